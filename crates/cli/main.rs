@@ -1,0 +1,197 @@
+//! The `fathom` binary: parse the command line and job files, run, report, exit.
+
+mod args;
+mod signals;
+
+use anyhow::{Context, Result};
+use clap::Parser;
+use fathom::{RunError, Runner};
+use fathom_report::Format;
+use std::io::Write;
+use std::process::ExitCode;
+
+/// Exit codes (documented in the README and --help).
+mod exit {
+    pub const OK: u8 = 0;
+    pub const IO_ERROR: u8 = 1;
+    pub const USAGE: u8 = 2;
+}
+
+/// An error with the exit code it maps to.
+struct Failure {
+    code: u8,
+    err: anyhow::Error,
+}
+
+impl<E: Into<anyhow::Error>> From<E> for Failure {
+    fn from(e: E) -> Self {
+        Failure {
+            code: exit::USAGE,
+            err: e.into(),
+        }
+    }
+}
+
+fn usage(err: impl Into<anyhow::Error>) -> Failure {
+    Failure {
+        code: exit::USAGE,
+        err: err.into(),
+    }
+}
+
+fn main() -> ExitCode {
+    match real_main() {
+        Ok(code) => ExitCode::from(code),
+        Err(f) => {
+            if is_broken_pipe(&f.err) {
+                return ExitCode::from(exit::OK);
+            }
+            eprintln!("fathom: error: {:#}", f.err);
+            ExitCode::from(f.code)
+        }
+    }
+}
+
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}
+
+fn real_main() -> Result<u8, Failure> {
+    let (clap_args, job_args) = args::split_args(std::env::args_os().collect());
+    let cli = match args::Cli::try_parse_from(clap_args) {
+        Ok(c) => c,
+        Err(e) => {
+            use clap::error::ErrorKind;
+            let code = match e.kind() {
+                ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => exit::OK,
+                _ => exit::USAGE,
+            };
+            let _ = e.print();
+            return Ok(code);
+        }
+    };
+    if let Some(opt) = &cli.cmdhelp {
+        let name = (opt != "all").then_some(opt.as_str());
+        let text = fathom_job::cmdhelp(name).map_err(usage)?;
+        print_stdout(&text)?;
+        return Ok(exit::OK);
+    }
+    if let Some(engine) = &cli.enghelp {
+        print_stdout(&enghelp(engine).map_err(usage)?)?;
+        return Ok(exit::OK);
+    }
+    let formats = fathom_report::parse_formats(&cli.output_format)
+        .map_err(|e| usage(anyhow::anyhow!("--output-format: {e}")))?;
+
+    let set = fathom_job::parse_all(&job_args, &cli.files, &cli.section).map_err(usage)?;
+    if set.jobs.is_empty() {
+        return Err(usage(anyhow::anyhow!(
+            "no jobs to run; give a job file (e.g. `fathom jobs/quickstart.fio`) or a \
+             command-line job (e.g. `fathom --name=test --rw=randread --size=64m`)"
+        )));
+    }
+    let runner = Runner::new(set);
+    let plan = runner.plan().map_err(usage)?;
+    if cli.parse_only {
+        return Ok(exit::OK);
+    }
+    for w in &plan.warnings {
+        eprintln!("fathom: {w}");
+    }
+
+    let mut out: Box<dyn Write> = match &cli.output {
+        Some(p) => Box::new(std::io::BufWriter::new(
+            std::fs::File::create(p).with_context(|| format!("--output {}", p.display()))?,
+        )),
+        None => Box::new(std::io::stdout().lock()),
+    };
+    if formats.contains(&Format::Normal) {
+        let jobs: Vec<_> = plan
+            .jobs
+            .iter()
+            .map(|j| {
+                (
+                    j.spec.name.clone(),
+                    j.groupid,
+                    fathom_info(j),
+                    j.clones.len() as u32,
+                )
+            })
+            .collect();
+        fathom_report::write_preamble(&jobs, fathom::VERSION, plan.threads(), &mut out)?;
+        out.flush()?;
+    }
+
+    let signals = signals::install(runner.cancel_handle());
+    let result = runner.run_planned(&plan).map_err(|e| match e {
+        RunError::Setup { .. } => Failure {
+            code: exit::IO_ERROR,
+            err: e.into(),
+        },
+        e => usage(e),
+    })?;
+    for f in &formats {
+        fathom_report::reporter(*f).write_report(&result, &mut out)?;
+    }
+    out.flush()?;
+
+    for j in &result.jobs {
+        if let Some(t) = &j.error_text {
+            eprintln!("fathom: job '{}': {t}", j.name);
+        }
+    }
+    if let Some(code) = signals.exit_code() {
+        return Ok(code);
+    }
+    if result.jobs.iter().any(|j| j.stats.error != 0) {
+        return Ok(exit::IO_ERROR);
+    }
+    Ok(exit::OK)
+}
+
+fn fathom_info(j: &fathom::plan::PlannedJob) -> fathom_stats::JobInfo {
+    let s = &j.spec;
+    fathom_stats::JobInfo {
+        rw: s.rw.kind.name().to_string(),
+        bs: [
+            (s.bs.0[0], s.bs.0[0]),
+            (s.bs.0[1], s.bs.0[1]),
+            (s.bs.0[2], s.bs.0[2]),
+        ],
+        ioengine: s.ioengine.clone(),
+        iodepth: s.iodepth,
+        percentile_list: s.percentile_list.clone(),
+        clat_percentiles: s.clat_percentiles,
+        lat_percentiles: s.lat_percentiles,
+        kb_base: s.kb_base,
+        description: s.description.clone(),
+        job_options: s.job_options.clone(),
+    }
+}
+
+fn enghelp(engine: &str) -> Result<String> {
+    if engine.is_empty() {
+        let mut s = String::from("Available I/O engines:\n");
+        for (name, doc) in fathom_engine::ENGINES {
+            s.push_str(&format!("  {name:<10} {doc}\n"));
+        }
+        return Ok(s);
+    }
+    match fathom_engine::ENGINES.iter().find(|e| e.0 == engine) {
+        Some((name, doc)) => Ok(format!("{name}: {doc}\n  (no engine-specific options)\n")),
+        None => {
+            fathom_engine::create(engine)?;
+            unreachable!("create succeeds only for listed engines")
+        }
+    }
+}
+
+fn print_stdout(s: &str) -> Result<()> {
+    let mut o = std::io::stdout().lock();
+    o.write_all(s.as_bytes())?;
+    o.flush()?;
+    Ok(())
+}

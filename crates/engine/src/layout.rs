@@ -1,0 +1,187 @@
+//! File setup before the clock starts: create, preallocate, fill, invalidate.
+
+use crate::buf::fill_random;
+use fathom_job::Fallocate;
+use std::fs::{File, OpenOptions as FsOpen};
+use std::io::{self, Write};
+use std::os::fd::AsRawFd;
+use std::path::Path;
+
+/// What a job needs of one file before it starts.
+#[derive(Clone, Copy, Debug)]
+pub struct LayoutRequest {
+    /// Bytes the file must have.
+    pub size: u64,
+    /// Write data over the whole file (the job reads, or `overwrite=1`), rather than only
+    /// creating and sizing it.
+    pub fill: bool,
+    /// How to preallocate.
+    pub fallocate: Fallocate,
+    /// Fill with zeroes instead of random data.
+    pub zero: bool,
+    /// Seed for random fill data.
+    pub seed: u64,
+}
+
+/// What layout did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LayoutOutcome {
+    /// The file did not exist and was created.
+    pub created: bool,
+    /// Bytes of data written.
+    pub written: u64,
+}
+
+const CHUNK: usize = 1 << 20;
+
+/// Make sure `path` exists with at least `req.size` bytes (and data in them when
+/// `req.fill`). An existing regular file that is large enough is left as it is, as fio
+/// does; block devices are never laid out.
+pub fn layout_file(path: &Path, req: &LayoutRequest) -> io::Result<LayoutOutcome> {
+    use std::os::unix::fs::FileTypeExt;
+    let existing = match std::fs::metadata(path) {
+        Ok(md) if md.file_type().is_block_device() || md.file_type().is_char_device() => {
+            return Ok(LayoutOutcome::default())
+        }
+        Ok(md) => Some(md.len()),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+        Err(e) => return Err(with_path(e, path)),
+    };
+    if let Some(len) = existing {
+        if len >= req.size {
+            return Ok(LayoutOutcome::default());
+        }
+    }
+    let mut f = FsOpen::new()
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(path)
+        .map_err(|e| with_path(e, path))?;
+    let start = existing.unwrap_or(0);
+    match preallocate(&f, start, req.size, req.fallocate) {
+        Ok(()) => {}
+        // Not enough room to reserve the whole file: for a write-only layout, size the
+        // file sparsely instead, so the job runs and meets ENOSPC on a real write, where
+        // it is reported with the file, offset and everything measured until then.
+        Err(e) if e.raw_os_error() == Some(libc::ENOSPC) && !req.fill => {
+            // Release whatever the failed call may have reserved.
+            let _ = f.set_len(start);
+        }
+        Err(e) => return Err(with_path(e, path)),
+    }
+    let mut written = 0;
+    if req.fill {
+        use std::io::Seek;
+        f.seek(io::SeekFrom::Start(start)).map_err(|e| with_path(e, path))?;
+        let mut buf = vec![0u8; CHUNK];
+        let mut state = req.seed;
+        let mut left = req.size - start;
+        while left > 0 {
+            let n = left.min(CHUNK as u64) as usize;
+            if !req.zero {
+                fill_random(&mut buf[..n], &mut state);
+            }
+            f.write_all(&buf[..n]).map_err(|e| with_path(e, path))?;
+            left -= n as u64;
+            written += n as u64;
+        }
+    } else if f.metadata().map(|m| m.len()).unwrap_or(0) < req.size {
+        // Size the file without writing data (no or failed preallocation, or KEEP_SIZE).
+        f.set_len(req.size).map_err(|e| with_path(e, path))?;
+    }
+    // fio's create_fsync=1: the laid-out data is on stable storage before the clock starts.
+    f.sync_all().map_err(|e| with_path(e, path))?;
+    Ok(LayoutOutcome {
+        created: existing.is_none(),
+        written,
+    })
+}
+
+fn preallocate(f: &File, start: u64, end: u64, how: Fallocate) -> io::Result<()> {
+    if end <= start {
+        return Ok(());
+    }
+    let fd = f.as_raw_fd();
+    let len = (end - start) as i64;
+    match how {
+        Fallocate::None => Ok(()),
+        Fallocate::Truncate => f.set_len(end),
+        Fallocate::Posix => {
+            // SAFETY: plain syscall on an fd we own.
+            let r = unsafe { libc::posix_fallocate(fd, start as i64, len) };
+            if r != 0 {
+                return Err(io::Error::from_raw_os_error(r));
+            }
+            Ok(())
+        }
+        Fallocate::Native | Fallocate::Keep => {
+            let mode = if how == Fallocate::Keep {
+                libc::FALLOC_FL_KEEP_SIZE
+            } else {
+                0
+            };
+            // SAFETY: plain syscall on an fd we own.
+            let r = unsafe { libc::fallocate(fd, mode, start as i64, len) };
+            if r < 0 {
+                let e = io::Error::last_os_error();
+                // fio's native mode falls back to no preallocation when unsupported.
+                if matches!(e.raw_os_error(), Some(libc::EOPNOTSUPP) | Some(libc::ENOSYS)) {
+                    return Ok(());
+                }
+                return Err(e);
+            }
+            Ok(())
+        }
+    }
+}
+
+/// Drop the page cache for a file (fio's `invalidate=1`). Block devices and files the
+/// kernel cannot advise are skipped silently, as fio does.
+pub fn invalidate(path: &Path) -> io::Result<()> {
+    let f = File::open(path).map_err(|e| with_path(e, path))?;
+    // SAFETY: plain syscall on an fd we own.
+    unsafe { libc::posix_fadvise(f.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
+    Ok(())
+}
+
+fn with_path(e: io::Error, path: &Path) -> io::Error {
+    io::Error::new(e.kind(), format!("{}: {e}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn req(size: u64, fill: bool) -> LayoutRequest {
+        LayoutRequest {
+            size,
+            fill,
+            fallocate: Fallocate::Native,
+            zero: false,
+            seed: 1,
+        }
+    }
+
+    #[test]
+    fn creates_and_fills_then_leaves_a_big_enough_file_alone() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("f");
+        let o = layout_file(&p, &req(3 << 20, true)).unwrap();
+        assert_eq!(o, LayoutOutcome { created: true, written: 3 << 20 });
+        assert_eq!(std::fs::metadata(&p).unwrap().len(), 3 << 20);
+        let data = std::fs::read(&p).unwrap();
+        assert!(data.iter().filter(|&&b| b == 0).count() < data.len() / 100);
+        let o = layout_file(&p, &req(1 << 20, true)).unwrap();
+        assert_eq!(o, LayoutOutcome::default());
+    }
+
+    #[test]
+    fn write_only_layout_sizes_without_writing() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("f");
+        let o = layout_file(&p, &req(1 << 20, false)).unwrap();
+        assert_eq!(o.written, 0);
+        assert_eq!(std::fs::metadata(&p).unwrap().len(), 1 << 20);
+    }
+}

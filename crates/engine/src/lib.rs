@@ -1,0 +1,308 @@
+//! fathom-engine: the [`IoEngine`] trait, one file per engine, and what engines need around
+//! them: aligned buffers ([`AlignedBuf`]), data patterns and file layout ([`layout`]).
+//!
+//! An engine opens files, queues I/Os, commits a batch and reaps completions. Synchronous
+//! engines (`sync`, `psync`, `null`) do the I/O inside [`IoEngine::queue`] and return it
+//! completed; asynchronous engines return it queued and hand it back from
+//! [`IoEngine::reap`]. The one place that maps an engine name to an engine is [`create`].
+//!
+//! ```
+//! use fathom_engine::{create, AlignedBuf, IoUnit, OpenOptions, Queued};
+//! use fathom_job::Ddir;
+//! let mut engine = create("null").unwrap();
+//! let f = engine.open_file("unused".as_ref(), &OpenOptions::default()).unwrap();
+//! let mut buf = AlignedBuf::new(4096, 4096);
+//! let io = IoUnit { ddir: Ddir::Read, file: f, offset: 0, buf: buf.as_mut_ptr(), len: 4096, tag: 0 };
+//! // SAFETY: `buf` outlives the I/O, which the null engine completes at once.
+//! let done = unsafe { engine.queue(&io) }.unwrap();
+//! assert!(matches!(done, Queued::Done(c) if c.res == 4096));
+//! ```
+#![deny(missing_docs)]
+
+mod buf;
+mod io_uring;
+pub mod layout;
+mod libaio;
+mod mmap;
+mod null;
+mod pattern;
+mod psync;
+mod pvsync;
+mod pvsync2;
+mod sync;
+mod sys;
+mod tokio;
+mod vsync;
+
+pub use buf::{fill_random, AlignedBuf};
+pub use pattern::BufferContent;
+pub use sys::{device_size, file_size};
+
+use fathom_job::Ddir;
+use std::io;
+use std::path::Path;
+
+/// What an engine can do; the runner checks a job against these before the clock starts.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Caps {
+    /// I/Os complete later, through `reap` (the runner records slat for these).
+    pub is_async: bool,
+    /// The engine moves no data and needs no files (fio's diskless engines: null).
+    pub diskless: bool,
+    /// The engine cannot trim.
+    pub no_trim: bool,
+    /// The engine cannot do O_DIRECT (its data path copies through buffers it owns).
+    pub no_direct: bool,
+}
+
+/// How to open a file.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct OpenOptions {
+    /// Open for writing too (the job writes or trims).
+    pub write: bool,
+    /// O_DIRECT.
+    pub direct: bool,
+    /// Create the file if missing.
+    pub create: bool,
+}
+
+/// One I/O handed to an engine.
+#[derive(Clone, Copy, Debug)]
+pub struct IoUnit {
+    /// Direction.
+    pub ddir: Ddir,
+    /// File index as returned by [`IoEngine::open_file`].
+    pub file: usize,
+    /// Byte offset.
+    pub offset: u64,
+    /// Data buffer: the source of a write, the destination of a read.
+    pub buf: *mut u8,
+    /// Length in bytes.
+    pub len: usize,
+    /// Caller's tag, returned in the completion.
+    pub tag: u64,
+}
+
+// SAFETY: an IoUnit is a description of an I/O; the buffer it points to is owned by the
+// thread that runs the engine, which is the only one that dereferences it.
+unsafe impl Send for IoUnit {}
+
+/// A finished I/O.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Completion {
+    /// The tag of the [`IoUnit`].
+    pub tag: u64,
+    /// Bytes transferred (≥ 0), or a negated errno.
+    pub res: i64,
+    /// Times the I/O came back short and the remainder was reissued.
+    pub short: u32,
+}
+
+/// What [`IoEngine::queue`] did with an I/O.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Queued {
+    /// Done already (synchronous engines).
+    Done(Completion),
+    /// Queued; it will come back from [`IoEngine::reap`].
+    Queued,
+}
+
+/// A buffer the runner owns for the engine's whole life (one per I/O slot), offered to
+/// engines that register buffers with the kernel (io_uring `fixedbufs`).
+#[derive(Clone, Copy, Debug)]
+pub struct EngineBuf {
+    /// Start of the buffer.
+    pub ptr: *mut u8,
+    /// Length in bytes.
+    pub len: usize,
+}
+
+// SAFETY: a description of memory the runner owns; only the engine's thread uses it.
+unsafe impl Send for EngineBuf {}
+
+/// Engine-specific options (fio's per-engine options).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct EngineOptions {
+    /// io_uring: IOPOLL (polled completions; needs direct I/O on a device that polls).
+    pub hipri: bool,
+    /// io_uring: registered (fixed) buffers.
+    pub fixedbufs: bool,
+    /// io_uring: registered files.
+    pub registerfiles: bool,
+    /// io_uring: a kernel thread polls the submission queue.
+    pub sqthread_poll: bool,
+    /// io_uring: CPU for the polling thread.
+    pub sqthread_poll_cpu: Option<u32>,
+    /// io_uring: -1/0 use vectored reads/writes (fio's default is -1 = vectored);
+    /// 1 uses the plain read/write opcodes.
+    pub nonvectored: i32,
+    /// io_uring: IOSQE_ASYNC on every submission.
+    pub force_async: bool,
+    /// pvsync2 (and io_uring): RWF_NOWAIT, fail with EAGAIN rather than block.
+    pub nowait: bool,
+}
+
+/// Errors of engine selection.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum EngineError {
+    /// No engine of that name.
+    #[error("unknown ioengine '{name}'; available: {available}")]
+    Unknown {
+        /// The name asked for.
+        name: String,
+        /// Comma-separated names.
+        available: String,
+    },
+    /// fio has the engine but fathom does not run it yet.
+    #[error("ioengine '{name}' is not supported yet; available: {available}")]
+    NotSupported {
+        /// The name asked for.
+        name: String,
+        /// Comma-separated names.
+        available: String,
+    },
+}
+
+/// An I/O engine. One instance per job clone; it is used by one thread only.
+pub trait IoEngine: Send {
+    /// The engine's name.
+    fn name(&self) -> &'static str;
+    /// Its capabilities.
+    fn caps(&self) -> Caps;
+    /// Prepare for `depth` I/Os in flight; `bufs` are the runner's buffers, one per slot
+    /// (an I/O's `tag` is its slot number).
+    ///
+    /// # Safety
+    /// The buffers must stay valid (allocated, not moved) until the engine is dropped:
+    /// engines may register them with the kernel.
+    unsafe fn setup(&mut self, _depth: usize, _bufs: &[EngineBuf]) -> io::Result<()> {
+        Ok(())
+    }
+    /// Open a file; returns the index later I/Os refer to.
+    fn open_file(&mut self, path: &Path, opts: &OpenOptions) -> io::Result<usize>;
+    /// Queue one I/O.
+    ///
+    /// # Safety
+    /// `io.buf` must point to `io.len` bytes, valid for reads (writes) and writes (reads),
+    /// suitably aligned for the file's open mode, and must stay valid and untouched until
+    /// the I/O is returned completed, by this call or by [`IoEngine::reap`].
+    unsafe fn queue(&mut self, io: &IoUnit) -> io::Result<Queued>;
+    /// Submit what was queued (async engines). Returns how many were submitted.
+    fn commit(&mut self) -> io::Result<usize> {
+        Ok(0)
+    }
+    /// Wait for at least `min` completions and append at most `max` of them to `out`
+    /// (async engines). Returns how many were appended.
+    fn reap(&mut self, _min: usize, _max: usize, _out: &mut Vec<Completion>) -> io::Result<usize> {
+        Ok(0)
+    }
+    /// fsync (or fdatasync when `data_only`) a file.
+    fn sync_file(&mut self, file: usize, data_only: bool) -> io::Result<()>;
+    /// Close every file.
+    fn close_files(&mut self) -> io::Result<()>;
+}
+
+/// Engines fathom runs.
+pub const ENGINES: &[(&str, &str)] = &[
+    ("psync", "pread(2)/pwrite(2) at the I/O's offset (fio's default engine)"),
+    ("sync", "lseek(2) then read(2)/write(2)"),
+    ("null", "completes every I/O at once without touching data; the overhead oracle"),
+    ("vsync", "lseek(2) then readv(2)/writev(2)"),
+    ("pvsync", "preadv(2)/pwritev(2)"),
+    ("pvsync2", "preadv2(2)/pwritev2(2); options: hipri (RWF_HIPRI), nowait (RWF_NOWAIT)"),
+    ("mmap", "mmap(2) the file (whole, or in 1 GiB windows) and copy; fsync is msync"),
+    ("tokio", "tokio::fs::File (seek + read_exact/write_all) with iodepth operations on a current-thread runtime"),
+    ("libaio", "Linux native AIO (io_submit/io_getevents); asynchronous with direct=1. Aliases: aio, linuxaio"),
+    ("io_uring", "io_uring submission/completion rings; options: fixedbufs, registerfiles, sqthread_poll, sqthread_poll_cpu, hipri, nonvectored, force_async"),
+];
+
+/// Engines fio has that fathom recognises but does not run yet.
+const NOT_YET: &[&str] = &[
+    "posixaio",
+    "io_uring_cmd", "splice", "sg", "filecreate", "filestat", "filedelete", "dircreate",
+    "dirstat", "dirdelete", "falloc", "ftruncate", "e4defrag", "cpuio", "exec", "net",
+];
+
+/// Makes an engine for one job clone.
+pub type EngineFactory = dyn Fn(&EngineOptions) -> Box<dyn IoEngine> + Send + Sync;
+
+fn registry() -> &'static std::sync::RwLock<Vec<(String, std::sync::Arc<EngineFactory>)>> {
+    static R: std::sync::OnceLock<std::sync::RwLock<Vec<(String, std::sync::Arc<EngineFactory>)>>> =
+        std::sync::OnceLock::new();
+    R.get_or_init(Default::default)
+}
+
+/// Register a custom engine under `name`, so job files can say `ioengine=name`. An
+/// embedder implements [`IoEngine`] for its own I/O path (a user-space cache, an object
+/// store client) and registers a factory; each job clone gets its own instance.
+/// Registering a built-in name or the same name twice replaces nothing and returns false.
+pub fn register_engine(
+    name: &str,
+    factory: impl Fn(&EngineOptions) -> Box<dyn IoEngine> + Send + Sync + 'static,
+) -> bool {
+    if ENGINES.iter().any(|e| e.0 == name) || ["aio", "linuxaio"].contains(&name) {
+        return false;
+    }
+    let mut r = registry().write().unwrap_or_else(|e| e.into_inner());
+    if r.iter().any(|(n, _)| n == name) {
+        return false;
+    }
+    r.push((name.to_string(), std::sync::Arc::new(factory)));
+    true
+}
+
+/// Names of registered custom engines.
+pub fn custom_engines() -> Vec<String> {
+    let r = registry().read().unwrap_or_else(|e| e.into_inner());
+    r.iter().map(|(n, _)| n.clone()).collect()
+}
+
+/// Make an engine by name with default engine options.
+pub fn create(name: &str) -> Result<Box<dyn IoEngine>, EngineError> {
+    create_with(name, &EngineOptions::default())
+}
+
+/// Make an engine by name: the one place that selects.
+pub fn create_with(name: &str, opts: &EngineOptions) -> Result<Box<dyn IoEngine>, EngineError> {
+    match name {
+        "libaio" | "aio" | "linuxaio" => Ok(Box::new(libaio::Libaio::default())),
+        "io_uring" => Ok(Box::new(io_uring::IoUringEngine::new(*opts))),
+        "vsync" => Ok(Box::new(vsync::Vsync::default())),
+        "pvsync" => Ok(Box::new(pvsync::Pvsync::default())),
+        "pvsync2" => Ok(Box::new(pvsync2::Pvsync2::new(opts))),
+        "mmap" => Ok(Box::new(mmap::Mmap::default())),
+        "tokio" => Ok(Box::new(tokio::TokioEngine::default())),
+        "psync" => Ok(Box::new(psync::Psync::default())),
+        "sync" => Ok(Box::new(sync::Sync::default())),
+        "null" => Ok(Box::new(null::Null::default())),
+        _ => {
+            let custom = {
+                let r = registry().read().unwrap_or_else(|e| e.into_inner());
+                r.iter().find(|(n, _)| n == name).map(|(_, f)| f.clone())
+            };
+            if let Some(f) = custom {
+                return Ok(f(opts));
+            }
+            let mut names: Vec<String> = ENGINES.iter().map(|e| e.0.to_string()).collect();
+            names.extend(custom_engines());
+            let available = names.join(", ");
+            if NOT_YET.contains(&name) {
+                Err(EngineError::NotSupported {
+                    name: name.into(),
+                    available,
+                })
+            } else {
+                Err(EngineError::Unknown {
+                    name: name.into(),
+                    available,
+                })
+            }
+        }
+    }
+}
+
+/// Capabilities of an engine by name, without making one.
+pub fn caps_of(name: &str) -> Result<Caps, EngineError> {
+    create(name).map(|e| e.caps())
+}

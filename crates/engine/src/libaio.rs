@@ -1,0 +1,232 @@
+//! `libaio`: Linux native AIO through the raw syscalls (io_setup, io_submit,
+//! io_getevents, io_destroy); no C library is needed. Aliases `aio`, `linuxaio`.
+//!
+//! Truly asynchronous only with `direct=1`: on buffered files the kernel completes the
+//! I/O inside io_submit, as with fio.
+
+use crate::sys::{close, open, sync_fd};
+use crate::{Caps, Completion, EngineBuf, IoEngine, IoUnit, OpenOptions, Queued};
+use fathom_job::Ddir;
+use std::io;
+use std::path::Path;
+
+const IOCB_CMD_PREAD: u16 = 0;
+const IOCB_CMD_PWRITE: u16 = 1;
+
+/// The kernel's `struct iocb` (little-endian layout).
+#[repr(C)]
+#[derive(Clone, Copy, Default)]
+struct Iocb {
+    aio_data: u64,
+    aio_key: u32,
+    aio_rw_flags: i32,
+    aio_lio_opcode: u16,
+    aio_reqprio: i16,
+    aio_fildes: u32,
+    aio_buf: u64,
+    aio_nbytes: u64,
+    aio_offset: i64,
+    aio_reserved2: u64,
+    aio_flags: u32,
+    aio_resfd: u32,
+}
+
+/// The kernel's `struct io_event`.
+#[repr(C)]
+#[derive(Clone, Copy, Default)]
+struct IoEvent {
+    data: u64,
+    obj: u64,
+    res: i64,
+    res2: i64,
+}
+
+type AioContext = libc::c_ulong;
+
+/// The libaio engine.
+pub struct Libaio {
+    ctx: AioContext,
+    fds: Vec<i32>,
+    /// One iocb per I/O slot (tag), stable in memory while in flight.
+    iocbs: Vec<Iocb>,
+    /// Pointers to iocbs queued but not yet submitted.
+    pending: Vec<*mut Iocb>,
+    events: Vec<IoEvent>,
+    inflight: usize,
+}
+
+// SAFETY: the raw pointers point into `iocbs`, owned by this engine; the engine is used
+// by one thread at a time.
+unsafe impl Send for Libaio {}
+
+impl Default for Libaio {
+    fn default() -> Self {
+        Libaio {
+            ctx: 0,
+            fds: Vec::new(),
+            iocbs: Vec::new(),
+            pending: Vec::new(),
+            events: Vec::new(),
+            inflight: 0,
+        }
+    }
+}
+
+impl Libaio {
+    fn check(r: libc::c_long) -> io::Result<libc::c_long> {
+        if r < 0 {
+            Err(io::Error::last_os_error())
+        } else {
+            Ok(r)
+        }
+    }
+}
+
+impl IoEngine for Libaio {
+    fn name(&self) -> &'static str {
+        "libaio"
+    }
+    fn caps(&self) -> Caps {
+        Caps {
+            is_async: true,
+            ..Caps::default()
+        }
+    }
+    unsafe fn setup(&mut self, depth: usize, _bufs: &[EngineBuf]) -> io::Result<()> {
+        let mut ctx: AioContext = 0;
+        // SAFETY: io_setup writes the new context id into `ctx`.
+        let r = unsafe { libc::syscall(libc::SYS_io_setup, depth as libc::c_long, &mut ctx) };
+        Self::check(r).map_err(|e| {
+            io::Error::new(
+                e.kind(),
+                format!("io_setup({depth}) failed: {e}; check /proc/sys/fs/aio-max-nr"),
+            )
+        })?;
+        self.ctx = ctx;
+        self.iocbs = vec![Iocb::default(); depth];
+        self.events = vec![IoEvent::default(); depth];
+        self.pending = Vec::with_capacity(depth);
+        Ok(())
+    }
+    fn open_file(&mut self, path: &Path, opts: &OpenOptions) -> io::Result<usize> {
+        self.fds.push(open(path, opts)?);
+        Ok(self.fds.len() - 1)
+    }
+    unsafe fn queue(&mut self, io: &IoUnit) -> io::Result<Queued> {
+        let slot = io.tag as usize;
+        let op = match io.ddir {
+            Ddir::Read => IOCB_CMD_PREAD,
+            Ddir::Write => IOCB_CMD_PWRITE,
+            // The kernel's AIO has no discard: trims complete synchronously.
+            Ddir::Trim => {
+                return Ok(Queued::Done(Completion {
+                    tag: io.tag,
+                    res: crate::sys::trim(self.fds[io.file], io.offset, io.len),
+                    short: 0,
+                }))
+            }
+        };
+        self.iocbs[slot] = Iocb {
+            aio_data: io.tag,
+            aio_lio_opcode: op,
+            aio_fildes: self.fds[io.file] as u32,
+            aio_buf: io.buf as u64,
+            aio_nbytes: io.len as u64,
+            aio_offset: io.offset as i64,
+            ..Iocb::default()
+        };
+        let p: *mut Iocb = &mut self.iocbs[slot];
+        self.pending.push(p);
+        Ok(Queued::Queued)
+    }
+    fn commit(&mut self) -> io::Result<usize> {
+        let mut done = 0;
+        while done < self.pending.len() {
+            let n = self.pending.len() - done;
+            // SAFETY: the pointers point at live iocbs in self.iocbs, whose buffers the
+            // caller keeps valid until reaped (queue's contract).
+            let r = unsafe {
+                libc::syscall(
+                    libc::SYS_io_submit,
+                    self.ctx,
+                    n as libc::c_long,
+                    self.pending.as_mut_ptr().add(done),
+                )
+            };
+            match Self::check(r) {
+                Ok(k) => done += k as usize,
+                Err(e) if e.raw_os_error() == Some(libc::EINTR) => continue,
+                Err(e) if e.raw_os_error() == Some(libc::EAGAIN) && self.inflight > 0 => {
+                    // The kernel is out of resources: the caller must reap first.
+                    self.pending.drain(..done);
+                    self.inflight += done;
+                    return Ok(done);
+                }
+                Err(e) => {
+                    self.pending.clear();
+                    return Err(e);
+                }
+            }
+        }
+        self.pending.clear();
+        self.inflight += done;
+        Ok(done)
+    }
+    fn reap(&mut self, min: usize, max: usize, out: &mut Vec<Completion>) -> io::Result<usize> {
+        if self.inflight == 0 {
+            return Ok(0);
+        }
+        let max = max.clamp(1, self.inflight);
+        let min = min.min(max);
+        loop {
+            // SAFETY: events has room for `inflight` ≤ depth entries.
+            let r = unsafe {
+                libc::syscall(
+                    libc::SYS_io_getevents,
+                    self.ctx,
+                    min as libc::c_long,
+                    max as libc::c_long,
+                    self.events.as_mut_ptr(),
+                    std::ptr::null_mut::<libc::timespec>(),
+                )
+            };
+            match Self::check(r) {
+                Ok(n) => {
+                    let n = n as usize;
+                    for ev in &self.events[..n] {
+                        out.push(Completion {
+                            tag: ev.data,
+                            res: ev.res,
+                            short: 0,
+                        });
+                    }
+                    self.inflight -= n;
+                    return Ok(n);
+                }
+                Err(e) if e.raw_os_error() == Some(libc::EINTR) => continue,
+                Err(e) => return Err(e),
+            }
+        }
+    }
+    fn sync_file(&mut self, file: usize, data_only: bool) -> io::Result<()> {
+        sync_fd(self.fds[file], data_only)
+    }
+    fn close_files(&mut self) -> io::Result<()> {
+        let mut first = Ok(());
+        for fd in self.fds.drain(..) {
+            if let Err(e) = close(fd) {
+                first = first.and(Err(e));
+            }
+        }
+        first
+    }
+}
+
+impl Drop for Libaio {
+    fn drop(&mut self) {
+        if self.ctx != 0 {
+            // SAFETY: destroys the context we created; waits for in-flight I/O.
+            unsafe { libc::syscall(libc::SYS_io_destroy, self.ctx) };
+        }
+    }
+}

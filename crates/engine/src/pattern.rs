@@ -1,0 +1,147 @@
+//! What goes into write buffers (fio's buffer options): random data by default,
+//! `zero_buffers`, `buffer_pattern`, `buffer_compress_percentage` with
+//! `buffer_compress_chunk`, `dedupe_percentage`, and `scramble_buffers`.
+
+use crate::buf::fill_random;
+
+/// How write buffers are filled.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BufferContent {
+    /// All zeroes.
+    pub zero: bool,
+    /// A repeating pattern (from `buffer_pattern`).
+    pub pattern: Option<Vec<u8>>,
+    /// Target compressibility in percent: each chunk is this much zeroes (or pattern) and
+    /// the rest random.
+    pub compress_percentage: Option<u32>,
+    /// Chunk size for compressibility (default 512).
+    pub compress_chunk: usize,
+    /// Percent of writes whose buffer repeats earlier content exactly (dedupable).
+    pub dedupe_percentage: u32,
+    /// Lightly scramble each buffer before a write so identical buffers do not dedupe
+    /// (fio's default when buffers are not refilled).
+    pub scramble: bool,
+    /// Regenerate the contents for every write.
+    pub refill: bool,
+}
+
+impl Default for BufferContent {
+    fn default() -> Self {
+        BufferContent {
+            zero: false,
+            pattern: None,
+            compress_percentage: None,
+            compress_chunk: 512,
+            dedupe_percentage: 0,
+            scramble: true,
+            refill: false,
+        }
+    }
+}
+
+impl BufferContent {
+    /// True when every write needs its buffer regenerated (fio forces refill on with
+    /// compression or dedupe).
+    pub fn refills(&self) -> bool {
+        self.refill || self.compress_percentage.is_some() || self.dedupe_percentage > 0
+    }
+
+    /// Fill `buf` for one write. `unique` seeds unique content (e.g. from the offset);
+    /// `draw` is a uniform number in [0, 100) that decides dedupe.
+    pub fn fill(&self, buf: &mut [u8], unique: u64, draw: u64) {
+        if self.zero {
+            buf.fill(0);
+            return;
+        }
+        // A deduped write repeats the content of seed 0 exactly.
+        let mut state = if (draw as u32) < self.dedupe_percentage {
+            0x0ded_0ded
+        } else {
+            unique
+        };
+        match (self.compress_percentage, &self.pattern) {
+            (Some(pct), _) => {
+                let chunk = self.compress_chunk.max(1);
+                for c in buf.chunks_mut(chunk) {
+                    let random = c.len() * (100 - pct.min(100) as usize) / 100;
+                    fill_random(&mut c[..random], &mut state);
+                    match &self.pattern {
+                        Some(p) if !p.is_empty() => repeat(&mut c[random..], p),
+                        _ => c[random..].fill(0),
+                    }
+                }
+            }
+            (None, Some(p)) if !p.is_empty() => repeat(buf, p),
+            _ => fill_random(buf, &mut state),
+        }
+    }
+
+    /// fio's scramble: overwrite 8 bytes at the start of every 512-byte sector with a
+    /// value unique to this write, so otherwise identical buffers do not dedupe.
+    pub fn scramble(&self, buf: &mut [u8], unique: u64) {
+        if self.zero || self.pattern.is_some() {
+            return;
+        }
+        for (i, c) in buf.chunks_mut(512).enumerate() {
+            let v = (unique ^ (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)).to_le_bytes();
+            let n = c.len().min(8);
+            c[..n].copy_from_slice(&v[..n]);
+        }
+    }
+}
+
+fn repeat(buf: &mut [u8], p: &[u8]) {
+    for (i, b) in buf.iter_mut().enumerate() {
+        *b = p[i % p.len()];
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    fn deflated_len(data: &[u8]) -> usize {
+        let mut e = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::best());
+        e.write_all(data).unwrap();
+        e.finish().unwrap().len()
+    }
+
+    #[test]
+    fn compress_percentage_50_compresses_to_about_half() {
+        let c = BufferContent { compress_percentage: Some(50), ..Default::default() };
+        let mut buf = vec![0u8; 1 << 20];
+        c.fill(&mut buf, 7, 99);
+        let ratio = deflated_len(&buf) as f64 / buf.len() as f64;
+        assert!((0.45..0.56).contains(&ratio), "compressed to {ratio}");
+        // Random data does not compress.
+        BufferContent::default().fill(&mut buf, 7, 99);
+        assert!(deflated_len(&buf) as f64 / buf.len() as f64 > 0.99);
+    }
+
+    #[test]
+    fn dedupe_repeats_content_and_scramble_breaks_it() {
+        let c = BufferContent { dedupe_percentage: 100, ..Default::default() };
+        let (mut a, mut b) = (vec![0u8; 4096], vec![0u8; 4096]);
+        c.fill(&mut a, 1, 0);
+        c.fill(&mut b, 2, 0);
+        assert_eq!(a, b, "deduped writes are identical");
+        c.scramble(&mut b, 3);
+        assert_ne!(a, b);
+        let u = BufferContent::default();
+        u.fill(&mut a, 1, 0);
+        u.fill(&mut b, 2, 0);
+        assert_ne!(a, b, "unique writes differ");
+    }
+
+    #[test]
+    fn pattern_and_zero_fill() {
+        let c = BufferContent { pattern: Some(vec![0xde, 0xad]), ..Default::default() };
+        let mut buf = vec![0u8; 6];
+        c.fill(&mut buf, 1, 50);
+        assert_eq!(buf, [0xde, 0xad, 0xde, 0xad, 0xde, 0xad]);
+        let z = BufferContent { zero: true, ..Default::default() };
+        z.fill(&mut buf, 1, 50);
+        assert_eq!(buf, [0; 6]);
+    }
+}

@@ -1,0 +1,79 @@
+//! `pvsync2`: preadv2(2)/pwritev2(2) with per-I/O flags: `hipri` → RWF_HIPRI (polled
+//! completion on devices that support it), `nowait` → RWF_NOWAIT (fail with EAGAIN
+//! instead of blocking).
+
+use crate::sys::{full_transfer, iov, ret, Fds};
+use crate::{Caps, Completion, EngineOptions, IoEngine, IoUnit, OpenOptions, Queued};
+use fathom_job::Ddir;
+use std::io;
+use std::path::Path;
+
+const RWF_HIPRI: i32 = 0x1;
+const RWF_NOWAIT: i32 = 0x8;
+
+/// The pvsync2 engine.
+pub struct Pvsync2 {
+    fds: Fds,
+    flags: i32,
+}
+
+impl Pvsync2 {
+    /// With `hipri`/`nowait` from the engine options.
+    pub fn new(o: &EngineOptions) -> Pvsync2 {
+        let mut flags = 0;
+        if o.hipri {
+            flags |= RWF_HIPRI;
+        }
+        if o.nowait {
+            flags |= RWF_NOWAIT;
+        }
+        Pvsync2 { fds: Fds::default(), flags }
+    }
+}
+
+impl IoEngine for Pvsync2 {
+    fn name(&self) -> &'static str {
+        "pvsync2"
+    }
+    fn caps(&self) -> Caps {
+        Caps::default()
+    }
+    fn open_file(&mut self, path: &Path, opts: &OpenOptions) -> io::Result<usize> {
+        self.fds.open(path, opts)
+    }
+    unsafe fn queue(&mut self, io: &IoUnit) -> io::Result<Queued> {
+        let fd = self.fds.0[io.file];
+        let flags = self.flags;
+        let write = match io.ddir {
+            Ddir::Read => false,
+            Ddir::Write => true,
+            Ddir::Trim => {
+                let res = crate::sys::trim(fd, io.offset, io.len);
+                return Ok(Queued::Done(Completion { tag: io.tag, res, short: 0 }));
+            }
+        };
+        let (res, short) = full_transfer(
+            |b, n, off| {
+                let v = iov(b, n);
+                // SAFETY: the caller guarantees the buffer is valid for this transfer.
+                ret(unsafe {
+                    if write {
+                        libc::pwritev2(fd, &v, 1, off as i64, flags)
+                    } else {
+                        libc::preadv2(fd, &v, 1, off as i64, flags)
+                    }
+                })
+            },
+            io.buf,
+            io.len,
+            io.offset,
+        );
+        Ok(Queued::Done(Completion { tag: io.tag, res, short }))
+    }
+    fn sync_file(&mut self, file: usize, data_only: bool) -> io::Result<()> {
+        self.fds.sync(file, data_only)
+    }
+    fn close_files(&mut self) -> io::Result<()> {
+        self.fds.close_all()
+    }
+}

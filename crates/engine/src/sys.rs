@@ -1,0 +1,197 @@
+//! Thin wrappers over the system calls the engines share.
+
+use std::ffi::CString;
+use std::io;
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
+
+use crate::OpenOptions;
+
+/// `BLKGETSIZE64`: size of a block device in bytes.
+const BLKGETSIZE64: libc::c_ulong = 0x8008_1272;
+
+/// Open `path` with fathom's flags; returns the raw fd.
+pub(crate) fn open(path: &Path, o: &OpenOptions) -> io::Result<i32> {
+    let c = CString::new(path.as_os_str().as_bytes())
+        .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "file name contains NUL"))?;
+    let mut flags = libc::O_CLOEXEC | if o.write { libc::O_RDWR } else { libc::O_RDONLY };
+    if o.direct {
+        flags |= libc::O_DIRECT;
+    }
+    if o.create {
+        flags |= libc::O_CREAT;
+    }
+    // SAFETY: c is a valid NUL-terminated path; the mode is used only with O_CREAT.
+    let fd = unsafe { libc::open(c.as_ptr(), flags, 0o644 as libc::c_uint) };
+    if fd < 0 {
+        let e = io::Error::last_os_error();
+        if o.direct && e.raw_os_error() == Some(libc::EINVAL) {
+            return Err(io::Error::new(
+                io::ErrorKind::Unsupported,
+                format!(
+                    "{}: the file system refuses O_DIRECT (EINVAL); use direct=0",
+                    path.display()
+                ),
+            ));
+        }
+        return Err(io::Error::new(e.kind(), format!("{}: {e}", path.display())));
+    }
+    Ok(fd)
+}
+
+/// Close an fd, reporting errors (a failed close can lose written data on NFS).
+pub(crate) fn close(fd: i32) -> io::Result<()> {
+    // SAFETY: fd was opened by us and is closed once.
+    if unsafe { libc::close(fd) } < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// fsync/fdatasync an fd.
+pub(crate) fn sync_fd(fd: i32, data_only: bool) -> io::Result<()> {
+    // SAFETY: plain syscalls on an fd we own.
+    let r = unsafe {
+        if data_only {
+            libc::fdatasync(fd)
+        } else {
+            libc::fsync(fd)
+        }
+    };
+    if r < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// Result of a read/write syscall as a kernel-style i64 (bytes, or negated errno).
+pub(crate) fn ret(r: isize) -> i64 {
+    if r < 0 {
+        -(io::Error::last_os_error().raw_os_error().unwrap_or(libc::EIO) as i64)
+    } else {
+        r as i64
+    }
+}
+
+/// Size of an open block device.
+pub fn device_size(fd: i32) -> io::Result<u64> {
+    let mut size: u64 = 0;
+    // SAFETY: BLKGETSIZE64 writes one u64 into `size`.
+    if unsafe { libc::ioctl(fd, BLKGETSIZE64 as _, &mut size) } < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(size)
+}
+
+/// Size of a file or block device at `path` (None if it does not exist).
+pub fn file_size(path: &Path) -> io::Result<Option<u64>> {
+    use std::os::unix::fs::FileTypeExt;
+    let md = match std::fs::metadata(path) {
+        Ok(m) => m,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    if md.file_type().is_block_device() {
+        let f = std::fs::File::open(path)?;
+        use std::os::fd::AsRawFd;
+        return device_size(f.as_raw_fd()).map(Some);
+    }
+    Ok(Some(md.len()))
+}
+
+/// Run a positional transfer to completion, reissuing the remainder of short transfers.
+/// `op(buf, len, offset)` is one syscall. Returns (bytes or -errno, short count). A
+/// transfer that returns 0 (end of file) ends the loop with what was done.
+#[inline]
+pub(crate) fn full_transfer(
+    mut op: impl FnMut(*mut u8, usize, u64) -> i64,
+    buf: *mut u8,
+    len: usize,
+    offset: u64,
+) -> (i64, u32) {
+    let mut done = 0usize;
+    let mut short = 0u32;
+    loop {
+        // SAFETY-free arithmetic: `done < len`, so the pointer stays inside the buffer.
+        let r = op(buf.wrapping_add(done), len - done, offset + done as u64);
+        if r < 0 {
+            if r == -(libc::EINTR as i64) {
+                continue;
+            }
+            return (r, short);
+        }
+        done += r as usize;
+        if done >= len || r == 0 {
+            return (done as i64, short);
+        }
+        short += 1;
+    }
+}
+
+/// A sync engine's file table: open, sync and close shared by the syscall engines.
+#[derive(Default)]
+pub(crate) struct Fds(pub Vec<i32>);
+
+impl Fds {
+    pub(crate) fn open(&mut self, path: &Path, o: &OpenOptions) -> io::Result<usize> {
+        self.0.push(open(path, o)?);
+        Ok(self.0.len() - 1)
+    }
+    pub(crate) fn sync(&self, file: usize, data_only: bool) -> io::Result<()> {
+        sync_fd(self.0[file], data_only)
+    }
+    pub(crate) fn close_all(&mut self) -> io::Result<()> {
+        let mut first = Ok(());
+        for fd in self.0.drain(..) {
+            if let Err(e) = close(fd) {
+                first = first.and(Err(e));
+            }
+        }
+        first
+    }
+}
+
+/// A one-element iovec over `len` bytes at `buf`.
+#[inline]
+pub(crate) fn iov(buf: *mut u8, len: usize) -> libc::iovec {
+    libc::iovec {
+        iov_base: buf.cast(),
+        iov_len: len,
+    }
+}
+
+/// `BLKDISCARD`: discard a byte range of a block device.
+const BLKDISCARD: libc::c_ulong = 0x1277;
+
+/// Trim `len` bytes at `offset`: BLKDISCARD on a block device, fallocate(PUNCH_HOLE |
+/// KEEP_SIZE) on a file. Returns bytes trimmed or a negated errno.
+pub(crate) fn trim(fd: i32, offset: u64, len: usize) -> i64 {
+    // SAFETY: fstat fills the zeroed struct for an fd we own.
+    let st = unsafe {
+        let mut st: libc::stat = std::mem::zeroed();
+        if libc::fstat(fd, &mut st) < 0 {
+            return ret(-1);
+        }
+        st
+    };
+    let r = if st.st_mode & libc::S_IFMT == libc::S_IFBLK {
+        let range = [offset, len as u64];
+        // SAFETY: BLKDISCARD reads two u64s (offset, length).
+        unsafe { libc::ioctl(fd, BLKDISCARD as _, range.as_ptr()) }
+    } else {
+        // SAFETY: plain syscall on an fd we own.
+        unsafe {
+            libc::fallocate(
+                fd,
+                libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_KEEP_SIZE,
+                offset as i64,
+                len as i64,
+            )
+        }
+    };
+    if r < 0 {
+        ret(-1)
+    } else {
+        len as i64
+    }
+}

@@ -1,0 +1,475 @@
+//! Planning: groups, phases, clones, files and sizes, all decided before the clock starts.
+
+use crate::error::RunError;
+use fathom_engine::Caps;
+use fathom_job::{JobSet, JobSpec, SizeSpec};
+use fathom_workload::{splitmix64, FileRegion, Params};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// One file a clone uses.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PlannedFile {
+    /// Path.
+    pub path: PathBuf,
+    /// The part of the file the clone does I/O to.
+    pub region: FileRegion,
+}
+
+/// One job clone (one thread).
+#[derive(Clone, Debug)]
+pub struct PlannedClone {
+    /// Clone number within its job (fio's `$jobnum`).
+    pub jobnum: u32,
+    /// The clone's files, in order.
+    pub files: Vec<PlannedFile>,
+    /// Generator parameters.
+    pub params: Params,
+}
+
+/// One job, with its clones.
+#[derive(Clone, Debug)]
+pub struct PlannedJob {
+    /// The job as parsed.
+    pub spec: Arc<JobSpec>,
+    /// Reporting group.
+    pub groupid: u32,
+    /// Execution phase: jobs of one phase run together; a stonewall starts a new phase.
+    pub phase: u32,
+    /// Engine capabilities.
+    pub caps: Caps,
+    /// The clones.
+    pub clones: Vec<PlannedClone>,
+    /// The iodepth the engine will really use.
+    pub effective_iodepth: u32,
+    /// Engine-specific options.
+    pub engine_options: fathom_engine::EngineOptions,
+    /// Rate limits (intended issue times) for each clone.
+    pub rate: fathom_workload::RateSpec,
+    /// Think time after each block of I/Os.
+    pub thinktime: ThinkTime,
+    /// What write buffers hold.
+    pub buffers: fathom_engine::BufferContent,
+}
+
+/// fio's thinktime options.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ThinkTime {
+    /// Stall after each block of I/Os.
+    pub time: std::time::Duration,
+    /// Of the stall, how much to busy-spin (the rest sleeps).
+    pub spin: std::time::Duration,
+    /// I/Os between stalls (≥ 1).
+    pub blocks: u32,
+}
+
+/// What a file needs before its phase starts.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FileNeed {
+    /// Path.
+    pub path: PathBuf,
+    /// Minimum size in bytes.
+    pub size: u64,
+    /// Some job of the phase reads it (or asked for `overwrite`): fill it with data.
+    pub fill: bool,
+    /// Zero fill.
+    pub zero: bool,
+    /// Preallocation.
+    pub fallocate: fathom_job::Fallocate,
+    /// Remove at the end of the phase (`unlink=1`).
+    pub unlink: bool,
+    /// Phase.
+    pub phase: u32,
+}
+
+/// A whole run, planned.
+#[derive(Clone, Debug, Default)]
+pub struct Plan {
+    /// Jobs in order.
+    pub jobs: Vec<PlannedJob>,
+    /// Files to lay out, per phase, deduplicated by path.
+    pub files: Vec<FileNeed>,
+    /// Warnings to show the user (stderr).
+    pub warnings: Vec<String>,
+    /// Options from `[global]` sections.
+    pub global_options: Vec<(String, String)>,
+}
+
+impl Plan {
+    /// Number of phases.
+    pub fn phases(&self) -> u32 {
+        self.jobs.iter().map(|j| j.phase + 1).max().unwrap_or(0)
+    }
+    /// Total number of clones (threads).
+    pub fn threads(&self) -> u32 {
+        self.jobs.iter().map(|j| j.clones.len() as u32).sum()
+    }
+}
+
+fn plan_err(spec: &JobSpec, message: impl Into<String>) -> RunError {
+    RunError::Plan {
+        job: spec.name.clone(),
+        location: spec.origin.to_string(),
+        message: message.into(),
+    }
+}
+
+/// Expand fio's `filename_format` keywords.
+pub fn expand_filename_format(fmt: &str, jobname: &str, jobnum: u32, filenum: u32) -> String {
+    fmt.replace("$jobname", jobname)
+        .replace("$jobnum", &jobnum.to_string())
+        .replace("$filenum", &filenum.to_string())
+}
+
+fn join_dir(dir: Option<&str>, name: &str) -> PathBuf {
+    let p = Path::new(name);
+    match dir {
+        Some(d) if !p.is_absolute() => Path::new(d).join(p),
+        _ => p.to_path_buf(),
+    }
+}
+
+/// Plan a job set: check every job against its engine and work out each clone's files,
+/// regions and generator parameters.
+pub fn plan(set: &JobSet) -> Result<Plan, RunError> {
+    let mut out = Plan {
+        global_options: set.global_options.clone(),
+        ..Default::default()
+    };
+    let mut groupid = 0u32;
+    let mut phase = 0u32;
+    for (ji, spec) in set.jobs.iter().enumerate() {
+        if ji > 0 && (spec.stonewall || spec.new_group) {
+            groupid += 1;
+        }
+        if ji > 0 && spec.stonewall {
+            phase += 1;
+        }
+        let job = plan_job(ji, spec, groupid, phase, &mut out.warnings)?;
+        out.jobs.push(job);
+    }
+    // Files each phase needs, merged by path: the largest size wins; fill if any job reads.
+    for j in &out.jobs {
+        if j.caps.diskless {
+            continue;
+        }
+        let s = &j.spec;
+        let fill = s.rw.kind.reads() || s.overwrite;
+        for c in &j.clones {
+            for f in &c.files {
+                let size = f.region.start + f.region.len;
+                if let Some(n) = out
+                    .files
+                    .iter_mut()
+                    .find(|n| n.path == f.path && n.phase == j.phase)
+                {
+                    n.size = n.size.max(size);
+                    n.fill |= fill;
+                    n.unlink |= s.unlink;
+                } else {
+                    out.files.push(FileNeed {
+                        path: f.path.clone(),
+                        size,
+                        fill,
+                        zero: s.zero_buffers,
+                        fallocate: s.fallocate,
+                        unlink: s.unlink,
+                        phase: j.phase,
+                    });
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn plan_job(
+    ji: usize,
+    spec: &JobSpec,
+    groupid: u32,
+    phase: u32,
+    warnings: &mut Vec<String>,
+) -> Result<PlannedJob, RunError> {
+    let engine = fathom_engine::create(&spec.ioengine).map_err(|e| RunError::Engine {
+        job: spec.name.clone(),
+        location: spec.origin.to_string(),
+        source: e,
+    })?;
+    let caps = engine.caps();
+    let k = spec.rw.kind;
+    if k.trims() && caps.no_trim {
+        return Err(plan_err(
+            spec,
+            format!(
+                "rw={} needs trim, which the {} engine cannot do",
+                k.name(),
+                spec.ioengine
+            ),
+        ));
+    }
+    if spec.numjobs == 0 {
+        return Err(plan_err(spec, "numjobs must be at least 1"));
+    }
+    for (i, &bs) in spec.bs.0.iter().enumerate() {
+        if bs == 0 && [k.reads(), k.writes(), k.trims()][i] {
+            return Err(plan_err(spec, "bs must be greater than 0"));
+        }
+    }
+    let effective_iodepth = if caps.is_async { spec.iodepth.max(1) } else { 1 };
+    if spec.iodepth > 1 && !caps.is_async {
+        warnings.push(format!(
+            "note: job '{}': the {} engine is synchronous; iodepth={} is capped at 1",
+            spec.name, spec.ioengine, spec.iodepth
+        ));
+    }
+    if spec.direct && caps.no_direct {
+        return Err(plan_err(
+            spec,
+            format!(
+                "the {} engine cannot do direct I/O (its data path copies through buffers \
+                 it owns); use direct=0, or io_uring/libaio for direct I/O",
+                spec.ioengine
+            ),
+        ));
+    }
+    let mut clones = Vec::with_capacity(spec.numjobs as usize);
+    for jobnum in 0..spec.numjobs {
+        clones.push(plan_clone(ji, spec, jobnum, caps)?);
+    }
+    Ok(PlannedJob {
+        spec: Arc::new(spec.clone()),
+        groupid,
+        phase,
+        caps,
+        clones,
+        effective_iodepth,
+        engine_options: fathom_engine::EngineOptions::default(),
+        rate: fathom_workload::RateSpec::default(),
+        thinktime: ThinkTime::default(),
+        buffers: fathom_engine::BufferContent {
+            zero: spec.zero_buffers,
+            refill: spec.refill_buffers,
+            ..Default::default()
+        },
+    })
+}
+
+fn plan_clone(ji: usize, spec: &JobSpec, jobnum: u32, caps: Caps) -> Result<PlannedClone, RunError> {
+    let dir = if spec.directories.is_empty() {
+        None
+    } else {
+        Some(spec.directories[jobnum as usize % spec.directories.len()].as_str())
+    };
+    let paths: Vec<PathBuf> = if !spec.filenames.is_empty() {
+        spec.filenames.iter().map(|f| join_dir(dir, f)).collect()
+    } else {
+        (0..spec.nrfiles.max(1))
+            .map(|n| {
+                join_dir(
+                    dir,
+                    &expand_filename_format(&spec.filename_format, &spec.name, jobnum, n),
+                )
+            })
+            .collect()
+    };
+    let nfiles = paths.len() as u64;
+    let min_bs = spec.bs.0.iter().copied().filter(|&b| b > 0).min().unwrap_or(4096);
+    let mut seed_state = spec.randseed ^ ((ji as u64) << 40) ^ ((jobnum as u64) << 20);
+    if !spec.randrepeat {
+        seed_state ^= std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos() as u64)
+            .unwrap_or(0)
+            ^ ((std::process::id() as u64) << 32);
+    }
+    let seed = splitmix64(&mut seed_state);
+    let mut size_rng = fathom_workload::Rng::new(seed ^ 0x5eed);
+
+    let mut files = Vec::with_capacity(paths.len());
+    for path in paths {
+        let existing = if caps.diskless {
+            None
+        } else {
+            fathom_engine::file_size(&path).map_err(|e| RunError::Setup {
+                job: spec.name.clone(),
+                path: path.clone(),
+                source: e,
+            })?
+        };
+        // Size of this file's region.
+        let per_file = match (spec.filesize, spec.size) {
+            (Some((lo, hi)), _) => {
+                if hi > lo {
+                    let v = lo + size_rng.below(hi - lo + 1);
+                    v / min_bs * min_bs
+                } else {
+                    lo
+                }
+            }
+            (None, Some(SizeSpec::Bytes(b))) => b / nfiles,
+            (None, Some(SizeSpec::Percent(p))) => match existing {
+                Some(len) => SizeSpec::Percent(p).resolve(len, min_bs),
+                None => {
+                    return Err(plan_err(
+                        spec,
+                        format!(
+                            "size={p}% needs an existing file or device, and {} does not exist",
+                            path.display()
+                        ),
+                    ))
+                }
+            },
+            (None, None) => match existing {
+                Some(len) if len > 0 => len,
+                _ => {
+                    return Err(plan_err(
+                        spec,
+                        format!(
+                            "no size given and {} does not exist; set size= (e.g. size=1g)",
+                            path.display()
+                        ),
+                    ))
+                }
+            },
+        };
+        let base = existing.unwrap_or(per_file);
+        let offset = spec.offset.resolve(base, min_bs);
+        let incr = spec.offset_increment.resolve(base, min_bs);
+        let start = offset + incr * jobnum as u64;
+        let mut len = per_file;
+        if spec.size.is_none() && spec.filesize.is_none() {
+            // The region runs from the offset to the end of the existing file.
+            len = per_file.saturating_sub(start);
+        }
+        if let (Some(dev_len), true) = (existing, is_device(&path)) {
+            if start + len > dev_len {
+                return Err(plan_err(
+                    spec,
+                    format!(
+                        "the I/O region ends at byte {} but {} has only {dev_len} bytes",
+                        start + len,
+                        path.display()
+                    ),
+                ));
+            }
+        }
+        files.push(PlannedFile {
+            path,
+            region: FileRegion { start, len },
+        });
+    }
+    let total: u64 = files.iter().map(|f| f.region.len).sum();
+    let params = Params {
+        rw: spec.rw,
+        bs: spec.bs.0,
+        rwmixread: spec.rwmixread,
+        files: files.iter().map(|f| f.region).collect(),
+        io_bytes: spec.io_size.unwrap_or(total),
+        loops: spec.loops.max(1),
+        number_ios: spec.number_ios,
+        time_based: spec.time_based,
+        wrap: spec.io_size.is_some() || spec.time_based,
+        seed,
+        randommap: true,
+        bs_mix: [None, None, None],
+        blockalign: [0; 3],
+        dist: fathom_workload::Distribution::Random,
+        percentage_random: [100; 3],
+        sequencer_identical: false,
+        file_service: fathom_workload::FileService::RoundRobin(1),
+    };
+    // Check now, before anything is created, that every region holds a block.
+    fathom_workload::Generator::new(params.clone()).map_err(|e| {
+        plan_err(
+            spec,
+            format!("{e}; make size/filesize larger or bs smaller"),
+        )
+    })?;
+    Ok(PlannedClone {
+        jobnum,
+        files,
+        params,
+    })
+}
+
+fn is_device(path: &Path) -> bool {
+    use std::os::unix::fs::FileTypeExt;
+    std::fs::metadata(path)
+        .map(|m| m.file_type().is_block_device())
+        .unwrap_or(false)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use fathom_job::{Rw, RwKind};
+
+    fn job(name: &str) -> JobSpec {
+        JobSpec {
+            name: name.into(),
+            size: Some(SizeSpec::Bytes(1 << 20)),
+            directories: vec!["/nonexistent-dir".into()],
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn groups_and_phases_follow_stonewall_and_new_group() {
+        let mut b = job("b");
+        b.new_group = true;
+        let mut c = job("c");
+        c.stonewall = true;
+        let set = JobSet {
+            jobs: vec![job("a"), b, c],
+            global_options: vec![],
+        };
+        let p = plan(&set).unwrap();
+        let gp: Vec<_> = p.jobs.iter().map(|j| (j.groupid, j.phase)).collect();
+        assert_eq!(gp, vec![(0, 0), (1, 0), (2, 1)]);
+    }
+
+    #[test]
+    fn clones_get_their_own_files_and_offsets() {
+        let mut a = job("a");
+        a.numjobs = 2;
+        a.nrfiles = 2;
+        a.offset = SizeSpec::Bytes(4096);
+        a.offset_increment = SizeSpec::Bytes(1 << 20);
+        let p = plan(&JobSet { jobs: vec![a], global_options: vec![] }).unwrap();
+        let c1 = &p.jobs[0].clones[1];
+        assert_eq!(c1.files[1].path, PathBuf::from("/nonexistent-dir/a.1.1"));
+        assert_eq!(c1.files[0].region, FileRegion { start: 4096 + (1 << 20), len: 1 << 19 });
+        assert_eq!(p.files.len(), 4);
+        assert_ne!(p.jobs[0].clones[0].params.seed, c1.params.seed);
+    }
+
+    #[test]
+    fn a_shared_file_is_laid_out_once_at_the_largest_size() {
+        let mut a = job("a");
+        a.numjobs = 2;
+        a.filenames = vec!["shared".into()];
+        a.offset_increment = SizeSpec::Bytes(256 << 10);
+        a.rw = Rw { kind: RwKind::Read, suffix: 0 };
+        let p = plan(&JobSet { jobs: vec![a], global_options: vec![] }).unwrap();
+        assert_eq!(p.files.len(), 1);
+        assert_eq!(p.files[0].size, (1 << 20) + (256 << 10));
+        assert!(p.files[0].fill);
+    }
+
+    #[test]
+    fn missing_size_and_file_is_a_clear_error() {
+        let mut a = job("a");
+        a.size = None;
+        let e = plan(&JobSet { jobs: vec![a], global_options: vec![] }).unwrap_err();
+        assert!(e.to_string().contains("set size="), "{e}");
+    }
+
+    #[test]
+    fn sync_engines_cap_iodepth_with_a_note() {
+        let mut a = job("a");
+        a.iodepth = 32;
+        let p = plan(&JobSet { jobs: vec![a], global_options: vec![] }).unwrap();
+        assert_eq!(p.jobs[0].effective_iodepth, 1);
+        assert!(p.warnings[0].contains("capped at 1"));
+    }
+}

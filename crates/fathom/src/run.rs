@@ -1,0 +1,276 @@
+//! Running a plan: phase by phase, lay out files, start one thread per clone, wait, then
+//! assemble the reported jobs and groups.
+
+use crate::error::RunError;
+use crate::plan::{Plan, PlannedJob};
+use crate::worker::{run_clone, CloneOutcome};
+use fathom_engine::layout::{layout_file, LayoutRequest};
+use fathom_stats::{GroupResult, JobInfo, JobResult, RunResult, ThreadStats};
+use std::collections::HashSet;
+use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// Directories fathom created for a run (removed again at the end when empty).
+#[derive(Default)]
+struct Cleanup {
+    dirs: Vec<PathBuf>,
+}
+
+impl Cleanup {
+    fn ensure_dir(&mut self, dir: &std::path::Path) -> std::io::Result<()> {
+        if dir.as_os_str().is_empty() || dir.exists() {
+            return Ok(());
+        }
+        // Create parents first, remembering each one we made.
+        if let Some(parent) = dir.parent() {
+            self.ensure_dir(parent)?;
+        }
+        std::fs::create_dir(dir)?;
+        self.dirs.push(dir.to_path_buf());
+        Ok(())
+    }
+    fn finish(self) {
+        for d in self.dirs.iter().rev() {
+            // Only empty directories go: remove_dir refuses anything else.
+            let _ = std::fs::remove_dir(d);
+        }
+    }
+}
+
+pub(crate) fn execute(plan: &Plan, cancel: &Arc<AtomicBool>) -> Result<RunResult, RunError> {
+    let run_start_ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0);
+    let mut outcomes: Vec<Vec<CloneOutcome>> = plan.jobs.iter().map(|_| Vec::new()).collect();
+    let mut layout_time: Vec<Duration> = vec![Duration::ZERO; plan.jobs.len()];
+    let mut cleanup = Cleanup::default();
+    let result = run_phases(plan, cancel, &mut outcomes, &mut layout_time, &mut cleanup);
+    cleanup.finish();
+    result?;
+    Ok(assemble(plan, outcomes, layout_time, run_start_ms))
+}
+
+fn run_phases(
+    plan: &Plan,
+    cancel: &Arc<AtomicBool>,
+    outcomes: &mut [Vec<CloneOutcome>],
+    layout_time: &mut [Duration],
+    cleanup: &mut Cleanup,
+) -> Result<(), RunError> {
+    for phase in 0..plan.phases() {
+        if cancel.load(std::sync::atomic::Ordering::Relaxed) {
+            break;
+        }
+        let jobs: Vec<(usize, &PlannedJob)> = plan
+            .jobs
+            .iter()
+            .enumerate()
+            .filter(|(_, j)| j.phase == phase)
+            .collect();
+        // Layout, before the clock starts.
+        let t0 = Instant::now();
+        let mut created: Vec<PathBuf> = Vec::new();
+        for need in plan.files.iter().filter(|n| n.phase == phase) {
+            let owner = jobs
+                .iter()
+                .find(|(_, j)| {
+                    j.clones
+                        .iter()
+                        .any(|c| c.files.iter().any(|f| f.path == need.path))
+                })
+                .map(|(_, j)| j.spec.name.clone())
+                .unwrap_or_default();
+            let setup_err = |e: std::io::Error| RunError::Setup {
+                job: owner.clone(),
+                path: need.path.clone(),
+                source: e,
+            };
+            if let Some(parent) = need.path.parent() {
+                cleanup.ensure_dir(parent).map_err(setup_err)?;
+            }
+            let out = layout_file(
+                &need.path,
+                &LayoutRequest {
+                    size: need.size,
+                    fill: need.fill,
+                    fallocate: need.fallocate,
+                    zero: need.zero,
+                    seed: 0x1a70 ^ need.size,
+                },
+            )
+            .map_err(setup_err)?;
+            if out.created {
+                created.push(need.path.clone());
+            }
+        }
+        let lt = t0.elapsed();
+        for (ji, _) in &jobs {
+            layout_time[*ji] = lt;
+        }
+        // One thread per clone.
+        let results: Vec<(usize, CloneOutcome)> = std::thread::scope(|s| {
+            let mut handles = Vec::new();
+            for (ji, job) in &jobs {
+                for clone in &job.clones {
+                    let cancel = cancel.clone();
+                    let name = format!("fathom-{}-{}", job.spec.name, clone.jobnum);
+                    let h = std::thread::Builder::new()
+                        .name(name.chars().take(15).collect())
+                        .spawn_scoped(s, move || run_clone(job, clone, &cancel))
+                        .expect("spawning a job thread");
+                    handles.push((*ji, h));
+                }
+            }
+            handles
+                .into_iter()
+                .map(|(ji, h)| {
+                    let o = h.join().unwrap_or_else(|_| CloneOutcome {
+                        error_text: Some("job thread panicked".into()),
+                        stats: ThreadStats {
+                            error: libc::EIO,
+                            ..ThreadStats::new()
+                        },
+                        ..Default::default()
+                    });
+                    (ji, o)
+                })
+                .collect()
+        });
+        for (ji, o) in results {
+            outcomes[ji].push(o);
+        }
+        // unlink=1: remove this phase's files.
+        let mut removed = HashSet::new();
+        for need in plan.files.iter().filter(|n| n.phase == phase && n.unlink) {
+            if removed.insert(need.path.clone()) {
+                let _ = std::fs::remove_file(&need.path);
+            }
+        }
+        let _ = created;
+    }
+    Ok(())
+}
+
+fn info_of(job: &PlannedJob) -> JobInfo {
+    let s = &job.spec;
+    JobInfo {
+        rw: s.rw.kind.name().to_string(),
+        bs: [
+            (s.bs.0[0], s.bs.0[0]),
+            (s.bs.0[1], s.bs.0[1]),
+            (s.bs.0[2], s.bs.0[2]),
+        ],
+        ioengine: s.ioengine.clone(),
+        iodepth: s.iodepth,
+        percentile_list: s.percentile_list.clone(),
+        clat_percentiles: s.clat_percentiles,
+        lat_percentiles: s.lat_percentiles,
+        kb_base: s.kb_base,
+        description: s.description.clone(),
+        job_options: s.job_options.clone(),
+    }
+}
+
+fn assemble(
+    plan: &Plan,
+    outcomes: Vec<Vec<CloneOutcome>>,
+    layout_time: Vec<Duration>,
+    timestamp_ms: u64,
+) -> RunResult {
+    let pid = std::process::id();
+    let mut run = RunResult {
+        global_options: plan.global_options.clone(),
+        timestamp_ms,
+        version: crate::VERSION.to_string(),
+        threads: plan.threads(),
+        ..Default::default()
+    };
+    let ngroups = plan.jobs.iter().map(|j| j.groupid + 1).max().unwrap_or(0);
+    for g in 0..ngroups {
+        let members: Vec<usize> = (0..plan.jobs.len())
+            .filter(|&i| plan.jobs[i].groupid == g)
+            .collect();
+        let first = &plan.jobs[members[0]];
+        let grouped = members.iter().any(|&i| plan.jobs[i].spec.group_reporting);
+        let all_stats = members
+            .iter()
+            .flat_map(|&i| outcomes[i].iter().map(|o| &o.stats));
+        run.groups
+            .push(GroupResult::from_clones(g, first.spec.kb_base, all_stats));
+        if grouped {
+            let mut merged: Option<JobResult> = None;
+            for &i in &members {
+                for o in &outcomes[i] {
+                    match &mut merged {
+                        None => {
+                            merged = Some(job_result(&plan.jobs[i], o, layout_time[i], pid));
+                        }
+                        Some(m) => {
+                            m.stats.merge(&o.stats);
+                            m.elapsed = m.elapsed.max(o.elapsed);
+                            m.job_start_ms = m.job_start_ms.min(o.start_ms);
+                            if m.error_text.is_none() {
+                                m.error_text = o.error_text.clone();
+                            }
+                            let extra = job_result(&plan.jobs[i], o, layout_time[i], pid).notes;
+                            m.notes.extend(extra);
+                        }
+                    }
+                }
+            }
+            if let Some(m) = merged {
+                run.jobs.push(m);
+            }
+        } else {
+            for &i in &members {
+                for o in &outcomes[i] {
+                    run.jobs
+                        .push(job_result(&plan.jobs[i], o, layout_time[i], pid));
+                }
+            }
+        }
+    }
+    run
+}
+
+fn job_result(job: &PlannedJob, o: &CloneOutcome, layout: Duration, pid: u32) -> JobResult {
+    let mut notes = Vec::new();
+    let st = &o.stats;
+    if !st.runtime.is_zero() {
+        for d in fathom_job::Ddir::ALL {
+            let i = d.index();
+            let secs = st.runtime.as_secs_f64();
+            let (want, got, unit) = if job.rate.bytes_per_sec[i] > 0 {
+                (job.rate.bytes_per_sec[i] as f64, st.dirs[i].bytes as f64 / secs, "B/s")
+            } else if job.rate.iops[i] > 0 {
+                (job.rate.iops[i] as f64, st.dirs[i].ios as f64 / secs, "IOPS")
+            } else {
+                continue;
+            };
+            if got < want * 0.99 {
+                notes.push(format!(
+                    "{} rate {:.0} {unit} reached only {:.0} {unit} ({:.1}%): the target could not keep up; response latency includes the queueing delay",
+                    d.name(),
+                    want,
+                    got,
+                    got / want * 100.0
+                ));
+            }
+        }
+    }
+    JobResult {
+        notes,
+        name: job.spec.name.clone(),
+        groupid: job.groupid,
+        info: info_of(job),
+        stats: o.stats.clone(),
+        job_start_ms: o.start_ms,
+        elapsed: o.elapsed,
+        layout,
+        error_text: o.error_text.clone(),
+        pid,
+    }
+}

@@ -1,0 +1,625 @@
+//! The per-clone thread: open files, then the timing loop. Everything here is owned by
+//! the thread: generator, engine, buffers and recorder; nothing is shared on the hot path
+//! except the cancel flag (a relaxed atomic load per I/O).
+
+use crate::plan::{PlannedClone, PlannedJob};
+use fathom_engine::{AlignedBuf, EngineBuf, IoUnit, OpenOptions, Queued};
+use fathom_job::Ddir;
+use fathom_stats::{batch_index, depth_level_index, CpuUsage, Sample, ThreadStats};
+use fathom_workload::{Generator, IoReq};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+/// What a clone's thread hands back.
+#[derive(Debug, Default)]
+pub struct CloneOutcome {
+    /// Recorded numbers.
+    pub stats: ThreadStats,
+    /// When the clone started (ms since the epoch).
+    pub start_ms: u64,
+    /// Wall time of the clone, start delay and ramp included.
+    pub elapsed: Duration,
+    /// Error description (errno, file, offset, length) if the clone failed.
+    pub error_text: Option<String>,
+}
+
+/// Interval of bandwidth/IOPS samples (fio's bwavgtime/iopsavgtime default).
+pub const SAMPLE_INTERVAL: Duration = Duration::from_millis(500);
+
+struct Sampler {
+    next: Instant,
+    start: Instant,
+    last_at: Instant,
+    last_bytes: [u64; 3],
+    last_ios: [u64; 3],
+    dirs: [bool; 3],
+}
+
+impl Sampler {
+    fn new(start: Instant, dirs: [bool; 3]) -> Sampler {
+        Sampler {
+            next: start + SAMPLE_INTERVAL,
+            start,
+            last_at: start,
+            last_bytes: [0; 3],
+            last_ios: [0; 3],
+            dirs,
+        }
+    }
+    #[inline]
+    fn tick(&mut self, now: Instant, st: &mut ThreadStats) {
+        if now < self.next {
+            return;
+        }
+        let len_ms = now.duration_since(self.last_at).as_millis() as u64;
+        let t_ms = now.duration_since(self.start).as_millis() as u64;
+        for d in 0..3 {
+            if !self.dirs[d] {
+                continue;
+            }
+            let ds = &mut st.dirs[d];
+            ds.samples.push(Sample {
+                t_ms,
+                len_ms,
+                bytes: ds.bytes - self.last_bytes[d],
+                ios: ds.ios - self.last_ios[d],
+            });
+            self.last_bytes[d] = ds.bytes;
+            self.last_ios[d] = ds.ios;
+        }
+        self.last_at = now;
+        while self.next <= now {
+            self.next += SAMPLE_INTERVAL;
+        }
+    }
+}
+
+fn epoch_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0)
+}
+
+fn errno_text(errno: i32) -> String {
+    std::io::Error::from_raw_os_error(errno).to_string()
+}
+
+/// Run one clone to completion.
+pub fn run_clone(job: &PlannedJob, clone: &PlannedClone, cancel: &AtomicBool) -> CloneOutcome {
+    let spec = &job.spec;
+    let mut out = CloneOutcome {
+        stats: ThreadStats::new(),
+        start_ms: epoch_ms(),
+        ..Default::default()
+    };
+    let t_start = Instant::now();
+    // Start delay (a random value in the range when one is given).
+    let (lo, hi) = spec.startdelay;
+    let delay = if hi > lo {
+        let mut r = fathom_workload::Rng::new(clone.params.seed ^ 0xde1a);
+        lo + Duration::from_nanos(r.below((hi - lo).as_nanos() as u64 + 1))
+    } else {
+        lo
+    };
+    if !delay.is_zero() && !sleep_cancellable(delay, cancel) {
+        out.elapsed = t_start.elapsed();
+        return out;
+    }
+
+    let fail = |out: &mut CloneOutcome, errno: i32, text: String| {
+        out.stats.error = errno;
+        out.error_text = Some(text);
+    };
+
+    let mut engine = match fathom_engine::create_with(&spec.ioengine, &job.engine_options) {
+        Ok(e) => e,
+        Err(e) => {
+            fail(&mut out, libc::EINVAL, e.to_string());
+            return out;
+        }
+    };
+    let k = spec.rw.kind;
+    let opts = OpenOptions {
+        write: k.writes() || k.trims(),
+        direct: spec.direct,
+        create: spec.create_on_open,
+    };
+    // Buffers: one per I/O slot, aligned for O_DIRECT, allocated once.
+    let depth = job.effective_iodepth.max(1) as usize;
+    let max_bs = spec.bs.0.iter().copied().max().unwrap_or(4096) as usize;
+    let mut slots: Vec<Slot> = (0..depth).map(|_| Slot::new(max_bs)).collect();
+    let content = &job.buffers;
+    let mut draw = fathom_workload::Rng::new(clone.params.seed ^ 0xb0f);
+    for (i, s) in slots.iter_mut().enumerate() {
+        content.fill(s.buf.as_mut_slice(), clone.params.seed ^ (i as u64 + 1) << 48, 100);
+    }
+    let refill = content.refills();
+    let mut writes = 0u64;
+    let ebufs: Vec<EngineBuf> = slots
+        .iter_mut()
+        .map(|s| EngineBuf {
+            ptr: s.buf.as_mut_ptr(),
+            len: s.buf.len(),
+        })
+        .collect();
+    // SAFETY: `slots` (and so every buffer) lives until after the engine is closed and
+    // dropped at the end of this function; buffers are never reallocated.
+    if let Err(e) = unsafe { engine.setup(depth, &ebufs) } {
+        fail(&mut out, e.raw_os_error().unwrap_or(libc::EINVAL), e.to_string());
+        out.elapsed = t_start.elapsed();
+        return out;
+    }
+    for f in &clone.files {
+        if spec.invalidate && !job.caps.diskless && !spec.direct {
+            let _ = fathom_engine::layout::invalidate(&f.path);
+        }
+        if let Err(e) = engine.open_file(&f.path, &opts) {
+            let errno = e.raw_os_error().unwrap_or(libc::EIO);
+            fail(&mut out, errno, format!("open {}: {e}", f.path.display()));
+            out.elapsed = t_start.elapsed();
+            return out;
+        }
+    }
+
+    let mut gen = match Generator::new(clone.params.clone()) {
+        Ok(g) => g,
+        Err(e) => {
+            fail(&mut out, libc::EINVAL, e.to_string());
+            return out;
+        }
+    };
+
+    let mut schedule = job
+        .rate
+        .is_limited()
+        .then(|| fathom_workload::Schedule::new(job.rate, clone.params.seed));
+    let think = job.thinktime;
+    let mut since_think = 0u32;
+    let dirs = [k.reads(), k.writes(), k.trims()];
+    let ramp = spec.ramp_time;
+    let runtime = spec.runtime;
+    let io_start = Instant::now();
+    let mut ramping = !ramp.is_zero();
+    let mut measure_start = io_start;
+    let mut cpu_start = CpuUsage::current_thread();
+    let mut sampler = Sampler::new(io_start, dirs);
+    let mut deadline = runtime.map(|r| io_start + ramp + r);
+    let ramp_end = io_start + ramp;
+    let mut writes_since_fsync = 0u32;
+    let mut writes_since_fdatasync = 0u32;
+    let mut wrote = false;
+    let mut now = io_start;
+
+    let mut sched_origin = io_start;
+    let mut free: Vec<usize> = (0..depth).rev().collect();
+    let mut pending: Vec<usize> = Vec::with_capacity(depth);
+    let mut inflight = 0usize;
+    let mut stopping = false;
+    let mut comps = Vec::with_capacity(depth);
+    let mut engine_broken = false;
+
+    'run: loop {
+        // Issue while there are free slots.
+        while !stopping && !free.is_empty() {
+            if cancel.load(Ordering::Relaxed) || deadline.is_some_and(|d| now >= d) {
+                stopping = true;
+                break;
+            }
+            if ramping && now >= ramp_end {
+                // Ramp over: forget what was recorded and start the measured window.
+                ramping = false;
+                out.stats = ThreadStats::new();
+                measure_start = now;
+                cpu_start = CpuUsage::current_thread();
+                sampler = Sampler::new(now, dirs);
+                deadline = runtime.map(|r| now + r);
+                if let Some(s) = &mut schedule {
+                    s.reset();
+                    sched_origin = now;
+                }
+            }
+            let Some(req) = gen.next_io() else {
+                stopping = true;
+                break;
+            };
+            // Rate limit: wait for this I/O's intended issue time.
+            let intended = match &mut schedule {
+                Some(s) => s.intended(req.ddir.index(), req.len).map(|t| sched_origin + t),
+                None => None,
+            };
+            if let Some(at) = intended {
+                if at > now {
+                    if !wait_until(at, cancel, deadline) {
+                        stopping = true;
+                        break;
+                    }
+                    now = Instant::now();
+                }
+            }
+            let si = free.pop().expect("a free slot");
+            let slot = &mut slots[si];
+            slot.req = req;
+            slot.done = 0;
+            slot.intended = intended;
+            if req.ddir == Ddir::Write {
+                let data = &mut slot.buf.as_mut_slice()[..req.len as usize];
+                if refill {
+                    // Refilled data is a function of the seed and the offset, so the same
+                    // job writes the same bytes on every engine and at every depth.
+                    let unique = clone.params.seed ^ req.offset.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+                    content.fill(data, unique, draw.below(100));
+                } else if content.scramble {
+                    writes += 1;
+                    content.scramble(data, clone.params.seed ^ writes);
+                }
+            }
+            let io = slot.unit(si, &clone.files);
+            let st = &mut out.stats;
+            st.issued[req.ddir.index()] += 1;
+            let t0 = Instant::now();
+            slot.t_start = t0;
+            // SAFETY: the slot's buffer holds max_bs ≥ io.len bytes, is 4096-aligned, and
+            // is neither touched nor freed until the I/O completes (the slot is off the
+            // free list until then, and the loop drains every in-flight I/O before exit).
+            match unsafe { engine.queue(&io) } {
+                Ok(Queued::Done(c)) => {
+                    now = Instant::now();
+                    st.depth_levels[depth_level_index(inflight as u32 + 1)] += 1;
+                    st.depth_submit[batch_index(1)] += 1;
+                    st.depth_complete[batch_index(1)] += 1;
+                    let clat = now.duration_since(t0).as_nanos() as u64;
+                    free.push(si);
+                    if let Some((errno, text)) = complete(&mut out.stats, &slots[si], &c, None, clat, &clone.files) {
+                        fail(&mut out, errno, text);
+                        stopping = true;
+                        break;
+                    }
+                    sampler.tick(now, &mut out.stats);
+                    if !think.time.is_zero() {
+                        since_think += 1;
+                        if since_think >= think.blocks.max(1) {
+                            since_think = 0;
+                            think_stall(&think);
+                            now = Instant::now();
+                        }
+                    }
+                }
+                Ok(Queued::Queued) => {
+                    inflight += 1;
+                    st.depth_levels[depth_level_index(inflight as u32)] += 1;
+                    pending.push(si);
+                    if let Err(e) = commit(&mut *engine, &mut pending, &mut slots, st) {
+                        fail(&mut out, e.raw_os_error().unwrap_or(libc::EIO), format!("submit: {e}"));
+                        stopping = true;
+                        engine_broken = true;
+                        break;
+                    }
+                    continue;
+                }
+                Err(e) => {
+                    free.push(si);
+                    fail(&mut out, e.raw_os_error().unwrap_or(libc::EIO), e.to_string());
+                    stopping = true;
+                    break;
+                }
+            }
+            // Synchronous completion: writes may call for a sync.
+            if req.ddir == Ddir::Write {
+                wrote = true;
+                if let Some(err) = sync_cadence(
+                    &mut *engine,
+                    spec,
+                    req.file,
+                    &mut writes_since_fsync,
+                    &mut writes_since_fdatasync,
+                    &mut out.stats,
+                ) {
+                    fail(&mut out, err.0, err.1);
+                    stopping = true;
+                    break;
+                }
+            }
+        }
+        if !pending.is_empty() && !engine_broken {
+            if let Err(e) = commit(&mut *engine, &mut pending, &mut slots, &mut out.stats) {
+                fail(&mut out, e.raw_os_error().unwrap_or(libc::EIO), format!("submit: {e}"));
+                stopping = true;
+                engine_broken = true;
+            }
+        }
+        if inflight == 0 {
+            if stopping {
+                break;
+            }
+            continue;
+        }
+        if engine_broken {
+            break;
+        }
+        // Reap at least one completion.
+        comps.clear();
+        let n = match engine.reap(1, 1, &mut comps) {
+            Ok(n) => n,
+            Err(e) => {
+                fail(&mut out, e.raw_os_error().unwrap_or(libc::EIO), format!("reap: {e}"));
+                engine_broken = true;
+                break;
+            }
+        };
+        now = Instant::now();
+        out.stats.depth_complete[batch_index(n as u32)] += 1;
+        for c in comps.iter() {
+            let si = c.tag as usize;
+            let slot = &mut slots[si];
+            // A short transfer: reissue the remainder from the same slot.
+            if c.res > 0 && slot.done + (c.res as u64) < slot.req.len {
+                slot.done += c.res as u64;
+                slot.short += 1;
+                let io = slot.unit(si, &clone.files);
+                // SAFETY: as for the first submission of this slot.
+                match unsafe { engine.queue(&io) } {
+                    Ok(Queued::Queued) => {
+                        pending.push(si);
+                        continue;
+                    }
+                    _ => {}
+                }
+            }
+            inflight -= 1;
+            let slat = slot.t_sub.duration_since(slot.t_start).as_nanos() as u64;
+            let clat = now.duration_since(slot.t_sub).as_nanos() as u64;
+            let ddir = slot.req.ddir;
+            let file = slot.req.file;
+            free.push(si);
+            if let Some((errno, text)) = complete(&mut out.stats, &slots[si], c, Some(slat), clat, &clone.files) {
+                if out.error_text.is_none() {
+                    fail(&mut out, errno, text);
+                }
+                stopping = true;
+                continue;
+            }
+            if ddir == Ddir::Write {
+                wrote = true;
+                if let Some(err) = sync_cadence(
+                    &mut *engine,
+                    spec,
+                    file,
+                    &mut writes_since_fsync,
+                    &mut writes_since_fdatasync,
+                    &mut out.stats,
+                ) {
+                    fail(&mut out, err.0, err.1);
+                    stopping = true;
+                }
+            }
+        }
+        sampler.tick(now, &mut out.stats);
+        if !pending.is_empty() {
+            continue 'run;
+        }
+    }
+    if engine_broken && inflight > 0 {
+        // The engine cannot tell us when the kernel is done with these buffers: keep
+        // them allocated for the rest of the process rather than risk a use after free.
+        std::mem::forget(slots);
+        slots = Vec::new();
+    }
+    if ramping {
+        // The job ended during ramp: nothing was measured.
+        out.stats = ThreadStats::new();
+        measure_start = Instant::now();
+    }
+    let st = &mut out.stats;
+    if wrote && (spec.end_fsync || spec.fsync_on_close) && out.error_text.is_none() {
+        for fi in 0..clone.files.len() {
+            if let Err(e) = timed_sync(&mut *engine, fi, false, st) {
+                out.stats.error = e.raw_os_error().unwrap_or(libc::EIO);
+                out.error_text = Some(format!("end fsync: {e}"));
+                break;
+            }
+        }
+    }
+    let end = Instant::now();
+    out.stats.runtime = end.duration_since(measure_start);
+    out.stats.cpu = CpuUsage::current_thread().since(&cpu_start);
+    if let Err(e) = engine.close_files() {
+        if out.error_text.is_none() {
+            out.stats.error = e.raw_os_error().unwrap_or(libc::EIO);
+            out.error_text = Some(format!("close: {e}"));
+        }
+    }
+    drop(engine);
+    drop(slots);
+    out.elapsed = t_start.elapsed();
+    out
+}
+
+/// One I/O slot: its buffer and the I/O using it.
+struct Slot {
+    buf: AlignedBuf,
+    req: IoReq,
+    /// Bytes already done (short transfers are reissued for the rest).
+    done: u64,
+    short: u32,
+    /// Start of submission.
+    t_start: Instant,
+    /// When the engine accepted it (end of the submit call).
+    t_sub: Instant,
+    /// Intended issue time from the rate schedule.
+    intended: Option<Instant>,
+}
+
+impl Slot {
+    fn new(len: usize) -> Slot {
+        let now = Instant::now();
+        Slot {
+            buf: AlignedBuf::new(len, 4096),
+            req: IoReq { ddir: Ddir::Read, file: 0, offset: 0, len: 0 },
+            done: 0,
+            short: 0,
+            t_start: now,
+            t_sub: now,
+            intended: None,
+        }
+    }
+    fn unit(&mut self, si: usize, _files: &[crate::plan::PlannedFile]) -> IoUnit {
+        IoUnit {
+            ddir: self.req.ddir,
+            file: self.req.file,
+            offset: self.req.offset + self.done,
+            buf: self.buf.as_mut_ptr().wrapping_add(self.done as usize),
+            len: (self.req.len - self.done) as usize,
+            tag: si as u64,
+        }
+    }
+}
+
+/// Submit what is pending; stamps each I/O's submission time.
+fn commit(
+    engine: &mut dyn fathom_engine::IoEngine,
+    pending: &mut Vec<usize>,
+    slots: &mut [Slot],
+    st: &mut ThreadStats,
+) -> std::io::Result<()> {
+    let n = engine.commit()?;
+    let t = Instant::now();
+    st.depth_submit[batch_index(n as u32)] += 1;
+    for si in pending.drain(..) {
+        slots[si].t_sub = t;
+    }
+    Ok(())
+}
+
+/// Record a completed I/O; returns (errno, text) if it failed.
+fn complete(
+    st: &mut ThreadStats,
+    slot: &Slot,
+    c: &fathom_engine::Completion,
+    slat: Option<u64>,
+    clat: u64,
+    files: &[crate::plan::PlannedFile],
+) -> Option<(i32, String)> {
+    let req = &slot.req;
+    if c.res < 0 {
+        let errno = (-c.res) as i32;
+        let f = &files[req.file].path;
+        return Some((
+            errno,
+            format!(
+                "{} error on {} at offset {} (0x{:x}), length {}: {} (errno {errno})",
+                req.ddir.name(),
+                f.display(),
+                req.offset,
+                req.offset,
+                req.len,
+                errno_text(errno)
+            ),
+        ));
+    }
+    let bytes = slot.done + c.res as u64;
+    if c.short > 0 || slot.short > 0 {
+        st.dirs[req.ddir.index()].short_ios += 1;
+    }
+    st.record_io(req.ddir.index(), bytes, slat, clat);
+    if let Some(at) = slot.intended {
+        // Response time from the intended issue time; never less than lat.
+        let lat = slat.unwrap_or(0) + clat;
+        let resp = (slot.t_start.saturating_duration_since(at).as_nanos() as u64) + lat;
+        st.dirs[req.ddir.index()].resp.record(resp);
+    }
+    None
+}
+
+/// fsync=N / fdatasync=N after writes; returns (errno, text) on failure.
+fn sync_cadence(
+    engine: &mut dyn fathom_engine::IoEngine,
+    spec: &fathom_job::JobSpec,
+    file: usize,
+    since_fsync: &mut u32,
+    since_fdatasync: &mut u32,
+    st: &mut ThreadStats,
+) -> Option<(i32, String)> {
+    if spec.fsync > 0 {
+        *since_fsync += 1;
+        if *since_fsync >= spec.fsync {
+            *since_fsync = 0;
+            if let Err(e) = timed_sync(engine, file, false, st) {
+                return Some((e.raw_os_error().unwrap_or(libc::EIO), format!("fsync: {e}")));
+            }
+        }
+    }
+    if spec.fdatasync > 0 {
+        *since_fdatasync += 1;
+        if *since_fdatasync >= spec.fdatasync {
+            *since_fdatasync = 0;
+            if let Err(e) = timed_sync(engine, file, true, st) {
+                return Some((e.raw_os_error().unwrap_or(libc::EIO), format!("fdatasync: {e}")));
+            }
+        }
+    }
+    None
+}
+
+fn timed_sync(
+    engine: &mut dyn fathom_engine::IoEngine,
+    file: usize,
+    data_only: bool,
+    st: &mut ThreadStats,
+) -> std::io::Result<()> {
+    let t0 = Instant::now();
+    engine.sync_file(file, data_only)?;
+    st.sync.record(t0.elapsed().as_nanos() as u64);
+    Ok(())
+}
+
+/// Wait until `at` (sleeping, then spinning for the last stretch for precision). Returns
+/// false when cancelled or when `at` lies past the deadline.
+fn wait_until(at: Instant, cancel: &AtomicBool, deadline: Option<Instant>) -> bool {
+    if deadline.is_some_and(|d| at >= d) {
+        return false;
+    }
+    loop {
+        if cancel.load(Ordering::Relaxed) {
+            return false;
+        }
+        let now = Instant::now();
+        if now >= at {
+            return true;
+        }
+        let left = at - now;
+        if left > Duration::from_micros(200) {
+            std::thread::sleep((left - Duration::from_micros(100)).min(Duration::from_millis(50)));
+        } else {
+            std::hint::spin_loop();
+        }
+    }
+}
+
+/// fio's thinktime: spin for `spin`, sleep for the rest.
+fn think_stall(t: &crate::plan::ThinkTime) {
+    let start = Instant::now();
+    let spin = t.spin.min(t.time);
+    while start.elapsed() < spin {
+        std::hint::spin_loop();
+    }
+    let rest = t.time - spin;
+    if !rest.is_zero() {
+        std::thread::sleep(rest);
+    }
+}
+
+/// Sleep, waking early if cancelled. Returns false when cancelled.
+fn sleep_cancellable(d: Duration, cancel: &AtomicBool) -> bool {
+    let end = Instant::now() + d;
+    loop {
+        if cancel.load(Ordering::Relaxed) {
+            return false;
+        }
+        let now = Instant::now();
+        if now >= end {
+            return true;
+        }
+        std::thread::sleep((end - now).min(Duration::from_millis(50)));
+    }
+}

@@ -1,0 +1,401 @@
+//! The resolved job description: what a job does, after every option is parsed.
+
+use std::time::Duration;
+
+/// Where something was written: a job file (or `<command line>`) and a 1-based line.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Location {
+    /// The job file path as given, `<command line>` or `<builder>`.
+    pub file: String,
+    /// 1-based line number (0 when there is no line, e.g. the command line).
+    pub line: u32,
+}
+
+impl std::fmt::Display for Location {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.line > 0 {
+            write!(f, "{}:{}", self.file, self.line)
+        } else {
+            write!(f, "{}", self.file)
+        }
+    }
+}
+
+/// An I/O direction, indexed as fio does: read 0, write 1, trim 2.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Ddir {
+    /// Reads.
+    Read = 0,
+    /// Writes.
+    Write = 1,
+    /// Trims (discards).
+    Trim = 2,
+}
+
+impl Ddir {
+    /// All three directions in fio's order.
+    pub const ALL: [Ddir; 3] = [Ddir::Read, Ddir::Write, Ddir::Trim];
+    /// Index 0..3.
+    pub fn index(self) -> usize {
+        self as usize
+    }
+    /// Lower-case name as used in fio's JSON (`read`, `write`, `trim`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Ddir::Read => "read",
+            Ddir::Write => "write",
+            Ddir::Trim => "trim",
+        }
+    }
+}
+
+/// One value per direction (read, write, trim), as fio's `R,W,T` lists.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct PerDir<T>(pub [T; 3]);
+
+impl<T: Copy> PerDir<T> {
+    /// The same value for all three directions.
+    pub fn all(v: T) -> Self {
+        PerDir([v, v, v])
+    }
+    /// The value for one direction.
+    pub fn get(&self, d: Ddir) -> T {
+        self.0[d.index()]
+    }
+}
+
+/// The access pattern (`rw=`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RwKind {
+    /// Sequential reads.
+    Read,
+    /// Sequential writes.
+    Write,
+    /// Sequential trims.
+    Trim,
+    /// Random reads.
+    RandRead,
+    /// Random writes.
+    RandWrite,
+    /// Random trims.
+    RandTrim,
+    /// Sequential mixed reads and writes (`rw`, `readwrite`).
+    ReadWrite,
+    /// Random mixed reads and writes.
+    RandRw,
+    /// Sequential trim followed by write of the same block.
+    TrimWrite,
+    /// Random trim followed by write of the same block.
+    RandTrimWrite,
+}
+
+impl RwKind {
+    /// fio's name for the pattern (as printed in the job line).
+    pub fn name(self) -> &'static str {
+        match self {
+            RwKind::Read => "read",
+            RwKind::Write => "write",
+            RwKind::Trim => "trim",
+            RwKind::RandRead => "randread",
+            RwKind::RandWrite => "randwrite",
+            RwKind::RandTrim => "randtrim",
+            RwKind::ReadWrite => "rw",
+            RwKind::RandRw => "randrw",
+            RwKind::TrimWrite => "trimwrite",
+            RwKind::RandTrimWrite => "randtrimwrite",
+        }
+    }
+    /// True for the random patterns.
+    pub fn is_random(self) -> bool {
+        matches!(
+            self,
+            RwKind::RandRead
+                | RwKind::RandWrite
+                | RwKind::RandTrim
+                | RwKind::RandRw
+                | RwKind::RandTrimWrite
+        )
+    }
+    /// True if the pattern issues reads.
+    pub fn reads(self) -> bool {
+        matches!(
+            self,
+            RwKind::Read | RwKind::RandRead | RwKind::ReadWrite | RwKind::RandRw
+        )
+    }
+    /// True if the pattern issues writes.
+    pub fn writes(self) -> bool {
+        matches!(
+            self,
+            RwKind::Write
+                | RwKind::RandWrite
+                | RwKind::ReadWrite
+                | RwKind::RandRw
+                | RwKind::TrimWrite
+                | RwKind::RandTrimWrite
+        )
+    }
+    /// True if the pattern issues trims.
+    pub fn trims(self) -> bool {
+        matches!(
+            self,
+            RwKind::Trim | RwKind::RandTrim | RwKind::TrimWrite | RwKind::RandTrimWrite
+        )
+    }
+}
+
+/// `rw=` with its optional `:N` suffix.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Rw {
+    /// The pattern.
+    pub kind: RwKind,
+    /// The `:N` suffix: for sequential patterns bytes added after each I/O (holes);
+    /// for random patterns the number of I/Os per new random offset. 0 = none.
+    pub suffix: u64,
+}
+
+impl Default for Rw {
+    fn default() -> Self {
+        Rw {
+            kind: RwKind::Read,
+            suffix: 0,
+        }
+    }
+}
+
+/// A size that may be given as a percentage of the file/device size.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum SizeSpec {
+    /// An absolute number of bytes.
+    Bytes(u64),
+    /// A percentage (0..=100] of the available size.
+    Percent(f64),
+}
+
+impl Default for SizeSpec {
+    fn default() -> Self {
+        SizeSpec::Bytes(0)
+    }
+}
+
+impl SizeSpec {
+    /// Resolve against a total size in bytes, aligning percentages down to `align` (>0).
+    pub fn resolve(self, total: u64, align: u64) -> u64 {
+        match self {
+            SizeSpec::Bytes(b) => b,
+            SizeSpec::Percent(p) => {
+                let v = ((total as f64) * p / 100.0) as u64;
+                if align > 1 {
+                    v / align * align
+                } else {
+                    v
+                }
+            }
+        }
+    }
+}
+
+/// `fallocate=`: how files are allocated at layout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Fallocate {
+    /// Do not preallocate.
+    None,
+    /// posix_fallocate().
+    Posix,
+    /// fallocate() with mode 0, falling back to none if unsupported (fio's default).
+    #[default]
+    Native,
+    /// fallocate() with FALLOC_FL_KEEP_SIZE.
+    Keep,
+    /// ftruncate() to the file size.
+    Truncate,
+}
+
+/// The job-file dialect a value came from; decides unit rules.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Dialect {
+    /// fio's INI dialect (and fio-style command-line options): fio's unit quirks.
+    #[default]
+    Fio,
+    /// TOML: strict units, KiB = 1024 and kB = 1000.
+    Toml,
+}
+
+/// A fully resolved job: the options of one job section after `[global]` inheritance.
+///
+/// A job with `numjobs=N` is one `JobSpec`; the runner makes the N clones.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JobSpec {
+    /// Job name (section name, or `name=`).
+    pub name: String,
+    /// Free text echoed in the report.
+    pub description: Option<String>,
+    /// Where the job's section starts.
+    pub origin: Location,
+    /// Index of the job file this job came from (0-based); jobs of files after the
+    /// first get an implicit stonewall, as in fio.
+    pub file_index: usize,
+    /// Explicit file names (`filename=a:b`, `\:` unescaped). Empty = generated names.
+    pub filenames: Vec<String>,
+    /// Directories (`directory=a:b`); clones are spread over them round-robin. Empty = `.`.
+    pub directories: Vec<String>,
+    /// `filename_format` (default `$jobname.$jobnum.$filenum`).
+    pub filename_format: String,
+    /// `size`: total bytes of I/O region per job, divided over its files.
+    pub size: Option<SizeSpec>,
+    /// `filesize`: range of per-file sizes (lo, hi); lo == hi for a fixed size.
+    pub filesize: Option<(u64, u64)>,
+    /// `io_size`/`io_limit`: bytes of I/O to do (default = size).
+    pub io_size: Option<u64>,
+    /// `nrfiles`.
+    pub nrfiles: u32,
+    /// `openfiles` (None = nrfiles).
+    pub openfiles: Option<u32>,
+    /// `bs` per direction (default 4096).
+    pub bs: PerDir<u64>,
+    /// `rw`/`readwrite`.
+    pub rw: Rw,
+    /// `rwmixread` (percent of reads in a mixed workload; default 50).
+    pub rwmixread: u32,
+    /// `ioengine`, normalised (`aio`/`linuxaio` → `libaio`). Default `psync`.
+    pub ioengine: String,
+    /// `iodepth` (default 1).
+    pub iodepth: u32,
+    /// `direct` (O_DIRECT). `buffered=0` sets it too.
+    pub direct: bool,
+    /// `numjobs` (default 1).
+    pub numjobs: u32,
+    /// `thread` (accepted; fathom always uses threads).
+    pub thread: bool,
+    /// `runtime` (None = unlimited).
+    pub runtime: Option<Duration>,
+    /// `time_based`.
+    pub time_based: bool,
+    /// `ramp_time`.
+    pub ramp_time: Duration,
+    /// `startdelay` range (lo, hi); lo == hi for a fixed delay.
+    pub startdelay: (Duration, Duration),
+    /// `loops` (default 1).
+    pub loops: u32,
+    /// `offset`.
+    pub offset: SizeSpec,
+    /// `offset_increment`.
+    pub offset_increment: SizeSpec,
+    /// `number_ios` (0 = off).
+    pub number_ios: u64,
+    /// `group_reporting`.
+    pub group_reporting: bool,
+    /// `stonewall`/`wait_for_previous`.
+    pub stonewall: bool,
+    /// `new_group`.
+    pub new_group: bool,
+    /// `randrepeat` (default true).
+    pub randrepeat: bool,
+    /// `randseed` (default 0x89).
+    pub randseed: u64,
+    /// `fsync=N`: fsync after every N writes (0 = off).
+    pub fsync: u32,
+    /// `fdatasync=N`.
+    pub fdatasync: u32,
+    /// `end_fsync`.
+    pub end_fsync: bool,
+    /// `fsync_on_close`.
+    pub fsync_on_close: bool,
+    /// `unlink`: remove files at the end.
+    pub unlink: bool,
+    /// `create_on_open`.
+    pub create_on_open: bool,
+    /// `overwrite`: lay the file out fully before writing to it.
+    pub overwrite: bool,
+    /// `fallocate`.
+    pub fallocate: Fallocate,
+    /// `invalidate` (default true): drop the page cache for the file before I/O.
+    pub invalidate: bool,
+    /// `zero_buffers`.
+    pub zero_buffers: bool,
+    /// `refill_buffers`.
+    pub refill_buffers: bool,
+    /// `percentile_list` (default fio's 17 values).
+    pub percentile_list: Vec<f64>,
+    /// `clat_percentiles` (default true).
+    pub clat_percentiles: bool,
+    /// `lat_percentiles` (default false).
+    pub lat_percentiles: bool,
+    /// `kb_base` (1024 or 1000).
+    pub kb_base: u32,
+    /// Options set explicitly in this job's own section, as typed (name, value), in order.
+    /// Printed as fio's `"job options"`.
+    pub job_options: Vec<(String, String)>,
+}
+
+/// fio's default `percentile_list`.
+pub const DEFAULT_PERCENTILES: [f64; 17] = [
+    1.0, 5.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0, 95.0, 99.0, 99.5, 99.9,
+    99.95, 99.99,
+];
+
+impl Default for JobSpec {
+    fn default() -> Self {
+        JobSpec {
+            name: String::new(),
+            description: None,
+            origin: Location::default(),
+            file_index: 0,
+            filenames: Vec::new(),
+            directories: Vec::new(),
+            filename_format: "$jobname.$jobnum.$filenum".to_string(),
+            size: None,
+            filesize: None,
+            io_size: None,
+            nrfiles: 1,
+            openfiles: None,
+            bs: PerDir::all(4096),
+            rw: Rw::default(),
+            rwmixread: 50,
+            ioengine: "psync".to_string(),
+            iodepth: 1,
+            direct: false,
+            numjobs: 1,
+            thread: false,
+            runtime: None,
+            time_based: false,
+            ramp_time: Duration::ZERO,
+            startdelay: (Duration::ZERO, Duration::ZERO),
+            loops: 1,
+            offset: SizeSpec::Bytes(0),
+            offset_increment: SizeSpec::Bytes(0),
+            number_ios: 0,
+            group_reporting: false,
+            stonewall: false,
+            new_group: false,
+            randrepeat: true,
+            randseed: 0x89,
+            fsync: 0,
+            fdatasync: 0,
+            end_fsync: false,
+            fsync_on_close: false,
+            unlink: false,
+            create_on_open: false,
+            overwrite: false,
+            fallocate: Fallocate::Native,
+            invalidate: true,
+            zero_buffers: false,
+            refill_buffers: false,
+            percentile_list: DEFAULT_PERCENTILES.to_vec(),
+            clat_percentiles: true,
+            lat_percentiles: false,
+            kb_base: 1024,
+            job_options: Vec::new(),
+        }
+    }
+}
+
+/// The result of parsing one or more job files / a command line.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct JobSet {
+    /// Jobs in file order.
+    pub jobs: Vec<JobSpec>,
+    /// Options set in `[global]` sections, as typed (name, value), in order; printed as
+    /// fio's `"global options"`.
+    pub global_options: Vec<(String, String)>,
+}

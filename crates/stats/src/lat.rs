@@ -1,0 +1,204 @@
+//! Latency statistics: an HDR histogram in nanoseconds plus exact running moments.
+
+use hdrhistogram::Histogram;
+
+/// Significant figures kept by every latency histogram (relative error ≤ 0.05%).
+pub const SIGFIGS: u8 = 3;
+
+/// One latency population (e.g. read clat): an HDR histogram (ns, 3 significant digits)
+/// for percentiles, and exact count/min/max/sum/sum of squares for the moments.
+///
+/// Merging two `LatStat`s with `+=` is exact: histograms add bucket by bucket and the
+/// moments add, so a merged result equals recording every sample into one.
+#[derive(Clone, Debug)]
+pub struct LatStat {
+    hist: Histogram<u64>,
+    n: u64,
+    min: u64,
+    max: u64,
+    sum: u128,
+    sumsq: u128,
+}
+
+impl Default for LatStat {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl LatStat {
+    /// An empty population.
+    pub fn new() -> Self {
+        let mut hist = Histogram::new(SIGFIGS).expect("3 significant figures is valid");
+        hist.auto(true);
+        LatStat {
+            hist,
+            n: 0,
+            min: u64::MAX,
+            max: 0,
+            sum: 0,
+            sumsq: 0,
+        }
+    }
+
+    /// Record one sample in nanoseconds.
+    #[inline]
+    pub fn record(&mut self, ns: u64) {
+        // auto-resize is on: the histogram grows to hold any value it can represent;
+        // a value beyond that (centuries in ns) is clamped rather than lost.
+        if self.hist.record(ns).is_err() {
+            self.hist.saturating_record(ns);
+        }
+        self.n += 1;
+        if ns < self.min {
+            self.min = ns;
+        }
+        if ns > self.max {
+            self.max = ns;
+        }
+        self.sum += ns as u128;
+        self.sumsq += (ns as u128) * (ns as u128);
+    }
+
+    /// Number of samples.
+    pub fn count(&self) -> u64 {
+        self.n
+    }
+    /// Smallest sample (0 when empty).
+    pub fn min(&self) -> u64 {
+        if self.n == 0 {
+            0
+        } else {
+            self.min
+        }
+    }
+    /// Largest sample (0 when empty).
+    pub fn max(&self) -> u64 {
+        self.max
+    }
+    /// Sum of all samples in ns.
+    pub fn sum(&self) -> u128 {
+        self.sum
+    }
+    /// Exact arithmetic mean (0 when empty).
+    pub fn mean(&self) -> f64 {
+        if self.n == 0 {
+            0.0
+        } else {
+            self.sum as f64 / self.n as f64
+        }
+    }
+    /// Sample standard deviation (n−1 denominator, as fio), 0 for fewer than 2 samples.
+    pub fn stddev(&self) -> f64 {
+        if self.n < 2 {
+            return 0.0;
+        }
+        let n = self.n as f64;
+        // Compute the variance from exact integer sums to avoid cancellation:
+        // var = (n·Σx² − (Σx)²) / (n(n−1)).
+        let n_i = self.n as u128;
+        let num = n_i
+            .checked_mul(self.sumsq)
+            .and_then(|a| a.checked_sub(self.sum * self.sum));
+        match num {
+            Some(num) => ((num as f64) / (n * (n - 1.0))).sqrt(),
+            None => {
+                let mean = self.mean();
+                let var = (self.sumsq as f64 - n * mean * mean) / (n - 1.0);
+                var.max(0.0).sqrt()
+            }
+        }
+    }
+    /// The value at percentile `p` (0..=100): the smallest recorded value such that at
+    /// least p% of samples are ≤ it, reported as the highest value equivalent to that
+    /// histogram bucket (never more than 0.1% above the true sample), and clamped to max.
+    pub fn percentile(&self, p: f64) -> u64 {
+        if self.n == 0 {
+            return 0;
+        }
+        self.hist.value_at_quantile(p / 100.0).min(self.max).max(self.min())
+    }
+    /// The underlying histogram (for lossless export).
+    pub fn histogram(&self) -> &Histogram<u64> {
+        &self.hist
+    }
+}
+
+impl std::ops::AddAssign<&LatStat> for LatStat {
+    fn add_assign(&mut self, o: &LatStat) {
+        if o.n == 0 {
+            return;
+        }
+        self.hist.add(&o.hist).expect("auto-resizing histograms always add");
+        self.n += o.n;
+        self.min = self.min.min(o.min);
+        self.max = self.max.max(o.max);
+        self.sum += o.sum;
+        self.sumsq += o.sumsq;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn moments_are_exact() {
+        let mut s = LatStat::new();
+        for v in [2u64, 4, 4, 4, 5, 5, 7, 9] {
+            s.record(v);
+        }
+        assert_eq!(s.count(), 8);
+        assert_eq!(s.min(), 2);
+        assert_eq!(s.max(), 9);
+        assert!((s.mean() - 5.0).abs() < 1e-12);
+        // sample stddev of this set is sqrt(32/7)
+        assert!((s.stddev() - (32.0f64 / 7.0).sqrt()).abs() < 1e-12);
+    }
+
+    #[test]
+    fn percentiles_follow_the_samples() {
+        let mut s = LatStat::new();
+        for v in 1..=1000u64 {
+            s.record(v * 1000);
+        }
+        let p50 = s.percentile(50.0) as f64;
+        assert!((p50 - 500_000.0).abs() / 500_000.0 < 0.001, "{p50}");
+        let p99 = s.percentile(99.0) as f64;
+        assert!((p99 - 990_000.0).abs() / 990_000.0 < 0.001, "{p99}");
+        assert_eq!(s.percentile(100.0), 1_000_000);
+    }
+
+    #[test]
+    fn merge_equals_recording_everything_once() {
+        let mut a = LatStat::new();
+        let mut b = LatStat::new();
+        let mut all = LatStat::new();
+        for v in 0..5000u64 {
+            let x = v * 37 % 100_003;
+            if v % 3 == 0 {
+                a.record(x)
+            } else {
+                b.record(x)
+            }
+            all.record(x);
+        }
+        a += &b;
+        assert_eq!(a.count(), all.count());
+        assert_eq!(a.min(), all.min());
+        assert_eq!(a.max(), all.max());
+        assert_eq!(a.sum(), all.sum());
+        assert_eq!(a.stddev(), all.stddev());
+        for p in [1.0, 50.0, 99.0, 99.9] {
+            assert_eq!(a.percentile(p), all.percentile(p));
+        }
+    }
+
+    #[test]
+    fn empty_population_reports_zeroes() {
+        let s = LatStat::new();
+        assert_eq!((s.count(), s.min(), s.max(), s.percentile(99.0)), (0, 0, 0, 0));
+        assert_eq!(s.mean(), 0.0);
+        assert_eq!(s.stddev(), 0.0);
+    }
+}

@@ -1,0 +1,390 @@
+//! Per-thread (per job clone) recorded statistics and their exact merge.
+
+use crate::lat::LatStat;
+use std::time::Duration;
+
+/// fio's latency distribution breakpoints in ns: each is the exclusive upper bound of a
+/// bucket `[previous, key)`. Ten ns buckets, ten µs buckets, twelve ms buckets (the last,
+/// `>=2000` ms, is unbounded).
+pub const LAT_BUCKET_BOUNDS_NS: [u64; 31] = [
+    2,
+    4,
+    10,
+    20,
+    50,
+    100,
+    250,
+    500,
+    750,
+    1000,
+    2_000,
+    4_000,
+    10_000,
+    20_000,
+    50_000,
+    100_000,
+    250_000,
+    500_000,
+    750_000,
+    1_000_000,
+    2_000_000,
+    4_000_000,
+    10_000_000,
+    20_000_000,
+    50_000_000,
+    100_000_000,
+    250_000_000,
+    500_000_000,
+    750_000_000,
+    1_000_000_000,
+    2_000_000_000,
+];
+
+/// Number of latency distribution buckets (31 bounded + `>=2000ms`).
+pub const LAT_BUCKETS: usize = 32;
+
+/// Index of the latency bucket for `ns`.
+#[inline]
+pub fn lat_bucket(ns: u64) -> usize {
+    LAT_BUCKET_BOUNDS_NS.partition_point(|&b| b <= ns)
+}
+
+/// Index into fio's iodepth map (`1, 2, 4, 8, 16, 32, >=64`) for a depth.
+#[inline]
+pub fn depth_level_index(depth: u32) -> usize {
+    match depth {
+        0..=1 => 0,
+        2..=3 => 1,
+        4..=7 => 2,
+        8..=15 => 3,
+        16..=31 => 4,
+        32..=63 => 5,
+        _ => 6,
+    }
+}
+
+/// Index into fio's submit/complete map (`0, 4, 8, 16, 32, 64, >=64`) for a batch size.
+#[inline]
+pub fn batch_index(n: u32) -> usize {
+    match n {
+        0 => 0,
+        1..=4 => 1,
+        5..=8 => 2,
+        9..=16 => 3,
+        17..=32 => 4,
+        33..=64 => 5,
+        _ => 6,
+    }
+}
+
+/// One interval sample: bytes and ios completed in one sampling interval.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Sample {
+    /// Milliseconds since the start of the measured window at the end of the interval.
+    pub t_ms: u64,
+    /// Length of the interval in ms (the last one may be short).
+    pub len_ms: u64,
+    /// Bytes completed in the interval.
+    pub bytes: u64,
+    /// I/Os completed in the interval.
+    pub ios: u64,
+}
+
+/// Statistics of one direction (read, write or trim).
+#[derive(Clone, Debug, Default)]
+pub struct DirStats {
+    /// Completed I/Os.
+    pub ios: u64,
+    /// Completed bytes.
+    pub bytes: u64,
+    /// I/Os that completed short and were retried for the remainder.
+    pub short_ios: u64,
+    /// I/Os dropped.
+    pub drop_ios: u64,
+    /// Submission latency (engines with a submit phase only).
+    pub slat: LatStat,
+    /// Completion latency: submission → completion.
+    pub clat: LatStat,
+    /// Total latency: start of submission → completion.
+    pub lat: LatStat,
+    /// Response latency of rate-limited jobs: from the I/O's *intended* issue time (its
+    /// slot in the rate schedule) to completion, so queueing delay behind a slow device
+    /// is never hidden (no coordinated omission). Empty for jobs without a rate.
+    pub resp: LatStat,
+    /// Interval samples (bandwidth and IOPS), one per sampling interval while running.
+    pub samples: Vec<Sample>,
+}
+
+impl DirStats {
+    /// Bandwidth samples in bytes/s.
+    pub fn bw_samples(&self) -> impl Iterator<Item = f64> + '_ {
+        self.samples
+            .iter()
+            .filter(|s| s.len_ms > 0)
+            .map(|s| s.bytes as f64 * 1000.0 / s.len_ms as f64)
+    }
+    /// IOPS samples.
+    pub fn iops_samples(&self) -> impl Iterator<Item = f64> + '_ {
+        self.samples
+            .iter()
+            .filter(|s| s.len_ms > 0)
+            .map(|s| s.ios as f64 * 1000.0 / s.len_ms as f64)
+    }
+
+    fn merge(&mut self, o: &DirStats, sum_samples: bool) {
+        self.ios += o.ios;
+        self.bytes += o.bytes;
+        self.short_ios += o.short_ios;
+        self.drop_ios += o.drop_ios;
+        self.slat += &o.slat;
+        self.clat += &o.clat;
+        self.lat += &o.lat;
+        self.resp += &o.resp;
+        if sum_samples {
+            // Clones of a group run side by side: the group's bandwidth in interval k is the
+            // sum of every clone's bandwidth in interval k.
+            for (i, s) in o.samples.iter().enumerate() {
+                match self.samples.get_mut(i) {
+                    Some(d) => {
+                        d.bytes += s.bytes;
+                        d.ios += s.ios;
+                        d.len_ms = d.len_ms.max(s.len_ms);
+                        d.t_ms = d.t_ms.max(s.t_ms);
+                    }
+                    None => self.samples.push(*s),
+                }
+            }
+        } else {
+            self.samples.extend_from_slice(&o.samples);
+        }
+    }
+}
+
+/// Summary of simple sample statistics (min, max, mean, sample stddev, count).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct SampleSummary {
+    /// Smallest sample.
+    pub min: f64,
+    /// Largest sample.
+    pub max: f64,
+    /// Mean.
+    pub mean: f64,
+    /// Sample standard deviation (n−1).
+    pub stddev: f64,
+    /// Number of samples.
+    pub n: u64,
+}
+
+impl SampleSummary {
+    /// Summarise an iterator of samples.
+    pub fn of(it: impl Iterator<Item = f64>) -> SampleSummary {
+        let v: Vec<f64> = it.collect();
+        if v.is_empty() {
+            return SampleSummary::default();
+        }
+        let n = v.len() as f64;
+        let mean = v.iter().sum::<f64>() / n;
+        let var = if v.len() > 1 {
+            v.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / (n - 1.0)
+        } else {
+            0.0
+        };
+        SampleSummary {
+            min: v.iter().cloned().fold(f64::INFINITY, f64::min),
+            max: v.iter().cloned().fold(f64::NEG_INFINITY, f64::max),
+            mean,
+            stddev: var.sqrt(),
+            n: v.len() as u64,
+        }
+    }
+}
+
+/// CPU usage of a thread over its run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CpuUsage {
+    /// User CPU time.
+    pub usr: Duration,
+    /// System CPU time.
+    pub sys: Duration,
+    /// Voluntary + involuntary context switches.
+    pub ctx: u64,
+    /// Major page faults.
+    pub majf: u64,
+    /// Minor page faults.
+    pub minf: u64,
+}
+
+impl CpuUsage {
+    /// Usage of the calling thread so far (getrusage RUSAGE_THREAD).
+    pub fn current_thread() -> CpuUsage {
+        // SAFETY: getrusage writes into the zeroed struct we own; RUSAGE_THREAD is valid
+        // on Linux.
+        let ru = unsafe {
+            let mut ru: libc::rusage = std::mem::zeroed();
+            libc::getrusage(libc::RUSAGE_THREAD, &mut ru);
+            ru
+        };
+        let tv = |t: libc::timeval| {
+            Duration::from_secs(t.tv_sec as u64) + Duration::from_micros(t.tv_usec as u64)
+        };
+        CpuUsage {
+            usr: tv(ru.ru_utime),
+            sys: tv(ru.ru_stime),
+            ctx: (ru.ru_nvcsw + ru.ru_nivcsw) as u64,
+            majf: ru.ru_majflt as u64,
+            minf: ru.ru_minflt as u64,
+        }
+    }
+    /// The usage between `earlier` and `self`.
+    pub fn since(&self, earlier: &CpuUsage) -> CpuUsage {
+        CpuUsage {
+            usr: self.usr.saturating_sub(earlier.usr),
+            sys: self.sys.saturating_sub(earlier.sys),
+            ctx: self.ctx.saturating_sub(earlier.ctx),
+            majf: self.majf.saturating_sub(earlier.majf),
+            minf: self.minf.saturating_sub(earlier.minf),
+        }
+    }
+}
+
+/// Everything one job clone recorded (or, after merging, a group of clones).
+#[derive(Clone, Debug, Default)]
+pub struct ThreadStats {
+    /// Per direction, indexed read 0, write 1, trim 2.
+    pub dirs: [DirStats; 3],
+    /// Sync calls (fsync/fdatasync): latency of each call.
+    pub sync: LatStat,
+    /// Latency distribution over clat: counts per [`LAT_BUCKET_BOUNDS_NS`] bucket.
+    pub lat_buckets: [u64; LAT_BUCKETS],
+    /// I/Os in flight at each submission, per fio's `1,2,4,8,16,32,>=64` map.
+    pub depth_levels: [u64; 7],
+    /// Submit batch sizes per fio's `0,4,8,16,32,64,>=64` map.
+    pub depth_submit: [u64; 7],
+    /// Completion batch sizes per the same map.
+    pub depth_complete: [u64; 7],
+    /// I/Os issued per direction (read, write, trim), including those still in flight
+    /// at the end.
+    pub issued: [u64; 3],
+    /// Measured time (after ramp, without layout): the denominator of IOPS and bandwidth.
+    pub runtime: Duration,
+    /// CPU usage over the measured window.
+    pub cpu: CpuUsage,
+    /// First error (errno), 0 if none.
+    pub error: i32,
+    /// Number of job clones merged into these stats.
+    pub clones: u32,
+}
+
+impl ThreadStats {
+    /// An empty recorder for one clone.
+    pub fn new() -> ThreadStats {
+        ThreadStats {
+            clones: 1,
+            ..Default::default()
+        }
+    }
+
+    /// Record a completed I/O: direction index, bytes, optional slat, clat (ns).
+    /// `lat` is slat + clat.
+    #[inline]
+    pub fn record_io(&mut self, dir: usize, bytes: u64, slat_ns: Option<u64>, clat_ns: u64) {
+        let d = &mut self.dirs[dir];
+        d.ios += 1;
+        d.bytes += bytes;
+        let lat = match slat_ns {
+            Some(s) => {
+                d.slat.record(s);
+                s + clat_ns
+            }
+            None => clat_ns,
+        };
+        d.clat.record(clat_ns);
+        d.lat.record(lat);
+        self.lat_buckets[lat_bucket(clat_ns)] += 1;
+    }
+
+    /// Merge another clone's stats into these (group reporting). Counters and histograms
+    /// add exactly; runtime is the longest; bandwidth samples add interval by interval.
+    pub fn merge(&mut self, o: &ThreadStats) {
+        for i in 0..3 {
+            self.dirs[i].merge(&o.dirs[i], true);
+            self.issued[i] += o.issued[i];
+        }
+        self.sync += &o.sync;
+        for i in 0..LAT_BUCKETS {
+            self.lat_buckets[i] += o.lat_buckets[i];
+        }
+        for i in 0..7 {
+            self.depth_levels[i] += o.depth_levels[i];
+            self.depth_submit[i] += o.depth_submit[i];
+            self.depth_complete[i] += o.depth_complete[i];
+        }
+        self.runtime = self.runtime.max(o.runtime);
+        self.cpu.usr += o.cpu.usr;
+        self.cpu.sys += o.cpu.sys;
+        self.cpu.ctx += o.cpu.ctx;
+        self.cpu.majf += o.cpu.majf;
+        self.cpu.minf += o.cpu.minf;
+        if self.error == 0 {
+            self.error = o.error;
+        }
+        self.clones += o.clones;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lat_buckets_use_exclusive_upper_bounds() {
+        assert_eq!(lat_bucket(0), 0);
+        assert_eq!(lat_bucket(1), 0);
+        assert_eq!(lat_bucket(2), 1);
+        assert_eq!(lat_bucket(999), 9);
+        assert_eq!(lat_bucket(1000), 10);
+        assert_eq!(lat_bucket(1999), 10);
+        assert_eq!(lat_bucket(749_999), 18);
+        assert_eq!(lat_bucket(750_000), 19);
+        assert_eq!(lat_bucket(1_999_999_999), 30);
+        assert_eq!(lat_bucket(2_000_000_000), 31);
+        assert_eq!(lat_bucket(u64::MAX), 31);
+    }
+
+    #[test]
+    fn depth_maps_match_fio() {
+        assert_eq!(depth_level_index(1), 0);
+        assert_eq!(depth_level_index(16), 4);
+        assert_eq!(depth_level_index(64), 6);
+        assert_eq!(batch_index(1), 1);
+        assert_eq!(batch_index(4), 1);
+        assert_eq!(batch_index(5), 2);
+        assert_eq!(batch_index(65), 6);
+    }
+
+    #[test]
+    fn merge_adds_counts_and_samples_per_interval() {
+        let mut a = ThreadStats::new();
+        let mut b = ThreadStats::new();
+        a.record_io(0, 4096, None, 1000);
+        b.record_io(0, 4096, None, 3000);
+        b.record_io(1, 8192, Some(10), 3000);
+        a.dirs[0].samples.push(Sample { t_ms: 500, len_ms: 500, bytes: 4096, ios: 1 });
+        b.dirs[0].samples.push(Sample { t_ms: 500, len_ms: 500, bytes: 4096, ios: 1 });
+        a.merge(&b);
+        assert_eq!(a.dirs[0].ios, 2);
+        assert_eq!(a.dirs[0].bytes, 8192);
+        assert_eq!(a.dirs[1].lat.min(), 3010);
+        assert_eq!(a.dirs[0].samples.len(), 1);
+        assert_eq!(a.dirs[0].samples[0].bytes, 8192);
+        assert_eq!(a.clones, 2);
+        assert_eq!(a.lat_buckets.iter().sum::<u64>(), 3);
+    }
+
+    #[test]
+    fn sample_summary_of_known_values() {
+        let s = SampleSummary::of([1.0, 2.0, 3.0, 4.0].into_iter());
+        assert_eq!((s.min, s.max, s.mean, s.n), (1.0, 4.0, 2.5, 4));
+        assert!((s.stddev - (5.0f64 / 3.0).sqrt()).abs() < 1e-12);
+    }
+}

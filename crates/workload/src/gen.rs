@@ -1,0 +1,727 @@
+//! The per-thread generator: what the next I/O is.
+
+use crate::dist::{Distribution, Sampler};
+use crate::randmap::RandomMap;
+use crate::rng::Rng;
+use fathom_job::{Ddir, Rw};
+
+/// How I/O lengths vary within one direction.
+#[derive(Clone, Debug, PartialEq)]
+pub enum BsMix {
+    /// Uniform in `[lo, hi]`, in multiples of `lo` unless `unaligned` (then multiples of
+    /// 512 bytes), as fio's `bsrange` / `bs_unaligned`.
+    Range {
+        /// Smallest.
+        lo: u64,
+        /// Largest.
+        hi: u64,
+        /// Any multiple of 512 rather than of `lo`.
+        unaligned: bool,
+    },
+    /// Weighted sizes (fio's `bssplit`): (size, percent); percents sum to 100.
+    Split(Vec<(u64, f64)>),
+}
+
+/// fio's `file_service_type`: which file the next I/O goes to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FileService {
+    /// Round robin, switching after every N I/Os.
+    RoundRobin(u32),
+    /// Use a file until it is exhausted (or for N I/Os), then the next.
+    Sequential(u32),
+    /// A random file, switching after every N I/Os.
+    Random(u32),
+}
+
+impl Default for FileService {
+    fn default() -> Self {
+        FileService::RoundRobin(1)
+    }
+}
+
+/// The part of a file a clone does I/O to: `[start, start + len)`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FileRegion {
+    /// First byte.
+    pub start: u64,
+    /// Length in bytes.
+    pub len: u64,
+}
+
+/// Everything the generator needs for one clone, already resolved against file sizes.
+#[derive(Clone, Debug)]
+pub struct Params {
+    /// Access pattern with its `:N` suffix.
+    pub rw: Rw,
+    /// Block size per direction.
+    pub bs: [u64; 3],
+    /// Percent of reads in a mixed pattern.
+    pub rwmixread: u32,
+    /// Regions of the clone's files, in file order.
+    pub files: Vec<FileRegion>,
+    /// Bytes to issue per loop (`io_size`, default the sum of the regions).
+    pub io_bytes: u64,
+    /// Number of loops (≥ 1).
+    pub loops: u32,
+    /// Stop each loop after this many I/Os (0 = no limit), as fio's `number_ios`.
+    pub number_ios: u64,
+    /// Never stop on bytes: the runner stops on time.
+    pub time_based: bool,
+    /// Start a new pass over the files when they are all exhausted before `io_bytes` is
+    /// reached (fio does when `io_size` is given or the job is time based). Otherwise a
+    /// loop ends when every file is exhausted.
+    pub wrap: bool,
+    /// Seed of this clone's generator.
+    pub seed: u64,
+    /// Track touched blocks so every block is hit once per pass (fio's random map).
+    pub randommap: bool,
+    /// Block-size mixes per direction (None: the fixed `bs`).
+    pub bs_mix: [Option<BsMix>; 3],
+    /// Alignment of random offsets per direction (0: the block size).
+    pub blockalign: [u64; 3],
+    /// Random offset distribution (non-uniform ones turn the random map off, as fio).
+    pub dist: Distribution,
+    /// Percent of I/Os at a random offset for random patterns, per direction (100 = all).
+    pub percentage_random: [u32; 3],
+    /// `rw_sequencer=identical`: between new random offsets (`randread:N`), repeat the
+    /// same offset instead of continuing sequentially.
+    pub sequencer_identical: bool,
+    /// Which file each I/O goes to.
+    pub file_service: FileService,
+}
+
+impl Params {
+    /// Parameters for a simple job over one region with fio's defaults elsewhere.
+    pub fn simple(rw: Rw, bs: u64, region: FileRegion, seed: u64) -> Params {
+        Params {
+            rw,
+            bs: [bs; 3],
+            rwmixread: 50,
+            files: vec![region],
+            io_bytes: region.len,
+            loops: 1,
+            number_ios: 0,
+            time_based: false,
+            wrap: false,
+            seed,
+            randommap: true,
+            bs_mix: [None, None, None],
+            blockalign: [0; 3],
+            dist: Distribution::Random,
+            percentage_random: [100; 3],
+            sequencer_identical: false,
+            file_service: FileService::RoundRobin(1),
+        }
+    }
+}
+
+/// One I/O to issue.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct IoReq {
+    /// Direction.
+    pub ddir: Ddir,
+    /// Index into the clone's files.
+    pub file: usize,
+    /// Byte offset in the file.
+    pub offset: u64,
+    /// Length in bytes.
+    pub len: u64,
+}
+
+/// Why a set of parameters cannot generate I/O.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum WorkloadError {
+    /// A file region is smaller than the block size.
+    RegionTooSmall {
+        /// File index.
+        file: usize,
+        /// Region length.
+        len: u64,
+        /// Block size needed.
+        bs: u64,
+    },
+    /// No files.
+    NoFiles,
+}
+
+impl std::fmt::Display for WorkloadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            WorkloadError::RegionTooSmall { file, len, bs } => write!(
+                f,
+                "the I/O region of file {file} is {len} bytes, smaller than the block size {bs}"
+            ),
+            WorkloadError::NoFiles => write!(f, "the job has no files to do I/O to"),
+        }
+    }
+}
+
+impl std::error::Error for WorkloadError {}
+
+struct FileState {
+    region: FileRegion,
+    /// Exhausted in this pass.
+    done: bool,
+    /// Next sequential offset per direction (relative to region start).
+    pos: [u64; 3],
+    map: Option<RandomMap>,
+}
+
+/// Generates a clone's I/O sequence, deterministically from its seed.
+pub struct Generator {
+    p: Params,
+    files: Vec<FileState>,
+    rng: Rng,
+    /// Map granularity: the smallest block size used.
+    gran: u64,
+    next_file: usize,
+    issued_bytes: u64,
+    issued_ios: u64,
+    loop_ios: u64,
+    loop_no: u32,
+    /// I/Os since the last new random offset (for `randread:N`).
+    seq_run: u64,
+    last: Option<IoReq>,
+    dirs: [bool; 3],
+    /// Per file: offset distribution sampler (non-uniform distributions only).
+    samplers: Vec<Option<Sampler>>,
+    /// I/Os issued to the current file since the last switch.
+    file_run: u32,
+    /// Split tables: cumulative percent per size, per direction.
+    split_cum: [Vec<(f64, u64)>; 3],
+}
+
+impl Generator {
+    /// Build a generator; checks that every region holds at least one block.
+    pub fn new(p: Params) -> Result<Generator, WorkloadError> {
+        if p.files.is_empty() {
+            return Err(WorkloadError::NoFiles);
+        }
+        let k = p.rw.kind;
+        let dirs = [k.reads(), k.writes(), k.trims()];
+        let min_of = |i: usize| match &p.bs_mix[i] {
+            Some(BsMix::Range { lo, .. }) => *lo,
+            Some(BsMix::Split(v)) => v.iter().map(|x| x.0).min().unwrap_or(p.bs[i]),
+            None => p.bs[i],
+        };
+        let max_of = |i: usize| match &p.bs_mix[i] {
+            Some(BsMix::Range { hi, .. }) => *hi,
+            Some(BsMix::Split(v)) => v.iter().map(|x| x.0).max().unwrap_or(p.bs[i]),
+            None => p.bs[i],
+        };
+        let gran = (0..3)
+            .filter(|&i| dirs[i])
+            .map(|i| if p.blockalign[i] > 0 { p.blockalign[i].min(min_of(i)) } else { min_of(i) })
+            .min()
+            .unwrap_or(p.bs[0])
+            .max(1);
+        let max_bs = (0..3).filter(|&i| dirs[i]).map(max_of).max().unwrap_or(gran);
+        let use_map = k.is_random() && p.randommap && p.dist.is_uniform();
+        let mut files = Vec::with_capacity(p.files.len());
+        for (i, r) in p.files.iter().enumerate() {
+            if r.len < max_bs {
+                return Err(WorkloadError::RegionTooSmall {
+                    file: i,
+                    len: r.len,
+                    bs: max_bs,
+                });
+            }
+            let map = use_map.then(|| RandomMap::new(r.len / gran));
+            files.push(FileState {
+                region: *r,
+                done: false,
+                pos: [0; 3],
+                map,
+            });
+        }
+        let samplers = p
+            .files
+            .iter()
+            .enumerate()
+            .map(|(i, r)| {
+                (!p.dist.is_uniform()).then(|| {
+                    Sampler::new(&p.dist, r.len / gran, gran, p.seed ^ (i as u64) << 32)
+                })
+            })
+            .collect();
+        let split_cum = [0, 1, 2].map(|i| match &p.bs_mix[i] {
+            Some(BsMix::Split(v)) => {
+                let mut c = 0.0;
+                v.iter()
+                    .map(|(b, pct)| {
+                        c += pct;
+                        (c, *b)
+                    })
+                    .collect()
+            }
+            _ => Vec::new(),
+        });
+        Ok(Generator {
+            samplers,
+            file_run: 0,
+            split_cum,
+            rng: Rng::new(p.seed),
+            files,
+            gran,
+            next_file: 0,
+            issued_bytes: 0,
+            issued_ios: 0,
+            loop_ios: 0,
+            loop_no: 0,
+            seq_run: 0,
+            last: None,
+            dirs,
+            p,
+        })
+    }
+
+    /// Total I/Os handed out so far.
+    pub fn issued_ios(&self) -> u64 {
+        self.issued_ios
+    }
+
+    /// The current loop (0-based).
+    pub fn loop_no(&self) -> u32 {
+        self.loop_no
+    }
+
+    fn reset_pass(&mut self) {
+        for f in &mut self.files {
+            f.pos = [0; 3];
+            f.done = false;
+            if let Some(m) = &mut f.map {
+                m.clear();
+            }
+        }
+        self.next_file = 0;
+        self.last = None;
+        self.seq_run = 0;
+    }
+
+    fn pick_ddir(&mut self) -> Ddir {
+        let [r, w, t] = self.dirs;
+        match (r, w, t) {
+            (true, true, _) => {
+                if self.rng.below(100) < self.p.rwmixread as u64 {
+                    Ddir::Read
+                } else {
+                    Ddir::Write
+                }
+            }
+            (true, false, _) => Ddir::Read,
+            (false, true, false) => Ddir::Write,
+            (false, false, true) => Ddir::Trim,
+            // trimwrite: alternate trim then write of the same block.
+            (false, true, true) => match self.last {
+                Some(l) if l.ddir == Ddir::Trim => Ddir::Write,
+                _ => Ddir::Trim,
+            },
+            _ => Ddir::Read,
+        }
+    }
+
+    fn next_loop(&mut self) -> bool {
+        self.loop_no += 1;
+        if self.loop_no >= self.p.loops.max(1) {
+            return false;
+        }
+        self.issued_bytes = 0;
+        self.loop_ios = 0;
+        self.reset_pass();
+        true
+    }
+
+    /// The next I/O, or None when the job's work is done (bytes, loops, number_ios).
+    pub fn next_io(&mut self) -> Option<IoReq> {
+        loop {
+            let loop_done = (self.p.number_ios > 0 && self.loop_ios >= self.p.number_ios)
+                || (!self.p.time_based && self.issued_bytes >= self.p.io_bytes);
+            if loop_done {
+                if !self.next_loop() {
+                    return None;
+                }
+                continue;
+            }
+            if let Some(io) = self.try_next() {
+                return Some(io);
+            }
+            // Every file is exhausted in this pass.
+            if self.p.wrap || self.p.time_based {
+                self.reset_pass();
+                if self.try_next().is_none() {
+                    return None; // cannot happen: a fresh pass always has a block
+                }
+                let io = self.last.expect("try_next sets last");
+                return Some(io);
+            }
+            if !self.next_loop() {
+                return None;
+            }
+        }
+    }
+
+    fn try_next(&mut self) -> Option<IoReq> {
+        let ddir = self.pick_ddir();
+        // trimwrite: the write goes to the block just trimmed.
+        if let (Some(l), Ddir::Write) = (self.last, ddir) {
+            if l.ddir == Ddir::Trim && self.dirs[2] {
+                let io = IoReq {
+                    ddir,
+                    len: self.p.bs[1].min(l.len),
+                    ..l
+                };
+                return Some(self.account(io));
+            }
+        }
+        let n = self.files.len();
+        let len = self.pick_len(ddir);
+        for _ in 0..n {
+            let fi = self.pick_file();
+            if self.files[fi].done {
+                self.next_file = (fi + 1) % n;
+                self.file_run = 0;
+                continue;
+            }
+            let random = self.p.rw.kind.is_random()
+                && (self.p.percentage_random[ddir.index()] >= 100
+                    || self.rng.below(100) < self.p.percentage_random[ddir.index()] as u64);
+            let offset = if random {
+                self.random_offset(fi, ddir, len)
+            } else {
+                self.seq_offset(fi, ddir, len)
+            };
+            match offset {
+                Some(offset) => {
+                    if random {
+                        // Sequential I/Os of a partly random pattern continue from here.
+                        let f = &mut self.files[fi];
+                        f.pos[ddir.index()] = offset - f.region.start + len;
+                    }
+                    let io = IoReq {
+                        ddir,
+                        file: fi,
+                        offset,
+                        len,
+                    };
+                    return Some(self.account(io));
+                }
+                None => self.files[fi].done = true,
+            }
+        }
+        None
+    }
+
+    /// The file for the next I/O per `file_service_type`.
+    fn pick_file(&mut self) -> usize {
+        let n = self.files.len();
+        if n == 1 {
+            return 0;
+        }
+        let (every, random) = match self.p.file_service {
+            FileService::RoundRobin(k) => (k.max(1), false),
+            FileService::Random(k) => (k.max(1), true),
+            // Stay on a file until it is exhausted (k = 0) or for k I/Os.
+            FileService::Sequential(k) => (if k == 0 { u32::MAX } else { k }, false),
+        };
+        if self.file_run >= every {
+            self.file_run = 0;
+            self.next_file = if random {
+                self.rng.below(n as u64) as usize
+            } else {
+                (self.next_file + 1) % n
+            };
+        }
+        self.file_run += 1;
+        self.next_file
+    }
+
+    /// The length of the next I/O in direction `ddir`.
+    fn pick_len(&mut self, ddir: Ddir) -> u64 {
+        let d = ddir.index();
+        match &self.p.bs_mix[d] {
+            None => self.p.bs[d],
+            Some(BsMix::Range { lo, hi, unaligned }) => {
+                let unit = if *unaligned { 512.min(*lo).max(1) } else { (*lo).max(1) };
+                let steps = (hi - lo) / unit;
+                lo + self.rng.below(steps + 1) * unit
+            }
+            Some(BsMix::Split(_)) => {
+                let cum = &self.split_cum[d];
+                let total = cum.last().map(|c| c.0).unwrap_or(100.0);
+                let p = self.rng.unit() * total;
+                cum.iter().find(|c| p < c.0).or(cum.last()).map(|c| c.1).unwrap_or(self.p.bs[d])
+            }
+        }
+    }
+
+    fn account(&mut self, io: IoReq) -> IoReq {
+        self.issued_bytes += io.len;
+        self.issued_ios += 1;
+        self.loop_ios += 1;
+        self.last = Some(io);
+        io
+    }
+
+    /// The next sequential offset in a file, or None when the file is exhausted. With
+    /// holes (`read:4k`) the position wraps to the start instead, as fio does.
+    fn seq_offset(&mut self, fi: usize, ddir: Ddir, len: u64) -> Option<u64> {
+        let hole = self.p.rw.suffix;
+        let f = &mut self.files[fi];
+        let d = ddir.index();
+        if f.pos[d] + len > f.region.len {
+            if hole == 0 {
+                return None;
+            }
+            f.pos[d] = 0;
+        }
+        let off = f.pos[d];
+        f.pos[d] += len + hole;
+        Some(f.region.start + off)
+    }
+
+    /// A random offset in a file, or None when its random map is full (every block was
+    /// touched in this pass).
+    fn random_offset(&mut self, fi: usize, ddir: Ddir, len: u64) -> Option<u64> {
+        // `randread:N`: a new random offset only every N I/Os; sequential in between.
+        let n = self.p.rw.suffix;
+        if n > 1 {
+            if let Some(l) = self.last {
+                if self.seq_run % n != 0 && l.file == fi {
+                    let f = &self.files[fi];
+                    let next = if self.p.sequencer_identical {
+                        l.offset - f.region.start
+                    } else {
+                        l.offset + l.len - f.region.start
+                    };
+                    if next + len <= f.region.len {
+                        self.seq_run += 1;
+                        return Some(f.region.start + next);
+                    }
+                }
+            }
+            self.seq_run = 1;
+        }
+        let gran = self.gran;
+        let align = match self.p.blockalign[ddir.index()] {
+            0 => gran,
+            a => a,
+        };
+        let f = &mut self.files[fi];
+        if f.region.len < len {
+            return None;
+        }
+        if let Some(s) = &self.samplers[fi] {
+            // Non-uniform: a block from the distribution, moved down until the I/O fits.
+            let b = s.sample(&mut self.rng);
+            let off = (b * gran).min(f.region.len - len) / align * align;
+            return Some(f.region.start + off);
+        }
+        let fits = (f.region.len - len) / gran + 1; // blocks where an I/O of `len` fits
+        match &mut f.map {
+            None => {
+                let off = self.rng.below((f.region.len - len) / align + 1) * align;
+                Some(f.region.start + off)
+            }
+            Some(map) => {
+                for _ in 0..8 {
+                    if map.is_full() {
+                        return None;
+                    }
+                    let want = self.rng.below(fits);
+                    if let Some(b) = map.take_near(want) {
+                        if b < fits {
+                            return Some(f.region.start + b * gran);
+                        }
+                    }
+                }
+                // The free blocks left cannot hold an I/O this large: the pass is over.
+                None
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dist::Distribution;
+    use fathom_job::RwKind;
+
+    fn params(kind: RwKind, size: u64, bs: u64) -> Params {
+        let mut p = Params::simple(Rw { kind, suffix: 0 }, bs, FileRegion { start: 0, len: size }, 0x89);
+        p.rwmixread = 70;
+        p
+    }
+
+    #[test]
+    fn bssplit_shares_within_one_percent() {
+        let mut p = params(RwKind::RandRead, 1 << 30, 4096);
+        p.bs_mix[0] = Some(BsMix::Split(vec![(4096, 10.0), (65536, 50.0), (32768, 40.0)]));
+        p.time_based = true;
+        p.wrap = true;
+        let mut g = Generator::new(p).unwrap();
+        let mut c = std::collections::HashMap::new();
+        for _ in 0..100_000 {
+            *c.entry(g.next_io().unwrap().len).or_insert(0u32) += 1;
+        }
+        for (bs, want) in [(4096u64, 0.1), (65536, 0.5), (32768, 0.4)] {
+            let got = c[&bs] as f64 / 100_000.0;
+            assert!((got - want).abs() < 0.01, "{bs}: {got}");
+        }
+    }
+
+    #[test]
+    fn bsrange_stays_in_range_in_multiples_of_the_minimum() {
+        let mut p = params(RwKind::RandRead, 1 << 24, 4096);
+        p.bs_mix[0] = Some(BsMix::Range { lo: 4096, hi: 16384, unaligned: false });
+        let ios = all(Generator::new(p).unwrap());
+        assert!(ios.iter().all(|i| (4096..=16384).contains(&i.len) && i.len % 4096 == 0));
+        assert!(ios.iter().any(|i| i.len == 16384) && ios.iter().any(|i| i.len == 4096));
+    }
+
+    #[test]
+    fn rwmix_share_within_one_percent_over_100k() {
+        let mut p = params(RwKind::RandRw, 1 << 30, 4096);
+        p.time_based = true;
+        p.wrap = true;
+        let mut g = Generator::new(p).unwrap();
+        let reads = (0..100_000).filter(|_| g.next_io().unwrap().ddir == Ddir::Read).count();
+        assert!((reads as f64 / 100_000.0 - 0.7).abs() < 0.01, "{reads}");
+    }
+
+    #[test]
+    fn file_service_types_pick_files_as_fio() {
+        let mut p = params(RwKind::Read, 1 << 20, 4096);
+        p.files = (0..3).map(|_| FileRegion { start: 0, len: 1 << 16 }).collect();
+        p.io_bytes = 3 << 16;
+        p.file_service = FileService::Sequential(0);
+        let ios = all(Generator::new(p.clone()).unwrap());
+        assert_eq!(ios.len(), 48);
+        assert!(ios[..16].iter().all(|i| i.file == 0) && ios[16..32].iter().all(|i| i.file == 1));
+        p.file_service = FileService::RoundRobin(2);
+        let ios = all(Generator::new(p.clone()).unwrap());
+        let f: Vec<usize> = ios[..6].iter().map(|i| i.file).collect();
+        assert_eq!(f, vec![0, 0, 1, 1, 2, 2]);
+    }
+
+    #[test]
+    fn non_uniform_distributions_skip_the_random_map() {
+        let mut p = params(RwKind::RandRead, 1 << 20, 4096);
+        p.dist = Distribution::Zipf { theta: 1.2, center: 0.0 };
+        let ios = all(Generator::new(p).unwrap());
+        assert_eq!(ios.len(), 256, "the byte budget still ends the job");
+        let distinct: std::collections::HashSet<u64> = ios.iter().map(|i| i.offset).collect();
+        assert!(distinct.len() < 200, "zipf repeats hot blocks: {}", distinct.len());
+    }
+
+    #[test]
+    fn percentage_random_mixes_sequential_and_random() {
+        let mut p = params(RwKind::RandRead, 1 << 26, 4096);
+        p.percentage_random = [50; 3];
+        p.randommap = false;
+        let ios = all(Generator::new(p).unwrap());
+        let seq = ios.windows(2).filter(|w| w[1].offset == w[0].offset + 4096).count();
+        let share = seq as f64 / ios.len() as f64;
+        assert!((0.4..0.6).contains(&share), "{share}");
+    }
+
+    fn all(mut g: Generator) -> Vec<IoReq> {
+        std::iter::from_fn(|| g.next_io()).collect()
+    }
+
+    #[test]
+    fn randrw_covers_every_block_once_with_the_mix() {
+        let ios = all(Generator::new(params(RwKind::RandRw, 16 << 20, 4096)).unwrap());
+        assert_eq!(ios.len(), 4096);
+        let mut seen = vec![false; 4096];
+        for io in &ios {
+            assert_eq!(io.offset % 4096, 0);
+            let b = (io.offset / 4096) as usize;
+            assert!(!seen[b], "block {b} twice");
+            seen[b] = true;
+        }
+        let reads = ios.iter().filter(|i| i.ddir == Ddir::Read).count() as f64;
+        let share = reads / 4096.0;
+        assert!((0.67..=0.73).contains(&share), "{share}");
+    }
+
+    #[test]
+    fn same_seed_same_sequence_different_seed_different() {
+        let a = all(Generator::new(params(RwKind::RandRead, 1 << 20, 4096)).unwrap());
+        let b = all(Generator::new(params(RwKind::RandRead, 1 << 20, 4096)).unwrap());
+        assert_eq!(a, b);
+        let mut p = params(RwKind::RandRead, 1 << 20, 4096);
+        p.seed = 7;
+        let c = all(Generator::new(p).unwrap());
+        assert_ne!(a, c);
+    }
+
+    #[test]
+    fn sequential_with_holes_and_loops() {
+        let mut p = params(RwKind::Read, 64 << 10, 4096);
+        p.rw.suffix = 4096;
+        p.loops = 2;
+        let ios = all(Generator::new(p).unwrap());
+        assert_eq!(ios.len(), 32);
+        assert_eq!(ios[0].offset, 0);
+        assert_eq!(ios[1].offset, 8192);
+        // 8 I/Os fit in the region with holes, then it wraps.
+        assert_eq!(ios[8].offset, 0);
+        assert_eq!(ios[16].offset, 0, "second loop restarts");
+    }
+
+    #[test]
+    fn number_ios_caps_the_job_and_files_alternate() {
+        let mut p = params(RwKind::Write, 1 << 20, 4096);
+        p.files = vec![
+            FileRegion { start: 0, len: 1 << 19 },
+            FileRegion { start: 4096, len: 1 << 19 },
+        ];
+        p.number_ios = 10;
+        p.loops = 2;
+        let ios = all(Generator::new(p).unwrap());
+        assert_eq!(ios.len(), 20, "number_ios caps each loop");
+        assert_eq!((ios[0].file, ios[1].file, ios[2].file), (0, 1, 0));
+        assert_eq!(ios[1].offset, 4096);
+        assert_eq!(ios[3].offset, 4096 + 4096);
+    }
+
+    #[test]
+    fn exhausted_files_end_the_loop_unless_wrapping() {
+        // Three files of 349525 bytes hold 85 blocks each: 255 I/Os, as fio.
+        let mut p = params(RwKind::Read, 1 << 20, 4096);
+        p.files = (0..3).map(|_| FileRegion { start: 0, len: 349_525 }).collect();
+        assert_eq!(all(Generator::new(p.clone()).unwrap()).len(), 255);
+        p.rw.kind = RwKind::RandRead;
+        assert_eq!(all(Generator::new(p.clone()).unwrap()).len(), 255);
+        // io_size=3m over a 1 MiB file wraps: 768 I/Os.
+        let mut p = params(RwKind::Read, 1 << 20, 4096);
+        p.io_bytes = 3 << 20;
+        p.wrap = true;
+        assert_eq!(all(Generator::new(p.clone()).unwrap()).len(), 768);
+        p.rw.kind = RwKind::RandRead;
+        assert_eq!(all(Generator::new(p).unwrap()).len(), 768);
+    }
+
+    #[test]
+    fn random_every_n_is_sequential_in_between() {
+        let mut p = params(RwKind::RandRead, 1 << 20, 4096);
+        p.rw.suffix = 4;
+        let ios = all(Generator::new(p).unwrap());
+        let seq_steps = ios
+            .windows(2)
+            .filter(|w| w[1].offset == w[0].offset + 4096)
+            .count();
+        assert!(seq_steps >= ios.len() / 2, "{seq_steps} of {}", ios.len());
+    }
+
+    #[test]
+    fn region_smaller_than_block_is_an_error() {
+        let p = params(RwKind::Read, 1000, 4096);
+        assert!(matches!(
+            Generator::new(p),
+            Err(WorkloadError::RegionTooSmall { .. })
+        ));
+    }
+}

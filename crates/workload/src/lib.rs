@@ -1,0 +1,25 @@
+//! fathom-workload: decides, per thread and deterministically from its seed, what each next
+//! I/O is: direction, file, offset and length.
+//!
+//! ```
+//! use fathom_job::{Rw, RwKind};
+//! use fathom_workload::{FileRegion, Generator, Params};
+//! let rw = Rw { kind: RwKind::RandRead, suffix: 0 };
+//! let region = FileRegion { start: 0, len: 1 << 20 };
+//! let mut g = Generator::new(Params::simple(rw, 4096, region, 0x89)).unwrap();
+//! let n = std::iter::from_fn(|| g.next_io()).count();
+//! assert_eq!(n, 256); // every 4 KiB block of 1 MiB exactly once
+//! ```
+#![deny(missing_docs)]
+
+mod dist;
+mod gen;
+mod randmap;
+mod rng;
+mod schedule;
+
+pub use dist::{Distribution, Permutation, Sampler, Zone};
+pub use gen::{BsMix, FileRegion, FileService, Generator, IoReq, Params, WorkloadError};
+pub use randmap::RandomMap;
+pub use rng::{splitmix64, Rng};
+pub use schedule::{RateProcess, RateSpec, Schedule};

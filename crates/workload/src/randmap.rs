@@ -1,0 +1,95 @@
+//! The random map: tracks which blocks of a file were touched in the current pass, so a
+//! random pattern touches every block exactly once per pass (fio's default; `norandommap`
+//! turns it off).
+
+/// A bitmap over `n` blocks.
+#[derive(Clone, Debug)]
+pub struct RandomMap {
+    words: Vec<u64>,
+    n: u64,
+    used: u64,
+}
+
+impl RandomMap {
+    /// A map over `n` blocks, all free.
+    pub fn new(n: u64) -> RandomMap {
+        RandomMap {
+            words: vec![0; n.div_ceil(64) as usize],
+            n,
+            used: 0,
+        }
+    }
+    /// Number of blocks.
+    pub fn len(&self) -> u64 {
+        self.n
+    }
+    /// True when the map covers no blocks.
+    pub fn is_empty(&self) -> bool {
+        self.n == 0
+    }
+    /// True when every block was taken.
+    pub fn is_full(&self) -> bool {
+        self.used >= self.n
+    }
+    /// Forget all taken blocks (new pass).
+    pub fn clear(&mut self) {
+        self.words.iter_mut().for_each(|w| *w = 0);
+        self.used = 0;
+    }
+    /// Take block `want` if free, else the next free block after it (wrapping).
+    /// Returns None when the map is full.
+    pub fn take_near(&mut self, want: u64) -> Option<u64> {
+        if self.is_full() {
+            return None;
+        }
+        let nw = self.words.len();
+        let mut wi = (want / 64) as usize;
+        // First word: only bits at or above `want`.
+        let first_mask = !0u64 << (want % 64);
+        let mut free = !self.words[wi] & first_mask;
+        let mut scanned = 0;
+        loop {
+            if free != 0 {
+                let bit = free.trailing_zeros() as u64;
+                let idx = wi as u64 * 64 + bit;
+                if idx < self.n {
+                    self.words[wi] |= 1 << bit;
+                    self.used += 1;
+                    return Some(idx);
+                }
+            }
+            wi += 1;
+            scanned += 1;
+            if wi == nw {
+                wi = 0;
+            }
+            if scanned > nw {
+                return None;
+            }
+            free = !self.words[wi];
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_block_exactly_once() {
+        let mut m = RandomMap::new(1000);
+        let mut seen = vec![false; 1000];
+        let mut x = 12345u64;
+        for _ in 0..1000 {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let b = m.take_near((x >> 33) % 1000).unwrap();
+            assert!(!seen[b as usize]);
+            seen[b as usize] = true;
+        }
+        assert!(m.is_full());
+        assert_eq!(m.take_near(5), None);
+        m.clear();
+        assert_eq!(m.take_near(999), Some(999));
+        assert_eq!(m.take_near(999), Some(0));
+    }
+}

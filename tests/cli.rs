@@ -1,0 +1,107 @@
+//! The command line: help, version, parse-only, errors and exit codes.
+
+mod common;
+use common::*;
+
+fathomtest!(version_prints_the_version, |env| {
+    let o = env.run(&["--version"]);
+    assert!(o.status.success());
+    assert!(stdout(&o).contains(env!("CARGO_PKG_VERSION")));
+});
+
+fathomtest!(help_lists_flags_and_exit_codes, |env| {
+    let o = env.run(&["--help"]);
+    assert!(o.status.success());
+    let s = stdout(&o);
+    for w in ["--output-format", "--parse-only", "--section", "--cmdhelp", "Exit codes"] {
+        assert!(s.contains(w), "--help lacks {w}:\n{s}");
+    }
+});
+
+fathomtest!(no_jobs_is_a_usage_error, |env| {
+    let o = env.run(&[]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("no jobs to run"), "{}", stderr(&o));
+});
+
+fathomtest!(parse_only_prints_nothing_and_succeeds, |env| {
+    env.write("a.fio", "[global]\nbs=4k\n[a]\nrw=randread\nsize=1m\n");
+    let o = env.run(&["--parse-only", "a.fio"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(o.stdout.is_empty() && o.stderr.is_empty());
+    assert_eq!(std::fs::read_dir(env.path()).unwrap().count(), 1, "no files created");
+});
+
+fathomtest!(an_unknown_option_is_reported_with_its_file_and_line, |env| {
+    env.write("bad.fio", "[global]\nbs=4k\n[job]\nbogus_option=1\nsize=1m\n");
+    let o = env.run(&["bad.fio"]);
+    assert_eq!(o.status.code(), Some(2));
+    let e = stderr(&o);
+    assert!(e.contains("bad.fio:4"), "{e}");
+    assert!(e.contains("bogus_option"), "{e}");
+    assert!(o.stdout.is_empty(), "nothing on stdout for a bad job file");
+});
+
+fathomtest!(an_unsupported_fio_option_is_rejected_not_ignored, |env| {
+    env.write("v.fio", "[job]\nsize=1m\nverify_backlog=16\n");
+    let o = env.run(&["v.fio"]);
+    assert_eq!(o.status.code(), Some(2));
+    let e = stderr(&o);
+    assert!(e.contains("v.fio:3") && e.contains("not supported yet"), "{e}");
+});
+
+fathomtest!(a_bad_output_format_is_a_usage_error, |env| {
+    let o = env.run(&["--output-format=xml", "--name=a", "--size=1m", "--ioengine=null"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("xml"), "{}", stderr(&o));
+});
+
+fathomtest!(cmdhelp_comes_from_the_option_table, |env| {
+    let o = env.run(&["--cmdhelp"]);
+    assert!(o.status.success());
+    let s = stdout(&o);
+    for opt in ["rwmixread", "filename_format", "percentile_list", "kb_base"] {
+        assert!(s.contains(opt), "--cmdhelp lacks {opt}");
+    }
+    let o = env.run(&["--cmdhelp=bs"]);
+    assert!(o.status.success());
+    assert!(stdout(&o).contains("blocksize"), "{}", stdout(&o));
+    let o = env.run(&["--cmdhelp=bss"]);
+    assert_eq!(o.status.code(), Some(2));
+});
+
+fathomtest!(enghelp_lists_the_engines, |env| {
+    let o = env.run(&["--enghelp"]);
+    assert!(o.status.success());
+    let s = stdout(&o);
+    for e in ["psync", "sync", "null"] {
+        assert!(s.contains(e));
+    }
+});
+
+fathomtest!(a_missing_size_names_the_file_and_the_fix, |env| {
+    let o = env.run(&["--name=a", "--rw=read"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("size="), "{}", stderr(&o));
+});
+
+fathomtest!(an_unknown_engine_is_named, |env| {
+    let o = env.run(&["--name=a", "--size=1m", "--ioengine=libaio"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("libaio"), "{}", stderr(&o));
+});
+
+fathomtest!(output_to_a_file_leaves_stdout_empty, |env| {
+    let o = env.run(&[
+        "--output=r.json",
+        "--output-format=json",
+        "--name=a",
+        "--ioengine=null",
+        "--size=1m",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(o.stdout.is_empty());
+    let text = std::fs::read_to_string(env.path().join("r.json")).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(v["jobs"][0]["read"]["total_ios"], 256);
+});

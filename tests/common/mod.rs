@@ -1,0 +1,85 @@
+//! Test harness: each test gets its own temp dir and a `fathom` command running there.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// A temp dir and a way to run the real binary inside it.
+pub struct Env {
+    pub dir: tempfile::TempDir,
+}
+
+impl Env {
+    pub fn new() -> Env {
+        // Under the target dir, on the same file system as the build (not tmpfs), so
+        // O_DIRECT tests behave as on a disk.
+        let base = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+        Env {
+            dir: tempfile::tempdir_in(base).unwrap(),
+        }
+    }
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+    pub fn write(&self, name: &str, text: &str) -> PathBuf {
+        let p = self.dir.path().join(name);
+        std::fs::write(&p, text).unwrap();
+        p
+    }
+    pub fn cmd(&self) -> Command {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_fathom"));
+        c.current_dir(self.dir.path());
+        c
+    }
+    /// Run fathom with `args`; returns the output.
+    pub fn run(&self, args: &[&str]) -> Output {
+        self.cmd().args(args).output().unwrap()
+    }
+}
+
+/// Define a test with its own environment: `fathomtest!(name, |env| { ... });`
+#[macro_export]
+macro_rules! fathomtest {
+    ($name:ident, |$env:ident| $body:block) => {
+        #[test]
+        fn $name() {
+            let $env = $crate::common::Env::new();
+            $body
+        }
+    };
+}
+
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// Parse stdout as exactly one JSON document (nothing before or after it).
+pub fn json(o: &Output) -> serde_json::Value {
+    let s = stdout(o);
+    assert!(
+        s.trim_start().starts_with('{'),
+        "stdout must start with the JSON document:\n{s}\nstderr:\n{}",
+        stderr(o)
+    );
+    serde_json::from_str(&s).unwrap_or_else(|e| panic!("stdout is not one JSON document: {e}\n{s}"))
+}
+
+/// fio, when installed. With FATHOM_REQUIRE_FIO=1 (CI) a missing fio fails the test.
+pub fn fio() -> Option<PathBuf> {
+    let found = std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|p| p.join("fio"))
+            .find(|p| p.is_file())
+    });
+    if found.is_none() {
+        if std::env::var_os("FATHOM_REQUIRE_FIO").is_some() {
+            panic!("fio is required (FATHOM_REQUIRE_FIO is set) but not on PATH");
+        }
+        eprintln!("fio not installed: skipping the side-by-side comparison");
+    }
+    found
+}

@@ -1,0 +1,124 @@
+//! fathom does the same work as fio on size-bounded jobs: the same io counts and bytes,
+//! equal, not close. Each case runs fio and fathom on the same command-line job in
+//! separate directories.
+
+mod common;
+use common::*;
+use serde_json::Value;
+use std::process::Command;
+
+fn fio_json(fio: &std::path::Path, dir: &std::path::Path, args: &[&str]) -> Value {
+    let o = Command::new(fio)
+        .current_dir(dir)
+        .arg("--output-format=json")
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "fio failed: {}", String::from_utf8_lossy(&o.stderr));
+    let s = String::from_utf8_lossy(&o.stdout);
+    // fio may print a "note:" line before its JSON.
+    let start = s.find('{').expect("fio printed JSON");
+    serde_json::from_str(&s[start..]).unwrap()
+}
+
+/// (read ios, write ios, read bytes, write bytes) summed over jobs.
+fn counts(v: &Value) -> [u64; 4] {
+    let mut c = [0u64; 4];
+    for j in v["jobs"].as_array().unwrap() {
+        c[0] += j["read"]["total_ios"].as_u64().unwrap();
+        c[1] += j["write"]["total_ios"].as_u64().unwrap();
+        c[2] += j["read"]["io_bytes"].as_u64().unwrap();
+        c[3] += j["write"]["io_bytes"].as_u64().unwrap();
+    }
+    c
+}
+
+fn compare(args: &[&str], mixed: bool) {
+    let Some(fio) = fio() else { return };
+    let env = Env::new();
+    let fdir = env.path().join("fio");
+    let adir = env.path().join("fathom");
+    std::fs::create_dir_all(&fdir).unwrap();
+    std::fs::create_dir_all(&adir).unwrap();
+    let f = counts(&fio_json(&fio, &fdir, args));
+    let o = env
+        .cmd()
+        .current_dir(&adir)
+        .arg("--output-format=json")
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "fathom failed: {}", stderr(&o));
+    let a = counts(&json(&o));
+    if mixed {
+        // The read/write split comes from each tool's own random generator; the totals
+        // must still be equal.
+        assert_eq!(f[0] + f[1], a[0] + a[1], "total ios for {args:?}: fio {f:?} fathom {a:?}");
+        assert_eq!(f[2] + f[3], a[2] + a[3], "total bytes for {args:?}");
+    } else {
+        assert_eq!(f, a, "ios/bytes for {args:?} (read ios, write ios, read B, write B)");
+    }
+}
+
+#[test]
+fn randrw_70_30_16m_4k_psync_matches_fio() {
+    compare(
+        &["--name=m", "--ioengine=psync", "--rw=randrw", "--rwmixread=70", "--bs=4k", "--size=16m"],
+        true,
+    );
+}
+
+#[test]
+fn sequential_read_and_write_match_fio() {
+    compare(&["--name=r", "--rw=read", "--bs=4k", "--size=1m"], false);
+    compare(&["--name=w", "--rw=write", "--bs=64k", "--size=1m"], false);
+    compare(&["--name=rw", "--rw=rw", "--bs=4k", "--size=1m"], true);
+}
+
+#[test]
+fn offset_matches_fio() {
+    compare(&["--name=o", "--rw=read", "--bs=4k", "--size=1m", "--offset=512k"], false);
+}
+
+#[test]
+fn several_files_match_fio() {
+    compare(&["--name=n", "--rw=read", "--bs=4k", "--size=1m", "--nrfiles=3"], false);
+    compare(&["--name=n", "--rw=randread", "--bs=4k", "--size=1m", "--nrfiles=3"], false);
+    compare(&["--name=f", "--rw=read", "--bs=4k", "--filesize=1m", "--nrfiles=2"], false);
+}
+
+#[test]
+fn io_size_loops_and_number_ios_match_fio() {
+    compare(&["--name=i", "--rw=randread", "--bs=4k", "--size=1m", "--io_size=3m"], false);
+    compare(&["--name=i", "--rw=read", "--bs=4k", "--size=1m", "--io_size=3m"], false);
+    compare(&["--name=l", "--rw=write", "--bs=4k", "--size=1m", "--loops=2"], false);
+    compare(
+        &["--name=n", "--rw=read", "--bs=4k", "--size=1m", "--loops=3", "--number_ios=100"],
+        false,
+    );
+}
+
+#[test]
+fn numjobs_and_offset_increment_match_fio() {
+    compare(
+        &[
+            "--name=c",
+            "--rw=read",
+            "--bs=4k",
+            "--size=1m",
+            "--numjobs=2",
+            "--offset_increment=256k",
+            "--filename=shared",
+        ],
+        false,
+    );
+    compare(
+        &["--name=g", "--rw=randwrite", "--bs=8k", "--size=1m", "--numjobs=3", "--group_reporting"],
+        false,
+    );
+}
+
+#[test]
+fn sequential_holes_match_fio() {
+    compare(&["--name=h", "--rw=read:4k", "--bs=4k", "--size=1m"], false);
+}

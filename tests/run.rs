@@ -1,0 +1,254 @@
+//! Running jobs end to end: counts, shares, the same job in three dialects, JSON
+//! consistency, groups and files.
+
+mod common;
+use common::*;
+use serde_json::Value;
+
+const RANDRW_FIO: &str = "\
+[global]
+ioengine=psync
+bs=4k
+size=16m
+[mixed]
+rw=randrw
+rwmixread=70
+";
+
+const RANDRW_TOML: &str = "\
+[global]
+ioengine = \"psync\"
+bs = \"4KiB\"
+size = \"16MiB\"
+
+[[job]]
+name = \"mixed\"
+rw = \"randrw\"
+rwmixread = 70
+";
+
+fn check_randrw(v: &Value) {
+    let j = &v["jobs"][0];
+    let r = j["read"]["total_ios"].as_u64().unwrap();
+    let w = j["write"]["total_ios"].as_u64().unwrap();
+    assert_eq!(r + w, 4096, "16 MiB of 4 KiB blocks, each exactly once");
+    let share = r as f64 / 4096.0;
+    assert!((0.67..=0.73).contains(&share), "read share {share}");
+    check_consistent(j);
+}
+
+/// The numbers of one job must agree with each other.
+fn check_consistent(j: &Value) {
+    for dir in ["read", "write", "trim"] {
+        let d = &j[dir];
+        let ios = d["total_ios"].as_u64().unwrap();
+        let bytes = d["io_bytes"].as_u64().unwrap();
+        assert_eq!(d["io_kbytes"].as_u64().unwrap(), bytes >> 10);
+        let clat = &d["clat_ns"];
+        assert_eq!(clat["N"].as_u64().unwrap(), ios, "{dir}: N = total_ios");
+        if ios == 0 {
+            assert_eq!(bytes, 0);
+            continue;
+        }
+        let bs = j["job options"]["bs"].as_str().map(|_| 0);
+        let _ = bs;
+        let runtime = d["runtime"].as_u64().unwrap();
+        assert!(runtime > 0);
+        let bw_bytes = d["bw_bytes"].as_u64().unwrap();
+        let expect = bytes as f64 * 1000.0 / runtime as f64;
+        assert!(
+            (bw_bytes as f64 - expect).abs() <= 1.0 + expect * 1e-9,
+            "{dir}: bw_bytes {bw_bytes} != io_bytes/runtime {expect}"
+        );
+        assert_eq!(d["bw"].as_u64().unwrap(), bw_bytes / 1024, "{dir}: bw = bw_bytes/1024");
+        let iops = d["iops"].as_f64().unwrap();
+        let expect_iops = ios as f64 * 1000.0 / runtime as f64;
+        assert!((iops - expect_iops).abs() < 1e-6 * expect_iops.max(1.0), "{dir}: iops");
+        for lat in ["clat_ns", "lat_ns"] {
+            let l = &d[lat];
+            let (min, max, mean) = (
+                l["min"].as_u64().unwrap() as f64,
+                l["max"].as_u64().unwrap() as f64,
+                l["mean"].as_f64().unwrap(),
+            );
+            assert!(min <= mean && mean <= max, "{dir} {lat}: {min} {mean} {max}");
+        }
+        if let Some(p) = clat["percentile"].as_object() {
+            let mut prev = 0;
+            for (_, v) in p {
+                let v = v.as_u64().unwrap();
+                assert!(v >= prev, "percentiles are monotonic");
+                prev = v;
+            }
+            assert!(prev <= clat["max"].as_u64().unwrap());
+        }
+    }
+}
+
+fathomtest!(randrw_70_30_on_psync_does_every_block_once_with_the_mix, |env| {
+    env.write("j.fio", RANDRW_FIO);
+    let o = env.run(&["--output-format=json", "j.fio"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    check_randrw(&json(&o));
+    assert!(env.path().join("mixed.0.0").exists(), "unlink=0 keeps the file");
+});
+
+fathomtest!(the_same_job_in_toml_does_the_same_work, |env| {
+    env.write("j.toml", RANDRW_TOML);
+    let o = env.run(&["--output-format=json", "j.toml"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    check_randrw(&json(&o));
+});
+
+fathomtest!(the_same_job_on_the_command_line_does_the_same_work, |env| {
+    let o = env.run(&[
+        "--output-format=json",
+        "--ioengine=psync",
+        "--bs=4k",
+        "--size=16m",
+        "--name=mixed",
+        "--rw=randrw",
+        "--rwmixread=70",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    check_randrw(&json(&o));
+});
+
+fathomtest!(json_output_has_fio_top_level_keys_and_nothing_else_on_stdout, |env| {
+    let o = env.run(&["--output-format=json", "--name=n", "--ioengine=null", "--size=4m"]);
+    assert!(o.status.success());
+    let v = json(&o);
+    for k in ["fathom version", "timestamp", "timestamp_ms", "time", "jobs"] {
+        assert!(v.get(k).is_some(), "missing {k}");
+    }
+    assert_eq!(v["jobs"][0]["jobname"], "n");
+    assert_eq!(v["jobs"][0]["read"]["total_ios"], 1024);
+    check_consistent(&v["jobs"][0]);
+});
+
+fathomtest!(normal_output_shows_the_fio_summary, |env| {
+    let o = env.run(&["--name=n", "--ioengine=null", "--size=4m", "--rw=randrw"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let s = stdout(&o);
+    for w in [
+        "n: (g=0): rw=randrw",
+        "Starting 1 thread",
+        "n: (groupid=0, jobs=1): err= 0",
+        "read: IOPS=",
+        "write: IOPS=",
+        "clat percentiles",
+        "IO depths    : 1=100.0%",
+        "issued rwts: total=",
+        "Run status group 0 (all jobs):",
+        "READ: bw=",
+        "WRITE: bw=",
+    ] {
+        assert!(s.contains(w), "normal output lacks {w:?}:\n{s}");
+    }
+});
+
+fathomtest!(numjobs_with_group_reporting_merges_exactly, |env| {
+    let o = env.run(&[
+        "--output-format=json",
+        "--ioengine=null",
+        "--size=4m",
+        "--rw=randread",
+        "--name=g",
+        "--numjobs=3",
+        "--group_reporting",
+    ]);
+    assert!(o.status.success());
+    let v = json(&o);
+    let jobs = v["jobs"].as_array().unwrap();
+    assert_eq!(jobs.len(), 1);
+    assert_eq!(jobs[0]["read"]["total_ios"], 3 * 1024);
+    assert_eq!(jobs[0]["read"]["clat_ns"]["N"], 3 * 1024);
+    let o = env.run(&[
+        "--output-format=json",
+        "--ioengine=null",
+        "--size=4m",
+        "--name=g",
+        "--numjobs=3",
+    ]);
+    let v = json(&o);
+    assert_eq!(v["jobs"].as_array().unwrap().len(), 3, "one entry per clone");
+});
+
+fathomtest!(stonewall_and_new_group_make_groups, |env| {
+    env.write(
+        "g.fio",
+        "[global]\nioengine=null\nsize=1m\n[a]\n[b]\n[c]\nstonewall\n[d]\nnew_group\n",
+    );
+    let o = env.run(&["--output-format=json", "g.fio"]);
+    assert!(o.status.success());
+    let v = json(&o);
+    let g: Vec<u64> = v["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| j["groupid"].as_u64().unwrap())
+        .collect();
+    assert_eq!(g, vec![0, 0, 1, 2]);
+});
+
+fathomtest!(section_runs_only_the_named_jobs, |env| {
+    env.write("s.fio", "[global]\nioengine=null\nsize=1m\n[a]\n[b]\n[c]\n");
+    let o = env.run(&["--output-format=json", "--section=b", "--section=c", "s.fio"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let names: Vec<String> = json(&o)["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| j["jobname"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(names, vec!["b", "c"]);
+});
+
+fathomtest!(unlink_removes_the_files_and_the_directory_fathom_made, |env| {
+    let o = env.run(&[
+        "--name=u",
+        "--directory=scratch/deeper",
+        "--size=1m",
+        "--rw=write",
+        "--unlink=1",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(!env.path().join("scratch").exists(), "made directories removed when empty");
+});
+
+fathomtest!(a_write_job_writes_the_whole_region_with_sync_engine, |env| {
+    let o = env.run(&[
+        "--output-format=json",
+        "--name=w",
+        "--ioengine=sync",
+        "--rw=write",
+        "--bs=64k",
+        "--size=2m",
+        "--end_fsync=1",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v = json(&o);
+    assert_eq!(v["jobs"][0]["write"]["total_ios"], 32);
+    assert_eq!(v["jobs"][0]["sync"]["total_ios"], 1);
+    assert_eq!(std::fs::metadata(env.path().join("w.0.0")).unwrap().len(), 2 << 20);
+});
+
+fathomtest!(time_based_runs_for_the_runtime, |env| {
+    let t = std::time::Instant::now();
+    let o = env.run(&[
+        "--output-format=json",
+        "--name=t",
+        "--ioengine=null",
+        "--size=1m",
+        "--runtime=1",
+        "--time_based",
+    ]);
+    let el = t.elapsed();
+    assert!(o.status.success());
+    let v = json(&o);
+    let rt = v["jobs"][0]["read"]["runtime"].as_u64().unwrap();
+    assert!((990..=1100).contains(&rt), "runtime {rt} ms");
+    assert!(el.as_secs_f64() < 5.0);
+    let samples = v["jobs"][0]["read"]["bw_samples"].as_u64().unwrap();
+    assert_eq!(samples, 2, "one bandwidth sample per 500 ms");
+});
