@@ -1,1 +1,213 @@
-//! placeholder during bootstrap
+//! fathom-job: job files in fio's INI dialect and in TOML, fio-style command-line jobs,
+//! the option table, units, and the resolved [`JobSpec`].
+//!
+//! Parsing keeps what the user wrote (with file and line) apart from the resolved job:
+//! raw sections and `key=value` pairs first, then each option applied through its one
+//! definition in the option table. An option fio has that fathom does not implement is an
+//! error naming it; an unknown option gets a did-you-mean.
+//!
+//! ```
+//! let set = fathom_job::parse_fio_str(
+//!     "[global]\nbs=4k\nsize=16m\n[mixed]\nrw=randrw\nrwmixread=70\n",
+//!     "example.fio",
+//! )
+//! .unwrap();
+//! let job = &set.jobs[0];
+//! assert_eq!(job.name, "mixed");
+//! assert_eq!(job.bs.0, [4096; 3]);
+//! assert_eq!(job.rwmixread, 70);
+//!
+//! let err = fathom_job::parse_fio_str("[a]\nbogus_option=1\n", "bad.fio").unwrap_err();
+//! assert!(err.to_string().starts_with("bad.fio:2: unknown option 'bogus_option'"));
+//! ```
+#![deny(missing_docs)]
+
+mod error;
+mod ini;
+pub mod options;
+mod resolve;
+mod spec;
+mod toml_in;
+pub mod units;
+
+pub use error::JobError;
+pub use spec::*;
+
+use ini::RawSection;
+
+fn finish(
+    sections: &[RawSection],
+    base: &[ini::RawOpt],
+    file_index: usize,
+    dialect: Dialect,
+) -> Result<JobSet, JobError> {
+    let (jobs, globals) = resolve::resolve(sections, base, file_index, dialect)?;
+    Ok(JobSet {
+        jobs: jobs.into_iter().map(|(_, j)| j).collect(),
+        global_options: globals
+            .into_iter()
+            .map(|o| (o.name, o.value.unwrap_or_default()))
+            .collect(),
+    })
+}
+
+/// Parse the text of a fio job file. `path` names it in messages and anchors `include`.
+pub fn parse_fio_str(text: &str, path: &str) -> Result<JobSet, JobError> {
+    finish(&ini::read_ini(text, path)?, &[], 0, Dialect::Fio)
+}
+
+/// Parse the text of a TOML job file.
+pub fn parse_toml_str(text: &str, path: &str) -> Result<JobSet, JobError> {
+    finish(&toml_in::read_toml(text, path)?, &[], 0, Dialect::Toml)
+}
+
+/// Parse everything a command line gives: `cli_args` are job options in order
+/// (`--name=a`, `--rw=randread`, `--time_based`); options before the first `--name` are
+/// defaults for every job, those of job files too (a file's own settings win).
+/// `files` are job files (`-` is stdin; `.toml` files are TOML); the first job of each
+/// file after the first waits for the jobs before it (fio's implicit stonewall).
+/// `sections`, if not empty, keeps only the jobs of those sections.
+pub fn parse_all(
+    cli_args: &[String],
+    files: &[String],
+    sections: &[String],
+) -> Result<JobSet, JobError> {
+    let (cli_globals, cli_sections) = resolve::read_cli(cli_args)?;
+    let mut set = JobSet {
+        jobs: Vec::new(),
+        global_options: cli_globals
+            .iter()
+            .map(|o| (o.name.clone(), o.value.clone().unwrap_or_default()))
+            .collect(),
+    };
+    // Check the command-line globals even when they are all there is.
+    resolve::apply_opts(&mut JobSpec::default(), &cli_globals.iter().collect::<Vec<_>>(), Dialect::Fio)?;
+    let mut names: Vec<String> = Vec::new();
+    for (i, f) in files.iter().enumerate() {
+        let (text, path) = if f == "-" {
+            let mut s = String::new();
+            std::io::Read::read_to_string(&mut std::io::stdin(), &mut s).map_err(|e| {
+                JobError::Io {
+                    path: "<stdin>".into(),
+                    source: e,
+                }
+            })?;
+            (s, "<stdin>".to_string())
+        } else {
+            let text = std::fs::read(f).map_err(|e| JobError::Io {
+                path: f.clone(),
+                source: e,
+            })?;
+            let text = String::from_utf8(text).map_err(|_| JobError::Syntax {
+                loc: Location { file: f.clone(), line: 0 },
+                msg: "not a text file (invalid UTF-8); give a fio job file or a .toml file".into(),
+            })?;
+            (text, f.clone())
+        };
+        let (raw, dialect) = if path.ends_with(".toml") {
+            (toml_in::read_toml(&text, &path)?, Dialect::Toml)
+        } else {
+            (ini::read_ini(&text, &path)?, Dialect::Fio)
+        };
+        let (jobs, globals) = resolve::resolve(&raw, &cli_globals, i, dialect)?;
+        for (k, (name, mut job)) in jobs.into_iter().enumerate() {
+            if i > 0 && k == 0 {
+                job.stonewall = true;
+            }
+            names.push(name);
+            set.jobs.push(job);
+        }
+        set.global_options
+            .extend(globals.into_iter().map(|o| (o.name, o.value.unwrap_or_default())));
+    }
+    let (jobs, globals) = resolve::resolve(&cli_sections, &cli_globals, files.len(), Dialect::Fio)?;
+    for (name, job) in jobs {
+        names.push(name);
+        set.jobs.push(job);
+    }
+    set.global_options
+        .extend(globals.into_iter().map(|o| (o.name, o.value.unwrap_or_default())));
+    if !sections.is_empty() {
+        for s in sections {
+            if s == "global" {
+                return Err(JobError::Syntax {
+                    loc: Location { file: "<command line>".into(), line: 0 },
+                    msg: "--section=global is not allowed: global sections always apply".into(),
+                });
+            }
+            if !names.contains(s) {
+                return Err(JobError::Syntax {
+                    loc: Location { file: "<command line>".into(), line: 0 },
+                    msg: format!("--section={s}: no job section of that name (have: {})", names.join(", ")),
+                });
+            }
+        }
+        let keep: Vec<bool> = names.iter().map(|n| sections.contains(n)).collect();
+        let mut it = keep.iter();
+        set.jobs.retain(|_| *it.next().expect("one flag per job"));
+    }
+    Ok(set)
+}
+
+/// True if `name` is a job option fathom knows (implemented or not yet).
+pub fn is_job_option(name: &str) -> bool {
+    name == "name" || options::find(name).is_some() || options::is_unsupported(name)
+}
+
+/// `--cmdhelp`: every option (None or "all"), or one option in full.
+pub fn cmdhelp(option: Option<&str>) -> Result<String, JobError> {
+    use std::fmt::Write;
+    let mut s = String::new();
+    match option {
+        None | Some("all") => {
+            let mut cats: Vec<&str> = Vec::new();
+            for o in options::table() {
+                if !cats.contains(&o.category) {
+                    cats.push(o.category);
+                }
+            }
+            for c in cats {
+                let _ = writeln!(s, "{c}:");
+                for o in options::table().filter(|o| o.category == c) {
+                    let _ = writeln!(s, "  {:<20} {}", o.name, o.doc);
+                }
+                s.push('\n');
+            }
+            let _ = writeln!(
+                s,
+                "Other fio options are recognised and refused with 'not supported yet'.\n\
+                 --cmdhelp=OPTION shows one option in full."
+            );
+        }
+        Some(name) => match options::find(name) {
+            Some(o) => {
+                let _ = writeln!(s, "{}: {}", o.name, o.doc);
+                if !o.aliases.is_empty() {
+                    let _ = writeln!(s, "  aliases : {}", o.aliases.join(", "));
+                }
+                let _ = writeln!(s, "  type    : {}", o.ty);
+                let _ = writeln!(s, "  default : {}", o.default);
+                let _ = writeln!(s, "  category: {}", o.category);
+                if o.flag {
+                    let _ = writeln!(s, "  may be given without a value (means 1)");
+                }
+            }
+            None if options::is_unsupported(name) => {
+                let _ = writeln!(s, "{name}: a fio option fathom does not support yet");
+            }
+            None => {
+                return Err(JobError::UnknownOption {
+                    loc: Location { file: "--cmdhelp".into(), line: 0 },
+                    name: name.into(),
+                    hint: options::suggest(name)
+                        .map(|x| format!(" (did you mean '{x}'?)"))
+                        .unwrap_or_default(),
+                })
+            }
+        },
+    }
+    Ok(s)
+}
+
+#[cfg(test)]
+mod tests;

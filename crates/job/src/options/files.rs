@@ -1,0 +1,241 @@
+//! Job description, files and sizes.
+
+use super::{int_in, size, size_or_percent, OptDef};
+use crate::spec::Fallocate;
+use crate::units::{parse_bool, parse_range, split_paths};
+
+const C: &str = "Job description and files";
+
+pub(super) static OPTS: &[OptDef] = &[
+    OptDef {
+        name: "name",
+        aliases: &[],
+        category: C,
+        ty: "string",
+        default: "the section name",
+        doc: "Job name; on the command line, --name starts a new job",
+        flag: false,
+        apply: |j, v, _| {
+            j.name = v.to_string();
+            Ok(())
+        },
+    },
+    OptDef {
+        name: "description",
+        aliases: &[],
+        category: C,
+        ty: "string",
+        default: "",
+        doc: "Free text printed with the job's results",
+        flag: false,
+        apply: |j, v, _| {
+            j.description = Some(v.trim_matches('"').to_string());
+            Ok(())
+        },
+    },
+    OptDef {
+        name: "filename",
+        aliases: &[],
+        category: C,
+        ty: "path list",
+        default: "jobname.jobnum.filenum",
+        doc: "Target file(s) or device(s), ':'-separated (\\: for a literal colon); overrides nrfiles",
+        flag: false,
+        apply: |j, v, _| {
+            if v == "-" {
+                return Err("filename=- (stdin/stdout) is not supported yet".into());
+            }
+            j.filenames = split_paths(v);
+            Ok(())
+        },
+    },
+    OptDef {
+        name: "directory",
+        aliases: &[],
+        category: C,
+        ty: "path list",
+        default: "./",
+        doc: "Directory for the job's files; ':'-separated lists are spread over clones",
+        flag: false,
+        apply: |j, v, _| {
+            j.directories = split_paths(v);
+            Ok(())
+        },
+    },
+    OptDef {
+        name: "filename_format",
+        aliases: &[],
+        category: C,
+        ty: "string",
+        default: "$jobname.$jobnum.$filenum",
+        doc: "File name template with $jobname, $jobnum and $filenum",
+        flag: false,
+        apply: |j, v, _| {
+            j.filename_format = v.to_string();
+            Ok(())
+        },
+    },
+    OptDef {
+        name: "size",
+        aliases: &[],
+        category: C,
+        ty: "size or %",
+        default: "the file's size",
+        doc: "Total bytes of the job's I/O region, divided over its files (or % of an existing file/device)",
+        flag: false,
+        apply: |j, v, c| {
+            j.size = Some(size_or_percent(v, c)?);
+            Ok(())
+        },
+    },
+    OptDef {
+        name: "filesize",
+        aliases: &[],
+        category: C,
+        ty: "size range",
+        default: "size/nrfiles",
+        doc: "Size of each file; a range lo-hi picks a size per file",
+        flag: false,
+        apply: |j, v, c| {
+            j.filesize = Some(parse_range(v, |x| size(x, c))?);
+            Ok(())
+        },
+    },
+    OptDef {
+        name: "io_size",
+        aliases: &["io_limit"],
+        category: C,
+        ty: "size",
+        default: "size",
+        doc: "Bytes of I/O to do; more than size wraps around the region",
+        flag: false,
+        apply: |j, v, c| {
+            j.io_size = Some(size(v, c)?);
+            Ok(())
+        },
+    },
+    OptDef {
+        name: "nrfiles",
+        aliases: &["nr_files"],
+        category: C,
+        ty: "int",
+        default: "1",
+        doc: "Number of files per job",
+        flag: false,
+        apply: |j, v, _| {
+            j.nrfiles = int_in(v, 1, 1 << 24)?;
+            Ok(())
+        },
+    },
+    OptDef {
+        name: "openfiles",
+        aliases: &[],
+        category: C,
+        ty: "int",
+        default: "nrfiles",
+        doc: "Files open at once",
+        flag: false,
+        apply: |j, v, _| {
+            j.openfiles = Some(int_in(v, 1, 1 << 24)?);
+            Ok(())
+        },
+    },
+    OptDef {
+        name: "offset",
+        aliases: &["fileoffset"],
+        category: C,
+        ty: "size or %",
+        default: "0",
+        doc: "Start of the I/O region in each file",
+        flag: false,
+        apply: |j, v, c| {
+            j.offset = size_or_percent(v, c)?;
+            Ok(())
+        },
+    },
+    OptDef {
+        name: "offset_increment",
+        aliases: &[],
+        category: C,
+        ty: "size or %",
+        default: "0",
+        doc: "Each clone's offset grows by this times its clone number",
+        flag: false,
+        apply: |j, v, c| {
+            j.offset_increment = size_or_percent(v, c)?;
+            Ok(())
+        },
+    },
+    OptDef {
+        name: "unlink",
+        aliases: &[],
+        category: C,
+        ty: "bool",
+        default: "0",
+        doc: "Remove the job's files when it ends",
+        flag: false,
+        apply: |j, v, _| {
+            j.unlink = parse_bool(v)?;
+            Ok(())
+        },
+    },
+    OptDef {
+        name: "create_on_open",
+        aliases: &[],
+        category: C,
+        ty: "bool",
+        default: "0",
+        doc: "Create files when they are opened for I/O rather than during setup",
+        flag: false,
+        apply: |j, v, _| {
+            j.create_on_open = parse_bool(v)?;
+            Ok(())
+        },
+    },
+    OptDef {
+        name: "overwrite",
+        aliases: &[],
+        category: C,
+        ty: "bool",
+        default: "0",
+        doc: "Write the whole file during setup, so writes overwrite existing blocks",
+        flag: false,
+        apply: |j, v, _| {
+            j.overwrite = parse_bool(v)?;
+            Ok(())
+        },
+    },
+    OptDef {
+        name: "fallocate",
+        aliases: &[],
+        category: C,
+        ty: "none|native|posix|keep|truncate|0|1",
+        default: "native",
+        doc: "How files are preallocated during setup",
+        flag: false,
+        apply: |j, v, _| {
+            j.fallocate = match v {
+                "none" | "0" => Fallocate::None,
+                "native" => Fallocate::Native,
+                "posix" | "1" => Fallocate::Posix,
+                "keep" => Fallocate::Keep,
+                "truncate" => Fallocate::Truncate,
+                _ => return Err("use none, native, posix, keep or truncate".into()),
+            };
+            Ok(())
+        },
+    },
+    OptDef {
+        name: "invalidate",
+        aliases: &[],
+        category: C,
+        ty: "bool",
+        default: "1",
+        doc: "Drop the page cache for the files before I/O starts",
+        flag: false,
+        apply: |j, v, _| {
+            j.invalidate = parse_bool(v)?;
+            Ok(())
+        },
+    },
+];

@@ -1,0 +1,263 @@
+//! I/O pattern, block sizes, engine, depth, sync cadence and buffers.
+
+use super::{int_in, size, OptDef};
+use crate::spec::{Rw, RwKind};
+use crate::units::{parse_bool, split_rwt};
+
+const C: &str = "I/O type, size and engine";
+
+fn rw(v: &str, c: &super::Ctx) -> Result<Rw, String> {
+    let (kind, suffix) = match v.split_once(':') {
+        Some((k, n)) => (k, Some(n)),
+        None => (v, None),
+    };
+    let kind = match kind {
+        "read" => RwKind::Read,
+        "write" => RwKind::Write,
+        "trim" => RwKind::Trim,
+        "randread" => RwKind::RandRead,
+        "randwrite" => RwKind::RandWrite,
+        "randtrim" => RwKind::RandTrim,
+        "rw" | "readwrite" => RwKind::ReadWrite,
+        "randrw" => RwKind::RandRw,
+        "trimwrite" => RwKind::TrimWrite,
+        "randtrimwrite" => RwKind::RandTrimWrite,
+        _ => {
+            return Err("use read, write, trim, randread, randwrite, randtrim, rw, \
+                        randrw, trimwrite or randtrimwrite (optionally :N)"
+                .into())
+        }
+    };
+    let suffix = match suffix {
+        Some(n) if kind.is_random() => super::int(n)?,
+        Some(n) => size(n, c)?,
+        None => 0,
+    };
+    Ok(Rw { kind, suffix })
+}
+
+/// Engines fathom knows by name (the runner decides which it can run).
+pub(crate) const ENGINE_NAMES: &[&str] = &[
+    "sync", "psync", "vsync", "pvsync", "pvsync2", "libaio", "io_uring", "mmap", "null",
+    "tokio", "posixaio", "io_uring_cmd", "splice", "sg", "filecreate", "filestat", "filedelete",
+    "dircreate", "dirstat", "dirdelete", "falloc", "ftruncate", "e4defrag", "cpuio", "exec",
+    "net", "netsplice", "rdma", "nbd", "http", "rados", "rbd", "libblkio", "xnvme",
+];
+
+pub(super) static OPTS: &[OptDef] = &[
+    OptDef {
+        name: "rw",
+        aliases: &["readwrite"],
+        category: C,
+        ty: "pattern[:N]",
+        default: "read",
+        doc: "I/O pattern; :N adds N bytes of holes (sequential) or takes a new random offset every N I/Os",
+        flag: false,
+        apply: |j, v, c| {
+            j.rw = rw(v, c)?;
+            Ok(())
+        },
+    },
+    OptDef {
+        name: "rwmixread",
+        aliases: &[],
+        category: C,
+        ty: "int (%)",
+        default: "50",
+        doc: "Percent of reads in a mixed pattern",
+        flag: false,
+        apply: |j, v, _| {
+            j.rwmixread = int_in(v, 0, 100)?;
+            Ok(())
+        },
+    },
+    OptDef {
+        name: "rwmixwrite",
+        aliases: &[],
+        category: C,
+        ty: "int (%)",
+        default: "50",
+        doc: "Percent of writes in a mixed pattern (sets rwmixread to the rest)",
+        flag: false,
+        apply: |j, v, _| {
+            j.rwmixread = 100 - int_in(v, 0, 100)?;
+            Ok(())
+        },
+    },
+    OptDef {
+        name: "bs",
+        aliases: &["blocksize"],
+        category: C,
+        ty: "size list R,W,T",
+        default: "4k",
+        doc: "Block size, per direction: bs=8k,32k reads 8 KiB and writes 32 KiB",
+        flag: false,
+        apply: |j, v, c| {
+            for (i, part) in split_rwt(v).iter().enumerate() {
+                if let Some(p) = part {
+                    let b = size(p, c)?;
+                    if b == 0 {
+                        return Err("block size must be greater than 0".into());
+                    }
+                    j.bs.0[i] = b;
+                }
+            }
+            Ok(())
+        },
+    },
+    OptDef {
+        name: "ioengine",
+        aliases: &[],
+        category: C,
+        ty: "engine",
+        default: "psync",
+        doc: "I/O engine (see --enghelp); aio and linuxaio mean libaio",
+        flag: false,
+        apply: |j, v, _| {
+            let name = match v {
+                "aio" | "linuxaio" => "libaio",
+                other => other,
+            };
+            if name.starts_with("external:") {
+                return Err("external engines are not supported; register a custom engine \
+                            through the fathom library instead"
+                    .into());
+            }
+            let _ = ENGINE_NAMES; // validated by the runner, which also knows custom engines
+            j.ioengine = name.to_string();
+            Ok(())
+        },
+    },
+    OptDef {
+        name: "iodepth",
+        aliases: &[],
+        category: C,
+        ty: "int",
+        default: "1",
+        doc: "I/Os in flight (asynchronous engines; synchronous ones run at 1)",
+        flag: false,
+        apply: |j, v, _| {
+            j.iodepth = int_in(v, 1, 65536)?;
+            Ok(())
+        },
+    },
+    OptDef {
+        name: "direct",
+        aliases: &[],
+        category: C,
+        ty: "bool",
+        default: "0",
+        doc: "Open files with O_DIRECT (bypass the page cache)",
+        flag: false,
+        apply: |j, v, _| {
+            j.direct = parse_bool(v)?;
+            Ok(())
+        },
+    },
+    OptDef {
+        name: "buffered",
+        aliases: &[],
+        category: C,
+        ty: "bool",
+        default: "1",
+        doc: "The opposite of direct",
+        flag: false,
+        apply: |j, v, _| {
+            j.direct = !parse_bool(v)?;
+            Ok(())
+        },
+    },
+    OptDef {
+        name: "fsync",
+        aliases: &[],
+        category: C,
+        ty: "int",
+        default: "0",
+        doc: "fsync the file after every N writes",
+        flag: false,
+        apply: |j, v, _| {
+            j.fsync = int_in(v, 0, u32::MAX as u64)?;
+            Ok(())
+        },
+    },
+    OptDef {
+        name: "fdatasync",
+        aliases: &[],
+        category: C,
+        ty: "int",
+        default: "0",
+        doc: "fdatasync the file after every N writes",
+        flag: false,
+        apply: |j, v, _| {
+            j.fdatasync = int_in(v, 0, u32::MAX as u64)?;
+            Ok(())
+        },
+    },
+    OptDef {
+        name: "end_fsync",
+        aliases: &[],
+        category: C,
+        ty: "bool",
+        default: "0",
+        doc: "fsync the files when the job's writes are done",
+        flag: false,
+        apply: |j, v, _| {
+            j.end_fsync = parse_bool(v)?;
+            Ok(())
+        },
+    },
+    OptDef {
+        name: "fsync_on_close",
+        aliases: &[],
+        category: C,
+        ty: "bool",
+        default: "0",
+        doc: "fsync each file when it is closed",
+        flag: false,
+        apply: |j, v, _| {
+            j.fsync_on_close = parse_bool(v)?;
+            Ok(())
+        },
+    },
+    OptDef {
+        name: "zero_buffers",
+        aliases: &[],
+        category: C,
+        ty: "flag",
+        default: "0",
+        doc: "Write zeroes instead of random data",
+        flag: true,
+        apply: |j, v, _| {
+            j.zero_buffers = parse_bool(v)?;
+            Ok(())
+        },
+    },
+    OptDef {
+        name: "refill_buffers",
+        aliases: &[],
+        category: C,
+        ty: "flag",
+        default: "0",
+        doc: "Generate new buffer contents for every write",
+        flag: true,
+        apply: |j, v, _| {
+            j.refill_buffers = parse_bool(v)?;
+            Ok(())
+        },
+    },
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spec::Dialect;
+
+    #[test]
+    fn rw_suffixes() {
+        let c = super::super::Ctx { dialect: Dialect::Fio, kb_base: 1024 };
+        assert_eq!(rw("read:4k", &c), Ok(Rw { kind: RwKind::Read, suffix: 4096 }));
+        assert_eq!(rw("randread:8", &c), Ok(Rw { kind: RwKind::RandRead, suffix: 8 }));
+        assert_eq!(rw("readwrite", &c).unwrap().kind, RwKind::ReadWrite);
+        assert!(rw("randomread", &c).is_err());
+    }
+}

@@ -1,0 +1,183 @@
+//! From raw sections to resolved jobs: `[global]` inheritance, option lookup, values.
+
+use crate::error::JobError;
+use crate::ini::{RawOpt, RawSection};
+use crate::options::{self, Ctx};
+use crate::spec::{Dialect, JobSpec, Location};
+use crate::units;
+
+/// Apply options in order to a job (later ones win). `kb_base` is taken from the options
+/// first, so it applies to sizes written before it too.
+pub(crate) fn apply_opts(
+    job: &mut JobSpec,
+    opts: &[&RawOpt],
+    dialect: Dialect,
+) -> Result<(), JobError> {
+    let mut ctx = Ctx {
+        dialect,
+        kb_base: job.kb_base,
+    };
+    for o in opts.iter().filter(|o| o.name == "kb_base") {
+        if let Some(v) = &o.value {
+            match units::parse_int(v) {
+                Ok(1000) => ctx.kb_base = 1000,
+                Ok(1024) => ctx.kb_base = 1024,
+                _ => {}
+            }
+        }
+    }
+    for o in opts {
+        apply_one(job, o, &ctx)?;
+    }
+    Ok(())
+}
+
+fn apply_one(job: &mut JobSpec, o: &RawOpt, ctx: &Ctx) -> Result<(), JobError> {
+    let Some(def) = options::find(&o.name) else {
+        if options::is_unsupported(&o.name) {
+            return Err(JobError::NotSupported {
+                loc: o.loc.clone(),
+                name: o.name.clone(),
+            });
+        }
+        let hint = options::suggest(&o.name)
+            .map(|s| format!(" (did you mean '{s}'?)"))
+            .unwrap_or_default();
+        return Err(JobError::UnknownOption {
+            loc: o.loc.clone(),
+            name: o.name.clone(),
+            hint,
+        });
+    };
+    let value = match &o.value {
+        Some(v) => v.clone(),
+        None if def.flag => "1".to_string(),
+        None => {
+            return Err(JobError::InvalidValue {
+                loc: o.loc.clone(),
+                name: o.name.clone(),
+                value: String::new(),
+                why: format!("'{}' needs a value, e.g. {}={}", o.name, o.name, example(def)),
+            })
+        }
+    };
+    // A value with a reserved keyword and arithmetic is computed, as fio does with bc.
+    let value = if o.keyword
+        && !value.starts_with('(')
+        && value.chars().any(|c| "+-*/".contains(c))
+        && !value.contains(':')
+    {
+        units::eval_expr(&value, false)
+            .map(|v| (v as i64).to_string())
+            .map_err(|why| JobError::InvalidValue {
+                loc: o.loc.clone(),
+                name: o.name.clone(),
+                value: value.clone(),
+                why,
+            })?
+    } else {
+        value
+    };
+    (def.apply)(job, &value, ctx).map_err(|why| JobError::InvalidValue {
+        loc: o.loc.clone(),
+        name: o.name.clone(),
+        value: value.clone(),
+        why,
+    })
+}
+
+fn example(def: &options::OptDef) -> &'static str {
+    match def.ty {
+        "bool" => "1",
+        t if t.starts_with("size") => "4k",
+        t if t.starts_with("time") => "10s",
+        t if t.starts_with("int") => "1",
+        _ => def.default,
+    }
+}
+
+/// Turn sections into jobs. `base` are defaults applied before everything (command-line
+/// globals). Returns the jobs and the options of global sections.
+pub(crate) fn resolve(
+    sections: &[RawSection],
+    base: &[RawOpt],
+    file_index: usize,
+    dialect: Dialect,
+) -> Result<(Vec<(String, JobSpec)>, Vec<RawOpt>), JobError> {
+    let mut globals: Vec<RawOpt> = Vec::new();
+    let mut jobs = Vec::new();
+    for s in sections {
+        if s.is_global() {
+            // Check global options now, so a bad one is reported even without jobs.
+            let mut probe = JobSpec::default();
+            let all: Vec<&RawOpt> = base.iter().chain(&globals).chain(&s.opts).collect();
+            apply_opts(&mut probe, &all, dialect)?;
+            globals.extend(s.opts.iter().cloned());
+            continue;
+        }
+        let mut job = JobSpec {
+            name: s.name.clone(),
+            origin: s.loc.clone(),
+            file_index,
+            ..JobSpec::default()
+        };
+        let all: Vec<&RawOpt> = base.iter().chain(&globals).chain(&s.opts).collect();
+        apply_opts(&mut job, &all, dialect)?;
+        job.job_options = s
+            .opts
+            .iter()
+            .map(|o| (o.name.clone(), o.value.clone().unwrap_or_default()))
+            .collect();
+        jobs.push((s.name.clone(), job));
+    }
+    Ok((jobs, globals))
+}
+
+/// Command-line job options (`--name=a --rw=read ...`) as raw sections: options before
+/// the first `--name` are returned as globals.
+pub(crate) fn read_cli(args: &[String]) -> Result<(Vec<RawOpt>, Vec<RawSection>), JobError> {
+    let loc = Location {
+        file: "<command line>".into(),
+        line: 0,
+    };
+    let mut globals = Vec::new();
+    let mut sections: Vec<RawSection> = Vec::new();
+    for a in args {
+        let Some(body) = a.strip_prefix("--") else {
+            return Err(JobError::Syntax {
+                loc,
+                msg: format!("'{a}' is not an option; job options look like --bs=4k"),
+            });
+        };
+        let (body, keyword) = units::substitute(body);
+        let (name, value) = match body.split_once('=') {
+            Some((k, v)) => (k.to_string(), Some(v.to_string())),
+            None => (body.to_string(), None),
+        };
+        if name == "name" {
+            let Some(v) = value else {
+                return Err(JobError::Syntax {
+                    loc,
+                    msg: "--name needs a value, e.g. --name=randread".into(),
+                });
+            };
+            sections.push(RawSection {
+                name: v,
+                loc: loc.clone(),
+                opts: Vec::new(),
+            });
+            continue;
+        }
+        let opt = RawOpt {
+            name,
+            value,
+            loc: loc.clone(),
+            keyword,
+        };
+        match sections.last_mut() {
+            Some(s) => s.opts.push(opt),
+            None => globals.push(opt),
+        }
+    }
+    Ok((globals, sections))
+}
