@@ -1,1 +1,105 @@
-//! placeholder during bootstrap
+//! fathom-report: the report writers, one per format behind one trait, selected in one
+//! place ([`reporter`]). `normal` is fio's human summary; `json` is fio's JSON with the
+//! same keys and units, so scripts written for fio read it.
+//!
+//! ```
+//! use fathom_report::{parse_formats, reporter, Format};
+//! use fathom_stats::{JobResult, RunResult, ThreadStats};
+//! let mut stats = ThreadStats::new();
+//! stats.record_io(0, 4096, None, 50_000);
+//! stats.runtime = std::time::Duration::from_millis(10);
+//! let run = RunResult {
+//!     jobs: vec![JobResult { name: "x".into(), stats, ..Default::default() }],
+//!     version: "0.1.0".into(),
+//!     ..Default::default()
+//! };
+//! assert_eq!(parse_formats("json").unwrap(), vec![Format::Json]);
+//! let mut out = Vec::new();
+//! reporter(Format::Json).write_report(&run, &mut out).unwrap();
+//! let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+//! assert_eq!(v["jobs"][0]["read"]["total_ios"], 1);
+//! ```
+#![deny(missing_docs)]
+
+mod json;
+mod normal;
+pub mod units;
+
+use fathom_stats::{JobInfo, RunResult, ThreadStats};
+use std::io::{self, Write};
+
+/// An output format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Format {
+    /// fio's human summary.
+    Normal,
+    /// fio's JSON.
+    Json,
+}
+
+impl std::str::FromStr for Format {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.trim() {
+            "normal" => Ok(Format::Normal),
+            "json" => Ok(Format::Json),
+            f @ ("terse" | "json+" | "csv" | "markdown" | "native") => {
+                Err(format!("output format '{f}' is not supported yet (available: normal, json)"))
+            }
+            f => Err(format!("unknown output format '{f}' (available: normal, json)")),
+        }
+    }
+}
+
+/// Parse a comma list of formats (duplicates dropped, order kept).
+pub fn parse_formats(list: &str) -> Result<Vec<Format>, String> {
+    let mut out = Vec::new();
+    for f in list.split(',') {
+        let f: Format = f.parse()?;
+        if !out.contains(&f) {
+            out.push(f);
+        }
+    }
+    Ok(out)
+}
+
+/// A report writer.
+pub trait Reporter {
+    /// Write the whole report of a run.
+    fn write_report(&self, run: &RunResult, out: &mut dyn Write) -> io::Result<()>;
+}
+
+/// The writer for a format: the one place that selects.
+pub fn reporter(format: Format) -> Box<dyn Reporter> {
+    match format {
+        Format::Normal => Box::new(normal::Normal),
+        Format::Json => Box::new(json::Json),
+    }
+}
+
+/// fio's start-up lines for normal output (job lines, version, thread count), printed
+/// before the jobs run. Each entry: (name, group id, job facts, number of clones).
+pub fn write_preamble(
+    jobs: &[(String, u32, JobInfo, u32)],
+    version: &str,
+    threads: u32,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    normal::preamble(jobs, version, threads, out)
+}
+
+/// The measured time in whole ms used for every rate: at least 1 ms when anything ran,
+/// so rates stay finite and `bw_bytes = io_bytes × 1000 / runtime` holds exactly.
+pub(crate) fn runtime_ms(s: &ThreadStats) -> u64 {
+    let ms = s.runtime.as_millis() as u64;
+    let any = s.dirs.iter().any(|d| d.ios > 0);
+    if any {
+        ms.max(1)
+    } else {
+        ms
+    }
+}
+
+#[cfg(test)]
+mod tests;

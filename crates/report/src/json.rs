@@ -1,0 +1,177 @@
+//! fio's JSON output, with `"fathom version"` in place of `"fio version"` and the same keys
+//! and units otherwise: `bw` KiB/s, `bw_bytes` B/s, `runtime` ms, latencies in ns.
+
+use crate::units::ctime;
+use crate::{runtime_ms, Reporter};
+use fathom_stats::{DirStats, GroupResult, JobInfo, JobResult, LatStat, RunResult, SampleSummary};
+use serde_json::{json, Map, Value};
+use std::io::{self, Write};
+
+/// The JSON format.
+pub struct Json;
+
+impl Reporter for Json {
+    fn write_report(&self, run: &RunResult, out: &mut dyn Write) -> io::Result<()> {
+        let doc = document(run);
+        serde_json::to_writer_pretty(&mut *out, &doc)?;
+        writeln!(out)
+    }
+}
+
+/// The whole document as a JSON value.
+pub fn document(run: &RunResult) -> Value {
+    let mut top = Map::new();
+    top.insert("fathom version".into(), json!(format!("fathom-{}", run.version)));
+    top.insert("timestamp".into(), json!(run.timestamp_ms / 1000));
+    top.insert("timestamp_ms".into(), json!(run.timestamp_ms));
+    top.insert("time".into(), json!(ctime(run.timestamp_ms)));
+    if !run.global_options.is_empty() {
+        top.insert("global options".into(), options(&run.global_options));
+    }
+    let jobs: Vec<Value> = run
+        .jobs
+        .iter()
+        .map(|j| job(j, run.groups.iter().find(|g| g.groupid == j.groupid)))
+        .collect();
+    top.insert("jobs".into(), Value::Array(jobs));
+    top.insert("disk_util".into(), json!([]));
+    Value::Object(top)
+}
+
+fn options(o: &[(String, String)]) -> Value {
+    let mut m = Map::new();
+    for (k, v) in o {
+        m.insert(k.clone(), json!(v));
+    }
+    Value::Object(m)
+}
+
+fn lat(l: &LatStat, percentiles: Option<&[f64]>) -> Value {
+    let mut m = Map::new();
+    m.insert("min".into(), json!(l.min()));
+    m.insert("max".into(), json!(l.max()));
+    m.insert("mean".into(), json!(l.mean()));
+    m.insert("stddev".into(), json!(l.stddev()));
+    m.insert("N".into(), json!(l.count()));
+    if let Some(list) = percentiles {
+        if l.count() > 0 {
+            let mut p = Map::new();
+            for &x in list {
+                p.insert(format!("{x:.6}"), json!(l.percentile(x)));
+            }
+            m.insert("percentile".into(), Value::Object(p));
+        }
+    }
+    Value::Object(m)
+}
+
+fn dir(d: &DirStats, rt_ms: u64, info: &JobInfo, group: Option<&GroupResult>, i: usize) -> Value {
+    let bw_bytes = if rt_ms > 0 { d.bytes * 1000 / rt_ms } else { 0 };
+    let kb = info.kb_base.max(1) as u64;
+    let iops = if rt_ms > 0 { d.ios as f64 * 1000.0 / rt_ms as f64 } else { 0.0 };
+    let bw = SampleSummary::of(d.bw_samples().map(|b| b / kb as f64));
+    let io = SampleSummary::of(d.iops_samples());
+    let agg = group.map(|g| g.dirs[i].agg_bw).unwrap_or(0.0);
+    let bw_agg = if agg > 0.0 && bw.n > 0 { bw.mean * kb as f64 / agg * 100.0 } else { 0.0 };
+    let pl = Some(info.percentile_list.as_slice());
+    let mut m = Map::new();
+    m.insert("io_bytes".into(), json!(d.bytes));
+    m.insert("io_kbytes".into(), json!(d.bytes >> 10));
+    m.insert("bw_bytes".into(), json!(bw_bytes));
+    m.insert("bw".into(), json!(bw_bytes / kb));
+    m.insert("iops".into(), json!(iops));
+    m.insert("runtime".into(), json!(if d.ios > 0 { rt_ms } else { 0 }));
+    m.insert("total_ios".into(), json!(d.ios));
+    m.insert("short_ios".into(), json!(d.short_ios));
+    m.insert("drop_ios".into(), json!(d.drop_ios));
+    m.insert("slat_ns".into(), lat(&d.slat, None));
+    m.insert("clat_ns".into(), lat(&d.clat, pl.filter(|_| info.clat_percentiles)));
+    m.insert("lat_ns".into(), lat(&d.lat, pl.filter(|_| info.lat_percentiles)));
+    if d.resp.count() > 0 {
+        // fathom extension: latency from each I/O's intended issue time (rate-limited jobs).
+        m.insert("resp_ns".into(), lat(&d.resp, pl));
+    }
+    m.insert("bw_min".into(), json!(bw.min as u64));
+    m.insert("bw_max".into(), json!(bw.max as u64));
+    m.insert("bw_agg".into(), json!(bw_agg));
+    m.insert("bw_mean".into(), json!(bw.mean));
+    m.insert("bw_dev".into(), json!(bw.stddev));
+    m.insert("bw_samples".into(), json!(bw.n));
+    m.insert("iops_min".into(), json!(io.min as u64));
+    m.insert("iops_max".into(), json!(io.max as u64));
+    m.insert("iops_mean".into(), json!(io.mean));
+    m.insert("iops_stddev".into(), json!(io.stddev));
+    m.insert("iops_samples".into(), json!(io.n));
+    Value::Object(m)
+}
+
+fn pct_map(keys: &[&str], v: &[u64]) -> Value {
+    let total: u64 = v.iter().sum();
+    let mut m = Map::new();
+    for (k, c) in keys.iter().zip(v) {
+        let p = if total == 0 { 0.0 } else { *c as f64 / total as f64 * 100.0 };
+        m.insert((*k).to_string(), json!(p));
+    }
+    Value::Object(m)
+}
+
+fn job(j: &JobResult, group: Option<&GroupResult>) -> Value {
+    let s = &j.stats;
+    let rt = runtime_ms(s);
+    let mut m = Map::new();
+    m.insert("jobname".into(), json!(j.name));
+    m.insert("groupid".into(), json!(j.groupid));
+    m.insert("job_start".into(), json!(j.job_start_ms));
+    m.insert("error".into(), json!(s.error));
+    m.insert("eta".into(), json!(0));
+    m.insert("elapsed".into(), json!(j.elapsed.as_millis().div_ceil(1000) as u64));
+    m.insert("job options".into(), options(&j.info.job_options));
+    for (i, name) in ["read", "write", "trim"].iter().enumerate() {
+        m.insert((*name).into(), dir(&s.dirs[i], rt, &j.info, group, i));
+    }
+    m.insert(
+        "sync".into(),
+        json!({
+            "total_ios": s.sync.count(),
+            "lat_ns": lat(&s.sync, Some(&j.info.percentile_list)),
+        }),
+    );
+    m.insert("job_runtime".into(), json!(rt));
+    let secs = rt as f64 / 1000.0;
+    m.insert("usr_cpu".into(), json!(s.cpu.usr.as_secs_f64() / secs * 100.0));
+    m.insert("sys_cpu".into(), json!(s.cpu.sys.as_secs_f64() / secs * 100.0));
+    m.insert("ctx".into(), json!(s.cpu.ctx));
+    m.insert("majf".into(), json!(s.cpu.majf));
+    m.insert("minf".into(), json!(s.cpu.minf));
+    m.insert(
+        "iodepth_level".into(),
+        pct_map(&["1", "2", "4", "8", "16", "32", ">=64"], &s.depth_levels),
+    );
+    let batch = ["0", "4", "8", "16", "32", "64", ">=64"];
+    m.insert("iodepth_submit".into(), pct_map(&batch, &s.depth_submit));
+    m.insert("iodepth_complete".into(), pct_map(&batch, &s.depth_complete));
+    let keys = ["2", "4", "10", "20", "50", "100", "250", "500", "750", "1000"];
+    let total_lat: u64 = s.lat_buckets.iter().sum();
+    let pct = |c: u64| if total_lat == 0 { 0.0 } else { c as f64 / total_lat as f64 * 100.0 };
+    let mut ns = Map::new();
+    let mut us = Map::new();
+    let mut ms = Map::new();
+    for (k, key) in keys.iter().enumerate() {
+        ns.insert((*key).into(), json!(pct(s.lat_buckets[k])));
+        us.insert((*key).into(), json!(pct(s.lat_buckets[10 + k])));
+        ms.insert((*key).into(), json!(pct(s.lat_buckets[20 + k])));
+    }
+    ms.insert("2000".into(), json!(pct(s.lat_buckets[30])));
+    ms.insert(">=2000".into(), json!(pct(s.lat_buckets[31])));
+    m.insert("latency_ns".into(), Value::Object(ns));
+    m.insert("latency_us".into(), Value::Object(us));
+    m.insert("latency_ms".into(), Value::Object(ms));
+    m.insert("latency_depth".into(), json!(j.info.iodepth));
+    m.insert("latency_target".into(), json!(0));
+    m.insert("latency_percentile".into(), json!(100.0));
+    m.insert("latency_window".into(), json!(0));
+    if let Some(d) = &j.info.description {
+        m.insert("desc".into(), json!(d));
+    }
+    Value::Object(m)
+}
