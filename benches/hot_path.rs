@@ -31,7 +31,15 @@ fn record(c: &mut Criterion) {
 }
 
 fn params(kind: RwKind, randommap: bool) -> Params {
-    let mut p = Params::simple(Rw { kind, suffix: 0 }, 4096, FileRegion { start: 0, len: 1 << 30 }, 0x89);
+    let mut p = Params::simple(
+        Rw { kind, suffix: 0 },
+        4096,
+        FileRegion {
+            start: 0,
+            len: 1 << 30,
+        },
+        0x89,
+    );
     p.rwmixread = 70;
     p.time_based = true;
     p.wrap = true;
@@ -69,14 +77,20 @@ fn null_loop(c: &mut Criterion) {
                 let job = JobSpec {
                     name: "bench".into(),
                     ioengine: "null".into(),
-                    rw: Rw { kind: RwKind::RandRead, suffix: 0 },
+                    rw: Rw {
+                        kind: RwKind::RandRead,
+                        suffix: 0,
+                    },
                     size: Some(SizeSpec::Bytes(ios * 4096)),
                     iodepth: depth,
                     ..Default::default()
                 };
-                let r = Runner::new(JobSet { jobs: vec![job], global_options: vec![] })
-                    .run()
-                    .unwrap();
+                let r = Runner::new(JobSet {
+                    jobs: vec![job],
+                    global_options: vec![],
+                })
+                .run()
+                .unwrap();
                 assert_eq!(r.jobs[0].stats.dirs[0].ios, ios);
             })
         });

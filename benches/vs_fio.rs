@@ -49,19 +49,159 @@ fn cases(runtime: u32) -> Vec<Case> {
         v
     };
     vec![
-        Case { name: "null randread 4k qd1", args: tb(&["--ioengine=null", "--rw=randread", "--bs=4k", "--size=1g", "--iodepth=1"]), dir: Dir::None, metric: Metric::Iops },
-        Case { name: "null randread 4k qd32", args: tb(&["--ioengine=null", "--rw=randread", "--bs=4k", "--size=1g", "--iodepth=32"]), dir: Dir::None, metric: Metric::Iops },
-        Case { name: "psync randread 4k tmpfs", args: tb(&["--ioengine=psync", "--rw=randread", "--bs=4k", "--size=256m"]), dir: Dir::Shm, metric: Metric::Iops },
-        Case { name: "psync randwrite 4k tmpfs", args: tb(&["--ioengine=psync", "--rw=randwrite", "--bs=4k", "--size=256m"]), dir: Dir::Shm, metric: Metric::Iops },
-        Case { name: "io_uring randread 4k qd32 tmpfs", args: tb(&["--ioengine=io_uring", "--rw=randread", "--bs=4k", "--size=256m", "--iodepth=32"]), dir: Dir::Shm, metric: Metric::Iops },
-        Case { name: "libaio randread 4k qd32 tmpfs", args: tb(&["--ioengine=libaio", "--rw=randread", "--bs=4k", "--size=256m", "--iodepth=32"]), dir: Dir::Shm, metric: Metric::Iops },
-        Case { name: "io_uring direct randread 4k qd32 disk", args: tb(&["--ioengine=io_uring", "--direct=1", "--rw=randread", "--bs=4k", "--size=512m", "--iodepth=32"]), dir: Dir::Disk, metric: Metric::Iops },
-        Case { name: "libaio direct randread 4k qd32 disk", args: tb(&["--ioengine=libaio", "--direct=1", "--rw=randread", "--bs=4k", "--size=512m", "--iodepth=32"]), dir: Dir::Disk, metric: Metric::Iops },
-        Case { name: "mmap randread 4k tmpfs", args: tb(&["--ioengine=mmap", "--rw=randread", "--bs=4k", "--size=256m"]), dir: Dir::Shm, metric: Metric::Iops },
-        Case { name: "libaio direct write 1m qd8 disk", args: tb(&["--ioengine=libaio", "--direct=1", "--rw=write", "--bs=1m", "--size=512m", "--iodepth=8"]), dir: Dir::Disk, metric: Metric::Iops },
-        Case { name: "libaio direct read 1m qd8 disk", args: tb(&["--ioengine=libaio", "--direct=1", "--rw=read", "--bs=1m", "--size=512m", "--iodepth=8"]), dir: Dir::Disk, metric: Metric::Iops },
-        Case { name: "null randread 4k numjobs=2", args: tb(&["--ioengine=null", "--rw=randread", "--bs=4k", "--size=1g", "--numjobs=2", "--group_reporting"]), dir: Dir::None, metric: Metric::Iops },
-        Case { name: "layout 1 GiB file", args: vec!["--name=layout".into(), "--rw=read".into(), "--bs=1m".into(), "--size=1g".into(), "--number_ios=1".into()], dir: Dir::Disk, metric: Metric::Wall },
+        Case {
+            name: "null randread 4k qd1",
+            args: tb(&[
+                "--ioengine=null",
+                "--rw=randread",
+                "--bs=4k",
+                "--size=1g",
+                "--iodepth=1",
+            ]),
+            dir: Dir::None,
+            metric: Metric::Iops,
+        },
+        Case {
+            name: "null randread 4k qd32",
+            args: tb(&[
+                "--ioengine=null",
+                "--rw=randread",
+                "--bs=4k",
+                "--size=1g",
+                "--iodepth=32",
+            ]),
+            dir: Dir::None,
+            metric: Metric::Iops,
+        },
+        Case {
+            name: "psync randread 4k tmpfs",
+            args: tb(&[
+                "--ioengine=psync",
+                "--rw=randread",
+                "--bs=4k",
+                "--size=256m",
+            ]),
+            dir: Dir::Shm,
+            metric: Metric::Iops,
+        },
+        Case {
+            name: "psync randwrite 4k tmpfs",
+            args: tb(&[
+                "--ioengine=psync",
+                "--rw=randwrite",
+                "--bs=4k",
+                "--size=256m",
+            ]),
+            dir: Dir::Shm,
+            metric: Metric::Iops,
+        },
+        Case {
+            name: "io_uring randread 4k qd32 tmpfs",
+            args: tb(&[
+                "--ioengine=io_uring",
+                "--rw=randread",
+                "--bs=4k",
+                "--size=256m",
+                "--iodepth=32",
+            ]),
+            dir: Dir::Shm,
+            metric: Metric::Iops,
+        },
+        Case {
+            name: "libaio randread 4k qd32 tmpfs",
+            args: tb(&[
+                "--ioengine=libaio",
+                "--rw=randread",
+                "--bs=4k",
+                "--size=256m",
+                "--iodepth=32",
+            ]),
+            dir: Dir::Shm,
+            metric: Metric::Iops,
+        },
+        Case {
+            name: "io_uring direct randread 4k qd32 disk",
+            args: tb(&[
+                "--ioengine=io_uring",
+                "--direct=1",
+                "--rw=randread",
+                "--bs=4k",
+                "--size=512m",
+                "--iodepth=32",
+            ]),
+            dir: Dir::Disk,
+            metric: Metric::Iops,
+        },
+        Case {
+            name: "libaio direct randread 4k qd32 disk",
+            args: tb(&[
+                "--ioengine=libaio",
+                "--direct=1",
+                "--rw=randread",
+                "--bs=4k",
+                "--size=512m",
+                "--iodepth=32",
+            ]),
+            dir: Dir::Disk,
+            metric: Metric::Iops,
+        },
+        Case {
+            name: "mmap randread 4k tmpfs",
+            args: tb(&["--ioengine=mmap", "--rw=randread", "--bs=4k", "--size=256m"]),
+            dir: Dir::Shm,
+            metric: Metric::Iops,
+        },
+        Case {
+            name: "libaio direct write 1m qd8 disk",
+            args: tb(&[
+                "--ioengine=libaio",
+                "--direct=1",
+                "--rw=write",
+                "--bs=1m",
+                "--size=512m",
+                "--iodepth=8",
+            ]),
+            dir: Dir::Disk,
+            metric: Metric::Iops,
+        },
+        Case {
+            name: "libaio direct read 1m qd8 disk",
+            args: tb(&[
+                "--ioengine=libaio",
+                "--direct=1",
+                "--rw=read",
+                "--bs=1m",
+                "--size=512m",
+                "--iodepth=8",
+            ]),
+            dir: Dir::Disk,
+            metric: Metric::Iops,
+        },
+        Case {
+            name: "null randread 4k numjobs=2",
+            args: tb(&[
+                "--ioengine=null",
+                "--rw=randread",
+                "--bs=4k",
+                "--size=1g",
+                "--numjobs=2",
+                "--group_reporting",
+            ]),
+            dir: Dir::None,
+            metric: Metric::Iops,
+        },
+        Case {
+            name: "layout 1 GiB file",
+            args: vec![
+                "--name=layout".into(),
+                "--rw=read".into(),
+                "--bs=1m".into(),
+                "--size=1g".into(),
+                "--number_ios=1".into(),
+            ],
+            dir: Dir::Disk,
+            metric: Metric::Wall,
+        },
     ]
 }
 
@@ -95,7 +235,9 @@ fn run(cmd: &mut Command) -> (String, Duration, i64, f64) {
         ru
     };
     let wall = t.elapsed().as_secs_f64();
-    let tv = |t: libc::timeval| Duration::from_secs(t.tv_sec as u64) + Duration::from_micros(t.tv_usec as u64);
+    let tv = |t: libc::timeval| {
+        Duration::from_secs(t.tv_sec as u64) + Duration::from_micros(t.tv_usec as u64)
+    };
     (out, tv(ru.ru_utime) + tv(ru.ru_stime), ru.ru_maxrss, wall)
 }
 
@@ -117,7 +259,9 @@ fn total_ios_and_iops(json: &str) -> (f64, f64) {
 
 fn sample(tool: &Path, case: &Case, dir: &Path, fio: bool) -> Sample {
     let mut c = Command::new(tool);
-    c.current_dir(dir).arg("--output-format=json").args(&case.args);
+    c.current_dir(dir)
+        .arg("--output-format=json")
+        .args(&case.args);
     if fio {
         c.arg("--thread");
     }
@@ -131,7 +275,11 @@ fn sample(tool: &Path, case: &Case, dir: &Path, fio: bool) -> Sample {
     }
     Sample {
         iops,
-        cpu_per_io_ns: if ios > 0.0 { cpu.as_nanos() as f64 / ios } else { 0.0 },
+        cpu_per_io_ns: if ios > 0.0 {
+            cpu.as_nanos() as f64 / ios
+        } else {
+            0.0
+        },
         rss_kib: rss,
         wall,
     }
@@ -170,7 +318,9 @@ fn main() {
     };
     let disk = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("vs_fio");
     let shm = PathBuf::from("/dev/shm/fathom-vs-fio");
-    let nproc = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+    let nproc = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1);
     println!("fathom vs fio: {pairs} alternating pairs per case, {runtime} s runs, {nproc} CPUs");
     println!(
         "{:<40} {:>12} {:>12} {:>7} {:>13} {:>9} {:>9} {:>7}",
@@ -201,8 +351,14 @@ fn main() {
             if vb > 0.0 {
                 ratios.push(va / vb);
             }
-            fa_v.push(match case.metric { Metric::Iops => a.iops, Metric::Wall => a.wall });
-            fi_v.push(match case.metric { Metric::Iops => b.iops, Metric::Wall => b.wall });
+            fa_v.push(match case.metric {
+                Metric::Iops => a.iops,
+                Metric::Wall => a.wall,
+            });
+            fi_v.push(match case.metric {
+                Metric::Iops => b.iops,
+                Metric::Wall => b.wall,
+            });
             fa_cpu.push(a.cpu_per_io_ns);
             fi_cpu.push(b.cpu_per_io_ns);
             fa_rss.push(a.rss_kib as f64);

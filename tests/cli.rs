@@ -13,7 +13,13 @@ fathomtest!(help_lists_flags_and_exit_codes, |env| {
     let o = env.run(&["--help"]);
     assert!(o.status.success());
     let s = stdout(&o);
-    for w in ["--output-format", "--parse-only", "--section", "--cmdhelp", "Exit codes"] {
+    for w in [
+        "--output-format",
+        "--parse-only",
+        "--section",
+        "--cmdhelp",
+        "Exit codes",
+    ] {
         assert!(s.contains(w), "--help lacks {w}:\n{s}");
     }
 });
@@ -29,29 +35,47 @@ fathomtest!(parse_only_prints_nothing_and_succeeds, |env| {
     let o = env.run(&["--parse-only", "a.fio"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(o.stdout.is_empty() && o.stderr.is_empty());
-    assert_eq!(std::fs::read_dir(env.path()).unwrap().count(), 1, "no files created");
+    assert_eq!(
+        std::fs::read_dir(env.path()).unwrap().count(),
+        1,
+        "no files created"
+    );
 });
 
-fathomtest!(an_unknown_option_is_reported_with_its_file_and_line, |env| {
-    env.write("bad.fio", "[global]\nbs=4k\n[job]\nbogus_option=1\nsize=1m\n");
-    let o = env.run(&["bad.fio"]);
-    assert_eq!(o.status.code(), Some(2));
-    let e = stderr(&o);
-    assert!(e.contains("bad.fio:4"), "{e}");
-    assert!(e.contains("bogus_option"), "{e}");
-    assert!(o.stdout.is_empty(), "nothing on stdout for a bad job file");
-});
+fathomtest!(
+    an_unknown_option_is_reported_with_its_file_and_line,
+    |env| {
+        env.write(
+            "bad.fio",
+            "[global]\nbs=4k\n[job]\nbogus_option=1\nsize=1m\n",
+        );
+        let o = env.run(&["bad.fio"]);
+        assert_eq!(o.status.code(), Some(2));
+        let e = stderr(&o);
+        assert!(e.contains("bad.fio:4"), "{e}");
+        assert!(e.contains("bogus_option"), "{e}");
+        assert!(o.stdout.is_empty(), "nothing on stdout for a bad job file");
+    }
+);
 
 fathomtest!(an_unsupported_fio_option_is_rejected_not_ignored, |env| {
     env.write("v.fio", "[job]\nsize=1m\nverify_backlog=16\n");
     let o = env.run(&["v.fio"]);
     assert_eq!(o.status.code(), Some(2));
     let e = stderr(&o);
-    assert!(e.contains("v.fio:3") && e.contains("not supported yet"), "{e}");
+    assert!(
+        e.contains("v.fio:3") && e.contains("not supported yet"),
+        "{e}"
+    );
 });
 
 fathomtest!(a_bad_output_format_is_a_usage_error, |env| {
-    let o = env.run(&["--output-format=xml", "--name=a", "--size=1m", "--ioengine=null"]);
+    let o = env.run(&[
+        "--output-format=xml",
+        "--name=a",
+        "--size=1m",
+        "--ioengine=null",
+    ]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("xml"), "{}", stderr(&o));
 });
@@ -86,9 +110,20 @@ fathomtest!(a_missing_size_names_the_file_and_the_fix, |env| {
 });
 
 fathomtest!(an_unknown_engine_is_named, |env| {
-    let o = env.run(&["--name=a", "--size=1m", "--ioengine=libaio"]);
+    let o = env.run(&["--name=a", "--size=1m", "--ioengine=posixaio"]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("libaio"), "{}", stderr(&o));
+    let e = stderr(&o);
+    assert!(
+        e.contains("posixaio") && e.contains("not supported yet"),
+        "{e}"
+    );
+    let o = env.run(&["--name=a", "--size=1m", "--ioengine=bogus"]);
+    assert_eq!(o.status.code(), Some(2));
+    let e = stderr(&o);
+    assert!(
+        e.contains("unknown ioengine 'bogus'") && e.contains("io_uring"),
+        "{e}"
+    );
 });
 
 fathomtest!(output_to_a_file_leaves_stdout_empty, |env| {

@@ -14,7 +14,11 @@ fn fio_json(fio: &std::path::Path, dir: &std::path::Path, args: &[&str]) -> Valu
         .args(args)
         .output()
         .unwrap();
-    assert!(o.status.success(), "fio failed: {}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        o.status.success(),
+        "fio failed: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     let s = String::from_utf8_lossy(&o.stdout);
     // fio may print a "note:" line before its JSON.
     let start = s.find('{').expect("fio printed JSON");
@@ -53,17 +57,31 @@ fn compare(args: &[&str], mixed: bool) {
     if mixed {
         // The read/write split comes from each tool's own random generator; the totals
         // must still be equal.
-        assert_eq!(f[0] + f[1], a[0] + a[1], "total ios for {args:?}: fio {f:?} fathom {a:?}");
+        assert_eq!(
+            f[0] + f[1],
+            a[0] + a[1],
+            "total ios for {args:?}: fio {f:?} fathom {a:?}"
+        );
         assert_eq!(f[2] + f[3], a[2] + a[3], "total bytes for {args:?}");
     } else {
-        assert_eq!(f, a, "ios/bytes for {args:?} (read ios, write ios, read B, write B)");
+        assert_eq!(
+            f, a,
+            "ios/bytes for {args:?} (read ios, write ios, read B, write B)"
+        );
     }
 }
 
 #[test]
 fn randrw_70_30_16m_4k_psync_matches_fio() {
     compare(
-        &["--name=m", "--ioengine=psync", "--rw=randrw", "--rwmixread=70", "--bs=4k", "--size=16m"],
+        &[
+            "--name=m",
+            "--ioengine=psync",
+            "--rw=randrw",
+            "--rwmixread=70",
+            "--bs=4k",
+            "--size=16m",
+        ],
         true,
     );
 }
@@ -77,23 +95,93 @@ fn sequential_read_and_write_match_fio() {
 
 #[test]
 fn offset_matches_fio() {
-    compare(&["--name=o", "--rw=read", "--bs=4k", "--size=1m", "--offset=512k"], false);
+    compare(
+        &[
+            "--name=o",
+            "--rw=read",
+            "--bs=4k",
+            "--size=1m",
+            "--offset=512k",
+        ],
+        false,
+    );
 }
 
 #[test]
 fn several_files_match_fio() {
-    compare(&["--name=n", "--rw=read", "--bs=4k", "--size=1m", "--nrfiles=3"], false);
-    compare(&["--name=n", "--rw=randread", "--bs=4k", "--size=1m", "--nrfiles=3"], false);
-    compare(&["--name=f", "--rw=read", "--bs=4k", "--filesize=1m", "--nrfiles=2"], false);
+    compare(
+        &[
+            "--name=n",
+            "--rw=read",
+            "--bs=4k",
+            "--size=1m",
+            "--nrfiles=3",
+        ],
+        false,
+    );
+    compare(
+        &[
+            "--name=n",
+            "--rw=randread",
+            "--bs=4k",
+            "--size=1m",
+            "--nrfiles=3",
+        ],
+        false,
+    );
+    compare(
+        &[
+            "--name=f",
+            "--rw=read",
+            "--bs=4k",
+            "--filesize=1m",
+            "--nrfiles=2",
+        ],
+        false,
+    );
 }
 
 #[test]
 fn io_size_loops_and_number_ios_match_fio() {
-    compare(&["--name=i", "--rw=randread", "--bs=4k", "--size=1m", "--io_size=3m"], false);
-    compare(&["--name=i", "--rw=read", "--bs=4k", "--size=1m", "--io_size=3m"], false);
-    compare(&["--name=l", "--rw=write", "--bs=4k", "--size=1m", "--loops=2"], false);
     compare(
-        &["--name=n", "--rw=read", "--bs=4k", "--size=1m", "--loops=3", "--number_ios=100"],
+        &[
+            "--name=i",
+            "--rw=randread",
+            "--bs=4k",
+            "--size=1m",
+            "--io_size=3m",
+        ],
+        false,
+    );
+    compare(
+        &[
+            "--name=i",
+            "--rw=read",
+            "--bs=4k",
+            "--size=1m",
+            "--io_size=3m",
+        ],
+        false,
+    );
+    compare(
+        &[
+            "--name=l",
+            "--rw=write",
+            "--bs=4k",
+            "--size=1m",
+            "--loops=2",
+        ],
+        false,
+    );
+    compare(
+        &[
+            "--name=n",
+            "--rw=read",
+            "--bs=4k",
+            "--size=1m",
+            "--loops=3",
+            "--number_ios=100",
+        ],
         false,
     );
 }
@@ -113,7 +201,14 @@ fn numjobs_and_offset_increment_match_fio() {
         false,
     );
     compare(
-        &["--name=g", "--rw=randwrite", "--bs=8k", "--size=1m", "--numjobs=3", "--group_reporting"],
+        &[
+            "--name=g",
+            "--rw=randwrite",
+            "--bs=8k",
+            "--size=1m",
+            "--numjobs=3",
+            "--group_reporting",
+        ],
         false,
     );
 }

@@ -60,10 +60,17 @@ fn check_consistent(j: &Value) {
             (bw_bytes as f64 - expect).abs() <= 1.0 + expect * 1e-9,
             "{dir}: bw_bytes {bw_bytes} != io_bytes/runtime {expect}"
         );
-        assert_eq!(d["bw"].as_u64().unwrap(), bw_bytes / 1024, "{dir}: bw = bw_bytes/1024");
+        assert_eq!(
+            d["bw"].as_u64().unwrap(),
+            bw_bytes / 1024,
+            "{dir}: bw = bw_bytes/1024"
+        );
         let iops = d["iops"].as_f64().unwrap();
         let expect_iops = ios as f64 * 1000.0 / runtime as f64;
-        assert!((iops - expect_iops).abs() < 1e-6 * expect_iops.max(1.0), "{dir}: iops");
+        assert!(
+            (iops - expect_iops).abs() < 1e-6 * expect_iops.max(1.0),
+            "{dir}: iops"
+        );
         for lat in ["clat_ns", "lat_ns"] {
             let l = &d[lat];
             let (min, max, mean) = (
@@ -71,7 +78,10 @@ fn check_consistent(j: &Value) {
                 l["max"].as_u64().unwrap() as f64,
                 l["mean"].as_f64().unwrap(),
             );
-            assert!(min <= mean && mean <= max, "{dir} {lat}: {min} {mean} {max}");
+            assert!(
+                min <= mean && mean <= max,
+                "{dir} {lat}: {min} {mean} {max}"
+            );
         }
         if let Some(p) = clat["percentile"].as_object() {
             let mut prev = 0;
@@ -85,13 +95,19 @@ fn check_consistent(j: &Value) {
     }
 }
 
-fathomtest!(randrw_70_30_on_psync_does_every_block_once_with_the_mix, |env| {
-    env.write("j.fio", RANDRW_FIO);
-    let o = env.run(&["--output-format=json", "j.fio"]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    check_randrw(&json(&o));
-    assert!(env.path().join("mixed.0.0").exists(), "unlink=0 keeps the file");
-});
+fathomtest!(
+    randrw_70_30_on_psync_does_every_block_once_with_the_mix,
+    |env| {
+        env.write("j.fio", RANDRW_FIO);
+        let o = env.run(&["--output-format=json", "j.fio"]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        check_randrw(&json(&o));
+        assert!(
+            env.path().join("mixed.0.0").exists(),
+            "unlink=0 keeps the file"
+        );
+    }
+);
 
 fathomtest!(the_same_job_in_toml_does_the_same_work, |env| {
     env.write("j.toml", RANDRW_TOML);
@@ -114,17 +130,31 @@ fathomtest!(the_same_job_on_the_command_line_does_the_same_work, |env| {
     check_randrw(&json(&o));
 });
 
-fathomtest!(json_output_has_fio_top_level_keys_and_nothing_else_on_stdout, |env| {
-    let o = env.run(&["--output-format=json", "--name=n", "--ioengine=null", "--size=4m"]);
-    assert!(o.status.success());
-    let v = json(&o);
-    for k in ["fathom version", "timestamp", "timestamp_ms", "time", "jobs"] {
-        assert!(v.get(k).is_some(), "missing {k}");
+fathomtest!(
+    json_output_has_fio_top_level_keys_and_nothing_else_on_stdout,
+    |env| {
+        let o = env.run(&[
+            "--output-format=json",
+            "--name=n",
+            "--ioengine=null",
+            "--size=4m",
+        ]);
+        assert!(o.status.success());
+        let v = json(&o);
+        for k in [
+            "fathom version",
+            "timestamp",
+            "timestamp_ms",
+            "time",
+            "jobs",
+        ] {
+            assert!(v.get(k).is_some(), "missing {k}");
+        }
+        assert_eq!(v["jobs"][0]["jobname"], "n");
+        assert_eq!(v["jobs"][0]["read"]["total_ios"], 1024);
+        check_consistent(&v["jobs"][0]);
     }
-    assert_eq!(v["jobs"][0]["jobname"], "n");
-    assert_eq!(v["jobs"][0]["read"]["total_ios"], 1024);
-    check_consistent(&v["jobs"][0]);
-});
+);
 
 fathomtest!(normal_output_shows_the_fio_summary, |env| {
     let o = env.run(&["--name=n", "--ioengine=null", "--size=4m", "--rw=randrw"]);
@@ -171,7 +201,11 @@ fathomtest!(numjobs_with_group_reporting_merges_exactly, |env| {
         "--numjobs=3",
     ]);
     let v = json(&o);
-    assert_eq!(v["jobs"].as_array().unwrap().len(), 3, "one entry per clone");
+    assert_eq!(
+        v["jobs"].as_array().unwrap().len(),
+        3,
+        "one entry per clone"
+    );
 });
 
 fathomtest!(stonewall_and_new_group_make_groups, |env| {
@@ -193,7 +227,12 @@ fathomtest!(stonewall_and_new_group_make_groups, |env| {
 
 fathomtest!(section_runs_only_the_named_jobs, |env| {
     env.write("s.fio", "[global]\nioengine=null\nsize=1m\n[a]\n[b]\n[c]\n");
-    let o = env.run(&["--output-format=json", "--section=b", "--section=c", "s.fio"]);
+    let o = env.run(&[
+        "--output-format=json",
+        "--section=b",
+        "--section=c",
+        "s.fio",
+    ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let names: Vec<String> = json(&o)["jobs"]
         .as_array()
@@ -204,34 +243,46 @@ fathomtest!(section_runs_only_the_named_jobs, |env| {
     assert_eq!(names, vec!["b", "c"]);
 });
 
-fathomtest!(unlink_removes_the_files_and_the_directory_fathom_made, |env| {
-    let o = env.run(&[
-        "--name=u",
-        "--directory=scratch/deeper",
-        "--size=1m",
-        "--rw=write",
-        "--unlink=1",
-    ]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    assert!(!env.path().join("scratch").exists(), "made directories removed when empty");
-});
+fathomtest!(
+    unlink_removes_the_files_and_the_directory_fathom_made,
+    |env| {
+        let o = env.run(&[
+            "--name=u",
+            "--directory=scratch/deeper",
+            "--size=1m",
+            "--rw=write",
+            "--unlink=1",
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert!(
+            !env.path().join("scratch").exists(),
+            "made directories removed when empty"
+        );
+    }
+);
 
-fathomtest!(a_write_job_writes_the_whole_region_with_sync_engine, |env| {
-    let o = env.run(&[
-        "--output-format=json",
-        "--name=w",
-        "--ioengine=sync",
-        "--rw=write",
-        "--bs=64k",
-        "--size=2m",
-        "--end_fsync=1",
-    ]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let v = json(&o);
-    assert_eq!(v["jobs"][0]["write"]["total_ios"], 32);
-    assert_eq!(v["jobs"][0]["sync"]["total_ios"], 1);
-    assert_eq!(std::fs::metadata(env.path().join("w.0.0")).unwrap().len(), 2 << 20);
-});
+fathomtest!(
+    a_write_job_writes_the_whole_region_with_sync_engine,
+    |env| {
+        let o = env.run(&[
+            "--output-format=json",
+            "--name=w",
+            "--ioengine=sync",
+            "--rw=write",
+            "--bs=64k",
+            "--size=2m",
+            "--end_fsync=1",
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let v = json(&o);
+        assert_eq!(v["jobs"][0]["write"]["total_ios"], 32);
+        assert_eq!(v["jobs"][0]["sync"]["total_ios"], 1);
+        assert_eq!(
+            std::fs::metadata(env.path().join("w.0.0")).unwrap().len(),
+            2 << 20
+        );
+    }
+);
 
 fathomtest!(time_based_runs_for_the_runtime, |env| {
     let t = std::time::Instant::now();

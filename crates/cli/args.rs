@@ -114,7 +114,16 @@ mod tests {
             "x",
         ]));
         assert_eq!(j, vec!["--size=1m", "--name=a", "--rw=randread"]);
-        assert_eq!(c, os(&["fathom", "--output-format=json", "job.fio", "--section", "x"]));
+        assert_eq!(
+            c,
+            os(&[
+                "fathom",
+                "--output-format=json",
+                "job.fio",
+                "--section",
+                "x"
+            ])
+        );
     }
 
     #[test]

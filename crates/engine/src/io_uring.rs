@@ -69,8 +69,10 @@ fn setup_error(e: io::Error) -> io::Error {
     };
     io::Error::new(
         io::ErrorKind::Unsupported,
-        format!("io_uring is unavailable: {e}{}{why}; use ioengine=libaio or psync",
-            if why.is_empty() { "" } else { ": " }),
+        format!(
+            "io_uring is unavailable: {e}{}{why}; use ioengine=libaio or psync",
+            if why.is_empty() { "" } else { ": " }
+        ),
     )
 }
 
@@ -110,7 +112,10 @@ impl IoEngine for IoUringEngine {
             unsafe { self.ring().submitter().register_buffers(&iov) }.map_err(|e| {
                 io::Error::new(
                     e.kind(),
-                    format!("fixedbufs: registering {} buffers failed: {e}; raise ulimit -l", bufs.len()),
+                    format!(
+                        "fixedbufs: registering {} buffers failed: {e}; raise ulimit -l",
+                        bufs.len()
+                    ),
                 )
             })?;
         }
@@ -126,7 +131,9 @@ impl IoEngine for IoUringEngine {
     }
     fn open_file(&mut self, path: &Path, opts: &OpenOptions) -> io::Result<usize> {
         if self.files_registered {
-            return Err(io::Error::other("io_uring: files must be opened before the first I/O"));
+            return Err(io::Error::other(
+                "io_uring: files must be opened before the first I/O",
+            ));
         }
         self.fds.push(open(path, opts)?);
         Ok(self.fds.len() - 1)
@@ -151,12 +158,19 @@ impl IoEngine for IoUringEngine {
                 if self.opts.fixedbufs {
                     // The slot's registered buffer has index `slot`.
                     if write {
-                        opcode::WriteFixed::new($target, io.buf, len, slot as u16).offset(off).build()
+                        opcode::WriteFixed::new($target, io.buf, len, slot as u16)
+                            .offset(off)
+                            .build()
                     } else {
-                        opcode::ReadFixed::new($target, io.buf, len, slot as u16).offset(off).build()
+                        opcode::ReadFixed::new($target, io.buf, len, slot as u16)
+                            .offset(off)
+                            .build()
                     }
                 } else if self.opts.nonvectored == 0 {
-                    self.iovecs[slot] = libc::iovec { iov_base: io.buf.cast(), iov_len: io.len };
+                    self.iovecs[slot] = libc::iovec {
+                        iov_base: io.buf.cast(),
+                        iov_len: io.len,
+                    };
                     let iov: *const libc::iovec = &self.iovecs[slot];
                     if write {
                         opcode::Writev::new($target, iov, 1).offset(off).build()
@@ -205,7 +219,11 @@ impl IoEngine for IoUringEngine {
             }
         };
         // With SQPOLL the kernel thread consumes entries itself: count all queued as submitted.
-        let n = if self.opts.sqthread_poll { self.queued } else { n.min(self.queued) };
+        let n = if self.opts.sqthread_poll {
+            self.queued
+        } else {
+            n.min(self.queued)
+        };
         let n = if n == 0 { self.queued } else { n };
         self.inflight += n;
         self.queued -= n.min(self.queued);

@@ -73,7 +73,8 @@ pub fn layout_file(path: &Path, req: &LayoutRequest) -> io::Result<LayoutOutcome
     let mut written = 0;
     if req.fill {
         use std::io::Seek;
-        f.seek(io::SeekFrom::Start(start)).map_err(|e| with_path(e, path))?;
+        f.seek(io::SeekFrom::Start(start))
+            .map_err(|e| with_path(e, path))?;
         let mut buf = vec![0u8; CHUNK];
         let mut state = req.seed;
         let mut left = req.size - start;
@@ -126,7 +127,10 @@ fn preallocate(f: &File, start: u64, end: u64, how: Fallocate) -> io::Result<()>
             if r < 0 {
                 let e = io::Error::last_os_error();
                 // fio's native mode falls back to no preallocation when unsupported.
-                if matches!(e.raw_os_error(), Some(libc::EOPNOTSUPP) | Some(libc::ENOSYS)) {
+                if matches!(
+                    e.raw_os_error(),
+                    Some(libc::EOPNOTSUPP) | Some(libc::ENOSYS)
+                ) {
                     return Ok(());
                 }
                 return Err(e);
@@ -168,7 +172,13 @@ mod tests {
         let d = tempfile::tempdir().unwrap();
         let p = d.path().join("f");
         let o = layout_file(&p, &req(3 << 20, true)).unwrap();
-        assert_eq!(o, LayoutOutcome { created: true, written: 3 << 20 });
+        assert_eq!(
+            o,
+            LayoutOutcome {
+                created: true,
+                written: 3 << 20
+            }
+        );
         assert_eq!(std::fs::metadata(&p).unwrap().len(), 3 << 20);
         let data = std::fs::read(&p).unwrap();
         assert!(data.iter().filter(|&&b| b == 0).count() < data.len() / 100);

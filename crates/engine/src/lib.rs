@@ -220,16 +220,30 @@ pub const ENGINES: &[(&str, &str)] = &[
 /// Engines fio has that fathom recognises but does not run yet.
 const NOT_YET: &[&str] = &[
     "posixaio",
-    "io_uring_cmd", "splice", "sg", "filecreate", "filestat", "filedelete", "dircreate",
-    "dirstat", "dirdelete", "falloc", "ftruncate", "e4defrag", "cpuio", "exec", "net",
+    "io_uring_cmd",
+    "splice",
+    "sg",
+    "filecreate",
+    "filestat",
+    "filedelete",
+    "dircreate",
+    "dirstat",
+    "dirdelete",
+    "falloc",
+    "ftruncate",
+    "e4defrag",
+    "cpuio",
+    "exec",
+    "net",
 ];
 
 /// Makes an engine for one job clone.
 pub type EngineFactory = dyn Fn(&EngineOptions) -> Box<dyn IoEngine> + Send + Sync;
 
-fn registry() -> &'static std::sync::RwLock<Vec<(String, std::sync::Arc<EngineFactory>)>> {
-    static R: std::sync::OnceLock<std::sync::RwLock<Vec<(String, std::sync::Arc<EngineFactory>)>>> =
-        std::sync::OnceLock::new();
+type Registry = std::sync::RwLock<Vec<(String, std::sync::Arc<EngineFactory>)>>;
+
+fn registry() -> &'static Registry {
+    static R: std::sync::OnceLock<Registry> = std::sync::OnceLock::new();
     R.get_or_init(Default::default)
 }
 

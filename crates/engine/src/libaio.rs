@@ -44,6 +44,7 @@ struct IoEvent {
 type AioContext = libc::c_ulong;
 
 /// The libaio engine.
+#[derive(Default)]
 pub struct Libaio {
     ctx: AioContext,
     fds: Vec<i32>,
@@ -58,19 +59,6 @@ pub struct Libaio {
 // SAFETY: the raw pointers point into `iocbs`, owned by this engine; the engine is used
 // by one thread at a time.
 unsafe impl Send for Libaio {}
-
-impl Default for Libaio {
-    fn default() -> Self {
-        Libaio {
-            ctx: 0,
-            fds: Vec::new(),
-            iocbs: Vec::new(),
-            pending: Vec::new(),
-            events: Vec::new(),
-            inflight: 0,
-        }
-    }
-}
 
 impl Libaio {
     fn check(r: libc::c_long) -> io::Result<libc::c_long> {

@@ -109,7 +109,10 @@ mod tests {
 
     #[test]
     fn compress_percentage_50_compresses_to_about_half() {
-        let c = BufferContent { compress_percentage: Some(50), ..Default::default() };
+        let c = BufferContent {
+            compress_percentage: Some(50),
+            ..Default::default()
+        };
         let mut buf = vec![0u8; 1 << 20];
         c.fill(&mut buf, 7, 99);
         let ratio = deflated_len(&buf) as f64 / buf.len() as f64;
@@ -121,7 +124,10 @@ mod tests {
 
     #[test]
     fn dedupe_repeats_content_and_scramble_breaks_it() {
-        let c = BufferContent { dedupe_percentage: 100, ..Default::default() };
+        let c = BufferContent {
+            dedupe_percentage: 100,
+            ..Default::default()
+        };
         let (mut a, mut b) = (vec![0u8; 4096], vec![0u8; 4096]);
         c.fill(&mut a, 1, 0);
         c.fill(&mut b, 2, 0);
@@ -136,11 +142,17 @@ mod tests {
 
     #[test]
     fn pattern_and_zero_fill() {
-        let c = BufferContent { pattern: Some(vec![0xde, 0xad]), ..Default::default() };
+        let c = BufferContent {
+            pattern: Some(vec![0xde, 0xad]),
+            ..Default::default()
+        };
         let mut buf = vec![0u8; 6];
         c.fill(&mut buf, 1, 50);
         assert_eq!(buf, [0xde, 0xad, 0xde, 0xad, 0xde, 0xad]);
-        let z = BufferContent { zero: true, ..Default::default() };
+        let z = BufferContent {
+            zero: true,
+            ..Default::default()
+        };
         z.fill(&mut buf, 1, 50);
         assert_eq!(buf, [0; 6]);
     }

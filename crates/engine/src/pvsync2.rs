@@ -27,7 +27,10 @@ impl Pvsync2 {
         if o.nowait {
             flags |= RWF_NOWAIT;
         }
-        Pvsync2 { fds: Fds::default(), flags }
+        Pvsync2 {
+            fds: Fds::default(),
+            flags,
+        }
     }
 }
 
@@ -49,7 +52,11 @@ impl IoEngine for Pvsync2 {
             Ddir::Write => true,
             Ddir::Trim => {
                 let res = crate::sys::trim(fd, io.offset, io.len);
-                return Ok(Queued::Done(Completion { tag: io.tag, res, short: 0 }));
+                return Ok(Queued::Done(Completion {
+                    tag: io.tag,
+                    res,
+                    short: 0,
+                }));
             }
         };
         let (res, short) = full_transfer(
@@ -68,7 +75,11 @@ impl IoEngine for Pvsync2 {
             io.len,
             io.offset,
         );
-        Ok(Queued::Done(Completion { tag: io.tag, res, short }))
+        Ok(Queued::Done(Completion {
+            tag: io.tag,
+            res,
+            short,
+        }))
     }
     fn sync_file(&mut self, file: usize, data_only: bool) -> io::Result<()> {
         self.fds.sync(file, data_only)

@@ -14,7 +14,12 @@ const BLKGETSIZE64: libc::c_ulong = 0x8008_1272;
 pub(crate) fn open(path: &Path, o: &OpenOptions) -> io::Result<i32> {
     let c = CString::new(path.as_os_str().as_bytes())
         .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "file name contains NUL"))?;
-    let mut flags = libc::O_CLOEXEC | if o.write { libc::O_RDWR } else { libc::O_RDONLY };
+    let mut flags = libc::O_CLOEXEC
+        | if o.write {
+            libc::O_RDWR
+        } else {
+            libc::O_RDONLY
+        };
     if o.direct {
         flags |= libc::O_DIRECT;
     }
@@ -67,7 +72,9 @@ pub(crate) fn sync_fd(fd: i32, data_only: bool) -> io::Result<()> {
 /// Result of a read/write syscall as a kernel-style i64 (bytes, or negated errno).
 pub(crate) fn ret(r: isize) -> i64 {
     if r < 0 {
-        -(io::Error::last_os_error().raw_os_error().unwrap_or(libc::EIO) as i64)
+        -(io::Error::last_os_error()
+            .raw_os_error()
+            .unwrap_or(libc::EIO) as i64)
     } else {
         r as i64
     }

@@ -18,6 +18,7 @@ use tokio::sync::mpsc;
 type Done = (u64, i64, usize, tokio::fs::File);
 
 /// The tokio engine.
+#[derive(Default)]
 pub struct TokioEngine {
     rt: Option<tokio::runtime::Runtime>,
     paths: Vec<(PathBuf, OpenOptions)>,
@@ -26,19 +27,6 @@ pub struct TokioEngine {
     tx: Option<mpsc::UnboundedSender<Done>>,
     rx: Option<mpsc::UnboundedReceiver<Done>>,
     inflight: usize,
-}
-
-impl Default for TokioEngine {
-    fn default() -> Self {
-        TokioEngine {
-            rt: None,
-            paths: Vec::new(),
-            handles: Vec::new(),
-            tx: None,
-            rx: None,
-            inflight: 0,
-        }
-    }
 }
 
 fn open_opts(o: &OpenOptions) -> tokio::fs::OpenOptions {
@@ -95,13 +83,18 @@ impl IoEngine for TokioEngine {
                 Some(f) => crate::sys::trim(f.as_raw_fd(), io.offset, io.len),
                 None => -(libc::EBUSY as i64),
             };
-            return Ok(Queued::Done(Completion { tag: io.tag, res, short: 0 }));
+            return Ok(Queued::Done(Completion {
+                tag: io.tag,
+                res,
+                short: 0,
+            }));
         }
         let mut f = self.handles[slot][io.file]
             .take()
             .ok_or_else(|| io::Error::other("tokio engine: slot handle in use"))?;
         let tx = self.tx.clone().expect("set up");
-        let (tag, file, off, len, write) = (io.tag, io.file, io.offset, io.len, io.ddir == Ddir::Write);
+        let (tag, file, off, len, write) =
+            (io.tag, io.file, io.offset, io.len, io.ddir == Ddir::Write);
         // SAFETY: the caller guarantees io.buf is valid for io.len bytes and untouched
         // until this I/O is reaped; the task ends (and drops the slice) before it sends
         // its completion, which `reap` waits for.

@@ -34,7 +34,11 @@ impl IoEngine for Vsync {
             Ddir::Write => true,
             Ddir::Trim => {
                 let res = crate::sys::trim(fd, io.offset, io.len);
-                return Ok(Queued::Done(Completion { tag: io.tag, res, short: 0 }));
+                return Ok(Queued::Done(Completion {
+                    tag: io.tag,
+                    res,
+                    short: 0,
+                }));
             }
         };
         let (res, short) = full_transfer(
@@ -63,7 +67,11 @@ impl IoEngine for Vsync {
             io.len,
             io.offset,
         );
-        Ok(Queued::Done(Completion { tag: io.tag, res, short }))
+        Ok(Queued::Done(Completion {
+            tag: io.tag,
+            res,
+            short,
+        }))
     }
     fn sync_file(&mut self, file: usize, data_only: bool) -> io::Result<()> {
         self.fds.sync(file, data_only)

@@ -8,14 +8,28 @@ fn write_then_read(engine: &str) -> Vec<u8> {
     let p = d.path().join("data");
     let mut e = create(engine).unwrap();
     let f = e
-        .open_file(&p, &OpenOptions { write: true, direct: false, create: true })
+        .open_file(
+            &p,
+            &OpenOptions {
+                write: true,
+                direct: false,
+                create: true,
+            },
+        )
         .unwrap();
     let mut buf = AlignedBuf::new(4096, 4096);
     for i in 0..16u64 {
         buf.as_mut_slice().fill(i as u8 + 1);
         // Write blocks in a scattered order.
         let off = (i * 7 % 16) * 4096;
-        let io = IoUnit { ddir: Ddir::Write, file: f, offset: off, buf: buf.as_mut_ptr(), len: 4096, tag: i };
+        let io = IoUnit {
+            ddir: Ddir::Write,
+            file: f,
+            offset: off,
+            buf: buf.as_mut_ptr(),
+            len: 4096,
+            tag: i,
+        };
         // SAFETY: buf outlives the synchronous I/O.
         match unsafe { e.queue(&io) }.unwrap() {
             Queued::Done(c) => assert_eq!((c.tag, c.res), (i, 4096)),
@@ -25,7 +39,14 @@ fn write_then_read(engine: &str) -> Vec<u8> {
     e.sync_file(f, false).unwrap();
     let mut out = Vec::new();
     for b in 0..16u64 {
-        let io = IoUnit { ddir: Ddir::Read, file: f, offset: b * 4096, buf: buf.as_mut_ptr(), len: 4096, tag: b };
+        let io = IoUnit {
+            ddir: Ddir::Read,
+            file: f,
+            offset: b * 4096,
+            buf: buf.as_mut_ptr(),
+            len: 4096,
+            tag: b,
+        };
         // SAFETY: as above.
         let c = unsafe { e.queue(&io) }.unwrap();
         assert!(matches!(c, Queued::Done(c) if c.res == 4096));
@@ -52,7 +73,14 @@ fn reads_past_the_end_return_what_is_there() {
     let mut e = create("psync").unwrap();
     let f = e.open_file(&p, &OpenOptions::default()).unwrap();
     let mut buf = AlignedBuf::new(4096, 4096);
-    let io = IoUnit { ddir: Ddir::Read, file: f, offset: 0, buf: buf.as_mut_ptr(), len: 4096, tag: 0 };
+    let io = IoUnit {
+        ddir: Ddir::Read,
+        file: f,
+        offset: 0,
+        buf: buf.as_mut_ptr(),
+        len: 4096,
+        tag: 0,
+    };
     // SAFETY: buf outlives the synchronous I/O.
     let c = unsafe { e.queue(&io) }.unwrap();
     assert!(matches!(c, Queued::Done(c) if c.res == 1000 && c.short == 1));
@@ -61,14 +89,19 @@ fn reads_past_the_end_return_what_is_there() {
 #[test]
 fn unknown_and_unsupported_engines_are_named() {
     let e = create("bogus").err().unwrap().to_string();
-    assert!(e.contains("unknown ioengine 'bogus'") && e.contains("psync"), "{e}");
+    assert!(
+        e.contains("unknown ioengine 'bogus'") && e.contains("psync"),
+        "{e}"
+    );
     let e = create("posixaio").err().unwrap().to_string();
     assert!(e.contains("not supported yet"), "{e}");
 }
 
 #[test]
 fn trim_punches_a_hole_in_a_file_on_every_engine() {
-    for engine in ["psync", "sync", "vsync", "pvsync", "pvsync2", "mmap", "libaio", "io_uring"] {
+    for engine in [
+        "psync", "sync", "vsync", "pvsync", "pvsync2", "mmap", "libaio", "io_uring",
+    ] {
         let d = tempfile::tempdir().unwrap();
         let p = d.path().join("t");
         std::fs::write(&p, vec![7u8; 64 << 10]).unwrap();
@@ -79,15 +112,36 @@ fn trim_punches_a_hole_in_a_file_on_every_engine() {
             eprintln!("{engine}: unavailable here");
             continue;
         }
-        let f = e.open_file(&p, &OpenOptions { write: true, ..Default::default() }).unwrap();
-        let io = IoUnit { ddir: Ddir::Trim, file: f, offset: 8192, buf: buf.as_mut_ptr(), len: 8192, tag: 0 };
+        let f = e
+            .open_file(
+                &p,
+                &OpenOptions {
+                    write: true,
+                    ..Default::default()
+                },
+            )
+            .unwrap();
+        let io = IoUnit {
+            ddir: Ddir::Trim,
+            file: f,
+            offset: 8192,
+            buf: buf.as_mut_ptr(),
+            len: 8192,
+            tag: 0,
+        };
         // SAFETY: trims do not touch the buffer.
         let c = unsafe { e.queue(&io) }.unwrap();
-        assert!(matches!(c, Queued::Done(c) if c.res == 8192), "{engine}: {c:?}");
+        assert!(
+            matches!(c, Queued::Done(c) if c.res == 8192),
+            "{engine}: {c:?}"
+        );
         e.close_files().unwrap();
         let data = std::fs::read(&p).unwrap();
         assert_eq!(data.len(), 64 << 10, "KEEP_SIZE");
-        assert!(data[8192..16384].iter().all(|&b| b == 0), "{engine}: hole reads as zeroes");
+        assert!(
+            data[8192..16384].iter().all(|&b| b == 0),
+            "{engine}: hole reads as zeroes"
+        );
         assert!(data[..8192].iter().all(|&b| b == 7) && data[16384..].iter().all(|&b| b == 7));
     }
 }

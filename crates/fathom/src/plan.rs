@@ -215,7 +215,11 @@ fn plan_job(
             return Err(plan_err(spec, "bs must be greater than 0"));
         }
     }
-    let effective_iodepth = if caps.is_async { spec.iodepth.max(1) } else { 1 };
+    let effective_iodepth = if caps.is_async {
+        spec.iodepth.max(1)
+    } else {
+        1
+    };
     if spec.iodepth > 1 && !caps.is_async {
         warnings.push(format!(
             "note: job '{}': the {} engine is synchronous; iodepth={} is capped at 1",
@@ -254,7 +258,12 @@ fn plan_job(
     })
 }
 
-fn plan_clone(ji: usize, spec: &JobSpec, jobnum: u32, caps: Caps) -> Result<PlannedClone, RunError> {
+fn plan_clone(
+    ji: usize,
+    spec: &JobSpec,
+    jobnum: u32,
+    caps: Caps,
+) -> Result<PlannedClone, RunError> {
     let dir = if spec.directories.is_empty() {
         None
     } else {
@@ -273,7 +282,14 @@ fn plan_clone(ji: usize, spec: &JobSpec, jobnum: u32, caps: Caps) -> Result<Plan
             .collect()
     };
     let nfiles = paths.len() as u64;
-    let min_bs = spec.bs.0.iter().copied().filter(|&b| b > 0).min().unwrap_or(4096);
+    let min_bs = spec
+        .bs
+        .0
+        .iter()
+        .copied()
+        .filter(|&b| b > 0)
+        .min()
+        .unwrap_or(4096);
     let mut seed_state = spec.randseed ^ ((ji as u64) << 40) ^ ((jobnum as u64) << 20);
     if !spec.randrepeat {
         seed_state ^= std::time::SystemTime::now()
@@ -435,10 +451,20 @@ mod tests {
         a.nrfiles = 2;
         a.offset = SizeSpec::Bytes(4096);
         a.offset_increment = SizeSpec::Bytes(1 << 20);
-        let p = plan(&JobSet { jobs: vec![a], global_options: vec![] }).unwrap();
+        let p = plan(&JobSet {
+            jobs: vec![a],
+            global_options: vec![],
+        })
+        .unwrap();
         let c1 = &p.jobs[0].clones[1];
         assert_eq!(c1.files[1].path, PathBuf::from("/nonexistent-dir/a.1.1"));
-        assert_eq!(c1.files[0].region, FileRegion { start: 4096 + (1 << 20), len: 1 << 19 });
+        assert_eq!(
+            c1.files[0].region,
+            FileRegion {
+                start: 4096 + (1 << 20),
+                len: 1 << 19
+            }
+        );
         assert_eq!(p.files.len(), 4);
         assert_ne!(p.jobs[0].clones[0].params.seed, c1.params.seed);
     }
@@ -449,8 +475,15 @@ mod tests {
         a.numjobs = 2;
         a.filenames = vec!["shared".into()];
         a.offset_increment = SizeSpec::Bytes(256 << 10);
-        a.rw = Rw { kind: RwKind::Read, suffix: 0 };
-        let p = plan(&JobSet { jobs: vec![a], global_options: vec![] }).unwrap();
+        a.rw = Rw {
+            kind: RwKind::Read,
+            suffix: 0,
+        };
+        let p = plan(&JobSet {
+            jobs: vec![a],
+            global_options: vec![],
+        })
+        .unwrap();
         assert_eq!(p.files.len(), 1);
         assert_eq!(p.files[0].size, (1 << 20) + (256 << 10));
         assert!(p.files[0].fill);
@@ -460,7 +493,11 @@ mod tests {
     fn missing_size_and_file_is_a_clear_error() {
         let mut a = job("a");
         a.size = None;
-        let e = plan(&JobSet { jobs: vec![a], global_options: vec![] }).unwrap_err();
+        let e = plan(&JobSet {
+            jobs: vec![a],
+            global_options: vec![],
+        })
+        .unwrap_err();
         assert!(e.to_string().contains("set size="), "{e}");
     }
 
@@ -468,7 +505,11 @@ mod tests {
     fn sync_engines_cap_iodepth_with_a_note() {
         let mut a = job("a");
         a.iodepth = 32;
-        let p = plan(&JobSet { jobs: vec![a], global_options: vec![] }).unwrap();
+        let p = plan(&JobSet {
+            jobs: vec![a],
+            global_options: vec![],
+        })
+        .unwrap();
         assert_eq!(p.jobs[0].effective_iodepth, 1);
         assert!(p.warnings[0].contains("capped at 1"));
     }

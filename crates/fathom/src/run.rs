@@ -244,9 +244,17 @@ fn job_result(job: &PlannedJob, o: &CloneOutcome, layout: Duration, pid: u32) ->
             let i = d.index();
             let secs = st.runtime.as_secs_f64();
             let (want, got, unit) = if job.rate.bytes_per_sec[i] > 0 {
-                (job.rate.bytes_per_sec[i] as f64, st.dirs[i].bytes as f64 / secs, "B/s")
+                (
+                    job.rate.bytes_per_sec[i] as f64,
+                    st.dirs[i].bytes as f64 / secs,
+                    "B/s",
+                )
             } else if job.rate.iops[i] > 0 {
-                (job.rate.iops[i] as f64, st.dirs[i].ios as f64 / secs, "IOPS")
+                (
+                    job.rate.iops[i] as f64,
+                    st.dirs[i].ios as f64 / secs,
+                    "IOPS",
+                )
             } else {
                 continue;
             };

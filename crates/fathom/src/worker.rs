@@ -132,7 +132,11 @@ pub fn run_clone(job: &PlannedJob, clone: &PlannedClone, cancel: &AtomicBool) ->
     let content = &job.buffers;
     let mut draw = fathom_workload::Rng::new(clone.params.seed ^ 0xb0f);
     for (i, s) in slots.iter_mut().enumerate() {
-        content.fill(s.buf.as_mut_slice(), clone.params.seed ^ (i as u64 + 1) << 48, 100);
+        content.fill(
+            s.buf.as_mut_slice(),
+            clone.params.seed ^ (i as u64 + 1) << 48,
+            100,
+        );
     }
     let refill = content.refills();
     let mut writes = 0u64;
@@ -146,7 +150,11 @@ pub fn run_clone(job: &PlannedJob, clone: &PlannedClone, cancel: &AtomicBool) ->
     // SAFETY: `slots` (and so every buffer) lives until after the engine is closed and
     // dropped at the end of this function; buffers are never reallocated.
     if let Err(e) = unsafe { engine.setup(depth, &ebufs) } {
-        fail(&mut out, e.raw_os_error().unwrap_or(libc::EINVAL), e.to_string());
+        fail(
+            &mut out,
+            e.raw_os_error().unwrap_or(libc::EINVAL),
+            e.to_string(),
+        );
         out.elapsed = t_start.elapsed();
         return out;
     }
@@ -225,7 +233,9 @@ pub fn run_clone(job: &PlannedJob, clone: &PlannedClone, cancel: &AtomicBool) ->
             };
             // Rate limit: wait for this I/O's intended issue time.
             let intended = match &mut schedule {
-                Some(s) => s.intended(req.ddir.index(), req.len).map(|t| sched_origin + t),
+                Some(s) => s
+                    .intended(req.ddir.index(), req.len)
+                    .map(|t| sched_origin + t),
                 None => None,
             };
             if let Some(at) = intended {
@@ -270,7 +280,9 @@ pub fn run_clone(job: &PlannedJob, clone: &PlannedClone, cancel: &AtomicBool) ->
                     st.depth_complete[batch_index(1)] += 1;
                     let clat = now.duration_since(t0).as_nanos() as u64;
                     free.push(si);
-                    if let Some((errno, text)) = complete(&mut out.stats, &slots[si], &c, None, clat, &clone.files) {
+                    if let Some((errno, text)) =
+                        complete(&mut out.stats, &slots[si], &c, None, clat, &clone.files)
+                    {
                         fail(&mut out, errno, text);
                         stopping = true;
                         break;
@@ -290,7 +302,11 @@ pub fn run_clone(job: &PlannedJob, clone: &PlannedClone, cancel: &AtomicBool) ->
                     st.depth_levels[depth_level_index(inflight as u32)] += 1;
                     pending.push(si);
                     if let Err(e) = commit(&mut *engine, &mut pending, &mut slots, st) {
-                        fail(&mut out, e.raw_os_error().unwrap_or(libc::EIO), format!("submit: {e}"));
+                        fail(
+                            &mut out,
+                            e.raw_os_error().unwrap_or(libc::EIO),
+                            format!("submit: {e}"),
+                        );
                         stopping = true;
                         engine_broken = true;
                         break;
@@ -299,7 +315,11 @@ pub fn run_clone(job: &PlannedJob, clone: &PlannedClone, cancel: &AtomicBool) ->
                 }
                 Err(e) => {
                     free.push(si);
-                    fail(&mut out, e.raw_os_error().unwrap_or(libc::EIO), e.to_string());
+                    fail(
+                        &mut out,
+                        e.raw_os_error().unwrap_or(libc::EIO),
+                        e.to_string(),
+                    );
                     stopping = true;
                     break;
                 }
@@ -323,7 +343,11 @@ pub fn run_clone(job: &PlannedJob, clone: &PlannedClone, cancel: &AtomicBool) ->
         }
         if !pending.is_empty() && !engine_broken {
             if let Err(e) = commit(&mut *engine, &mut pending, &mut slots, &mut out.stats) {
-                fail(&mut out, e.raw_os_error().unwrap_or(libc::EIO), format!("submit: {e}"));
+                fail(
+                    &mut out,
+                    e.raw_os_error().unwrap_or(libc::EIO),
+                    format!("submit: {e}"),
+                );
                 stopping = true;
                 engine_broken = true;
             }
@@ -342,16 +366,21 @@ pub fn run_clone(job: &PlannedJob, clone: &PlannedClone, cancel: &AtomicBool) ->
         let n = match engine.reap(1, 1, &mut comps) {
             Ok(n) => n,
             Err(e) => {
-                fail(&mut out, e.raw_os_error().unwrap_or(libc::EIO), format!("reap: {e}"));
+                fail(
+                    &mut out,
+                    e.raw_os_error().unwrap_or(libc::EIO),
+                    format!("reap: {e}"),
+                );
                 engine_broken = true;
                 break;
             }
         };
         now = Instant::now();
         out.stats.depth_complete[batch_index(n as u32)] += 1;
-        for c in comps.iter() {
-            let si = c.tag as usize;
+        for &c0 in comps.iter() {
+            let si = c0.tag as usize;
             let slot = &mut slots[si];
+            let mut c = c0;
             // A short transfer: reissue the remainder from the same slot.
             if c.res > 0 && slot.done + (c.res as u64) < slot.req.len {
                 slot.done += c.res as u64;
@@ -363,7 +392,10 @@ pub fn run_clone(job: &PlannedJob, clone: &PlannedClone, cancel: &AtomicBool) ->
                         pending.push(si);
                         continue;
                     }
-                    _ => {}
+                    Ok(Queued::Done(rest)) => c = rest,
+                    Err(e) => {
+                        c.res = -(e.raw_os_error().unwrap_or(libc::EIO) as i64);
+                    }
                 }
             }
             inflight -= 1;
@@ -372,7 +404,14 @@ pub fn run_clone(job: &PlannedJob, clone: &PlannedClone, cancel: &AtomicBool) ->
             let ddir = slot.req.ddir;
             let file = slot.req.file;
             free.push(si);
-            if let Some((errno, text)) = complete(&mut out.stats, &slots[si], c, Some(slat), clat, &clone.files) {
+            if let Some((errno, text)) = complete(
+                &mut out.stats,
+                &slots[si],
+                &c,
+                Some(slat),
+                clat,
+                &clone.files,
+            ) {
                 if out.error_text.is_none() {
                     fail(&mut out, errno, text);
                 }
@@ -455,7 +494,12 @@ impl Slot {
         let now = Instant::now();
         Slot {
             buf: AlignedBuf::new(len, 4096),
-            req: IoReq { ddir: Ddir::Read, file: 0, offset: 0, len: 0 },
+            req: IoReq {
+                ddir: Ddir::Read,
+                file: 0,
+                offset: 0,
+                len: 0,
+            },
             done: 0,
             short: 0,
             t_start: now,
@@ -554,7 +598,10 @@ fn sync_cadence(
         if *since_fdatasync >= spec.fdatasync {
             *since_fdatasync = 0;
             if let Err(e) = timed_sync(engine, file, true, st) {
-                return Some((e.raw_os_error().unwrap_or(libc::EIO), format!("fdatasync: {e}")));
+                return Some((
+                    e.raw_os_error().unwrap_or(libc::EIO),
+                    format!("fdatasync: {e}"),
+                ));
             }
         }
     }

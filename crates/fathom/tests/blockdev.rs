@@ -32,7 +32,9 @@ impl Loop {
                     Err(e) => e.to_string(),
                 };
                 if std::env::var_os("FATHOM_REQUIRE_LOOP").is_some() {
-                    panic!("loop devices are required (FATHOM_REQUIRE_LOOP) but losetup failed: {why}");
+                    panic!(
+                        "loop devices are required (FATHOM_REQUIRE_LOOP) but losetup failed: {why}"
+                    );
                 }
                 eprintln!("no loop device (needs root and losetup): {why}; not tested here");
                 None
@@ -63,7 +65,12 @@ fn job(dev: &Path, engine: &str, kind: RwKind, size: Option<u64>) -> JobSpec {
 }
 
 fn run(spec: JobSpec) -> fathom::RunResult {
-    let r = Runner::new(JobSet { jobs: vec![spec], global_options: vec![] }).run().unwrap();
+    let r = Runner::new(JobSet {
+        jobs: vec![spec],
+        global_options: vec![],
+    })
+    .run()
+    .unwrap();
     assert_eq!(r.jobs[0].stats.error, 0, "{:?}", r.jobs[0].error_text);
     r
 }
@@ -96,5 +103,8 @@ fn a_region_past_the_end_of_a_device_is_refused() {
     .plan()
     .unwrap_err()
     .to_string();
-    assert!(e.contains("has only") && e.contains(&*l.dev.to_string_lossy()), "{e}");
+    assert!(
+        e.contains("has only") && e.contains(&*l.dev.to_string_lossy()),
+        "{e}"
+    );
 }

@@ -4,7 +4,9 @@ use fathom::{JobSet, JobSpec, Runner, SizeSpec};
 use fathom_job::{PerDir, Rw, RwKind};
 use std::path::Path;
 
-const FILE_ENGINES: &[&str] = &["psync", "sync", "vsync", "pvsync", "pvsync2", "mmap", "libaio", "io_uring", "tokio"];
+const FILE_ENGINES: &[&str] = &[
+    "psync", "sync", "vsync", "pvsync", "pvsync2", "mmap", "libaio", "io_uring", "tokio",
+];
 
 fn job(dir: &Path, engine: &str, kind: RwKind, iodepth: u32, direct: bool) -> JobSpec {
     JobSpec {
@@ -22,9 +24,12 @@ fn job(dir: &Path, engine: &str, kind: RwKind, iodepth: u32, direct: bool) -> Jo
 }
 
 fn run(spec: JobSpec) -> fathom::RunResult {
-    let r = Runner::new(JobSet { jobs: vec![spec], global_options: vec![] })
-        .run()
-        .unwrap();
+    let r = Runner::new(JobSet {
+        jobs: vec![spec],
+        global_options: vec![],
+    })
+    .run()
+    .unwrap();
     for j in &r.jobs {
         assert_eq!(j.stats.error, 0, "{}: {:?}", j.name, j.error_text);
     }
@@ -38,9 +43,15 @@ fn write_then_read(engine: &str, iodepth: u32, direct: bool) -> Vec<u8> {
     w.refill_buffers = true;
     w.randseed = 42;
     let r = run(w);
-    assert_eq!(r.jobs[0].stats.dirs[1].ios, 2048, "{engine} qd{iodepth} writes");
+    assert_eq!(
+        r.jobs[0].stats.dirs[1].ios, 2048,
+        "{engine} qd{iodepth} writes"
+    );
     let rd = run(job(d.path(), engine, RwKind::RandRead, iodepth, direct));
-    assert_eq!(rd.jobs[0].stats.dirs[0].ios, 2048, "{engine} qd{iodepth} reads");
+    assert_eq!(
+        rd.jobs[0].stats.dirs[0].ios, 2048,
+        "{engine} qd{iodepth} reads"
+    );
     assert_eq!(rd.jobs[0].stats.dirs[0].bytes, 8 << 20);
     std::fs::read(d.path().join("data")).unwrap()
 }
@@ -55,7 +66,10 @@ fn every_engine_writes_identical_bytes_at_every_depth() {
                     continue;
                 }
                 let got = write_then_read(engine, depth, direct);
-                assert!(got == reference, "{engine} qd{depth} direct={direct}: contents differ");
+                assert!(
+                    got == reference,
+                    "{engine} qd{depth} direct={direct}: contents differ"
+                );
             }
         }
     }
@@ -64,11 +78,17 @@ fn every_engine_writes_identical_bytes_at_every_depth() {
 #[test]
 fn tokio_refuses_direct_io_before_starting() {
     let d = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
-    let e = Runner::new(JobSet { jobs: vec![job(d.path(), "tokio", RwKind::Read, 4, true)], global_options: vec![] })
-        .plan()
-        .unwrap_err()
-        .to_string();
-    assert!(e.contains("cannot do direct I/O") && e.contains("direct=0"), "{e}");
+    let e = Runner::new(JobSet {
+        jobs: vec![job(d.path(), "tokio", RwKind::Read, 4, true)],
+        global_options: vec![],
+    })
+    .plan()
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains("cannot do direct I/O") && e.contains("direct=0"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -116,9 +136,12 @@ fn io_uring_with_fixedbufs_registerfiles_and_sqpoll_works() {
     let d = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
     let reference = write_then_read("psync", 1, false);
     let spec = job(d.path(), "io_uring", RwKind::Write, 16, true);
-    let mut plan = Runner::new(JobSet { jobs: vec![spec], global_options: vec![] })
-        .plan()
-        .unwrap();
+    let mut plan = Runner::new(JobSet {
+        jobs: vec![spec],
+        global_options: vec![],
+    })
+    .plan()
+    .unwrap();
     plan.jobs[0].engine_options = fathom_engine::EngineOptions {
         fixedbufs: true,
         registerfiles: true,
@@ -128,7 +151,10 @@ fn io_uring_with_fixedbufs_registerfiles_and_sqpoll_works() {
     let mut w = job(d.path(), "io_uring", RwKind::Write, 16, true);
     w.refill_buffers = true;
     w.randseed = 42;
-    let runner = Runner::new(JobSet { jobs: vec![w], global_options: vec![] });
+    let runner = Runner::new(JobSet {
+        jobs: vec![w],
+        global_options: vec![],
+    });
     let mut plan2 = runner.plan().unwrap();
     plan2.jobs[0].engine_options = plan.jobs[0].engine_options;
     let r = runner.run_planned(&plan2).unwrap();
@@ -157,7 +183,12 @@ fn io_uring_works() -> bool {
     let d = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
     let mut j = job(d.path(), "io_uring", RwKind::Write, 1, false);
     j.size = Some(SizeSpec::Bytes(4096));
-    match Runner::new(JobSet { jobs: vec![j], global_options: vec![] }).run() {
+    match Runner::new(JobSet {
+        jobs: vec![j],
+        global_options: vec![],
+    })
+    .run()
+    {
         Ok(r) => r.jobs[0].stats.error == 0,
         Err(_) => false,
     }

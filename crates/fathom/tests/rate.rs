@@ -10,15 +10,25 @@ fn rated(process: RateProcess, iops: u64, secs: u64) -> fathom::RunResult {
     let job = JobSpec {
         name: "rate".into(),
         ioengine: "null".into(),
-        rw: Rw { kind: RwKind::RandRead, suffix: 0 },
+        rw: Rw {
+            kind: RwKind::RandRead,
+            suffix: 0,
+        },
         size: Some(SizeSpec::Bytes(1 << 30)),
         time_based: true,
         runtime: Some(Duration::from_secs(secs)),
         ..Default::default()
     };
-    let runner = Runner::new(JobSet { jobs: vec![job], global_options: vec![] });
+    let runner = Runner::new(JobSet {
+        jobs: vec![job],
+        global_options: vec![],
+    });
     let mut plan = runner.plan().unwrap();
-    plan.jobs[0].rate = RateSpec { iops: [iops, 0, 0], process, ..Default::default() };
+    plan.jobs[0].rate = RateSpec {
+        iops: [iops, 0, 0],
+        process,
+        ..Default::default()
+    };
     runner.run_planned(&plan).unwrap()
 }
 
@@ -46,14 +56,28 @@ impl fathom_engine::IoEngine for Slow {
         "slow-test"
     }
     fn caps(&self) -> fathom_engine::Caps {
-        fathom_engine::Caps { diskless: true, ..Default::default() }
+        fathom_engine::Caps {
+            diskless: true,
+            ..Default::default()
+        }
     }
-    fn open_file(&mut self, _: &std::path::Path, _: &fathom_engine::OpenOptions) -> std::io::Result<usize> {
+    fn open_file(
+        &mut self,
+        _: &std::path::Path,
+        _: &fathom_engine::OpenOptions,
+    ) -> std::io::Result<usize> {
         Ok(0)
     }
-    unsafe fn queue(&mut self, io: &fathom_engine::IoUnit) -> std::io::Result<fathom_engine::Queued> {
+    unsafe fn queue(
+        &mut self,
+        io: &fathom_engine::IoUnit,
+    ) -> std::io::Result<fathom_engine::Queued> {
         std::thread::sleep(Duration::from_millis(1));
-        Ok(fathom_engine::Queued::Done(fathom_engine::Completion { tag: io.tag, res: io.len as i64, short: 0 }))
+        Ok(fathom_engine::Queued::Done(fathom_engine::Completion {
+            tag: io.tag,
+            res: io.len as i64,
+            short: 0,
+        }))
     }
     fn sync_file(&mut self, _: usize, _: bool) -> std::io::Result<()> {
         Ok(())
@@ -69,21 +93,42 @@ fn a_slow_target_cannot_hide_behind_the_rate_limiter() {
     let job = JobSpec {
         name: "slow".into(),
         ioengine: "slow-test".into(),
-        rw: Rw { kind: RwKind::RandRead, suffix: 0 },
+        rw: Rw {
+            kind: RwKind::RandRead,
+            suffix: 0,
+        },
         size: Some(SizeSpec::Bytes(1 << 30)),
         time_based: true,
         runtime: Some(Duration::from_secs(1)),
         ..Default::default()
     };
-    let runner = Runner::new(JobSet { jobs: vec![job], global_options: vec![] });
+    let runner = Runner::new(JobSet {
+        jobs: vec![job],
+        global_options: vec![],
+    });
     let mut plan = runner.plan().unwrap();
     // 2000 IOPS asked of a device that does at most ~1000.
-    plan.jobs[0].rate = RateSpec { iops: [2000, 0, 0], ..Default::default() };
+    plan.jobs[0].rate = RateSpec {
+        iops: [2000, 0, 0],
+        ..Default::default()
+    };
     let r = runner.run_planned(&plan).unwrap();
     let d = &r.jobs[0].stats.dirs[0];
     assert!(d.clat.percentile(50.0) >= 1_000_000, "service time ≥ 1 ms");
     // Queueing delay grows through the run: the median response is far above service.
-    assert!(d.resp.percentile(50.0) > 3 * d.clat.percentile(50.0), "resp p50 {} clat p50 {}", d.resp.percentile(50.0), d.clat.percentile(50.0));
+    assert!(
+        d.resp.percentile(50.0) > 3 * d.clat.percentile(50.0),
+        "resp p50 {} clat p50 {}",
+        d.resp.percentile(50.0),
+        d.clat.percentile(50.0)
+    );
     assert!(d.resp.min() >= d.lat.min());
-    assert!(r.jobs[0].notes.iter().any(|n| n.contains("could not keep up")), "{:?}", r.jobs[0].notes);
+    assert!(
+        r.jobs[0]
+            .notes
+            .iter()
+            .any(|n| n.contains("could not keep up")),
+        "{:?}",
+        r.jobs[0].notes
+    );
 }

@@ -92,7 +92,10 @@ fn read_lines(
             });
             continue;
         }
-        if let Some(file) = line.strip_prefix("include ").or_else(|| line.strip_prefix("include\t")) {
+        if let Some(file) = line
+            .strip_prefix("include ")
+            .or_else(|| line.strip_prefix("include\t"))
+        {
             if sections.is_empty() {
                 return Err(JobError::Syntax {
                     loc,
@@ -167,7 +170,11 @@ mod tests {
         assert_eq!(s[0].opts[1].value.as_deref(), Some("randread"));
         assert_eq!(s[1].opts[0].value, None);
         assert_eq!(s[1].opts[0].loc.line, 7);
-        assert_eq!(s[2].opts[0].value.as_deref(), Some("1m"), "no final newline");
+        assert_eq!(
+            s[2].opts[0].value.as_deref(),
+            Some("1m"),
+            "no final newline"
+        );
     }
 
     #[test]

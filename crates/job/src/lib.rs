@@ -81,7 +81,11 @@ pub fn parse_all(
             .collect(),
     };
     // Check the command-line globals even when they are all there is.
-    resolve::apply_opts(&mut JobSpec::default(), &cli_globals.iter().collect::<Vec<_>>(), Dialect::Fio)?;
+    resolve::apply_opts(
+        &mut JobSpec::default(),
+        &cli_globals.iter().collect::<Vec<_>>(),
+        Dialect::Fio,
+    )?;
     let mut names: Vec<String> = Vec::new();
     for (i, f) in files.iter().enumerate() {
         let (text, path) = if f == "-" {
@@ -99,7 +103,10 @@ pub fn parse_all(
                 source: e,
             })?;
             let text = String::from_utf8(text).map_err(|_| JobError::Syntax {
-                loc: Location { file: f.clone(), line: 0 },
+                loc: Location {
+                    file: f.clone(),
+                    line: 0,
+                },
                 msg: "not a text file (invalid UTF-8); give a fio job file or a .toml file".into(),
             })?;
             (text, f.clone())
@@ -117,28 +124,43 @@ pub fn parse_all(
             names.push(name);
             set.jobs.push(job);
         }
-        set.global_options
-            .extend(globals.into_iter().map(|o| (o.name, o.value.unwrap_or_default())));
+        set.global_options.extend(
+            globals
+                .into_iter()
+                .map(|o| (o.name, o.value.unwrap_or_default())),
+        );
     }
     let (jobs, globals) = resolve::resolve(&cli_sections, &cli_globals, files.len(), Dialect::Fio)?;
     for (name, job) in jobs {
         names.push(name);
         set.jobs.push(job);
     }
-    set.global_options
-        .extend(globals.into_iter().map(|o| (o.name, o.value.unwrap_or_default())));
+    set.global_options.extend(
+        globals
+            .into_iter()
+            .map(|o| (o.name, o.value.unwrap_or_default())),
+    );
     if !sections.is_empty() {
         for s in sections {
             if s == "global" {
                 return Err(JobError::Syntax {
-                    loc: Location { file: "<command line>".into(), line: 0 },
+                    loc: Location {
+                        file: "<command line>".into(),
+                        line: 0,
+                    },
                     msg: "--section=global is not allowed: global sections always apply".into(),
                 });
             }
             if !names.contains(s) {
                 return Err(JobError::Syntax {
-                    loc: Location { file: "<command line>".into(), line: 0 },
-                    msg: format!("--section={s}: no job section of that name (have: {})", names.join(", ")),
+                    loc: Location {
+                        file: "<command line>".into(),
+                        line: 0,
+                    },
+                    msg: format!(
+                        "--section={s}: no job section of that name (have: {})",
+                        names.join(", ")
+                    ),
                 });
             }
         }
@@ -197,7 +219,10 @@ pub fn cmdhelp(option: Option<&str>) -> Result<String, JobError> {
             }
             None => {
                 return Err(JobError::UnknownOption {
-                    loc: Location { file: "--cmdhelp".into(), line: 0 },
+                    loc: Location {
+                        file: "--cmdhelp".into(),
+                        line: 0,
+                    },
                     name: name.into(),
                     hint: options::suggest(name)
                         .map(|x| format!(" (did you mean '{x}'?)"))

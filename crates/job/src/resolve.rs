@@ -57,7 +57,12 @@ fn apply_one(job: &mut JobSpec, o: &RawOpt, ctx: &Ctx) -> Result<(), JobError> {
                 loc: o.loc.clone(),
                 name: o.name.clone(),
                 value: String::new(),
-                why: format!("'{}' needs a value, e.g. {}={}", o.name, o.name, example(def)),
+                why: format!(
+                    "'{}' needs a value, e.g. {}={}",
+                    o.name,
+                    o.name,
+                    example(def)
+                ),
             })
         }
     };
@@ -96,6 +101,9 @@ fn example(def: &options::OptDef) -> &'static str {
     }
 }
 
+/// Jobs with their section names, and the options of the global sections.
+pub(crate) type Resolved = (Vec<(String, JobSpec)>, Vec<RawOpt>);
+
 /// Turn sections into jobs. `base` are defaults applied before everything (command-line
 /// globals). Returns the jobs and the options of global sections.
 pub(crate) fn resolve(
@@ -103,7 +111,7 @@ pub(crate) fn resolve(
     base: &[RawOpt],
     file_index: usize,
     dialect: Dialect,
-) -> Result<(Vec<(String, JobSpec)>, Vec<RawOpt>), JobError> {
+) -> Result<Resolved, JobError> {
     let mut globals: Vec<RawOpt> = Vec::new();
     let mut jobs = Vec::new();
     for s in sections {

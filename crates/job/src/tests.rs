@@ -15,7 +15,10 @@ fn err(text: &str) -> String {
 #[test]
 fn bogus_option_on_line_4_is_reported_as_line_4() {
     let e = err("[global]\nbs=4k\n[job]\nbogus_option=1\n");
-    assert!(e.starts_with("t.fio:4: unknown option 'bogus_option'"), "{e}");
+    assert!(
+        e.starts_with("t.fio:4: unknown option 'bogus_option'"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -48,10 +51,17 @@ fn flags_may_be_bare() {
 
 #[test]
 fn globals_apply_only_to_jobs_below_them() {
-    let set = parse_fio_str("[global]\nbs=8k\n[a]\n[global]\nbs=16k\n[b]\n[c]\nbs=1k\n", "t.fio").unwrap();
+    let set = parse_fio_str(
+        "[global]\nbs=8k\n[a]\n[global]\nbs=16k\n[b]\n[c]\nbs=1k\n",
+        "t.fio",
+    )
+    .unwrap();
     let bs: Vec<u64> = set.jobs.iter().map(|j| j.bs.0[0]).collect();
     assert_eq!(bs, vec![8192, 16384, 1024]);
-    assert_eq!(set.global_options, vec![("bs".into(), "8k".into()), ("bs".into(), "16k".into())]);
+    assert_eq!(
+        set.global_options,
+        vec![("bs".into(), "8k".into()), ("bs".into(), "16k".into())]
+    );
 }
 
 #[test]
@@ -86,7 +96,10 @@ fn sizes_percentages_ranges_and_times() {
     assert_eq!(j.filesize, Some((512 << 10, 1 << 20)));
     assert_eq!(j.runtime, Some(Duration::from_secs(120)));
     assert_eq!(j.ramp_time, Duration::from_millis(500));
-    assert_eq!(j.startdelay, (Duration::from_secs(1), Duration::from_secs(3)));
+    assert_eq!(
+        j.startdelay,
+        (Duration::from_secs(1), Duration::from_secs(3))
+    );
     assert!(err("[a]\nruntime=10sec\n").contains("10s"));
     assert_eq!(job("[a]\nruntime=0\n").runtime, None);
 }
@@ -130,7 +143,10 @@ fn filename_lists_and_escapes() {
 
 #[test]
 fn percentile_list_is_validated() {
-    assert_eq!(job("[a]\npercentile_list=99.9:50\n").percentile_list, vec![50.0, 99.9]);
+    assert_eq!(
+        job("[a]\npercentile_list=99.9:50\n").percentile_list,
+        vec![50.0, 99.9]
+    );
     assert!(err("[a]\npercentile_list=0:50\n").contains("(0, 100]"));
 }
 
@@ -156,13 +172,20 @@ fn toml_gives_the_same_job() {
 
 #[test]
 fn toml_errors_name_file_and_line() {
-    let e = parse_toml_str("[global]\nbs = \"4KiB\"\n\n[[job]]\nname = \"a\"\nbogus = 1\n", "j.toml")
+    let e = parse_toml_str(
+        "[global]\nbs = \"4KiB\"\n\n[[job]]\nname = \"a\"\nbogus = 1\n",
+        "j.toml",
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.starts_with("j.toml:6: unknown option 'bogus'"), "{e}");
+    let e = parse_toml_str("[[job]]\nrw = \"read\"\n", "j.toml")
         .unwrap_err()
         .to_string();
-    assert!(e.starts_with("j.toml:6: unknown option 'bogus'"), "{e}");
-    let e = parse_toml_str("[[job]]\nrw = \"read\"\n", "j.toml").unwrap_err().to_string();
     assert!(e.contains("needs a name"), "{e}");
-    let e = parse_toml_str("[global\n", "j.toml").unwrap_err().to_string();
+    let e = parse_toml_str("[global\n", "j.toml")
+        .unwrap_err()
+        .to_string();
     assert!(e.starts_with("j.toml:1:"), "{e}");
 }
 
@@ -171,12 +194,18 @@ fn command_line_globals_are_defaults_for_every_job() {
     let d = tempfile::tempdir().unwrap();
     let f = d.path().join("j.fio");
     std::fs::write(&f, "[nosize]\n[withsize]\nsize=2m\n").unwrap();
-    let args: Vec<String> = ["--size=1m", "--name=cli", "--rw=write"].map(String::from).to_vec();
+    let args: Vec<String> = ["--size=1m", "--name=cli", "--rw=write"]
+        .map(String::from)
+        .to_vec();
     let set = parse_all(&args, &[f.to_string_lossy().into_owned()], &[]).unwrap();
     let sizes: Vec<_> = set.jobs.iter().map(|j| j.size).collect();
     assert_eq!(
         sizes,
-        vec![Some(SizeSpec::Bytes(1 << 20)), Some(SizeSpec::Bytes(2 << 20)), Some(SizeSpec::Bytes(1 << 20))]
+        vec![
+            Some(SizeSpec::Bytes(1 << 20)),
+            Some(SizeSpec::Bytes(2 << 20)),
+            Some(SizeSpec::Bytes(1 << 20))
+        ]
     );
     assert_eq!(set.jobs[2].name, "cli");
     assert_eq!(set.jobs[2].rw.kind, RwKind::Write);
@@ -196,7 +225,9 @@ fn later_job_files_start_with_a_stonewall_and_sections_filter() {
     let set = parse_all(&[], &files, &["a2".into(), "b2".into()]).unwrap();
     let names: Vec<&str> = set.jobs.iter().map(|j| j.name.as_str()).collect();
     assert_eq!(names, vec!["a2", "b2"]);
-    let e = parse_all(&[], &files, &["zz".into()]).unwrap_err().to_string();
+    let e = parse_all(&[], &files, &["zz".into()])
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("no job section"), "{e}");
 }
 
@@ -205,7 +236,10 @@ fn cmdhelp_lists_and_explains() {
     let all = cmdhelp(None).unwrap();
     assert!(all.contains("rwmixread") && all.contains("kb_base"));
     let bs = cmdhelp(Some("bs")).unwrap();
-    assert!(bs.contains("blocksize") && bs.contains("default : 4k"), "{bs}");
+    assert!(
+        bs.contains("blocksize") && bs.contains("default : 4k"),
+        "{bs}"
+    );
     assert!(cmdhelp(Some("verify")).unwrap().contains("not support"));
     assert!(cmdhelp(Some("bss")).is_err());
     assert!(is_job_option("rw") && is_job_option("verify") && is_job_option("name"));

@@ -33,7 +33,12 @@ fn value_string(v: &toml::Value) -> Result<String, String> {
             .map(value_string)
             .collect::<Result<Vec<_>, _>>()?
             .join(":"),
-        other => return Err(format!("a {} is not a valid option value", other.type_str())),
+        other => {
+            return Err(format!(
+                "a {} is not a valid option value",
+                other.type_str()
+            ))
+        }
     })
 }
 

@@ -80,19 +80,28 @@ pub fn parse_size(s: &str, kb_base: u32, dialect: Dialect) -> Result<u64, String
     let mult = size_mult(suffix.trim(), kb_base, dialect).ok_or_else(|| {
         format!(
             "unknown size suffix '{suffix}'; use k, m, g, t, p{}",
-            if dialect == Dialect::Toml { " (1000s) or Ki, Mi, Gi, Ti (1024s)" } else { "" }
+            if dialect == Dialect::Toml {
+                " (1000s) or Ki, Mi, Gi, Ti (1024s)"
+            } else {
+                ""
+            }
         )
     })?;
     if num.contains('.') {
-        let v: f64 = num.parse().map_err(|_| format!("'{num}' is not a number"))?;
+        let v: f64 = num
+            .parse()
+            .map_err(|_| format!("'{num}' is not a number"))?;
         let r = v * mult as f64;
         if !(0.0..1.8e19).contains(&r) {
             return Err("value out of range".into());
         }
         return Ok(r as u64);
     }
-    let v: u64 = num.parse().map_err(|_| format!("'{num}' is not a number"))?;
-    v.checked_mul(mult).ok_or_else(|| "value out of range".into())
+    let v: u64 = num
+        .parse()
+        .map_err(|_| format!("'{num}' is not a number"))?;
+    v.checked_mul(mult)
+        .ok_or_else(|| "value out of range".into())
 }
 
 /// Default unit of a time option without a suffix.
@@ -115,7 +124,9 @@ pub fn parse_time(s: &str, default: TimeUnit) -> Result<Duration, String> {
     if num.is_empty() {
         return Err("not a number; times look like 30, 30s, 500ms, 2m".into());
     }
-    let v: f64 = num.parse().map_err(|_| format!("'{num}' is not a number"))?;
+    let v: f64 = num
+        .parse()
+        .map_err(|_| format!("'{num}' is not a number"))?;
     let us_per = match suffix.to_ascii_lowercase().as_str() {
         "" => match default {
             TimeUnit::Seconds => 1e6,
@@ -225,7 +236,10 @@ pub fn eval_expr(s: &str, time: bool) -> Result<f64, String> {
     let mut p = Parser { toks, pos: 0, time };
     let v = p.expr()?;
     if p.pos != p.toks.len() {
-        return Err(format!("unexpected '{}' in expression", p.toks[p.pos].text()));
+        return Err(format!(
+            "unexpected '{}' in expression",
+            p.toks[p.pos].text()
+        ));
     }
     Ok(v)
 }
@@ -348,9 +362,7 @@ impl Parser {
             Some(Tok::Num(n)) => {
                 self.pos += 1;
                 let (num, suffix) = split_number(&n);
-                let v: f64 = num
-                    .parse()
-                    .map_err(|_| format!("'{n}' is not a number"))?;
+                let v: f64 = num.parse().map_err(|_| format!("'{n}' is not a number"))?;
                 let mult = if self.time {
                     match suffix.to_ascii_lowercase().as_str() {
                         "" | "us" | "usec" => 1.0,
@@ -363,7 +375,8 @@ impl Parser {
                     }
                 } else {
                     size_mult(suffix, 1024, Dialect::Fio)
-                        .ok_or_else(|| format!("unknown suffix '{suffix}'"))? as f64
+                        .ok_or_else(|| format!("unknown suffix '{suffix}'"))?
+                        as f64
                 };
                 Ok(v * mult)
             }
@@ -472,7 +485,9 @@ mod tests {
 
     #[test]
     fn bad_sizes_say_why() {
-        assert!(parse_size("abc", 1024, Fio).unwrap_err().contains("not a number"));
+        assert!(parse_size("abc", 1024, Fio)
+            .unwrap_err()
+            .contains("not a number"));
         assert!(parse_size("4q", 1024, Fio).unwrap_err().contains("suffix"));
         assert!(parse_size("99999999999p", 1024, Fio).is_err());
     }
@@ -488,8 +503,14 @@ mod tests {
         assert_eq!(s("1h"), Duration::from_secs(3600));
         assert_eq!(s("1d"), Duration::from_secs(86400));
         assert_eq!(s("250us"), Duration::from_micros(250));
-        assert_eq!(parse_time("100", TimeUnit::Micros).unwrap(), Duration::from_micros(100));
-        assert_eq!(parse_time("100", TimeUnit::Millis).unwrap(), Duration::from_millis(100));
+        assert_eq!(
+            parse_time("100", TimeUnit::Micros).unwrap(),
+            Duration::from_micros(100)
+        );
+        assert_eq!(
+            parse_time("100", TimeUnit::Millis).unwrap(),
+            Duration::from_millis(100)
+        );
     }
 
     #[test]
@@ -542,7 +563,11 @@ mod tests {
         assert_eq!(eval_expr("7/2", false), Ok(3.0));
         assert_eq!(eval_expr("7%4", false), Ok(3.0));
         assert_eq!(eval_expr("1kib", false), Ok(1000.0));
-        assert_eq!(eval_expr("(10+5)", true), Ok(15.0), "time defaults to µs in ( )");
+        assert_eq!(
+            eval_expr("(10+5)", true),
+            Ok(15.0),
+            "time defaults to µs in ( )"
+        );
         assert_eq!(eval_expr("(1s+500ms)", true), Ok(1_500_000.0));
         assert!(eval_expr("(1+", false).is_err());
         assert!(eval_expr("1/0", false).is_err());

@@ -21,7 +21,10 @@ impl Reporter for Json {
 /// The whole document as a JSON value.
 pub fn document(run: &RunResult) -> Value {
     let mut top = Map::new();
-    top.insert("fathom version".into(), json!(format!("fathom-{}", run.version)));
+    top.insert(
+        "fathom version".into(),
+        json!(format!("fathom-{}", run.version)),
+    );
     top.insert("timestamp".into(), json!(run.timestamp_ms / 1000));
     top.insert("timestamp_ms".into(), json!(run.timestamp_ms));
     top.insert("time".into(), json!(ctime(run.timestamp_ms)));
@@ -66,13 +69,21 @@ fn lat(l: &LatStat, percentiles: Option<&[f64]>) -> Value {
 }
 
 fn dir(d: &DirStats, rt_ms: u64, info: &JobInfo, group: Option<&GroupResult>, i: usize) -> Value {
-    let bw_bytes = if rt_ms > 0 { d.bytes * 1000 / rt_ms } else { 0 };
+    let bw_bytes = (d.bytes * 1000).checked_div(rt_ms).unwrap_or(0);
     let kb = info.kb_base.max(1) as u64;
-    let iops = if rt_ms > 0 { d.ios as f64 * 1000.0 / rt_ms as f64 } else { 0.0 };
+    let iops = if rt_ms > 0 {
+        d.ios as f64 * 1000.0 / rt_ms as f64
+    } else {
+        0.0
+    };
     let bw = SampleSummary::of(d.bw_samples().map(|b| b / kb as f64));
     let io = SampleSummary::of(d.iops_samples());
     let agg = group.map(|g| g.dirs[i].agg_bw).unwrap_or(0.0);
-    let bw_agg = if agg > 0.0 && bw.n > 0 { bw.mean * kb as f64 / agg * 100.0 } else { 0.0 };
+    let bw_agg = if agg > 0.0 && bw.n > 0 {
+        bw.mean * kb as f64 / agg * 100.0
+    } else {
+        0.0
+    };
     let pl = Some(info.percentile_list.as_slice());
     let mut m = Map::new();
     m.insert("io_bytes".into(), json!(d.bytes));
@@ -85,8 +96,14 @@ fn dir(d: &DirStats, rt_ms: u64, info: &JobInfo, group: Option<&GroupResult>, i:
     m.insert("short_ios".into(), json!(d.short_ios));
     m.insert("drop_ios".into(), json!(d.drop_ios));
     m.insert("slat_ns".into(), lat(&d.slat, None));
-    m.insert("clat_ns".into(), lat(&d.clat, pl.filter(|_| info.clat_percentiles)));
-    m.insert("lat_ns".into(), lat(&d.lat, pl.filter(|_| info.lat_percentiles)));
+    m.insert(
+        "clat_ns".into(),
+        lat(&d.clat, pl.filter(|_| info.clat_percentiles)),
+    );
+    m.insert(
+        "lat_ns".into(),
+        lat(&d.lat, pl.filter(|_| info.lat_percentiles)),
+    );
     if d.resp.count() > 0 {
         // fathom extension: latency from each I/O's intended issue time (rate-limited jobs).
         m.insert("resp_ns".into(), lat(&d.resp, pl));
@@ -109,7 +126,11 @@ fn pct_map(keys: &[&str], v: &[u64]) -> Value {
     let total: u64 = v.iter().sum();
     let mut m = Map::new();
     for (k, c) in keys.iter().zip(v) {
-        let p = if total == 0 { 0.0 } else { *c as f64 / total as f64 * 100.0 };
+        let p = if total == 0 {
+            0.0
+        } else {
+            *c as f64 / total as f64 * 100.0
+        };
         m.insert((*k).to_string(), json!(p));
     }
     Value::Object(m)
@@ -124,7 +145,10 @@ fn job(j: &JobResult, group: Option<&GroupResult>) -> Value {
     m.insert("job_start".into(), json!(j.job_start_ms));
     m.insert("error".into(), json!(s.error));
     m.insert("eta".into(), json!(0));
-    m.insert("elapsed".into(), json!(j.elapsed.as_millis().div_ceil(1000) as u64));
+    m.insert(
+        "elapsed".into(),
+        json!(j.elapsed.as_millis().div_ceil(1000) as u64),
+    );
     m.insert("job options".into(), options(&j.info.job_options));
     for (i, name) in ["read", "write", "trim"].iter().enumerate() {
         m.insert((*name).into(), dir(&s.dirs[i], rt, &j.info, group, i));
@@ -138,8 +162,14 @@ fn job(j: &JobResult, group: Option<&GroupResult>) -> Value {
     );
     m.insert("job_runtime".into(), json!(rt));
     let secs = rt as f64 / 1000.0;
-    m.insert("usr_cpu".into(), json!(s.cpu.usr.as_secs_f64() / secs * 100.0));
-    m.insert("sys_cpu".into(), json!(s.cpu.sys.as_secs_f64() / secs * 100.0));
+    m.insert(
+        "usr_cpu".into(),
+        json!(s.cpu.usr.as_secs_f64() / secs * 100.0),
+    );
+    m.insert(
+        "sys_cpu".into(),
+        json!(s.cpu.sys.as_secs_f64() / secs * 100.0),
+    );
     m.insert("ctx".into(), json!(s.cpu.ctx));
     m.insert("majf".into(), json!(s.cpu.majf));
     m.insert("minf".into(), json!(s.cpu.minf));
@@ -149,10 +179,21 @@ fn job(j: &JobResult, group: Option<&GroupResult>) -> Value {
     );
     let batch = ["0", "4", "8", "16", "32", "64", ">=64"];
     m.insert("iodepth_submit".into(), pct_map(&batch, &s.depth_submit));
-    m.insert("iodepth_complete".into(), pct_map(&batch, &s.depth_complete));
-    let keys = ["2", "4", "10", "20", "50", "100", "250", "500", "750", "1000"];
+    m.insert(
+        "iodepth_complete".into(),
+        pct_map(&batch, &s.depth_complete),
+    );
+    let keys = [
+        "2", "4", "10", "20", "50", "100", "250", "500", "750", "1000",
+    ];
     let total_lat: u64 = s.lat_buckets.iter().sum();
-    let pct = |c: u64| if total_lat == 0 { 0.0 } else { c as f64 / total_lat as f64 * 100.0 };
+    let pct = |c: u64| {
+        if total_lat == 0 {
+            0.0
+        } else {
+            c as f64 / total_lat as f64 * 100.0
+        }
+    };
     let mut ns = Map::new();
     let mut us = Map::new();
     let mut ms = Map::new();

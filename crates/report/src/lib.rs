@@ -44,10 +44,12 @@ impl std::str::FromStr for Format {
         match s.trim() {
             "normal" => Ok(Format::Normal),
             "json" => Ok(Format::Json),
-            f @ ("terse" | "json+" | "csv" | "markdown" | "native") => {
-                Err(format!("output format '{f}' is not supported yet (available: normal, json)"))
-            }
-            f => Err(format!("unknown output format '{f}' (available: normal, json)")),
+            f @ ("terse" | "json+" | "csv" | "markdown" | "native") => Err(format!(
+                "output format '{f}' is not supported yet (available: normal, json)"
+            )),
+            f => Err(format!(
+                "unknown output format '{f}' (available: normal, json)"
+            )),
         }
     }
 }

@@ -19,7 +19,10 @@ impl Reporter for Normal {
             let group = run.groups.iter().find(|g| g.groupid == job.groupid);
             write_job(job, group, out)?;
         }
-        for g in &run.groups {
+        for (i, g) in run.groups.iter().enumerate() {
+            if i > 0 {
+                writeln!(out)?;
+            }
             write_group(g, out)?;
         }
         Ok(())
@@ -96,9 +99,24 @@ fn write_job(job: &JobResult, group: Option<&GroupResult>, out: &mut dyn Write) 
         s.cpu.majf,
         s.cpu.minf
     )?;
-    depth_line("  IO depths    :", &["1", "2", "4", "8", "16", "32", ">=64"], &s.depth_levels, out)?;
-    depth_line("     submit    :", &["0", "4", "8", "16", "32", "64", ">=64"], &s.depth_submit, out)?;
-    depth_line("     complete  :", &["0", "4", "8", "16", "32", "64", ">=64"], &s.depth_complete, out)?;
+    depth_line(
+        "  IO depths    :",
+        &["1", "2", "4", "8", "16", "32", ">=64"],
+        &s.depth_levels,
+        out,
+    )?;
+    depth_line(
+        "     submit    :",
+        &["0", "4", "8", "16", "32", "64", ">=64"],
+        &s.depth_submit,
+        out,
+    )?;
+    depth_line(
+        "     complete  :",
+        &["0", "4", "8", "16", "32", "64", ">=64"],
+        &s.depth_complete,
+        out,
+    )?;
     let [r, w, t] = s.issued;
     let sh: Vec<u64> = s.dirs.iter().map(|d| d.short_ios).collect();
     let dr: Vec<u64> = s.dirs.iter().map(|d| d.drop_ios).collect();
@@ -146,7 +164,11 @@ fn percentiles(name: &str, l: &LatStat, info: &JobInfo, out: &mut dyn Write) -> 
             .iter()
             .map(|(p, v)| format!("{p:5.2}th=[{:>width$}]", v / div))
             .collect();
-        writeln!(out, "     | {}", cells.join(", ") + if chunk.len() == 4 { "," } else { "" })?;
+        writeln!(
+            out,
+            "     | {}",
+            cells.join(", ") + if chunk.len() == 4 { "," } else { "" }
+        )?;
     }
     Ok(())
 }
@@ -163,7 +185,11 @@ fn samples(
         return Ok(());
     }
     let agg_kib = group.map(|g| g.dirs[i].agg_bw / 1024.0).unwrap_or(0.0);
-    let per = if agg_kib > 0.0 { bw.mean / agg_kib * 100.0 } else { 0.0 };
+    let per = if agg_kib > 0.0 {
+        bw.mean / agg_kib * 100.0
+    } else {
+        0.0
+    };
     let (unit, div) = if bw.max >= 1e9 {
         ("GiB", 1024.0 * 1024.0)
     } else if bw.max >= 1e6 {
@@ -231,7 +257,11 @@ fn depth_line(label: &str, keys: &[&str], v: &[u64; 7], out: &mut dyn Write) -> 
         .iter()
         .zip(v)
         .map(|(k, c)| {
-            let pct = if total == 0 { 0.0 } else { *c as f64 / total as f64 * 100.0 };
+            let pct = if total == 0 {
+                0.0
+            } else {
+                *c as f64 / total as f64 * 100.0
+            };
             format!("{k}={pct:.1}%")
         })
         .collect();
@@ -239,7 +269,7 @@ fn depth_line(label: &str, keys: &[&str], v: &[u64; 7], out: &mut dyn Write) -> 
 }
 
 fn write_group(g: &GroupResult, out: &mut dyn Write) -> io::Result<()> {
-    writeln!(out, "\nRun status group {} (all jobs):", g.groupid)?;
+    writeln!(out, "Run status group {} (all jobs):", g.groupid)?;
     let iec = g.kb_base != 1000;
     for (i, label) in GROUP_DIRS.iter().enumerate() {
         let d = &g.dirs[i];
@@ -290,6 +320,10 @@ pub fn preamble(
         }
     }
     writeln!(out, "fathom-{version}")?;
-    writeln!(out, "Starting {threads} thread{}", if threads == 1 { "" } else { "s" })?;
+    writeln!(
+        out,
+        "Starting {threads} thread{}",
+        if threads == 1 { "" } else { "s" }
+    )?;
     writeln!(out)
 }

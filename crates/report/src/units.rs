@@ -14,7 +14,11 @@ pub fn num2str(v: f64, sig: usize, base: u32, iec: bool) -> String {
         x /= base as f64;
         i += 1;
     }
-    let int_digits = if x < 1.0 { 1 } else { (x.log10().floor() as usize) + 1 };
+    let int_digits = if x < 1.0 {
+        1
+    } else {
+        (x.log10().floor() as usize) + 1
+    };
     let decimals = if i == 0 && x.fract() == 0.0 {
         0
     } else {
@@ -114,7 +118,10 @@ mod tests {
         assert_eq!(bytes(4_152_360.0, true), "4055KiB");
         assert_eq!(bytes(3.96 * 1048576.0 * 1024.0, true), "4055MiB");
         assert_eq!(bytes(1.5 * 1073741824.0 * 1024.0, true), "1536GiB");
-        assert_eq!(bytes(15.0 * 1073741824.0 * 1024.0 * 1024.0, true), "15.0PiB");
+        assert_eq!(
+            bytes(15.0 * 1073741824.0 * 1024.0 * 1024.0, true),
+            "15.0PiB"
+        );
         assert_eq!(bytes(4096.0, true), "4096B");
         assert_eq!(bytes(16384.0, true), "16.0KiB");
         assert_eq!(bytes(0.0, true), "0B");

@@ -116,7 +116,10 @@ impl LatStat {
         if self.n == 0 {
             return 0;
         }
-        self.hist.value_at_quantile(p / 100.0).min(self.max).max(self.min())
+        self.hist
+            .value_at_quantile(p / 100.0)
+            .min(self.max)
+            .max(self.min())
     }
     /// The underlying histogram (for lossless export).
     pub fn histogram(&self) -> &Histogram<u64> {
@@ -129,7 +132,9 @@ impl std::ops::AddAssign<&LatStat> for LatStat {
         if o.n == 0 {
             return;
         }
-        self.hist.add(&o.hist).expect("auto-resizing histograms always add");
+        self.hist
+            .add(&o.hist)
+            .expect("auto-resizing histograms always add");
         self.n += o.n;
         self.min = self.min.min(o.min);
         self.max = self.max.max(o.max);
@@ -197,7 +202,10 @@ mod tests {
     #[test]
     fn empty_population_reports_zeroes() {
         let s = LatStat::new();
-        assert_eq!((s.count(), s.min(), s.max(), s.percentile(99.0)), (0, 0, 0, 0));
+        assert_eq!(
+            (s.count(), s.min(), s.max(), s.percentile(99.0)),
+            (0, 0, 0, 0)
+        );
         assert_eq!(s.mean(), 0.0);
         assert_eq!(s.stddev(), 0.0);
     }

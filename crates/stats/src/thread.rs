@@ -369,8 +369,18 @@ mod tests {
         a.record_io(0, 4096, None, 1000);
         b.record_io(0, 4096, None, 3000);
         b.record_io(1, 8192, Some(10), 3000);
-        a.dirs[0].samples.push(Sample { t_ms: 500, len_ms: 500, bytes: 4096, ios: 1 });
-        b.dirs[0].samples.push(Sample { t_ms: 500, len_ms: 500, bytes: 4096, ios: 1 });
+        a.dirs[0].samples.push(Sample {
+            t_ms: 500,
+            len_ms: 500,
+            bytes: 4096,
+            ios: 1,
+        });
+        b.dirs[0].samples.push(Sample {
+            t_ms: 500,
+            len_ms: 500,
+            bytes: 4096,
+            ios: 1,
+        });
         a.merge(&b);
         assert_eq!(a.dirs[0].ios, 2);
         assert_eq!(a.dirs[0].bytes, 8192);

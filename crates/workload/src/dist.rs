@@ -70,10 +70,18 @@ impl Permutation {
     /// A permutation of `[0, n)` chosen by `key`.
     pub fn new(n: u64, key: u64) -> Permutation {
         let bits = 64 - n.max(2).saturating_sub(1).leading_zeros();
-        Permutation { n, bits: bits.max(1), key }
+        Permutation {
+            n,
+            bits: bits.max(1),
+            key,
+        }
     }
     fn mix(&self, mut x: u64) -> u64 {
-        let mask = if self.bits >= 64 { u64::MAX } else { (1u64 << self.bits) - 1 };
+        let mask = if self.bits >= 64 {
+            u64::MAX
+        } else {
+            (1u64 << self.bits) - 1
+        };
         // Each step is invertible on `bits`-bit integers: xor with a key, multiply by an
         // odd constant, xorshift right.
         for r in 0..3u64 {
@@ -212,7 +220,13 @@ struct ZipfSampler {
 impl ZipfSampler {
     fn new(n: u64, s: f64) -> ZipfSampler {
         let n = n as f64;
-        let mut z = ZipfSampler { n, s, h_x1: 0.0, h_n: 0.0, s_check: 0.0 };
+        let mut z = ZipfSampler {
+            n,
+            s,
+            h_x1: 0.0,
+            h_n: 0.0,
+            s_check: 0.0,
+        };
         z.h_x1 = z.h(1.5) - 1.0;
         z.h_n = z.h(n + 0.5);
         z.s_check = 2.0 - z.h_inv(z.h(2.5) - (2.0f64).powf(-s));
@@ -310,16 +324,30 @@ mod tests {
     fn normal_matches_its_cdf() {
         // KS test of draws against the normal CDF (truncation is negligible at 10%).
         let n = 1_000_000u64;
-        let s = Sampler::new(&Distribution::Normal { dev: 10.0, center: 0.5 }, n, 4096, 1);
+        let s = Sampler::new(
+            &Distribution::Normal {
+                dev: 10.0,
+                center: 0.5,
+            },
+            n,
+            4096,
+            1,
+        );
         let mut rng = Rng::new(5);
-        let mut v: Vec<f64> = (0..20_000).map(|_| s.sample(&mut rng) as f64 / n as f64).collect();
+        let mut v: Vec<f64> = (0..20_000)
+            .map(|_| s.sample(&mut rng) as f64 / n as f64)
+            .collect();
         v.sort_by(|a, b| a.partial_cmp(b).unwrap());
         let cdf = |x: f64| 0.5 * (1.0 + erf((x - 0.5) / (0.1 * std::f64::consts::SQRT_2)));
         let m = v.len() as f64;
         let d = v
             .iter()
             .enumerate()
-            .map(|(i, &x)| ((i as f64 + 1.0) / m - cdf(x)).abs().max((cdf(x) - i as f64 / m).abs()))
+            .map(|(i, &x)| {
+                ((i as f64 + 1.0) / m - cdf(x))
+                    .abs()
+                    .max((cdf(x) - i as f64 / m).abs())
+            })
             .fold(0.0, f64::max);
         assert!(d < 1.95 / m.sqrt(), "KS D = {d}"); // 99.9%
     }
@@ -343,7 +371,15 @@ mod tests {
     fn pareto_puts_h_of_accesses_on_1_minus_h_of_ranks() {
         // fio's pareto:0.2 → 80% of accesses hit 20% of the blocks (the 80/20 rule).
         let n = 10_000u64;
-        let s = Sampler::new(&Distribution::Pareto { h: 0.2, center: 0.0 }, n, 4096, 1);
+        let s = Sampler::new(
+            &Distribution::Pareto {
+                h: 0.2,
+                center: 0.0,
+            },
+            n,
+            4096,
+            1,
+        );
         let mut rng = Rng::new(9);
         let mut hits = vec![0u64; n as usize];
         let draws = 200_000;
@@ -359,16 +395,31 @@ mod tests {
     #[test]
     fn zoned_sends_each_share_to_its_zone() {
         let zones = vec![
-            Zone { pct: 60.0, size: 10.0 },
-            Zone { pct: 30.0, size: 20.0 },
-            Zone { pct: 10.0, size: 70.0 },
+            Zone {
+                pct: 60.0,
+                size: 10.0,
+            },
+            Zone {
+                pct: 30.0,
+                size: 20.0,
+            },
+            Zone {
+                pct: 10.0,
+                size: 70.0,
+            },
         ];
         let s = Sampler::new(&Distribution::Zoned(zones), 1000, 4096, 1);
         let mut rng = Rng::new(11);
         let mut z = [0u64; 3];
         for _ in 0..100_000 {
             let b = s.sample(&mut rng);
-            z[if b < 100 { 0 } else if b < 300 { 1 } else { 2 }] += 1;
+            z[if b < 100 {
+                0
+            } else if b < 300 {
+                1
+            } else {
+                2
+            }] += 1;
         }
         for (got, want) in z.iter().zip([0.6, 0.3, 0.1]) {
             let share = *got as f64 / 100_000.0;
@@ -378,7 +429,16 @@ mod tests {
 
     #[test]
     fn zoned_abs_uses_byte_sizes() {
-        let zones = vec![Zone { pct: 50.0, size: 4096.0 * 10.0 }, Zone { pct: 50.0, size: 4096.0 * 90.0 }];
+        let zones = vec![
+            Zone {
+                pct: 50.0,
+                size: 4096.0 * 10.0,
+            },
+            Zone {
+                pct: 50.0,
+                size: 4096.0 * 90.0,
+            },
+        ];
         let s = Sampler::new(&Distribution::ZonedAbs(zones), 100, 4096, 1);
         let mut rng = Rng::new(1);
         let low = (0..10_000).filter(|_| s.sample(&mut rng) < 10).count();

@@ -212,11 +212,21 @@ impl Generator {
         };
         let gran = (0..3)
             .filter(|&i| dirs[i])
-            .map(|i| if p.blockalign[i] > 0 { p.blockalign[i].min(min_of(i)) } else { min_of(i) })
+            .map(|i| {
+                if p.blockalign[i] > 0 {
+                    p.blockalign[i].min(min_of(i))
+                } else {
+                    min_of(i)
+                }
+            })
             .min()
             .unwrap_or(p.bs[0])
             .max(1);
-        let max_bs = (0..3).filter(|&i| dirs[i]).map(max_of).max().unwrap_or(gran);
+        let max_bs = (0..3)
+            .filter(|&i| dirs[i])
+            .map(max_of)
+            .max()
+            .unwrap_or(gran);
         let use_map = k.is_random() && p.randommap && p.dist.is_uniform();
         let mut files = Vec::with_capacity(p.files.len());
         for (i, r) in p.files.iter().enumerate() {
@@ -240,9 +250,8 @@ impl Generator {
             .iter()
             .enumerate()
             .map(|(i, r)| {
-                (!p.dist.is_uniform()).then(|| {
-                    Sampler::new(&p.dist, r.len / gran, gran, p.seed ^ (i as u64) << 32)
-                })
+                (!p.dist.is_uniform())
+                    .then(|| Sampler::new(&p.dist, r.len / gran, gran, p.seed ^ (i as u64) << 32))
             })
             .collect();
         let split_cum = [0, 1, 2].map(|i| match &p.bs_mix[i] {
@@ -349,11 +358,8 @@ impl Generator {
             // Every file is exhausted in this pass.
             if self.p.wrap || self.p.time_based {
                 self.reset_pass();
-                if self.try_next().is_none() {
-                    return None; // cannot happen: a fresh pass always has a block
-                }
-                let io = self.last.expect("try_next sets last");
-                return Some(io);
+                // A fresh pass always has a block.
+                return self.try_next();
             }
             if !self.next_loop() {
                 return None;
@@ -442,7 +448,11 @@ impl Generator {
         match &self.p.bs_mix[d] {
             None => self.p.bs[d],
             Some(BsMix::Range { lo, hi, unaligned }) => {
-                let unit = if *unaligned { 512.min(*lo).max(1) } else { (*lo).max(1) };
+                let unit = if *unaligned {
+                    512.min(*lo).max(1)
+                } else {
+                    (*lo).max(1)
+                };
                 let steps = (hi - lo) / unit;
                 lo + self.rng.below(steps + 1) * unit
             }
@@ -450,7 +460,11 @@ impl Generator {
                 let cum = &self.split_cum[d];
                 let total = cum.last().map(|c| c.0).unwrap_or(100.0);
                 let p = self.rng.unit() * total;
-                cum.iter().find(|c| p < c.0).or(cum.last()).map(|c| c.1).unwrap_or(self.p.bs[d])
+                cum.iter()
+                    .find(|c| p < c.0)
+                    .or(cum.last())
+                    .map(|c| c.1)
+                    .unwrap_or(self.p.bs[d])
             }
         }
     }
@@ -549,7 +563,15 @@ mod tests {
     use fathom_job::RwKind;
 
     fn params(kind: RwKind, size: u64, bs: u64) -> Params {
-        let mut p = Params::simple(Rw { kind, suffix: 0 }, bs, FileRegion { start: 0, len: size }, 0x89);
+        let mut p = Params::simple(
+            Rw { kind, suffix: 0 },
+            bs,
+            FileRegion {
+                start: 0,
+                len: size,
+            },
+            0x89,
+        );
         p.rwmixread = 70;
         p
     }
@@ -557,7 +579,11 @@ mod tests {
     #[test]
     fn bssplit_shares_within_one_percent() {
         let mut p = params(RwKind::RandRead, 1 << 30, 4096);
-        p.bs_mix[0] = Some(BsMix::Split(vec![(4096, 10.0), (65536, 50.0), (32768, 40.0)]));
+        p.bs_mix[0] = Some(BsMix::Split(vec![
+            (4096, 10.0),
+            (65536, 50.0),
+            (32768, 40.0),
+        ]));
         p.time_based = true;
         p.wrap = true;
         let mut g = Generator::new(p).unwrap();
@@ -574,9 +600,15 @@ mod tests {
     #[test]
     fn bsrange_stays_in_range_in_multiples_of_the_minimum() {
         let mut p = params(RwKind::RandRead, 1 << 24, 4096);
-        p.bs_mix[0] = Some(BsMix::Range { lo: 4096, hi: 16384, unaligned: false });
+        p.bs_mix[0] = Some(BsMix::Range {
+            lo: 4096,
+            hi: 16384,
+            unaligned: false,
+        });
         let ios = all(Generator::new(p).unwrap());
-        assert!(ios.iter().all(|i| (4096..=16384).contains(&i.len) && i.len % 4096 == 0));
+        assert!(ios
+            .iter()
+            .all(|i| (4096..=16384).contains(&i.len) && i.len % 4096 == 0));
         assert!(ios.iter().any(|i| i.len == 16384) && ios.iter().any(|i| i.len == 4096));
     }
 
@@ -586,14 +618,21 @@ mod tests {
         p.time_based = true;
         p.wrap = true;
         let mut g = Generator::new(p).unwrap();
-        let reads = (0..100_000).filter(|_| g.next_io().unwrap().ddir == Ddir::Read).count();
+        let reads = (0..100_000)
+            .filter(|_| g.next_io().unwrap().ddir == Ddir::Read)
+            .count();
         assert!((reads as f64 / 100_000.0 - 0.7).abs() < 0.01, "{reads}");
     }
 
     #[test]
     fn file_service_types_pick_files_as_fio() {
         let mut p = params(RwKind::Read, 1 << 20, 4096);
-        p.files = (0..3).map(|_| FileRegion { start: 0, len: 1 << 16 }).collect();
+        p.files = (0..3)
+            .map(|_| FileRegion {
+                start: 0,
+                len: 1 << 16,
+            })
+            .collect();
         p.io_bytes = 3 << 16;
         p.file_service = FileService::Sequential(0);
         let ios = all(Generator::new(p.clone()).unwrap());
@@ -608,11 +647,18 @@ mod tests {
     #[test]
     fn non_uniform_distributions_skip_the_random_map() {
         let mut p = params(RwKind::RandRead, 1 << 20, 4096);
-        p.dist = Distribution::Zipf { theta: 1.2, center: 0.0 };
+        p.dist = Distribution::Zipf {
+            theta: 1.2,
+            center: 0.0,
+        };
         let ios = all(Generator::new(p).unwrap());
         assert_eq!(ios.len(), 256, "the byte budget still ends the job");
         let distinct: std::collections::HashSet<u64> = ios.iter().map(|i| i.offset).collect();
-        assert!(distinct.len() < 200, "zipf repeats hot blocks: {}", distinct.len());
+        assert!(
+            distinct.len() < 200,
+            "zipf repeats hot blocks: {}",
+            distinct.len()
+        );
     }
 
     #[test]
@@ -621,7 +667,10 @@ mod tests {
         p.percentage_random = [50; 3];
         p.randommap = false;
         let ios = all(Generator::new(p).unwrap());
-        let seq = ios.windows(2).filter(|w| w[1].offset == w[0].offset + 4096).count();
+        let seq = ios
+            .windows(2)
+            .filter(|w| w[1].offset == w[0].offset + 4096)
+            .count();
         let share = seq as f64 / ios.len() as f64;
         assert!((0.4..0.6).contains(&share), "{share}");
     }
@@ -675,8 +724,14 @@ mod tests {
     fn number_ios_caps_the_job_and_files_alternate() {
         let mut p = params(RwKind::Write, 1 << 20, 4096);
         p.files = vec![
-            FileRegion { start: 0, len: 1 << 19 },
-            FileRegion { start: 4096, len: 1 << 19 },
+            FileRegion {
+                start: 0,
+                len: 1 << 19,
+            },
+            FileRegion {
+                start: 4096,
+                len: 1 << 19,
+            },
         ];
         p.number_ios = 10;
         p.loops = 2;
@@ -691,7 +746,12 @@ mod tests {
     fn exhausted_files_end_the_loop_unless_wrapping() {
         // Three files of 349525 bytes hold 85 blocks each: 255 I/Os, as fio.
         let mut p = params(RwKind::Read, 1 << 20, 4096);
-        p.files = (0..3).map(|_| FileRegion { start: 0, len: 349_525 }).collect();
+        p.files = (0..3)
+            .map(|_| FileRegion {
+                start: 0,
+                len: 349_525,
+            })
+            .collect();
         assert_eq!(all(Generator::new(p.clone()).unwrap()).len(), 255);
         p.rw.kind = RwKind::RandRead;
         assert_eq!(all(Generator::new(p.clone()).unwrap()).len(), 255);

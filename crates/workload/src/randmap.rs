@@ -81,7 +81,9 @@ mod tests {
         let mut seen = vec![false; 1000];
         let mut x = 12345u64;
         for _ in 0..1000 {
-            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             let b = m.take_near((x >> 33) % 1000).unwrap();
             assert!(!seen[b as usize]);
             seen[b as usize] = true;

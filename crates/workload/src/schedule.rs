@@ -30,7 +30,10 @@ pub struct RateSpec {
 impl RateSpec {
     /// True if any direction is limited.
     pub fn is_limited(&self) -> bool {
-        self.bytes_per_sec.iter().chain(self.iops.iter()).any(|&r| r > 0)
+        self.bytes_per_sec
+            .iter()
+            .chain(self.iops.iter())
+            .any(|&r| r > 0)
     }
 }
 
@@ -85,10 +88,15 @@ mod tests {
     #[test]
     fn linear_spacing_is_exact() {
         let mut s = Schedule::new(
-            RateSpec { iops: [1000, 0, 0], ..Default::default() },
+            RateSpec {
+                iops: [1000, 0, 0],
+                ..Default::default()
+            },
             1,
         );
-        let t: Vec<u128> = (0..4).map(|_| s.intended(0, 4096).unwrap().as_micros()).collect();
+        let t: Vec<u128> = (0..4)
+            .map(|_| s.intended(0, 4096).unwrap().as_micros())
+            .collect();
         assert_eq!(t, vec![0, 1000, 2000, 3000]);
         assert_eq!(s.intended(1, 4096), None, "writes are unlimited");
     }
@@ -96,7 +104,10 @@ mod tests {
     #[test]
     fn byte_rates_divide_by_length() {
         let mut s = Schedule::new(
-            RateSpec { bytes_per_sec: [0, 1 << 20, 0], ..Default::default() },
+            RateSpec {
+                bytes_per_sec: [0, 1 << 20, 0],
+                ..Default::default()
+            },
             1,
         );
         s.intended(1, 1 << 19);
@@ -107,7 +118,11 @@ mod tests {
     fn poisson_mean_rate_within_one_percent() {
         // 3 s at 10k IOPS: the 30000th arrival lands within 1% of 3 s.
         let mut s = Schedule::new(
-            RateSpec { iops: [10_000, 0, 0], process: RateProcess::Poisson, ..Default::default() },
+            RateSpec {
+                iops: [10_000, 0, 0],
+                process: RateProcess::Poisson,
+                ..Default::default()
+            },
             42,
         );
         let mut last = Duration::ZERO;

@@ -38,10 +38,40 @@ fn rw(v: &str, c: &super::Ctx) -> Result<Rw, String> {
 
 /// Engines fathom knows by name (the runner decides which it can run).
 pub(crate) const ENGINE_NAMES: &[&str] = &[
-    "sync", "psync", "vsync", "pvsync", "pvsync2", "libaio", "io_uring", "mmap", "null",
-    "tokio", "posixaio", "io_uring_cmd", "splice", "sg", "filecreate", "filestat", "filedelete",
-    "dircreate", "dirstat", "dirdelete", "falloc", "ftruncate", "e4defrag", "cpuio", "exec",
-    "net", "netsplice", "rdma", "nbd", "http", "rados", "rbd", "libblkio", "xnvme",
+    "sync",
+    "psync",
+    "vsync",
+    "pvsync",
+    "pvsync2",
+    "libaio",
+    "io_uring",
+    "mmap",
+    "null",
+    "tokio",
+    "posixaio",
+    "io_uring_cmd",
+    "splice",
+    "sg",
+    "filecreate",
+    "filestat",
+    "filedelete",
+    "dircreate",
+    "dirstat",
+    "dirdelete",
+    "falloc",
+    "ftruncate",
+    "e4defrag",
+    "cpuio",
+    "exec",
+    "net",
+    "netsplice",
+    "rdma",
+    "nbd",
+    "http",
+    "rados",
+    "rbd",
+    "libblkio",
+    "xnvme",
 ];
 
 pub(super) static OPTS: &[OptDef] = &[
@@ -254,9 +284,24 @@ mod tests {
 
     #[test]
     fn rw_suffixes() {
-        let c = super::super::Ctx { dialect: Dialect::Fio, kb_base: 1024 };
-        assert_eq!(rw("read:4k", &c), Ok(Rw { kind: RwKind::Read, suffix: 4096 }));
-        assert_eq!(rw("randread:8", &c), Ok(Rw { kind: RwKind::RandRead, suffix: 8 }));
+        let c = super::super::Ctx {
+            dialect: Dialect::Fio,
+            kb_base: 1024,
+        };
+        assert_eq!(
+            rw("read:4k", &c),
+            Ok(Rw {
+                kind: RwKind::Read,
+                suffix: 4096
+            })
+        );
+        assert_eq!(
+            rw("randread:8", &c),
+            Ok(Rw {
+                kind: RwKind::RandRead,
+                suffix: 8
+            })
+        );
         assert_eq!(rw("readwrite", &c).unwrap().kind, RwKind::ReadWrite);
         assert!(rw("randomread", &c).is_err());
     }

@@ -124,7 +124,10 @@ pub(crate) fn int_in(v: &str, lo: u64, hi: u64) -> Result<u32, String> {
 /// A size or a percentage (`50%`).
 pub(crate) fn size_or_percent(v: &str, c: &Ctx) -> Result<crate::spec::SizeSpec, String> {
     if let Some(p) = v.trim().strip_suffix('%') {
-        let p: f64 = p.trim().parse().map_err(|_| format!("'{p}' is not a percentage"))?;
+        let p: f64 = p
+            .trim()
+            .parse()
+            .map_err(|_| format!("'{p}' is not a percentage"))?;
         if !(p > 0.0 && p <= 100.0) {
             return Err("a percentage must be in (0, 100]".into());
         }
@@ -144,7 +147,10 @@ mod tests {
             assert!(!o.doc.is_empty() && !o.category.is_empty(), "{}", o.name);
             for n in std::iter::once(o.name).chain(o.aliases.iter().copied()) {
                 assert!(seen.insert(n), "duplicate option name {n}");
-                assert!(!is_unsupported(n), "{n} is both implemented and unsupported");
+                assert!(
+                    !is_unsupported(n),
+                    "{n} is both implemented and unsupported"
+                );
             }
         }
     }

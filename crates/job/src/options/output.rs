@@ -30,7 +30,10 @@ pub(super) static OPTS: &[OptDef] = &[
         apply: |j, v, _| {
             let mut list = Vec::new();
             for p in v.split(':').filter(|s| !s.is_empty()) {
-                let f: f64 = p.trim().parse().map_err(|_| format!("'{p}' is not a number"))?;
+                let f: f64 = p
+                    .trim()
+                    .parse()
+                    .map_err(|_| format!("'{p}' is not a number"))?;
                 if !(f > 0.0 && f <= 100.0) {
                     return Err(format!("percentile {p} is not in (0, 100]"));
                 }
