@@ -140,3 +140,61 @@ fathomtest!(output_to_a_file_leaves_stdout_empty, |env| {
     let v: serde_json::Value = serde_json::from_str(&text).unwrap();
     assert_eq!(v["jobs"][0]["read"]["total_ios"], 256);
 });
+
+fathomtest!(enghelp_describes_an_engine_and_its_options, |env| {
+    let o = env.run(&["--enghelp=io_uring"]);
+    assert!(o.status.success());
+    let s = stdout(&o);
+    for w in ["fixedbufs", "sqthread_poll", "registerfiles", "hipri"] {
+        assert!(s.contains(w), "{s}");
+    }
+    let o = env.run(&["--enghelp=nosuch"]);
+    assert_eq!(o.status.code(), Some(2));
+});
+
+fathomtest!(io_uring_options_from_a_job_file_run, |env| {
+    env.write(
+        "u.fio",
+        "[global]\nioengine=io_uring\ndirect=1\niodepth=16\nbs=4k\nsize=8m\n\
+         [w]\nrw=randwrite\nfixedbufs\nregisterfiles\nsqthread_poll\n\
+         [r]\nstonewall\nrw=randread\nfilename=w.0.0\nnonvectored=1\niodepth_batch_submit=4\n",
+    );
+    let o = env.run(&["--output-format=json", "u.fio"]);
+    if stderr(&o).contains("io_uring is unavailable")
+        && std::env::var_os("FATHOM_REQUIRE_ALL_ENGINES").is_none()
+    {
+        eprintln!("io_uring unavailable here: not tested");
+        return;
+    }
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v = json(&o);
+    assert_eq!(v["jobs"][0]["write"]["total_ios"], 2048);
+    assert_eq!(v["jobs"][1]["read"]["total_ios"], 2048);
+    assert!(v["jobs"][1]["read"]["slat_ns"]["N"].as_u64().unwrap() == 2048);
+    let depth16 = v["jobs"][1]["iodepth_level"]["16"].as_f64().unwrap();
+    assert!(depth16 > 50.0, "depth 16 dominates: {depth16}");
+});
+
+fathomtest!(hipri_without_direct_is_refused_before_starting, |env| {
+    let o = env.run(&["--name=h", "--ioengine=io_uring", "--hipri", "--size=1m"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("direct=1"), "{}", stderr(&o));
+});
+
+fathomtest!(libaio_direct_records_slat_and_depth_16, |env| {
+    let o = env.run(&[
+        "--output-format=json",
+        "--name=a",
+        "--ioengine=libaio",
+        "--direct=1",
+        "--iodepth=16",
+        "--rw=randread",
+        "--size=16m",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v = json(&o);
+    let r = &v["jobs"][0]["read"];
+    assert_eq!(r["total_ios"], 4096);
+    assert_eq!(r["slat_ns"]["N"], 4096);
+    assert!(v["jobs"][0]["iodepth_level"]["16"].as_f64().unwrap() > 50.0);
+});

@@ -139,6 +139,9 @@ fn real_main() -> Result<u8, Failure> {
     out.flush()?;
 
     for j in &result.jobs {
+        for n in &j.notes {
+            eprintln!("fathom: job '{}': note: {n}", j.name);
+        }
         if let Some(t) = &j.error_text {
             eprintln!("fathom: job '{}': {t}", j.name);
         }
@@ -172,21 +175,53 @@ fn fathom_info(j: &fathom::plan::PlannedJob) -> fathom_stats::JobInfo {
     }
 }
 
+/// Options each engine honours (their docs come from the option table).
+const ENGINE_OPTIONS: &[(&str, &[&str])] = &[
+    (
+        "io_uring",
+        &[
+            "hipri",
+            "fixedbufs",
+            "registerfiles",
+            "sqthread_poll",
+            "sqthread_poll_cpu",
+            "nonvectored",
+            "force_async",
+        ],
+    ),
+    ("libaio", &["userspace_reap"]),
+    ("pvsync2", &["hipri", "nowait"]),
+];
+
 fn enghelp(engine: &str) -> Result<String> {
     if engine.is_empty() {
         let mut s = String::from("Available I/O engines:\n");
         for (name, doc) in fathom_engine::ENGINES {
             s.push_str(&format!("  {name:<10} {doc}\n"));
         }
+        s.push_str("\nfathom --enghelp=ENGINE lists an engine's options.\n");
         return Ok(s);
     }
-    match fathom_engine::ENGINES.iter().find(|e| e.0 == engine) {
-        Some((name, doc)) => Ok(format!("{name}: {doc}\n  (no engine-specific options)\n")),
-        None => {
-            fathom_engine::create(engine)?;
-            unreachable!("create succeeds only for listed engines")
+    let engine = match engine {
+        "aio" | "linuxaio" => "libaio",
+        e => e,
+    };
+    let Some((name, doc)) = fathom_engine::ENGINES.iter().find(|e| e.0 == engine) else {
+        fathom_engine::create(engine)?;
+        anyhow::bail!("engine '{engine}' has no help");
+    };
+    let mut s = format!("{name}: {doc}\n");
+    match ENGINE_OPTIONS.iter().find(|e| e.0 == engine) {
+        Some((_, opts)) => {
+            s.push_str("options:\n");
+            for o in *opts {
+                let doc = fathom_job::options::find(o).map(|d| d.doc).unwrap_or("");
+                s.push_str(&format!("  {o:<18} {doc}\n"));
+            }
         }
+        None => s.push_str("  (no engine-specific options)\n"),
     }
+    Ok(s)
 }
 
 fn print_stdout(s: &str) -> Result<()> {

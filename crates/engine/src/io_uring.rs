@@ -86,6 +86,9 @@ impl IoEngine for IoUringEngine {
             ..Caps::default()
         }
     }
+    fn probe(&self) -> io::Result<()> {
+        IoUring::new(2).map(drop).map_err(setup_error)
+    }
     unsafe fn setup(&mut self, depth: usize, bufs: &[EngineBuf]) -> io::Result<()> {
         let mut b = IoUring::builder();
         if self.opts.sqthread_poll {

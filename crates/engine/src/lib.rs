@@ -64,6 +64,10 @@ pub struct OpenOptions {
     pub direct: bool,
     /// Create the file if missing.
     pub create: bool,
+    /// O_SYNC.
+    pub sync: bool,
+    /// O_DSYNC.
+    pub dsync: bool,
 }
 
 /// One I/O handed to an engine.
@@ -140,6 +144,8 @@ pub struct EngineOptions {
     pub force_async: bool,
     /// pvsync2 (and io_uring): RWF_NOWAIT, fail with EAGAIN rather than block.
     pub nowait: bool,
+    /// libaio: reap completions from the shared ring without a syscall.
+    pub userspace_reap: bool,
 }
 
 /// Errors of engine selection.
@@ -177,6 +183,11 @@ pub trait IoEngine: Send {
     /// The buffers must stay valid (allocated, not moved) until the engine is dropped:
     /// engines may register them with the kernel.
     unsafe fn setup(&mut self, _depth: usize, _bufs: &[EngineBuf]) -> io::Result<()> {
+        Ok(())
+    }
+    /// Check, before anything is set up, that the engine can run here at all (e.g. the
+    /// kernel offers io_uring). The error says what is missing and what to use instead.
+    fn probe(&self) -> io::Result<()> {
         Ok(())
     }
     /// Open a file; returns the index later I/Os refer to.
@@ -280,7 +291,7 @@ pub fn create(name: &str) -> Result<Box<dyn IoEngine>, EngineError> {
 /// Make an engine by name: the one place that selects.
 pub fn create_with(name: &str, opts: &EngineOptions) -> Result<Box<dyn IoEngine>, EngineError> {
     match name {
-        "libaio" | "aio" | "linuxaio" => Ok(Box::new(libaio::Libaio::default())),
+        "libaio" | "aio" | "linuxaio" => Ok(Box::new(libaio::Libaio::new(opts))),
         "io_uring" => Ok(Box::new(io_uring::IoUringEngine::new(*opts))),
         "vsync" => Ok(Box::new(vsync::Vsync::default())),
         "pvsync" => Ok(Box::new(pvsync::Pvsync::default())),

@@ -26,6 +26,12 @@ pub(crate) fn open(path: &Path, o: &OpenOptions) -> io::Result<i32> {
     if o.create {
         flags |= libc::O_CREAT;
     }
+    if o.sync {
+        flags |= libc::O_SYNC;
+    }
+    if o.dsync {
+        flags |= libc::O_DSYNC;
+    }
     // SAFETY: c is a valid NUL-terminated path; the mode is used only with O_CREAT.
     let fd = unsafe { libc::open(c.as_ptr(), flags, 0o644 as libc::c_uint) };
     if fd < 0 {

@@ -207,6 +207,18 @@ fn plan_job(
             ),
         ));
     }
+    let nfiles = if spec.filenames.is_empty() {
+        spec.nrfiles
+    } else {
+        spec.filenames.len() as u32
+    };
+    if spec.openfiles.is_some_and(|o| o < nfiles) {
+        return Err(plan_err(
+            spec,
+            "openfiles below the number of files is not supported yet: fathom keeps every \
+             file of a job open; drop openfiles",
+        ));
+    }
     if spec.numjobs == 0 {
         return Err(plan_err(spec, "numjobs must be at least 1"));
     }
@@ -214,6 +226,16 @@ fn plan_job(
         if bs == 0 && [k.reads(), k.writes(), k.trims()][i] {
             return Err(plan_err(spec, "bs must be greater than 0"));
         }
+    }
+    if let Err(e) = engine.probe() {
+        return Err(plan_err(spec, e.to_string()));
+    }
+    let eo = &spec.engine;
+    if eo.hipri && spec.ioengine == "io_uring" && !spec.direct {
+        return Err(plan_err(
+            spec,
+            "hipri (IOPOLL) needs direct=1 on a device that supports polled I/O",
+        ));
     }
     let effective_iodepth = if caps.is_async {
         spec.iodepth.max(1)
@@ -247,13 +269,27 @@ fn plan_job(
         caps,
         clones,
         effective_iodepth,
-        engine_options: fathom_engine::EngineOptions::default(),
+        engine_options: fathom_engine::EngineOptions {
+            hipri: eo.hipri,
+            fixedbufs: eo.fixedbufs,
+            registerfiles: eo.registerfiles,
+            sqthread_poll: eo.sqthread_poll,
+            sqthread_poll_cpu: eo.sqthread_poll_cpu,
+            nonvectored: eo.nonvectored,
+            force_async: eo.force_async,
+            nowait: eo.nowait,
+            userspace_reap: eo.userspace_reap,
+        },
         rate: fathom_workload::RateSpec::default(),
         thinktime: ThinkTime::default(),
         buffers: fathom_engine::BufferContent {
             zero: spec.zero_buffers,
             refill: spec.refill_buffers,
-            ..Default::default()
+            pattern: spec.buffer_pattern.clone(),
+            compress_percentage: spec.buffer_compress_percentage,
+            compress_chunk: spec.buffer_compress_chunk as usize,
+            dedupe_percentage: spec.dedupe_percentage,
+            scramble: spec.scramble_buffers,
         },
     })
 }

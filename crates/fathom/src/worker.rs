@@ -124,11 +124,30 @@ pub fn run_clone(job: &PlannedJob, clone: &PlannedClone, cancel: &AtomicBool) ->
         write: k.writes() || k.trims(),
         direct: spec.direct,
         create: spec.create_on_open,
+        sync: spec.sync == fathom_job::SyncMode::Sync,
+        dsync: spec.sync == fathom_job::SyncMode::Dsync,
     };
     // Buffers: one per I/O slot, aligned for O_DIRECT, allocated once.
     let depth = job.effective_iodepth.max(1) as usize;
     let max_bs = spec.bs.0.iter().copied().max().unwrap_or(4096) as usize;
-    let mut slots: Vec<Slot> = (0..depth).map(|_| Slot::new(max_bs)).collect();
+    let align = (spec.iomem_align as usize).max(4096);
+    let mut slots: Vec<Slot> = (0..depth).map(|_| Slot::new(max_bs, align)).collect();
+    // fio's batching: I/Os per submit call, completions per reap, refill low-water mark.
+    let batch = match spec.iodepth_batch_submit as usize {
+        0 => depth,
+        b => b.min(depth),
+    };
+    let cmin = (spec.iodepth_batch_complete_min as usize).min(depth);
+    let cmax = match spec.iodepth_batch_complete_max as usize {
+        0 => cmin.max(1),
+        m => m.max(cmin).max(1),
+    };
+    let low = spec
+        .iodepth_low
+        .map(|l| l as usize)
+        .unwrap_or(depth)
+        .min(depth);
+    let mut draining = false;
     let content = &job.buffers;
     let mut draw = fathom_workload::Rng::new(clone.params.seed ^ 0xb0f);
     for (i, s) in slots.iter_mut().enumerate() {
@@ -208,8 +227,12 @@ pub fn run_clone(job: &PlannedJob, clone: &PlannedClone, cancel: &AtomicBool) ->
     let mut engine_broken = false;
 
     'run: loop {
-        // Issue while there are free slots.
-        while !stopping && !free.is_empty() {
+        // Issue while there are free slots (and, after the queue filled up, once it has
+        // drained to iodepth_low).
+        if draining && inflight <= low {
+            draining = false;
+        }
+        while !stopping && !free.is_empty() && !draining {
             if cancel.load(Ordering::Relaxed) || deadline.is_some_and(|d| now >= d) {
                 stopping = true;
                 break;
@@ -301,15 +324,20 @@ pub fn run_clone(job: &PlannedJob, clone: &PlannedClone, cancel: &AtomicBool) ->
                     inflight += 1;
                     st.depth_levels[depth_level_index(inflight as u32)] += 1;
                     pending.push(si);
-                    if let Err(e) = commit(&mut *engine, &mut pending, &mut slots, st) {
-                        fail(
-                            &mut out,
-                            e.raw_os_error().unwrap_or(libc::EIO),
-                            format!("submit: {e}"),
-                        );
-                        stopping = true;
-                        engine_broken = true;
-                        break;
+                    if inflight >= depth && low < depth {
+                        draining = true;
+                    }
+                    if pending.len() >= batch {
+                        if let Err(e) = commit(&mut *engine, &mut pending, &mut slots, st) {
+                            fail(
+                                &mut out,
+                                e.raw_os_error().unwrap_or(libc::EIO),
+                                format!("submit: {e}"),
+                            );
+                            stopping = true;
+                            engine_broken = true;
+                            break;
+                        }
                     }
                     continue;
                 }
@@ -361,9 +389,11 @@ pub fn run_clone(job: &PlannedJob, clone: &PlannedClone, cancel: &AtomicBool) ->
         if engine_broken {
             break;
         }
-        // Reap at least one completion.
+        // Reap: wait for iodepth_batch_complete_min (0 = poll), take at most _max. When no
+        // more I/O will be issued, wait for at least one.
         comps.clear();
-        let n = match engine.reap(1, 1, &mut comps) {
+        let min = if stopping { cmin.max(1) } else { cmin };
+        let n = match engine.reap(min, cmax, &mut comps) {
             Ok(n) => n,
             Err(e) => {
                 fail(
@@ -376,7 +406,9 @@ pub fn run_clone(job: &PlannedJob, clone: &PlannedClone, cancel: &AtomicBool) ->
             }
         };
         now = Instant::now();
-        out.stats.depth_complete[batch_index(n as u32)] += 1;
+        if n > 0 {
+            out.stats.depth_complete[batch_index(n as u32)] += 1;
+        }
         for &c0 in comps.iter() {
             let si = c0.tag as usize;
             let slot = &mut slots[si];
@@ -490,10 +522,10 @@ struct Slot {
 }
 
 impl Slot {
-    fn new(len: usize) -> Slot {
+    fn new(len: usize, align: usize) -> Slot {
         let now = Instant::now();
         Slot {
-            buf: AlignedBuf::new(len, 4096),
+            buf: AlignedBuf::new(len, align),
             req: IoReq {
                 ddir: Ddir::Read,
                 file: 0,

@@ -193,3 +193,49 @@ fn io_uring_works() -> bool {
         Err(_) => false,
     }
 }
+
+#[test]
+fn batching_low_water_mark_and_polled_reaping_keep_counts_exact() {
+    for engine in ["null", "libaio", "io_uring"] {
+        if !engine_available(engine) {
+            continue;
+        }
+        for userspace_reap in [false, true] {
+            let d = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+            let mut j = job(d.path(), engine, RwKind::RandRead, 16, engine != "null");
+            j.iodepth_batch_submit = 8;
+            j.iodepth_batch_complete_min = 0;
+            j.iodepth_batch_complete_max = 16;
+            j.iodepth_low = Some(4);
+            j.engine.userspace_reap = userspace_reap;
+            let r = run(j);
+            let s = &r.jobs[0].stats;
+            assert_eq!(s.dirs[0].ios, 2048, "{engine}");
+            // Refilling 12 slots after draining to 4 submits a batch of 8 (fio's "8"
+            // bucket, 5..8) and the remaining 4 ("4" bucket): no bigger batches, and the
+            // batches of 8 are at least half of the submit calls.
+            let total: u64 = s.depth_submit.iter().sum();
+            assert!(
+                s.depth_submit[2] * 2 >= total,
+                "{engine}: {:?}",
+                s.depth_submit
+            );
+            assert_eq!(s.depth_submit[3..].iter().sum::<u64>(), 0, "{engine}");
+        }
+    }
+}
+
+#[test]
+fn sync_flags_and_buffer_options_are_applied() {
+    let d = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let mut j = job(d.path(), "psync", RwKind::Write, 1, false);
+    j.sync = fathom_job::SyncMode::Dsync;
+    j.buffer_pattern = Some(vec![0xab, 0xcd]);
+    j.size = Some(SizeSpec::Bytes(64 << 10));
+    run(j);
+    let data = std::fs::read(d.path().join("data")).unwrap();
+    assert!(
+        data.chunks(2).all(|c| c == [0xab, 0xcd]),
+        "the pattern is written"
+    );
+}

@@ -326,6 +326,82 @@ pub struct JobSpec {
     /// Options set explicitly in this job's own section, as typed (name, value), in order.
     /// Printed as fio's `"job options"`.
     pub job_options: Vec<(String, String)>,
+    /// Engine-specific options (io_uring, libaio, pvsync2).
+    pub engine: EngineOpts,
+    /// `iodepth_batch_submit` (0 = iodepth): I/Os queued before one submit call.
+    pub iodepth_batch_submit: u32,
+    /// `iodepth_batch_complete_min` (0 = poll without waiting).
+    pub iodepth_batch_complete_min: u32,
+    /// `iodepth_batch_complete_max` (0 = same as the minimum).
+    pub iodepth_batch_complete_max: u32,
+    /// `iodepth_low`: once the queue is full, refill only when it drains to this (None =
+    /// iodepth, i.e. refill at once).
+    pub iodepth_low: Option<u32>,
+    /// `sync`: O_SYNC / O_DSYNC on the files.
+    pub sync: SyncMode,
+    /// `iomem_align`: extra alignment of I/O buffers (0 = the page size).
+    pub iomem_align: u64,
+    /// `scramble_buffers` (default true).
+    pub scramble_buffers: bool,
+    /// `buffer_pattern`, as bytes.
+    pub buffer_pattern: Option<Vec<u8>>,
+    /// `buffer_compress_percentage`.
+    pub buffer_compress_percentage: Option<u32>,
+    /// `buffer_compress_chunk` (default 512).
+    pub buffer_compress_chunk: u64,
+    /// `dedupe_percentage`.
+    pub dedupe_percentage: u32,
+}
+
+/// `sync=`: synchronous-write open flags.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SyncMode {
+    /// No flag.
+    #[default]
+    None,
+    /// O_SYNC.
+    Sync,
+    /// O_DSYNC.
+    Dsync,
+}
+
+/// Engine-specific options, as fio's per-engine option tables.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EngineOpts {
+    /// io_uring: IOPOLL; pvsync2: RWF_HIPRI.
+    pub hipri: bool,
+    /// io_uring: registered buffers.
+    pub fixedbufs: bool,
+    /// io_uring: registered files.
+    pub registerfiles: bool,
+    /// io_uring: kernel submission-queue polling thread.
+    pub sqthread_poll: bool,
+    /// io_uring: CPU of the polling thread.
+    pub sqthread_poll_cpu: Option<u32>,
+    /// io_uring: -1 (default) vectored, 1 plain read/write opcodes.
+    pub nonvectored: i32,
+    /// io_uring: IOSQE_ASYNC.
+    pub force_async: bool,
+    /// pvsync2/io_uring: RWF_NOWAIT.
+    pub nowait: bool,
+    /// libaio: reap completions from the ring in user space.
+    pub userspace_reap: bool,
+}
+
+impl Default for EngineOpts {
+    fn default() -> Self {
+        EngineOpts {
+            hipri: false,
+            fixedbufs: false,
+            registerfiles: false,
+            sqthread_poll: false,
+            sqthread_poll_cpu: None,
+            nonvectored: -1,
+            force_async: false,
+            nowait: false,
+            userspace_reap: false,
+        }
+    }
 }
 
 /// fio's default `percentile_list`.
@@ -386,6 +462,18 @@ impl Default for JobSpec {
             lat_percentiles: false,
             kb_base: 1024,
             job_options: Vec::new(),
+            engine: EngineOpts::default(),
+            iodepth_batch_submit: 1,
+            iodepth_batch_complete_min: 1,
+            iodepth_batch_complete_max: 0,
+            iodepth_low: None,
+            sync: SyncMode::None,
+            iomem_align: 0,
+            scramble_buffers: true,
+            buffer_pattern: None,
+            buffer_compress_percentage: None,
+            buffer_compress_chunk: 512,
+            dedupe_percentage: 0,
         }
     }
 }

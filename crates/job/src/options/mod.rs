@@ -1,6 +1,7 @@
 //! The option table: one definition per option (name, aliases, category, type, default,
 //! doc, and how it applies to a [`JobSpec`]). Help text and the parsers come from here.
 
+mod engine;
 mod files;
 mod io;
 mod output;
@@ -47,6 +48,7 @@ pub fn table() -> impl Iterator<Item = &'static OptDef> {
         .chain(io::OPTS)
         .chain(time::OPTS)
         .chain(output::OPTS)
+        .chain(engine::OPTS)
 }
 
 /// The implemented option called `name` (or one of its aliases).

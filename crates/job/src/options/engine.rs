@@ -1,0 +1,83 @@
+//! Engine-specific options, queue-depth batching, open flags and buffer contents.
+
+use super::{int, int_in, size, OptDef};
+use crate::spec::SyncMode;
+use crate::units::parse_bool;
+
+const E: &str = "Engine options";
+const B: &str = "Buffers and queue depth";
+
+/// fio's pattern syntax: `0x` hex bytes, a quoted string, or a decimal number.
+pub(crate) fn pattern(v: &str) -> Result<Vec<u8>, String> {
+    let v = v.trim();
+    if let Some(h) = v.strip_prefix("0x").or_else(|| v.strip_prefix("0X")) {
+        if h.is_empty()
+            || h.len() % 2 == 1 && h.len() > 1 && !h.chars().all(|c| c.is_ascii_hexdigit())
+        {
+            return Err("hex patterns look like 0xdeadbeef".into());
+        }
+        let h = if h.len() % 2 == 1 {
+            format!("0{h}")
+        } else {
+            h.to_string()
+        };
+        return (0..h.len())
+            .step_by(2)
+            .map(|i| {
+                u8::from_str_radix(&h[i..i + 2], 16).map_err(|_| "not a hex pattern".to_string())
+            })
+            .collect();
+    }
+    for q in ['"', '\''] {
+        if let Some(s) = v.strip_prefix(q).and_then(|s| s.strip_suffix(q)) {
+            if s.is_empty() {
+                return Err("empty pattern".into());
+            }
+            return Ok(s.as_bytes().to_vec());
+        }
+    }
+    let n: u64 = v
+        .parse()
+        .map_err(|_| "use 0xHEX, \"text\" or a number".to_string())?;
+    let bytes = n.to_le_bytes();
+    let len = (8 - n.leading_zeros() as usize / 8).max(1);
+    Ok(bytes[..len].to_vec())
+}
+
+pub(super) static OPTS: &[OptDef] = &[
+    OptDef { name: "hipri", aliases: &[], category: E, ty: "flag", default: "0", doc: "io_uring: polled completions (IOPOLL, direct I/O on a device that polls); pvsync2: RWF_HIPRI", flag: true, apply: |j, v, _| { j.engine.hipri = parse_bool(v)?; Ok(()) } },
+    OptDef { name: "fixedbufs", aliases: &[], category: E, ty: "flag", default: "0", doc: "io_uring: register the I/O buffers with the kernel", flag: true, apply: |j, v, _| { j.engine.fixedbufs = parse_bool(v)?; Ok(()) } },
+    OptDef { name: "registerfiles", aliases: &[], category: E, ty: "flag", default: "0", doc: "io_uring: register the files with the kernel", flag: true, apply: |j, v, _| { j.engine.registerfiles = parse_bool(v)?; Ok(()) } },
+    OptDef { name: "sqthread_poll", aliases: &[], category: E, ty: "flag", default: "0", doc: "io_uring: a kernel thread polls the submission queue (no submit syscalls)", flag: true, apply: |j, v, _| { j.engine.sqthread_poll = parse_bool(v)?; Ok(()) } },
+    OptDef { name: "sqthread_poll_cpu", aliases: &[], category: E, ty: "int", default: "any", doc: "io_uring: CPU for the polling thread", flag: false, apply: |j, v, _| { j.engine.sqthread_poll_cpu = Some(int_in(v, 0, 65535)?); Ok(()) } },
+    OptDef { name: "nonvectored", aliases: &[], category: E, ty: "int", default: "-1", doc: "io_uring: 1 uses the plain read/write opcodes instead of readv/writev", flag: false, apply: |j, v, _| { j.engine.nonvectored = match v.trim() { "-1" => -1, x => int_in(x, 0, 1)? as i32 }; Ok(()) } },
+    OptDef { name: "force_async", aliases: &[], category: E, ty: "int", default: "0", doc: "io_uring: IOSQE_ASYNC on every submission (punt to a kernel worker)", flag: false, apply: |j, v, _| { j.engine.force_async = int(v)? > 0; Ok(()) } },
+    OptDef { name: "nowait", aliases: &[], category: E, ty: "flag", default: "0", doc: "pvsync2: RWF_NOWAIT, fail with EAGAIN instead of blocking", flag: true, apply: |j, v, _| { j.engine.nowait = parse_bool(v)?; Ok(()) } },
+    OptDef { name: "userspace_reap", aliases: &[], category: E, ty: "flag", default: "0", doc: "libaio: read completions from the ring in user space instead of io_getevents", flag: true, apply: |j, v, _| { j.engine.userspace_reap = parse_bool(v)?; Ok(()) } },
+    OptDef { name: "iodepth_batch_submit", aliases: &["iodepth_batch"], category: B, ty: "int", default: "1", doc: "I/Os queued per submit call (0 = iodepth)", flag: false, apply: |j, v, _| { j.iodepth_batch_submit = int_in(v, 0, 65536)?; Ok(()) } },
+    OptDef { name: "iodepth_batch_complete_min", aliases: &["iodepth_batch_complete"], category: B, ty: "int", default: "1", doc: "Completions to wait for per reap (0 = poll)", flag: false, apply: |j, v, _| { j.iodepth_batch_complete_min = int_in(v, 0, 65536)?; Ok(()) } },
+    OptDef { name: "iodepth_batch_complete_max", aliases: &[], category: B, ty: "int", default: "iodepth_batch_complete_min", doc: "Most completions taken per reap", flag: false, apply: |j, v, _| { j.iodepth_batch_complete_max = int_in(v, 0, 65536)?; Ok(()) } },
+    OptDef { name: "iodepth_low", aliases: &[], category: B, ty: "int", default: "iodepth", doc: "Once the queue is full, refill only when it has drained to this depth", flag: false, apply: |j, v, _| { j.iodepth_low = Some(int_in(v, 0, 65536)?); Ok(()) } },
+    OptDef { name: "sync", aliases: &[], category: B, ty: "none|sync|dsync|0|1", default: "none", doc: "Open files with O_SYNC (sync, 1) or O_DSYNC (dsync)", flag: false, apply: |j, v, _| { j.sync = match v { "none" | "0" => SyncMode::None, "sync" | "1" => SyncMode::Sync, "dsync" => SyncMode::Dsync, _ => return Err("use none, sync or dsync".into()) }; Ok(()) } },
+    OptDef { name: "iomem_align", aliases: &["mem_align"], category: B, ty: "size", default: "page size", doc: "Alignment of I/O buffers (at least the page size)", flag: false, apply: |j, v, c| { let a = size(v, c)?; if a != 0 && !a.is_power_of_two() { return Err("must be a power of two".into()); } j.iomem_align = a; Ok(()) } },
+    OptDef { name: "scramble_buffers", aliases: &[], category: B, ty: "bool", default: "1", doc: "Lightly scramble each write buffer so identical buffers do not dedupe", flag: false, apply: |j, v, _| { j.scramble_buffers = parse_bool(v)?; Ok(()) } },
+    OptDef { name: "buffer_pattern", aliases: &[], category: B, ty: "pattern", default: "random data", doc: "Fill write buffers with a pattern: 0xHEX, \"text\" or a number", flag: false, apply: |j, v, _| { j.buffer_pattern = Some(pattern(v)?); Ok(()) } },
+    OptDef { name: "buffer_compress_percentage", aliases: &[], category: B, ty: "int (%)", default: "unset", doc: "Make write data compress by about this percent", flag: false, apply: |j, v, _| { j.buffer_compress_percentage = Some(int_in(v, 0, 100)?); Ok(()) } },
+    OptDef { name: "buffer_compress_chunk", aliases: &[], category: B, ty: "size", default: "512", doc: "Granularity of buffer_compress_percentage", flag: false, apply: |j, v, c| { let n = size(v, c)?; if n == 0 { return Err("must be greater than 0".into()); } j.buffer_compress_chunk = n; Ok(()) } },
+    OptDef { name: "dedupe_percentage", aliases: &[], category: B, ty: "int (%)", default: "0", doc: "Percent of writes whose buffer repeats earlier content (dedupable)", flag: false, apply: |j, v, _| { j.dedupe_percentage = int_in(v, 0, 100)?; Ok(()) } },
+];
+
+#[cfg(test)]
+mod tests {
+    use super::pattern;
+
+    #[test]
+    fn patterns_as_fio() {
+        assert_eq!(pattern("0xdeadbeef"), Ok(vec![0xde, 0xad, 0xbe, 0xef]));
+        assert_eq!(pattern("0xabc"), Ok(vec![0x0a, 0xbc]));
+        assert_eq!(pattern("\"ab\""), Ok(b"ab".to_vec()));
+        assert_eq!(pattern("'x'"), Ok(b"x".to_vec()));
+        assert_eq!(pattern("1"), Ok(vec![1]));
+        assert!(pattern("0xzz").is_err());
+    }
+}
