@@ -12,8 +12,8 @@ fn write_then_read(engine: &str) -> Vec<u8> {
             &p,
             &OpenOptions {
                 write: true,
-                direct: false,
                 create: true,
+                ..Default::default()
             },
         )
         .unwrap();
