@@ -366,9 +366,13 @@ fn main() {
         }
         let lo = ratios.iter().cloned().fold(f64::INFINITY, f64::min);
         let hi = ratios.iter().cloned().fold(0.0, f64::max);
-        let unit = if case.metric == Metric::Wall { "s" } else { "" };
+        let unit = if case.metric == Metric::Wall {
+            "ms"
+        } else {
+            ""
+        };
         println!(
-            "{:<40} {:>11.0}{unit} {:>11.0}{unit} {:>6.2}x {:>6.2}-{:<6.2} {:>8.0}ns {:>8.0}ns {:>6.2}x",
+            "{:<40} {:>10.0}{unit:<2} {:>10.0}{unit:<2} {:>6.2}x {:>6.2}-{:<6.2} {:>8.0}ns {:>8.0}ns {:>6.2}x",
             case.name,
             if case.metric == Metric::Wall { median(&mut fa_v) * 1000.0 } else { median(&mut fa_v) },
             if case.metric == Metric::Wall { median(&mut fi_v) * 1000.0 } else { median(&mut fi_v) },

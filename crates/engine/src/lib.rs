@@ -125,7 +125,7 @@ pub struct EngineBuf {
 unsafe impl Send for EngineBuf {}
 
 /// Engine-specific options (fio's per-engine options).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct EngineOptions {
     /// io_uring: IOPOLL (polled completions; needs direct I/O on a device that polls).
     pub hipri: bool,
@@ -137,8 +137,8 @@ pub struct EngineOptions {
     pub sqthread_poll: bool,
     /// io_uring: CPU for the polling thread.
     pub sqthread_poll_cpu: Option<u32>,
-    /// io_uring: -1/0 use vectored reads/writes (fio's default is -1 = vectored);
-    /// 1 uses the plain read/write opcodes.
+    /// io_uring: 0 uses readv/writev; -1 (fio's default: non-vectored where the kernel
+    /// has it) and 1 use the plain read/write opcodes.
     pub nonvectored: i32,
     /// io_uring: IOSQE_ASYNC on every submission.
     pub force_async: bool,
@@ -146,6 +146,25 @@ pub struct EngineOptions {
     pub nowait: bool,
     /// libaio: reap completions from the shared ring without a syscall.
     pub userspace_reap: bool,
+    /// Completions are polled without waiting (`iodepth_batch_complete_min=0`).
+    pub poll_reap: bool,
+}
+
+impl Default for EngineOptions {
+    fn default() -> Self {
+        EngineOptions {
+            hipri: false,
+            fixedbufs: false,
+            registerfiles: false,
+            sqthread_poll: false,
+            sqthread_poll_cpu: None,
+            nonvectored: -1,
+            force_async: false,
+            nowait: false,
+            userspace_reap: false,
+            poll_reap: false,
+        }
+    }
 }
 
 /// Errors of engine selection.

@@ -279,6 +279,7 @@ fn plan_job(
             force_async: eo.force_async,
             nowait: eo.nowait,
             userspace_reap: eo.userspace_reap,
+            poll_reap: spec.iodepth_batch_complete_min == 0,
         },
         rate: fathom_workload::RateSpec::default(),
         thinktime: ThinkTime::default(),
