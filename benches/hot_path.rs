@@ -21,12 +21,21 @@ fn record(c: &mut Criterion) {
         })
     });
     let mut t = ThreadStats::new();
-    g.bench_function("ThreadStats::record_io (clat+lat+buckets)", |b| {
+    g.bench_function("ThreadStats::record_io_deferred (sync I/O)", |b| {
         b.iter(|| {
             x = x.wrapping_mul(6364136223846793005).wrapping_add(1);
-            t.record_io(0, 4096, None, black_box(1000 + (x >> 50)));
+            t.record_io_deferred(0, 4096, None, black_box(1000 + (x >> 50)));
         })
     });
+    g.bench_function(
+        "ThreadStats::record_io_deferred (async I/O, with slat)",
+        |b| {
+            b.iter(|| {
+                x = x.wrapping_mul(6364136223846793005).wrapping_add(1);
+                t.record_io_deferred(0, 4096, Some(500), black_box(1000 + (x >> 50)));
+            })
+        },
+    );
     g.finish();
 }
 

@@ -492,6 +492,7 @@ pub fn run_clone(job: &PlannedJob, clone: &PlannedClone, cancel: &AtomicBool) ->
         }
     }
     let end = Instant::now();
+    out.stats.finish();
     out.stats.runtime = end.duration_since(measure_start);
     out.stats.cpu = CpuUsage::current_thread().since(&cpu_start);
     if let Err(e) = engine.close_files() {
@@ -597,7 +598,7 @@ fn complete(
     if c.short > 0 || slot.short > 0 {
         st.dirs[req.ddir.index()].short_ios += 1;
     }
-    st.record_io(req.ddir.index(), bytes, slat, clat);
+    st.record_io_deferred(req.ddir.index(), bytes, slat, clat);
     if let Some(at) = slot.intended {
         // Response time from the intended issue time; never less than lat.
         let lat = slat.unwrap_or(0) + clat;

@@ -113,6 +113,9 @@ pub struct DirStats {
     pub resp: LatStat,
     /// Interval samples (bandwidth and IOPS), one per sampling interval while running.
     pub samples: Vec<Sample>,
+    /// clat of I/Os without a submit phase, whose lat equals their clat: recorded once
+    /// here while running; [`ThreadStats::finish`] adds it to both `clat` and `lat`.
+    clat_noslat: LatStat,
 }
 
 impl DirStats {
@@ -140,6 +143,7 @@ impl DirStats {
         self.clat += &o.clat;
         self.lat += &o.lat;
         self.resp += &o.resp;
+        self.clat_noslat += &o.clat_noslat;
         if sum_samples {
             // Clones of a group run side by side: the group's bandwidth in interval k is the
             // sum of every clone's bandwidth in interval k.
@@ -285,27 +289,62 @@ impl ThreadStats {
     }
 
     /// Record a completed I/O: direction index, bytes, optional slat, clat (ns).
-    /// `lat` is slat + clat.
-    #[inline]
+    /// `lat` is slat + clat. The numbers are complete at once (see
+    /// [`ThreadStats::record_io_deferred`] for the hot path).
     pub fn record_io(&mut self, dir: usize, bytes: u64, slat_ns: Option<u64>, clat_ns: u64) {
+        self.record_io_deferred(dir, bytes, slat_ns, clat_ns);
+        self.finish();
+    }
+
+    /// As [`ThreadStats::record_io`], for the hot path: an I/O without slat has lat =
+    /// clat, so its latency is recorded once, and [`ThreadStats::finish`] (which must run
+    /// before the numbers are read) adds it to both populations. Exact either way.
+    #[inline]
+    pub fn record_io_deferred(
+        &mut self,
+        dir: usize,
+        bytes: u64,
+        slat_ns: Option<u64>,
+        clat_ns: u64,
+    ) {
         let d = &mut self.dirs[dir];
         d.ios += 1;
         d.bytes += bytes;
-        let lat = match slat_ns {
+        match slat_ns {
             Some(s) => {
                 d.slat.record(s);
-                s + clat_ns
+                d.clat.record(clat_ns);
+                d.lat.record(s + clat_ns);
             }
-            None => clat_ns,
-        };
-        d.clat.record(clat_ns);
-        d.lat.record(lat);
+            None => d.clat_noslat.record(clat_ns),
+        }
         self.lat_buckets[lat_bucket(clat_ns)] += 1;
+    }
+
+    /// Fold what [`ThreadStats::record_io_deferred`] kept aside into clat and lat.
+    /// Idempotent and cheap when there is nothing to fold.
+    pub fn finish(&mut self) {
+        for d in &mut self.dirs {
+            if d.clat_noslat.count() == 0 {
+                continue;
+            }
+            let ns = std::mem::take(&mut d.clat_noslat);
+            if d.clat.count() == 0 && d.lat.count() == 0 {
+                d.lat = ns.clone();
+                d.clat = ns;
+            } else {
+                d.clat += &ns;
+                d.lat += &ns;
+            }
+        }
     }
 
     /// Merge another clone's stats into these (group reporting). Counters and histograms
     /// add exactly; runtime is the longest; bandwidth samples add interval by interval.
     pub fn merge(&mut self, o: &ThreadStats) {
+        self.finish();
+        let mut o = o.clone();
+        o.finish();
         for i in 0..3 {
             self.dirs[i].merge(&o.dirs[i], true);
             self.issued[i] += o.issued[i];
@@ -396,5 +435,35 @@ mod tests {
         let s = SampleSummary::of([1.0, 2.0, 3.0, 4.0].into_iter());
         assert_eq!((s.min, s.max, s.mean, s.n), (1.0, 4.0, 2.5, 4));
         assert!((s.stddev - (5.0f64 / 3.0).sqrt()).abs() < 1e-12);
+    }
+}
+
+#[cfg(test)]
+mod deferred_tests {
+    use super::*;
+
+    #[test]
+    fn deferred_recording_equals_direct_recording_even_when_mixed() {
+        let mut a = ThreadStats::new();
+        let mut b = ThreadStats::new();
+        for i in 0..1000u64 {
+            let slat = (i % 3 == 0).then_some(100 + i);
+            let clat = 1000 + i * 7;
+            a.record_io(0, 4096, slat, clat);
+            b.record_io_deferred(0, 4096, slat, clat);
+        }
+        b.finish();
+        b.finish(); // idempotent
+        for (x, y) in [
+            (&a.dirs[0].clat, &b.dirs[0].clat),
+            (&a.dirs[0].lat, &b.dirs[0].lat),
+        ] {
+            assert_eq!(
+                (x.count(), x.min(), x.max(), x.sum()),
+                (y.count(), y.min(), y.max(), y.sum())
+            );
+            assert_eq!(x.percentile(99.0), y.percentile(99.0));
+        }
+        assert_eq!(b.dirs[0].lat.count(), 1000);
     }
 }
