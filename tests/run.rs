@@ -303,3 +303,26 @@ fathomtest!(time_based_runs_for_the_runtime, |env| {
     let samples = v["jobs"][0]["read"]["bw_samples"].as_u64().unwrap();
     assert_eq!(samples, 2, "one bandwidth sample per 500 ms");
 });
+
+fathomtest!(every_engine_runs_from_the_command_line, |env| {
+    for engine in [
+        "sync", "psync", "vsync", "pvsync", "pvsync2", "libaio", "io_uring", "mmap", "null",
+        "tokio",
+    ] {
+        let o = env.run(&[
+            "--output-format=json",
+            &format!("--name={engine}"),
+            &format!("--ioengine={engine}"),
+            "--rw=randrw",
+            "--bs=4k",
+            "--size=8m",
+            "--iodepth=4",
+        ]);
+        assert!(o.status.success(), "{engine}: {}", stderr(&o));
+        let v = json(&o);
+        let j = &v["jobs"][0];
+        let total =
+            j["read"]["total_ios"].as_u64().unwrap() + j["write"]["total_ios"].as_u64().unwrap();
+        assert_eq!(total, 2048, "{engine}");
+    }
+});

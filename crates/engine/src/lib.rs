@@ -36,7 +36,7 @@ mod vsync;
 
 pub use buf::{fill_random, AlignedBuf};
 pub use pattern::BufferContent;
-pub use sys::{device_size, file_size};
+pub use sys::{device_size, errno_of, file_size, logical_block_size};
 
 use fathom_job::Ddir;
 use std::io;

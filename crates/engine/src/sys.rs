@@ -35,19 +35,78 @@ pub(crate) fn open(path: &Path, o: &OpenOptions) -> io::Result<i32> {
     // SAFETY: c is a valid NUL-terminated path; the mode is used only with O_CREAT.
     let fd = unsafe { libc::open(c.as_ptr(), flags, 0o644 as libc::c_uint) };
     if fd < 0 {
-        let e = io::Error::last_os_error();
-        if o.direct && e.raw_os_error() == Some(libc::EINVAL) {
-            return Err(io::Error::new(
-                io::ErrorKind::Unsupported,
-                format!(
-                    "{}: the file system refuses O_DIRECT (EINVAL); use direct=0",
-                    path.display()
-                ),
-            ));
-        }
-        return Err(io::Error::new(e.kind(), format!("{}: {e}", path.display())));
+        return Err(open_error(io::Error::last_os_error(), path, o.direct));
     }
     Ok(fd)
+}
+
+/// An open error that names the file, and for O_DIRECT refusals says what to do. The
+/// errno is kept, so the job's results report it.
+fn open_error(e: io::Error, path: &Path, direct: bool) -> io::Error {
+    let errno = e.raw_os_error().unwrap_or(libc::EIO);
+    let text = if direct && errno == libc::EINVAL {
+        format!(
+            "{}: the file system refuses O_DIRECT (EINVAL); use direct=0",
+            path.display()
+        )
+    } else {
+        format!("{}: {e}", path.display())
+    };
+    io::Error::new(
+        io::Error::from_raw_os_error(errno).kind(),
+        OsText { errno, text },
+    )
+}
+
+/// An error text that still carries its errno.
+#[derive(Debug)]
+pub(crate) struct OsText {
+    pub errno: i32,
+    pub text: String,
+}
+
+impl std::fmt::Display for OsText {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.text)
+    }
+}
+
+impl std::error::Error for OsText {}
+
+/// The errno of an error, looking through fathom's own wrappers.
+pub fn errno_of(e: &io::Error) -> Option<i32> {
+    e.raw_os_error().or_else(|| {
+        e.get_ref()
+            .and_then(|inner| inner.downcast_ref::<OsText>())
+            .map(|t| t.errno)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn o_direct_refusal_names_the_file_and_the_fix_and_keeps_the_errno() {
+        let e = open_error(
+            io::Error::from_raw_os_error(libc::EINVAL),
+            Path::new("/x/f"),
+            true,
+        );
+        let s = e.to_string();
+        assert!(
+            s.contains("/x/f") && s.contains("O_DIRECT") && s.contains("direct=0"),
+            "{s}"
+        );
+        assert_eq!(errno_of(&e), Some(libc::EINVAL));
+        let e = open_error(
+            io::Error::from_raw_os_error(libc::ENOENT),
+            Path::new("/x/g"),
+            false,
+        );
+        assert!(e.to_string().starts_with("/x/g: "));
+        assert_eq!(errno_of(&e), Some(libc::ENOENT));
+    }
 }
 
 /// Close an fd, reporting errors (a failed close can lose written data on NFS).
@@ -207,4 +266,24 @@ pub(crate) fn trim(fd: i32, offset: u64, len: usize) -> i64 {
     } else {
         len as i64
     }
+}
+
+/// `BLKSSZGET`: logical block size of a block device.
+const BLKSSZGET: libc::c_ulong = 0x1268;
+
+/// Logical block size of the block device at `path` (None for anything else).
+pub fn logical_block_size(path: &Path) -> Option<u64> {
+    use std::os::fd::AsRawFd;
+    use std::os::unix::fs::FileTypeExt;
+    let md = std::fs::metadata(path).ok()?;
+    if !md.file_type().is_block_device() {
+        return None;
+    }
+    let f = std::fs::File::open(path).ok()?;
+    let mut size: libc::c_int = 0;
+    // SAFETY: BLKSSZGET writes one int into `size`.
+    if unsafe { libc::ioctl(f.as_raw_fd(), BLKSSZGET as _, &mut size) } < 0 || size <= 0 {
+        return None;
+    }
+    Some(size as u64)
 }

@@ -130,7 +130,16 @@ pub fn run_clone(job: &PlannedJob, clone: &PlannedClone, cancel: &AtomicBool) ->
     // Buffers: one per I/O slot, aligned for O_DIRECT, allocated once.
     let depth = job.effective_iodepth.max(1) as usize;
     let max_bs = spec.bs.0.iter().copied().max().unwrap_or(4096) as usize;
-    let align = (spec.iomem_align as usize).max(4096);
+    // O_DIRECT buffers: aligned to max(logical block size, page size, iomem_align).
+    let lbs = clone
+        .files
+        .iter()
+        .filter_map(|f| fathom_engine::logical_block_size(&f.path))
+        .max()
+        .unwrap_or(0) as usize;
+    let align = (spec.iomem_align as usize)
+        .max(4096)
+        .max(lbs.next_power_of_two());
     let mut slots: Vec<Slot> = (0..depth).map(|_| Slot::new(max_bs, align)).collect();
     // fio's batching: I/Os per submit call, completions per reap, refill low-water mark.
     let batch = match spec.iodepth_batch_submit as usize {
@@ -182,8 +191,8 @@ pub fn run_clone(job: &PlannedJob, clone: &PlannedClone, cancel: &AtomicBool) ->
             let _ = fathom_engine::layout::invalidate(&f.path);
         }
         if let Err(e) = engine.open_file(&f.path, &opts) {
-            let errno = e.raw_os_error().unwrap_or(libc::EIO);
-            fail(&mut out, errno, format!("open {}: {e}", f.path.display()));
+            let errno = fathom_engine::errno_of(&e).unwrap_or(libc::EIO);
+            fail(&mut out, errno, format!("open: {e}"));
             out.elapsed = t_start.elapsed();
             return out;
         }
