@@ -326,3 +326,52 @@ fathomtest!(every_engine_runs_from_the_command_line, |env| {
         assert_eq!(total, 2048, "{engine}");
     }
 });
+
+fathomtest!(
+    rate_iops_is_met_within_one_percent_and_reports_response_latency,
+    |env| {
+        for process in ["linear", "poisson"] {
+            let o = env.run(&[
+                "--output-format=json",
+                "--name=r",
+                "--ioengine=null",
+                "--size=1g",
+                "--time_based",
+                "--runtime=2",
+                "--rate_iops=5000",
+                &format!("--rate_process={process}"),
+            ]);
+            assert!(o.status.success(), "{}", stderr(&o));
+            let v = json(&o);
+            let iops = v["jobs"][0]["read"]["iops"].as_f64().unwrap();
+            assert!((iops / 5000.0 - 1.0).abs() < 0.01, "{process}: {iops}");
+            let resp = &v["jobs"][0]["read"]["resp_ns"];
+            assert_eq!(resp["N"], v["jobs"][0]["read"]["total_ios"]);
+            assert!(resp["min"].as_u64() >= v["jobs"][0]["read"]["lat_ns"]["min"].as_u64());
+        }
+    }
+);
+
+fathomtest!(bssplit_and_distributions_run_from_job_files, |env| {
+    env.write(
+        "p.fio",
+        "[global]\nioengine=null\nsize=256m\nio_size=100g\nnumber_ios=100000\n\
+         [split]\nrw=randread\nbssplit=4k/10:64k/50:32k/40\n\
+         [zipf]\nrw=randread\nrandom_distribution=zipf:1.2\n\
+         [mix]\nrw=randrw\nbsrange=4k-16k\nnorandommap\npercentage_random=50\n",
+    );
+    let o = env.run(&["--output-format=json", "p.fio"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v = json(&o);
+    let split = &v["jobs"][0]["read"];
+    assert_eq!(split["total_ios"], 100_000);
+    // Mean block size of the split: 0.1×4k + 0.5×64k + 0.4×32k = 45.6 KiB (±1%).
+    let mean = split["io_bytes"].as_f64().unwrap() / 100_000.0 / 1024.0;
+    assert!((mean / 45.6 - 1.0).abs() < 0.01, "mean bs {mean} KiB");
+    assert_eq!(v["jobs"][1]["read"]["total_ios"], 100_000);
+    let m = &v["jobs"][2];
+    assert_eq!(
+        m["read"]["total_ios"].as_u64().unwrap() + m["write"]["total_ios"].as_u64().unwrap(),
+        100_000
+    );
+});

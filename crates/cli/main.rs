@@ -116,7 +116,7 @@ fn real_main() -> Result<u8, Failure> {
                 (
                     j.spec.name.clone(),
                     j.groupid,
-                    fathom_info(j),
+                    j.info(),
                     j.clones.len() as u32,
                 )
             })
@@ -153,26 +153,6 @@ fn real_main() -> Result<u8, Failure> {
         return Ok(exit::IO_ERROR);
     }
     Ok(exit::OK)
-}
-
-fn fathom_info(j: &fathom::plan::PlannedJob) -> fathom_stats::JobInfo {
-    let s = &j.spec;
-    fathom_stats::JobInfo {
-        rw: s.rw.kind.name().to_string(),
-        bs: [
-            (s.bs.0[0], s.bs.0[0]),
-            (s.bs.0[1], s.bs.0[1]),
-            (s.bs.0[2], s.bs.0[2]),
-        ],
-        ioengine: s.ioengine.clone(),
-        iodepth: s.iodepth,
-        percentile_list: s.percentile_list.clone(),
-        clat_percentiles: s.clat_percentiles,
-        lat_percentiles: s.lat_percentiles,
-        kb_base: s.kb_base,
-        description: s.description.clone(),
-        job_options: s.job_options.clone(),
-    }
 }
 
 /// Options each engine honours (their docs come from the option table).

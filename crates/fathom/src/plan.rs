@@ -2,8 +2,10 @@
 
 use crate::error::RunError;
 use fathom_engine::Caps;
+use fathom_job::{FileServiceKind, RandomDist};
 use fathom_job::{JobSet, JobSpec, SizeSpec};
-use fathom_workload::{splitmix64, FileRegion, Params};
+use fathom_stats::JobInfo;
+use fathom_workload::{splitmix64, BsMix, Distribution, FileRegion, FileService, Params, Zone};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -103,6 +105,59 @@ impl Plan {
     /// Total number of clones (threads).
     pub fn threads(&self) -> u32 {
         self.jobs.iter().map(|j| j.clones.len() as u32).sum()
+    }
+}
+
+/// The workload crate's form of `random_distribution`.
+fn distribution(d: &RandomDist) -> Distribution {
+    match d {
+        RandomDist::Random => Distribution::Random,
+        RandomDist::Zipf(theta, center) => Distribution::Zipf {
+            theta: *theta,
+            center: *center,
+        },
+        RandomDist::Pareto(h, center) => Distribution::Pareto {
+            h: *h,
+            center: *center,
+        },
+        RandomDist::Normal(dev, center) => Distribution::Normal {
+            dev: *dev,
+            center: *center,
+        },
+        RandomDist::Zoned(z) => {
+            Distribution::Zoned(z.iter().map(|&(pct, size)| Zone { pct, size }).collect())
+        }
+        RandomDist::ZonedAbs(z) => Distribution::ZonedAbs(
+            z.iter()
+                .map(|&(pct, size)| Zone {
+                    pct,
+                    size: size as f64,
+                })
+                .collect(),
+        ),
+    }
+}
+
+impl PlannedJob {
+    /// What the report prints about the job besides its numbers.
+    pub fn info(&self) -> JobInfo {
+        let s = &self.spec;
+        let ranges = match self.clones.first() {
+            Some(c) => [0, 1, 2].map(|d| c.params.len_range(d)),
+            None => [0, 1, 2].map(|d| (s.bs.0[d], s.bs.0[d])),
+        };
+        JobInfo {
+            rw: s.rw.kind.name().to_string(),
+            bs: ranges,
+            ioengine: s.ioengine.clone(),
+            iodepth: s.iodepth,
+            percentile_list: s.percentile_list.clone(),
+            clat_percentiles: s.clat_percentiles,
+            lat_percentiles: s.lat_percentiles,
+            kb_base: s.kb_base,
+            description: s.description.clone(),
+            job_options: s.job_options.clone(),
+        }
     }
 }
 
@@ -281,8 +336,20 @@ fn plan_job(
             userspace_reap: eo.userspace_reap,
             poll_reap: spec.iodepth_batch_complete_min == 0,
         },
-        rate: fathom_workload::RateSpec::default(),
-        thinktime: ThinkTime::default(),
+        rate: fathom_workload::RateSpec {
+            bytes_per_sec: spec.rate.0,
+            iops: spec.rate_iops.0,
+            process: if spec.rate_poisson {
+                fathom_workload::RateProcess::Poisson
+            } else {
+                fathom_workload::RateProcess::Linear
+            },
+        },
+        thinktime: ThinkTime {
+            time: spec.thinktime,
+            spin: spec.thinktime_spin,
+            blocks: spec.thinktime_blocks,
+        },
         buffers: fathom_engine::BufferContent {
             zero: spec.zero_buffers,
             refill: spec.refill_buffers,
@@ -423,13 +490,27 @@ fn plan_clone(
         time_based: spec.time_based,
         wrap: spec.io_size.is_some() || spec.time_based,
         seed,
-        randommap: true,
-        bs_mix: [None, None, None],
-        blockalign: [0; 3],
-        dist: fathom_workload::Distribution::Random,
-        percentage_random: [100; 3],
-        sequencer_identical: false,
-        file_service: fathom_workload::FileService::RoundRobin(1),
+        randommap: !spec.norandommap,
+        bs_mix: [0, 1, 2].map(|i| {
+            if !spec.bssplit[i].is_empty() {
+                Some(BsMix::Split(spec.bssplit[i].clone()))
+            } else {
+                spec.bsrange[i].map(|(lo, hi)| BsMix::Range {
+                    lo,
+                    hi,
+                    unaligned: spec.bs_unaligned,
+                })
+            }
+        }),
+        blockalign: spec.blockalign.0,
+        dist: distribution(&spec.random_distribution),
+        percentage_random: spec.percentage_random.0,
+        sequencer_identical: spec.rw_sequencer_identical,
+        file_service: match spec.file_service {
+            (FileServiceKind::RoundRobin, n) => FileService::RoundRobin(n),
+            (FileServiceKind::Random, n) => FileService::Random(n),
+            (FileServiceKind::Sequential, n) => FileService::Sequential(n),
+        },
     };
     // Check now, before anything is created, that every region holds a block.
     fathom_workload::Generator::new(params.clone()).map_err(|e| {

@@ -5,7 +5,7 @@ use crate::error::RunError;
 use crate::plan::{Plan, PlannedJob};
 use crate::worker::{run_clone, CloneOutcome};
 use fathom_engine::layout::{layout_file, LayoutRequest};
-use fathom_stats::{GroupResult, JobInfo, JobResult, RunResult, ThreadStats};
+use fathom_stats::{GroupResult, JobResult, RunResult, ThreadStats};
 use std::collections::HashSet;
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
@@ -154,26 +154,6 @@ fn run_phases(
     Ok(())
 }
 
-fn info_of(job: &PlannedJob) -> JobInfo {
-    let s = &job.spec;
-    JobInfo {
-        rw: s.rw.kind.name().to_string(),
-        bs: [
-            (s.bs.0[0], s.bs.0[0]),
-            (s.bs.0[1], s.bs.0[1]),
-            (s.bs.0[2], s.bs.0[2]),
-        ],
-        ioengine: s.ioengine.clone(),
-        iodepth: s.iodepth,
-        percentile_list: s.percentile_list.clone(),
-        clat_percentiles: s.clat_percentiles,
-        lat_percentiles: s.lat_percentiles,
-        kb_base: s.kb_base,
-        description: s.description.clone(),
-        job_options: s.job_options.clone(),
-    }
-}
-
 fn assemble(
     plan: &Plan,
     outcomes: Vec<Vec<CloneOutcome>>,
@@ -273,7 +253,7 @@ fn job_result(job: &PlannedJob, o: &CloneOutcome, layout: Duration, pid: u32) ->
         notes,
         name: job.spec.name.clone(),
         groupid: job.groupid,
-        info: info_of(job),
+        info: job.info(),
         stats: o.stats.clone(),
         job_start_ms: o.start_ms,
         elapsed: o.elapsed,

@@ -129,7 +129,10 @@ pub fn run_clone(job: &PlannedJob, clone: &PlannedClone, cancel: &AtomicBool) ->
     };
     // Buffers: one per I/O slot, aligned for O_DIRECT, allocated once.
     let depth = job.effective_iodepth.max(1) as usize;
-    let max_bs = spec.bs.0.iter().copied().max().unwrap_or(4096) as usize;
+    let max_bs = (0..3)
+        .map(|d| clone.params.len_range(d).1)
+        .max()
+        .unwrap_or(4096) as usize;
     // O_DIRECT buffers: aligned to max(logical block size, page size, iomem_align).
     let lbs = clone
         .files
@@ -458,6 +461,13 @@ pub fn run_clone(job: &PlannedJob, clone: &PlannedClone, cancel: &AtomicBool) ->
                 }
                 stopping = true;
                 continue;
+            }
+            if !think.time.is_zero() {
+                since_think += 1;
+                if since_think >= think.blocks.max(1) {
+                    since_think = 0;
+                    think_stall(&think);
+                }
             }
             if ddir == Ddir::Write {
                 wrote = true;

@@ -351,6 +351,66 @@ pub struct JobSpec {
     pub buffer_compress_chunk: u64,
     /// `dedupe_percentage`.
     pub dedupe_percentage: u32,
+    /// `norandommap`.
+    pub norandommap: bool,
+    /// `random_distribution`.
+    pub random_distribution: RandomDist,
+    /// `percentage_random` per direction.
+    pub percentage_random: PerDir<u32>,
+    /// `rw_sequencer=identical`.
+    pub rw_sequencer_identical: bool,
+    /// `file_service_type`: (kind, N).
+    pub file_service: (FileServiceKind, u32),
+    /// `bsrange` per direction (lo, hi); None = fixed `bs`.
+    pub bsrange: [Option<(u64, u64)>; 3],
+    /// `bs_unaligned`.
+    pub bs_unaligned: bool,
+    /// `bssplit` per direction: (size, percent) with blank shares filled in.
+    pub bssplit: [Vec<(u64, f64)>; 3],
+    /// `blockalign`/`ba` per direction (0 = the block size).
+    pub blockalign: PerDir<u64>,
+    /// `rate` per direction, bytes/s (0 = unlimited).
+    pub rate: PerDir<u64>,
+    /// `rate_iops` per direction (0 = unlimited).
+    pub rate_iops: PerDir<u64>,
+    /// `rate_process=poisson`.
+    pub rate_poisson: bool,
+    /// `thinktime`.
+    pub thinktime: Duration,
+    /// `thinktime_spin`.
+    pub thinktime_spin: Duration,
+    /// `thinktime_blocks`.
+    pub thinktime_blocks: u32,
+}
+
+/// `random_distribution` (the workload crate turns it into a sampler).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub enum RandomDist {
+    /// Uniform.
+    #[default]
+    Random,
+    /// zipf:theta[:center].
+    Zipf(f64, f64),
+    /// pareto:h[:center].
+    Pareto(f64, f64),
+    /// normal:dev[:center] (also `gauss`).
+    Normal(f64, f64),
+    /// zoned:pct/range%:... — (percent of I/O, percent of the region).
+    Zoned(Vec<(f64, f64)>),
+    /// zoned_abs:pct/size:... — (percent of I/O, bytes).
+    ZonedAbs(Vec<(f64, u64)>),
+}
+
+/// `file_service_type`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum FileServiceKind {
+    /// Round robin (default).
+    #[default]
+    RoundRobin,
+    /// Finish one file, then the next.
+    Sequential,
+    /// A random file.
+    Random,
 }
 
 /// `sync=`: synchronous-write open flags.
@@ -474,6 +534,21 @@ impl Default for JobSpec {
             buffer_compress_percentage: None,
             buffer_compress_chunk: 512,
             dedupe_percentage: 0,
+            norandommap: false,
+            random_distribution: RandomDist::Random,
+            percentage_random: PerDir::all(100),
+            rw_sequencer_identical: false,
+            file_service: (FileServiceKind::RoundRobin, 1),
+            bsrange: [None, None, None],
+            bs_unaligned: false,
+            bssplit: [Vec::new(), Vec::new(), Vec::new()],
+            blockalign: PerDir::all(0),
+            rate: PerDir::all(0),
+            rate_iops: PerDir::all(0),
+            rate_poisson: false,
+            thinktime: Duration::ZERO,
+            thinktime_spin: Duration::ZERO,
+            thinktime_blocks: 1,
         }
     }
 }

@@ -91,6 +91,18 @@ pub struct Params {
 }
 
 impl Params {
+    /// The smallest and largest I/O length of direction `d`.
+    pub fn len_range(&self, d: usize) -> (u64, u64) {
+        match &self.bs_mix[d] {
+            Some(BsMix::Range { lo, hi, .. }) => (*lo, *hi),
+            Some(BsMix::Split(v)) => (
+                v.iter().map(|x| x.0).min().unwrap_or(self.bs[d]),
+                v.iter().map(|x| x.0).max().unwrap_or(self.bs[d]),
+            ),
+            None => (self.bs[d], self.bs[d]),
+        }
+    }
+
     /// Parameters for a simple job over one region with fio's defaults elsewhere.
     pub fn simple(rw: Rw, bs: u64, region: FileRegion, seed: u64) -> Params {
         Params {

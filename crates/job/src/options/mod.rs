@@ -5,6 +5,7 @@ mod engine;
 mod files;
 mod io;
 mod output;
+mod pattern;
 mod time;
 mod unsupported;
 
@@ -49,6 +50,7 @@ pub fn table() -> impl Iterator<Item = &'static OptDef> {
         .chain(time::OPTS)
         .chain(output::OPTS)
         .chain(engine::OPTS)
+        .chain(pattern::OPTS)
 }
 
 /// The implemented option called `name` (or one of its aliases).

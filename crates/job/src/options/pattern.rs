@@ -1,0 +1,246 @@
+//! Access pattern details: block-size mixes, distributions, rates and think time.
+
+use super::{int_in, size, time, Ctx, OptDef};
+use crate::spec::{FileServiceKind, RandomDist};
+use crate::units::{parse_bool, parse_range, split_rwt, TimeUnit};
+
+const P: &str = "I/O pattern";
+const R: &str = "Rate and think time";
+
+fn float(s: &str) -> Result<f64, String> {
+    s.trim()
+        .parse::<f64>()
+        .map_err(|_| format!("'{s}' is not a number"))
+}
+
+/// `random_distribution`.
+pub(crate) fn distribution(v: &str, c: &Ctx) -> Result<RandomDist, String> {
+    let (kind, rest) = v.split_once(':').unwrap_or((v, ""));
+    let args: Vec<&str> = if rest.is_empty() {
+        vec![]
+    } else {
+        rest.split(':').collect()
+    };
+    let center = |i: usize| -> Result<f64, String> {
+        match args.get(i) {
+            Some(x) => {
+                let c = float(x)?;
+                if !(0.0..=1.0).contains(&c) {
+                    return Err("center must be in [0, 1]".into());
+                }
+                Ok(c)
+            }
+            None => Ok(0.0),
+        }
+    };
+    Ok(match kind {
+        "random" => RandomDist::Random,
+        "zipf" => {
+            let t = args.first().map(|x| float(x)).transpose()?.unwrap_or(1.1);
+            if t <= 0.0 || t == 1.0 {
+                return Err("zipf theta must be > 0 and not 1.0, e.g. zipf:1.2".into());
+            }
+            RandomDist::Zipf(t, center(1)?)
+        }
+        "pareto" => {
+            let h = args.first().map(|x| float(x)).transpose()?.unwrap_or(0.2);
+            if !(h > 0.0 && h < 1.0) {
+                return Err("pareto h must be in (0, 1), e.g. pareto:0.2".into());
+            }
+            RandomDist::Pareto(h, center(1)?)
+        }
+        "normal" | "gauss" => {
+            let d = args.first().map(|x| float(x)).transpose()?.unwrap_or(0.0);
+            if !(0.0..100.0).contains(&d) {
+                return Err("normal deviation is a percent in [0, 100)".into());
+            }
+            let ctr = match args.get(1) {
+                Some(_) => center(1)?,
+                None => 0.5,
+            };
+            RandomDist::Normal(d, ctr)
+        }
+        "zoned" | "zoned_abs" => {
+            // Only the read list is used (per-direction zones are not supported yet).
+            let list = rest.split(',').next().unwrap_or("");
+            let mut zones = Vec::new();
+            let mut total = 0.0;
+            for z in list.split(':').filter(|z| !z.is_empty()) {
+                let (pct, sz) = z
+                    .split_once('/')
+                    .ok_or("zones look like 60/10:30/20:10/70")?;
+                let pct = float(pct)?;
+                total += pct;
+                zones.push((pct, sz));
+            }
+            if zones.is_empty() || total > 100.0 + 1e-9 {
+                return Err(
+                    "give zones as pct/size pairs whose percents add up to at most 100".into(),
+                );
+            }
+            if rest.contains(',') {
+                return Err("per-direction zones are not supported yet; give one zone list".into());
+            }
+            if kind == "zoned" {
+                RandomDist::Zoned(
+                    zones
+                        .into_iter()
+                        .map(|(p, s)| Ok((p, float(s.trim_end_matches('%'))?)))
+                        .collect::<Result<_, String>>()?,
+                )
+            } else {
+                RandomDist::ZonedAbs(
+                    zones
+                        .into_iter()
+                        .map(|(p, s)| Ok((p, size(s, c)?)))
+                        .collect::<Result<_, String>>()?,
+                )
+            }
+        }
+        _ => {
+            return Err(
+                "use random, zipf:θ, pareto:h, normal:dev, zoned:... or zoned_abs:...".into(),
+            )
+        }
+    })
+}
+
+/// One direction of `bssplit`: `bs/pct:bs/pct...`, blank percents share the rest.
+pub(crate) fn bssplit_dir(v: &str, c: &Ctx) -> Result<Vec<(u64, f64)>, String> {
+    let mut out: Vec<(u64, Option<f64>)> = Vec::new();
+    for e in v.split(':').filter(|e| !e.is_empty()) {
+        let (b, p) = e.split_once('/').unwrap_or((e, ""));
+        let b = size(b, c)?;
+        if b == 0 {
+            return Err("block sizes must be greater than 0".into());
+        }
+        let p = if p.trim().is_empty() {
+            None
+        } else {
+            Some(float(p)?)
+        };
+        out.push((b, p));
+    }
+    if out.is_empty() || out.len() > 64 {
+        return Err("bssplit takes 1 to 64 entries, e.g. 4k/10:64k/50:32k/40".into());
+    }
+    let given: f64 = out.iter().filter_map(|e| e.1).sum();
+    if given > 100.0 + 1e-9 {
+        return Err(format!("the percentages add up to {given}, more than 100"));
+    }
+    let blanks = out.iter().filter(|e| e.1.is_none()).count();
+    let share = if blanks > 0 {
+        (100.0 - given) / blanks as f64
+    } else {
+        0.0
+    };
+    Ok(out
+        .into_iter()
+        .map(|(b, p)| (b, p.unwrap_or(share)))
+        .collect())
+}
+
+pub(super) static OPTS: &[OptDef] = &[
+    OptDef { name: "norandommap", aliases: &[], category: P, ty: "flag", default: "0", doc: "Do not track touched blocks: random I/O may hit a block twice in a pass", flag: true, apply: |j, v, _| { j.norandommap = parse_bool(v)?; Ok(()) } },
+    OptDef { name: "random_distribution", aliases: &[], category: P, ty: "distribution", default: "random", doc: "random, zipf:θ, pareto:h, normal:dev (each with :center), zoned:pct/range%:..., zoned_abs:pct/size:...", flag: false, apply: |j, v, c| { j.random_distribution = distribution(v, c)?; Ok(()) } },
+    OptDef { name: "percentage_random", aliases: &[], category: P, ty: "int list R,W,T (%)", default: "100", doc: "Percent of I/Os at random offsets in a random pattern; the rest continue sequentially", flag: false, apply: |j, v, _| { for (i, p) in split_rwt(v).iter().enumerate() { if let Some(p) = p { j.percentage_random.0[i] = int_in(p, 0, 100)?; } } Ok(()) } },
+    OptDef { name: "rw_sequencer", aliases: &[], category: P, ty: "sequential|identical", default: "sequential", doc: "With rw=randread:N: continue sequentially or repeat the same offset between random ones", flag: false, apply: |j, v, _| { j.rw_sequencer_identical = match v { "sequential" => false, "identical" => true, _ => return Err("use sequential or identical".into()) }; Ok(()) } },
+    OptDef { name: "file_service_type", aliases: &[], category: P, ty: "random|roundrobin|sequential[:N]", default: "roundrobin", doc: "Which file each I/O goes to, switching every N I/Os", flag: false, apply: |j, v, _| {
+        let (k, n) = v.split_once(':').unwrap_or((v, ""));
+        let n = if n.is_empty() { None } else { Some(int_in(n, 1, u32::MAX as u64)?) };
+        j.file_service = match k {
+            "roundrobin" => (FileServiceKind::RoundRobin, n.unwrap_or(1)),
+            "random" => (FileServiceKind::Random, n.unwrap_or(1)),
+            "sequential" => (FileServiceKind::Sequential, n.unwrap_or(0)),
+            "zipf" | "pareto" | "normal" | "gauss" => return Err(format!("file_service_type={k} is not supported yet; use random, roundrobin or sequential")),
+            _ => return Err("use random, roundrobin or sequential (optionally :N)".into()),
+        };
+        Ok(())
+    } },
+    OptDef { name: "bsrange", aliases: &["blocksize_range"], category: P, ty: "size ranges R,W,T", default: "", doc: "Block sizes drawn from lo-hi, in multiples of lo (see bs_unaligned)", flag: false, apply: |j, v, c| { for (i, p) in split_rwt(v).iter().enumerate() { if let Some(p) = p { let (lo, hi) = parse_range(p, |x| size(x, c))?; if lo == 0 { return Err("block sizes must be greater than 0".into()); } j.bsrange[i] = Some((lo, hi)); } } Ok(()) } },
+    OptDef { name: "bs_unaligned", aliases: &["blocksize_unaligned"], category: P, ty: "flag", default: "0", doc: "bsrange sizes may be any multiple of 512, not only of the minimum", flag: true, apply: |j, v, _| { j.bs_unaligned = parse_bool(v)?; Ok(()) } },
+    OptDef { name: "bssplit", aliases: &[], category: P, ty: "bs/pct:... R,W,T", default: "", doc: "Weighted block sizes, e.g. 4k/10:64k/50:32k/40; blank percents share the rest", flag: false, apply: |j, v, c| {
+        let parts: Vec<&str> = v.split(',').collect();
+        for i in 0..3 {
+            let part = parts.get(i).copied().or(if parts.len() == 1 { parts.first().copied() } else { None });
+            if let Some(p) = part.filter(|p| !p.trim().is_empty()) {
+                j.bssplit[i] = bssplit_dir(p, c)?;
+            }
+        }
+        Ok(())
+    } },
+    OptDef { name: "blockalign", aliases: &["ba"], category: P, ty: "size list R,W,T", default: "bs", doc: "Alignment of random offsets", flag: false, apply: |j, v, c| { for (i, p) in split_rwt(v).iter().enumerate() { if let Some(p) = p { j.blockalign.0[i] = size(p, c)?; } } Ok(()) } },
+    OptDef { name: "rate", aliases: &[], category: R, ty: "size list R,W,T (per s)", default: "0", doc: "Bandwidth limit per direction in bytes/s; each I/O gets an intended issue time", flag: false, apply: |j, v, c| { for (i, p) in split_rwt(v).iter().enumerate() { if let Some(p) = p { j.rate.0[i] = size(p, c)?; } } Ok(()) } },
+    OptDef { name: "rate_iops", aliases: &[], category: R, ty: "int list R,W,T", default: "0", doc: "IOPS limit per direction; each I/O gets an intended issue time", flag: false, apply: |j, v, _| { for (i, p) in split_rwt(v).iter().enumerate() { if let Some(p) = p { j.rate_iops.0[i] = super::int(p)?; } } Ok(()) } },
+    OptDef { name: "rate_process", aliases: &[], category: R, ty: "linear|poisson", default: "linear", doc: "Evenly spaced or Poisson arrivals for rate limits", flag: false, apply: |j, v, _| { j.rate_poisson = match v { "linear" => false, "poisson" => true, _ => return Err("use linear or poisson".into()) }; Ok(()) } },
+    OptDef { name: "thinktime", aliases: &[], category: R, ty: "time (us)", default: "0", doc: "Stall after each block of I/Os (microseconds without a unit)", flag: false, apply: |j, v, _| { j.thinktime = time(v, TimeUnit::Micros)?; Ok(()) } },
+    OptDef { name: "thinktime_spin", aliases: &[], category: R, ty: "time (us)", default: "0", doc: "Of the think time, busy-spin this long (the rest sleeps)", flag: false, apply: |j, v, _| { j.thinktime_spin = time(v, TimeUnit::Micros)?; Ok(()) } },
+    OptDef { name: "thinktime_blocks", aliases: &[], category: R, ty: "int", default: "1", doc: "I/Os between think-time stalls", flag: false, apply: |j, v, _| { j.thinktime_blocks = int_in(v, 1, u32::MAX as u64)?; Ok(()) } },
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spec::Dialect;
+
+    fn c() -> Ctx {
+        Ctx {
+            dialect: Dialect::Fio,
+            kb_base: 1024,
+        }
+    }
+
+    #[test]
+    fn bssplit_blank_shares_and_limits() {
+        assert_eq!(
+            bssplit_dir("4k/10:64k/50:32k/40", &c()),
+            Ok(vec![(4096, 10.0), (65536, 50.0), (32768, 40.0)])
+        );
+        assert_eq!(
+            bssplit_dir("1k/:4k/50:8k/", &c()),
+            Ok(vec![(1024, 25.0), (4096, 50.0), (8192, 25.0)])
+        );
+        assert!(bssplit_dir("4k/60:8k/50", &c())
+            .unwrap_err()
+            .contains("more than 100"));
+        let many = (0..65)
+            .map(|i| format!("{}k/1", i + 1))
+            .collect::<Vec<_>>()
+            .join(":");
+        assert!(bssplit_dir(&many, &c()).is_err());
+    }
+
+    #[test]
+    fn distributions_parse_as_fio() {
+        assert_eq!(
+            distribution("zipf:1.2", &c()),
+            Ok(RandomDist::Zipf(1.2, 0.0))
+        );
+        assert_eq!(
+            distribution("pareto:0.3:0.5", &c()),
+            Ok(RandomDist::Pareto(0.3, 0.5))
+        );
+        assert_eq!(
+            distribution("normal:10", &c()),
+            Ok(RandomDist::Normal(10.0, 0.5))
+        );
+        assert_eq!(
+            distribution("zoned:60/10:30/20:10/70", &c()),
+            Ok(RandomDist::Zoned(vec![
+                (60.0, 10.0),
+                (30.0, 20.0),
+                (10.0, 70.0)
+            ]))
+        );
+        assert_eq!(
+            distribution("zoned_abs:60/20g:40/100g", &c()),
+            Ok(RandomDist::ZonedAbs(vec![
+                (60.0, 20 << 30),
+                (40.0, 100 << 30)
+            ]))
+        );
+        assert!(distribution("zipf:1.0", &c()).is_err());
+        assert!(distribution("pareto:1.5", &c()).is_err());
+        assert!(distribution("zoned:60/10:50/20", &c()).is_err());
+    }
+}
