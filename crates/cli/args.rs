@@ -43,6 +43,10 @@ pub struct Cli {
     #[arg(long, value_name = "OPTION", num_args = 0..=1, default_missing_value = "all", require_equals = true)]
     pub cmdhelp: Option<String>,
 
+    /// Refuse every job that writes or trims, before anything is opened.
+    #[arg(long)]
+    pub readonly: bool,
+
     /// List the I/O engines (or describe one: --enghelp=psync).
     #[arg(long, value_name = "ENGINE", num_args = 0..=1, default_missing_value = "", require_equals = true)]
     pub enghelp: Option<String>,
@@ -57,6 +61,7 @@ const OWN_FLAGS: &[&str] = &[
     "section",
     "cmdhelp",
     "enghelp",
+    "readonly",
     "help",
     "version",
 ];

@@ -94,7 +94,11 @@ fn real_main() -> Result<u8, Failure> {
         )));
     }
     let runner = Runner::new(set);
-    let plan = runner.plan().map_err(usage)?;
+    let plan = runner
+        .plan_with(fathom::plan::Limits {
+            readonly: cli.readonly,
+        })
+        .map_err(usage)?;
     if cli.parse_only {
         return Ok(exit::OK);
     }
@@ -147,6 +151,7 @@ fn real_main() -> Result<u8, Failure> {
         }
     }
     if let Some(code) = signals.exit_code() {
+        eprintln!("fathom: interrupted: the results above cover the work done until then");
         return Ok(code);
     }
     if result.jobs.iter().any(|j| j.stats.error != 0) {

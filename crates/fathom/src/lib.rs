@@ -77,6 +77,10 @@ impl Runner {
     pub fn plan(&self) -> Result<Plan, RunError> {
         plan::plan(&self.set)
     }
+    /// [`Runner::plan`] with run limits (e.g. read-only).
+    pub fn plan_with(&self, limits: plan::Limits) -> Result<Plan, RunError> {
+        plan::plan_with(&self.set, limits)
+    }
     /// Plan and run. I/O errors inside jobs are recorded in the result (each job's
     /// `stats.error`); only planning and setup failures are errors.
     pub fn run(self) -> Result<RunResult, RunError> {

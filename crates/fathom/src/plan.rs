@@ -184,9 +184,36 @@ fn join_dir(dir: Option<&str>, name: &str) -> PathBuf {
     }
 }
 
+/// Checks that depend on how the run is invoked rather than on the jobs.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Limits {
+    /// Refuse any job that writes or trims (`--readonly`).
+    pub readonly: bool,
+}
+
 /// Plan a job set: check every job against its engine and work out each clone's files,
 /// regions and generator parameters.
 pub fn plan(set: &JobSet) -> Result<Plan, RunError> {
+    plan_with(set, Limits::default())
+}
+
+/// [`plan`] with run limits.
+pub fn plan_with(set: &JobSet, limits: Limits) -> Result<Plan, RunError> {
+    if limits.readonly {
+        if let Some(j) = set
+            .jobs
+            .iter()
+            .find(|j| j.rw.kind.writes() || j.rw.kind.trims())
+        {
+            return Err(plan_err(
+                j,
+                format!(
+                    "rw={} writes or trims, and --readonly forbids that; use a read pattern",
+                    j.rw.kind.name()
+                ),
+            ));
+        }
+    }
     let mut out = Plan {
         global_options: set.global_options.clone(),
         ..Default::default()
@@ -316,6 +343,24 @@ fn plan_job(
     let mut clones = Vec::with_capacity(spec.numjobs as usize);
     for jobnum in 0..spec.numjobs {
         clones.push(plan_clone(ji, spec, jobnum, caps)?);
+    }
+    // Buffers are allocated up front: iodepth × largest block × clones. Refuse what the
+    // machine cannot hold rather than run out of memory mid-run.
+    let max_len = clones
+        .first()
+        .map(|c| (0..3).map(|d| c.params.len_range(d).1).max().unwrap_or(0))
+        .unwrap_or(0);
+    let need = (effective_iodepth as u128) * (max_len as u128) * (spec.numjobs as u128);
+    let have = physical_memory();
+    if need > (have as u128) / 2 {
+        return Err(plan_err(
+            spec,
+            format!(
+                "I/O buffers would need {} bytes (iodepth {} × block {} × {} clones), more than \
+                 half of this machine's {} bytes of memory; lower iodepth, bs or numjobs",
+                need, effective_iodepth, max_len, spec.numjobs, have
+            ),
+        ));
     }
     Ok(PlannedJob {
         spec: Arc::new(spec.clone()),
@@ -524,6 +569,17 @@ fn plan_clone(
         files,
         params,
     })
+}
+
+fn physical_memory() -> u64 {
+    // SAFETY: sysconf has no preconditions.
+    let (pages, size) = unsafe {
+        (
+            libc::sysconf(libc::_SC_PHYS_PAGES),
+            libc::sysconf(libc::_SC_PAGESIZE),
+        )
+    };
+    (pages.max(0) as u64).saturating_mul(size.max(0) as u64)
 }
 
 fn is_device(path: &Path) -> bool {

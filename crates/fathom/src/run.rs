@@ -50,7 +50,9 @@ pub(crate) fn execute(plan: &Plan, cancel: &Arc<AtomicBool>) -> Result<RunResult
     let result = run_phases(plan, cancel, &mut outcomes, &mut layout_time, &mut cleanup);
     cleanup.finish();
     result?;
-    Ok(assemble(plan, outcomes, layout_time, run_start_ms))
+    let mut run = assemble(plan, outcomes, layout_time, run_start_ms);
+    run.interrupted = cancel.load(std::sync::atomic::Ordering::SeqCst);
+    Ok(run)
 }
 
 fn run_phases(
@@ -142,14 +144,14 @@ fn run_phases(
         for (ji, o) in results {
             outcomes[ji].push(o);
         }
-        // unlink=1: remove this phase's files.
+        // unlink=1: remove this phase's files, but only those fathom created: a file that
+        // was there before the run is the user's.
         let mut removed = HashSet::new();
         for need in plan.files.iter().filter(|n| n.phase == phase && n.unlink) {
-            if removed.insert(need.path.clone()) {
+            if created.contains(&need.path) && removed.insert(need.path.clone()) {
                 let _ = std::fs::remove_file(&need.path);
             }
         }
-        let _ = created;
     }
     Ok(())
 }

@@ -19,7 +19,13 @@ struct TomlFile {
 }
 
 fn line_of(text: &str, offset: usize) -> u32 {
-    text[..offset.min(text.len())].matches('\n').count() as u32 + 1
+    // Count newlines in bytes: a span may not fall on a char boundary.
+    let end = offset.min(text.len());
+    text.as_bytes()[..end]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count() as u32
+        + 1
 }
 
 fn value_string(v: &toml::Value) -> Result<String, String> {

@@ -22,14 +22,16 @@ fn size_mult(suffix: &str, kb_base: u32, dialect: Dialect) -> Option<u64> {
     if s.is_empty() || s == "b" {
         return Some(1);
     }
-    let (letter, rest) = s.split_at(1);
+    let mut chars = s.chars();
+    let letter = chars.next()?;
+    let rest = chars.as_str();
     let power = match letter {
-        "k" => 1,
-        "m" => 2,
-        "g" => 3,
-        "t" => 4,
-        "p" => 5,
-        "e" => 6,
+        'k' => 1,
+        'm' => 2,
+        'g' => 3,
+        't' => 4,
+        'p' => 5,
+        'e' => 6,
         _ => return None,
     };
     let iec = match rest {
@@ -197,7 +199,11 @@ pub fn parse_range<T: PartialOrd + Copy>(
 ) -> Result<(T, T), String> {
     let s = s.trim();
     // A '-' at the start would be a sign, which no range value has.
-    let sep = s[1.min(s.len())..].find(['-', ':']).map(|i| i + 1);
+    let sep = s
+        .char_indices()
+        .skip(1)
+        .find(|(_, c)| *c == '-' || *c == ':')
+        .map(|(i, _)| i);
     match sep {
         Some(i) => {
             let (a, b) = (one(&s[..i])?, one(&s[i + 1..])?);
@@ -553,6 +559,14 @@ mod tests {
         assert_eq!(split_paths("a:b"), vec!["a", "b"]);
         assert_eq!(split_paths(r"c\:d:e"), vec!["c:d", "e"]);
         assert_eq!(split_paths("/dev/sdb"), vec!["/dev/sdb"]);
+    }
+
+    #[test]
+    fn multibyte_input_is_an_error_not_a_panic() {
+        assert!(parse_size("4é", 1024, Fio).is_err());
+        assert!(parse_size("é", 1024, Fio).is_err());
+        assert!(parse_range("é-1", |x| parse_size(x, 1024, Fio)).is_err());
+        assert!(parse_time("1é", TimeUnit::Seconds).is_err());
     }
 
     #[test]

@@ -28,6 +28,10 @@ pub fn document(run: &RunResult) -> Value {
     top.insert("timestamp".into(), json!(run.timestamp_ms / 1000));
     top.insert("timestamp_ms".into(), json!(run.timestamp_ms));
     top.insert("time".into(), json!(ctime(run.timestamp_ms)));
+    if run.interrupted {
+        // fathom extension: the run was stopped early; the numbers cover what was done.
+        top.insert("interrupted".into(), json!(true));
+    }
     if !run.global_options.is_empty() {
         top.insert("global options".into(), options(&run.global_options));
     }

@@ -15,6 +15,12 @@ const GROUP_DIRS: [&str; 3] = ["READ", "WRITE", "TRIM"];
 
 impl Reporter for Normal {
     fn write_report(&self, run: &RunResult, out: &mut dyn Write) -> io::Result<()> {
+        if run.interrupted {
+            writeln!(
+                out,
+                "fathom: interrupted; the results cover the work done until then\n"
+            )?;
+        }
         for job in &run.jobs {
             let group = run.groups.iter().find(|g| g.groupid == job.groupid);
             write_job(job, group, out)?;

@@ -56,6 +56,7 @@ fn run() -> RunResult {
         timestamp_ms: 1_700_000_000_000,
         version: "0.1.0".into(),
         threads: 1,
+        interrupted: false,
     }
 }
 

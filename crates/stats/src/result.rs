@@ -150,4 +150,7 @@ pub struct RunResult {
     pub version: String,
     /// Total number of clones that ran.
     pub threads: u32,
+    /// The run was cancelled (SIGINT/SIGTERM or a cancel handle): the numbers cover the
+    /// work done until then.
+    pub interrupted: bool,
 }
