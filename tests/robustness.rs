@@ -152,3 +152,106 @@ fathomtest!(enospc_keeps_the_results_and_names_the_file, |env| {
     let e = stderr(&o);
     assert!(e.contains("full.0.0") && e.contains("No space left"), "{e}");
 });
+
+/// A loop device over a file in the test's directory, detached on drop.
+struct Loop {
+    dev: String,
+    img: std::path::PathBuf,
+}
+
+impl Loop {
+    fn new(env: &Env, size: u64) -> Option<Loop> {
+        let img = env.path().join("disk.img");
+        std::fs::File::create(&img).unwrap().set_len(size).unwrap();
+        match std::process::Command::new("losetup")
+            .args(["--find", "--show"])
+            .arg(&img)
+            .output()
+        {
+            Ok(o) if o.status.success() => Some(Loop {
+                dev: String::from_utf8_lossy(&o.stdout).trim().to_string(),
+                img,
+            }),
+            other => {
+                if std::env::var_os("FATHOM_REQUIRE_LOOP").is_some() {
+                    panic!("loop devices are required (FATHOM_REQUIRE_LOOP): {other:?}");
+                }
+                eprintln!("no loop device (needs root and losetup): not tested here");
+                None
+            }
+        }
+    }
+}
+
+impl Drop for Loop {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("umount").arg(&self.dev).output();
+        let _ = std::process::Command::new("losetup")
+            .args(["-d", &self.dev])
+            .status();
+    }
+}
+
+fathomtest!(
+    a_device_with_a_file_system_is_refused_and_left_byte_identical,
+    |env| {
+        let Some(l) = Loop::new(&env, 32 << 20) else {
+            return;
+        };
+        let write = |extra: &[&str]| {
+            let mut args = vec!["--name=w", "--rw=write", "--bs=64k", "--direct=1"];
+            let f = format!("--filename={}", l.dev);
+            args.push(&f);
+            args.extend_from_slice(extra);
+            env.run(&args)
+        };
+        // A blank device is written.
+        let o = write(&[]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        // With an ext4 file system it is refused, and not one byte changes.
+        let mk = std::process::Command::new("mkfs.ext4")
+            .args(["-q", "-F", &l.dev])
+            .status()
+            .unwrap();
+        assert!(mk.success());
+        std::process::Command::new("sync").status().unwrap();
+        let before = std::fs::read(&l.dev).unwrap();
+        let o = write(&[]);
+        assert_eq!(o.status.code(), Some(2));
+        let e = stderr(&o);
+        assert!(
+            e.contains(&l.dev) && e.contains("ext2/3/4") && e.contains("--allow-destructive"),
+            "{e}"
+        );
+        assert!(
+            std::fs::read(&l.dev).unwrap() == before,
+            "the device is byte-identical"
+        );
+        // Mounted: refused and named.
+        let mnt = env.path().join("mnt");
+        std::fs::create_dir(&mnt).unwrap();
+        if std::process::Command::new("mount")
+            .arg(&l.dev)
+            .arg(&mnt)
+            .status()
+            .unwrap()
+            .success()
+        {
+            let o = write(&[]);
+            assert_eq!(o.status.code(), Some(2));
+            assert!(stderr(&o).contains("mounted at"), "{}", stderr(&o));
+            std::process::Command::new("umount")
+                .arg(&mnt)
+                .status()
+                .unwrap();
+        }
+        // The override writes it.
+        let o = write(&["--allow-destructive"]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert!(
+            std::fs::read(&l.dev).unwrap() != before,
+            "--allow-destructive wrote the device"
+        );
+        let _ = &l.img;
+    }
+);

@@ -47,6 +47,11 @@ pub struct Cli {
     #[arg(long)]
     pub readonly: bool,
 
+    /// Write to block devices even when they carry a partition table, a file system or
+    /// another signature, or are in use (fathom refuses by default).
+    #[arg(long)]
+    pub allow_destructive: bool,
+
     /// List the I/O engines (or describe one: --enghelp=psync).
     #[arg(long, value_name = "ENGINE", num_args = 0..=1, default_missing_value = "", require_equals = true)]
     pub enghelp: Option<String>,
@@ -62,6 +67,7 @@ const OWN_FLAGS: &[&str] = &[
     "cmdhelp",
     "enghelp",
     "readonly",
+    "allow-destructive",
     "help",
     "version",
 ];

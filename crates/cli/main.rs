@@ -97,6 +97,7 @@ fn real_main() -> Result<u8, Failure> {
     let plan = runner
         .plan_with(fathom::plan::Limits {
             readonly: cli.readonly,
+            allow_destructive: cli.allow_destructive,
         })
         .map_err(usage)?;
     if cli.parse_only {

@@ -23,6 +23,7 @@
 #![deny(missing_docs)]
 
 mod error;
+pub mod guard;
 pub mod plan;
 mod run;
 pub mod worker;

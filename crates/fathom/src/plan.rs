@@ -161,6 +161,56 @@ impl PlannedJob {
     }
 }
 
+/// Refuse to write or trim a block device that holds data (see [`crate::guard`]).
+fn guard_job(job: &PlannedJob) -> Result<(), RunError> {
+    let s = &job.spec;
+    if !(s.rw.kind.writes() || s.rw.kind.trims()) || job.caps.diskless {
+        return Ok(());
+    }
+    let mut seen: Vec<&Path> = Vec::new();
+    for f in job.clones.iter().flat_map(|c| &c.files) {
+        if seen.contains(&f.path.as_path()) {
+            continue;
+        }
+        seen.push(&f.path);
+        let findings = crate::guard::check_block_device(&f.path).map_err(|e| RunError::Setup {
+            job: s.name.clone(),
+            path: f.path.clone(),
+            source: e,
+        })?;
+        if findings.is_empty() {
+            continue;
+        }
+        let mounted = findings
+            .iter()
+            .any(|x| matches!(x, crate::guard::Finding::Mounted(_)));
+        if mounted && s.allow_mounted_write {
+            continue;
+        }
+        let what: Vec<String> = findings.iter().map(|x| x.to_string()).collect();
+        return Err(plan_err(
+            s,
+            format!(
+                "refusing to {} {}: {}. Writing would destroy that data; if that is what you \
+                 want, add --allow-destructive{}",
+                if s.rw.kind.writes() {
+                    "write to"
+                } else {
+                    "trim"
+                },
+                f.path.display(),
+                what.join(", "),
+                if mounted {
+                    " (or allow_mounted_write=1)"
+                } else {
+                    ""
+                }
+            ),
+        ));
+    }
+    Ok(())
+}
+
 fn plan_err(spec: &JobSpec, message: impl Into<String>) -> RunError {
     RunError::Plan {
         job: spec.name.clone(),
@@ -189,6 +239,8 @@ fn join_dir(dir: Option<&str>, name: &str) -> PathBuf {
 pub struct Limits {
     /// Refuse any job that writes or trims (`--readonly`).
     pub readonly: bool,
+    /// Write to block devices even when they hold data (`--allow-destructive`).
+    pub allow_destructive: bool,
 }
 
 /// Plan a job set: check every job against its engine and work out each clone's files,
@@ -228,6 +280,9 @@ pub fn plan_with(set: &JobSet, limits: Limits) -> Result<Plan, RunError> {
             phase += 1;
         }
         let job = plan_job(ji, spec, groupid, phase, &mut out.warnings)?;
+        if !limits.allow_destructive {
+            guard_job(&job)?;
+        }
         out.jobs.push(job);
     }
     // Files each phase needs, merged by path: the largest size wins; fill if any job reads.

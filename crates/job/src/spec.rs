@@ -381,6 +381,8 @@ pub struct JobSpec {
     pub thinktime_spin: Duration,
     /// `thinktime_blocks`.
     pub thinktime_blocks: u32,
+    /// `allow_mounted_write`: write to a mounted block device anyway.
+    pub allow_mounted_write: bool,
 }
 
 /// `random_distribution` (the workload crate turns it into a sampler).
@@ -549,6 +551,7 @@ impl Default for JobSpec {
             thinktime: Duration::ZERO,
             thinktime_spin: Duration::ZERO,
             thinktime_blocks: 1,
+            allow_mounted_write: false,
         }
     }
 }

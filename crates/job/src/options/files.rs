@@ -226,6 +226,19 @@ pub(super) static OPTS: &[OptDef] = &[
         },
     },
     OptDef {
+        name: "allow_mounted_write",
+        aliases: &[],
+        category: C,
+        ty: "bool",
+        default: "0",
+        doc: "Allow writing to a block device that is mounted (destroys its file system)",
+        flag: false,
+        apply: |j, v, _| {
+            j.allow_mounted_write = parse_bool(v)?;
+            Ok(())
+        },
+    },
+    OptDef {
         name: "invalidate",
         aliases: &[],
         category: C,

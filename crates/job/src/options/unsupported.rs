@@ -18,7 +18,6 @@ pub(super) static NAMES: &[&str] = &[
     "create_fsync",
     "create_only",
     "allow_file_create",
-    "allow_mounted_write",
     "file_append",
     "fill_device",
     "fill_fs",
