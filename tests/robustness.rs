@@ -255,3 +255,36 @@ fathomtest!(
         let _ = &l.img;
     }
 );
+
+fathomtest!(continue_on_error_counts_errors_and_goes_on, |env| {
+    let Some(fs) = SmallFs::new("1m") else { return };
+    let dir = fs.dir.path().to_string_lossy().into_owned();
+    for policy in ["--continue_on_error=write", "--ignore_error=EIO,ENOSPC"] {
+        let o = env.run(&[
+            "--output-format=json,normal",
+            "--name=full",
+            "--rw=write",
+            "--bs=64k",
+            "--size=4m",
+            policy,
+            &format!("--directory={dir}"),
+        ]);
+        assert!(o.status.success(), "{policy}: {}", stderr(&o));
+        let out = stdout(&o);
+        // The normal preamble comes first, then the JSON document, then the normal report.
+        let start = out.find("\n{").unwrap() + 1;
+        let end = out.rfind("\n}\n").unwrap() + 3;
+        let v: serde_json::Value = serde_json::from_str(&out[start..end]).unwrap();
+        let j = &v["jobs"][0];
+        assert_eq!(j["error"], 0, "{policy}");
+        assert_eq!(
+            j["write"]["total_ios"].as_u64().unwrap() + j["total_err"].as_u64().unwrap(),
+            64,
+            "{policy}"
+        );
+        assert_eq!(j["first_error"], 28, "{policy}");
+        assert!(out.contains("     errors    : total="), "{policy}");
+        assert!(stderr(&o).contains("tolerated"), "{policy}: {}", stderr(&o));
+        let _ = std::fs::remove_file(fs.dir.path().join("full.0.0"));
+    }
+});

@@ -251,6 +251,12 @@ fn job_result(job: &PlannedJob, o: &CloneOutcome, layout: Duration, pid: u32) ->
             }
         }
     }
+    if let Some(t) = &o.first_error_text {
+        notes.push(format!(
+            "{} error(s) tolerated (continue_on_error/ignore_error); the first: {t}",
+            o.stats.total_err
+        ));
+    }
     JobResult {
         notes,
         name: job.spec.name.clone(),

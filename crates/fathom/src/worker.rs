@@ -21,6 +21,8 @@ pub struct CloneOutcome {
     pub elapsed: Duration,
     /// Error description (errno, file, offset, length) if the clone failed.
     pub error_text: Option<String>,
+    /// The first error tolerated under continue_on_error/ignore_error.
+    pub first_error_text: Option<String>,
 }
 
 /// Interval of bandwidth/IOPS samples (fio's bwavgtime/iopsavgtime default).
@@ -89,7 +91,11 @@ fn errno_text(errno: i32) -> String {
 pub fn run_clone(job: &PlannedJob, clone: &PlannedClone, cancel: &AtomicBool) -> CloneOutcome {
     let spec = &job.spec;
     let mut out = CloneOutcome {
-        stats: ThreadStats::new(),
+        stats: ThreadStats {
+            count_errors: spec.continue_on_error_set
+                || spec.ignore_error.iter().any(|l| !l.is_empty()),
+            ..ThreadStats::new()
+        },
         start_ms: epoch_ms(),
         ..Default::default()
     };
@@ -315,8 +321,14 @@ pub fn run_clone(job: &PlannedJob, clone: &PlannedClone, cancel: &AtomicBool) ->
                     st.depth_complete[batch_index(1)] += 1;
                     let clat = now.duration_since(t0).as_nanos() as u64;
                     free.push(si);
+                    let mut rec = Recorder {
+                        stats: &mut out.stats,
+                        tolerate: &spec.continue_on_error,
+                        ignore: &spec.ignore_error,
+                        first_error_text: &mut out.first_error_text,
+                    };
                     if let Some((errno, text)) =
-                        complete(&mut out.stats, &slots[si], &c, None, clat, &clone.files)
+                        complete(&mut rec, &slots[si], &c, None, clat, &clone.files)
                     {
                         fail(&mut out, errno, text);
                         stopping = true;
@@ -448,14 +460,15 @@ pub fn run_clone(job: &PlannedJob, clone: &PlannedClone, cancel: &AtomicBool) ->
             let ddir = slot.req.ddir;
             let file = slot.req.file;
             free.push(si);
-            if let Some((errno, text)) = complete(
-                &mut out.stats,
-                &slots[si],
-                &c,
-                Some(slat),
-                clat,
-                &clone.files,
-            ) {
+            let mut rec = Recorder {
+                stats: &mut out.stats,
+                tolerate: &spec.continue_on_error,
+                ignore: &spec.ignore_error,
+                first_error_text: &mut out.first_error_text,
+            };
+            if let Some((errno, text)) =
+                complete(&mut rec, &slots[si], &c, Some(slat), clat, &clone.files)
+            {
                 if out.error_text.is_none() {
                     fail(&mut out, errno, text);
                 }
@@ -587,9 +600,18 @@ fn commit(
     Ok(())
 }
 
-/// Record a completed I/O; returns (errno, text) if it failed.
+/// The recorder with the job's error policy.
+struct Recorder<'a> {
+    stats: &'a mut ThreadStats,
+    tolerate: &'a [bool; 3],
+    ignore: &'a [Vec<i32>; 3],
+    first_error_text: &'a mut Option<String>,
+}
+
+/// Record a completed I/O; returns (errno, text) if it failed and the failure ends the
+/// job (errors tolerated by continue_on_error/ignore_error are counted instead).
 fn complete(
-    st: &mut ThreadStats,
+    st: &mut Recorder<'_>,
     slot: &Slot,
     c: &fathom_engine::Completion,
     slat: Option<u64>,
@@ -600,19 +622,28 @@ fn complete(
     if c.res < 0 {
         let errno = (-c.res) as i32;
         let f = &files[req.file].path;
-        return Some((
-            errno,
-            format!(
-                "{} error on {} at offset {} (0x{:x}), length {}: {} (errno {errno})",
-                req.ddir.name(),
-                f.display(),
-                req.offset,
-                req.offset,
-                req.len,
-                errno_text(errno)
-            ),
-        ));
+        let text = format!(
+            "{} error on {} at offset {} (0x{:x}), length {}: {} (errno {errno})",
+            req.ddir.name(),
+            f.display(),
+            req.offset,
+            req.offset,
+            req.len,
+            errno_text(errno)
+        );
+        let d = req.ddir.index();
+        if st.tolerate[d] || st.ignore[d].contains(&errno) {
+            // continue_on_error / ignore_error: count it and go on.
+            st.stats.total_err += 1;
+            if st.stats.first_error == 0 {
+                st.stats.first_error = errno;
+                *st.first_error_text = Some(text);
+            }
+            return None;
+        }
+        return Some((errno, text));
     }
+    let st = &mut st.stats;
     let bytes = slot.done + c.res as u64;
     if c.short > 0 || slot.short > 0 {
         st.dirs[req.ddir.index()].short_ios += 1;

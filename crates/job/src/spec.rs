@@ -383,6 +383,13 @@ pub struct JobSpec {
     pub thinktime_blocks: u32,
     /// `allow_mounted_write`: write to a mounted block device anyway.
     pub allow_mounted_write: bool,
+    /// `continue_on_error`: keep going after errors of these directions (read, write,
+    /// trim); the errors are counted in `total_err`/`first_error`.
+    pub continue_on_error: [bool; 3],
+    /// `continue_on_error` was given at all (fio then reports total_err/first_error).
+    pub continue_on_error_set: bool,
+    /// `ignore_error`: errnos ignored per direction (read, write, trim).
+    pub ignore_error: [Vec<i32>; 3],
 }
 
 /// `random_distribution` (the workload crate turns it into a sampler).
@@ -552,6 +559,9 @@ impl Default for JobSpec {
             thinktime_spin: Duration::ZERO,
             thinktime_blocks: 1,
             allow_mounted_write: false,
+            continue_on_error: [false; 3],
+            continue_on_error_set: false,
+            ignore_error: [Vec::new(), Vec::new(), Vec::new()],
         }
     }
 }

@@ -245,3 +245,14 @@ fn cmdhelp_lists_and_explains() {
     assert!(is_job_option("rw") && is_job_option("verify") && is_job_option("name"));
     assert!(!is_job_option("output-format"));
 }
+
+#[test]
+fn error_policies_parse() {
+    let j = job("[a]\ncontinue_on_error=write\nignore_error=EIO:ENOSPC,EIO\n");
+    assert_eq!(j.continue_on_error, [false, true, false]);
+    assert!(j.continue_on_error_set);
+    assert_eq!(j.ignore_error[0], vec![libc::EIO, libc::ENOSPC]);
+    assert_eq!(j.ignore_error[1], vec![libc::EIO]);
+    assert!(err("[a]\nignore_error=EWHAT\n").contains("unknown errno"));
+    assert!(err("[a]\ncontinue_on_error=verify\n").contains("not supported yet"));
+}

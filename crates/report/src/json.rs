@@ -211,6 +211,10 @@ fn job(j: &JobResult, group: Option<&GroupResult>) -> Value {
     m.insert("latency_ns".into(), Value::Object(ns));
     m.insert("latency_us".into(), Value::Object(us));
     m.insert("latency_ms".into(), Value::Object(ms));
+    if s.count_errors {
+        m.insert("total_err".into(), json!(s.total_err));
+        m.insert("first_error".into(), json!(s.first_error));
+    }
     m.insert("latency_depth".into(), json!(j.info.iodepth));
     m.insert("latency_target".into(), json!(0));
     m.insert("latency_percentile".into(), json!(100.0));

@@ -131,6 +131,15 @@ fn write_job(job: &JobResult, group: Option<&GroupResult>, out: &mut dyn Write) 
         "     issued rwts: total={r},{w},{t},0 short={},{},{},0 dropped={},{},{},0",
         sh[0], sh[1], sh[2], dr[0], dr[1], dr[2]
     )?;
+    if s.count_errors {
+        writeln!(
+            out,
+            "     errors    : total={}, first_error={}/<{}>",
+            s.total_err,
+            s.first_error,
+            std::io::Error::from_raw_os_error(s.first_error)
+        )?;
+    }
     writeln!(
         out,
         "     latency   : target=0, window=0, percentile=100.00%, depth={}",

@@ -275,6 +275,12 @@ pub struct ThreadStats {
     pub cpu: CpuUsage,
     /// First error (errno), 0 if none.
     pub error: i32,
+    /// Errors tolerated under continue_on_error (fio's total_err).
+    pub total_err: u64,
+    /// The first tolerated error's errno (fio's first_error), 0 if none.
+    pub first_error: i32,
+    /// continue_on_error was on: report total_err/first_error.
+    pub count_errors: bool,
     /// Number of job clones merged into these stats.
     pub clones: u32,
 }
@@ -367,6 +373,11 @@ impl ThreadStats {
         if self.error == 0 {
             self.error = o.error;
         }
+        self.total_err += o.total_err;
+        if self.first_error == 0 {
+            self.first_error = o.first_error;
+        }
+        self.count_errors |= o.count_errors;
         self.clones += o.clones;
     }
 }

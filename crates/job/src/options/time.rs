@@ -5,7 +5,105 @@ use crate::units::{parse_bool, parse_range, TimeUnit};
 
 const C: &str = "Time and job control";
 
+/// errno names fio accepts in ignore_error.
+const ERRNOS: &[(&str, i32)] = &[
+    ("EPERM", libc::EPERM),
+    ("ENOENT", libc::ENOENT),
+    ("EINTR", libc::EINTR),
+    ("EIO", libc::EIO),
+    ("ENXIO", libc::ENXIO),
+    ("EBADF", libc::EBADF),
+    ("EAGAIN", libc::EAGAIN),
+    ("ENOMEM", libc::ENOMEM),
+    ("EACCES", libc::EACCES),
+    ("EFAULT", libc::EFAULT),
+    ("EBUSY", libc::EBUSY),
+    ("EEXIST", libc::EEXIST),
+    ("ENODEV", libc::ENODEV),
+    ("EINVAL", libc::EINVAL),
+    ("EFBIG", libc::EFBIG),
+    ("ENOSPC", libc::ENOSPC),
+    ("ESPIPE", libc::ESPIPE),
+    ("EROFS", libc::EROFS),
+    ("EILSEQ", libc::EILSEQ),
+    ("ENODATA", libc::ENODATA),
+    ("ETIMEDOUT", libc::ETIMEDOUT),
+    ("EOPNOTSUPP", libc::EOPNOTSUPP),
+    ("EREMOTEIO", libc::EREMOTEIO),
+    ("EDQUOT", libc::EDQUOT),
+    ("EBADMSG", libc::EBADMSG),
+    ("ENOLINK", libc::ENOLINK),
+];
+
+fn errno_list(s: &str) -> Result<Vec<i32>, String> {
+    s.split(':')
+        .filter(|x| !x.is_empty())
+        .map(|x| {
+            let x = x.trim();
+            if let Ok(n) = x.parse::<i32>() {
+                return Ok(n);
+            }
+            ERRNOS
+                .iter()
+                .find(|(n, _)| *n == x)
+                .map(|e| e.1)
+                .ok_or_else(|| format!("unknown errno '{x}'; use a number or a name like EIO"))
+        })
+        .collect()
+}
+
 pub(super) static OPTS: &[OptDef] = &[
+    OptDef {
+        name: "continue_on_error",
+        aliases: &[],
+        category: C,
+        ty: "none|read|write|io|verify|all|0|1",
+        default: "none",
+        doc:
+            "Keep going after I/O errors of this kind; errors are counted (total_err, first_error)",
+        flag: false,
+        apply: |j, v, _| {
+            j.continue_on_error = match v {
+                "none" | "0" => [false; 3],
+                "read" => [true, false, false],
+                "write" => [false, true, false],
+                "io" | "all" | "1" => [true; 3],
+                "verify" => {
+                    return Err(
+                        "continue_on_error=verify needs verify, which is not supported yet".into(),
+                    )
+                }
+                _ => return Err("use none, read, write, io or all".into()),
+            };
+            j.continue_on_error_set = j.continue_on_error.iter().any(|&x| x);
+            Ok(())
+        },
+    },
+    OptDef {
+        name: "ignore_error",
+        aliases: &[],
+        category: C,
+        ty: "errno lists READ,WRITE,VERIFY",
+        default: "",
+        doc: "':'-separated errnos (names or numbers) that do not count as errors, per direction",
+        flag: false,
+        apply: |j, v, _| {
+            let parts: Vec<&str> = v.split(',').collect();
+            if parts.len() > 2 && !parts[2].is_empty() {
+                return Err(
+                    "ignoring verify errors needs verify, which is not supported yet".into(),
+                );
+            }
+            for (i, p) in parts.iter().take(2).enumerate() {
+                j.ignore_error[i] = errno_list(p)?;
+            }
+            if parts.len() == 1 {
+                j.ignore_error[1] = j.ignore_error[0].clone();
+            }
+            j.ignore_error[2] = j.ignore_error[1].clone();
+            Ok(())
+        },
+    },
     OptDef {
         name: "runtime",
         aliases: &["timeout"],

@@ -200,8 +200,6 @@ pub(super) static NAMES: &[&str] = &[
     "block_error_percentiles",
     "disk_util",
     // Errors
-    "continue_on_error",
-    "ignore_error",
     "error_dump",
     // Engine options
     "hipri_percentage",
