@@ -288,3 +288,34 @@ fathomtest!(continue_on_error_counts_errors_and_goes_on, |env| {
         let _ = std::fs::remove_file(fs.dir.path().join("full.0.0"));
     }
 });
+
+fathomtest!(sigusr1_prints_a_status_block_and_the_run_goes_on, |env| {
+    let child = env
+        .cmd()
+        .args([
+            "--output-format=json",
+            "--name=s",
+            "--ioengine=null",
+            "--size=1g",
+            "--runtime=3",
+            "--time_based",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(1500));
+    // SAFETY: sending SIGUSR1 to our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGUSR1) };
+    let o = child.wait_with_output().unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let e = stderr(&o);
+    assert!(
+        e.contains("fathom status at") && e.contains("s #0: read: ios="),
+        "{e}"
+    );
+    let v = json(&o);
+    assert!(v.get("interrupted").is_none());
+    let rt = v["jobs"][0]["read"]["runtime"].as_u64().unwrap();
+    assert!(rt >= 2900, "the run went on: {rt} ms");
+});

@@ -130,7 +130,7 @@ fn real_main() -> Result<u8, Failure> {
         out.flush()?;
     }
 
-    let signals = signals::install(runner.cancel_handle());
+    let signals = signals::install(runner.cancel_handle(), runner.live_board(&plan));
     let result = runner.run_planned(&plan).map_err(|e| match e {
         RunError::Setup { .. } => Failure {
             code: exit::IO_ERROR,

@@ -6,6 +6,11 @@ use std::sync::atomic::{AtomicI32, Ordering};
 use std::time::Duration;
 
 static SIGNAL: AtomicI32 = AtomicI32::new(0);
+static STATUS: AtomicI32 = AtomicI32::new(0);
+
+extern "C" fn on_status(_sig: libc::c_int) {
+    STATUS.store(1, Ordering::SeqCst);
+}
 
 extern "C" fn on_signal(sig: libc::c_int) {
     // Only async-signal-safe work here: an atomic swap and, on a repeat SIGINT, _exit.
@@ -29,8 +34,13 @@ impl Signals {
     }
 }
 
-/// Install handlers and a watcher thread that cancels the run on the first signal.
-pub fn install(cancel: CancelHandle) -> Signals {
+/// Install handlers and a watcher thread that cancels the run on the first SIGINT or
+/// SIGTERM and prints a status block on stderr for each SIGUSR1.
+pub fn install(cancel: CancelHandle, board: std::sync::Arc<fathom::live::LiveBoard>) -> Signals {
+    // SAFETY: installing a handler that only stores to an atomic.
+    unsafe {
+        libc::signal(libc::SIGUSR1, on_status as *const () as libc::sighandler_t);
+    }
     for sig in [libc::SIGINT, libc::SIGTERM] {
         // SAFETY: installing a handler that only touches an atomic and calls _exit.
         unsafe {
@@ -40,6 +50,9 @@ pub fn install(cancel: CancelHandle) -> Signals {
     std::thread::Builder::new()
         .name("fathom-signals".into())
         .spawn(move || loop {
+            if STATUS.swap(0, Ordering::SeqCst) != 0 {
+                eprint!("{}", board.status());
+            }
             if SIGNAL.load(Ordering::SeqCst) != 0 {
                 cancel.cancel();
                 return;

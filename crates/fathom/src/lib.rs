@@ -24,6 +24,7 @@
 
 mod error;
 pub mod guard;
+pub mod live;
 pub mod plan;
 mod run;
 pub mod worker;
@@ -59,6 +60,7 @@ impl CancelHandle {
 pub struct Runner {
     set: JobSet,
     cancel: CancelHandle,
+    live: std::sync::Mutex<Option<Arc<live::LiveBoard>>>,
 }
 
 impl Runner {
@@ -67,6 +69,7 @@ impl Runner {
         Runner {
             set,
             cancel: CancelHandle::default(),
+            live: std::sync::Mutex::new(None),
         }
     }
     /// A handle that cancels this runner's run (e.g. from a signal handler thread).
@@ -90,6 +93,21 @@ impl Runner {
     }
     /// Run an already made plan.
     pub fn run_planned(&self, plan: &Plan) -> Result<RunResult, RunError> {
-        run::execute(plan, &self.cancel.0)
+        let board = self.live_board(plan);
+        run::execute(plan, &self.cancel.0, &board)
+    }
+    /// The live counters of `plan`'s clones (for progress or a status dump while
+    /// [`Runner::run_planned`] runs on another thread). Publication is every 500 ms.
+    pub fn live_board(&self, plan: &Plan) -> Arc<live::LiveBoard> {
+        let mut slot = self.live.lock().unwrap_or_else(|e| e.into_inner());
+        slot.get_or_insert_with(|| {
+            let names = plan
+                .jobs
+                .iter()
+                .flat_map(|j| j.clones.iter().map(|_| j.spec.name.clone()))
+                .collect();
+            Arc::new(live::LiveBoard::new(names))
+        })
+        .clone()
     }
 }

@@ -39,7 +39,11 @@ impl Cleanup {
     }
 }
 
-pub(crate) fn execute(plan: &Plan, cancel: &Arc<AtomicBool>) -> Result<RunResult, RunError> {
+pub(crate) fn execute(
+    plan: &Plan,
+    cancel: &Arc<AtomicBool>,
+    board: &Arc<crate::live::LiveBoard>,
+) -> Result<RunResult, RunError> {
     let run_start_ms = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_millis() as u64)
@@ -47,7 +51,14 @@ pub(crate) fn execute(plan: &Plan, cancel: &Arc<AtomicBool>) -> Result<RunResult
     let mut outcomes: Vec<Vec<CloneOutcome>> = plan.jobs.iter().map(|_| Vec::new()).collect();
     let mut layout_time: Vec<Duration> = vec![Duration::ZERO; plan.jobs.len()];
     let mut cleanup = Cleanup::default();
-    let result = run_phases(plan, cancel, &mut outcomes, &mut layout_time, &mut cleanup);
+    let result = run_phases(
+        plan,
+        cancel,
+        board,
+        &mut outcomes,
+        &mut layout_time,
+        &mut cleanup,
+    );
     cleanup.finish();
     result?;
     let mut run = assemble(plan, outcomes, layout_time, run_start_ms);
@@ -58,6 +69,7 @@ pub(crate) fn execute(plan: &Plan, cancel: &Arc<AtomicBool>) -> Result<RunResult
 fn run_phases(
     plan: &Plan,
     cancel: &Arc<AtomicBool>,
+    board: &Arc<crate::live::LiveBoard>,
     outcomes: &mut [Vec<CloneOutcome>],
     layout_time: &mut [Duration],
     cleanup: &mut Cleanup,
@@ -116,12 +128,17 @@ fn run_phases(
         let results: Vec<(usize, CloneOutcome)> = std::thread::scope(|s| {
             let mut handles = Vec::new();
             for (ji, job) in &jobs {
-                for clone in &job.clones {
+                let first = plan.jobs[..*ji]
+                    .iter()
+                    .map(|j| j.clones.len())
+                    .sum::<usize>();
+                for (ci, clone) in job.clones.iter().enumerate() {
                     let cancel = cancel.clone();
+                    let live = &board.clones[first + ci].1;
                     let name = format!("fathom-{}-{}", job.spec.name, clone.jobnum);
                     let h = std::thread::Builder::new()
                         .name(name.chars().take(15).collect())
-                        .spawn_scoped(s, move || run_clone(job, clone, &cancel))
+                        .spawn_scoped(s, move || run_clone(job, clone, &cancel, Some(live)))
                         .expect("spawning a job thread");
                     handles.push((*ji, h));
                 }

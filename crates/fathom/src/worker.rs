@@ -28,7 +28,8 @@ pub struct CloneOutcome {
 /// Interval of bandwidth/IOPS samples (fio's bwavgtime/iopsavgtime default).
 pub const SAMPLE_INTERVAL: Duration = Duration::from_millis(500);
 
-struct Sampler {
+struct Sampler<'a> {
+    live: Option<&'a crate::live::LiveClone>,
     next: Instant,
     start: Instant,
     last_at: Instant,
@@ -37,9 +38,14 @@ struct Sampler {
     dirs: [bool; 3],
 }
 
-impl Sampler {
-    fn new(start: Instant, dirs: [bool; 3]) -> Sampler {
+impl<'a> Sampler<'a> {
+    fn new(
+        start: Instant,
+        dirs: [bool; 3],
+        live: Option<&'a crate::live::LiveClone>,
+    ) -> Sampler<'a> {
         Sampler {
+            live,
             next: start + SAMPLE_INTERVAL,
             start,
             last_at: start,
@@ -70,6 +76,14 @@ impl Sampler {
             self.last_ios[d] = ds.ios;
         }
         self.last_at = now;
+        if let Some(l) = self.live {
+            let d = &st.dirs;
+            l.publish(
+                [d[0].ios, d[1].ios, d[2].ios],
+                [d[0].bytes, d[1].bytes, d[2].bytes],
+                t_ms,
+            );
+        }
         while self.next <= now {
             self.next += SAMPLE_INTERVAL;
         }
@@ -88,7 +102,12 @@ fn errno_text(errno: i32) -> String {
 }
 
 /// Run one clone to completion.
-pub fn run_clone(job: &PlannedJob, clone: &PlannedClone, cancel: &AtomicBool) -> CloneOutcome {
+pub fn run_clone(
+    job: &PlannedJob,
+    clone: &PlannedClone,
+    cancel: &AtomicBool,
+    live: Option<&crate::live::LiveClone>,
+) -> CloneOutcome {
     let spec = &job.spec;
     let mut out = CloneOutcome {
         stats: ThreadStats {
@@ -228,7 +247,7 @@ pub fn run_clone(job: &PlannedJob, clone: &PlannedClone, cancel: &AtomicBool) ->
     let mut ramping = !ramp.is_zero();
     let mut measure_start = io_start;
     let mut cpu_start = CpuUsage::current_thread();
-    let mut sampler = Sampler::new(io_start, dirs);
+    let mut sampler = Sampler::new(io_start, dirs, live);
     let mut deadline = runtime.map(|r| io_start + ramp + r);
     let ramp_end = io_start + ramp;
     let mut writes_since_fsync = 0u32;
@@ -261,7 +280,7 @@ pub fn run_clone(job: &PlannedJob, clone: &PlannedClone, cancel: &AtomicBool) ->
                 out.stats = ThreadStats::new();
                 measure_start = now;
                 cpu_start = CpuUsage::current_thread();
-                sampler = Sampler::new(now, dirs);
+                sampler = Sampler::new(now, dirs, live);
                 deadline = runtime.map(|r| now + r);
                 if let Some(s) = &mut schedule {
                     s.reset();

@@ -1,0 +1,80 @@
+//! Live progress: each clone publishes its counters (relaxed stores at every 500 ms
+//! sample, nothing per I/O) so a status request (SIGUSR1, a progress display) can read
+//! them while the run goes on.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
+
+/// One clone's published counters.
+#[derive(Debug, Default)]
+#[repr(align(64))]
+pub struct LiveClone {
+    /// Completed I/Os per direction.
+    pub ios: [AtomicU64; 3],
+    /// Completed bytes per direction.
+    pub bytes: [AtomicU64; 3],
+    /// ms of measured time (after ramp) at the last publication (0 = not started).
+    pub at_ms: AtomicU64,
+}
+
+/// The board: one entry per clone, in plan order, with its job's name.
+#[derive(Debug)]
+pub struct LiveBoard {
+    /// (job name, counters) per clone.
+    pub clones: Vec<(String, LiveClone)>,
+    /// When the run started.
+    pub start: Instant,
+}
+
+impl LiveBoard {
+    pub(crate) fn new(names: Vec<String>) -> LiveBoard {
+        LiveBoard {
+            clones: names
+                .into_iter()
+                .map(|n| (n, LiveClone::default()))
+                .collect(),
+            start: Instant::now(),
+        }
+    }
+
+    /// A human-readable status block: per clone, I/Os, bytes and average rates so far.
+    pub fn status(&self) -> String {
+        let mut s = format!(
+            "fathom status at {:.1}s:\n",
+            self.start.elapsed().as_secs_f64()
+        );
+        for (i, (name, c)) in self.clones.iter().enumerate() {
+            let secs = (c.at_ms.load(Ordering::Relaxed) as f64 / 1000.0).max(1e-9);
+            let mut parts = Vec::new();
+            for (d, dn) in ["read", "write", "trim"].iter().enumerate() {
+                let ios = c.ios[d].load(Ordering::Relaxed);
+                if ios == 0 {
+                    continue;
+                }
+                let bytes = c.bytes[d].load(Ordering::Relaxed);
+                parts.push(format!(
+                    "{dn}: ios={ios} io={:.1}MiB IOPS={:.0} BW={:.1}MiB/s",
+                    bytes as f64 / 1048576.0,
+                    ios as f64 / secs,
+                    bytes as f64 / 1048576.0 / secs
+                ));
+            }
+            if parts.is_empty() {
+                parts.push("no I/O yet".into());
+            }
+            s.push_str(&format!("  {name} #{i}: {}\n", parts.join(", ")));
+        }
+        s
+    }
+}
+
+impl LiveClone {
+    /// Publish counters (called by the clone's own thread).
+    pub(crate) fn publish(&self, ios: [u64; 3], bytes: [u64; 3], at_ms: u64) {
+        for d in 0..3 {
+            self.ios[d].store(ios[d], Ordering::Relaxed);
+            self.bytes[d].store(bytes[d], Ordering::Relaxed);
+        }
+        self.at_ms.store(at_ms, Ordering::Relaxed);
+    }
+}
