@@ -340,12 +340,7 @@ pub fn run_clone(
                     st.depth_complete[batch_index(1)] += 1;
                     let clat = now.duration_since(t0).as_nanos() as u64;
                     free.push(si);
-                    let mut rec = Recorder {
-                        stats: &mut out.stats,
-                        tolerate: &spec.continue_on_error,
-                        ignore: &spec.ignore_error,
-                        first_error_text: &mut out.first_error_text,
-                    };
+                    let mut rec = Recorder::new(&mut out, spec);
                     if let Some((errno, text)) =
                         complete(&mut rec, &slots[si], &c, None, clat, &clone.files)
                     {
@@ -479,12 +474,7 @@ pub fn run_clone(
             let ddir = slot.req.ddir;
             let file = slot.req.file;
             free.push(si);
-            let mut rec = Recorder {
-                stats: &mut out.stats,
-                tolerate: &spec.continue_on_error,
-                ignore: &spec.ignore_error,
-                first_error_text: &mut out.first_error_text,
-            };
+            let mut rec = Recorder::new(&mut out, spec);
             if let Some((errno, text)) =
                 complete(&mut rec, &slots[si], &c, Some(slat), clat, &clone.files)
             {
@@ -625,6 +615,17 @@ struct Recorder<'a> {
     tolerate: &'a [bool; 3],
     ignore: &'a [Vec<i32>; 3],
     first_error_text: &'a mut Option<String>,
+}
+
+impl<'a> Recorder<'a> {
+    fn new(out: &'a mut CloneOutcome, spec: &'a fathom_job::JobSpec) -> Recorder<'a> {
+        Recorder {
+            stats: &mut out.stats,
+            tolerate: &spec.continue_on_error,
+            ignore: &spec.ignore_error,
+            first_error_text: &mut out.first_error_text,
+        }
+    }
 }
 
 /// Record a completed I/O; returns (errno, text) if it failed and the failure ends the
