@@ -311,6 +311,7 @@ pub fn run_clone(
             let slot = &mut slots[si];
             slot.req = req;
             slot.done = 0;
+            slot.short = 0;
             slot.intended = intended;
             if req.ddir == Ddir::Write {
                 let data = &mut slot.buf.as_mut_slice()[..req.len as usize];
