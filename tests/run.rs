@@ -337,17 +337,18 @@ fathomtest!(
                 "--ioengine=null",
                 "--size=1g",
                 "--time_based",
-                "--runtime=2",
-                "--rate_iops=5000",
+                "--runtime=3",
+                "--rate_iops=20000",
                 &format!("--rate_process={process}"),
             ]);
             assert!(o.status.success(), "{}", stderr(&o));
             let v = json(&o);
             let iops = v["jobs"][0]["read"]["iops"].as_f64().unwrap();
-            assert!((iops / 5000.0 - 1.0).abs() < 0.01, "{process}: {iops}");
+            assert!((iops / 20000.0 - 1.0).abs() < 0.01, "{process}: {iops}");
             let resp = &v["jobs"][0]["read"]["resp_ns"];
             assert_eq!(resp["N"], v["jobs"][0]["read"]["total_ios"]);
             assert!(resp["min"].as_u64() >= v["jobs"][0]["read"]["lat_ns"]["min"].as_u64());
+            assert!(!stderr(&o).contains("could not keep up"), "{}", stderr(&o));
         }
     }
 );
@@ -374,4 +375,50 @@ fathomtest!(bssplit_and_distributions_run_from_job_files, |env| {
         m["read"]["total_ios"].as_u64().unwrap() + m["write"]["total_ios"].as_u64().unwrap(),
         100_000
     );
+});
+
+fathomtest!(
+    layout_time_is_reported_apart_from_the_measured_numbers,
+    |env| {
+        let o = env.run(&[
+            "--output-format=json,normal",
+            "--name=l",
+            "--rw=read",
+            "--size=64m",
+            "--bs=1m",
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let out = stdout(&o);
+        assert!(out.contains("  layout       : "), "{out}");
+        let start = out.find("\n{").unwrap() + 1;
+        let end = out.rfind("\n}\n").unwrap() + 3;
+        let v: serde_json::Value = serde_json::from_str(&out[start..end]).unwrap();
+        assert!(v["jobs"][0]["layout_ms"].as_u64().is_some());
+        // create_on_open: a write-only job's file is not made during setup.
+        let o = env.run(&[
+            "--output-format=json",
+            "--name=c",
+            "--rw=write",
+            "--size=1m",
+            "--create_on_open=1",
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert_eq!(json(&o)["jobs"][0]["write"]["total_ios"], 256);
+        assert_eq!(
+            std::fs::metadata(env.path().join("c.0.0")).unwrap().len(),
+            1 << 20
+        );
+    }
+);
+
+fathomtest!(unlink_removes_files_created_on_open_too, |env| {
+    let o = env.run(&[
+        "--name=c",
+        "--rw=write",
+        "--size=1m",
+        "--create_on_open=1",
+        "--unlink=1",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(!env.path().join("c.0.0").exists());
 });

@@ -292,6 +292,10 @@ pub fn plan_with(set: &JobSet, limits: Limits) -> Result<Plan, RunError> {
         }
         let s = &j.spec;
         let fill = s.rw.kind.reads() || s.overwrite;
+        if s.create_on_open && !fill {
+            // The files are created when the job opens them, not during setup.
+            continue;
+        }
         for c in &j.clones {
             for f in &c.files {
                 let size = f.region.start + f.region.len;

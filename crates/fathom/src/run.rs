@@ -84,9 +84,19 @@ fn run_phases(
             .enumerate()
             .filter(|(_, j)| j.phase == phase)
             .collect();
+        // Files of this phase that do not exist yet are fathom's: only those may be
+        // removed by unlink=1 (laid out now, or created on open by the job).
+        let mut created: Vec<PathBuf> = jobs
+            .iter()
+            .filter(|(_, j)| !j.caps.diskless)
+            .flat_map(|(_, j)| j.clones.iter().flat_map(|c| c.files.iter()))
+            .filter(|f| !f.path.exists())
+            .map(|f| f.path.clone())
+            .collect();
+        created.sort();
+        created.dedup();
         // Layout, before the clock starts.
         let t0 = Instant::now();
-        let mut created: Vec<PathBuf> = Vec::new();
         for need in plan.files.iter().filter(|n| n.phase == phase) {
             let owner = jobs
                 .iter()
@@ -105,7 +115,7 @@ fn run_phases(
             if let Some(parent) = need.path.parent() {
                 cleanup.ensure_dir(parent).map_err(setup_err)?;
             }
-            let out = layout_file(
+            layout_file(
                 &need.path,
                 &LayoutRequest {
                     size: need.size,
@@ -116,9 +126,6 @@ fn run_phases(
                 },
             )
             .map_err(setup_err)?;
-            if out.created {
-                created.push(need.path.clone());
-            }
         }
         let lt = t0.elapsed();
         for (ji, _) in &jobs {
@@ -164,9 +171,11 @@ fn run_phases(
         // unlink=1: remove this phase's files, but only those fathom created: a file that
         // was there before the run is the user's.
         let mut removed = HashSet::new();
-        for need in plan.files.iter().filter(|n| n.phase == phase && n.unlink) {
-            if created.contains(&need.path) && removed.insert(need.path.clone()) {
-                let _ = std::fs::remove_file(&need.path);
+        for (_, job) in jobs.iter().filter(|(_, j)| j.spec.unlink) {
+            for f in job.clones.iter().flat_map(|c| c.files.iter()) {
+                if created.contains(&f.path) && removed.insert(f.path.clone()) {
+                    let _ = std::fs::remove_file(&f.path);
+                }
             }
         }
     }
@@ -239,8 +248,13 @@ fn job_result(job: &PlannedJob, o: &CloneOutcome, layout: Duration, pid: u32) ->
     let mut notes = Vec::new();
     let st = &o.stats;
     if !st.runtime.is_zero() {
+        let k = job.spec.rw.kind;
+        let does = [k.reads(), k.writes(), k.trims()];
         for d in fathom_job::Ddir::ALL {
             let i = d.index();
+            if !does[i] {
+                continue; // fio's R,W,T rule gives every direction the rate
+            }
             let secs = st.runtime.as_secs_f64();
             let (want, got, unit) = if job.rate.bytes_per_sec[i] > 0 {
                 (

@@ -165,6 +165,8 @@ fn job(j: &JobResult, group: Option<&GroupResult>) -> Value {
         }),
     );
     m.insert("job_runtime".into(), json!(rt));
+    // fathom extension: time spent laying out files before the clock started.
+    m.insert("layout_ms".into(), json!(j.layout.as_millis() as u64));
     let secs = rt as f64 / 1000.0;
     m.insert(
         "usr_cpu".into(),

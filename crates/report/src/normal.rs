@@ -59,6 +59,14 @@ fn write_job(job: &JobResult, group: Option<&GroupResult>, out: &mut dyn Write) 
     if let Some(d) = &job.info.description {
         writeln!(out, "  Description  : [{d}]")?;
     }
+    if !job.layout.is_zero() {
+        // fathom extension: file setup happened before the clock started.
+        writeln!(
+            out,
+            "  layout       : {}msec before the clock started (not in the numbers below)",
+            job.layout.as_millis()
+        )?;
+    }
     let rt = runtime_ms(s);
     for (i, name) in DIRS.iter().enumerate() {
         let d = &s.dirs[i];
