@@ -1,330 +1,691 @@
 //! The data-safety guard: before a job writes or trims a block device, look for anything
 //! that says the device holds data — a partition table, a file-system or volume
-//! signature, a mount, another user holding it — and refuse unless the user overrides.
-//! The probe only reads.
+//! signature, a mount (of the device or of one of its partitions), another user holding
+//! it — so that fathom can refuse unless the user overrides.
+//!
+//! The check only reads: the device is opened read-only (so closing it triggers no udev
+//! rescan), its first 72 KiB and last 128 KiB are read with ordinary buffered reads, and
+//! nothing is ever written.
 
-use std::io::{self, Read, Seek, SeekFrom};
-use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
+use std::fs::File;
+use std::io::{self, Seek, SeekFrom};
+use std::os::unix::fs::{FileExt, FileTypeExt, MetadataExt, OpenOptionsExt};
 use std::path::Path;
 
-/// Something on a device that makes writing to it destructive.
+/// What the guard found on a device that makes writing to it destructive.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Finding {
-    /// A partition table ("MBR", "GPT").
+    /// A partition table: "MBR" or "GPT".
     PartitionTable(&'static str),
-    /// A file-system or volume signature ("ext2/3/4", "xfs", ...).
+    /// A file-system or volume signature: "ext4", "xfs", "LVM2", "swap", ...
     Signature(&'static str),
-    /// Mounted (the device or one of its partitions) at this mount point.
+    /// The device, or a partition of it, is mounted at this mount point.
     Mounted(String),
-    /// An exclusive open failed with EBUSY: held by a mount, LVM, RAID or swap.
+    /// Opening it with `O_EXCL` failed with `EBUSY`: another user holds it (a mount,
+    /// LVM, RAID, swap).
     Busy,
 }
 
 impl std::fmt::Display for Finding {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Finding::PartitionTable(t) => write!(f, "a {t} partition table"),
-            Finding::Signature(s) => write!(f, "a {s} signature"),
+            Finding::PartitionTable(t) => write!(f, "{} {t} partition table", article(t)),
+            Finding::Signature(s) => match phrase(s) {
+                Some(p) => write!(f, "{p} signature"),
+                None => write!(f, "{} {s} signature", article(s)),
+            },
             Finding::Mounted(m) => write!(f, "it is mounted at {m}"),
-            Finding::Busy => write!(f, "it is in use (an exclusive open gave EBUSY)"),
+            Finding::Busy => {
+                f.write_str("it is in use by another user (opening it exclusively gave EBUSY)")
+            }
         }
     }
 }
 
-/// A magic value at a byte offset.
+/// "a" or "an" for a name as it is read aloud: "an MBR", "a GPT", "an ext4", "a zfs".
+fn article(name: &str) -> &'static str {
+    let b = name.as_bytes();
+    let acronym = b.len() > 1 && b[0].is_ascii_uppercase() && b[1].is_ascii_uppercase();
+    match b.first() {
+        Some(b'a' | b'e' | b'i' | b'o' | b'u' | b'A' | b'E' | b'I' | b'O' | b'U') => "an",
+        Some(b'F' | b'H' | b'L' | b'M' | b'N' | b'R' | b'S' | b'X') if acronym => "an",
+        _ => "a",
+    }
+}
+
+/// How a signature is named to a user.
+fn phrase(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "ext2" => "an ext2 (ext2/3/4 family) file system",
+        "ext3" => "an ext3 (ext2/3/4 family) file system",
+        "ext4" => "an ext4 (ext2/3/4 family) file system",
+        "ext journal" => "an ext3/4 external journal (ext2/3/4 family)",
+        "xfs" => "an xfs file system",
+        "btrfs" => "a btrfs file system",
+        "vfat" => "a vfat (FAT) file system",
+        "exfat" => "an exfat file system",
+        "ntfs" => "an ntfs file system",
+        "iso9660" => "an iso9660 file system",
+        "swap" => "a swap space",
+        "LVM2" => "an LVM2 physical volume",
+        "LUKS" => "a LUKS encrypted volume",
+        "Linux RAID" => "a Linux RAID (md) member",
+        "bcache" => "a bcache device",
+        _ => return None,
+    })
+}
+
+/// Bytes read from the start of a device: everything the start-relative probes look at
+/// (the btrfs superblock at 64 KiB, swap headers for pages up to 64 KiB).
+const HEAD_LEN: usize = 72 * 1024;
+/// Bytes read from the end of a device: md 0.90/1.0 superblocks and the backup GPT
+/// header.
+const TAIL_LEN: usize = 128 * 1024;
+
+/// Where a probe's offsets are counted from.
+#[derive(Clone, Copy)]
+enum Base {
+    /// The first byte of the device.
+    Start,
+    /// The end of the device (offsets are negative).
+    End,
+    /// md 0.90: the last 64 KiB-aligned 64 KiB block.
+    Md090,
+    /// md 1.0: 8 KiB before the end, rounded down to 4 KiB.
+    Md10,
+}
+
+impl Base {
+    fn resolve(self, len: u64) -> Option<u64> {
+        match self {
+            Base::Start => Some(0),
+            Base::End => Some(len),
+            Base::Md090 => (len & !0xffff).checked_sub(0x1_0000),
+            Base::Md10 => len.checked_sub(0x2000).map(|o| o & !0xfff),
+        }
+    }
+}
+
+/// One signature: `magic` at one of the offsets `at` (from `base`), with the `also`
+/// bytes at offsets relative to that match, then `check` (which may reject the match or
+/// rename it) if there is one.
 struct Probe {
     name: &'static str,
-    offset: usize,
-    magic: &'static [u8],
     table: bool,
+    base: Base,
+    at: &'static [i64],
+    magic: &'static [u8],
+    also: &'static [(u64, &'static [u8])],
+    check: Option<fn(&Image, u64) -> Option<&'static str>>,
+    /// The signature lives in the boot sector, so its 0x55AA there is not an MBR's.
+    boot: bool,
 }
 
+const fn sig(name: &'static str, at: &'static [i64], magic: &'static [u8]) -> Probe {
+    Probe {
+        name,
+        table: false,
+        base: Base::Start,
+        at,
+        magic,
+        also: &[],
+        check: None,
+        boot: false,
+    }
+}
+
+const fn table(name: &'static str, at: &'static [i64], magic: &'static [u8]) -> Probe {
+    Probe {
+        table: true,
+        ..sig(name, at, magic)
+    }
+}
+
+impl Probe {
+    const fn from(self, base: Base) -> Probe {
+        Probe { base, ..self }
+    }
+    const fn also(self, also: &'static [(u64, &'static [u8])]) -> Probe {
+        Probe { also, ..self }
+    }
+    const fn check(self, check: fn(&Image, u64) -> Option<&'static str>) -> Probe {
+        Probe {
+            check: Some(check),
+            ..self
+        }
+    }
+    const fn boot(self) -> Probe {
+        Probe { boot: true, ..self }
+    }
+}
+
+const MD_MAGIC_LE: [u8; 4] = 0xa92b_4efc_u32.to_le_bytes();
+const MD_MAGIC_BE: [u8; 4] = 0xa92b_4efc_u32.to_be_bytes();
+const BCACHE_MAGIC: [u8; 16] = [
+    0xc6, 0x85, 0x73, 0xf6, 0x4e, 0x1a, 0x45, 0xca, 0x82, 0x65, 0xf5, 0x7f, 0x48, 0xba, 0x6d, 0x81,
+];
+/// Swap headers end at the end of the first page; pages of 4, 8, 16 and 64 KiB.
+const SWAP_AT: &[i64] = &[4096 - 10, 8192 - 10, 16384 - 10, 65536 - 10];
+
+/// Every signature the guard knows, in the order findings are reported.
 const PROBES: &[Probe] = &[
-    Probe {
-        name: "GPT",
-        offset: 512,
-        magic: b"EFI PART",
-        table: true,
-    },
-    Probe {
-        name: "GPT",
-        offset: 4096,
-        magic: b"EFI PART",
-        table: true,
-    },
-    Probe {
-        name: "ext2/3/4",
-        offset: 1024 + 56,
-        magic: &[0x53, 0xef],
-        table: false,
-    },
-    Probe {
-        name: "xfs",
-        offset: 0,
-        magic: b"XFSB",
-        table: false,
-    },
-    Probe {
-        name: "btrfs",
-        offset: 65536 + 64,
-        magic: b"_BHRfS_M",
-        table: false,
-    },
-    Probe {
-        name: "vfat",
-        offset: 54,
-        magic: b"FAT1",
-        table: false,
-    },
-    Probe {
-        name: "vfat",
-        offset: 82,
-        magic: b"FAT32",
-        table: false,
-    },
-    Probe {
-        name: "ntfs",
-        offset: 3,
-        magic: b"NTFS    ",
-        table: false,
-    },
-    Probe {
-        name: "LUKS",
-        offset: 0,
-        magic: b"LUKS\xba\xbe",
-        table: false,
-    },
-    Probe {
-        name: "Linux RAID (md 1.1)",
-        offset: 0,
-        magic: &[0xfc, 0x4e, 0x2b, 0xa9],
-        table: false,
-    },
-    Probe {
-        name: "Linux RAID (md 1.2)",
-        offset: 4096,
-        magic: &[0xfc, 0x4e, 0x2b, 0xa9],
-        table: false,
-    },
-    Probe {
-        name: "iso9660",
-        offset: 32769,
-        magic: b"CD001",
-        table: false,
-    },
-    Probe {
-        name: "swap",
-        offset: 4096 - 10,
-        magic: b"SWAPSPACE2",
-        table: false,
-    },
-    Probe {
-        name: "swap",
-        offset: 4096 - 10,
-        magic: b"SWAP-SPACE",
-        table: false,
-    },
+    table("GPT", &[512, 4096], b"EFI PART").boot(),
+    table("GPT", &[-512, -4096], b"EFI PART").from(Base::End),
+    table("MBR", &[510], &[0x55, 0xaa]).check(mbr),
+    sig("ext", &[1024 + 56], &[0x53, 0xef]).check(ext),
+    sig("xfs", &[0], b"XFSB"),
+    sig("btrfs", &[65536 + 64], b"_BHRfS_M"),
+    sig("vfat", &[54], b"FAT12").boot(),
+    sig("vfat", &[54], b"FAT16").boot(),
+    sig("vfat", &[82], b"FAT32").boot(),
+    sig("ntfs", &[3], b"NTFS    ").boot(),
+    sig("exfat", &[3], b"EXFAT   ").boot(),
+    sig("swap", SWAP_AT, b"SWAPSPACE2"),
+    sig("swap", SWAP_AT, b"SWAP-SPACE"),
+    sig("LVM2", &[0, 512, 1024, 1536], b"LABELONE").also(&[(24, b"LVM2 001")]),
+    sig("LUKS", &[0], b"LUKS\xba\xbe"),
+    // md superblocks: magic, then the major version (1 for 1.x, 0 for 0.90).
+    sig("Linux RAID", &[0, 4096], &MD_MAGIC_LE).also(&[(4, &[1, 0, 0, 0])]),
+    sig("Linux RAID", &[0], &MD_MAGIC_LE)
+        .also(&[(4, &[1, 0, 0, 0])])
+        .from(Base::Md10),
+    sig("Linux RAID", &[0], &MD_MAGIC_LE)
+        .also(&[(4, &[0, 0, 0, 0])])
+        .from(Base::Md090),
+    sig("Linux RAID", &[0], &MD_MAGIC_BE)
+        .also(&[(4, &[0, 0, 0, 0])])
+        .from(Base::Md090),
+    sig("iso9660", &[32769], b"CD001"),
+    sig("bcache", &[4096 + 24], &BCACHE_MAGIC),
 ];
 
-/// Bytes read from the start of a device for probing.
-pub const PROBE_LEN: usize = 72 * 1024;
-
-/// Signatures in the first bytes of a device.
-pub(crate) fn probe_bytes(b: &[u8]) -> Vec<Finding> {
-    let mut out: Vec<Finding> = Vec::new();
-    fn push(out: &mut Vec<Finding>, f: Finding) {
-        if !out.contains(&f) {
-            out.push(f);
+/// An MBR: at least one plausible partition entry and no implausible one.
+fn mbr(img: &Image, at: u64) -> Option<&'static str> {
+    let entries = img.get(at - 64, 64)?;
+    let mut used = 0;
+    for e in entries.chunks(16) {
+        if e[0] != 0x00 && e[0] != 0x80 {
+            return None;
+        }
+        let sectors = u32::from_le_bytes([e[12], e[13], e[14], e[15]]);
+        if e[4] != 0 && sectors != 0 {
+            used += 1;
         }
     }
-    for p in PROBES {
-        if b.len() >= p.offset + p.magic.len() && &b[p.offset..p.offset + p.magic.len()] == p.magic
-        {
-            let f = if p.table {
-                Finding::PartitionTable(p.name)
-            } else {
-                Finding::Signature(p.name)
-            };
-            push(&mut out, f);
-        }
-    }
-    // LVM2: "LABELONE" in one of the first four sectors, "LVM2 001" after it.
-    for s in 0..4 {
-        let o = s * 512;
-        if b.len() >= o + 32 && &b[o..o + 8] == b"LABELONE" && &b[o + 24..o + 32] == b"LVM2 001" {
-            push(&mut out, Finding::Signature("LVM2"));
-        }
-    }
-    // MBR: 0x55AA with a plausible partition entry, unless a boot-sector file system
-    // (vfat, ntfs) already explains the signature.
-    if b.len() >= 512 && b[510] == 0x55 && b[511] == 0xaa && out.is_empty() {
-        let entries = &b[446..510];
-        let plausible = entries
-            .chunks(16)
-            .any(|e| (e[0] == 0x00 || e[0] == 0x80) && e[4] != 0);
-        if plausible {
-            push(&mut out, Finding::PartitionTable("MBR"));
-        }
-    }
-    out
+    (used > 0).then_some("MBR")
 }
 
-/// Findings for a path a job will write or trim. Anything that is not a block device
-/// gives none.
+/// An ext2/3/4 superblock (magic at 56 in it) with sane sizes, named by its features.
+fn ext(img: &Image, at: u64) -> Option<&'static str> {
+    let sb = at - 56;
+    let inodes = img.le32(sb)?;
+    let log_block_size = img.le32(sb + 24)?;
+    let rev_level = img.le32(sb + 76)?;
+    if inodes == 0 || log_block_size > 6 || rev_level > 1 {
+        return None;
+    }
+    let compat = img.le32(sb + 92)?;
+    let incompat = img.le32(sb + 96)?;
+    let ro_compat = img.le32(sb + 100)?;
+    Some(if incompat & 0x8 != 0 {
+        "ext journal"
+    } else if incompat & !0x17 != 0 || ro_compat & !0x7 != 0 {
+        // Anything beyond ext3's feature set: extents, 64bit, flex_bg, huge_file, ...
+        "ext4"
+    } else if compat & 0x4 != 0 {
+        "ext3"
+    } else {
+        "ext2"
+    })
+}
+
+/// Parts of a device (or an image of one) held in memory, at their offsets.
+struct Image<'a> {
+    len: u64,
+    parts: [(u64, &'a [u8]); 2],
+}
+
+impl Image<'_> {
+    /// `n` bytes at `off`, if one of the parts holds them all.
+    fn get(&self, off: u64, n: usize) -> Option<&[u8]> {
+        self.parts.iter().find_map(|&(start, bytes)| {
+            let from = usize::try_from(off.checked_sub(start)?).ok()?;
+            bytes.get(from..from.checked_add(n)?)
+        })
+    }
+
+    fn le32(&self, off: u64) -> Option<u32> {
+        let b = self.get(off, 4)?;
+        Some(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    }
+
+    fn matches(&self, off: u64, magic: &[u8]) -> bool {
+        self.get(off, magic.len()) == Some(magic)
+    }
+
+    /// Every signature found, each reported once.
+    fn probe(&self) -> Vec<Finding> {
+        let mut out = Vec::new();
+        let mut boot = false;
+        for p in PROBES {
+            let Some(base) = p.base.resolve(self.len) else {
+                continue;
+            };
+            let hit = p.at.iter().find_map(|&rel| {
+                let at = base.checked_add_signed(rel)?;
+                let ok = self.matches(at, p.magic)
+                    && p.also.iter().all(|&(o, m)| self.matches(at + o, m));
+                if !ok {
+                    return None;
+                }
+                p.check.map_or(Some(p.name), |check| check(self, at))
+            });
+            let Some(name) = hit else { continue };
+            boot |= p.boot;
+            let f = if p.table {
+                Finding::PartitionTable(name)
+            } else {
+                Finding::Signature(name)
+            };
+            if !out.contains(&f) {
+                out.push(f);
+            }
+        }
+        if boot {
+            // vfat, ntfs and the GPT's protective MBR end the boot sector in 0x55AA too.
+            out.retain(|f| *f != Finding::PartitionTable("MBR"));
+        }
+        out
+    }
+}
+
+/// The signatures in `image`, taken as a whole device's bytes: the probe
+/// [`check_block_device`] runs on the head and tail it reads, over one buffer.
+#[cfg(test)]
+pub(crate) fn probe_bytes(image: &[u8]) -> Vec<Finding> {
+    Image {
+        len: image.len() as u64,
+        parts: [(0, image), (0, &[])],
+    }
+    .probe()
+}
+
+/// Check a path a job will write or trim. A path that does not exist, a regular file or
+/// anything else that is not a block device gives no findings. For a block device (or a
+/// partition) this looks for partition tables and file-system or volume signatures
+/// (reading, never writing), for mounts of it or of its partitions in
+/// `/proc/self/mountinfo`, and opens it with `O_EXCL` (`EBUSY`: [`Finding::Busy`]).
+/// Returns every finding; an empty list means writing destroys nothing anyone uses.
 pub fn check_block_device(path: &Path) -> io::Result<Vec<Finding>> {
     let md = match std::fs::metadata(path) {
         Ok(m) => m,
-        // Not there yet: fathom will create it, so there is nothing to protect.
+        // Not there yet: fathom will create a file, so there is nothing to protect.
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
         Err(e) => return Err(e),
     };
     if !md.file_type().is_block_device() {
         return Ok(Vec::new());
     }
-    let mut f = std::fs::File::open(path)?;
-    let mut buf = vec![0u8; PROBE_LEN];
-    let mut n = 0;
-    while n < buf.len() {
-        match f.read(&mut buf[n..])? {
-            0 => break,
-            k => n += k,
-        }
-    }
-    let mut out = probe_bytes(&buf[..n]);
-    // md 0.90/1.0 superblocks sit near the end of the device.
-    if let Ok(len) = f.seek(SeekFrom::End(0)) {
-        let at = (len & !(65536 - 1)).saturating_sub(65536);
-        let mut tail = [0u8; 4];
-        if len > 131072
-            && f.seek(SeekFrom::Start(at)).is_ok()
-            && f.read_exact(&mut tail).is_ok()
-            && tail == [0xfc, 0x4e, 0x2b, 0xa9]
-        {
-            out.push(Finding::Signature("Linux RAID (md 0.90)"));
-        }
-    }
+    let mut f = File::open(path)?;
+    let len = f.seek(SeekFrom::End(0))?;
+    let head = read_at(
+        &f,
+        0,
+        HEAD_LEN.min(usize::try_from(len).unwrap_or(usize::MAX)),
+    )?;
+    let tail_at = len.saturating_sub(TAIL_LEN as u64);
+    let tail = read_at(&f, tail_at, (len - tail_at) as usize)?;
     drop(f);
-    for m in mounts_of(md.rdev()) {
-        out.push(Finding::Mounted(m));
+    let mut out = Image {
+        len,
+        parts: [(0, &head), (tail_at, &tail)],
     }
-    // An exclusive open of a block device fails with EBUSY while the kernel holds it.
-    match std::fs::OpenOptions::new()
+    .probe();
+    out.extend(mounts_of(md.rdev()).into_iter().map(Finding::Mounted));
+    // An exclusive open of a block device fails with EBUSY while the kernel holds it for
+    // someone else: a mounted file system, device mapper (LVM, LUKS), md, swap.
+    let excl = std::fs::OpenOptions::new()
         .read(true)
         .custom_flags(libc::O_EXCL)
-        .open(path)
-    {
-        Err(e) if e.raw_os_error() == Some(libc::EBUSY) => out.push(Finding::Busy),
-        _ => {}
+        .open(path);
+    if matches!(&excl, Err(e) if e.raw_os_error() == Some(libc::EBUSY)) {
+        out.push(Finding::Busy);
     }
     Ok(out)
 }
 
-/// Mount points of the device `rdev` or of its partitions (from /proc/self/mountinfo).
+/// Up to `n` bytes at `off` (fewer only at the end of the device).
+fn read_at(f: &File, off: u64, n: usize) -> io::Result<Vec<u8>> {
+    let mut buf = vec![0u8; n];
+    let mut got = 0;
+    while got < n {
+        match f.read_at(&mut buf[got..], off + got as u64) {
+            Ok(0) => break,
+            Ok(k) => got += k,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    buf.truncate(got);
+    Ok(buf)
+}
+
+/// Mount points of the device `rdev` or of its partitions, from /proc/self/mountinfo:
+/// by the major:minor field, or by a /dev source naming the device (btrfs reports an
+/// anonymous major:minor).
 fn mounts_of(rdev: u64) -> Vec<String> {
     let (major, minor) = (libc::major(rdev), libc::minor(rdev));
-    let me = format!("{major}:{minor}");
+    let mut devs = vec![(major, minor)];
+    devs.extend(partitions_of(major, minor));
     let Ok(info) = std::fs::read_to_string("/proc/self/mountinfo") else {
         return Vec::new();
     };
     let mut out = Vec::new();
     for line in info.lines() {
-        let f: Vec<&str> = line.split(' ').collect();
-        if f.len() < 5 {
+        // id parent major:minor root mount-point options [optional...] - type source ...
+        let fields: Vec<&str> = line.split(' ').collect();
+        let (Some(dev), Some(point)) = (fields.get(2), fields.get(4)) else {
             continue;
-        }
-        let (dev, point) = (f[2], f[4]);
-        if dev == me || parent_of(dev).as_deref() == Some(me.as_str()) {
-            out.push(point.replace("\\040", " "));
+        };
+        let by_number = parse_dev(dev).is_some_and(|d| devs.contains(&d));
+        let by_source = fields
+            .iter()
+            .position(|&f| f == "-")
+            .and_then(|i| fields.get(i + 2))
+            .map(|s| unescape(s))
+            .filter(|s| s.starts_with("/dev/"))
+            .and_then(|s| std::fs::metadata(s).ok())
+            .filter(|m| m.file_type().is_block_device())
+            .is_some_and(|m| devs.contains(&(libc::major(m.rdev()), libc::minor(m.rdev()))));
+        let point = unescape(point);
+        if (by_number || by_source) && !out.contains(&point) {
+            out.push(point);
         }
     }
     out
 }
 
-/// The whole disk's major:minor of a partition, from sysfs.
-fn parent_of(dev: &str) -> Option<String> {
-    let p = format!("/sys/dev/block/{dev}");
-    if !Path::new(&format!("{p}/partition")).exists() {
-        return None;
+/// "8:1" → (8, 1).
+fn parse_dev(s: &str) -> Option<(u32, u32)> {
+    let (a, b) = s.split_once(':')?;
+    Some((a.parse().ok()?, b.parse().ok()?))
+}
+
+/// The major:minor numbers of a whole disk's partitions, from sysfs.
+fn partitions_of(major: u32, minor: u32) -> Vec<(u32, u32)> {
+    let Ok(dir) = std::fs::read_dir(format!("/sys/dev/block/{major}:{minor}")) else {
+        return Vec::new();
+    };
+    dir.flatten()
+        .filter(|e| e.path().join("partition").exists())
+        .filter_map(|e| std::fs::read_to_string(e.path().join("dev")).ok())
+        .filter_map(|d| parse_dev(d.trim()))
+        .collect()
+}
+
+/// Undo mountinfo's octal escapes (`\040` for a space, `\011`, `\012`, `\134`).
+fn unescape(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        let octal = b
+            .get(i + 1..i + 4)
+            .filter(|d| d.iter().all(|c| (b'0'..=b'7').contains(c)));
+        match octal {
+            Some(d) if b[i] == b'\\' => {
+                out.push(d.iter().fold(0u8, |v, c| v.wrapping_mul(8) + (c - b'0')));
+                i += 4;
+            }
+            _ => {
+                out.push(b[i]);
+                i += 1;
+            }
+        }
     }
-    let parent = std::fs::canonicalize(format!("{p}/..")).ok()?.join("dev");
-    Some(std::fs::read_to_string(parent).ok()?.trim().to_string())
+    String::from_utf8_lossy(&out).into_owned()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn with(offset: usize, magic: &[u8]) -> Vec<u8> {
-        let mut b = vec![0u8; PROBE_LEN];
-        b[offset..offset + magic.len()].copy_from_slice(magic);
+    /// A 1 MiB image with `magic` at `at`.
+    fn with(at: usize, magic: &[u8]) -> Vec<u8> {
+        let mut b = vec![0u8; 1 << 20];
+        put(&mut b, at, magic);
         b
     }
 
-    #[test]
-    fn blank_and_random_devices_have_no_findings() {
-        assert!(probe_bytes(&vec![0u8; PROBE_LEN]).is_empty());
-        let mut x = 0x1234_5678_9abc_def0u64;
-        let r: Vec<u8> = (0..PROBE_LEN)
+    fn put(b: &mut [u8], at: usize, bytes: &[u8]) {
+        b[at..at + bytes.len()].copy_from_slice(bytes);
+    }
+
+    fn sig(name: &'static str) -> Vec<Finding> {
+        vec![Finding::Signature(name)]
+    }
+
+    /// An ext superblock: magic, a sane size, these features.
+    fn ext_image(compat: u32, incompat: u32, ro_compat: u32) -> Vec<u8> {
+        let mut b = with(1024 + 56, &[0x53, 0xef]);
+        put(&mut b, 1024, &4096u32.to_le_bytes());
+        put(&mut b, 1024 + 24, &2u32.to_le_bytes());
+        put(&mut b, 1024 + 76, &1u32.to_le_bytes());
+        put(&mut b, 1024 + 92, &compat.to_le_bytes());
+        put(&mut b, 1024 + 96, &incompat.to_le_bytes());
+        put(&mut b, 1024 + 100, &ro_compat.to_le_bytes());
+        b
+    }
+
+    fn xorshift(seed: u64, n: usize) -> Vec<u8> {
+        let mut x = seed;
+        (0..n)
             .map(|_| {
                 x ^= x << 13;
                 x ^= x >> 7;
                 x ^= x << 17;
-                x as u8
+                (x >> 24) as u8
             })
-            .collect();
-        assert!(probe_bytes(&r).is_empty());
+            .collect()
     }
+
+    #[test]
+    fn blank_and_random_images_have_no_findings() {
+        assert!(probe_bytes(&[]).is_empty());
+        assert!(probe_bytes(&[0u8; 100]).is_empty());
+        assert!(probe_bytes(&vec![0u8; 64 << 20]).is_empty());
+        for seed in 1..=32 {
+            let r = xorshift(0x9e37_79b9_7f4a_7c15 ^ seed, 1 << 20);
+            assert_eq!(probe_bytes(&r), vec![], "seed {seed}");
+        }
+    }
+
+    #[test]
+    fn ext_is_named_by_its_features() {
+        assert_eq!(probe_bytes(&ext_image(0, 0x2, 0x1)), sig("ext2"));
+        assert_eq!(probe_bytes(&ext_image(0x4, 0x2, 0x1)), sig("ext3"));
+        assert_eq!(probe_bytes(&ext_image(0x4, 0x2c2, 0x1)), sig("ext4"));
+        assert_eq!(probe_bytes(&ext_image(0x4, 0x2, 0x400)), sig("ext4"));
+        assert_eq!(probe_bytes(&ext_image(0, 0x8, 0)), sig("ext journal"));
+        // The magic alone, with an impossible block size, is not a file system.
+        let mut b = ext_image(0, 0, 0);
+        put(&mut b, 1024 + 24, &40u32.to_le_bytes());
+        assert!(probe_bytes(&b).is_empty());
+        assert!(probe_bytes(&with(1080, &[0x53, 0xef])).is_empty());
+    }
+
+    /// Bytes to put at an offset.
+    type Bytes<'a> = (usize, &'a [u8]);
 
     #[test]
     fn each_signature_is_found() {
-        assert_eq!(
-            probe_bytes(&with(1080, &[0x53, 0xef])),
-            vec![Finding::Signature("ext2/3/4")]
+        let md1 = [0xfc, 0x4e, 0x2b, 0xa9, 1, 0, 0, 0];
+        let md0 = [0xfc, 0x4e, 0x2b, 0xa9, 0, 0, 0, 0];
+        let len = 1usize << 20;
+        let cases: &[(&[Bytes], Finding)] = &[
+            (&[(0, b"XFSB")], Finding::Signature("xfs")),
+            (&[(65536 + 64, b"_BHRfS_M")], Finding::Signature("btrfs")),
+            (&[(512, b"EFI PART")], Finding::PartitionTable("GPT")),
+            (&[(4096, b"EFI PART")], Finding::PartitionTable("GPT")),
+            (&[(len - 512, b"EFI PART")], Finding::PartitionTable("GPT")),
+            (&[(54, b"FAT12   ")], Finding::Signature("vfat")),
+            (&[(54, b"FAT16   ")], Finding::Signature("vfat")),
+            (&[(82, b"FAT32   ")], Finding::Signature("vfat")),
+            (&[(3, b"NTFS    ")], Finding::Signature("ntfs")),
+            (&[(3, b"EXFAT   ")], Finding::Signature("exfat")),
+            (&[(4086, b"SWAPSPACE2")], Finding::Signature("swap")),
+            (&[(4086, b"SWAP-SPACE")], Finding::Signature("swap")),
+            (&[(65526, b"SWAPSPACE2")], Finding::Signature("swap")),
+            (
+                &[(1536, b"LABELONE"), (1536 + 24, b"LVM2 001")],
+                Finding::Signature("LVM2"),
+            ),
+            (&[(0, b"LUKS\xba\xbe")], Finding::Signature("LUKS")),
+            (&[(0, &md1)], Finding::Signature("Linux RAID")),
+            (&[(4096, &md1)], Finding::Signature("Linux RAID")),
+            (&[(len - 8192, &md1)], Finding::Signature("Linux RAID")),
+            (&[(len - 65536, &md0)], Finding::Signature("Linux RAID")),
+            (&[(32769, b"CD001")], Finding::Signature("iso9660")),
+            (&[(4096 + 24, &BCACHE_MAGIC)], Finding::Signature("bcache")),
+        ];
+        for (bytes, want) in cases {
+            let mut b = vec![0u8; len];
+            for (at, m) in *bytes {
+                put(&mut b, *at, m);
+            }
+            assert_eq!(probe_bytes(&b), vec![want.clone()], "{want}");
+        }
+        // Half a signature is none.
+        assert!(probe_bytes(&with(1536, b"LABELONE")).is_empty());
+        assert!(probe_bytes(&with(4096, &md1[..4])).is_empty());
+    }
+
+    #[test]
+    fn md_superblocks_at_the_end_follow_the_device_size() {
+        // 0.90: the last 64 KiB-aligned 64 KiB block; 1.0: 8 KiB from the end, 4 KiB
+        // aligned. A size that is not a multiple of either moves them.
+        let len = (1 << 20) + 5 * 4096 + 512;
+        let mut b = vec![0u8; len];
+        put(
+            &mut b,
+            (1 << 20) - 65536,
+            &[0xfc, 0x4e, 0x2b, 0xa9, 0, 0, 0, 0],
         );
-        assert_eq!(
-            probe_bytes(&with(0, b"XFSB")),
-            vec![Finding::Signature("xfs")]
+        assert_eq!(probe_bytes(&b), sig("Linux RAID"));
+        let mut b = vec![0u8; len];
+        put(
+            &mut b,
+            (len - 8192) & !4095,
+            &[0xfc, 0x4e, 0x2b, 0xa9, 1, 0, 0, 0],
         );
+        assert_eq!(probe_bytes(&b), sig("Linux RAID"));
+    }
+
+    fn mbr_image(boot: u8, kind: u8, sectors: u32) -> Vec<u8> {
+        let mut b = with(510, &[0x55, 0xaa]);
+        b[446] = boot;
+        b[446 + 4] = kind;
+        put(&mut b, 446 + 8, &2048u32.to_le_bytes());
+        put(&mut b, 446 + 12, &sectors.to_le_bytes());
+        b
+    }
+
+    #[test]
+    fn an_mbr_needs_a_plausible_partition_entry() {
+        let table = vec![Finding::PartitionTable("MBR")];
+        assert_eq!(probe_bytes(&mbr_image(0x80, 0x83, 1 << 20)), table);
+        assert_eq!(probe_bytes(&mbr_image(0x00, 0x07, 1 << 20)), table);
+        // 0x55AA with no entries, an empty entry, or a bad boot flag is no table.
+        assert!(probe_bytes(&with(510, &[0x55, 0xaa])).is_empty());
+        assert!(probe_bytes(&mbr_image(0x80, 0x83, 0)).is_empty());
+        assert!(probe_bytes(&mbr_image(0x13, 0x83, 1 << 20)).is_empty());
+    }
+
+    #[test]
+    fn boot_sector_file_systems_are_not_also_an_mbr() {
+        for (at, magic, name) in [
+            (82, &b"FAT32   "[..], "vfat"),
+            (54, b"FAT16   ", "vfat"),
+            (3, b"NTFS    ", "ntfs"),
+            (3, b"EXFAT   ", "exfat"),
+        ] {
+            let mut b = mbr_image(0x00, 0x0c, 1 << 20);
+            put(&mut b, at, magic);
+            assert_eq!(probe_bytes(&b), sig(name));
+        }
+        // A GPT's protective MBR is the GPT.
+        let mut b = mbr_image(0x00, 0xee, u32::MAX);
+        put(&mut b, 512, b"EFI PART");
+        assert_eq!(probe_bytes(&b), vec![Finding::PartitionTable("GPT")]);
+    }
+
+    #[test]
+    fn several_findings_are_all_reported_once() {
+        let mut b = ext_image(0x4, 0x2c2, 0);
+        put(&mut b, 32769, b"CD001");
+        put(&mut b, 4096, b"EFI PART");
+        put(&mut b, (1 << 20) - 4096, b"EFI PART");
         assert_eq!(
-            probe_bytes(&with(65600, b"_BHRfS_M")),
-            vec![Finding::Signature("btrfs")]
-        );
-        assert_eq!(
-            probe_bytes(&with(512, b"EFI PART")),
-            vec![Finding::PartitionTable("GPT")]
-        );
-        assert_eq!(
-            probe_bytes(&with(0, b"LUKS\xba\xbe")),
-            vec![Finding::Signature("LUKS")]
-        );
-        assert_eq!(
-            probe_bytes(&with(4086, b"SWAPSPACE2")),
-            vec![Finding::Signature("swap")]
-        );
-        let mut lvm = with(512, b"LABELONE");
-        lvm[512 + 24..512 + 32].copy_from_slice(b"LVM2 001");
-        assert_eq!(probe_bytes(&lvm), vec![Finding::Signature("LVM2")]);
-        let mut mbr = with(510, &[0x55, 0xaa]);
-        mbr[446] = 0x80;
-        mbr[450] = 0x83;
-        assert_eq!(probe_bytes(&mbr), vec![Finding::PartitionTable("MBR")]);
-        let mut fat = with(82, b"FAT32");
-        fat[510] = 0x55;
-        fat[511] = 0xaa;
-        fat[450] = 0x0c;
-        assert_eq!(
-            probe_bytes(&fat),
-            vec![Finding::Signature("vfat")],
-            "not also MBR"
+            probe_bytes(&b),
+            vec![
+                Finding::PartitionTable("GPT"),
+                Finding::Signature("ext4"),
+                Finding::Signature("iso9660"),
+            ]
         );
     }
 
     #[test]
-    fn regular_files_are_not_checked() {
+    fn findings_read_as_english() {
+        let s = |f: Finding| f.to_string();
+        assert_eq!(s(Finding::PartitionTable("GPT")), "a GPT partition table");
+        assert_eq!(s(Finding::PartitionTable("MBR")), "an MBR partition table");
+        assert_eq!(
+            s(Finding::Signature("ext4")),
+            "an ext4 (ext2/3/4 family) file system signature"
+        );
+        assert_eq!(s(Finding::Signature("xfs")), "an xfs file system signature");
+        assert_eq!(s(Finding::Signature("swap")), "a swap space signature");
+        assert_eq!(s(Finding::Signature("zfs")), "a zfs signature");
+        assert_eq!(
+            s(Finding::Mounted("/mnt/x".into())),
+            "it is mounted at /mnt/x"
+        );
+        assert_eq!(
+            s(Finding::Busy),
+            "it is in use by another user (opening it exclusively gave EBUSY)"
+        );
+        for p in PROBES {
+            assert!(
+                phrase(p.name).is_some() || p.table || p.name == "ext",
+                "{}",
+                p.name
+            );
+        }
+    }
+
+    #[test]
+    fn mountinfo_escapes_are_undone() {
+        assert_eq!(unescape(r"/mnt/a\040b\011c\134d"), "/mnt/a b\tc\\d");
+        assert_eq!(unescape(r"/plain"), "/plain");
+        assert_eq!(unescape(r"/odd\04"), r"/odd\04");
+        assert_eq!(parse_dev("259:3"), Some((259, 3)));
+        assert_eq!(parse_dev("x:3"), None);
+    }
+
+    #[test]
+    fn only_block_devices_are_checked() {
         let d = tempfile::tempdir().unwrap();
         let p = d.path().join("f");
-        std::fs::write(&p, with(1080, &[0x53, 0xef])).unwrap();
+        std::fs::write(&p, ext_image(0x4, 0x2c2, 0)).unwrap();
         assert!(check_block_device(&p).unwrap().is_empty());
+        assert!(check_block_device(&d.path().join("missing"))
+            .unwrap()
+            .is_empty());
+        assert!(check_block_device(d.path()).unwrap().is_empty());
+        assert!(check_block_device(Path::new("/dev/null"))
+            .unwrap()
+            .is_empty());
     }
 }
