@@ -1,9 +1,12 @@
 //! fio's JSON output, with `"fathom version"` in place of `"fio version"` and the same keys
 //! and units otherwise: `bw` KiB/s, `bw_bytes` B/s, `runtime` ms, latencies in ns.
 
+use crate::normal::{bw_percent_of_group, depth_percentages, lat_percentages, LAT_KEYS};
 use crate::units::ctime;
 use crate::{runtime_ms, Reporter};
-use fathom_stats::{DirStats, GroupResult, JobInfo, JobResult, LatStat, RunResult, SampleSummary};
+use fathom_stats::{
+    DirStats, GroupResult, JobInfo, JobResult, LatStat, RunResult, SampleSummary, LAT_BUCKETS,
+};
 use serde_json::{json, Map, Value};
 use std::io::{self, Write};
 
@@ -45,6 +48,7 @@ pub fn document(run: &RunResult) -> Value {
     Value::Object(top)
 }
 
+/// Options as a JSON object of strings, in the order given.
 fn options(o: &[(String, String)]) -> Value {
     let mut m = Map::new();
     for (k, v) in o {
@@ -72,19 +76,27 @@ fn lat(l: &LatStat, percentiles: Option<&[f64]>) -> Value {
     Value::Object(m)
 }
 
+/// One direction's object. As fio: `bw_bytes = io_bytes × 1000 / runtime` (integer),
+/// `bw = bw_bytes / 1024` whatever kb_base, bandwidth samples in whole KiB/s, IOPS
+/// samples whole, and `bw_agg` this job's share of the group's aggregate (0 without
+/// samples, at most 100).
 fn dir(d: &DirStats, rt_ms: u64, info: &JobInfo, group: Option<&GroupResult>, i: usize) -> Value {
-    let bw_bytes = (d.bytes * 1000).checked_div(rt_ms).unwrap_or(0);
-    let kb = info.kb_base.max(1) as u64;
+    // A direction that moved nothing has no runtime in fio.
+    let rt_ms = if d.bytes > 0 || d.ios > 0 { rt_ms } else { 0 };
+    let bw_bytes = if rt_ms == 0 {
+        0
+    } else {
+        (d.bytes as u128 * 1000 / rt_ms as u128).min(u64::MAX as u128) as u64
+    };
     let iops = if rt_ms > 0 {
         d.ios as f64 * 1000.0 / rt_ms as f64
     } else {
         0.0
     };
-    let bw = SampleSummary::of(d.bw_samples().map(|b| b / kb as f64));
-    let io = SampleSummary::of(d.iops_samples());
-    let agg = group.map(|g| g.dirs[i].agg_bw).unwrap_or(0.0);
-    let bw_agg = if agg > 0.0 && bw.n > 0 {
-        bw.mean * kb as f64 / agg * 100.0
+    let bw = SampleSummary::of(d.bw_samples().map(|b| (b / 1024.0).floor()));
+    let io = SampleSummary::of(d.iops_samples().map(f64::floor));
+    let bw_agg = if bw.n > 0 {
+        bw_percent_of_group(bw.mean, group.map(|g| (g, i)))
     } else {
         0.0
     };
@@ -93,9 +105,9 @@ fn dir(d: &DirStats, rt_ms: u64, info: &JobInfo, group: Option<&GroupResult>, i:
     m.insert("io_bytes".into(), json!(d.bytes));
     m.insert("io_kbytes".into(), json!(d.bytes >> 10));
     m.insert("bw_bytes".into(), json!(bw_bytes));
-    m.insert("bw".into(), json!(bw_bytes / kb));
+    m.insert("bw".into(), json!(bw_bytes / 1024));
     m.insert("iops".into(), json!(iops));
-    m.insert("runtime".into(), json!(if d.ios > 0 { rt_ms } else { 0 }));
+    m.insert("runtime".into(), json!(rt_ms));
     m.insert("total_ios".into(), json!(d.ios));
     m.insert("short_ios".into(), json!(d.short_ios));
     m.insert("drop_ios".into(), json!(d.drop_ios));
@@ -126,15 +138,9 @@ fn dir(d: &DirStats, rt_ms: u64, info: &JobInfo, group: Option<&GroupResult>, i:
     Value::Object(m)
 }
 
-fn pct_map(keys: &[&str], v: &[u64]) -> Value {
-    let total: u64 = v.iter().sum();
+fn pct_map(keys: &[&str], pct: &[f64]) -> Value {
     let mut m = Map::new();
-    for (k, c) in keys.iter().zip(v) {
-        let p = if total == 0 {
-            0.0
-        } else {
-            *c as f64 / total as f64 * 100.0
-        };
+    for (k, p) in keys.iter().zip(pct) {
         m.insert((*k).to_string(), json!(p));
     }
     Value::Object(m)
@@ -153,7 +159,9 @@ fn job(j: &JobResult, group: Option<&GroupResult>) -> Value {
         "elapsed".into(),
         json!(j.elapsed.as_millis().div_ceil(1000) as u64),
     );
-    m.insert("job options".into(), options(&j.info.job_options));
+    if !j.info.job_options.is_empty() {
+        m.insert("job options".into(), options(&j.info.job_options));
+    }
     for (i, name) in ["read", "write", "trim"].iter().enumerate() {
         m.insert((*name).into(), dir(&s.dirs[i], rt, &j.info, group, i));
     }
@@ -161,58 +169,48 @@ fn job(j: &JobResult, group: Option<&GroupResult>) -> Value {
         "sync".into(),
         json!({
             "total_ios": s.sync.count(),
-            "lat_ns": lat(&s.sync, Some(&j.info.percentile_list)),
+            "lat_ns": lat(
+                &s.sync,
+                Some(j.info.percentile_list.as_slice())
+                    .filter(|_| j.info.clat_percentiles || j.info.lat_percentiles)
+            ),
         }),
     );
     m.insert("job_runtime".into(), json!(rt));
-    // fathom extension: time spent laying out files before the clock started.
-    m.insert("layout_ms".into(), json!(j.layout.as_millis() as u64));
-    let secs = rt as f64 / 1000.0;
-    m.insert(
-        "usr_cpu".into(),
-        json!(s.cpu.usr.as_secs_f64() / secs * 100.0),
-    );
-    m.insert(
-        "sys_cpu".into(),
-        json!(s.cpu.sys.as_secs_f64() / secs * 100.0),
-    );
+    let (usr, sys) = if rt == 0 {
+        (0.0, 0.0)
+    } else {
+        let ms = rt as f64;
+        (
+            s.cpu.usr.as_secs_f64() * 1000.0 * 100.0 / ms,
+            s.cpu.sys.as_secs_f64() * 1000.0 * 100.0 / ms,
+        )
+    };
+    m.insert("usr_cpu".into(), json!(usr));
+    m.insert("sys_cpu".into(), json!(sys));
     m.insert("ctx".into(), json!(s.cpu.ctx));
     m.insert("majf".into(), json!(s.cpu.majf));
     m.insert("minf".into(), json!(s.cpu.minf));
     m.insert(
         "iodepth_level".into(),
-        pct_map(&["1", "2", "4", "8", "16", "32", ">=64"], &s.depth_levels),
+        pct_map(
+            &["1", "2", "4", "8", "16", "32", ">=64"],
+            &depth_percentages(&s.depth_levels),
+        ),
     );
     let batch = ["0", "4", "8", "16", "32", "64", ">=64"];
-    m.insert("iodepth_submit".into(), pct_map(&batch, &s.depth_submit));
+    m.insert(
+        "iodepth_submit".into(),
+        pct_map(&batch, &depth_percentages(&s.depth_submit)),
+    );
     m.insert(
         "iodepth_complete".into(),
-        pct_map(&batch, &s.depth_complete),
+        pct_map(&batch, &depth_percentages(&s.depth_complete)),
     );
-    let keys = [
-        "2", "4", "10", "20", "50", "100", "250", "500", "750", "1000",
-    ];
-    let total_lat: u64 = s.lat_buckets.iter().sum();
-    let pct = |c: u64| {
-        if total_lat == 0 {
-            0.0
-        } else {
-            c as f64 / total_lat as f64 * 100.0
-        }
-    };
-    let mut ns = Map::new();
-    let mut us = Map::new();
-    let mut ms = Map::new();
-    for (k, key) in keys.iter().enumerate() {
-        ns.insert((*key).into(), json!(pct(s.lat_buckets[k])));
-        us.insert((*key).into(), json!(pct(s.lat_buckets[10 + k])));
-        ms.insert((*key).into(), json!(pct(s.lat_buckets[20 + k])));
-    }
-    ms.insert("2000".into(), json!(pct(s.lat_buckets[30])));
-    ms.insert(">=2000".into(), json!(pct(s.lat_buckets[31])));
-    m.insert("latency_ns".into(), Value::Object(ns));
-    m.insert("latency_us".into(), Value::Object(us));
-    m.insert("latency_ms".into(), Value::Object(ms));
+    let pct: [f64; LAT_BUCKETS] = lat_percentages(&s.lat_buckets);
+    m.insert("latency_ns".into(), pct_map(&LAT_KEYS[..10], &pct[0..10]));
+    m.insert("latency_us".into(), pct_map(&LAT_KEYS[..10], &pct[10..20]));
+    m.insert("latency_ms".into(), pct_map(&LAT_KEYS, &pct[20..32]));
     if s.count_errors {
         m.insert("total_err".into(), json!(s.total_err));
         m.insert("first_error".into(), json!(s.first_error));
@@ -224,5 +222,8 @@ fn job(j: &JobResult, group: Option<&GroupResult>) -> Value {
     if let Some(d) = &j.info.description {
         m.insert("desc".into(), json!(d));
     }
+    // fathom extension (after fio's keys): time spent laying out files before the clock
+    // started.
+    m.insert("layout_ms".into(), json!(j.layout.as_millis() as u64));
     Value::Object(m)
 }

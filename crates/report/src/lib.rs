@@ -80,8 +80,11 @@ pub fn reporter(format: Format) -> Box<dyn Reporter> {
     }
 }
 
-/// fio's start-up lines for normal output (job lines, version, thread count), printed
-/// before the jobs run. Each entry: (name, group id, job facts, number of clones).
+/// fio's start-up lines for normal output, printed before the jobs run: one line per job
+/// definition (`name: (g=0): rw=randrw, bs=(R) 4096B-4096B, (W) …, ioengine=psync,
+/// iodepth=1`, block sizes as fio's `num2str`, `...` after it when it has clones), then
+/// `fathom-<version>` and `Starting N thread(s)`. Each entry: (name, group id, job facts,
+/// number of clones). The normal report itself starts with an empty line, as fio's does.
 pub fn write_preamble(
     jobs: &[(String, u32, JobInfo, u32)],
     version: &str,

@@ -1,6 +1,9 @@
-//! fio's human-readable summary ("normal" output).
+//! fio's human-readable summary ("normal" output), line for line as fio 3.33 lays it out:
+//! one block per reported job, then one "Run status group" block per group.
 
-use crate::units::{bytes, count, ctime, lat_unit, percentile_unit};
+use crate::units::{
+    bytes, count, ctime, lat_unit, num2str, percentile_precision, percentile_unit, rate, scale_up,
+};
 use crate::{runtime_ms, Reporter};
 use fathom_stats::{
     DirStats, GroupResult, JobInfo, JobResult, LatStat, RunResult, SampleSummary, LAT_BUCKETS,
@@ -11,56 +14,63 @@ use std::io::{self, Write};
 pub struct Normal;
 
 const DIRS: [&str; 3] = ["read", "write", "trim"];
-const GROUP_DIRS: [&str; 3] = ["READ", "WRITE", "TRIM"];
+const GROUP_DIRS: [&str; 3] = ["   READ", "  WRITE", "   TRIM"];
 
 impl Reporter for Normal {
     fn write_report(&self, run: &RunResult, out: &mut dyn Write) -> io::Result<()> {
         if run.interrupted {
             writeln!(
                 out,
-                "fathom: interrupted; the results cover the work done until then\n"
+                "fathom: interrupted; the results cover the work done until then"
             )?;
         }
+        // fio starts its summary with an empty line (after the progress line).
+        writeln!(out)?;
         for job in &run.jobs {
             let group = run.groups.iter().find(|g| g.groupid == job.groupid);
             write_job(job, group, out)?;
         }
-        for (i, g) in run.groups.iter().enumerate() {
-            if i > 0 {
-                writeln!(out)?;
-            }
+        for g in &run.groups {
             write_group(g, out)?;
         }
         Ok(())
     }
 }
 
-/// Both units of a byte rate, the kb_base one first, as fio: `48.4MiB/s (50.7MB/s)`.
-fn rate_pair(bps: f64, kb_base: u32) -> String {
-    if kb_base == 1000 {
-        format!("{}/s ({}/s)", bytes(bps, false), bytes(bps, true))
+/// `1000 × n / ms` in integers, as fio computes bandwidth and IOPS (0 when ms is 0).
+fn per_sec(n: u64, ms: u64) -> u64 {
+    if ms == 0 {
+        0
     } else {
-        format!("{}/s ({}/s)", bytes(bps, true), bytes(bps, false))
+        (n as u128 * 1000 / ms as u128).min(u64::MAX as u128) as u64
     }
 }
 
 fn write_job(job: &JobResult, group: Option<&GroupResult>, out: &mut dyn Write) -> io::Result<()> {
     let s = &job.stats;
+    // fio leaves out a job that moved no data and issued nothing.
+    if s.dirs.iter().all(|d| d.bytes == 0) && s.issued.iter().all(|&n| n == 0) {
+        return Ok(());
+    }
+    let err = match (&job.error_text, s.error) {
+        (Some(t), e) if e != 0 => format!("{e:2} ({t})"),
+        (_, e) => format!("{e:2}"),
+    };
     writeln!(
         out,
-        "{}: (groupid={}, jobs={}): err={:2}: pid={}: {}",
+        "{}: (groupid={}, jobs={}): err={err}: pid={}: {}",
         job.name,
         job.groupid,
         s.clones,
-        s.error,
         job.pid,
         ctime(job.job_start_ms)
     )?;
     if let Some(d) = &job.info.description {
         writeln!(out, "  Description  : [{d}]")?;
     }
-    if !job.layout.is_zero() {
-        // fathom extension: file setup happened before the clock started.
+    if job.layout.as_millis() > 0 {
+        // fathom extension: file setup happened before the clock started (a setup
+        // shorter than a millisecond, as for the null engine, is not worth a line).
         writeln!(
             out,
             "  layout       : {}msec before the clock started (not in the numbers below)",
@@ -68,50 +78,56 @@ fn write_job(job: &JobResult, group: Option<&GroupResult>, out: &mut dyn Write) 
         )?;
     }
     let rt = runtime_ms(s);
+    // The kb_base of the group decides which unit comes first (fio uses the group's).
+    let kb_base = group.map(|g| g.kb_base).unwrap_or(job.info.kb_base);
+    let iec = kb_base != 1000;
     for (i, name) in DIRS.iter().enumerate() {
         let d = &s.dirs[i];
-        if d.ios == 0 {
+        if d.bytes == 0 || rt == 0 {
             continue;
         }
-        let kb = job.info.kb_base;
+        let bw = per_sec(d.bytes, rt);
         writeln!(
             out,
-            "  {name}: IOPS={}, BW={}({}/{rt}msec)",
-            count(d.ios as f64 * 1000.0 / rt as f64),
-            rate_pair(d.bytes as f64 * 1000.0 / rt as f64, kb),
-            bytes(d.bytes as f64, kb != 1000)
+            "  {name}: IOPS={}, BW={} ({})({}/{rt}msec){}",
+            count(per_sec(d.ios, rt)),
+            rate(bw, iec),
+            rate(bw, !iec),
+            bytes(d.bytes, iec),
+            if i == 1 { "; 0 zone resets" } else { "" }
         )?;
-        if d.slat.count() > 0 {
-            lat_line("slat", &d.slat, out)?;
-        }
+        lat_line("slat", &d.slat, out)?;
         lat_line("clat", &d.clat, out)?;
         lat_line(" lat", &d.lat, out)?;
-        if d.resp.count() > 0 {
-            // fathom extension: latency from the intended issue time of rate-limited I/O.
-            lat_line("resp", &d.resp, out)?;
+        // fathom extension: latency from the intended issue time of rate-limited I/O.
+        lat_line("resp", &d.resp, out)?;
+        if job.info.clat_percentiles {
+            percentiles("clat", &d.clat, &job.info.percentile_list, out)?;
         }
         if job.info.lat_percentiles {
-            percentiles("lat", &d.lat, &job.info, out)?;
-        } else if job.info.clat_percentiles {
-            percentiles("clat", &d.clat, &job.info, out)?;
+            percentiles("lat", &d.lat, &job.info.percentile_list, out)?;
         }
-        samples(d, job, group, i, out)?;
+        samples(d, group.map(|g| (g, i)), kb_base, out)?;
     }
+    lat_distribution(&s.lat_buckets, out)?;
     if s.sync.count() > 0 {
         writeln!(out, "  fsync/fdatasync/sync_file_range:")?;
         lat_line("sync", &s.sync, out)?;
-        percentiles("sync", &s.sync, &job.info, out)?;
+        percentiles("sync", &s.sync, &job.info.percentile_list, out)?;
     }
-    lat_distribution(&s.lat_buckets, out)?;
-    let secs = rt as f64 / 1000.0;
+    let (usr, sys) = if rt == 0 {
+        (0.0, 0.0)
+    } else {
+        let ms = rt as f64;
+        (
+            s.cpu.usr.as_secs_f64() * 1000.0 * 100.0 / ms,
+            s.cpu.sys.as_secs_f64() * 1000.0 * 100.0 / ms,
+        )
+    };
     writeln!(
         out,
-        "  cpu          : usr={:.2}%, sys={:.2}%, ctx={}, majf={}, minf={}",
-        s.cpu.usr.as_secs_f64() / secs * 100.0,
-        s.cpu.sys.as_secs_f64() / secs * 100.0,
-        s.cpu.ctx,
-        s.cpu.majf,
-        s.cpu.minf
+        "  cpu          : usr={usr:3.2}%, sys={sys:3.2}%, ctx={}, majf={}, minf={}",
+        s.cpu.ctx, s.cpu.majf, s.cpu.minf
     )?;
     depth_line(
         "  IO depths    :",
@@ -119,25 +135,22 @@ fn write_job(job: &JobResult, group: Option<&GroupResult>, out: &mut dyn Write) 
         &s.depth_levels,
         out,
     )?;
-    depth_line(
-        "     submit    :",
-        &["0", "4", "8", "16", "32", "64", ">=64"],
-        &s.depth_submit,
-        out,
-    )?;
-    depth_line(
-        "     complete  :",
-        &["0", "4", "8", "16", "32", "64", ">=64"],
-        &s.depth_complete,
-        out,
-    )?;
+    let batch = ["0", "4", "8", "16", "32", "64", ">=64"];
+    depth_line("     submit    :", &batch, &s.depth_submit, out)?;
+    depth_line("     complete  :", &batch, &s.depth_complete, out)?;
     let [r, w, t] = s.issued;
     let sh: Vec<u64> = s.dirs.iter().map(|d| d.short_ios).collect();
     let dr: Vec<u64> = s.dirs.iter().map(|d| d.drop_ios).collect();
     writeln!(
         out,
-        "     issued rwts: total={r},{w},{t},0 short={},{},{},0 dropped={},{},{},0",
-        sh[0], sh[1], sh[2], dr[0], dr[1], dr[2]
+        "     issued rwts: total={r},{w},{t},{} short={},{},{},0 dropped={},{},{},0",
+        s.sync.count(),
+        sh[0],
+        sh[1],
+        sh[2],
+        dr[0],
+        dr[1],
+        dr[2]
     )?;
     if s.count_errors {
         writeln!(
@@ -145,127 +158,183 @@ fn write_job(job: &JobResult, group: Option<&GroupResult>, out: &mut dyn Write) 
             "     errors    : total={}, first_error={}/<{}>",
             s.total_err,
             s.first_error,
-            std::io::Error::from_raw_os_error(s.first_error)
+            strerror(s.first_error)
         )?;
     }
     writeln!(
         out,
         "     latency   : target=0, window=0, percentile=100.00%, depth={}",
         job.info.iodepth
-    )?;
-    writeln!(out)
-}
-
-fn lat_line(name: &str, l: &LatStat, out: &mut dyn Write) -> io::Result<()> {
-    let (unit, div) = lat_unit(l.min(), l.max(), l.mean(), l.stddev());
-    writeln!(
-        out,
-        "    {name} ({unit}): min={}, max={}, avg={:.2}, stdev={:.2}",
-        (l.min() as f64 / div) as u64,
-        (l.max() as f64 / div) as u64,
-        l.mean() / div,
-        l.stddev() / div
     )
 }
 
-fn percentiles(name: &str, l: &LatStat, info: &JobInfo, out: &mut dyn Write) -> io::Result<()> {
-    if l.count() == 0 || info.percentile_list.is_empty() {
+/// The C library's text for an errno, as fio's `strerror`.
+fn strerror(errno: i32) -> String {
+    let s = io::Error::from_raw_os_error(errno).to_string();
+    // Rust appends " (os error N)"; fio prints strerror alone.
+    match s.rfind(" (os error ") {
+        Some(i) => s[..i].to_string(),
+        None => s,
+    }
+}
+
+/// `    clat (usec): min=41, max=1152, avg=79.91, stdev=20.96` (nothing if no samples).
+fn lat_line(name: &str, l: &LatStat, out: &mut dyn Write) -> io::Result<()> {
+    if l.count() == 0 {
         return Ok(());
     }
-    let vals: Vec<(f64, u64)> = info
-        .percentile_list
-        .iter()
-        .map(|&p| (p, l.percentile(p)))
-        .collect();
-    let minv = vals.iter().map(|v| v.1).min().unwrap_or(0);
-    let maxv = vals.iter().map(|v| v.1).max().unwrap_or(0);
-    let (unit, div) = percentile_unit(minv, maxv);
-    let width = (((maxv / div).max(1) as f64).log10() as usize + 1).max(5);
-    writeln!(out, "    {name} percentiles ({unit}):")?;
-    for chunk in vals.chunks(4) {
-        let cells: Vec<String> = chunk
-            .iter()
-            .map(|(p, v)| format!("{p:5.2}th=[{:>width$}]", v / div))
-            .collect();
+    let unit = lat_unit(l.min(), l.max(), l.stddev());
+    let div = unit.divisor();
+    writeln!(
+        out,
+        "    {name} ({}): min={}, max={}, avg={:5.2}, stdev={:5.2}",
+        unit.name(),
+        num2str(l.min() / div, 6, false),
+        num2str(l.max() / div, 6, false),
+        l.mean() / div as f64,
+        l.stddev() / div as f64
+    )
+}
+
+/// The percentile block: fio's unit choice, rounding up, label precision, column width
+/// and entries per line.
+fn percentiles(name: &str, l: &LatStat, list: &[f64], out: &mut dyn Write) -> io::Result<()> {
+    if l.count() == 0 {
+        return Ok(());
+    }
+    let mut list: Vec<f64> = list.iter().copied().filter(|&p| p > 0.0).collect();
+    if list.is_empty() {
+        return Ok(());
+    }
+    list.sort_by(f64::total_cmp);
+    let vals: Vec<u64> = list.iter().map(|&p| l.percentile(p)).collect();
+    let minv = vals.iter().copied().min().unwrap_or(0);
+    let maxv = vals.iter().copied().max().unwrap_or(0);
+    let unit = percentile_unit(minv, maxv);
+    let prec = percentile_precision(&list);
+    let scaled_max = maxv / unit.divisor();
+    let width = if scaled_max == 0 {
+        5
+    } else {
+        (scaled_max.ilog10() as usize + 1).max(5)
+    };
+    let per_line = ((80 - 7) / (prec + 10 + width)).max(1);
+    write!(out, "    {name} percentiles ({}):\n     |", unit.name())?;
+    for (j, (p, v)) in list.iter().zip(&vals).enumerate() {
+        if j != 0 && j % per_line == 0 {
+            write!(out, "     |")?;
+        }
+        let last = j == list.len() - 1;
+        write!(
+            out,
+            " {p:w$.prec$}th=[{:>width$}]{}",
+            scale_up(*v, unit),
+            if last { '\n' } else { ',' },
+            w = prec + 3,
+        )?;
+        if !last && j % per_line == per_line - 1 {
+            writeln!(out)?;
+        }
+    }
+    Ok(())
+}
+
+/// The `bw (  KiB/s):` and `iops        :` lines from the interval samples. fio's samples
+/// are whole KiB/s (whatever kb_base) and whole IOPS; `per` is this job's mean bandwidth
+/// as a share of its group's aggregate, at most 100%.
+fn samples(
+    d: &DirStats,
+    group: Option<(&GroupResult, usize)>,
+    kb_base: u32,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    let bw = SampleSummary::of(d.bw_samples().map(|b| (b / 1024.0).floor()));
+    if bw.n > 0 {
+        let per = bw_percent_of_group(bw.mean, group);
+        let kb = if kb_base == 0 { 1024.0 } else { kb_base as f64 };
+        let (mut min, mut max) = (bw.min as u64, bw.max as u64);
+        let (mut mean, mut dev) = (bw.mean, bw.stddev);
+        let mut label = if kb_base == 1000 { "kB" } else { "KiB" };
+        if mean > kb * kb {
+            min = (min as f64 / kb) as u64;
+            max = (max as f64 / kb) as u64;
+            mean /= kb;
+            dev /= kb;
+            label = "MiB";
+        }
         writeln!(
             out,
-            "     | {}",
-            cells.join(", ") + if chunk.len() == 4 { "," } else { "" }
+            "   bw ({label:>5}/s): min={min:5}, max={max:5}, per={per:3.2}%, avg={mean:5.2}, stdev={dev:5.2}, samples={}",
+            bw.n
+        )?;
+    }
+    let io = SampleSummary::of(d.iops_samples().map(f64::floor));
+    if io.n > 0 {
+        writeln!(
+            out,
+            "   iops        : min={:5}, max={:5}, avg={:5.2}, stdev={:5.2}, samples={}",
+            io.min as u64, io.max as u64, io.mean, io.stddev, io.n
         )?;
     }
     Ok(())
 }
 
-fn samples(
-    d: &DirStats,
-    job: &JobResult,
-    group: Option<&GroupResult>,
-    i: usize,
-    out: &mut dyn Write,
-) -> io::Result<()> {
-    let bw = SampleSummary::of(d.bw_samples().map(|b| b / 1024.0));
-    if bw.n == 0 {
-        return Ok(());
+/// fio's `convert_agg_kbytes_percent`: the whole-KiB/s mean bandwidth as a percentage of
+/// the group's aggregate (100 when the aggregate is at most 1 KiB/s), capped at 100.
+pub(crate) fn bw_percent_of_group(mean_kib: f64, group: Option<(&GroupResult, usize)>) -> f64 {
+    let agg = group.map(|(g, i)| g.dirs[i].agg_bw.floor()).unwrap_or(0.0);
+    if agg > 1024.0 {
+        (mean_kib.trunc() * 100.0 / (agg / 1024.0)).min(100.0)
+    } else {
+        100.0
     }
-    let agg_kib = group.map(|g| g.dirs[i].agg_bw / 1024.0).unwrap_or(0.0);
-    let per = if agg_kib > 0.0 {
-        bw.mean / agg_kib * 100.0
-    } else {
-        0.0
-    };
-    let (unit, div) = if bw.max >= 1e9 {
-        ("GiB", 1024.0 * 1024.0)
-    } else if bw.max >= 1e6 {
-        ("MiB", 1024.0)
-    } else {
-        ("KiB", 1.0)
-    };
-    let _ = job;
-    writeln!(
-        out,
-        "   bw (  {unit}/s): min={:5}, max={:5}, per={:3.2}%, avg={:5.2}, stdev={:5.2}, samples={}",
-        (bw.min / div) as u64,
-        (bw.max / div) as u64,
-        per,
-        bw.mean / div,
-        bw.stddev / div,
-        bw.n
-    )?;
-    let io = SampleSummary::of(d.iops_samples());
-    writeln!(
-        out,
-        "   iops        : min={:5}, max={:5}, avg={:5.2}, stdev={:5.2}, samples={}",
-        io.min as u64, io.max as u64, io.mean, io.stddev, io.n
-    )
 }
 
-fn lat_distribution(b: &[u64; LAT_BUCKETS], out: &mut dyn Write) -> io::Result<()> {
+/// Latency distribution percentages as fio: share of all I/Os, a non-empty bucket below
+/// 0.01% shows as 0.01%.
+pub(crate) fn lat_percentages(b: &[u64; LAT_BUCKETS]) -> [f64; LAT_BUCKETS] {
     let total: u64 = b.iter().sum();
+    let mut p = [0.0; LAT_BUCKETS];
     if total == 0 {
-        return Ok(());
+        return p;
     }
-    let keys = [
-        "2", "4", "10", "20", "50", "100", "250", "500", "750", "1000",
-    ];
-    let groups: [(&str, &[u64], Vec<&str>); 3] = [
-        ("nsec", &b[0..10], keys.to_vec()),
-        ("usec", &b[10..20], keys.to_vec()),
-        ("msec", &b[20..32], {
-            let mut k = keys.to_vec();
-            k.push("2000");
-            k.push(">=2000");
-            k
-        }),
-    ];
-    for (unit, counts, keys) in groups {
-        let cells: Vec<String> = counts
-            .iter()
-            .zip(keys)
-            .filter(|(c, _)| **c > 0)
-            .map(|(c, k)| {
-                let pct = (*c as f64 / total as f64 * 100.0).max(0.01);
-                format!("{k}={pct:.2}%")
-            })
+    for (o, &c) in p.iter_mut().zip(b) {
+        *o = c as f64 / total as f64 * 100.0;
+        if *o < 0.01 && c > 0 {
+            *o = 0.01;
+        }
+    }
+    p
+}
+
+/// Depth distribution percentages as fio: a non-empty level below 0.1% shows as 0.1%.
+pub(crate) fn depth_percentages(v: &[u64; 7]) -> [f64; 7] {
+    let total: u64 = v.iter().sum();
+    let mut p = [0.0; 7];
+    if total == 0 {
+        return p;
+    }
+    for (o, &c) in p.iter_mut().zip(v) {
+        *o = c as f64 / total as f64 * 100.0;
+        if *o < 0.1 && c > 0 {
+            *o = 0.1;
+        }
+    }
+    p
+}
+
+/// Bucket labels of the nsec and usec rows; the msec row adds `2000` and `>=2000`.
+pub(crate) const LAT_KEYS: [&str; 12] = [
+    "2", "4", "10", "20", "50", "100", "250", "500", "750", "1000", "2000", ">=2000",
+];
+
+fn lat_distribution(b: &[u64; LAT_BUCKETS], out: &mut dyn Write) -> io::Result<()> {
+    let pct = lat_percentages(b);
+    for (unit, range) in [("nsec", 0..10), ("usec", 10..20), ("msec", 20..32)] {
+        let start = range.start;
+        let cells: Vec<String> = range
+            .filter(|&k| pct[k] > 0.0)
+            .map(|k| format!("{}={:3.2}%", LAT_KEYS[k - start], pct[k]))
             .collect();
         for chunk in cells.chunks(5) {
             writeln!(out, "  lat ({unit})   : {}", chunk.join(", "))?;
@@ -275,43 +344,35 @@ fn lat_distribution(b: &[u64; LAT_BUCKETS], out: &mut dyn Write) -> io::Result<(
 }
 
 fn depth_line(label: &str, keys: &[&str], v: &[u64; 7], out: &mut dyn Write) -> io::Result<()> {
-    let total: u64 = v.iter().sum();
+    let pct = depth_percentages(v);
     let cells: Vec<String> = keys
         .iter()
-        .zip(v)
-        .map(|(k, c)| {
-            let pct = if total == 0 {
-                0.0
-            } else {
-                *c as f64 / total as f64 * 100.0
-            };
-            format!("{k}={pct:.1}%")
-        })
+        .zip(pct)
+        .map(|(k, p)| format!("{k}={p:3.1}%"))
         .collect();
     writeln!(out, "{label} {}", cells.join(", "))
 }
 
 fn write_group(g: &GroupResult, out: &mut dyn Write) -> io::Result<()> {
-    writeln!(out, "Run status group {} (all jobs):", g.groupid)?;
+    writeln!(out, "\nRun status group {} (all jobs):", g.groupid)?;
     let iec = g.kb_base != 1000;
     for (i, label) in GROUP_DIRS.iter().enumerate() {
         let d = &g.dirs[i];
-        if d.io_bytes == 0 {
+        if d.max_run.is_zero() && d.io_bytes == 0 {
             continue;
         }
-        let r = |x: f64| format!("{}/s", bytes(x, iec));
-        let ro = |x: f64| format!("{}/s", bytes(x, !iec));
+        let (agg, min, max) = (d.agg_bw as u64, d.min_bw as u64, d.max_bw as u64);
         writeln!(
             out,
-            "{label:>7}: bw={} ({}), {}-{} ({}-{}), io={} ({}), run={}-{}msec",
-            r(d.agg_bw),
-            ro(d.agg_bw),
-            r(d.min_bw),
-            r(d.max_bw),
-            ro(d.min_bw),
-            ro(d.max_bw),
-            bytes(d.io_bytes as f64, iec),
-            bytes(d.io_bytes as f64, !iec),
+            "{label}: bw={} ({}), {}-{} ({}-{}), io={} ({}), run={}-{}msec",
+            rate(agg, iec),
+            rate(agg, !iec),
+            rate(min, iec),
+            rate(max, iec),
+            rate(min, !iec),
+            rate(max, !iec),
+            bytes(d.io_bytes, iec),
+            bytes(d.io_bytes, !iec),
             d.min_run.as_millis(),
             d.max_run.as_millis()
         )?;
@@ -319,7 +380,8 @@ fn write_group(g: &GroupResult, out: &mut dyn Write) -> io::Result<()> {
     Ok(())
 }
 
-/// The start-up lines.
+/// The start-up lines: one per job definition (`...` when it has clones), the version and
+/// the thread count. Block sizes are printed with fio's `num2str` (`4096B`, `64.0KiB`).
 pub fn preamble(
     jobs: &[(String, u32, JobInfo, u32)],
     version: &str,
@@ -327,7 +389,10 @@ pub fn preamble(
     out: &mut dyn Write,
 ) -> io::Result<()> {
     for (name, g, info, clones) in jobs {
-        let bs = |i: usize| format!("{}B-{}B", info.bs[i].0, info.bs[i].1);
+        let bs = |i: usize| {
+            let (lo, hi) = info.bs[i];
+            format!("{}-{}", bytes(lo, true), bytes(hi, true))
+        };
         writeln!(
             out,
             "{name}: (g={g}): rw={}, bs=(R) {}, (W) {}, (T) {}, ioengine={}, iodepth={}",
@@ -347,6 +412,5 @@ pub fn preamble(
         out,
         "Starting {threads} thread{}",
         if threads == 1 { "" } else { "s" }
-    )?;
-    writeln!(out)
+    )
 }

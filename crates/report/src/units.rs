@@ -1,81 +1,158 @@
-//! Number formatting as fio prints it: significant figures with unit prefixes, IEC and SI
-//! byte rates, and the latency unit choice.
+//! Number formatting as fio prints it: `num2str` with its significant-figure and carry
+//! rules, IEC and SI byte counts and rates, the latency unit choice for min/max lines and
+//! percentile blocks, percentile precision, and `ctime`.
+//!
+//! ```
+//! use fathom_report::units::{bytes, count, rate};
+//! assert_eq!(count(12_403), "12.4k");
+//! assert_eq!(rate(50_750_000, true), "48.4MiB/s");
+//! assert_eq!(rate(50_750_000, false), "50.8MB/s");
+//! assert_eq!(bytes(65_536, true), "64.0KiB");
+//! ```
 
-/// fio's `num2str`: `v` with at most `sig` digits before the unit step. Scales by `base`
-/// (1000 or 1024) until the integer part has at most `sig` digits, then shows as many
-/// decimals as fit in `sig` digits. Units are "", k, M, G, T, P (with "i" for base 1024
-/// when `iec` is set).
-pub fn num2str(v: f64, sig: usize, base: u32, iec: bool) -> String {
-    const PREFIX: [&str; 7] = ["", "K", "M", "G", "T", "P", "E"];
-    let mut x = v.max(0.0);
-    let mut i = 0;
-    let limit = 10f64.powi(sig as i32);
-    while x.round() >= limit && i < PREFIX.len() - 1 {
-        x /= base as f64;
-        i += 1;
+/// fio's `num2str` (base 1, no unit suffix): divides `num` by 1000 (SI) or 1024 (IEC,
+/// `pow2`) until it has at most `maxlen` digits, then uses the digits left over for
+/// decimals taken from the remainder of the *last* division only, rounding the last
+/// decimal (a remainder ≥ half rounds the integer up when no decimal fits).
+///
+/// `num2str(12_403, 4, false) == "12.4k"`, `num2str(1_234_567, 4, false) == "1235k"`,
+/// `num2str(9999, 4, false) == "9999"`.
+pub fn num2str(num: u64, maxlen: usize, pow2: bool) -> String {
+    const SI: [&str; 7] = ["", "k", "M", "G", "T", "P", "E"];
+    const IEC: [&str; 7] = ["", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"];
+    let prefix = if pow2 { &IEC } else { &SI };
+    let thousand: u64 = if pow2 { 1024 } else { 1000 };
+    let digits = |n: u64| n.to_string().len();
+
+    let mut num = num;
+    let mut post = 0usize;
+    let mut modulo: Option<u64> = None;
+    let mut carry = false;
+    while post < prefix.len() {
+        if digits(num) <= maxlen {
+            break;
+        }
+        let m = num % thousand;
+        num /= thousand;
+        carry = m >= thousand / 2;
+        modulo = Some(m);
+        post += 1;
     }
-    let int_digits = if x < 1.0 {
-        1
-    } else {
-        (x.log10().floor() as usize) + 1
-    };
-    let decimals = if i == 0 && x.fract() == 0.0 {
-        0
-    } else {
-        sig.saturating_sub(int_digits + 1)
-    };
-    let mut s = format!("{x:.decimals$}");
-    // Rounding may add a digit (9.995 → 10.00): drop a decimal to keep the width.
-    if decimals > 0 && s.len() > sig + 1 {
-        s = format!("{x:.prec$}", prec = decimals - 1);
+    if post >= prefix.len() {
+        post = 0;
     }
-    let unit = match (i, iec) {
-        (0, _) => String::new(),
-        (1, false) => "k".to_string(),
-        (_, false) => PREFIX[i].to_string(),
-        (_, true) => format!("{}i", PREFIX[i]),
+    let Some(modulo) = modulo else {
+        return format!("{num}{}", prefix[post]);
     };
-    format!("{s}{unit}")
+    let room = maxlen as i64 - digits(num) as i64;
+    if room <= 1 {
+        if carry {
+            num += 1;
+        }
+        return format!("{num}{}", prefix[post]);
+    }
+    let decimals = (room - 1) as usize;
+    let frac = format!("{:.*}", decimals, modulo as f64 / thousand as f64);
+    if frac.starts_with('1') {
+        num += 1;
+    }
+    format!("{num}.{}{}", &frac[2..], prefix[post])
 }
 
-/// A byte count as fio prints it: IEC (`96.8MiB`) or SI (`102MB`).
-pub fn bytes(v: f64, iec: bool) -> String {
-    let s = num2str(v, 4, if iec { 1024 } else { 1000 }, iec);
-    format!("{s}B")
+/// A byte count with fio's 4 significant figures: IEC (`96.8MiB`) or SI (`102MB`).
+pub fn bytes(n: u64, iec: bool) -> String {
+    format!("{}B", num2str(n, 4, iec))
 }
 
-/// A count (IOPS) with k/M prefixes: `12.4k`.
-pub fn count(v: f64) -> String {
-    num2str(v, 4, 1000, false)
+/// A byte rate (bytes/s) with fio's 4 significant figures: `48.4MiB/s` or `50.7MB/s`.
+pub fn rate(bps: u64, iec: bool) -> String {
+    format!("{}B/s", num2str(bps, 4, iec))
 }
 
-/// Latency unit for a min/max/mean/stddev line: nsec, usec or msec, with the divisor.
-/// fio scales down when all four values exceed 1000 of the smaller unit.
-pub fn lat_unit(min: u64, max: u64, mean: f64, dev: f64) -> (&'static str, f64) {
-    let all_over = |d: f64| {
-        (min as f64) > 1000.0 * d
-            && (max as f64) > 1000.0 * d
-            && mean > 1000.0 * d
-            && dev > 1000.0 * d
-    };
-    if all_over(1000.0) {
-        ("msec", 1e6)
-    } else if all_over(1.0) {
-        ("usec", 1e3)
-    } else {
-        ("nsec", 1.0)
+/// A count (IOPS) with SI prefixes and 4 significant figures: `12.4k`.
+pub fn count(n: u64) -> String {
+    num2str(n, 4, false)
+}
+
+/// A time unit fio scales latencies to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LatUnit {
+    /// Nanoseconds (no scaling).
+    Nsec,
+    /// Microseconds.
+    Usec,
+    /// Milliseconds.
+    Msec,
+}
+
+impl LatUnit {
+    /// The name fio prints: `nsec`, `usec`, `msec`.
+    pub fn name(self) -> &'static str {
+        match self {
+            LatUnit::Nsec => "nsec",
+            LatUnit::Usec => "usec",
+            LatUnit::Msec => "msec",
+        }
+    }
+    /// Nanoseconds per unit.
+    pub fn divisor(self) -> u64 {
+        match self {
+            LatUnit::Nsec => 1,
+            LatUnit::Usec => 1_000,
+            LatUnit::Msec => 1_000_000,
+        }
     }
 }
 
-/// Unit for a percentile block, from its smallest and largest value (ns), as fio.
-pub fn percentile_unit(minv: u64, maxv: u64) -> (&'static str, u64) {
+/// The unit of a `clat (usec): min=…` line (fio's `nsec_to_msec`/`nsec_to_usec`): msec
+/// when min > 2 ms, max > 99.999999 ms and stddev > 1 ms; else usec when min > 2 µs,
+/// max > 99.999 µs and stddev > 1 µs; else nsec. Inputs in ns.
+pub fn lat_unit(min: u64, max: u64, stddev: f64) -> LatUnit {
+    if min > 2_000_000 && max > 99_999_999 && stddev > 1_000_000.0 {
+        LatUnit::Msec
+    } else if min > 2000 && max > 99_999 && stddev > 1000.0 {
+        LatUnit::Usec
+    } else {
+        LatUnit::Nsec
+    }
+}
+
+/// The unit of a percentile block, from its smallest and largest value in ns: msec when
+/// min > 2 ms and max > 99.999999 ms, usec when min > 2 µs and max > 99.999 µs.
+pub fn percentile_unit(minv: u64, maxv: u64) -> LatUnit {
     if minv > 2_000_000 && maxv > 99_999_999 {
-        ("msec", 1_000_000)
+        LatUnit::Msec
     } else if minv > 2000 && maxv > 99_999 {
-        ("usec", 1000)
+        LatUnit::Usec
     } else {
-        ("nsec", 1)
+        LatUnit::Nsec
     }
+}
+
+/// A percentile block value in `unit`: fio rounds up at each step of 1000 (ceiling).
+pub fn scale_up(ns: u64, unit: LatUnit) -> u64 {
+    let steps = match unit {
+        LatUnit::Nsec => 0,
+        LatUnit::Usec => 1,
+        LatUnit::Msec => 2,
+    };
+    (0..steps).fold(ns, |v, _| v.div_ceil(1000))
+}
+
+/// Decimals fio shows for percentile labels: the most digits after the point among the
+/// list's values (fio counts them as typed; the default list gives 2). At most 6.
+pub fn percentile_precision(list: &[f64]) -> usize {
+    list.iter()
+        .map(|&p| {
+            (0..=6)
+                .find(|&d| {
+                    let s = 10f64.powi(d as i32);
+                    ((p * s).round() - p * s).abs() < 1e-6
+                })
+                .unwrap_or(6)
+        })
+        .max()
+        .unwrap_or(0)
 }
 
 /// The C library's `ctime` text for a Unix time in ms (local time), without newline:
@@ -103,38 +180,90 @@ mod tests {
     use super::*;
 
     #[test]
-    fn num2str_matches_fio_outputs() {
-        assert_eq!(count(12_400.0), "12.4k");
-        assert_eq!(count(2_040_000.0), "2040k");
-        assert_eq!(count(20_700.0), "20.7k");
-        assert_eq!(count(9999.0), "9999");
-        assert_eq!(count(123.0), "123");
-        assert_eq!(count(1.5), "1.50");
-        assert_eq!(bytes(48.4 * 1048576.0, true), "48.4MiB");
-        assert_eq!(bytes(50_700_000.0, false), "50.7MB");
-        assert_eq!(bytes(2595.0 * 1048576.0, true), "2595MiB");
-        assert_eq!(bytes(102_000_000.0, false), "102MB");
-        assert_eq!(bytes(7969.0 * 1048576.0, true), "7969MiB");
-        assert_eq!(bytes(4_152_360.0, true), "4055KiB");
-        assert_eq!(bytes(3.96 * 1048576.0 * 1024.0, true), "4055MiB");
-        assert_eq!(bytes(1.5 * 1073741824.0 * 1024.0, true), "1536GiB");
+    fn num2str_keeps_four_figures_with_fio_rounding() {
+        assert_eq!(count(12_403), "12.4k");
+        assert_eq!(count(12_450), "12.5k", "0.45 is just above a tie in binary");
         assert_eq!(
-            bytes(15.0 * 1073741824.0 * 1024.0 * 1024.0, true),
-            "15.0PiB"
+            num2str(49_408, 4, true),
+            "48.2Ki",
+            "0.25 → %.1f: exact ties go to even"
         );
-        assert_eq!(bytes(4096.0, true), "4096B");
-        assert_eq!(bytes(16384.0, true), "16.0KiB");
-        assert_eq!(bytes(0.0, true), "0B");
+        assert_eq!(count(12_460), "12.5k");
+        assert_eq!(count(1_992_000), "1992k");
+        assert_eq!(
+            count(1_234_567),
+            "1235k",
+            "no room for decimals: carry rounds"
+        );
+        assert_eq!(count(1_234_467), "1234k");
+        assert_eq!(count(9999), "9999");
+        assert_eq!(count(10_000), "10.0k");
+        assert_eq!(count(123), "123");
+        assert_eq!(count(0), "0");
+        assert_eq!(count(99_960), "100.0k", "fio's own carry quirk: 5 digits");
+        assert_eq!(count(12_345_678), "12.3M", "only the last remainder counts");
+        assert_eq!(num2str(1_152_000, 6, false), "1152.0k");
+        assert_eq!(num2str(105_351, 6, false), "105351");
     }
 
     #[test]
-    fn latency_units_follow_fio() {
-        assert_eq!(lat_unit(18, 14582, 22.8, 165.5).0, "nsec");
-        assert_eq!(lat_unit(41_000, 1_152_000, 79_910.0, 20_960.0).0, "usec");
-        assert_eq!(lat_unit(2_000_000, 9_000_000, 3e6, 1.5e6).0, "msec");
-        assert_eq!(percentile_unit(18, 14_528).0, "nsec");
-        assert_eq!(percentile_unit(51_000, 570_000).0, "usec");
-        assert_eq!(percentile_unit(3_000_000, 150_000_000).0, "msec");
+    fn byte_counts_and_rates_in_iec_and_si() {
+        // fio: BW=48.4MiB/s (50.7MB/s)(96.8MiB/2001msec), io=96.8MiB (102MB)
+        let io = 24_792u64 * 4096;
+        let bw = io * 1000 / 2001;
+        assert_eq!(rate(bw, true), "48.4MiB/s");
+        assert_eq!(rate(bw, false), "50.7MB/s");
+        assert_eq!(bytes(io, true), "96.8MiB");
+        assert_eq!(bytes(io, false), "102MB");
+        // fio: BW=7781MiB/s (8159MB/s)(7968KiB/1msec)
+        assert_eq!(rate(1992 * 4096 * 1000, true), "7781MiB/s");
+        assert_eq!(rate(1992 * 4096 * 1000, false), "8159MB/s");
+        assert_eq!(bytes(1992 * 4096, true), "7968KiB");
+        assert_eq!(bytes(1992 * 4096, false), "8159kB");
+        // fio: READ: bw=15.4GiB/s (16.5GB/s), io=15.8MiB (16.5MB) for 16160 KiB in 1 ms
+        assert_eq!(rate(16_547_840_000, true), "15.4GiB/s");
+        assert_eq!(rate(16_547_840_000, false), "16.5GB/s");
+        assert_eq!(bytes(16_547_840, true), "15.8MiB");
+        assert_eq!(bytes(16_547_840, false), "16.5MB");
+        assert_eq!(bytes(4096, true), "4096B");
+        assert_eq!(bytes(65_536, true), "64.0KiB");
+        assert_eq!(bytes(1 << 20, true), "1024KiB");
+        assert_eq!(bytes(0, true), "0B");
+        assert_eq!(bytes(15 << 50, true), "15.0PiB");
+    }
+
+    #[test]
+    fn latency_line_units_follow_fio() {
+        // All three conditions (min, max, stddev) must hold to scale down.
+        assert_eq!(lat_unit(18, 14_582, 165.5), LatUnit::Nsec);
+        assert_eq!(lat_unit(41_000, 1_152_000, 20_960.0), LatUnit::Usec);
+        assert_eq!(lat_unit(1314, 105_351, 2031.0), LatUnit::Nsec, "min ≤ 2 µs");
+        assert_eq!(
+            lat_unit(50_000, 99_999, 5000.0),
+            LatUnit::Nsec,
+            "max ≤ 99.999 µs"
+        );
+        assert_eq!(
+            lat_unit(50_000, 149_000, 999.0),
+            LatUnit::Nsec,
+            "stddev ≤ 1 µs"
+        );
+        assert_eq!(lat_unit(2_000_001, 100_000_000, 1e6 + 1.0), LatUnit::Msec);
+        assert_eq!(lat_unit(2_000_000, 100_000_000, 2e6), LatUnit::Usec);
+    }
+
+    #[test]
+    fn percentile_units_and_rounding_follow_fio() {
+        assert_eq!(percentile_unit(18, 14_528), LatUnit::Nsec);
+        assert_eq!(percentile_unit(51_000, 570_000), LatUnit::Usec);
+        assert_eq!(percentile_unit(2000, 570_000), LatUnit::Nsec);
+        assert_eq!(percentile_unit(3_000_000, 150_000_000), LatUnit::Msec);
+        assert_eq!(scale_up(50_001, LatUnit::Usec), 51);
+        assert_eq!(scale_up(50_000, LatUnit::Usec), 50);
+        assert_eq!(scale_up(3_000_001, LatUnit::Msec), 4);
+        assert_eq!(percentile_precision(&[1.0, 5.0, 99.5, 99.95]), 2);
+        assert_eq!(percentile_precision(&[50.0, 99.0]), 0);
+        assert_eq!(percentile_precision(&[99.9]), 1);
     }
 
     #[test]
