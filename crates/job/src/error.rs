@@ -37,6 +37,16 @@ pub enum JobError {
         /// Why, and an example of a valid value.
         why: String,
     },
+    /// An option that takes a value was given bare (`direct` instead of `direct=1`).
+    #[error("{loc}: option '{name}' requires a value, e.g. {name}={example}")]
+    MissingValue {
+        /// Where.
+        loc: Location,
+        /// The name as written.
+        name: String,
+        /// A valid value for it.
+        example: String,
+    },
     /// A malformed line or file.
     #[error("{loc}: {msg}")]
     Syntax {
@@ -62,6 +72,7 @@ impl JobError {
             JobError::UnknownOption { loc, .. }
             | JobError::NotSupported { loc, .. }
             | JobError::InvalidValue { loc, .. }
+            | JobError::MissingValue { loc, .. }
             | JobError::Syntax { loc, .. } => Some(loc),
             JobError::Io { .. } => None,
         }

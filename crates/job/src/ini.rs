@@ -5,7 +5,7 @@
 //! of the value, so `bs = 8k` would be 8 bytes there).
 
 use crate::error::JobError;
-use crate::spec::Location;
+use crate::spec::{Dialect, Location};
 use crate::units::substitute;
 use std::path::{Path, PathBuf};
 
@@ -17,6 +17,9 @@ pub(crate) struct RawOpt {
     pub loc: Location,
     /// A reserved keyword ($ncpus, ...) was substituted in this line.
     pub keyword: bool,
+    /// The unit rules of the value: a command-line default applied to a TOML job keeps
+    /// fio's rules.
+    pub dialect: Dialect,
 }
 
 /// A `[section]` with its options.
@@ -135,6 +138,7 @@ fn read_lines(
             value,
             loc,
             keyword,
+            dialect: Dialect::Fio,
         });
     }
     Ok(())

@@ -6,6 +6,24 @@
 //! definition in the option table. An option fio has that fathom does not implement is an
 //! error naming it; an unknown option gets a did-you-mean.
 //!
+//! # Where fathom deliberately differs from fio
+//!
+//! fio job files follow fio's rules (sections, `[global*]` scoping, comments, `include`,
+//! `${ENV}`, `$ncpus`/`$pagesize`/`$mb_memory`, arithmetic, fio's inverted `kib` = 1000,
+//! `R,W,T` lists, ranges), except where fio silently does something nobody means:
+//!
+//! - Spaces around `=` are ignored: `bs = 8k` is 8 KiB. fio keeps the leading blank of the
+//!   value and reads it as 8 bytes.
+//! - A time suffix fio does not know (`10sec`, `5min`) is an error suggesting `10s`/`5m`;
+//!   fio multiplies by 1 and runs 10 µs.
+//! - Booleans are still only 0 or 1, but `true`/`yes` get a hint to write 1.
+//! - `ioengine` names are normalised (`aio`, `linuxaio` → `libaio`) but checked by the runner,
+//!   which also knows engines registered at run time; an unknown engine is an error there.
+//! - Every fio option fathom does not implement is an error ("not supported yet"), never
+//!   ignored.
+//! - TOML files use strict units (`KiB` = 1024, `kB` = 1000, `kb_base` has no effect), and a
+//!   unit-less number is only a time for options counted in seconds (`runtime = 10`).
+//!
 //! ```
 //! let set = fathom_job::parse_fio_str(
 //!     "[global]\nbs=4k\nsize=16m\n[mixed]\nrw=randrw\nrwmixread=70\n",
@@ -39,9 +57,8 @@ fn finish(
     sections: &[RawSection],
     base: &[ini::RawOpt],
     file_index: usize,
-    dialect: Dialect,
 ) -> Result<JobSet, JobError> {
-    let (jobs, globals) = resolve::resolve(sections, base, file_index, dialect)?;
+    let (jobs, globals) = resolve::resolve(sections, base, file_index)?;
     Ok(JobSet {
         jobs: jobs.into_iter().map(|(_, j)| j).collect(),
         global_options: globals
@@ -53,12 +70,12 @@ fn finish(
 
 /// Parse the text of a fio job file. `path` names it in messages and anchors `include`.
 pub fn parse_fio_str(text: &str, path: &str) -> Result<JobSet, JobError> {
-    finish(&ini::read_ini(text, path)?, &[], 0, Dialect::Fio)
+    finish(&ini::read_ini(text, path)?, &[], 0)
 }
 
 /// Parse the text of a TOML job file.
 pub fn parse_toml_str(text: &str, path: &str) -> Result<JobSet, JobError> {
-    finish(&toml_in::read_toml(text, path)?, &[], 0, Dialect::Toml)
+    finish(&toml_in::read_toml(text, path)?, &[], 0)
 }
 
 /// Parse everything a command line gives: `cli_args` are job options in order
@@ -84,7 +101,6 @@ pub fn parse_all(
     resolve::apply_opts(
         &mut JobSpec::default(),
         &cli_globals.iter().collect::<Vec<_>>(),
-        Dialect::Fio,
     )?;
     let mut names: Vec<String> = Vec::new();
     for (i, f) in files.iter().enumerate() {
@@ -111,12 +127,12 @@ pub fn parse_all(
             })?;
             (text, f.clone())
         };
-        let (raw, dialect) = if path.ends_with(".toml") {
-            (toml_in::read_toml(&text, &path)?, Dialect::Toml)
+        let raw = if path.ends_with(".toml") {
+            toml_in::read_toml(&text, &path)?
         } else {
-            (ini::read_ini(&text, &path)?, Dialect::Fio)
+            ini::read_ini(&text, &path)?
         };
-        let (jobs, globals) = resolve::resolve(&raw, &cli_globals, i, dialect)?;
+        let (jobs, globals) = resolve::resolve(&raw, &cli_globals, i)?;
         for (k, (name, mut job)) in jobs.into_iter().enumerate() {
             if i > 0 && k == 0 {
                 job.stonewall = true;
@@ -130,7 +146,7 @@ pub fn parse_all(
                 .map(|o| (o.name, o.value.unwrap_or_default())),
         );
     }
-    let (jobs, globals) = resolve::resolve(&cli_sections, &cli_globals, files.len(), Dialect::Fio)?;
+    let (jobs, globals) = resolve::resolve(&cli_sections, &cli_globals, files.len())?;
     for (name, job) in jobs {
         names.push(name);
         set.jobs.push(job);
@@ -188,18 +204,43 @@ pub fn cmdhelp(option: Option<&str>) -> Result<String, JobError> {
                     cats.push(o.category);
                 }
             }
+            let _ = writeln!(
+                s,
+                "Job options (name, aliases in parentheses, value type, description, default).\n\
+                 A flag may be given bare (time_based) and then means 1.\n"
+            );
             for c in cats {
                 let _ = writeln!(s, "{c}:");
                 for o in options::table().filter(|o| o.category == c) {
-                    let _ = writeln!(s, "  {:<20} {}", o.name, o.doc);
+                    let names = if o.aliases.is_empty() {
+                        o.name.to_string()
+                    } else {
+                        format!("{} ({})", o.name, o.aliases.join(", "))
+                    };
+                    let default = if o.default.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" [default: {}]", o.default)
+                    };
+                    let _ = writeln!(s, "  {names:<30} {:<22} {}{default}", o.ty, o.doc);
                 }
                 s.push('\n');
             }
             let _ = writeln!(
                 s,
-                "Other fio options are recognised and refused with 'not supported yet'.\n\
-                 --cmdhelp=OPTION shows one option in full."
+                "fio options fathom recognises but does not support yet (an error if used):"
             );
+            let mut line = String::from(" ");
+            for n in options::unsupported_names() {
+                if line.len() + n.len() + 1 > 88 {
+                    let _ = writeln!(s, "{line}");
+                    line = String::from(" ");
+                }
+                line.push(' ');
+                line.push_str(n);
+            }
+            let _ = writeln!(s, "{line}\n");
+            let _ = writeln!(s, "--cmdhelp=OPTION shows one option in full.");
         }
         Some(name) => match options::find(name) {
             Some(o) => {
@@ -210,6 +251,9 @@ pub fn cmdhelp(option: Option<&str>) -> Result<String, JobError> {
                 let _ = writeln!(s, "  type    : {}", o.ty);
                 let _ = writeln!(s, "  default : {}", o.default);
                 let _ = writeln!(s, "  category: {}", o.category);
+                if let Some(ex) = options::example(o) {
+                    let _ = writeln!(s, "  example : {}={ex}", o.name);
+                }
                 if o.flag {
                     let _ = writeln!(s, "  may be given without a value (means 1)");
                 }

@@ -8,13 +8,9 @@ use crate::units;
 
 /// Apply options in order to a job (later ones win). `kb_base` is taken from the options
 /// first, so it applies to sizes written before it too.
-pub(crate) fn apply_opts(
-    job: &mut JobSpec,
-    opts: &[&RawOpt],
-    dialect: Dialect,
-) -> Result<(), JobError> {
+pub(crate) fn apply_opts(job: &mut JobSpec, opts: &[&RawOpt]) -> Result<(), JobError> {
     let mut ctx = Ctx {
-        dialect,
+        dialect: Dialect::Fio,
         kb_base: job.kb_base,
     };
     for o in opts.iter().filter(|o| o.name == "kb_base") {
@@ -27,6 +23,7 @@ pub(crate) fn apply_opts(
         }
     }
     for o in opts {
+        ctx.dialect = o.dialect;
         apply_one(job, o, &ctx)?;
     }
     Ok(())
@@ -53,17 +50,23 @@ fn apply_one(job: &mut JobSpec, o: &RawOpt, ctx: &Ctx) -> Result<(), JobError> {
         Some(v) => v.clone(),
         None if def.flag => "1".to_string(),
         None => {
-            return Err(JobError::InvalidValue {
+            return Err(JobError::MissingValue {
                 loc: o.loc.clone(),
                 name: o.name.clone(),
-                value: String::new(),
-                why: format!(
-                    "'{}' needs a value, e.g. {}={}",
-                    o.name,
-                    o.name,
-                    example(def)
-                ),
+                example: options::example(def).unwrap_or_else(|| "...".into()),
             })
+        }
+    };
+    let invalid = |value: &str, why: String| {
+        let why = match options::example(def) {
+            Some(ex) if !why.contains("e.g.") => format!("{why}; e.g. {}={ex}", o.name),
+            _ => why,
+        };
+        JobError::InvalidValue {
+            loc: o.loc.clone(),
+            name: o.name.clone(),
+            value: value.to_string(),
+            why,
         }
     };
     // A value with a reserved keyword and arithmetic is computed, as fio does with bc.
@@ -74,31 +77,11 @@ fn apply_one(job: &mut JobSpec, o: &RawOpt, ctx: &Ctx) -> Result<(), JobError> {
     {
         units::eval_expr(&value, false)
             .map(|v| (v as i64).to_string())
-            .map_err(|why| JobError::InvalidValue {
-                loc: o.loc.clone(),
-                name: o.name.clone(),
-                value: value.clone(),
-                why,
-            })?
+            .map_err(|why| invalid(&value, why))?
     } else {
         value
     };
-    (def.apply)(job, &value, ctx).map_err(|why| JobError::InvalidValue {
-        loc: o.loc.clone(),
-        name: o.name.clone(),
-        value: value.clone(),
-        why,
-    })
-}
-
-fn example(def: &options::OptDef) -> &'static str {
-    match def.ty {
-        "bool" => "1",
-        t if t.starts_with("size") => "4k",
-        t if t.starts_with("time") => "10s",
-        t if t.starts_with("int") => "1",
-        _ => def.default,
-    }
+    (def.apply)(job, &value, ctx).map_err(|why| invalid(&value, why))
 }
 
 /// Jobs with their section names, and the options of the global sections.
@@ -110,7 +93,6 @@ pub(crate) fn resolve(
     sections: &[RawSection],
     base: &[RawOpt],
     file_index: usize,
-    dialect: Dialect,
 ) -> Result<Resolved, JobError> {
     let mut globals: Vec<RawOpt> = Vec::new();
     let mut jobs = Vec::new();
@@ -119,7 +101,7 @@ pub(crate) fn resolve(
             // Check global options now, so a bad one is reported even without jobs.
             let mut probe = JobSpec::default();
             let all: Vec<&RawOpt> = base.iter().chain(&globals).chain(&s.opts).collect();
-            apply_opts(&mut probe, &all, dialect)?;
+            apply_opts(&mut probe, &all)?;
             globals.extend(s.opts.iter().cloned());
             continue;
         }
@@ -130,7 +112,7 @@ pub(crate) fn resolve(
             ..JobSpec::default()
         };
         let all: Vec<&RawOpt> = base.iter().chain(&globals).chain(&s.opts).collect();
-        apply_opts(&mut job, &all, dialect)?;
+        apply_opts(&mut job, &all)?;
         job.job_options = s
             .opts
             .iter()
@@ -181,6 +163,7 @@ pub(crate) fn read_cli(args: &[String]) -> Result<(Vec<RawOpt>, Vec<RawSection>)
             value,
             loc: loc.clone(),
             keyword,
+            dialect: Dialect::Fio,
         };
         match sections.last_mut() {
             Some(s) => s.opts.push(opt),

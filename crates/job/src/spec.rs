@@ -398,11 +398,11 @@ pub enum RandomDist {
     /// Uniform.
     #[default]
     Random,
-    /// zipf:theta[:center].
+    /// `zipf:theta[:center]`.
     Zipf(f64, f64),
-    /// pareto:h[:center].
+    /// `pareto:h[:center]`.
     Pareto(f64, f64),
-    /// normal:dev[:center] (also `gauss`).
+    /// `normal:dev[:center]` (also `gauss`).
     Normal(f64, f64),
     /// zoned:pct/range%:... — (percent of I/O, percent of the region).
     Zoned(Vec<(f64, f64)>),

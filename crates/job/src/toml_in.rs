@@ -4,7 +4,7 @@
 
 use crate::error::JobError;
 use crate::ini::{RawOpt, RawSection};
-use crate::spec::Location;
+use crate::spec::{Dialect, Location};
 use indexmap::IndexMap;
 use serde::Deserialize;
 use toml::Spanned;
@@ -81,6 +81,7 @@ pub(crate) fn read_toml(text: &str, path: &str) -> Result<Vec<RawSection>, JobEr
                     value: Some(value),
                     loc: loc(v.span().start),
                     keyword: false,
+                    dialect: Dialect::Toml,
                 })
             })
             .collect()

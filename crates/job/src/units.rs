@@ -143,9 +143,23 @@ pub fn parse_time(s: &str, default: TimeUnit) -> Result<Duration, String> {
         "us" | "usec" => 1.0,
         "ns" | "nsec" => 1e-3,
         other => {
-            return Err(format!(
-                "unknown time suffix '{other}'; use d, h, m, s, ms or us (e.g. 10s, not 10sec)"
-            ))
+            let fix = match other {
+                "sec" | "secs" | "second" | "seconds" => Some("s"),
+                "min" | "mins" | "minute" | "minutes" => Some("m"),
+                "hr" | "hrs" | "hour" | "hours" => Some("h"),
+                "day" | "days" => Some("d"),
+                "millisecond" | "milliseconds" | "millis" => Some("ms"),
+                "microsecond" | "microseconds" | "micros" => Some("us"),
+                _ => None,
+            };
+            // fio multiplies by 1 here (10sec = 10 µs for a seconds option): an error is safer.
+            return Err(match fix {
+                Some(f) => format!(
+                    "unknown time suffix '{suffix}' (fio would read {s} as {num} µs); \
+                     write {num}{f}"
+                ),
+                None => format!("unknown time suffix '{suffix}'; use d, h, m, s, ms or us"),
+            });
         }
     };
     let us = v * us_per;
@@ -165,12 +179,30 @@ pub fn parse_int(s: &str) -> Result<u64, String> {
         .map_err(|_| format!("'{s}' is not a whole number"))
 }
 
-/// Parse a boolean as fio does: an integer 0 or 1 (`true`/`yes` are refused, as by fio).
+/// Parse a boolean as fio does: an integer 0 or 1 (or `0x` hex). `true`/`yes` are refused,
+/// as by fio, with a hint to write 1 (or 0).
 pub fn parse_bool(s: &str) -> Result<bool, String> {
     match parse_int(s) {
         Ok(0) => Ok(false),
         Ok(1) => Ok(true),
-        _ => Err("booleans are 0 or 1 (e.g. direct=1)".into()),
+        _ => {
+            let lower = s.trim().to_ascii_lowercase();
+            Err(match lower.as_str() {
+                "true" | "yes" | "on" | "y" => {
+                    format!(
+                        "booleans are 0 or 1 in fio job files: write 1 instead of '{}'",
+                        s.trim()
+                    )
+                }
+                "false" | "no" | "off" | "n" => {
+                    format!(
+                        "booleans are 0 or 1 in fio job files: write 0 instead of '{}'",
+                        s.trim()
+                    )
+                }
+                _ => "booleans are 0 or 1".into(),
+            })
+        }
     }
 }
 

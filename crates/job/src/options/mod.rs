@@ -63,6 +63,11 @@ pub fn is_unsupported(name: &str) -> bool {
     unsupported::NAMES.contains(&name)
 }
 
+/// Names of the fio options fathom recognises but does not implement yet.
+pub fn unsupported_names() -> impl Iterator<Item = &'static str> {
+    unsupported::NAMES.iter().copied()
+}
+
 /// The closest known option name, for "did you mean".
 pub fn suggest(name: &str) -> Option<&'static str> {
     let mut best: Option<(usize, &'static str)> = None;
@@ -76,6 +81,66 @@ pub fn suggest(name: &str) -> Option<&'static str> {
         }
     }
     best.map(|b| b.1)
+}
+
+/// A valid value for an option, for error messages and help (`bs` → `4k`).
+pub fn example(def: &OptDef) -> Option<String> {
+    let by_name = match def.name {
+        "name" => "myjob",
+        "description" => "\"4k random reads\"",
+        "filename" => "/dev/nvme0n1",
+        "directory" => "/mnt/test",
+        "size" => "1g",
+        "filesize" => "1m-4m",
+        "io_size" => "10g",
+        "offset" | "offset_increment" => "1m",
+        "rw" => "randread",
+        "ioengine" => "io_uring",
+        "rate" => "10m",
+        "rate_iops" => "1000",
+        "bsrange" => "4k-64k",
+        "bssplit" => "4k/10:64k/90",
+        "random_distribution" => "zipf:1.2",
+        "buffer_pattern" => "0xdeadbeef",
+        "ignore_error" => "EIO:ENOSPC",
+        "percentile_list" => "50:99:99.9",
+        "kb_base" => "1000",
+        "nonvectored" => "0",
+        "sqthread_poll_cpu" => "0",
+        "iomem_align" => "4096",
+        _ => "",
+    };
+    if !by_name.is_empty() {
+        return Some(by_name.to_string());
+    }
+    if def.flag || def.ty == "bool" {
+        return Some("1".into());
+    }
+    let ty = def.ty;
+    let guess = if ty.starts_with("time range") {
+        "1s-5s"
+    } else if ty.starts_with("time (us)") {
+        "100us"
+    } else if ty.starts_with("time") {
+        "10s"
+    } else if ty.starts_with("size") {
+        "4k"
+    } else if ty.starts_with("int (%)") {
+        "50"
+    } else if let Some((first, _)) = ty.split_once('|') {
+        first
+    } else if ty.starts_with("int") {
+        if units::parse_int(def.default).is_ok() && def.default != "0" {
+            def.default
+        } else {
+            "1"
+        }
+    } else if !def.default.is_empty() && !def.default.contains(' ') {
+        def.default
+    } else {
+        return None;
+    };
+    Some(guess.to_string())
 }
 
 // ---- helpers shared by the category files ----
@@ -93,7 +158,23 @@ pub(crate) fn size(v: &str, c: &Ctx) -> Result<u64, String> {
 }
 
 /// A time with the option's default unit, or an expression (µs inside `( )`).
-pub(crate) fn time(v: &str, unit: units::TimeUnit) -> Result<std::time::Duration, String> {
+///
+/// In TOML a number without a unit is only accepted for options counted in seconds
+/// (`runtime = 10`); microsecond options such as `thinktime` need one (`"100us"`), so a
+/// TOML file never depends on a per-option default unit.
+pub(crate) fn time(v: &str, unit: units::TimeUnit, c: &Ctx) -> Result<std::time::Duration, String> {
+    if c.dialect == Dialect::Toml
+        && unit != units::TimeUnit::Seconds
+        && !v.is_empty()
+        && v.trim().chars().all(|ch| ch.is_ascii_digit() || ch == '.')
+        && v.trim().parse::<f64>().is_ok_and(|x| x != 0.0)
+    {
+        return Err(format!(
+            "a TOML time needs a unit here, e.g. \"{}us\" or \"{}ms\"",
+            v.trim(),
+            v.trim()
+        ));
+    }
     if v.trim_start().starts_with('(') {
         let us = units::eval_expr(v, true)?;
         if us < 0.0 {
@@ -157,6 +238,42 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn every_option_has_an_example_that_parses() {
+        for dialect in [Dialect::Fio, Dialect::Toml] {
+            let c = Ctx {
+                dialect,
+                kb_base: 1024,
+            };
+            for o in table() {
+                let ex = example(o).unwrap_or_else(|| panic!("no example for {}", o.name));
+                let mut j = JobSpec::default();
+                (o.apply)(&mut j, &ex, &c)
+                    .unwrap_or_else(|e| panic!("{}={ex} ({dialect:?}): {e}", o.name));
+            }
+        }
+    }
+
+    #[test]
+    fn toml_times_in_microseconds_need_a_unit() {
+        let toml = Ctx {
+            dialect: Dialect::Toml,
+            kb_base: 1024,
+        };
+        let fio = Ctx {
+            dialect: Dialect::Fio,
+            kb_base: 1024,
+        };
+        let us = units::TimeUnit::Micros;
+        assert!(time("100", us, &toml).unwrap_err().contains("\"100us\""));
+        assert_eq!(time("100us", us, &toml).unwrap().as_micros(), 100);
+        assert_eq!(time("0", us, &toml).unwrap().as_micros(), 0);
+        assert_eq!(time("100", us, &fio).unwrap().as_micros(), 100);
+        let s = units::TimeUnit::Seconds;
+        assert_eq!(time("10", s, &toml).unwrap().as_secs(), 10);
+        assert_eq!(time("(1s+500ms)", s, &fio).unwrap().as_millis(), 1500);
     }
 
     #[test]

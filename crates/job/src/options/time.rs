@@ -112,8 +112,8 @@ pub(super) static OPTS: &[OptDef] = &[
         default: "0 (no limit)",
         doc: "Stop the job after this long (after ramp_time); 0 = no limit",
         flag: false,
-        apply: |j, v, _| {
-            let t = time(v, TimeUnit::Seconds)?;
+        apply: |j, v, c| {
+            let t = time(v, TimeUnit::Seconds, c)?;
             j.runtime = (!t.is_zero()).then_some(t);
             Ok(())
         },
@@ -139,8 +139,8 @@ pub(super) static OPTS: &[OptDef] = &[
         default: "0",
         doc: "Run this long before recording any statistics",
         flag: false,
-        apply: |j, v, _| {
-            j.ramp_time = time(v, TimeUnit::Seconds)?;
+        apply: |j, v, c| {
+            j.ramp_time = time(v, TimeUnit::Seconds, c)?;
             Ok(())
         },
     },
@@ -152,8 +152,8 @@ pub(super) static OPTS: &[OptDef] = &[
         default: "0",
         doc: "Wait this long (or a random time in lo-hi) before starting",
         flag: false,
-        apply: |j, v, _| {
-            j.startdelay = parse_range(v, |x| time(x, TimeUnit::Seconds))?;
+        apply: |j, v, c| {
+            j.startdelay = parse_range(v, |x| time(x, TimeUnit::Seconds, c))?;
             Ok(())
         },
     },
