@@ -366,17 +366,12 @@ pub fn run_clone(
                     if inflight >= depth && low < depth {
                         draining = true;
                     }
-                    if pending.len() >= batch {
-                        if let Err(e) = commit(&mut *engine, &mut pending, &mut slots, st) {
-                            fail(
-                                &mut out,
-                                e.raw_os_error().unwrap_or(libc::EIO),
-                                format!("submit: {e}"),
-                            );
-                            stopping = true;
-                            engine_broken = true;
-                            break;
-                        }
+                    if pending.len() >= batch
+                        && !submit(&mut *engine, &mut pending, &mut slots, &mut out)
+                    {
+                        stopping = true;
+                        engine_broken = true;
+                        break;
                     }
                     continue;
                 }
@@ -408,16 +403,12 @@ pub fn run_clone(
                 }
             }
         }
-        if !pending.is_empty() && !engine_broken {
-            if let Err(e) = commit(&mut *engine, &mut pending, &mut slots, &mut out.stats) {
-                fail(
-                    &mut out,
-                    e.raw_os_error().unwrap_or(libc::EIO),
-                    format!("submit: {e}"),
-                );
-                stopping = true;
-                engine_broken = true;
-            }
+        if !pending.is_empty()
+            && !engine_broken
+            && !submit(&mut *engine, &mut pending, &mut slots, &mut out)
+        {
+            stopping = true;
+            engine_broken = true;
         }
         if inflight == 0 {
             if stopping {
@@ -590,6 +581,23 @@ impl Slot {
             buf: self.buf.as_mut_ptr().wrapping_add(self.done as usize),
             len: (self.req.len - self.done) as usize,
             tag: si as u64,
+        }
+    }
+}
+
+/// Submit what is pending; on failure record it in the outcome and return false.
+fn submit(
+    engine: &mut dyn fathom_engine::IoEngine,
+    pending: &mut Vec<usize>,
+    slots: &mut [Slot],
+    out: &mut CloneOutcome,
+) -> bool {
+    match commit(engine, pending, slots, &mut out.stats) {
+        Ok(()) => true,
+        Err(e) => {
+            out.stats.error = fathom_engine::errno_of(&e).unwrap_or(libc::EIO);
+            out.error_text = Some(format!("submit: {e}"));
+            false
         }
     }
 }

@@ -177,15 +177,7 @@ fn job(j: &JobResult, group: Option<&GroupResult>) -> Value {
         }),
     );
     m.insert("job_runtime".into(), json!(rt));
-    let (usr, sys) = if rt == 0 {
-        (0.0, 0.0)
-    } else {
-        let ms = rt as f64;
-        (
-            s.cpu.usr.as_secs_f64() * 1000.0 * 100.0 / ms,
-            s.cpu.sys.as_secs_f64() * 1000.0 * 100.0 / ms,
-        )
-    };
+    let (usr, sys) = crate::cpu_percent(s, rt);
     m.insert("usr_cpu".into(), json!(usr));
     m.insert("sys_cpu".into(), json!(sys));
     m.insert("ctx".into(), json!(s.cpu.ctx));

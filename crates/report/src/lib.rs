@@ -108,3 +108,13 @@ pub(crate) fn runtime_ms(s: &ThreadStats) -> u64 {
 
 #[cfg(test)]
 mod tests;
+
+/// usr and sys CPU time as percentages of the job's runtime in ms (0 when nothing ran),
+/// as fio computes `usr_cpu` and `sys_cpu`.
+pub(crate) fn cpu_percent(s: &ThreadStats, rt_ms: u64) -> (f64, f64) {
+    if rt_ms == 0 {
+        return (0.0, 0.0);
+    }
+    let pct = |d: std::time::Duration| d.as_secs_f64() * 1000.0 * 100.0 / rt_ms as f64;
+    (pct(s.cpu.usr), pct(s.cpu.sys))
+}

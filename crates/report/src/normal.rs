@@ -115,15 +115,7 @@ fn write_job(job: &JobResult, group: Option<&GroupResult>, out: &mut dyn Write) 
         lat_line("sync", &s.sync, out)?;
         percentiles("sync", &s.sync, &job.info.percentile_list, out)?;
     }
-    let (usr, sys) = if rt == 0 {
-        (0.0, 0.0)
-    } else {
-        let ms = rt as f64;
-        (
-            s.cpu.usr.as_secs_f64() * 1000.0 * 100.0 / ms,
-            s.cpu.sys.as_secs_f64() * 1000.0 * 100.0 / ms,
-        )
-    };
+    let (usr, sys) = crate::cpu_percent(s, rt);
     writeln!(
         out,
         "  cpu          : usr={usr:3.2}%, sys={sys:3.2}%, ctx={}, majf={}, minf={}",
