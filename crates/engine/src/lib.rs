@@ -38,7 +38,7 @@ pub use buf::{fill_random, AlignedBuf};
 pub use pattern::BufferContent;
 pub use sys::{device_size, errno_of, file_size, logical_block_size};
 
-use fathom_job::Ddir;
+pub use fathom_job::Ddir;
 use std::io;
 use std::path::Path;
 

@@ -1,28 +1,51 @@
 //! fathom: run fio-style storage I/O jobs from Rust.
 //!
-//! A [`Runner`] takes parsed jobs (a [`fathom_job::JobSet`], from a job file, TOML or the
-//! command line), plans them — groups, clones, files, sizes, all checked before anything
-//! is created — lays out files before the clock starts, runs one OS thread per job clone,
-//! and returns a [`RunResult`] with exact, mergeable statistics.
+//! Describe jobs with the [`Job`] builder (the option names of a job file), or parse a
+//! job file's text ([`JobSpec::from_fio_str`], [`JobSet::from_toml_str`]); hand them to a
+//! [`Runner`], which plans them (groups, clones, files, sizes, all checked before anything
+//! is created), lays out files before the clock starts, runs one OS thread per job clone
+//! and returns a [`Report`]: exact, mergeable statistics whose latency histograms answer
+//! any percentile, serde-serializable without loss.
 //!
 //! ```
-//! use fathom::{Runner, JobSet, JobSpec, SizeSpec};
-//! use fathom_job::{Rw, RwKind};
-//! let job = JobSpec {
-//!     name: "oracle".into(),
-//!     ioengine: "null".into(),
-//!     rw: Rw { kind: RwKind::RandRead, suffix: 0 },
-//!     size: Some(SizeSpec::Bytes(16 << 20)),
-//!     ..Default::default()
-//! };
-//! let result = Runner::new(JobSet { jobs: vec![job], global_options: vec![] })
-//!     .run()
-//!     .unwrap();
-//! assert_eq!(result.jobs[0].stats.dirs[0].ios, 4096);
+//! use fathom::{Engine, Job, Runner, RwKind};
+//! use std::time::Duration;
+//!
+//! let job = Job::builder("randread")
+//!     .rw(RwKind::RandRead)
+//!     .bs(4096)
+//!     .size(16 << 20)
+//!     .engine(Engine::Null)
+//!     .iodepth(8)
+//!     .runtime(Duration::from_secs(10))
+//!     .build()?;
+//! let report = Runner::new(job).run()?;
+//! let read = &report.jobs[0].stats.dirs[0];
+//! assert_eq!(read.ios, 4096); // 16 MiB in 4 KiB blocks, each once
+//! println!("p99.9 = {} ns, mean = {:.0} ns", read.clat.percentile(99.9), read.clat.mean());
+//!
+//! // The report is plain data: store it, load it, merge it.
+//! let text = serde_json::to_string(&report)?;
+//! let back: fathom::Report = serde_json::from_str(&text)?;
+//! assert_eq!(back.jobs[0].stats.dirs[0].clat.percentile(99.9), read.clat.percentile(99.9));
+//!
+//! // The same job from a job file's text.
+//! let same = fathom::JobSpec::from_fio_str(
+//!     "[randread]\nrw=randread\nbs=4k\nsize=16m\nioengine=null\niodepth=8\nruntime=10\n",
+//! )?;
+//! assert_eq!(same.size, Runner::new(same.clone()).plan()?.jobs[0].spec.size);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+//!
+//! While it runs, [`Runner::on_interval`] and [`Runner::on_job_end`] report progress and
+//! finished jobs (see [`events`]); [`Runner::cancel_handle`] stops it from another thread
+//! (what SIGINT does in the binary). Custom I/O paths plug in as engines: implement
+//! [`IoEngine`] and [`register_engine`] it by name, then jobs say `ioengine=NAME` (the
+//! crate's `examples/memory_engine.rs` does this with an in-memory engine).
 #![deny(missing_docs)]
 
 mod error;
+pub mod events;
 pub mod guard;
 pub mod live;
 pub mod plan;
@@ -30,9 +53,16 @@ mod run;
 pub mod worker;
 
 pub use error::RunError;
-pub use fathom_job::{JobSet, JobSpec, SizeSpec};
-pub use fathom_stats::RunResult;
+pub use events::{JobProgress, Progress};
+pub use fathom_engine as engine;
+pub use fathom_engine::{register_engine, IoEngine};
+pub use fathom_job::{Engine, Job, JobBuilder, JobSet, JobSpec, RwKind, SizeSpec};
+pub use fathom_stats::{DirStats, JobResult, LatStat, RunResult};
 pub use plan::Plan;
+
+/// What a run returns: every job's and group's statistics, serde-serializable and
+/// lossless (histograms included), the same data the native output format holds.
+pub type Report = RunResult;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -61,16 +91,40 @@ pub struct Runner {
     set: JobSet,
     cancel: CancelHandle,
     live: std::sync::Mutex<Option<Arc<live::LiveBoard>>>,
+    events: std::sync::Mutex<events::Events>,
 }
 
 impl Runner {
-    /// A runner for these jobs.
-    pub fn new(set: JobSet) -> Runner {
+    /// A runner for these jobs: a [`JobSet`] (a parsed job file), a [`JobSpec`] (e.g.
+    /// from [`Job::builder`]) or a `Vec<JobSpec>`.
+    pub fn new(jobs: impl Into<JobSet>) -> Runner {
         Runner {
-            set,
+            set: jobs.into(),
             cancel: CancelHandle::default(),
             live: std::sync::Mutex::new(None),
+            events: std::sync::Mutex::new(events::Events::default()),
         }
+    }
+    /// Call `f` every `period` while jobs run, with each job's progress (totals and the
+    /// interval's I/Os and bytes). Counters are published by the job threads every
+    /// 500 ms, so a shorter period sees the same numbers twice.
+    pub fn on_interval(
+        self,
+        period: std::time::Duration,
+        f: impl FnMut(&Progress) + Send + 'static,
+    ) -> Runner {
+        self.lock_events().interval =
+            Some((period.max(std::time::Duration::from_millis(1)), Box::new(f)));
+        self
+    }
+    /// Call `f` with each job's result as soon as the job ends (all its clones; merged
+    /// when the job sets group_reporting, else once per clone), before later jobs end.
+    pub fn on_job_end(self, f: impl FnMut(&JobResult) + Send + 'static) -> Runner {
+        self.lock_events().job_end = Some(Box::new(f));
+        self
+    }
+    fn lock_events(&self) -> std::sync::MutexGuard<'_, events::Events> {
+        self.events.lock().unwrap_or_else(|e| e.into_inner())
     }
     /// A handle that cancels this runner's run (e.g. from a signal handler thread).
     pub fn cancel_handle(&self) -> CancelHandle {
@@ -87,14 +141,15 @@ impl Runner {
     }
     /// Plan and run. I/O errors inside jobs are recorded in the result (each job's
     /// `stats.error`); only planning and setup failures are errors.
-    pub fn run(self) -> Result<RunResult, RunError> {
+    pub fn run(self) -> Result<Report, RunError> {
         let p = self.plan()?;
         self.run_planned(&p)
     }
     /// Run an already made plan.
     pub fn run_planned(&self, plan: &Plan) -> Result<RunResult, RunError> {
         let board = self.live_board(plan);
-        run::execute(plan, &self.cancel.0, &board)
+        let mut events = self.lock_events();
+        run::execute(plan, &self.cancel.0, &board, &mut events)
     }
     /// The live counters of `plan`'s clones (for progress or a status dump while
     /// [`Runner::run_planned`] runs on another thread). Publication is every 500 ms.

@@ -2,6 +2,7 @@
 //! assemble the reported jobs and groups.
 
 use crate::error::RunError;
+use crate::events::{Events, ProgressTracker};
 use crate::plan::{Plan, PlannedJob};
 use crate::worker::{run_clone, CloneOutcome};
 use fathom_engine::layout::{layout_file, LayoutRequest};
@@ -43,6 +44,7 @@ pub(crate) fn execute(
     plan: &Plan,
     cancel: &Arc<AtomicBool>,
     board: &Arc<crate::live::LiveBoard>,
+    events: &mut Events,
 ) -> Result<RunResult, RunError> {
     let run_start_ms = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -55,6 +57,7 @@ pub(crate) fn execute(
         plan,
         cancel,
         board,
+        events,
         &mut outcomes,
         &mut layout_time,
         &mut cleanup,
@@ -70,10 +73,12 @@ fn run_phases(
     plan: &Plan,
     cancel: &Arc<AtomicBool>,
     board: &Arc<crate::live::LiveBoard>,
+    events: &mut Events,
     outcomes: &mut [Vec<CloneOutcome>],
     layout_time: &mut [Duration],
     cleanup: &mut Cleanup,
 ) -> Result<(), RunError> {
+    let mut progress = ProgressTracker::new(plan);
     for phase in 0..plan.phases() {
         if cancel.load(std::sync::atomic::Ordering::Relaxed) {
             break;
@@ -131,8 +136,10 @@ fn run_phases(
         for (ji, _) in &jobs {
             layout_time[*ji] = lt;
         }
-        // One thread per clone.
+        // One thread per clone; each tells the loop below when it ends, so a job's
+        // result is handed to `on_job_end` as soon as its last clone is done.
         let results: Vec<(usize, CloneOutcome)> = std::thread::scope(|s| {
+            let (tx, rx) = std::sync::mpsc::channel::<usize>();
             let mut handles = Vec::new();
             for (ji, job) in &jobs {
                 let first = plan.jobs[..*ji]
@@ -143,27 +150,64 @@ fn run_phases(
                     let cancel = cancel.clone();
                     let live = &board.clones[first + ci].1;
                     let name = format!("fathom-{}-{}", job.spec.name, clone.jobnum);
+                    let done = DoneSignal(tx.clone(), *ji);
                     let h = std::thread::Builder::new()
                         .name(name.chars().take(15).collect())
-                        .spawn_scoped(s, move || run_clone(job, clone, &cancel, Some(live)))
+                        .spawn_scoped(s, move || {
+                            let _done = done;
+                            run_clone(job, clone, &cancel, Some(live))
+                        })
                         .expect("spawning a job thread");
-                    handles.push((*ji, h));
+                    handles.push((*ji, Some(h)));
                 }
             }
-            handles
-                .into_iter()
-                .map(|(ji, h)| {
-                    let o = h.join().unwrap_or_else(|_| CloneOutcome {
-                        error_text: Some("job thread panicked".into()),
-                        stats: ThreadStats {
-                            error: libc::EIO,
-                            ..ThreadStats::new()
-                        },
-                        ..Default::default()
-                    });
-                    (ji, o)
-                })
-                .collect()
+            drop(tx);
+            let mut left: Vec<usize> = plan.jobs.iter().map(|_| 0).collect();
+            for (ji, _) in &handles {
+                left[*ji] += 1;
+            }
+            let mut got: Vec<(usize, CloneOutcome)> = Vec::new();
+            let period = events.interval_period();
+            let mut next_tick = period.map(|p| Instant::now() + p);
+            loop {
+                let msg = match next_tick {
+                    Some(t) => rx.recv_timeout(t.saturating_duration_since(Instant::now())),
+                    None => rx
+                        .recv()
+                        .map_err(|_| std::sync::mpsc::RecvTimeoutError::Disconnected),
+                };
+                match msg {
+                    Ok(ji) => {
+                        left[ji] -= 1;
+                        if left[ji] > 0 {
+                            continue;
+                        }
+                        // Every clone of job `ji` has ended: collect and announce it.
+                        let mut mine = Vec::new();
+                        for (hj, h) in handles.iter_mut().filter(|(hj, _)| *hj == ji) {
+                            let h = h.take().expect("joined once");
+                            mine.push((*hj, join_clone(h)));
+                        }
+                        progress.finish(ji, mine.iter().map(|(_, o)| o));
+                        if events.job_end.is_some() {
+                            let pid = std::process::id();
+                            let layout = layout_time[ji];
+                            let job = &plan.jobs[ji];
+                            for r in job_results(job, mine.iter().map(|(_, o)| o), layout, pid) {
+                                events.fire_job_end(&r);
+                            }
+                        }
+                        got.extend(mine);
+                    }
+                    Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                        let p = progress.snapshot(board);
+                        events.fire_interval(&p);
+                        next_tick = period.map(|p| Instant::now() + p);
+                    }
+                    Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break,
+                }
+            }
+            got
         });
         for (ji, o) in results {
             outcomes[ji].push(o);
@@ -242,6 +286,53 @@ fn assemble(
         }
     }
     run
+}
+
+/// Tells the run loop that a clone's thread has ended (also when it panicked).
+struct DoneSignal(std::sync::mpsc::Sender<usize>, usize);
+
+impl Drop for DoneSignal {
+    fn drop(&mut self) {
+        let _ = self.0.send(self.1);
+    }
+}
+
+fn join_clone(h: std::thread::ScopedJoinHandle<'_, CloneOutcome>) -> CloneOutcome {
+    h.join().unwrap_or_else(|_| CloneOutcome {
+        error_text: Some("job thread panicked".into()),
+        stats: ThreadStats {
+            error: libc::EIO,
+            ..ThreadStats::new()
+        },
+        ..Default::default()
+    })
+}
+
+/// The reported results of one job: its clones merged under group_reporting, else one
+/// per clone (what `on_job_end` is given).
+fn job_results<'a>(
+    job: &PlannedJob,
+    clones: impl Iterator<Item = &'a CloneOutcome>,
+    layout: Duration,
+    pid: u32,
+) -> Vec<JobResult> {
+    let mut out: Vec<JobResult> = Vec::new();
+    for o in clones {
+        let r = job_result(job, o, layout, pid);
+        match out.first_mut() {
+            Some(m) if job.spec.group_reporting => {
+                m.stats.merge(&o.stats);
+                m.elapsed = m.elapsed.max(o.elapsed);
+                m.job_start_ms = m.job_start_ms.min(o.start_ms);
+                if m.error_text.is_none() {
+                    m.error_text = o.error_text.clone();
+                }
+                m.notes.extend(r.notes);
+            }
+            _ => out.push(r),
+        }
+    }
+    out
 }
 
 fn job_result(job: &PlannedJob, o: &CloneOutcome, layout: Duration, pid: u32) -> JobResult {

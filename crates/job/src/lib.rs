@@ -40,6 +40,7 @@
 //! ```
 #![deny(missing_docs)]
 
+mod builder;
 mod error;
 mod ini;
 pub mod options;
@@ -48,6 +49,7 @@ mod spec;
 mod toml_in;
 pub mod units;
 
+pub use builder::{Engine, Job, JobBuilder};
 pub use error::JobError;
 pub use spec::*;
 

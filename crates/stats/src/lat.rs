@@ -143,6 +143,77 @@ impl std::ops::AddAssign<&LatStat> for LatStat {
     }
 }
 
+/// The serialized form of a [`LatStat`]: exact moments plus the histogram in
+/// HdrHistogram's V2 encoding, base64 (the format every HdrHistogram library reads).
+#[derive(serde::Serialize, serde::Deserialize)]
+struct LatStatRepr {
+    count: u64,
+    min: u64,
+    max: u64,
+    sum: u128,
+    sumsq: u128,
+    /// base64 of the V2-encoded histogram (empty when there are no samples).
+    hist: String,
+}
+
+impl serde::Serialize for LatStat {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use base64::Engine as _;
+        use hdrhistogram::serialization::Serializer as _;
+        let hist = if self.n == 0 {
+            String::new()
+        } else {
+            let mut buf = Vec::new();
+            hdrhistogram::serialization::V2Serializer::new()
+                .serialize(&self.hist, &mut buf)
+                .map_err(|e| serde::ser::Error::custom(format!("histogram: {e:?}")))?;
+            base64::engine::general_purpose::STANDARD.encode(buf)
+        };
+        LatStatRepr {
+            count: self.n,
+            min: self.min(),
+            max: self.max,
+            sum: self.sum,
+            sumsq: self.sumsq,
+            hist,
+        }
+        .serialize(s)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for LatStat {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use base64::Engine as _;
+        use serde::de::Error;
+        let r = LatStatRepr::deserialize(d)?;
+        let mut out = LatStat::new();
+        if r.count == 0 {
+            return Ok(out);
+        }
+        let bytes = base64::engine::general_purpose::STANDARD
+            .decode(r.hist.as_bytes())
+            .map_err(|e| D::Error::custom(format!("histogram base64: {e}")))?;
+        let mut h: Histogram<u64> = hdrhistogram::serialization::Deserializer::new()
+            .deserialize(&mut &bytes[..])
+            .map_err(|e| D::Error::custom(format!("histogram: {e:?}")))?;
+        h.auto(true);
+        if h.len() != r.count {
+            return Err(D::Error::custom(format!(
+                "histogram holds {} samples but count says {}",
+                h.len(),
+                r.count
+            )));
+        }
+        out.hist = h;
+        out.n = r.count;
+        out.min = r.min;
+        out.max = r.max;
+        out.sum = r.sum;
+        out.sumsq = r.sumsq;
+        Ok(out)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -197,6 +268,31 @@ mod tests {
         for p in [1.0, 50.0, 99.0, 99.9] {
             assert_eq!(a.percentile(p), all.percentile(p));
         }
+    }
+
+    #[test]
+    fn serialization_is_lossless() {
+        let mut s = LatStat::new();
+        for v in 0..20_000u64 {
+            s.record(v * v % 9_999_991 + 17);
+        }
+        let text = serde_json::to_string(&s).unwrap();
+        let back: LatStat = serde_json::from_str(&text).unwrap();
+        assert_eq!(back.histogram(), s.histogram());
+        assert_eq!(
+            (back.count(), back.min(), back.max(), back.sum()),
+            (s.count(), s.min(), s.max(), s.sum())
+        );
+        assert_eq!(back.stddev(), s.stddev());
+        for p in [1.0, 50.0, 99.0, 99.99] {
+            assert_eq!(back.percentile(p), s.percentile(p));
+        }
+        let empty: LatStat =
+            serde_json::from_str(&serde_json::to_string(&LatStat::new()).unwrap()).unwrap();
+        assert_eq!(empty.count(), 0);
+        // A corrupted count is caught, not silently believed.
+        let bad = text.replacen("\"count\":20000", "\"count\":20001", 1);
+        assert!(serde_json::from_str::<LatStat>(&bad).is_err());
     }
 
     #[test]

@@ -4,7 +4,7 @@ use crate::thread::ThreadStats;
 use std::time::Duration;
 
 /// What the report needs to know about a job besides its numbers (the job line).
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct JobInfo {
     /// `rw=` as fio prints it (`randrw`, `read`, ...).
     pub rw: String,
@@ -30,7 +30,7 @@ pub struct JobInfo {
 
 /// One reported job: a single clone, or (with group_reporting) the merge of all clones of
 /// the jobs in its group.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct JobResult {
     /// Job name (the first job's name for a merged group).
     pub name: String,
@@ -56,7 +56,7 @@ pub struct JobResult {
 }
 
 /// Aggregates of one direction over a reporting group (fio's "Run status group" lines).
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GroupDir {
     /// Total bytes over all jobs.
     pub io_bytes: u64,
@@ -73,7 +73,7 @@ pub struct GroupDir {
 }
 
 /// A reporting group.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct GroupResult {
     /// Group id.
     pub groupid: u32,
@@ -136,7 +136,7 @@ impl GroupResult {
 }
 
 /// Everything a run produced.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct RunResult {
     /// Reported jobs, in order.
     pub jobs: Vec<JobResult>,

@@ -78,7 +78,7 @@ pub fn batch_index(n: u32) -> usize {
 }
 
 /// One interval sample: bytes and ios completed in one sampling interval.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Sample {
     /// Milliseconds since the start of the measured window at the end of the interval.
     pub t_ms: u64,
@@ -91,7 +91,7 @@ pub struct Sample {
 }
 
 /// Statistics of one direction (read, write or trim).
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct DirStats {
     /// Completed I/Os.
     pub ios: u64,
@@ -165,7 +165,7 @@ impl DirStats {
 }
 
 /// Summary of simple sample statistics (min, max, mean, sample stddev, count).
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct SampleSummary {
     /// Smallest sample.
     pub min: f64,
@@ -204,7 +204,7 @@ impl SampleSummary {
 }
 
 /// CPU usage of a thread over its run.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct CpuUsage {
     /// User CPU time.
     pub usr: Duration,
@@ -252,7 +252,7 @@ impl CpuUsage {
 }
 
 /// Everything one job clone recorded (or, after merging, a group of clones).
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct ThreadStats {
     /// Per direction, indexed read 0, write 1, trim 2.
     pub dirs: [DirStats; 3],
