@@ -52,6 +52,22 @@ pub struct Cli {
     #[arg(long)]
     pub allow_destructive: bool,
 
+    /// List the preset job files (jobs/) with their descriptions.
+    #[arg(long)]
+    pub list_jobs: bool,
+
+    /// Print a preset job file (NAME, NAME.fio or NAME.toml), e.g. to copy and edit it.
+    #[arg(long, value_name = "NAME", require_equals = true)]
+    pub show_job: Option<String>,
+
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    #[arg(long, value_name = "SHELL", require_equals = true)]
+    pub completions: Option<clap_complete::Shell>,
+
+    /// Print fathom's man page (roff) on stdout.
+    #[arg(long)]
+    pub man: bool,
+
     /// List the I/O engines (or describe one: --enghelp=psync).
     #[arg(long, value_name = "ENGINE", num_args = 0..=1, default_missing_value = "", require_equals = true)]
     pub enghelp: Option<String>,
@@ -68,40 +84,77 @@ const OWN_FLAGS: &[&str] = &[
     "enghelp",
     "readonly",
     "allow-destructive",
+    "list-jobs",
+    "show-job",
+    "completions",
+    "man",
     "help",
     "version",
 ];
 
 /// Split argv into (clap arguments, job options in order).
+#[cfg(test)]
 pub fn split_args(args: Vec<OsString>) -> (Vec<OsString>, Vec<String>) {
+    let (c, j) = split_args_indexed(args);
+    (
+        c.into_iter().map(|(_, a)| a).collect(),
+        j.into_iter().map(|(_, a)| a).collect(),
+    )
+}
+
+/// [`split_args`] keeping each argument's position in argv.
+pub fn split_args_indexed(args: Vec<OsString>) -> (Vec<(usize, OsString)>, Vec<(usize, String)>) {
     let mut clap_args = Vec::new();
     let mut job_args = Vec::new();
-    let mut it = args.into_iter();
+    let mut it = args.into_iter().enumerate();
     if let Some(argv0) = it.next() {
         clap_args.push(argv0);
     }
     let mut after_double_dash = false;
-    for a in it {
+    for (i, a) in it {
         if after_double_dash {
-            clap_args.push(a);
+            clap_args.push((i, a));
             continue;
         }
         let s = a.to_string_lossy().to_string();
         if s == "--" {
             after_double_dash = true;
-            clap_args.push(a);
+            clap_args.push((i, a));
             continue;
         }
         if let Some(rest) = s.strip_prefix("--") {
             let name = rest.split('=').next().unwrap_or("");
             if !OWN_FLAGS.contains(&name) && fathom_job::is_job_option(name) {
-                job_args.push(s);
+                job_args.push((i, s));
                 continue;
             }
         }
-        clap_args.push(a);
+        clap_args.push((i, a));
     }
     (clap_args, job_args)
+}
+
+/// Command-line job options sorted by where they stand: `(defaults and command-line jobs,
+/// overrides)`. Options before the first job file are defaults for every job (fio's
+/// rule: a job file's own setting wins); options after a job file and before any
+/// `--name` override what the job files say. `first_file` is the argv position of the
+/// first job file, if any.
+pub fn partition_job_args(
+    job_args: &[(usize, String)],
+    first_file: Option<usize>,
+) -> (Vec<String>, Vec<String>) {
+    let mut defaults = Vec::new();
+    let mut overrides = Vec::new();
+    let mut in_jobs = false;
+    for (i, a) in job_args {
+        in_jobs |= a == "--name" || a.starts_with("--name=");
+        if !in_jobs && first_file.is_some_and(|f| *i > f) {
+            overrides.push(a.clone());
+        } else {
+            defaults.push(a.clone());
+        }
+    }
+    (defaults, overrides)
 }
 
 #[cfg(test)]
@@ -135,6 +188,29 @@ mod tests {
                 "x"
             ])
         );
+    }
+
+    #[test]
+    fn options_after_a_job_file_override_and_before_it_default() {
+        let (c, j) = split_args_indexed(os(&[
+            "fathom",
+            "--size=1m",
+            "jobs/oltp.fio",
+            "--directory=/mnt",
+            "--name=extra",
+            "--rw=write",
+        ]));
+        let first_file = c
+            .iter()
+            .find(|(_, a)| a == "jobs/oltp.fio")
+            .map(|(i, _)| *i);
+        let (d, o) = partition_job_args(&j, first_file);
+        assert_eq!(d, vec!["--size=1m", "--name=extra", "--rw=write"]);
+        assert_eq!(o, vec!["--directory=/mnt"]);
+        // No job file: everything is a default or a command-line job.
+        let (d, o) = partition_job_args(&j, None);
+        assert_eq!(d.len(), 4);
+        assert!(o.is_empty());
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! The `fathom` binary: parse the command line and job files, run, report, exit.
 
 mod args;
+mod presets;
 mod signals;
 
 use anyhow::{Context, Result};
@@ -60,7 +61,8 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
 }
 
 fn real_main() -> Result<u8, Failure> {
-    let (clap_args, job_args) = args::split_args(std::env::args_os().collect());
+    let (clap_indexed, job_indexed) = args::split_args_indexed(std::env::args_os().collect());
+    let clap_args: Vec<_> = clap_indexed.iter().map(|(_, a)| a.clone()).collect();
     let cli = match args::Cli::try_parse_from(clap_args) {
         Ok(c) => c,
         Err(e) => {
@@ -79,6 +81,33 @@ fn real_main() -> Result<u8, Failure> {
         print_stdout(&text)?;
         return Ok(exit::OK);
     }
+    if cli.list_jobs {
+        print_stdout(&presets::list())?;
+        return Ok(exit::OK);
+    }
+    if let Some(name) = &cli.show_job {
+        let text = presets::show(name).ok_or_else(|| {
+            usage(anyhow::anyhow!(
+                "--show-job={name}: no preset of that name; `fathom --list-jobs` lists them"
+            ))
+        })?;
+        print_stdout(text)?;
+        return Ok(exit::OK);
+    }
+    if let Some(shell) = cli.completions {
+        use clap::CommandFactory;
+        let mut out = Vec::new();
+        clap_complete::generate(shell, &mut args::Cli::command(), "fathom", &mut out);
+        print_stdout(&String::from_utf8_lossy(&out))?;
+        return Ok(exit::OK);
+    }
+    if cli.man {
+        use clap::CommandFactory;
+        let mut out = Vec::new();
+        clap_mangen::Man::new(args::Cli::command()).render(&mut out)?;
+        print_stdout(&String::from_utf8_lossy(&out))?;
+        return Ok(exit::OK);
+    }
     if let Some(engine) = &cli.enghelp {
         print_stdout(&enghelp(engine).map_err(usage)?)?;
         return Ok(exit::OK);
@@ -86,7 +115,14 @@ fn real_main() -> Result<u8, Failure> {
     let formats = fathom_report::parse_formats(&cli.output_format)
         .map_err(|e| usage(anyhow::anyhow!("--output-format: {e}")))?;
 
-    let set = fathom_job::parse_all(&job_args, &cli.files, &cli.section).map_err(usage)?;
+    let first_file = clap_indexed
+        .iter()
+        .skip(1)
+        .find(|(_, a)| cli.files.iter().any(|f| a.as_os_str() == f.as_str()))
+        .map(|(i, _)| *i);
+    let (job_args, overrides) = args::partition_job_args(&job_indexed, first_file);
+    let set = fathom_job::parse_all_overriding(&job_args, &overrides, &cli.files, &cli.section)
+        .map_err(usage)?;
     if set.jobs.is_empty() {
         return Err(usage(anyhow::anyhow!(
             "no jobs to run; give a job file (e.g. `fathom jobs/quickstart.fio`) or a \

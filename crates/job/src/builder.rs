@@ -221,7 +221,7 @@ impl JobBuilder {
                     .into(),
             });
         }
-        let (mut jobs, _) = crate::resolve::resolve(&[section], &[], 0)?;
+        let (mut jobs, _) = crate::resolve::resolve(&[section], &[], &[], 0)?;
         Ok(jobs.remove(0).1)
     }
 }

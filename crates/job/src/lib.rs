@@ -60,7 +60,7 @@ fn finish(
     base: &[ini::RawOpt],
     file_index: usize,
 ) -> Result<JobSet, JobError> {
-    let (jobs, globals) = resolve::resolve(sections, base, file_index)?;
+    let (jobs, globals) = resolve::resolve(sections, base, &[], file_index)?;
     Ok(JobSet {
         jobs: jobs.into_iter().map(|(_, j)| j).collect(),
         global_options: globals
@@ -91,7 +91,34 @@ pub fn parse_all(
     files: &[String],
     sections: &[String],
 ) -> Result<JobSet, JobError> {
+    parse_all_overriding(cli_args, &[], files, sections)
+}
+
+/// [`parse_all`] with `overrides`: job options (no `--name`) that win over what the job
+/// files say, applied to every job after its own options. The binary passes the options
+/// written after a job file on its command line (`fathom jobs/oltp.fio --size=4g`), while
+/// those written before the first job file stay defaults, as in fio.
+pub fn parse_all_overriding(
+    cli_args: &[String],
+    overrides: &[String],
+    files: &[String],
+    sections: &[String],
+) -> Result<JobSet, JobError> {
     let (cli_globals, cli_sections) = resolve::read_cli(cli_args)?;
+    let (tail, stray) = resolve::read_cli(overrides)?;
+    if let Some(s) = stray.first() {
+        return Err(JobError::Syntax {
+            loc: s.loc.clone(),
+            msg: format!(
+                "--name={} may not be given among overriding options",
+                s.name
+            ),
+        });
+    }
+    resolve::apply_opts(
+        &mut JobSpec::default(),
+        &cli_globals.iter().chain(&tail).collect::<Vec<_>>(),
+    )?;
     let mut set = JobSet {
         jobs: Vec::new(),
         global_options: cli_globals
@@ -134,7 +161,7 @@ pub fn parse_all(
         } else {
             ini::read_ini(&text, &path)?
         };
-        let (jobs, globals) = resolve::resolve(&raw, &cli_globals, i)?;
+        let (jobs, globals) = resolve::resolve(&raw, &cli_globals, &tail, i)?;
         for (k, (name, mut job)) in jobs.into_iter().enumerate() {
             if i > 0 && k == 0 {
                 job.stonewall = true;
@@ -148,7 +175,8 @@ pub fn parse_all(
                 .map(|o| (o.name, o.value.unwrap_or_default())),
         );
     }
-    let (jobs, globals) = resolve::resolve(&cli_sections, &cli_globals, files.len())?;
+    let cli_base: Vec<_> = cli_globals.iter().chain(&tail).cloned().collect();
+    let (jobs, globals) = resolve::resolve(&cli_sections, &cli_base, &[], files.len())?;
     for (name, job) in jobs {
         names.push(name);
         set.jobs.push(job);

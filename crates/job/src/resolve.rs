@@ -88,10 +88,12 @@ fn apply_one(job: &mut JobSpec, o: &RawOpt, ctx: &Ctx) -> Result<(), JobError> {
 pub(crate) type Resolved = (Vec<(String, JobSpec)>, Vec<RawOpt>);
 
 /// Turn sections into jobs. `base` are defaults applied before everything (command-line
-/// globals). Returns the jobs and the options of global sections.
+/// globals), `tail` overrides applied after each job's own options (command-line options
+/// given after the job files). Returns the jobs and the options of global sections.
 pub(crate) fn resolve(
     sections: &[RawSection],
     base: &[RawOpt],
+    tail: &[RawOpt],
     file_index: usize,
 ) -> Result<Resolved, JobError> {
     let mut globals: Vec<RawOpt> = Vec::new();
@@ -111,11 +113,17 @@ pub(crate) fn resolve(
             file_index,
             ..JobSpec::default()
         };
-        let all: Vec<&RawOpt> = base.iter().chain(&globals).chain(&s.opts).collect();
+        let all: Vec<&RawOpt> = base
+            .iter()
+            .chain(&globals)
+            .chain(&s.opts)
+            .chain(tail)
+            .collect();
         apply_opts(&mut job, &all)?;
         job.job_options = s
             .opts
             .iter()
+            .chain(tail)
             .map(|o| (o.name.clone(), o.value.clone().unwrap_or_default()))
             .collect();
         jobs.push((s.name.clone(), job));
