@@ -198,3 +198,39 @@ fathomtest!(libaio_direct_records_slat_and_depth_16, |env| {
     assert_eq!(r["slat_ns"]["N"], 4096);
     assert!(v["jobs"][0]["iodepth_level"]["16"].as_f64().unwrap() > 50.0);
 });
+
+fathomtest!(
+    a_misspelt_option_on_the_command_line_gets_a_suggestion,
+    |env| {
+        let o = env.run(&["--ioengnie=null", "--name=a"]);
+        assert_eq!(o.status.code(), Some(2));
+        let e = stderr(&o);
+        assert!(e.contains("unknown option '--ioengnie'"), "{e}");
+        assert!(
+            e.contains("did you mean the job option '--ioengine'"),
+            "{e}"
+        );
+        let o = env.run(&["--outptu-format=json"]);
+        assert_eq!(o.status.code(), Some(2));
+        assert!(
+            stderr(&o).contains("did you mean '--output-format'"),
+            "{}",
+            stderr(&o)
+        );
+    }
+);
+
+fathomtest!(buffered_libaio_at_depth_gets_a_note_on_stderr_only, |env| {
+    let dir = format!("--directory={}", env.path().display());
+    let o = env.run(&[
+        "--output-format=json",
+        &dir,
+        "--name=a",
+        "--ioengine=libaio",
+        "--iodepth=8",
+        "--size=1m",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("add direct=1"), "{}", stderr(&o));
+    json(&o); // stdout is still pure JSON
+});

@@ -105,7 +105,7 @@ pub fn split_args(args: Vec<OsString>) -> (Vec<OsString>, Vec<String>) {
 /// Arguments with their positions in argv.
 pub type Indexed<T> = Vec<(usize, T)>;
 
-/// [`split_args`] keeping each argument's position in argv.
+/// `split_args` keeping each argument's position in argv.
 pub fn split_args_indexed(args: Vec<OsString>) -> (Indexed<OsString>, Indexed<String>) {
     let mut clap_args = Vec::new();
     let mut job_args = Vec::new();

@@ -53,6 +53,37 @@ fn main() -> ExitCode {
     }
 }
 
+/// For `--ioengnie=null`: say it is unknown and suggest the closest job option or flag
+/// (clap alone knows only fathom's own flags).
+fn unknown_flag_message(e: &clap::Error) -> Option<String> {
+    use clap::CommandFactory;
+    let arg = match e.get(clap::error::ContextKind::InvalidArg)? {
+        clap::error::ContextValue::String(s) => s.clone(),
+        _ => return None,
+    };
+    let name = arg.strip_prefix("--")?.split('=').next()?.to_string();
+    let own: Vec<String> = args::Cli::command()
+        .get_arguments()
+        .filter_map(|a| a.get_long().map(str::to_string))
+        .collect();
+    let job = fathom_job::options::suggest(&name.replace('-', "_"));
+    let flag = own
+        .iter()
+        .map(|f| (strsim::levenshtein(&name, f), f))
+        .filter(|(d, _)| *d <= (name.len() / 3).max(2))
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, f)| f.clone());
+    let hint = match (job, flag) {
+        (Some(j), _) => format!(" (did you mean the job option '--{j}'?)"),
+        (None, Some(f)) => format!(" (did you mean '--{f}'?)"),
+        (None, None) => String::new(),
+    };
+    Some(format!(
+        "unknown option '--{name}'{hint}; `fathom --help` lists fathom's flags, \
+         `fathom --cmdhelp` every job option"
+    ))
+}
+
 fn is_broken_pipe(e: &anyhow::Error) -> bool {
     e.chain().any(|c| {
         c.downcast_ref::<std::io::Error>()
@@ -71,6 +102,12 @@ fn real_main() -> Result<u8, Failure> {
                 ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => exit::OK,
                 _ => exit::USAGE,
             };
+            if e.kind() == ErrorKind::UnknownArgument {
+                if let Some(msg) = unknown_flag_message(&e) {
+                    eprintln!("fathom: error: {msg}");
+                    return Ok(code);
+                }
+            }
             let _ = e.print();
             return Ok(code);
         }

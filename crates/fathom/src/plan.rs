@@ -389,6 +389,14 @@ fn plan_job(
             spec.name, spec.ioengine, spec.iodepth
         ));
     }
+    if spec.iodepth > 1 && spec.ioengine == "libaio" && !spec.direct && !caps.diskless {
+        warnings.push(format!(
+            "note: job '{}': libaio without direct=1 completes buffered I/O inside io_submit, \
+             so iodepth={} is rarely reached; add direct=1, or use io_uring for buffered \
+             asynchronous I/O",
+            spec.name, spec.iodepth
+        ));
+    }
     if spec.direct && caps.no_direct {
         return Err(plan_err(
             spec,

@@ -1,6 +1,7 @@
 //! The option table: one definition per option (name, aliases, category, type, default,
 //! doc, and how it applies to a [`JobSpec`]). Help text and the parsers come from here.
 
+pub mod docs;
 mod engine;
 mod files;
 mod io;

@@ -1,0 +1,115 @@
+//! The option reference (`docs/options.md`), generated from the option table so it can
+//! never drift from what the parser accepts (a test compares the file with this output).
+
+use super::{table, unsupported_names, OptDef};
+
+/// Options fathom has that fio does not (marked "fathom extension" in the reference).
+pub const EXTENSIONS: &[&str] = &[];
+
+fn cell(s: &str) -> String {
+    s.replace('|', "\\|").replace('\n', " ")
+}
+
+fn row(o: &OptDef) -> String {
+    let mut name = format!("`{}`", o.name);
+    if EXTENSIONS.contains(&o.name) {
+        name.push_str(" *(fathom extension)*");
+    }
+    let aliases = o
+        .aliases
+        .iter()
+        .map(|a| format!("`{a}`"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let default = if o.default.is_empty() {
+        String::new()
+    } else {
+        format!("`{}`", o.default)
+    };
+    let example = super::example(o)
+        .map(|e| format!("`{}={}`", o.name, e))
+        .unwrap_or_default();
+    format!(
+        "| {name} | {} | {} | {default} | {} | {example} |\n",
+        cell(&aliases),
+        cell(o.ty),
+        cell(o.doc)
+    )
+}
+
+/// The whole reference in Markdown.
+pub fn markdown() -> String {
+    let mut s = String::from(
+        "# Job options\n\n\
+         <!-- Generated from the option table (crates/job/src/options); do not edit.\n     \
+         Regenerate with: FATHOM_BLESS=1 cargo test -p fathom-job options_reference -->\n\n\
+         Every option below is accepted in fio INI job files (`name=value`), in TOML job\n\
+         files (`name = value`, strict units) and on the command line (`--name=value`).\n\
+         Names and meanings are fio's unless marked *fathom extension*. `fathom\n\
+         --cmdhelp=NAME` prints the same text for one option.\n\n\
+         Value types: *size* takes fio's suffixes (`4k`, `1m`, `2g`; `kb_base` rules in .fio\n\
+         files, strict `KiB`/`kB` in TOML), *time* takes `us`, `ms`, `s`, `m`, `h`, `d` (the\n\
+         unit in parentheses is the default for a bare number), *R,W,T* lists give read,\n\
+         write and trim values apart, and *bool* is `0` or `1` (a bare flag means `1`).\n",
+    );
+    let mut cats: Vec<&str> = Vec::new();
+    for o in table() {
+        if !cats.contains(&o.category) {
+            cats.push(o.category);
+        }
+    }
+    for c in cats {
+        s.push_str(&format!("\n## {c}\n\n"));
+        s.push_str("| option | aliases | type | default | description | example |\n");
+        s.push_str("|---|---|---|---|---|---|\n");
+        let mut opts: Vec<&OptDef> = table().filter(|o| o.category == c).collect();
+        opts.sort_by_key(|o| o.name);
+        for o in opts {
+            s.push_str(&row(o));
+        }
+    }
+    let mut not_yet: Vec<&str> = unsupported_names().collect();
+    not_yet.sort_unstable();
+    not_yet.dedup();
+    s.push_str(
+        "\n## fio options not supported yet\n\n\
+         fathom knows these fio options and refuses a job that uses them with \
+         `FILE:LINE: option 'NAME' is not supported yet`, rather than ignoring them:\n\n",
+    );
+    s.push_str(
+        &not_yet
+            .iter()
+            .map(|n| format!("`{n}`"))
+            .collect::<Vec<_>>()
+            .join(", "),
+    );
+    s.push('\n');
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn options_reference_is_current() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/options.md");
+        let want = super::markdown();
+        if std::env::var_os("FATHOM_BLESS").is_some() {
+            std::fs::write(path, &want).unwrap();
+        }
+        let have = std::fs::read_to_string(path).unwrap_or_default();
+        assert!(
+            have == want,
+            "docs/options.md is stale: regenerate it with \
+             `FATHOM_BLESS=1 cargo test -p fathom-job options_reference`"
+        );
+    }
+
+    #[test]
+    fn every_option_has_a_row_and_a_description() {
+        let md = super::markdown();
+        for o in super::table() {
+            assert!(!o.doc.is_empty(), "{} has no doc", o.name);
+            assert!(md.contains(&format!("| `{}`", o.name)), "{}", o.name);
+        }
+    }
+}
