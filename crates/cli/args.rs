@@ -73,6 +73,31 @@ pub struct Cli {
     pub enghelp: Option<String>,
 }
 
+/// `fathom merge`: add stored runs (native results) exactly into one.
+#[derive(Parser, Debug)]
+#[command(
+    name = "fathom merge",
+    about = "Add native results (--output-format=native) of the same jobs exactly into one",
+    long_about = "Add native results (written with --output-format=native) of the same jobs \
+exactly into one: jobs are matched by name and group, counters and latency histograms add \
+bucket by bucket, interval samples add by interval and runtime is the longest, as if every \
+run had been one more clone running at the same time (one job run on several hosts). The \
+merged result lists where each input came from (merged_from).\n\n\
+    fathom merge host1.native host2.native > all.native\n\
+    fathom merge --output-format=normal a.native b.native"
+)]
+pub struct MergeCli {
+    /// Native result files ("-" reads stdin).
+    #[arg(value_name = "RESULT", required = true)]
+    pub files: Vec<String>,
+    /// Write to FILE instead of stdout.
+    #[arg(long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Formats of the merged result, a comma list (native, json, normal).
+    #[arg(long, value_name = "LIST", default_value = "native")]
+    pub output_format: String,
+}
+
 /// Names of fathom's own long flags (everything else starting with `--` that names a job
 /// option is a job option).
 const OWN_FLAGS: &[&str] = &[

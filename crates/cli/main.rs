@@ -92,6 +92,10 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
 }
 
 fn real_main() -> Result<u8, Failure> {
+    let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    if argv.get(1).is_some_and(|a| a == "merge") {
+        return merge_main(&argv[1..]);
+    }
     let (clap_indexed, job_indexed) = args::split_args_indexed(std::env::args_os().collect());
     let clap_args: Vec<_> = clap_indexed.iter().map(|(_, a)| a.clone()).collect();
     let cli = match args::Cli::try_parse_from(clap_args) {
@@ -231,6 +235,49 @@ fn real_main() -> Result<u8, Failure> {
     if result.jobs.iter().any(|j| j.stats.error != 0) {
         return Ok(exit::IO_ERROR);
     }
+    Ok(exit::OK)
+}
+
+/// `fathom merge A B ...`: read native results, add them, write the merged result.
+fn merge_main(argv: &[std::ffi::OsString]) -> Result<u8, Failure> {
+    let cli = match args::MergeCli::try_parse_from(argv) {
+        Ok(c) => c,
+        Err(e) => {
+            let code = match e.kind() {
+                clap::error::ErrorKind::DisplayHelp => exit::OK,
+                _ => exit::USAGE,
+            };
+            let _ = e.print();
+            return Ok(code);
+        }
+    };
+    let formats = fathom_report::parse_formats(&cli.output_format)
+        .map_err(|e| usage(anyhow::anyhow!("--output-format: {e}")))?;
+    let mut runs = Vec::new();
+    for f in &cli.files {
+        let text = if f == "-" {
+            let mut s = String::new();
+            std::io::Read::read_to_string(&mut std::io::stdin(), &mut s)
+                .context("reading stdin")?;
+            s
+        } else {
+            std::fs::read_to_string(f).with_context(|| format!("reading {f}"))?
+        };
+        let run =
+            fathom_report::native::read(&text).map_err(|e| usage(anyhow::anyhow!("{f}: {e}")))?;
+        runs.push(run);
+    }
+    let merged = fathom::Report::merge(runs).map_err(|e| usage(anyhow::anyhow!("{e}")))?;
+    let mut out: Box<dyn Write> = match &cli.output {
+        Some(p) => Box::new(std::io::BufWriter::new(
+            std::fs::File::create(p).with_context(|| format!("--output {}", p.display()))?,
+        )),
+        None => Box::new(std::io::stdout().lock()),
+    };
+    for f in &formats {
+        fathom_report::reporter(*f).write_report(&merged, &mut out)?;
+    }
+    out.flush()?;
     Ok(exit::OK)
 }
 

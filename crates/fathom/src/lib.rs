@@ -46,6 +46,7 @@
 
 mod error;
 pub mod events;
+pub mod facts;
 pub mod guard;
 pub mod live;
 pub mod plan;

@@ -17,6 +17,8 @@ use std::time::{Duration, Instant};
 #[derive(Default)]
 struct Cleanup {
     dirs: Vec<PathBuf>,
+    /// Facts about each job's files, taken when its phase ends (before unlink).
+    targets: Vec<fathom_stats::TargetFacts>,
 }
 
 impl Cleanup {
@@ -62,10 +64,13 @@ pub(crate) fn execute(
         &mut layout_time,
         &mut cleanup,
     );
+    let targets = std::mem::take(&mut cleanup.targets);
     cleanup.finish();
     result?;
     let mut run = assemble(plan, outcomes, layout_time, run_start_ms);
     run.interrupted = cancel.load(std::sync::atomic::Ordering::SeqCst);
+    run.host = crate::facts::host();
+    run.targets = targets;
     Ok(run)
 }
 
@@ -211,6 +216,19 @@ fn run_phases(
         });
         for (ji, o) in results {
             outcomes[ji].push(o);
+        }
+        for (_, job) in &jobs {
+            for f in job.clones.iter().flat_map(|c| c.files.iter()) {
+                let path = f.path.display().to_string();
+                if !cleanup
+                    .targets
+                    .iter()
+                    .any(|t| t.job == job.spec.name && t.path == path)
+                {
+                    let t = crate::facts::target(&job.spec.name, &f.path, job.caps.diskless);
+                    cleanup.targets.push(t);
+                }
+            }
         }
         // unlink=1: remove this phase's files, but only those fathom created: a file that
         // was there before the run is the user's.

@@ -22,6 +22,7 @@
 #![deny(missing_docs)]
 
 mod json;
+pub mod native;
 mod normal;
 pub mod units;
 
@@ -36,6 +37,8 @@ pub enum Format {
     Normal,
     /// fio's JSON.
     Json,
+    /// fathom's lossless result format (see [`native`]).
+    Native,
 }
 
 impl std::str::FromStr for Format {
@@ -44,11 +47,12 @@ impl std::str::FromStr for Format {
         match s.trim() {
             "normal" => Ok(Format::Normal),
             "json" => Ok(Format::Json),
-            f @ ("terse" | "json+" | "csv" | "markdown" | "native") => Err(format!(
-                "output format '{f}' is not supported yet (available: normal, json)"
+            "native" => Ok(Format::Native),
+            f @ ("terse" | "json+" | "csv" | "markdown") => Err(format!(
+                "output format '{f}' is not supported yet (available: normal, json, native)"
             )),
             f => Err(format!(
-                "unknown output format '{f}' (available: normal, json)"
+                "unknown output format '{f}' (available: normal, json, native)"
             )),
         }
     }
@@ -77,6 +81,7 @@ pub fn reporter(format: Format) -> Box<dyn Reporter> {
     match format {
         Format::Normal => Box::new(normal::Normal),
         Format::Json => Box::new(json::Json),
+        Format::Native => Box::new(native::Native),
     }
 }
 

@@ -57,6 +57,7 @@ fn run() -> RunResult {
         version: "0.1.0".into(),
         threads: 1,
         interrupted: false,
+        ..Default::default()
     }
 }
 

@@ -17,12 +17,14 @@
 //! ```
 #![deny(missing_docs)]
 
+mod facts;
 mod lat;
 mod result;
 mod thread;
 
+pub use facts::{HostFacts, TargetFacts};
 pub use lat::{LatStat, SIGFIGS};
-pub use result::{GroupDir, GroupResult, JobInfo, JobResult, RunResult};
+pub use result::{GroupDir, GroupResult, JobInfo, JobResult, MergedSource, RunResult};
 pub use thread::{
     batch_index, depth_level_index, lat_bucket, CpuUsage, DirStats, Sample, SampleSummary,
     ThreadStats, LAT_BUCKETS, LAT_BUCKET_BOUNDS_NS,

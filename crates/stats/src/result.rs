@@ -153,4 +153,165 @@ pub struct RunResult {
     /// The run was cancelled (SIGINT/SIGTERM or a cancel handle): the numbers cover the
     /// work done until then.
     pub interrupted: bool,
+    /// The machine it ran on.
+    #[serde(default)]
+    pub host: crate::HostFacts,
+    /// The files and devices the jobs used.
+    #[serde(default)]
+    pub targets: Vec<crate::TargetFacts>,
+    /// When this result merges several (`fathom merge`): where each came from.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub merged_from: Vec<MergedSource>,
+}
+
+/// One input of a merged result.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct MergedSource {
+    /// Host name of that run.
+    pub hostname: String,
+    /// Its start, ms since the Unix epoch.
+    pub timestamp_ms: u64,
+    /// fathom version that produced it.
+    pub version: String,
+}
+
+impl RunResult {
+    /// Add other runs of the same jobs to this one, exactly: jobs are matched by name and
+    /// reporting group and their statistics merged (counters add, histograms add bucket by
+    /// bucket, interval samples add by interval, runtime is the longest), as if every run
+    /// had been one more clone of the job running at the same time (the multi-host view).
+    /// Jobs present in only some runs are kept as they are. Groups are recomputed.
+    pub fn merge(runs: Vec<RunResult>) -> Result<RunResult, String> {
+        let mut it = runs.into_iter();
+        let Some(mut out) = it.next() else {
+            return Err("nothing to merge".into());
+        };
+        let source = |r: &RunResult| MergedSource {
+            hostname: r.host.hostname.clone(),
+            timestamp_ms: r.timestamp_ms,
+            version: r.version.clone(),
+        };
+        if out.merged_from.is_empty() {
+            out.merged_from.push(source(&out));
+        }
+        for r in it {
+            if r.merged_from.is_empty() {
+                out.merged_from.push(source(&r));
+            } else {
+                out.merged_from.extend(r.merged_from.iter().cloned());
+            }
+            for j in r.jobs {
+                match out
+                    .jobs
+                    .iter_mut()
+                    .find(|o| o.name == j.name && o.groupid == j.groupid)
+                {
+                    Some(o) => {
+                        if o.info.kb_base != j.info.kb_base {
+                            return Err(format!(
+                                "job '{}': kb_base {} and {} differ; results would mix units",
+                                j.name, o.info.kb_base, j.info.kb_base
+                            ));
+                        }
+                        o.stats.merge(&j.stats);
+                        o.elapsed = o.elapsed.max(j.elapsed);
+                        o.job_start_ms = o.job_start_ms.min(j.job_start_ms);
+                        if o.error_text.is_none() {
+                            o.error_text = j.error_text;
+                        }
+                        o.notes.extend(j.notes);
+                    }
+                    None => out.jobs.push(j),
+                }
+            }
+            out.threads += r.threads;
+            out.interrupted |= r.interrupted;
+            out.timestamp_ms = out.timestamp_ms.min(r.timestamp_ms);
+            for t in r.targets {
+                if !out.targets.contains(&t) {
+                    out.targets.push(t);
+                }
+            }
+        }
+        let mut gids: Vec<u32> = out.jobs.iter().map(|j| j.groupid).collect();
+        gids.sort_unstable();
+        gids.dedup();
+        out.groups = gids
+            .into_iter()
+            .map(|g| {
+                let members: Vec<&JobResult> = out.jobs.iter().filter(|j| j.groupid == g).collect();
+                GroupResult::from_clones(
+                    g,
+                    members[0].info.kb_base,
+                    members.iter().map(|j| &j.stats),
+                )
+            })
+            .collect();
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod merge_tests {
+    use super::*;
+
+    fn run(host: &str, lats: &[u64]) -> RunResult {
+        let mut stats = ThreadStats::new();
+        for &l in lats {
+            stats.record_io(0, 4096, None, l);
+        }
+        stats.runtime = Duration::from_secs(1);
+        stats.finish();
+        RunResult {
+            jobs: vec![JobResult {
+                name: "j".into(),
+                info: JobInfo {
+                    kb_base: 1024,
+                    ..Default::default()
+                },
+                stats,
+                ..Default::default()
+            }],
+            host: crate::HostFacts {
+                hostname: host.into(),
+                ..Default::default()
+            },
+            threads: 1,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn merging_runs_equals_one_run_of_everything() {
+        let a: Vec<u64> = (1..=3000).map(|i| i * 1000).collect();
+        let b: Vec<u64> = (1..=1000).map(|i| i * 7919 % 5_000_000 + 1).collect();
+        let all: Vec<u64> = a.iter().chain(&b).copied().collect();
+        // Through serde, as `fathom merge` reads stored results.
+        let trip = |r: RunResult| -> RunResult {
+            serde_json::from_str(&serde_json::to_string(&r).unwrap()).unwrap()
+        };
+        let m = RunResult::merge(vec![trip(run("h1", &a)), trip(run("h2", &b))]).unwrap();
+        let one = run("h1", &all);
+        let (x, y) = (&m.jobs[0].stats.dirs[0], &one.jobs[0].stats.dirs[0]);
+        assert_eq!(m.jobs.len(), 1);
+        assert_eq!((x.ios, x.bytes), (4000, 4000 * 4096));
+        for p in [1.0, 50.0, 90.0, 99.0, 99.9, 100.0] {
+            assert_eq!(x.clat.percentile(p), y.clat.percentile(p), "p{p}");
+        }
+        assert_eq!(x.clat.mean(), y.clat.mean());
+        assert_eq!(x.clat.stddev(), y.clat.stddev());
+        assert_eq!(m.threads, 2);
+        assert_eq!(m.groups.len(), 1);
+        assert_eq!(m.groups[0].dirs[0].io_bytes, 4000 * 4096);
+        let hosts: Vec<&str> = m.merged_from.iter().map(|s| s.hostname.as_str()).collect();
+        assert_eq!(hosts, ["h1", "h2"]);
+    }
+
+    #[test]
+    fn merging_refuses_mixed_units_and_nothing() {
+        let mut b = run("h", &[1]);
+        b.jobs[0].info.kb_base = 1000;
+        assert!(RunResult::merge(vec![run("h", &[1]), b]).is_err());
+        assert!(RunResult::merge(vec![]).is_err());
+    }
 }
