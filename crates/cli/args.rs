@@ -98,6 +98,29 @@ pub struct MergeCli {
     pub output_format: String,
 }
 
+/// `fathom plot`: SVG charts of results.
+#[derive(Parser, Debug)]
+#[command(
+    name = "fathom plot",
+    about = "Write SVG charts of results: latency percentile spectrum, IOPS and bandwidth over \
+time, IOPS compared across results",
+    long_about = "Write SVG charts of results into a directory: per job and direction the \
+completion-latency percentile spectrum (a log \"nines\" axis: 90%, 99%, 99.9% ...), IOPS and \
+bandwidth over time (500 ms samples), and a bar chart of IOPS across every result given. \
+Several results overlay in one chart per job, so a before/after pair reads at a glance.\n\n\
+Native results (--output-format=native) have everything; fio JSON+ results give the \
+spectrum and totals, fio JSON the totals only.\n\n\
+    fathom plot before.native after.native -o plots/"
+)]
+pub struct PlotCli {
+    /// Result files: fathom native, or fio JSON / JSON+.
+    #[arg(value_name = "RESULT", required = true)]
+    pub files: Vec<String>,
+    /// Directory to write the SVG files to (created if missing).
+    #[arg(short, long, value_name = "DIR", default_value = "fathom-plots")]
+    pub output: PathBuf,
+}
+
 /// Names of fathom's own long flags (everything else starting with `--` that names a job
 /// option is a job option).
 const OWN_FLAGS: &[&str] = &[

@@ -96,6 +96,9 @@ fn real_main() -> Result<u8, Failure> {
     if argv.get(1).is_some_and(|a| a == "merge") {
         return merge_main(&argv[1..]);
     }
+    if argv.get(1).is_some_and(|a| a == "plot") {
+        return plot_main(&argv[1..]);
+    }
     let (clap_indexed, job_indexed) = args::split_args_indexed(std::env::args_os().collect());
     let clap_args: Vec<_> = clap_indexed.iter().map(|(_, a)| a.clone()).collect();
     let cli = match args::Cli::try_parse_from(clap_args) {
@@ -278,6 +281,53 @@ fn merge_main(argv: &[std::ffi::OsString]) -> Result<u8, Failure> {
         fathom_report::reporter(*f).write_report(&merged, &mut out)?;
     }
     out.flush()?;
+    Ok(exit::OK)
+}
+
+/// `fathom plot A [B ...] -o DIR`: SVG charts of results.
+fn plot_main(argv: &[std::ffi::OsString]) -> Result<u8, Failure> {
+    let cli = match args::PlotCli::try_parse_from(argv) {
+        Ok(c) => c,
+        Err(e) => {
+            let code = match e.kind() {
+                clap::error::ErrorKind::DisplayHelp => exit::OK,
+                _ => exit::USAGE,
+            };
+            let _ = e.print();
+            return Ok(code);
+        }
+    };
+    let mut inputs = Vec::new();
+    for f in &cli.files {
+        let text = std::fs::read_to_string(f).with_context(|| format!("reading {f}"))?;
+        let run = match fathom_report::native::read(&text) {
+            Ok(r) => r,
+            Err(native_err) => fathom_report::plot::from_fio_json(&text).map_err(|e| {
+                usage(anyhow::anyhow!(
+                    "{f}: neither a native result ({native_err}) nor fio JSON ({e})"
+                ))
+            })?,
+        };
+        let label = std::path::Path::new(f)
+            .file_stem()
+            .map_or_else(|| f.clone(), |s| s.to_string_lossy().into_owned());
+        inputs.push(fathom_report::plot::Input { label, run });
+    }
+    let charts = fathom_report::plot::charts(&inputs).map_err(|e| usage(anyhow::anyhow!(e)))?;
+    if charts.is_empty() {
+        return Err(usage(anyhow::anyhow!(
+            "nothing to plot: the results hold no I/O"
+        )));
+    }
+    std::fs::create_dir_all(&cli.output)
+        .with_context(|| format!("creating {}", cli.output.display()))?;
+    let mut listing = String::new();
+    for c in &charts {
+        let p = cli.output.join(&c.file);
+        std::fs::write(&p, &c.svg).with_context(|| format!("writing {}", p.display()))?;
+        listing.push_str(&format!("{}  {}\n", p.display(), c.title));
+    }
+    print_stdout(&listing)?;
     Ok(exit::OK)
 }
 

@@ -24,6 +24,7 @@
 mod json;
 pub mod native;
 mod normal;
+pub mod plot;
 pub mod units;
 
 use fathom_stats::{JobInfo, RunResult, ThreadStats};

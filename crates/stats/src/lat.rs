@@ -60,6 +60,21 @@ impl LatStat {
         self.sumsq += (ns as u128) * (ns as u128);
     }
 
+    /// Record `n` samples of the same value (e.g. a histogram bucket read from a file).
+    pub fn record_n(&mut self, ns: u64, n: u64) {
+        if n == 0 {
+            return;
+        }
+        if self.hist.record_n(ns, n).is_err() {
+            self.hist.saturating_record_n(ns, n);
+        }
+        self.n += n;
+        self.min = self.min.min(ns);
+        self.max = self.max.max(ns);
+        self.sum += ns as u128 * n as u128;
+        self.sumsq += (ns as u128) * (ns as u128) * n as u128;
+    }
+
     /// Number of samples.
     pub fn count(&self) -> u64 {
         self.n
