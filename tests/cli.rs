@@ -234,3 +234,32 @@ fathomtest!(buffered_libaio_at_depth_gets_a_note_on_stderr_only, |env| {
     assert!(stderr(&o).contains("add direct=1"), "{}", stderr(&o));
     json(&o); // stdout is still pure JSON
 });
+
+fathomtest!(assert_conditions_gate_the_exit_code, |env| {
+    let base = ["--name=g", "--ioengine=null", "--rw=randread", "--size=4m"];
+    let run = |extra: &[&str]| {
+        let mut a: Vec<&str> = vec!["--output-format=json"];
+        a.extend_from_slice(extra);
+        a.extend_from_slice(&base);
+        env.run(&a)
+    };
+    let o = run(&["--assert=read.ios==1024,read.clat.p99<=1s"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("assert ok: job 'g': read.ios==1024 (measured 1024.0)"),
+        "{}",
+        stderr(&o)
+    );
+    json(&o);
+    let o = run(&["--assert=read.ios>=2000"]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("assert FAILED: job 'g': read.ios>=2000 (measured 1024.0)"),
+        "{}",
+        stderr(&o)
+    );
+    json(&o); // results are still complete on stdout
+    let o = run(&["--assert=read.iops=>5"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("option 'assert'"), "{}", stderr(&o));
+});

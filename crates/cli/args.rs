@@ -16,7 +16,8 @@ command line as fio does: options before the first --name are global, each --nam
 job, e.g.\n\n    fathom --name=a --rw=randread --bs=4k --size=1g\n\n\
 Every job option fathom knows is listed by --cmdhelp; --cmdhelp=OPTION explains one.",
     after_help = "Exit codes: 0 success, 1 a job hit an I/O error, 2 bad job file or usage, \
-130/143 interrupted by SIGINT/SIGTERM (results so far are still printed)."
+3 an assert= condition failed, 130/143 interrupted by SIGINT/SIGTERM (results so far are still \
+printed).\n\nMore: fathom merge --help, fathom plot --help, fathom --list-jobs."
 )]
 pub struct Cli {
     /// Job files to run (fio INI, or TOML when the name ends in .toml; "-" reads stdin).

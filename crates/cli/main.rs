@@ -16,6 +16,7 @@ mod exit {
     pub const OK: u8 = 0;
     pub const IO_ERROR: u8 = 1;
     pub const USAGE: u8 = 2;
+    pub const CHECK_FAILED: u8 = 3;
 }
 
 /// An error with the exit code it maps to.
@@ -237,6 +238,17 @@ fn real_main() -> Result<u8, Failure> {
     }
     if result.jobs.iter().any(|j| j.stats.error != 0) {
         return Ok(exit::IO_ERROR);
+    }
+    let checks = fathom::gate::evaluate(&plan, &result, &[]);
+    for c in &checks {
+        let verdict = if c.ok { "ok" } else { "FAILED" };
+        eprintln!(
+            "fathom: assert {verdict}: job '{}': {} (measured {})",
+            c.job, c.text, c.shown
+        );
+    }
+    if checks.iter().any(|c| !c.ok) {
+        return Ok(exit::CHECK_FAILED);
     }
     Ok(exit::OK)
 }

@@ -47,6 +47,7 @@
 mod error;
 pub mod events;
 pub mod facts;
+pub mod gate;
 pub mod guard;
 pub mod live;
 pub mod plan;

@@ -42,6 +42,7 @@
 
 mod builder;
 mod error;
+pub mod gate;
 mod ini;
 pub mod options;
 mod resolve;

@@ -390,6 +390,8 @@ pub struct JobSpec {
     pub continue_on_error_set: bool,
     /// `ignore_error`: errnos ignored per direction (read, write, trim).
     pub ignore_error: [Vec<i32>; 3],
+    /// `assert` (fathom extension): conditions the results must meet.
+    pub asserts: Vec<crate::gate::Assertion>,
 }
 
 /// `random_distribution` (the workload crate turns it into a sampler).
@@ -562,6 +564,7 @@ impl Default for JobSpec {
             continue_on_error: [false; 3],
             continue_on_error_set: false,
             ignore_error: [Vec::new(), Vec::new(), Vec::new()],
+            asserts: Vec::new(),
         }
     }
 }

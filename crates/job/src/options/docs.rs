@@ -4,7 +4,7 @@
 use super::{table, unsupported_names, OptDef};
 
 /// Options fathom has that fio does not (marked "fathom extension" in the reference).
-pub const EXTENSIONS: &[&str] = &[];
+pub const EXTENSIONS: &[&str] = &["assert"];
 
 fn cell(s: &str) -> String {
     s.replace('|', "\\|").replace('\n', " ")

@@ -1,6 +1,7 @@
 //! The option table: one definition per option (name, aliases, category, type, default,
 //! doc, and how it applies to a [`JobSpec`]). Help text and the parsers come from here.
 
+mod checks;
 pub mod docs;
 mod engine;
 mod files;
@@ -52,6 +53,7 @@ pub fn table() -> impl Iterator<Item = &'static OptDef> {
         .chain(output::OPTS)
         .chain(engine::OPTS)
         .chain(pattern::OPTS)
+        .chain(checks::OPTS)
 }
 
 /// The implemented option called `name` (or one of its aliases).
@@ -109,6 +111,7 @@ pub fn example(def: &OptDef) -> Option<String> {
         "nonvectored" => "0",
         "sqthread_poll_cpu" => "0",
         "iomem_align" => "4096",
+        "assert" => "read.iops>=1000,read.clat.p99<=2ms",
         _ => "",
     };
     if !by_name.is_empty() {
