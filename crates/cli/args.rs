@@ -53,6 +53,11 @@ pub struct Cli {
     #[arg(long)]
     pub allow_destructive: bool,
 
+    /// Run the jobs N times; report each run and, per job and metric, the mean, stddev,
+    /// min, max and 95% confidence interval (native output keeps every repetition).
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    pub repeat: u32,
+
     /// List the preset job files (jobs/) with their descriptions.
     #[arg(long)]
     pub list_jobs: bool,
@@ -99,6 +104,44 @@ pub struct MergeCli {
     pub output_format: String,
 }
 
+/// `fathom compare`: is NEW faster or slower than BASE, beyond noise?
+#[derive(Parser, Debug)]
+#[command(
+    name = "fathom compare",
+    about = "Compare two native results per job, direction and metric, with a significance test",
+    long_about = "Compare two native results (--output-format=native) per job, direction and \
+metric (iops, bw, clat mean/p50/p99/p99.9): the change in %, its 95% confidence interval, a \
+p-value and a verdict: faster, slower, or within noise. With repetitions on both sides \
+(--repeat=N, N >= 2) the test is Welch's t-test across repetitions; on single runs IOPS and \
+bandwidth use the 500 ms interval samples, the latency mean every I/O, and latency \
+percentiles the Mann-Whitney U test on the whole latency histograms. A change is a verdict \
+only when p < alpha and it is at least --noise percent.\n\n\
+    fathom compare before.native after.native\n\
+    fathom compare --fail-if-slower=5 main.native pr.native      # CI gate: exit 3\n\
+    fathom compare --fail-if-slower=iops=3,clat.p99=10 --format=markdown a.native b.native"
+)]
+pub struct CompareCli {
+    /// The baseline result.
+    #[arg(value_name = "BASE")]
+    pub base: String,
+    /// The result to judge.
+    #[arg(value_name = "NEW")]
+    pub new: String,
+    /// Output: table, markdown or json.
+    #[arg(long, value_name = "FORMAT", default_value = "table")]
+    pub format: String,
+    /// Exit with code 3 when a metric is significantly worse by more than PCT percent:
+    /// PCT for every metric, or METRIC=PCT pairs (iops=3,clat.p99=10).
+    #[arg(long, value_name = "GATE", require_equals = true)]
+    pub fail_if_slower: Option<String>,
+    /// Changes smaller than this many percent are noise.
+    #[arg(long, value_name = "PCT", default_value_t = 1.0)]
+    pub noise: f64,
+    /// Significance level.
+    #[arg(long, value_name = "ALPHA", default_value_t = 0.05)]
+    pub alpha: f64,
+}
+
 /// `fathom plot`: SVG charts of results.
 #[derive(Parser, Debug)]
 #[command(
@@ -134,6 +177,7 @@ const OWN_FLAGS: &[&str] = &[
     "readonly",
     "allow-destructive",
     "list-jobs",
+    "repeat",
     "show-job",
     "completions",
     "man",

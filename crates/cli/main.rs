@@ -100,6 +100,9 @@ fn real_main() -> Result<u8, Failure> {
     if argv.get(1).is_some_and(|a| a == "plot") {
         return plot_main(&argv[1..]);
     }
+    if argv.get(1).is_some_and(|a| a == "compare") {
+        return compare_main(&argv[1..]);
+    }
     let (clap_indexed, job_indexed) = args::split_args_indexed(std::env::args_os().collect());
     let clap_args: Vec<_> = clap_indexed.iter().map(|(_, a)| a.clone()).collect();
     let cli = match args::Cli::try_parse_from(clap_args) {
@@ -212,15 +215,41 @@ fn real_main() -> Result<u8, Failure> {
     }
 
     let signals = signals::install(runner.cancel_handle(), runner.live_board(&plan));
-    let result = runner.run_planned(&plan).map_err(|e| match e {
-        RunError::Setup { .. } => Failure {
-            code: exit::IO_ERROR,
-            err: e.into(),
-        },
-        e => usage(e),
-    })?;
-    for f in &formats {
-        fathom_report::reporter(*f).write_report(&result, &mut out)?;
+    let n = cli.repeat as usize;
+    let mut reps = Vec::with_capacity(n);
+    for k in 0..n {
+        if n > 1 {
+            eprintln!("fathom: repetition {} of {n}", k + 1);
+        }
+        let r = runner.run_planned(&plan).map_err(|e| match e {
+            RunError::Setup { .. } => Failure {
+                code: exit::IO_ERROR,
+                err: e.into(),
+            },
+            e => usage(e),
+        })?;
+        if n > 1 && formats.contains(&Format::Normal) {
+            writeln!(out, "\n--- repetition {} of {n} ---", k + 1)?;
+            fathom_report::reporter(Format::Normal).write_report(&r, &mut out)?;
+            out.flush()?;
+        }
+        let stop = r.interrupted || r.jobs.iter().any(|j| j.stats.error != 0);
+        reps.push(r);
+        if stop {
+            break;
+        }
+    }
+    let result = if reps.len() == 1 {
+        reps.pop().expect("one run")
+    } else {
+        fathom::Report::merge_sequential(reps.clone()).map_err(|e| usage(anyhow::anyhow!(e)))?
+    };
+    if reps.is_empty() {
+        for f in &formats {
+            fathom_report::reporter(*f).write_report(&result, &mut out)?;
+        }
+    } else {
+        write_repeated(&formats, &result, &reps, &mut out)?;
     }
     out.flush()?;
 
@@ -294,6 +323,119 @@ fn merge_main(argv: &[std::ffi::OsString]) -> Result<u8, Failure> {
     }
     out.flush()?;
     Ok(exit::OK)
+}
+
+/// The output of `--repeat=N` (N > 1): each repetition was printed already in the normal
+/// format; now the summary, and the machine formats of all repetitions.
+fn write_repeated(
+    formats: &[Format],
+    merged: &fathom::Report,
+    reps: &[fathom::Report],
+    out: &mut dyn Write,
+) -> Result<()> {
+    let summary = fathom_report::compare::summarize(reps);
+    for f in formats {
+        match f {
+            Format::Normal => out
+                .write_all(fathom_report::compare::repeat_table(&summary, reps.len()).as_bytes())?,
+            Format::Native => fathom_report::native::write_with_repetitions(merged, reps, out)?,
+            Format::Json => {
+                // fio's JSON of all repetitions together, plus the per-metric statistics.
+                let mut buf = Vec::new();
+                fathom_report::reporter(Format::Json).write_report(merged, &mut buf)?;
+                let mut v: serde_json::Value = serde_json::from_slice(&buf)?;
+                v["fathom_repetitions"] = serde_json::json!({
+                    "count": reps.len(),
+                    "summary": summary,
+                });
+                let mut text = serde_json::to_vec_pretty(&v)?;
+                text.push(b'\n');
+                out.write_all(&text)?;
+            }
+            f => fathom_report::reporter(*f).write_report(merged, out)?,
+        }
+    }
+    Ok(())
+}
+
+/// `fathom compare BASE NEW`: per-metric verdicts, optionally a CI gate.
+fn compare_main(argv: &[std::ffi::OsString]) -> Result<u8, Failure> {
+    let cli = match args::CompareCli::try_parse_from(argv) {
+        Ok(c) => c,
+        Err(e) => {
+            let code = match e.kind() {
+                clap::error::ErrorKind::DisplayHelp => exit::OK,
+                _ => exit::USAGE,
+            };
+            let _ = e.print();
+            return Ok(code);
+        }
+    };
+    use fathom_report::compare;
+    let gate = match &cli.fail_if_slower {
+        Some(g) => {
+            compare::parse_gate(g).map_err(|e| usage(anyhow::anyhow!("--fail-if-slower: {e}")))?
+        }
+        None => Vec::new(),
+    };
+    let load = |f: &str| -> Result<(fathom::Report, Vec<fathom::Report>), Failure> {
+        let text = std::fs::read_to_string(f).with_context(|| format!("reading {f}"))?;
+        fathom_report::native::read_full(&text).map_err(|e| usage(anyhow::anyhow!("{f}: {e}")))
+    };
+    let (b, breps) = load(&cli.base)?;
+    let (n, nreps) = load(&cli.new)?;
+    let rows = compare::compare(
+        &compare::Side {
+            result: &b,
+            repetitions: &breps,
+        },
+        &compare::Side {
+            result: &n,
+            repetitions: &nreps,
+        },
+        compare::CompareOpts {
+            alpha: cli.alpha,
+            noise_pct: cli.noise,
+        },
+    );
+    if rows.is_empty() {
+        return Err(usage(anyhow::anyhow!(
+            "no job and direction with I/O in both results (jobs are matched by name)"
+        )));
+    }
+    let text = match cli.format.as_str() {
+        "table" => compare::table(&rows),
+        "markdown" => compare::markdown(&rows),
+        "json" => {
+            let v = serde_json::json!({
+                "base": cli.base,
+                "new": cli.new,
+                "alpha": cli.alpha,
+                "noise_pct": cli.noise,
+                "comparisons": rows,
+                "gate_failures": compare::gate_failures(&rows, &gate).len(),
+            });
+            serde_json::to_string_pretty(&v).context("json")? + "\n"
+        }
+        f => {
+            return Err(usage(anyhow::anyhow!(
+                "--format={f}: use table, markdown or json"
+            )))
+        }
+    };
+    print_stdout(&text)?;
+    let failed = compare::gate_failures(&rows, &gate);
+    for c in &failed {
+        eprintln!(
+            "fathom: compare: job '{}' {} {} is {:.1}% worse (p={:.4}): over the --fail-if-slower limit",
+            c.job, c.dir, c.metric, c.worse_pct, c.p_value
+        );
+    }
+    Ok(if failed.is_empty() {
+        exit::OK
+    } else {
+        exit::CHECK_FAILED
+    })
 }
 
 /// `fathom plot A [B ...] -o DIR`: SVG charts of results.

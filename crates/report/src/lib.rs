@@ -21,6 +21,7 @@
 //! ```
 #![deny(missing_docs)]
 
+pub mod compare;
 mod json;
 pub mod native;
 mod normal;

@@ -17,12 +17,34 @@ struct EnvelopeOut<'a> {
     format: &'static str,
     format_version: u32,
     result: &'a RunResult,
+    #[serde(skip_serializing_if = "<[RunResult]>::is_empty")]
+    repetitions: &'a [RunResult],
 }
 
 /// What a reader needs of the envelope (format and version are checked before).
 #[derive(serde::Deserialize)]
 struct EnvelopeIn {
     result: RunResult,
+    #[serde(default)]
+    repetitions: Vec<RunResult>,
+}
+
+/// Write a result with its repetitions (`--repeat=N`): `result` holds all repetitions
+/// added one after another ([`RunResult::merge_sequential`]), `repetitions` each one.
+pub fn write_with_repetitions(
+    result: &RunResult,
+    repetitions: &[RunResult],
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    let env = EnvelopeOut {
+        format: FORMAT,
+        format_version: FORMAT_VERSION,
+        result,
+        repetitions,
+    };
+    let mut text = serde_json::to_vec(&env).map_err(io::Error::other)?;
+    text.push(b'\n');
+    out.write_all(&text)
 }
 
 /// Writes the native format.
@@ -30,20 +52,18 @@ pub struct Native;
 
 impl crate::Reporter for Native {
     fn write_report(&self, run: &RunResult, out: &mut dyn Write) -> io::Result<()> {
-        let env = EnvelopeOut {
-            format: FORMAT,
-            format_version: FORMAT_VERSION,
-            result: run,
-        };
-        // Serialize first, then write: an I/O error (a closed pipe) stays an I/O error.
-        let mut text = serde_json::to_vec(&env).map_err(io::Error::other)?;
-        text.push(b'\n');
-        out.write_all(&text)
+        // Serialized first, then written: an I/O error (a closed pipe) stays an I/O error.
+        write_with_repetitions(run, &[], out)
     }
 }
 
 /// Read a native result (as written by `--output-format=native`).
 pub fn read(text: &str) -> Result<RunResult, String> {
+    read_full(text).map(|(r, _)| r)
+}
+
+/// Read a native result and its repetitions (empty for a single run).
+pub fn read_full(text: &str) -> Result<(RunResult, Vec<RunResult>), String> {
     let v: serde_json::Value = serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
     if v.get("format").and_then(|f| f.as_str()) != Some(FORMAT) {
         let hint = if v.get("fio version").is_some() {
@@ -64,7 +84,7 @@ pub fn read(text: &str) -> Result<RunResult, String> {
         ));
     }
     let env: EnvelopeIn = serde_json::from_value(v).map_err(|e| format!("malformed: {e}"))?;
-    Ok(env.result)
+    Ok((env.result, env.repetitions))
 }
 
 #[cfg(test)]

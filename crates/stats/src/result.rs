@@ -182,6 +182,18 @@ impl RunResult {
     /// had been one more clone of the job running at the same time (the multi-host view).
     /// Jobs present in only some runs are kept as they are. Groups are recomputed.
     pub fn merge(runs: Vec<RunResult>) -> Result<RunResult, String> {
+        Self::merge_as(runs, false)
+    }
+
+    /// Add repetitions of the same jobs run one after another: as [`RunResult::merge`],
+    /// but each job's runtime is the sum of its runtimes and its interval samples follow
+    /// each other in time, so IOPS and bandwidth are the averages over all repetitions
+    /// while latency histograms hold every I/O of every repetition.
+    pub fn merge_sequential(runs: Vec<RunResult>) -> Result<RunResult, String> {
+        Self::merge_as(runs, true)
+    }
+
+    fn merge_as(runs: Vec<RunResult>, sequential: bool) -> Result<RunResult, String> {
         let mut it = runs.into_iter();
         let Some(mut out) = it.next() else {
             return Err("nothing to merge".into());
@@ -213,7 +225,29 @@ impl RunResult {
                                 j.name, o.info.kb_base, j.info.kb_base
                             ));
                         }
-                        o.stats.merge(&j.stats);
+                        if sequential {
+                            let offset = o.stats.runtime.as_millis() as u64;
+                            let mut add = j.stats.clone();
+                            let later: Vec<Vec<crate::Sample>> = add
+                                .dirs
+                                .iter_mut()
+                                .map(|d| std::mem::take(&mut d.samples))
+                                .collect();
+                            let total = o.stats.runtime + add.runtime;
+                            o.stats.merge(&add);
+                            o.stats.runtime = total;
+                            for (d, samples) in later.into_iter().enumerate() {
+                                o.stats.dirs[d]
+                                    .samples
+                                    .extend(samples.into_iter().map(|mut x| {
+                                        x.t_ms += offset;
+                                        x
+                                    }));
+                            }
+                            o.elapsed += j.elapsed;
+                        } else {
+                            o.stats.merge(&j.stats);
+                        }
                         o.elapsed = o.elapsed.max(j.elapsed);
                         o.job_start_ms = o.job_start_ms.min(j.job_start_ms);
                         if o.error_text.is_none() {
@@ -224,7 +258,9 @@ impl RunResult {
                     None => out.jobs.push(j),
                 }
             }
-            out.threads += r.threads;
+            if !sequential {
+                out.threads += r.threads;
+            }
             out.interrupted |= r.interrupted;
             out.timestamp_ms = out.timestamp_ms.min(r.timestamp_ms);
             for t in r.targets {
@@ -305,6 +341,32 @@ mod merge_tests {
         assert_eq!(m.groups[0].dirs[0].io_bytes, 4000 * 4096);
         let hosts: Vec<&str> = m.merged_from.iter().map(|s| s.hostname.as_str()).collect();
         assert_eq!(hosts, ["h1", "h2"]);
+    }
+
+    #[test]
+    fn sequential_merging_averages_rates_and_keeps_every_latency() {
+        let mut a = run("h", &[1000; 100]);
+        a.jobs[0].stats.dirs[0].samples = vec![crate::Sample {
+            t_ms: 0,
+            len_ms: 1000,
+            bytes: 4096 * 100,
+            ios: 100,
+        }];
+        let mut b = run("h", &[3000; 300]);
+        b.jobs[0].stats.dirs[0].samples = vec![crate::Sample {
+            t_ms: 0,
+            len_ms: 1000,
+            bytes: 4096 * 300,
+            ios: 300,
+        }];
+        let m = RunResult::merge_sequential(vec![a, b]).unwrap();
+        let j = &m.jobs[0];
+        assert_eq!(j.stats.runtime, Duration::from_secs(2));
+        assert_eq!(j.stats.dirs[0].ios, 400, "200 IOPS over 2 s");
+        assert_eq!(j.stats.dirs[0].clat.count(), 400);
+        let t: Vec<u64> = j.stats.dirs[0].samples.iter().map(|s| s.t_ms).collect();
+        assert_eq!(t, [0, 1000]);
+        assert_eq!(m.threads, 1);
     }
 
     #[test]
