@@ -44,6 +44,7 @@
 //! crate's `examples/memory_engine.rs` does this with an in-memory engine).
 #![deny(missing_docs)]
 
+pub mod clock;
 mod error;
 pub mod events;
 pub mod facts;

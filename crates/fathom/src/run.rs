@@ -54,6 +54,8 @@ pub(crate) fn execute(
         .unwrap_or(0);
     let mut outcomes: Vec<Vec<CloneOutcome>> = plan.jobs.iter().map(|_| Vec::new()).collect();
     let mut layout_time: Vec<Duration> = vec![Duration::ZERO; plan.jobs.len()];
+    // Calibrate the hot path's clock before anything is timed.
+    crate::clock::init();
     let mut cleanup = Cleanup::default();
     let result = run_phases(
         plan,

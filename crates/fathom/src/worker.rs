@@ -118,7 +118,7 @@ pub fn run_clone(
         start_ms: epoch_ms(),
         ..Default::default()
     };
-    let t_start = Instant::now();
+    let t_start = crate::clock::now();
     // Start delay (a random value in the range when one is given).
     let (lo, hi) = spec.startdelay;
     let delay = if hi > lo {
@@ -243,7 +243,7 @@ pub fn run_clone(
     let dirs = [k.reads(), k.writes(), k.trims()];
     let ramp = spec.ramp_time;
     let runtime = spec.runtime;
-    let io_start = Instant::now();
+    let io_start = crate::clock::now();
     let mut ramping = !ramp.is_zero();
     let mut measure_start = io_start;
     let mut cpu_start = CpuUsage::current_thread();
@@ -304,7 +304,7 @@ pub fn run_clone(
                         stopping = true;
                         break;
                     }
-                    now = Instant::now();
+                    now = crate::clock::now();
                 }
             }
             let si = free.pop().expect("a free slot");
@@ -328,14 +328,14 @@ pub fn run_clone(
             let io = slot.unit(si, &clone.files);
             let st = &mut out.stats;
             st.issued[req.ddir.index()] += 1;
-            let t0 = Instant::now();
+            let t0 = crate::clock::now();
             slot.t_start = t0;
             // SAFETY: the slot's buffer holds max_bs ≥ io.len bytes, is 4096-aligned, and
             // is neither touched nor freed until the I/O completes (the slot is off the
             // free list until then, and the loop drains every in-flight I/O before exit).
             match unsafe { engine.queue(&io) } {
                 Ok(Queued::Done(c)) => {
-                    now = Instant::now();
+                    now = crate::clock::now();
                     st.depth_levels[depth_level_index(inflight as u32 + 1)] += 1;
                     st.depth_submit[batch_index(1)] += 1;
                     st.depth_complete[batch_index(1)] += 1;
@@ -355,7 +355,7 @@ pub fn run_clone(
                         if since_think >= think.blocks.max(1) {
                             since_think = 0;
                             think_stall(&think);
-                            now = Instant::now();
+                            now = crate::clock::now();
                         }
                     }
                 }
@@ -435,7 +435,7 @@ pub fn run_clone(
                 break;
             }
         };
-        now = Instant::now();
+        now = crate::clock::now();
         if n > 0 {
             out.stats.depth_complete[batch_index(n as u32)] += 1;
         }
@@ -512,7 +512,7 @@ pub fn run_clone(
     if ramping {
         // The job ended during ramp: nothing was measured.
         out.stats = ThreadStats::new();
-        measure_start = Instant::now();
+        measure_start = crate::clock::now();
     }
     let st = &mut out.stats;
     if wrote && (spec.end_fsync || spec.fsync_on_close) && out.error_text.is_none() {
@@ -524,7 +524,7 @@ pub fn run_clone(
             }
         }
     }
-    let end = Instant::now();
+    let end = crate::clock::now();
     out.stats.finish();
     out.stats.runtime = end.duration_since(measure_start);
     out.stats.cpu = CpuUsage::current_thread().since(&cpu_start);
@@ -557,7 +557,7 @@ struct Slot {
 
 impl Slot {
     fn new(len: usize, align: usize) -> Slot {
-        let now = Instant::now();
+        let now = crate::clock::now();
         Slot {
             buf: AlignedBuf::new(len, align),
             req: IoReq {
@@ -610,7 +610,7 @@ fn commit(
     st: &mut ThreadStats,
 ) -> std::io::Result<()> {
     let n = engine.commit()?;
-    let t = Instant::now();
+    let t = crate::clock::now();
     st.depth_submit[batch_index(n as u32)] += 1;
     for si in pending.drain(..) {
         slots[si].t_sub = t;
@@ -726,7 +726,7 @@ fn timed_sync(
     data_only: bool,
     st: &mut ThreadStats,
 ) -> std::io::Result<()> {
-    let t0 = Instant::now();
+    let t0 = crate::clock::now();
     engine.sync_file(file, data_only)?;
     st.sync.record(t0.elapsed().as_nanos() as u64);
     Ok(())
@@ -742,7 +742,7 @@ fn wait_until(at: Instant, cancel: &AtomicBool, deadline: Option<Instant>) -> bo
         if cancel.load(Ordering::Relaxed) {
             return false;
         }
-        let now = Instant::now();
+        let now = crate::clock::now();
         if now >= at {
             return true;
         }
@@ -757,7 +757,7 @@ fn wait_until(at: Instant, cancel: &AtomicBool, deadline: Option<Instant>) -> bo
 
 /// fio's thinktime: spin for `spin`, sleep for the rest.
 fn think_stall(t: &crate::plan::ThinkTime) {
-    let start = Instant::now();
+    let start = crate::clock::now();
     let spin = t.spin.min(t.time);
     while start.elapsed() < spin {
         std::hint::spin_loop();
@@ -770,12 +770,12 @@ fn think_stall(t: &crate::plan::ThinkTime) {
 
 /// Sleep, waking early if cancelled. Returns false when cancelled.
 fn sleep_cancellable(d: Duration, cancel: &AtomicBool) -> bool {
-    let end = Instant::now() + d;
+    let end = crate::clock::now() + d;
     loop {
         if cancel.load(Ordering::Relaxed) {
             return false;
         }
-        let now = Instant::now();
+        let now = crate::clock::now();
         if now >= end {
             return true;
         }
