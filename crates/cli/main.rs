@@ -3,6 +3,7 @@
 mod args;
 mod presets;
 mod signals;
+mod suite;
 
 use anyhow::{Context, Result};
 use clap::Parser;
@@ -102,6 +103,13 @@ fn real_main() -> Result<u8, Failure> {
     }
     if argv.get(1).is_some_and(|a| a == "compare") {
         return compare_main(&argv[1..]);
+    }
+    if argv.get(1).is_some_and(|a| a == "suite") {
+        let rest: Vec<String> = argv[2..]
+            .iter()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect();
+        return suite::run(&rest).map_err(usage);
     }
     let (clap_indexed, job_indexed) = args::split_args_indexed(std::env::args_os().collect());
     let clap_args: Vec<_> = clap_indexed.iter().map(|(_, a)| a.clone()).collect();

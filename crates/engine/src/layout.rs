@@ -77,12 +77,25 @@ pub fn layout_file(path: &Path, req: &LayoutRequest) -> io::Result<LayoutOutcome
             .map_err(|e| with_path(e, path))?;
         let mut buf = vec![0u8; CHUNK];
         let mut state = req.seed;
+        // Random data generated once; every 4 KiB block then gets its own 8-byte stamp
+        // (its offset mixed with the seed), so no two blocks are equal (nothing for a
+        // dedupe layer to fold) while the CPU cost is a copy, not a generator pass.
+        if !req.zero {
+            fill_random(&mut buf, &mut state);
+        }
         let mut left = req.size - start;
+        let mut at = start;
         while left > 0 {
             let n = left.min(CHUNK as u64) as usize;
             if !req.zero {
-                fill_random(&mut buf[..n], &mut state);
+                for (k, block) in buf[..n].chunks_mut(4096).enumerate() {
+                    let off = at + (k as u64) * 4096;
+                    let stamp = (off ^ req.seed).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+                    let m = block.len().min(8);
+                    block[..m].copy_from_slice(&stamp.to_le_bytes()[..m]);
+                }
             }
+            at += n as u64;
             f.write_all(&buf[..n]).map_err(|e| with_path(e, path))?;
             left -= n as u64;
             written += n as u64;

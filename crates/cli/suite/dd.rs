@@ -1,0 +1,275 @@
+//! `fathom suite dd`: dd's operands and its familiar closing lines, with latency
+//! percentiles added: a queue-depth-1 throughput and latency check.
+//!
+//! fathom measures one side of the copy: `if=/dev/zero of=FILE` writes FILE,
+//! `if=FILE of=/dev/null` reads it. Operands: `bs` (default 512), `count`, `skip`, `seek`,
+//! `iflag`/`oflag` (`direct`, `dsync`, `sync`), `conv` (`fdatasync`, `fsync`).
+
+use anyhow::{anyhow, bail, Result};
+use fathom::{Engine, Job, Runner, RwKind};
+
+/// Parsed dd operands.
+#[derive(Debug, Default, PartialEq)]
+pub struct Dd {
+    input: Option<String>,
+    output: Option<String>,
+    bs: u64,
+    count: Option<u64>,
+    skip: u64,
+    seek: u64,
+    iflags: Vec<String>,
+    oflags: Vec<String>,
+    conv: Vec<String>,
+}
+
+/// A dd size: a number with dd's suffixes (c=1, w=2, b=512, kB=1000, K=1024, MB, M, GB, G,
+/// and xN products are not supported).
+fn dd_size(v: &str) -> Result<u64> {
+    let split = v.find(|c: char| !c.is_ascii_digit()).unwrap_or(v.len());
+    let (num, suffix) = v.split_at(split);
+    let n: u64 = num
+        .parse()
+        .map_err(|_| anyhow!("'{v}' is not a dd size (e.g. 4096, 1M, 64K)"))?;
+    let mult: u64 = match suffix {
+        "" | "c" => 1,
+        "w" => 2,
+        "b" => 512,
+        "kB" => 1000,
+        "K" | "KiB" => 1 << 10,
+        "MB" => 1_000_000,
+        "M" | "MiB" => 1 << 20,
+        "GB" => 1_000_000_000,
+        "G" | "GiB" => 1 << 30,
+        "TB" => 1_000_000_000_000,
+        "T" | "TiB" => 1 << 40,
+        _ => bail!("'{v}': unknown dd size suffix '{suffix}' (use K, M, G, kB, MB, GB, b, w or c)"),
+    };
+    n.checked_mul(mult)
+        .ok_or_else(|| anyhow!("'{v}' is too large"))
+}
+
+impl Dd {
+    /// Parse `key=value` operands.
+    pub fn parse(args: &[String]) -> Result<Dd> {
+        let mut d = Dd {
+            bs: 512,
+            ..Default::default()
+        };
+        for a in args {
+            let (k, v) = a
+                .split_once('=')
+                .ok_or_else(|| anyhow!("'{a}': dd operands look like bs=1M"))?;
+            let list = || v.split(',').map(str::to_string).collect::<Vec<_>>();
+            match k {
+                "if" => d.input = Some(v.to_string()),
+                "of" => d.output = Some(v.to_string()),
+                "bs" | "obs" | "ibs" => d.bs = dd_size(v)?,
+                "count" => d.count = Some(dd_size(v)?),
+                "skip" | "iseek" => d.skip = dd_size(v)?,
+                "seek" | "oseek" => d.seek = dd_size(v)?,
+                "iflag" => d.iflags = list(),
+                "oflag" => d.oflags = list(),
+                "conv" => d.conv = list(),
+                "status" => {}
+                _ => bail!("dd operand '{k}' is not supported (use if, of, bs, count, skip, seek, iflag, oflag, conv)"),
+            }
+        }
+        for f in d.iflags.iter().chain(&d.oflags) {
+            if !["direct", "dsync", "sync", "fullblock"].contains(&f.as_str()) {
+                bail!("flag '{f}' is not supported (use direct, dsync or sync)");
+            }
+        }
+        for c in &d.conv {
+            if !["fdatasync", "fsync", "notrunc"].contains(&c.as_str()) {
+                bail!("conv={c} is not supported (use fdatasync, fsync or notrunc)");
+            }
+        }
+        if d.bs == 0 {
+            bail!("bs must be greater than 0");
+        }
+        Ok(d)
+    }
+
+    /// The fathom job that does the same I/O.
+    pub fn job(&self) -> Result<(fathom::JobSpec, bool)> {
+        let zero = |s: &Option<String>| s.as_deref() == Some("/dev/zero");
+        let null = |s: &Option<String>| s.as_deref() == Some("/dev/null");
+        let (writing, path, flags, blocks_off) = match (&self.input, &self.output) {
+            (i, Some(o)) if zero(i) && !null(&self.output) => (true, o, &self.oflags, self.seek),
+            (Some(i), o) if null(o) && !zero(&self.input) => (false, i, &self.iflags, self.skip),
+            _ => bail!(
+                "fathom's dd measures one side: write with if=/dev/zero of=FILE, or read with \
+                 if=FILE of=/dev/null"
+            ),
+        };
+        let count = match self.count {
+            Some(c) => c,
+            None if writing => bail!("give count= when writing (dd would fill the device)"),
+            None => {
+                let len = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+                (len / self.bs).saturating_sub(self.skip)
+            }
+        };
+        if count == 0 {
+            bail!("nothing to transfer (count=0)");
+        }
+        let mut b = Job::builder("dd")
+            .engine(Engine::Psync)
+            .rw(if writing { RwKind::Write } else { RwKind::Read })
+            .bs(self.bs)
+            .filename(path)
+            .offset(blocks_off * self.bs)
+            .size(count * self.bs)
+            .direct(flags.iter().any(|f| f == "direct"))
+            .option("invalidate", "0");
+        if flags.iter().any(|f| f == "sync") {
+            b = b.option("sync", "sync");
+        } else if flags.iter().any(|f| f == "dsync") {
+            b = b.option("sync", "dsync");
+        }
+        if writing && self.conv.iter().any(|c| c == "fsync" || c == "fdatasync") {
+            b = b.option("end_fsync", "1");
+        }
+        Ok((b.build()?, writing))
+    }
+}
+
+/// dd's human size: three significant digits at most, one decimal below 10.
+fn human(v: f64, base: f64, units: &[&str]) -> String {
+    let mut x = v;
+    let mut i = 0;
+    while x >= base && i + 1 < units.len() {
+        x /= base;
+        i += 1;
+    }
+    if x < 10.0 && i > 0 {
+        let r = (x * 10.0).round() / 10.0;
+        if r >= 10.0 {
+            format!("{r:.0} {}", units[i])
+        } else {
+            format!("{r:.1} {}", units[i])
+        }
+    } else {
+        format!("{:.0} {}", x.round(), units[i])
+    }
+}
+
+/// `%g`-style seconds: six significant digits, trailing zeros dropped.
+fn seconds(s: f64) -> String {
+    if s <= 0.0 {
+        return "0".into();
+    }
+    let digits = 6 - (s.log10().floor() as i32 + 1);
+    let t = format!("{:.*}", digits.max(0) as usize, s);
+    let t = if t.contains('.') {
+        t.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        t
+    };
+    t
+}
+
+/// dd's three closing lines for `blocks` full blocks of `bytes` in `secs`.
+pub fn closing_lines(blocks: u64, partial: u64, bytes: u64, secs: f64) -> String {
+    const SI: [&str; 7] = ["B", "kB", "MB", "GB", "TB", "PB", "EB"];
+    const IEC: [&str; 7] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
+    let rate = if secs > 0.0 {
+        format!("{}/s", human(bytes as f64 / secs, 1000.0, &SI))
+    } else {
+        "Infinity B/s".into()
+    };
+    let b = bytes as f64;
+    let amount = if bytes < 1000 {
+        format!("{bytes} byte{} copied", if bytes == 1 { "" } else { "s" })
+    } else if bytes < 1024 {
+        format!("{bytes} bytes ({}) copied", human(b, 1000.0, &SI))
+    } else {
+        format!(
+            "{bytes} bytes ({}, {}) copied",
+            human(b, 1000.0, &SI),
+            human(b, 1024.0, &IEC)
+        )
+    };
+    format!(
+        "{blocks}+{partial} records in\n{blocks}+{partial} records out\n{amount}, {} s, {rate}\n",
+        seconds(secs)
+    )
+}
+
+/// Run `fathom suite dd OPERANDS...`; dd's lines and the latency go to stderr, as dd's do.
+pub fn run(args: &[String]) -> Result<u8> {
+    let dd = Dd::parse(args)?;
+    let (job, writing) = dd.job()?;
+    let report = Runner::new(job).run()?;
+    let j = &report.jobs[0];
+    let d = &j.stats.dirs[if writing { 1 } else { 0 }];
+    if let Some(e) = &j.error_text {
+        eprintln!("fathom dd: {e}");
+    }
+    let blocks = d.bytes / dd.bs;
+    let partial = u64::from(d.bytes % dd.bs != 0);
+    // dd's time covers the whole copy, the closing fsync included.
+    let secs = j.elapsed.as_secs_f64().max(j.stats.runtime.as_secs_f64());
+    let mut s = closing_lines(blocks, partial, d.bytes, secs);
+    let us = |ns: u64| ns as f64 / 1000.0;
+    s.push_str(&format!(
+        "latency per block (us): min {:.1}, p50 {:.1}, p99 {:.1}, p99.9 {:.1}, max {:.1}\n",
+        us(d.lat.min()),
+        us(d.lat.percentile(50.0)),
+        us(d.lat.percentile(99.0)),
+        us(d.lat.percentile(99.9)),
+        us(d.lat.max())
+    ));
+    if j.stats.sync.count() > 0 {
+        s.push_str(&format!("final sync: {:.1} us\n", us(j.stats.sync.max())));
+    }
+    eprint!("{s}");
+    Ok(if j.stats.error != 0 { 1 } else { 0 })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn closing_lines_look_like_dd() {
+        assert_eq!(
+            closing_lines(100, 0, 104857600, 0.0578386),
+            "100+0 records in\n100+0 records out\n\
+             104857600 bytes (105 MB, 100 MiB) copied, 0.0578386 s, 1.8 GB/s\n"
+        );
+        let l = closing_lines(1024, 0, 1073741824, 1.23456789);
+        assert!(
+            l.ends_with("1073741824 bytes (1.1 GB, 1.0 GiB) copied, 1.23457 s, 870 MB/s\n"),
+            "{l}"
+        );
+        assert!(closing_lines(1, 0, 512, 0.001).contains("512 bytes copied, 0.001 s, 512 kB/s"));
+    }
+
+    #[test]
+    fn operands_parse_like_dd() {
+        let a: Vec<String> = [
+            "if=/dev/zero",
+            "of=x",
+            "bs=1M",
+            "count=8",
+            "oflag=direct,dsync",
+            "conv=fdatasync",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let d = Dd::parse(&a).unwrap();
+        assert_eq!((d.bs, d.count), (1 << 20, Some(8)));
+        let (job, writing) = d.job().unwrap();
+        assert!(writing && job.direct && job.end_fsync);
+        assert_eq!(job.size, Some(fathom::SizeSpec::Bytes(8 << 20)));
+        assert!(Dd::parse(&["bs=1Q".to_string()]).is_err());
+        assert!(Dd::parse(&["if=a".into(), "of=b".into(), "count=1".into()])
+            .unwrap()
+            .job()
+            .is_err());
+        assert_eq!(dd_size("2b").unwrap(), 1024);
+        assert_eq!(dd_size("64kB").unwrap(), 64000);
+    }
+}

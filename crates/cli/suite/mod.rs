@@ -1,0 +1,41 @@
+//! `fathom suite NAME ...`: the classic tools' methods, run by fathom and printed in their
+//! familiar formats.
+
+pub mod cdm;
+pub mod dd;
+
+/// The suites and what they do.
+pub const SUITES: &[(&str, &str)] = &[
+    ("dd", "dd's operands (if/of/bs/count/skip/seek/iflag/oflag/conv) and closing lines, plus latency percentiles"),
+    ("cdm", "CrystalDiskMark 8's tests (default or --profile=nvme): MB/s and IOPS, best of --loops"),
+];
+
+fn help() -> String {
+    let mut s =
+        String::from("fathom suite NAME [OPTIONS]: run a classic tool's tests\n\nSuites:\n");
+    for (n, d) in SUITES {
+        s.push_str(&format!("  {n:<9} {d}\n"));
+    }
+    s.push_str(
+        "\nExamples:\n  fathom suite dd if=/dev/zero of=/mnt/x bs=1M count=256 oflag=direct conv=fdatasync\n  \
+         fathom suite dd if=/mnt/x of=/dev/null bs=1M iflag=direct\n  \
+         fathom suite cdm --dir=/mnt/disk --size=1g --loops=3 --runtime=5\n",
+    );
+    s
+}
+
+/// Run `fathom suite ARGS...` (ARGS after the word `suite`).
+pub fn run(args: &[String]) -> anyhow::Result<u8> {
+    match args.first().map(String::as_str) {
+        None | Some("--help") | Some("-h") | Some("help") => {
+            print!("{}", help());
+            Ok(0)
+        }
+        Some("dd") => dd::run(&args[1..]),
+        Some("cdm") => cdm::run(&args[1..]),
+        Some(other) => anyhow::bail!(
+            "no suite '{other}'; available: {}",
+            SUITES.iter().map(|s| s.0).collect::<Vec<_>>().join(", ")
+        ),
+    }
+}
