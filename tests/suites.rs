@@ -114,5 +114,119 @@ fathomtest!(cdm_prints_crystaldiskmark_s_table, |env| {
     let o = env.run(&["suite", "cdm", "--profile=ssd"]);
     assert_eq!(o.status.code(), Some(2));
     let o = env.run(&["suite", "nosuch"]);
-    assert!(stderr(&o).contains("available: dd, cdm"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("available: dd, cdm, sysbench"),
+        "{}",
+        stderr(&o)
+    );
+});
+
+/// The numbers of a sysbench report: (reads/s, writes/s, events).
+fn sysbench_figures(out: &str) -> (f64, f64, u64) {
+    let num = |key: &str| -> f64 {
+        let line = out
+            .lines()
+            .find(|l| l.trim_start().starts_with(key))
+            .unwrap_or_else(|| panic!("{key} in:\n{out}"));
+        line.rsplit(' ')
+            .next()
+            .unwrap()
+            .trim_end_matches('s')
+            .parse()
+            .unwrap()
+    };
+    (
+        num("reads/s:"),
+        num("writes/s:"),
+        num("total number of events:") as u64,
+    )
+}
+
+fathomtest!(sysbench_prepares_runs_and_cleans_up_like_sysbench, |env| {
+    let dir = format!("--dir={}", env.path().display());
+    let common = [
+        "suite",
+        "sysbench",
+        "fileio",
+        &dir,
+        "--file-total-size=32M",
+        "--file-num=4",
+    ];
+    let run = |extra: &[&str]| {
+        let mut a: Vec<&str> = common.to_vec();
+        a.extend_from_slice(extra);
+        let o = env.run(&a);
+        assert!(o.status.success(), "{extra:?}: {}", stderr(&o));
+        stdout(&o)
+    };
+    let out = run(&["prepare"]);
+    assert!(out.contains("Creating file test_file.3"), "{out}");
+    assert!(out.contains("33554432 bytes written in"), "{out}");
+    for i in 0..4 {
+        assert_eq!(
+            std::fs::metadata(env.path().join(format!("test_file.{i}")))
+                .unwrap()
+                .len(),
+            8 << 20
+        );
+    }
+    let out = run(&["--file-test-mode=rndrw", "--time=1", "run"]);
+    for section in [
+        "File operations:",
+        "Throughput:",
+        "General statistics:",
+        "Latency (ms):",
+        "95th percentile:",
+        "Threads fairness:",
+    ] {
+        assert!(out.contains(section), "{section}:\n{out}");
+    }
+    let (r, w, events) = sysbench_figures(&out);
+    // rw-ratio 1.5: 60% reads.
+    assert!((r / (r + w) - 0.6).abs() < 0.02, "{r} {w}");
+    assert!(events > 0);
+    let out = run(&[
+        "--file-test-mode=seqrd",
+        "--threads=2",
+        "--events=400",
+        "--time=0",
+        "run",
+    ]);
+    let (_, _, events) = sysbench_figures(&out);
+    assert_eq!(events, 400, "max events split over the threads:\n{out}");
+    run(&["cleanup"]);
+    assert!(!env.path().join("test_file.0").exists());
+    // Side by side with the real sysbench on the same files: the same order of magnitude.
+    let have = std::process::Command::new("sysbench")
+        .arg("--version")
+        .output()
+        .is_ok();
+    if !have {
+        assert!(
+            std::env::var_os("FATHOM_REQUIRE_SYSBENCH").is_none(),
+            "sysbench is not installed"
+        );
+        eprintln!("sysbench not installed: side-by-side check skipped");
+        return;
+    }
+    run(&["prepare"]);
+    let out = run(&["--file-test-mode=rndrd", "--time=1", "run"]);
+    let (ours, _, _) = sysbench_figures(&out);
+    let real = std::process::Command::new("sysbench")
+        .current_dir(env.path())
+        .args([
+            "fileio",
+            "--file-total-size=32M",
+            "--file-num=4",
+            "--file-test-mode=rndrd",
+            "--time=1",
+            "run",
+        ])
+        .output()
+        .unwrap();
+    let (theirs, _, _) = sysbench_figures(&String::from_utf8_lossy(&real.stdout));
+    assert!(
+        ours / theirs > 0.2 && ours / theirs < 5.0,
+        "fathom {ours} reads/s, sysbench {theirs}"
+    );
 });

@@ -3,11 +3,13 @@
 
 pub mod cdm;
 pub mod dd;
+pub mod sysbench;
 
 /// The suites and what they do.
 pub const SUITES: &[(&str, &str)] = &[
     ("dd", "dd's operands (if/of/bs/count/skip/seek/iflag/oflag/conv) and closing lines, plus latency percentiles"),
     ("cdm", "CrystalDiskMark 8's tests (default or --profile=nvme): MB/s and IOPS, best of --loops"),
+    ("sysbench", "sysbench fileio: prepare, run, cleanup with its options, defaults and report"),
 ];
 
 fn help() -> String {
@@ -19,7 +21,9 @@ fn help() -> String {
     s.push_str(
         "\nExamples:\n  fathom suite dd if=/dev/zero of=/mnt/x bs=1M count=256 oflag=direct conv=fdatasync\n  \
          fathom suite dd if=/mnt/x of=/dev/null bs=1M iflag=direct\n  \
-         fathom suite cdm --dir=/mnt/disk --size=1g --loops=3 --runtime=5\n",
+         fathom suite cdm --dir=/mnt/disk --size=1g --loops=3 --runtime=5\n  \
+         fathom suite sysbench --file-total-size=1G --file-num=16 prepare\n  \
+         fathom suite sysbench --file-total-size=1G --file-num=16 --file-test-mode=rndrw --time=30 run\n",
     );
     s
 }
@@ -33,6 +37,7 @@ pub fn run(args: &[String]) -> anyhow::Result<u8> {
         }
         Some("dd") => dd::run(&args[1..]),
         Some("cdm") => cdm::run(&args[1..]),
+        Some("sysbench") => sysbench::main(&args[1..]),
         Some(other) => anyhow::bail!(
             "no suite '{other}'; available: {}",
             SUITES.iter().map(|s| s.0).collect::<Vec<_>>().join(", ")
