@@ -350,7 +350,7 @@ fn run(o: &Opts) -> Result<(String, bool)> {
         fathom::VERSION,
         o.threads,
         o.file_num,
-        o.total / o.file_num as u64 >> 20,
+        (o.total / o.file_num as u64) >> 20,
         o.total >> 20,
         o.block >> 10,
     );
