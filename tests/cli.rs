@@ -263,3 +263,34 @@ fathomtest!(assert_conditions_gate_the_exit_code, |env| {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("option 'assert'"), "{}", stderr(&o));
 });
+
+#[cfg(not(feature = "mpi"))]
+fathomtest!(
+    under_mpirun_without_mpi_support_fathom_says_how_to_build_it,
+    |env| {
+        let o = env
+            .cmd()
+            .env("OMPI_COMM_WORLD_SIZE", "3")
+            .args(["--name=m", "--ioengine=null", "--size=1m"])
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(2));
+        assert!(stderr(&o).contains("--features mpi"), "{}", stderr(&o));
+    }
+);
+
+fathomtest!(stonewall_time_stops_every_job_after_t, |env| {
+    let o = env.run(&[
+        "--output-format=json",
+        "--stonewall-time=300ms",
+        "--name=s",
+        "--ioengine=null",
+        "--size=1g",
+        "--time_based",
+        "--runtime=60",
+        "--rate_iops=1000",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let ms = json(&o)["jobs"][0]["job_runtime"].as_u64().unwrap();
+    assert!((290..=400).contains(&ms), "{ms} ms");
+});

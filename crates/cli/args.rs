@@ -58,6 +58,12 @@ pub struct Cli {
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     pub repeat: u32,
 
+    /// IOR-style stonewalling: every job stops after T (e.g. 30s) from its synchronized
+    /// start; in a distributed run every rank stops together, and the per-rank breakdown
+    /// shows first-done and last-done. Same as an overriding --runtime=T.
+    #[arg(long, value_name = "T", require_equals = true)]
+    pub stonewall_time: Option<String>,
+
     /// List the preset job files (jobs/) with their descriptions.
     #[arg(long)]
     pub list_jobs: bool,
@@ -178,6 +184,7 @@ const OWN_FLAGS: &[&str] = &[
     "allow-destructive",
     "list-jobs",
     "repeat",
+    "stonewall-time",
     "show-job",
     "completions",
     "man",

@@ -1,6 +1,7 @@
 //! The `fathom` binary: parse the command line and job files, run, report, exit.
 
 mod args;
+mod dist;
 mod presets;
 mod signals;
 mod suite;
@@ -176,7 +177,10 @@ fn real_main() -> Result<u8, Failure> {
         .skip(1)
         .find(|(_, a)| cli.files.iter().any(|f| a.as_os_str() == f.as_str()))
         .map(|(i, _)| *i);
-    let (job_args, overrides) = args::partition_job_args(&job_indexed, first_file);
+    let (job_args, mut overrides) = args::partition_job_args(&job_indexed, first_file);
+    if let Some(t) = &cli.stonewall_time {
+        overrides.push(format!("--runtime={t}"));
+    }
     let set = fathom_job::parse_all_overriding(&job_args, &overrides, &cli.files, &cli.section)
         .map_err(usage)?;
     if set.jobs.is_empty() {
@@ -185,27 +189,51 @@ fn real_main() -> Result<u8, Failure> {
              command-line job (e.g. `fathom --name=test --rw=randread --size=64m`)"
         )));
     }
-    let runner = Runner::new(set);
+    // Under mpirun (built with --features mpi) this process is one rank of many.
+    let dist = dist::Dist::detect().map_err(usage)?;
+    let rank = dist.as_ref().map(|d| d.rank);
+    let is_root = rank.is_none_or(|r| r.rank == 0);
+    let who = rank.map_or(String::new(), |r| {
+        format!("rank {} ({}): ", r.rank, fathom::facts::host().hostname)
+    });
+    // A rank that fails alone exits at once: mpirun then stops the others rather than
+    // leaving them at a barrier.
+    let rank_fail = |f: Failure| -> Failure {
+        if rank.is_some() {
+            eprintln!("fathom: {who}error: {:#}", f.err);
+            std::process::exit(f.code.into());
+        }
+        f
+    };
+    let mut runner = Runner::new(set);
+    if dist.is_some() {
+        runner = runner.before_phase(|_| dist::Dist::barrier());
+    }
     let plan = runner
         .plan_with(fathom::plan::Limits {
             readonly: cli.readonly,
             allow_destructive: cli.allow_destructive,
+            rank,
         })
-        .map_err(usage)?;
+        .map_err(|e| rank_fail(usage(e)))?;
     if cli.parse_only {
         return Ok(exit::OK);
     }
-    for w in &plan.warnings {
-        eprintln!("fathom: {w}");
+    if is_root {
+        for w in &plan.warnings {
+            eprintln!("fathom: {w}");
+        }
     }
 
-    let mut out: Box<dyn Write> = match &cli.output {
-        Some(p) => Box::new(std::io::BufWriter::new(
+    let mut out: Box<dyn Write> = match (&cli.output, is_root) {
+        (_, false) => Box::new(std::io::sink()),
+        (Some(p), true) => Box::new(std::io::BufWriter::new(
             std::fs::File::create(p).with_context(|| format!("--output {}", p.display()))?,
         )),
-        None => Box::new(std::io::stdout().lock()),
+        (None, true) => Box::new(std::io::stdout().lock()),
     };
     if formats.contains(&Format::Normal) {
+        let ranks = rank.map_or(1, |r| r.size);
         let jobs: Vec<_> = plan
             .jobs
             .iter()
@@ -214,35 +242,56 @@ fn real_main() -> Result<u8, Failure> {
                     j.spec.name.clone(),
                     j.groupid,
                     j.info(),
-                    j.clones.len() as u32,
+                    j.clones.len() as u32 * ranks,
                 )
             })
             .collect();
-        fathom_report::write_preamble(&jobs, fathom::VERSION, plan.threads(), &mut out)?;
+        fathom_report::write_preamble(&jobs, fathom::VERSION, plan.threads() * ranks, &mut out)?;
         out.flush()?;
     }
 
     let signals = signals::install(runner.cancel_handle(), runner.live_board(&plan));
     let n = cli.repeat as usize;
     let mut reps = Vec::with_capacity(n);
+    let mut own = Vec::with_capacity(n);
+    let mut breakdown = None;
     for k in 0..n {
-        if n > 1 {
+        if n > 1 && is_root {
             eprintln!("fathom: repetition {} of {n}", k + 1);
         }
-        let r = runner.run_planned(&plan).map_err(|e| match e {
-            RunError::Setup { .. } => Failure {
-                code: exit::IO_ERROR,
-                err: e.into(),
-            },
-            e => usage(e),
-        })?;
+        let mine = runner
+            .run_planned(&plan)
+            .map_err(|e| match e {
+                RunError::Setup { .. } => Failure {
+                    code: exit::IO_ERROR,
+                    err: e.into(),
+                },
+                e => usage(e),
+            })
+            .map_err(rank_fail)?;
+        // Every rank's result, merged exactly at rank 0.
+        let r = match &dist {
+            Some(d) => {
+                let all = d.gather(&mine).map_err(|e| rank_fail(usage(e)))?;
+                if is_root {
+                    breakdown = Some(dist::breakdown(&all));
+                    fathom::Report::merge(all.into_iter().map(|x| x.result).collect())
+                        .map_err(|e| rank_fail(usage(anyhow::anyhow!(e))))?
+                } else {
+                    mine.clone()
+                }
+            }
+            None => mine.clone(),
+        };
         if n > 1 && formats.contains(&Format::Normal) {
             writeln!(out, "\n--- repetition {} of {n} ---", k + 1)?;
             fathom_report::reporter(Format::Normal).write_report(&r, &mut out)?;
             out.flush()?;
         }
-        let stop = r.interrupted || r.jobs.iter().any(|j| j.stats.error != 0);
+        // A distributed run does every repetition on every rank (no rank stops alone).
+        let stop = dist.is_none() && (r.interrupted || r.jobs.iter().any(|j| j.stats.error != 0));
         reps.push(r);
+        own.push(mine);
         if stop {
             break;
         }
@@ -254,40 +303,69 @@ fn real_main() -> Result<u8, Failure> {
     };
     if reps.is_empty() {
         for f in &formats {
-            fathom_report::reporter(*f).write_report(&result, &mut out)?;
+            match (&breakdown, f) {
+                (Some(b), Format::Json) => {
+                    let mut buf = Vec::new();
+                    fathom_report::reporter(Format::Json).write_report(&result, &mut buf)?;
+                    let mut v: serde_json::Value = serde_json::from_slice(&buf)?;
+                    v["fathom_ranks"] = b.clone();
+                    let mut text = serde_json::to_vec_pretty(&v)?;
+                    text.push(b'\n');
+                    out.write_all(&text)?;
+                }
+                (Some(b), Format::Normal) => {
+                    fathom_report::reporter(Format::Normal).write_report(&result, &mut out)?;
+                    out.write_all(dist::breakdown_table(b).as_bytes())?;
+                }
+                _ => fathom_report::reporter(*f).write_report(&result, &mut out)?,
+            }
         }
     } else {
         write_repeated(&formats, &result, &reps, &mut out)?;
     }
     out.flush()?;
 
-    for j in &result.jobs {
+    // Notes and errors: each rank speaks for its own jobs.
+    let mine = own.last().expect("at least one run");
+    for j in &mine.jobs {
         for n in &j.notes {
-            eprintln!("fathom: job '{}': note: {n}", j.name);
+            eprintln!("fathom: {who}job '{}': note: {n}", j.name);
         }
         if let Some(t) = &j.error_text {
-            eprintln!("fathom: job '{}': {t}", j.name);
+            eprintln!("fathom: {who}job '{}': {t}", j.name);
         }
     }
-    if let Some(code) = signals.exit_code() {
-        eprintln!("fathom: interrupted: the results above cover the work done until then");
-        return Ok(code);
-    }
-    if result.jobs.iter().any(|j| j.stats.error != 0) {
-        return Ok(exit::IO_ERROR);
-    }
-    let checks = fathom::gate::evaluate(&plan, &result, &[]);
-    for c in &checks {
-        let verdict = if c.ok { "ok" } else { "FAILED" };
-        eprintln!(
-            "fathom: assert {verdict}: job '{}': {} (measured {})",
-            c.job, c.text, c.shown
-        );
-    }
-    if checks.iter().any(|c| !c.ok) {
-        return Ok(exit::CHECK_FAILED);
-    }
-    Ok(exit::OK)
+    let code = if let Some(code) = signals.exit_code() {
+        if is_root {
+            eprintln!("fathom: interrupted: the results above cover the work done until then");
+        }
+        code
+    } else if result.jobs.iter().any(|j| j.stats.error != 0) {
+        exit::IO_ERROR
+    } else {
+        let checks = if is_root {
+            fathom::gate::evaluate(&plan, &result, &[])
+        } else {
+            Vec::new()
+        };
+        for c in &checks {
+            let verdict = if c.ok { "ok" } else { "FAILED" };
+            eprintln!(
+                "fathom: assert {verdict}: job '{}': {} (measured {})",
+                c.job, c.text, c.shown
+            );
+        }
+        if checks.iter().any(|c| !c.ok) {
+            exit::CHECK_FAILED
+        } else {
+            exit::OK
+        }
+    };
+    // Every rank leaves with rank 0's verdict on the whole run.
+    Ok(match &dist {
+        Some(d) => d.agree_exit_code(code),
+        None => code,
+    })
 }
 
 /// `fathom merge A B ...`: read native results, add them, write the merged result.

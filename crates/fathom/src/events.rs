@@ -77,12 +77,14 @@ impl Progress {
 
 type IntervalFn = Box<dyn FnMut(&Progress) + Send>;
 type JobEndFn = Box<dyn FnMut(&JobResult) + Send>;
+type PhaseFn = Box<dyn FnMut(u32) + Send>;
 
 /// The registered callbacks.
 #[derive(Default)]
 pub(crate) struct Events {
     pub interval: Option<(Duration, IntervalFn)>,
     pub job_end: Option<JobEndFn>,
+    pub before_phase: Option<PhaseFn>,
 }
 
 impl Events {
@@ -92,6 +94,11 @@ impl Events {
     pub(crate) fn fire_interval(&mut self, p: &Progress) {
         if let Some((_, f)) = &mut self.interval {
             f(p);
+        }
+    }
+    pub(crate) fn fire_before_phase(&mut self, phase: u32) {
+        if let Some(f) = &mut self.before_phase {
+            f(phase);
         }
     }
     pub(crate) fn fire_job_end(&mut self, j: &JobResult) {

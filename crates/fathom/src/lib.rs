@@ -126,6 +126,12 @@ impl Runner {
         self.lock_events().job_end = Some(Box::new(f));
         self
     }
+    /// Call `f(phase)` when a phase's files are laid out, just before its job threads
+    /// start (a distributed run puts a barrier here, so every rank starts together).
+    pub fn before_phase(self, f: impl FnMut(u32) + Send + 'static) -> Runner {
+        self.lock_events().before_phase = Some(Box::new(f));
+        self
+    }
     fn lock_events(&self) -> std::sync::MutexGuard<'_, events::Events> {
         self.events.lock().unwrap_or_else(|e| e.into_inner())
     }

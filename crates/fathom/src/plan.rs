@@ -221,9 +221,21 @@ fn plan_err(spec: &JobSpec, message: impl Into<String>) -> RunError {
 
 /// Expand fio's `filename_format` keywords.
 pub fn expand_filename_format(fmt: &str, jobname: &str, jobnum: u32, filenum: u32) -> String {
+    expand_filename_format_rank(fmt, jobname, jobnum, filenum, 0)
+}
+
+/// [`expand_filename_format`] with fathom's `$rank` (the MPI rank; 0 outside MPI).
+pub fn expand_filename_format_rank(
+    fmt: &str,
+    jobname: &str,
+    jobnum: u32,
+    filenum: u32,
+    rank: u32,
+) -> String {
     fmt.replace("$jobname", jobname)
         .replace("$jobnum", &jobnum.to_string())
         .replace("$filenum", &filenum.to_string())
+        .replace("$rank", &rank.to_string())
 }
 
 fn join_dir(dir: Option<&str>, name: &str) -> PathBuf {
@@ -241,6 +253,18 @@ pub struct Limits {
     pub readonly: bool,
     /// Write to block devices even when they hold data (`--allow-destructive`).
     pub allow_destructive: bool,
+    /// This process is one rank of a distributed run (MPI): file names and shared-file
+    /// regions are made per rank.
+    pub rank: Option<Rank>,
+}
+
+/// A process's place in a distributed run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Rank {
+    /// This rank, 0-based.
+    pub rank: u32,
+    /// Number of ranks.
+    pub size: u32,
 }
 
 /// Plan a job set: check every job against its engine and work out each clone's files,
@@ -279,7 +303,7 @@ pub fn plan_with(set: &JobSet, limits: Limits) -> Result<Plan, RunError> {
         if ji > 0 && spec.stonewall {
             phase += 1;
         }
-        let job = plan_job(ji, spec, groupid, phase, &mut out.warnings)?;
+        let job = plan_job(ji, spec, groupid, phase, limits.rank, &mut out.warnings)?;
         if !limits.allow_destructive {
             guard_job(&job)?;
         }
@@ -329,6 +353,7 @@ fn plan_job(
     spec: &JobSpec,
     groupid: u32,
     phase: u32,
+    rank: Option<Rank>,
     warnings: &mut Vec<String>,
 ) -> Result<PlannedJob, RunError> {
     let engine = fathom_engine::create(&spec.ioengine).map_err(|e| RunError::Engine {
@@ -409,7 +434,7 @@ fn plan_job(
     }
     let mut clones = Vec::with_capacity(spec.numjobs as usize);
     for jobnum in 0..spec.numjobs {
-        clones.push(plan_clone(ji, spec, jobnum, caps)?);
+        clones.push(plan_clone(ji, spec, jobnum, caps, rank)?);
     }
     // Buffers are allocated up front: iodepth × largest block × clones. Refuse what the
     // machine cannot hold rather than run out of memory mid-run.
@@ -479,7 +504,16 @@ fn plan_clone(
     spec: &JobSpec,
     jobnum: u32,
     caps: Caps,
+    rank: Option<Rank>,
 ) -> Result<PlannedClone, RunError> {
+    let r = rank.map_or(0, |r| r.rank);
+    // Under MPI each rank gets its own files unless the job names them (filename=, a
+    // shared file) or places $rank itself.
+    let format = if rank.is_some() && !spec.filename_format.contains("$rank") {
+        format!("{}.$rank", spec.filename_format)
+    } else {
+        spec.filename_format.clone()
+    };
     let dir = if spec.directories.is_empty() {
         None
     } else {
@@ -492,7 +526,7 @@ fn plan_clone(
             .map(|n| {
                 join_dir(
                     dir,
-                    &expand_filename_format(&spec.filename_format, &spec.name, jobnum, n),
+                    &expand_filename_format_rank(&format, &spec.name, jobnum, n, r),
                 )
             })
             .collect()
@@ -506,7 +540,8 @@ fn plan_clone(
         .filter(|&b| b > 0)
         .min()
         .unwrap_or(4096);
-    let mut seed_state = spec.randseed ^ ((ji as u64) << 40) ^ ((jobnum as u64) << 20);
+    let mut seed_state =
+        spec.randseed ^ ((ji as u64) << 40) ^ ((jobnum as u64) << 20) ^ ((r as u64) << 52);
     if !spec.randrepeat {
         seed_state ^= std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
@@ -567,7 +602,16 @@ fn plan_clone(
         let base = existing.unwrap_or(per_file);
         let offset = spec.offset.resolve(base, min_bs);
         let incr = spec.offset_increment.resolve(base, min_bs);
-        let start = offset + incr * jobnum as u64;
+        // Ranks sharing named files (N-1) continue the clone numbering: rank r's clone j is
+        // clone r*numjobs+j, each in its own region (offset_increment, or size when none).
+        let shared = rank.is_some() && !spec.filenames.is_empty();
+        let clone_index = if shared {
+            r as u64 * spec.numjobs as u64 + jobnum as u64
+        } else {
+            jobnum as u64
+        };
+        let step = if shared && incr == 0 { per_file } else { incr };
+        let start = offset + step * clone_index;
         let mut len = per_file;
         if spec.size.is_none() && spec.filesize.is_none() {
             // The region runs from the offset to the end of the existing file.

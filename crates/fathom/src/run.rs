@@ -30,8 +30,12 @@ impl Cleanup {
         if let Some(parent) = dir.parent() {
             self.ensure_dir(parent)?;
         }
-        std::fs::create_dir(dir)?;
-        self.dirs.push(dir.to_path_buf());
+        match std::fs::create_dir(dir) {
+            Ok(()) => self.dirs.push(dir.to_path_buf()),
+            // Another process (an MPI rank, a parallel run) made it meanwhile: not ours.
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && dir.is_dir() => {}
+            Err(e) => return Err(e),
+        }
         Ok(())
     }
     fn finish(self) {
@@ -143,6 +147,7 @@ fn run_phases(
         for (ji, _) in &jobs {
             layout_time[*ji] = lt;
         }
+        events.fire_before_phase(phase);
         // One thread per clone; each tells the loop below when it ends, so a job's
         // result is handed to `on_job_end` as soon as its last clone is done.
         let results: Vec<(usize, CloneOutcome)> = std::thread::scope(|s| {

@@ -176,8 +176,7 @@ pub fn parse_all_overriding(
                 .map(|o| (o.name, o.value.unwrap_or_default())),
         );
     }
-    let cli_base: Vec<_> = cli_globals.iter().chain(&tail).cloned().collect();
-    let (jobs, globals) = resolve::resolve(&cli_sections, &cli_base, &[], files.len())?;
+    let (jobs, globals) = resolve::resolve(&cli_sections, &cli_globals, &tail, files.len())?;
     for (name, job) in jobs {
         names.push(name);
         set.jobs.push(job);
