@@ -1,0 +1,173 @@
+//! fathom against injected faults and latency (the faultfs FUSE rig): errors are
+//! reported with file and offset and lose no results; injected latency is measured as
+//! injected.
+
+mod common;
+use common::*;
+use faultfs::{Fault, FaultFs, Mounted, Op, Rule};
+use std::time::Duration;
+
+fn rig(env: &Env) -> Option<Mounted> {
+    let backing = env.path().join("backing");
+    std::fs::create_dir(&backing).unwrap();
+    match FaultFs::mount(&backing, env.path().join("mnt")) {
+        Ok(m) => Some(m),
+        Err(e) => {
+            assert!(
+                std::env::var_os("FATHOM_REQUIRE_FUSE").is_none(),
+                "faultfs: {e}"
+            );
+            eprintln!("cannot mount FUSE here ({e}): not tested");
+            None
+        }
+    }
+}
+
+fathomtest!(
+    an_eio_mid_run_is_reported_with_file_and_offset_and_results_are_kept,
+    |env| {
+        let Some(m) = rig(&env) else { return };
+        let dir = format!("--directory={}", m.path().display());
+        // Lay the file out cleanly, then make one 4 KiB block fail on read.
+        let o = env.run(&[&dir, "--name=e", "--rw=write", "--size=1m", "--bs=4k"]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        m.add(
+            Rule::new(Fault::Error {
+                errno: libc::EIO,
+                on: Op::Read,
+            })
+            .file("e.0.0")
+            .range(409600..413696),
+        );
+        let o = env.run(&[
+            "--output-format=json",
+            &dir,
+            "--name=e",
+            "--rw=read",
+            "--size=1m",
+            "--bs=4k",
+        ]);
+        assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+        let v = json(&o);
+        let j = &v["jobs"][0];
+        assert_eq!(j["error"], libc::EIO);
+        assert_eq!(
+            j["read"]["total_ios"], 100,
+            "the 100 reads before the bad block are kept"
+        );
+        let e = stderr(&o);
+        assert!(e.contains("e.0.0") && e.contains("409600"), "{e}");
+        // With continue_on_error the run goes on and counts it.
+        let o = env.run(&[
+            "--output-format=json",
+            &dir,
+            "--name=e",
+            "--rw=read",
+            "--size=1m",
+            "--bs=4k",
+            "--continue_on_error=read",
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        let v = json(&o);
+        assert_eq!(v["jobs"][0]["total_err"], 1);
+        assert_eq!(v["jobs"][0]["first_error"], libc::EIO);
+        assert_eq!(v["jobs"][0]["read"]["total_ios"], 255);
+    }
+);
+
+fathomtest!(enospc_on_write_ends_the_job_cleanly, |env| {
+    let Some(m) = rig(&env) else { return };
+    let dir = format!("--directory={}", m.path().display());
+    let o = env.run(&[&dir, "--name=n", "--rw=write", "--size=1m", "--bs=64k"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    m.add(
+        Rule::new(Fault::Error {
+            errno: libc::ENOSPC,
+            on: Op::Write,
+        })
+        .range(524288..u64::MAX),
+    );
+    let o = env.run(&[
+        "--output-format=json",
+        &dir,
+        "--name=n",
+        "--rw=write",
+        "--size=1m",
+        "--bs=64k",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let v = json(&o);
+    assert_eq!(v["jobs"][0]["error"], libc::ENOSPC);
+    assert_eq!(v["jobs"][0]["write"]["io_bytes"], 524288);
+});
+
+fathomtest!(short_reads_are_reissued_and_counted, |env| {
+    let Some(m) = rig(&env) else { return };
+    let dir = format!("--directory={}", m.path().display());
+    let o = env.run(&[&dir, "--name=s", "--rw=write", "--size=256k", "--bs=16k"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    m.add(
+        Rule::new(Fault::Short {
+            keep: 4096,
+            on: Op::Read,
+        })
+        .times(3),
+    );
+    let o = env.run(&[
+        "--output-format=json",
+        &dir,
+        "--name=s",
+        "--rw=read",
+        "--size=256k",
+        "--bs=16k",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let r = &json(&o)["jobs"][0]["read"];
+    assert_eq!(
+        r["io_bytes"], 262144,
+        "every byte read despite short transfers"
+    );
+    assert_eq!(r["total_ios"], 16);
+    // The first 16 KiB read came back 4 KiB at a time three times (then whole): one
+    // short I/O, reissued until complete.
+    assert_eq!(r["short_ios"], 1);
+});
+
+fathomtest!(injected_latency_is_measured_as_injected, |env| {
+    let Some(m) = rig(&env) else { return };
+    let dir = format!("--directory={}", m.path().display());
+    let o = env.run(&[&dir, "--name=l", "--rw=write", "--size=1m", "--bs=4k"]);
+    assert!(o.status.success());
+    // Half of the file answers 2 ms slower: in one run, the fast half's median (p25 of
+    // all) is the rig's own baseline and the slow half's (p75) is 2 ms above it.
+    m.add(
+        Rule::new(Fault::Latency {
+            min: Duration::from_millis(2),
+            max: Duration::from_millis(2),
+            on: Op::Read,
+        })
+        .range(0..524288),
+    );
+    let o = env.run(&[
+        "--output-format=json",
+        &dir,
+        "--name=l",
+        "--rw=randread",
+        "--size=1m",
+        "--bs=4k",
+        "--number_ios=600",
+        "--norandommap",
+        "--percentile_list=25:75",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let p = &json(&o)["jobs"][0]["read"]["clat_ns"]["percentile"];
+    let (fast, slow) = (
+        p["25.000000"].as_f64().unwrap(),
+        p["75.000000"].as_f64().unwrap(),
+    );
+    let added = slow - fast;
+    assert!(
+        (added - 2e6).abs() <= 0.01 * 2e6,
+        "fast half p50 {fast} ns, slow half p50 {slow} ns: added {added} ns"
+    );
+});
