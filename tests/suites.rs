@@ -230,3 +230,93 @@ fathomtest!(sysbench_prepares_runs_and_cleans_up_like_sysbench, |env| {
         "fathom {ours} reads/s, sysbench {theirs}"
     );
 });
+
+fathomtest!(
+    bonnie_prints_bonnie_s_table_and_a_csv_line_bon_csv2txt_reads,
+    |env| {
+        let dir = format!("--dir={}", env.path().display());
+        let args = [
+            "suite",
+            "bonnie",
+            &dir,
+            "--size=8",
+            "--ram=4",
+            "--files=1",
+            "--machine=ci",
+            "--seeks=500",
+        ];
+        let o = env.run(&args);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let out = stdout(&o);
+        assert!(
+            out.starts_with("Version     2.00a   ------Sequential Output------"),
+            "{out}"
+        );
+        assert!(
+            out.lines()
+                .any(|l| l.starts_with("ci") && l.len() > 19 && l[..19].ends_with(" 8M")),
+            "the name and size in bonnie's 19 columns: {out}"
+        );
+        assert!(out.contains("      files:max:min  /sec %CP"), "{out}");
+        let csv = out.lines().last().unwrap().to_string();
+        let f: Vec<&str> = csv.split(',').collect();
+        assert_eq!(f.len(), 50, "bonnie's 1.98 CSV has 50 fields: {csv}");
+        assert_eq!(
+            (f[0], f[2], f[5], f[7], f[21]),
+            ("1.98", "ci", "8M", "8192", "1")
+        );
+        assert!(f[38].ends_with("us") || f[38].ends_with("ms"), "{csv}");
+        // Nothing left behind.
+        let left: Vec<_> = std::fs::read_dir(env.path()).unwrap().collect();
+        assert!(left.is_empty(), "{left:?}");
+        // The real bonnie++ writes the same shape of line, and bon_csv2txt reads ours.
+        let real = std::process::Command::new("bonnie++")
+            .args([
+                "-d",
+                env.path().to_str().unwrap(),
+                "-s",
+                "16",
+                "-r",
+                "8",
+                "-n",
+                "1",
+                "-u",
+                "root",
+                "-m",
+                "ci",
+                "-q",
+            ])
+            .output();
+        match real {
+            Ok(r) if r.status.success() => {
+                let line = String::from_utf8_lossy(&r.stdout)
+                    .lines()
+                    .last()
+                    .unwrap_or("")
+                    .to_string();
+                let g: Vec<&str> = line.split(',').collect();
+                assert_eq!(g.len(), f.len(), "real: {line}\nours: {csv}");
+                let empties = |v: &[&str]| v.iter().map(|x| x.is_empty()).collect::<Vec<_>>();
+                assert_eq!(empties(&g), empties(&f), "the same fields are empty");
+            }
+            _ => assert!(
+                std::env::var_os("FATHOM_REQUIRE_BONNIE").is_none(),
+                "bonnie++ missing"
+            ),
+        }
+        let txt = std::process::Command::new("bon_csv2txt")
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn();
+        if let Ok(mut c) = txt {
+            use std::io::Write;
+            c.stdin.take().unwrap().write_all(csv.as_bytes()).unwrap();
+            let r = c.wait_with_output().unwrap();
+            let t = String::from_utf8_lossy(&r.stdout);
+            assert!(
+                r.status.success() && t.contains("ci ") && t.contains("Latency"),
+                "{t}"
+            );
+        }
+    }
+);

@@ -1,0 +1,688 @@
+//! `fathom suite bonnie`: bonnie++ 2.00's twelve tests, run by fathom, printed as
+//! bonnie's text table and (with `--output-format=csv`) its 1.98 CSV line, which the
+//! bonnie++ package's `bon_csv2txt` and `bon_csv2html` render.
+//!
+//! I/O tests on one file of `--size`: per-character write (one byte per call through a
+//! user-space buffer, like stdio's putc), block write, rewrite (read a chunk, change it,
+//! write it back), per-character read, block read, and random seeks (`--seekers` threads,
+//! 8000 seeks each: read a chunk at a random chunk offset, and one in ten written back).
+//! File tests on `--files` × 1024 empty files: create, stat and delete in name order, then
+//! in random order. A test that took less than 0.5 s is shown as `+++++`, as bonnie does:
+//! too fast to mean anything. Latency is the slowest single operation of each test.
+
+use anyhow::{anyhow, bail, Context, Result};
+use std::fs::File;
+use std::io::{BufReader, BufWriter, Read, Write};
+use std::os::unix::fs::{FileExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// Below this, a result is `+++++` (too fast to measure).
+const MIN_TIME: Duration = Duration::from_millis(500);
+
+/// Options (bonnie++'s, long form).
+#[derive(Debug, Clone)]
+pub struct Opts {
+    /// `-d`: directory.
+    pub dir: PathBuf,
+    /// `-s`: file size in bytes.
+    pub size: u64,
+    /// `-r`: RAM in bytes (the file must be at least twice as large).
+    pub ram: u64,
+    /// `-n`: number of files in units of 1024 (0 skips the file tests).
+    pub files: u32,
+    /// `-m`: machine name.
+    pub machine: String,
+    /// `-b`: fsync after every write.
+    pub fsync: bool,
+    /// `-D`: O_DIRECT for the block tests.
+    pub direct: bool,
+    /// Chunk size.
+    pub chunk: usize,
+    /// Seeker threads.
+    pub seekers: u32,
+    /// Seeks per seeker.
+    pub seeks: u32,
+    /// Output: normal (table) or csv.
+    pub csv: bool,
+    /// Random seed.
+    pub seed: u64,
+}
+
+/// One measured test: rate per second, CPU %, slowest operation, elapsed.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Measure {
+    /// KiB/s for I/O tests, operations/s for seeks and file tests.
+    pub rate: f64,
+    /// CPU use over the test, %.
+    pub cpu: f64,
+    /// Slowest single operation.
+    pub latency: Duration,
+    /// Whole test time.
+    pub elapsed: Duration,
+}
+
+fn cpu_now() -> Duration {
+    // SAFETY: getrusage fills the zeroed struct.
+    let mut u: libc::rusage = unsafe { std::mem::zeroed() };
+    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut u) };
+    let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
+    tv(u.ru_utime) + tv(u.ru_stime)
+}
+
+/// Times a test: `f` returns (units done, slowest operation).
+fn measure(f: impl FnOnce() -> Result<(f64, Duration)>) -> Result<Measure> {
+    let (c0, t0) = (cpu_now(), Instant::now());
+    let (units, latency) = f()?;
+    let elapsed = t0.elapsed();
+    let cpu = (cpu_now() - c0).as_secs_f64() / elapsed.as_secs_f64().max(1e-9) * 100.0;
+    Ok(Measure {
+        rate: units / elapsed.as_secs_f64().max(1e-9),
+        cpu,
+        latency,
+        elapsed,
+    })
+}
+
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+}
+
+fn open(path: &Path, write: bool, create: bool, direct: bool) -> Result<File> {
+    let mut o = std::fs::OpenOptions::new();
+    o.read(true).write(write).create(create).truncate(create);
+    if direct {
+        o.custom_flags(libc::O_DIRECT);
+    }
+    o.open(path)
+        .with_context(|| format!("opening {}", path.display()))
+}
+
+fn aligned(len: usize) -> fathom::engine::AlignedBuf {
+    fathom::engine::AlignedBuf::new(len, 4096)
+}
+
+/// The twelve results in bonnie's order.
+pub struct Results {
+    /// putc, block write, rewrite, getc, block read, seeks.
+    pub io: [Option<Measure>; 6],
+    /// seq create, seq stat, seq delete, random create, random stat, random delete.
+    pub files: [Option<Measure>; 6],
+}
+
+fn io_tests(o: &Opts, path: &Path) -> Result<[Option<Measure>; 6]> {
+    let size = o.size;
+    let chunk = o.chunk;
+    let chunks = size / chunk as u64;
+    // Per character write.
+    eprint!("Writing a byte at a time...");
+    let putc = measure(|| {
+        let mut w = BufWriter::with_capacity(8192, open(path, true, true, false)?);
+        let mut worst = Duration::ZERO;
+        let mut t = Instant::now();
+        for i in 0..size {
+            w.write_all(&[(i & 0x7f) as u8])?;
+            if i % chunk as u64 == chunk as u64 - 1 {
+                let now = Instant::now();
+                worst = worst.max(now - t);
+                t = now;
+            }
+        }
+        w.flush()?;
+        if o.fsync {
+            w.get_ref().sync_all()?;
+        }
+        Ok((size as f64 / 1024.0, worst))
+    })?;
+    eprintln!("done");
+    // Block write.
+    eprint!("Writing intelligently...");
+    let mut buf = aligned(chunk);
+    let block = measure(|| {
+        let f = open(path, true, true, o.direct)?;
+        let mut worst = Duration::ZERO;
+        for c in 0..chunks {
+            buf.as_mut_slice()[..8].copy_from_slice(&c.to_le_bytes());
+            let t = Instant::now();
+            f.write_all_at(buf.as_slice(), c * chunk as u64)?;
+            if o.fsync {
+                f.sync_data()?;
+            }
+            worst = worst.max(t.elapsed());
+        }
+        f.sync_all()?;
+        Ok(((chunks * chunk as u64) as f64 / 1024.0, worst))
+    })?;
+    eprintln!("done");
+    // Rewrite: read a chunk, change it, write it back in place.
+    eprint!("Rewriting...");
+    let rewrite = measure(|| {
+        let f = open(path, true, false, o.direct)?;
+        let mut worst = Duration::ZERO;
+        for c in 0..chunks {
+            let t = Instant::now();
+            let off = c * chunk as u64;
+            f.read_exact_at(buf.as_mut_slice(), off)?;
+            buf.as_mut_slice()[0] ^= 0xff;
+            f.write_all_at(buf.as_slice(), off)?;
+            if o.fsync {
+                f.sync_data()?;
+            }
+            worst = worst.max(t.elapsed());
+        }
+        Ok(((chunks * chunk as u64) as f64 / 1024.0, worst))
+    })?;
+    eprintln!("done");
+    // Per character read.
+    eprint!("Reading a byte at a time...");
+    let getc = measure(|| {
+        let mut r = BufReader::with_capacity(8192, open(path, false, false, false)?);
+        let mut byte = [0u8; 1];
+        let mut n = 0u64;
+        let mut worst = Duration::ZERO;
+        let mut t = Instant::now();
+        let mut sum = 0u64;
+        while r.read(&mut byte)? == 1 {
+            sum = sum.wrapping_add(byte[0] as u64);
+            n += 1;
+            if n % chunk as u64 == 0 {
+                let now = Instant::now();
+                worst = worst.max(now - t);
+                t = now;
+            }
+        }
+        std::hint::black_box(sum);
+        Ok((n as f64 / 1024.0, worst))
+    })?;
+    eprintln!("done");
+    // Block read.
+    eprint!("Reading intelligently...");
+    let bread = measure(|| {
+        let f = open(path, false, false, o.direct)?;
+        let mut worst = Duration::ZERO;
+        for c in 0..chunks {
+            let t = Instant::now();
+            f.read_exact_at(buf.as_mut_slice(), c * chunk as u64)?;
+            worst = worst.max(t.elapsed());
+        }
+        Ok(((chunks * chunk as u64) as f64 / 1024.0, worst))
+    })?;
+    eprintln!("done");
+    // Random seeks: seekers in parallel.
+    eprint!("start 'em...");
+    let seeks = measure(|| {
+        let results: Vec<Result<Duration>> = std::thread::scope(|s| {
+            let handles: Vec<_> = (0..o.seekers)
+                .map(|k| {
+                    s.spawn(move || -> Result<Duration> {
+                        let f = open(path, true, false, o.direct)?;
+                        let mut b = aligned(chunk);
+                        let mut rng =
+                            Rng(o.seed ^ (k as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+                        let mut worst = Duration::ZERO;
+                        for _ in 0..o.seeks {
+                            let off = rng.next() % chunks.max(1) * chunk as u64;
+                            let t = Instant::now();
+                            f.read_exact_at(b.as_mut_slice(), off)?;
+                            if rng.next() % 10 == 0 {
+                                b.as_mut_slice()[1] ^= 0x55;
+                                f.write_all_at(b.as_slice(), off)?;
+                            }
+                            worst = worst.max(t.elapsed());
+                        }
+                        Ok(worst)
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().expect("seeker"))
+                .collect()
+        });
+        let mut worst = Duration::ZERO;
+        for r in results {
+            worst = worst.max(r?);
+            eprint!("done...");
+        }
+        Ok(((o.seekers * o.seeks) as f64, worst))
+    })?;
+    eprintln!();
+    Ok([
+        Some(putc),
+        Some(block),
+        Some(rewrite),
+        Some(getc),
+        Some(bread),
+        Some(seeks),
+    ])
+}
+
+/// bonnie-style names: sequential ones start with the number, random ones with letters.
+fn names(n: usize, sequential: bool, rng: &mut Rng) -> Vec<String> {
+    const AL: &[u8] = b"0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
+    (0..n)
+        .map(|i| {
+            let tail: String = (0..(rng.next() % 12) as usize)
+                .map(|_| AL[(rng.next() % AL.len() as u64) as usize] as char)
+                .collect();
+            if sequential {
+                format!("{i:07}{tail}")
+            } else {
+                format!("{tail}{i:07}")
+            }
+        })
+        .collect()
+}
+
+fn file_tests(o: &Opts) -> Result<[Option<Measure>; 6]> {
+    let n = o.files as usize * 1024;
+    let dir = o.dir.join(format!("Bonnie.{}", std::process::id()));
+    std::fs::create_dir(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    let mut rng = Rng(o.seed | 1);
+    let mut out = [None; 6];
+    let result = (|| -> Result<()> {
+        for (k, sequential) in [(0usize, true), (3, false)] {
+            let mut list = names(n, sequential, &mut rng);
+            if !sequential {
+                // Random order: shuffle.
+                for i in (1..list.len()).rev() {
+                    let j = (rng.next() % (i as u64 + 1)) as usize;
+                    list.swap(i, j);
+                }
+            }
+            let what = if sequential { "sequential" } else { "random" };
+            eprint!("Create files in {what} order...");
+            out[k] = Some(measure(|| {
+                let mut worst = Duration::ZERO;
+                for name in &list {
+                    let t = Instant::now();
+                    File::create(dir.join(name))?;
+                    worst = worst.max(t.elapsed());
+                }
+                Ok((n as f64, worst))
+            })?);
+            eprintln!("done.");
+            eprint!("Stat files in {what} order...");
+            out[k + 1] = Some(measure(|| {
+                let mut worst = Duration::ZERO;
+                let order: Vec<PathBuf> = if sequential {
+                    // In the order the directory lists them, as bonnie's readdir pass.
+                    std::fs::read_dir(&dir)?
+                        .map(|e| e.map(|e| e.path()))
+                        .collect::<Result<_, _>>()?
+                } else {
+                    list.iter().map(|nm| dir.join(nm)).collect()
+                };
+                for p in &order {
+                    let t = Instant::now();
+                    std::fs::metadata(p)?;
+                    worst = worst.max(t.elapsed());
+                }
+                Ok((order.len() as f64, worst))
+            })?);
+            eprintln!("done.");
+            eprint!("Delete files in {what} order...");
+            out[k + 2] = Some(measure(|| {
+                let mut worst = Duration::ZERO;
+                for name in &list {
+                    let t = Instant::now();
+                    std::fs::remove_file(dir.join(name))?;
+                    worst = worst.max(t.elapsed());
+                }
+                Ok((n as f64, worst))
+            })?);
+            eprintln!("done.");
+        }
+        Ok(())
+    })();
+    let _ = std::fs::remove_dir_all(&dir);
+    result.map(|()| out)
+}
+
+/// Run every test.
+pub fn run_tests(o: &Opts) -> Result<Results> {
+    std::fs::create_dir_all(&o.dir)?;
+    let io = if o.size > 0 {
+        let path = o.dir.join(format!("Bonnie.{}.data", std::process::id()));
+        let r = io_tests(o, &path);
+        let _ = std::fs::remove_file(&path);
+        r?
+    } else {
+        [None; 6]
+    };
+    let files = if o.files > 0 {
+        file_tests(o)?
+    } else {
+        [None; 6]
+    };
+    Ok(Results { io, files })
+}
+
+/// bonnie's size notation: 256M, 2G.
+fn size_label(b: u64) -> String {
+    if b % (1 << 30) == 0 {
+        format!("{}G", b >> 30)
+    } else if b % (1 << 20) == 0 {
+        format!("{}M", b >> 20)
+    } else {
+        format!("{}K", b >> 10)
+    }
+}
+
+/// Latency as bonnie writes it: µs below 10 ms, ms below 10 s, else s.
+fn latency(d: Duration) -> String {
+    let us = d.as_micros();
+    if us < 10_000 {
+        format!("{us}us")
+    } else if us < 10_000_000 {
+        format!("{}ms", us / 1000)
+    } else {
+        format!("{}s", us / 1_000_000)
+    }
+}
+
+/// (value, cpu) cells of the CSV: `+++++`/`+++` when too fast, empty when not run.
+fn cells(m: &Option<Measure>, one_decimal: bool) -> (String, String) {
+    match m {
+        None => (String::new(), String::new()),
+        Some(m) if m.elapsed < MIN_TIME => ("+++++".into(), "+++".into()),
+        Some(m) if one_decimal => (format!("{:.1}", m.rate), format!("{:.0}", m.cpu)),
+        Some(m) => (format!("{:.0}", m.rate), format!("{:.0}", m.cpu)),
+    }
+}
+
+/// The 1.98 CSV line.
+pub fn csv(o: &Opts, r: &Results) -> String {
+    let mut f: Vec<String> = vec![
+        "1.98".into(),
+        "2.00a".into(),
+        o.machine.clone(),
+        "1".into(),
+        o.seed.to_string(),
+    ];
+    if o.size > 0 {
+        f.extend([
+            size_label(o.size),
+            String::new(),
+            o.chunk.to_string(),
+            o.seekers.to_string(),
+        ]);
+    } else {
+        f.extend([String::new(), String::new(), String::new(), String::new()]);
+    }
+    for (i, m) in r.io.iter().enumerate() {
+        let (v, c) = cells(m, i == 5);
+        f.push(v);
+        f.push(c);
+    }
+    if o.files > 0 {
+        f.extend([
+            o.files.to_string(),
+            String::new(),
+            String::new(),
+            String::new(),
+            String::new(),
+        ]);
+    } else {
+        f.extend([
+            String::new(),
+            String::new(),
+            String::new(),
+            String::new(),
+            String::new(),
+        ]);
+    }
+    for m in &r.files {
+        let (v, c) = cells(m, false);
+        f.push(v);
+        f.push(c);
+    }
+    for m in r.io.iter().chain(&r.files) {
+        f.push(m.map(|m| latency(m.latency)).unwrap_or_default());
+    }
+    f.join(",") + "\n"
+}
+
+/// bonnie's speed cell: KiB/s as k, m or g.
+fn speed(v: &str) -> String {
+    let Ok(k) = v.parse::<f64>() else {
+        return v.to_string();
+    };
+    if k < 10000.0 {
+        format!("{:>4}k", k as u64)
+    } else if k / 1024.0 < 1000.0 {
+        let m = k / 1024.0;
+        if m < 100.0 {
+            format!("{m:4.1}m")
+        } else {
+            format!("{:>4}m", (m + 0.5) as u64)
+        }
+    } else {
+        format!("{:4.1}g", k / 1024.0 / 1024.0)
+    }
+}
+
+/// The text table (bonnie++'s layout).
+pub fn table(o: &Opts, r: &Results) -> String {
+    let line = csv(o, r);
+    let a: Vec<&str> = line.trim_end().split(',').collect();
+    let mut s = String::new();
+    let desc = |name: &str, size: &str| {
+        let mut d = format!("{name}                   ");
+        if size.len() < 18 {
+            d.truncate(18 - size.len());
+            d.push(' ');
+            d.push_str(size);
+            d
+        } else {
+            size.to_string()
+        }
+    };
+    if o.size > 0 {
+        s.push_str(&format!(
+            "Version {:>9}   ------Sequential Output------ --Sequential Input- --Random-\n\
+             \x20                   -Per Chr- --Block-- -Rewrite- -Per Chr- --Block-- --Seeks--\n\
+             Name:Size etc        /sec %CP  /sec %CP  /sec %CP  /sec %CP  /sec %CP  /sec %CP\n",
+            "2.00a"
+        ));
+        // bonnie's own table shows the size alone (bon_csv2txt adds chunk and seekers).
+        let size = a[5];
+        s.push_str(&format!(
+            "{:>19} {:>5} {:>3} {:>5} {:>3} {:>5} {:>3} {:>5} {:>3} {:>5} {:>3} {:>5} {:>3}\n",
+            desc(&o.machine, size),
+            speed(a[9]),
+            a[10],
+            speed(a[11]),
+            a[12],
+            speed(a[13]),
+            a[14],
+            speed(a[15]),
+            a[16],
+            speed(a[17]),
+            a[18],
+            a[19],
+            a[20]
+        ));
+        s.push_str(&format!(
+            "Latency           {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}\n",
+            a[38], a[39], a[40], a[41], a[42], a[43]
+        ));
+    }
+    if o.files > 0 {
+        s.push_str(
+            "                    ------Sequential Create------ --------Random Create--------\n\
+             \x20                   -Create-- --Read--- -Delete-- -Create-- --Read--- -Delete--\n\
+             \x20     files:max:min  /sec %CP  /sec %CP  /sec %CP  /sec %CP  /sec %CP  /sec %CP\n",
+        );
+        s.push_str(&format!(
+            "{:>19} {:>5} {:>3} {:>5} {:>3} {:>5} {:>3} {:>5} {:>3} {:>5} {:>3} {:>5} {:>3}\n",
+            desc(&o.machine, a[21]),
+            a[26],
+            a[27],
+            a[28],
+            a[29],
+            a[30],
+            a[31],
+            a[32],
+            a[33],
+            a[34],
+            a[35],
+            a[36],
+            a[37]
+        ));
+        s.push_str(&format!(
+            "Latency           {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}\n",
+            a[44], a[45], a[46], a[47], a[48], a[49]
+        ));
+    }
+    s
+}
+
+fn mem_total() -> u64 {
+    std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|m| {
+            m.lines()
+                .find(|l| l.starts_with("MemTotal:"))
+                .and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
+        })
+        .map_or(0, |kib| kib * 1024)
+}
+
+/// Parse `fathom suite bonnie` options.
+pub fn parse(args: &[String]) -> Result<Opts> {
+    let host = fathom::facts::host().hostname;
+    let mut o = Opts {
+        dir: PathBuf::from("."),
+        size: 0,
+        ram: mem_total(),
+        files: 16,
+        machine: if host.is_empty() {
+            "fathom".into()
+        } else {
+            host
+        },
+        fsync: false,
+        direct: false,
+        chunk: 8192,
+        seekers: 5,
+        seeks: 8000,
+        csv: false,
+        seed: std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(1, |d| d.as_nanos() as u64 & 0x7fff_ffff),
+    };
+    let mut size_set = false;
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        let (k, inline) = match a.split_once('=') {
+            Some((k, v)) => (k, Some(v.to_string())),
+            None => (a.as_str(), None),
+        };
+        let mut val = || -> Result<String> {
+            inline
+                .clone()
+                .or_else(|| it.next().cloned())
+                .ok_or_else(|| anyhow!("{k} needs a value"))
+        };
+        let bytes = |v: String| -> Result<u64> {
+            // bonnie sizes are in MiB unless a unit follows.
+            if v.chars().all(|c| c.is_ascii_digit()) {
+                Ok(v.parse::<u64>()? << 20)
+            } else {
+                fathom_job::units::parse_size(&v, 1024, fathom_job::Dialect::Fio)
+                    .map_err(|e| anyhow!("{k}: {e}"))
+            }
+        };
+        match k {
+            "--dir" | "-d" => o.dir = val()?.into(),
+            "--size" | "-s" => {
+                o.size = bytes(val()?)?;
+                size_set = true;
+            }
+            "--ram" | "-r" => o.ram = bytes(val()?)?,
+            "--files" | "-n" => {
+                o.files = val()?
+                    .parse()
+                    .map_err(|_| anyhow!("--files: a number (x1024)"))?
+            }
+            "--machine" | "-m" => o.machine = val()?,
+            "--fsync" | "-b" => o.fsync = true,
+            "--direct" | "-D" => o.direct = true,
+            "--seekers" => {
+                o.seekers = val()?.parse().map_err(|_| anyhow!("--seekers: a number"))?
+            }
+            "--seeks" => o.seeks = val()?.parse().map_err(|_| anyhow!("--seeks: a number"))?,
+            "--seed" => o.seed = val()?.parse().map_err(|_| anyhow!("--seed: a number"))?,
+            "--output-format" => match val()?.as_str() {
+                "csv" => o.csv = true,
+                "normal" | "text" => o.csv = false,
+                f => bail!("--output-format={f}: use normal or csv"),
+            },
+            _ => bail!(
+                "unknown option '{a}' (use --dir, --size, --ram, --files, --machine, --fsync, \
+                 --direct, --seekers, --seeks, --seed, --output-format)"
+            ),
+        }
+    }
+    if !size_set {
+        o.size = (o.ram * 2).max(1 << 20);
+    }
+    if o.size > 0 && o.size < o.ram * 2 {
+        bail!(
+            "--size ({} MiB) must be at least twice the RAM ({} MiB) so the page cache cannot \
+             hold the file, as bonnie++ requires; give a smaller --ram to override",
+            o.size >> 20,
+            o.ram >> 20
+        );
+    }
+    if o.size > 0 && o.size < o.chunk as u64 {
+        bail!("--size must be at least one chunk ({} bytes)", o.chunk);
+    }
+    Ok(o)
+}
+
+/// Run `fathom suite bonnie`.
+pub fn run(args: &[String]) -> Result<u8> {
+    let o = parse(args)?;
+    let r = run_tests(&o)?;
+    if o.csv {
+        print!("{}", csv(&o, &r));
+    } else {
+        print!("{}", table(&o, &r));
+        print!("{}", csv(&o, &r));
+    }
+    Ok(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn speeds_and_latencies_read_like_bonnie() {
+        assert_eq!(speed("3741"), "3741k");
+        assert_eq!(speed("51200"), "50.0m");
+        assert_eq!(speed("204800"), " 200m");
+        assert_eq!(speed("2097152"), " 2.0g");
+        assert_eq!(speed("+++++"), "+++++");
+        assert_eq!(latency(Duration::from_micros(2691)), "2691us");
+        assert_eq!(latency(Duration::from_millis(25)), "25ms");
+        assert_eq!(size_label(256 << 20), "256M");
+    }
+
+    #[test]
+    fn the_size_must_be_twice_the_ram_unless_overridden() {
+        let e = parse(&["--size=64".into(), "--ram=64".into()]).unwrap_err();
+        assert!(e.to_string().contains("twice the RAM"), "{e}");
+        let o = parse(&["--size=64".into(), "--ram=32".into()]).unwrap();
+        assert_eq!(o.size, 64 << 20);
+    }
+}
