@@ -115,7 +115,7 @@ fathomtest!(cdm_prints_crystaldiskmark_s_table, |env| {
     assert_eq!(o.status.code(), Some(2));
     let o = env.run(&["suite", "nosuch"]);
     assert!(
-        stderr(&o).contains("available: dd, cdm, sysbench"),
+        stderr(&o).contains("available: bonnie, curve, dd, cdm, sysbench"),
         "{}",
         stderr(&o)
     );
@@ -318,5 +318,46 @@ fathomtest!(
                 "{t}"
             );
         }
+    }
+);
+
+fathomtest!(
+    curve_runs_max_then_fractions_and_stops_on_response_time,
+    |env| {
+        let svg = env.path().join("c.svg");
+        let svg_opt = format!("--svg={}", svg.display());
+        let o = env.run(&[
+            "suite",
+            "curve",
+            "--rw=randread",
+            "--ioengine=null",
+            "--size=64m",
+            "--runtime=300ms",
+            "--points=10,50,200,300",
+            "--stop-curve=1ms",
+            &svg_opt,
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let out = stdout(&o);
+        let rows: Vec<Vec<String>> = out
+            .lines()
+            .skip(1)
+            .map(|l| l.split_whitespace().map(str::to_string).collect())
+            .collect();
+        assert_eq!(rows[0][0], "max");
+        let max: f64 = rows[0][2].parse().unwrap();
+        // 10% and 50% are met within 2%.
+        for (row, pct) in [(1, 0.1), (2, 0.5)] {
+            let iops: f64 = rows[row][2].parse().unwrap();
+            assert!((iops / (max * pct) - 1.0).abs() < 0.02, "{out}");
+        }
+        // 200% of max cannot be met: response time explodes and the curve stops there.
+        assert_eq!(rows.len(), 4, "stopped after the 200% point: {out}");
+        assert!(stderr(&o).contains("over --stop-curve"), "{}", stderr(&o));
+        let s = std::fs::read_to_string(&svg).unwrap();
+        assert!(s.starts_with("<svg") && s.contains("polyline"));
+        let o = env.run(&["suite", "curve", "--rw=randread"]);
+        assert_eq!(o.status.code(), Some(2));
+        assert!(stderr(&o).contains("give the target"));
     }
 );

@@ -164,6 +164,25 @@ fn time_chart(
     ydesc: &str,
     series: &[(String, Vec<(f64, f64)>)],
 ) -> DrawResult<String> {
+    xy_chart(title, "time (s)", ydesc, series)
+}
+
+/// A line chart of (x, y) series with a legend, as an SVG document.
+pub fn xy(
+    title: &str,
+    xdesc: &str,
+    ydesc: &str,
+    series: &[(String, Vec<(f64, f64)>)],
+) -> Result<String, String> {
+    xy_chart(title, xdesc, ydesc, series).map_err(|e| format!("drawing: {e}"))
+}
+
+fn xy_chart(
+    title: &str,
+    xdesc: &str,
+    ydesc: &str,
+    series: &[(String, Vec<(f64, f64)>)],
+) -> DrawResult<String> {
     let xmax = series
         .iter()
         .flat_map(|(_, p)| p.iter().map(|q| q.0))
@@ -186,7 +205,7 @@ fn time_chart(
             .build_cartesian_2d(0f64..xmax, 0f64..ymax)?;
         chart
             .configure_mesh()
-            .x_desc("time (s)")
+            .x_desc(xdesc)
             .y_desc(ydesc)
             .y_label_formatter(&|v| human(*v))
             .draw()?;
