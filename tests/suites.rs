@@ -115,7 +115,7 @@ fathomtest!(cdm_prints_crystaldiskmark_s_table, |env| {
     assert_eq!(o.status.code(), Some(2));
     let o = env.run(&["suite", "nosuch"]);
     assert!(
-        stderr(&o).contains("available: bonnie, curve, dd, cdm, sysbench"),
+        stderr(&o).contains("available: bonnie, curve, dd, ior, cdm, sysbench"),
         "{}",
         stderr(&o)
     );
@@ -359,5 +359,57 @@ fathomtest!(
         let o = env.run(&["suite", "curve", "--rw=randread"]);
         assert_eq!(o.status.code(), Some(2));
         assert!(stderr(&o).contains("give the target"));
+    }
+);
+
+fathomtest!(
+    ior_writes_and_reads_n_1_segmented_and_n_n_layouts_completely,
+    |env| {
+        let dir = env.path().join("ior");
+        let d = dir.to_str().unwrap();
+        // N-1 segmented: every block of the shared file written, and nothing more.
+        let o = env.run(&[
+            "suite", "ior", "-o", d, "-N", "3", "-b", "64k", "-t", "64k", "-s", "4", "-i", "2",
+            "-k",
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let out = stdout(&o);
+        // Two iterations' rows and the summary's.
+        assert_eq!(
+            out.lines().filter(|l| l.starts_with("write ")).count(),
+            3,
+            "{out}"
+        );
+        assert!(
+            out.contains("Max Write:") && out.contains("Summary of all tests:"),
+            "{out}"
+        );
+        let data = std::fs::read(dir.join("ior.shared")).unwrap();
+        assert_eq!(data.len(), 3 * 4 * 65536);
+        assert!(
+            data.chunks(65536).all(|b| b.iter().any(|&x| x != 0)),
+            "every block written"
+        );
+        // N-N: a file per task, block x segments each; removed without -k.
+        let o = env.run(&[
+            "suite", "ior", "-o", d, "-N", "2", "-b", "256k", "-t", "64k", "-s", "2", "-F", "-k",
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        for t in 0..2 {
+            assert_eq!(
+                std::fs::metadata(dir.join(format!("ior.{t}")))
+                    .unwrap()
+                    .len(),
+                512 << 10
+            );
+        }
+        let o = env.run(&[
+            "suite", "ior", "-o", d, "-N", "2", "-b", "256k", "-t", "64k", "-F",
+        ]);
+        assert!(o.status.success());
+        assert!(!dir.join("ior.0.0").exists());
+        let o = env.run(&["suite", "ior", "-b", "100k", "-t", "64k"]);
+        assert_eq!(o.status.code(), Some(2));
+        assert!(stderr(&o).contains("multiple of --transfer"));
     }
 );

@@ -5,6 +5,7 @@ pub mod bonnie;
 pub mod cdm;
 pub mod curve;
 pub mod dd;
+pub mod ior;
 pub mod sysbench;
 
 /// The suites and what they do.
@@ -12,6 +13,7 @@ pub const SUITES: &[(&str, &str)] = &[
     ("bonnie", "bonnie++ 2.00's twelve tests: text table and its 1.98 CSV line (bon_csv2txt reads it)"),
     ("curve", "vdbench's iorate=curve: a max run, then 10..100% of it; response time against rate (+SVG)"),
     ("dd", "dd's operands (if/of/bs/count/skip/seek/iflag/oflag/conv) and closing lines, plus latency percentiles"),
+    ("ior", "IOR's write/read by --tasks: file per task (N-N) or one shared, segmented file (N-1)"),
     ("cdm", "CrystalDiskMark 8's tests (default or --profile=nvme): MB/s and IOPS, best of --loops"),
     ("sysbench", "sysbench fileio: prepare, run, cleanup with its options, defaults and report"),
 ];
@@ -27,6 +29,7 @@ fn help() -> String {
          fathom suite dd if=/mnt/x of=/dev/null bs=1M iflag=direct\n  \
          fathom suite bonnie --dir=/mnt/disk --size=4g --ram=2g --files=16\n  \
          fathom suite curve --rw=randread --bs=4k --directory=/mnt --size=4g --ioengine=libaio --direct=1 --iodepth=16 --stop-curve=5ms --svg=curve.svg\n  \
+         fathom suite ior -o /mnt/pfs -N 8 -b 16m -t 1m -s 4 -i 3 [-F]\n  \
          fathom suite cdm --dir=/mnt/disk --size=1g --loops=3 --runtime=5\n  \
          fathom suite sysbench --file-total-size=1G --file-num=16 prepare\n  \
          fathom suite sysbench --file-total-size=1G --file-num=16 --file-test-mode=rndrw --time=30 run\n",
@@ -45,6 +48,7 @@ pub fn run(args: &[String]) -> anyhow::Result<u8> {
         Some("bonnie") => bonnie::run(&args[1..]),
         Some("cdm") => cdm::run(&args[1..]),
         Some("curve") => curve::run(&args[1..]),
+        Some("ior") => ior::run(&args[1..]),
         Some("sysbench") => sysbench::main(&args[1..]),
         Some(other) => anyhow::bail!(
             "no suite '{other}'; available: {}",
