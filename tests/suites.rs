@@ -115,7 +115,7 @@ fathomtest!(cdm_prints_crystaldiskmark_s_table, |env| {
     assert_eq!(o.status.code(), Some(2));
     let o = env.run(&["suite", "nosuch"]);
     assert!(
-        stderr(&o).contains("available: bonnie, curve, dd, ior, cdm, sysbench"),
+        stderr(&o).contains("available: bonnie, curve, dd, ior, iozone, cdm, sysbench"),
         "{}",
         stderr(&o)
     );
@@ -411,5 +411,105 @@ fathomtest!(
         let o = env.run(&["suite", "ior", "-b", "100k", "-t", "64k"]);
         assert_eq!(o.status.code(), Some(2));
         assert!(stderr(&o).contains("multiple of --transfer"));
+    }
+);
+
+fathomtest!(
+    iozone_runs_its_matrix_and_writes_table_csv_and_heat_maps,
+    |env| {
+        let dir = env.path().join("z");
+        let svg = env.path().join("svg");
+        let o = env.run(&[
+            "suite",
+            "iozone",
+            "-a",
+            "-n",
+            "64k",
+            "-g",
+            "256k",
+            "-y",
+            "16k",
+            "-q",
+            "64k",
+            "-f",
+            dir.to_str().unwrap(),
+            "--svg",
+            svg.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let out = stdout(&o);
+        let rows: Vec<Vec<u64>> = out
+            .lines()
+            .filter(|l| {
+                l.trim_start()
+                    .chars()
+                    .next()
+                    .is_some_and(|c| c.is_ascii_digit())
+            })
+            .map(|l| l.split_whitespace().map(|x| x.parse().unwrap()).collect())
+            .collect();
+        // File sizes 64, 128, 256 kB x records 16, 32, 64 kB: 9 rows of 2 + 13 figures.
+        assert_eq!(rows.len(), 9, "{out}");
+        assert!(
+            rows.iter()
+                .all(|r| r.len() == 15 && r[2..].iter().all(|&v| v > 0)),
+            "{out}"
+        );
+        assert_eq!(
+            (rows[0][0], rows[0][1], rows[8][0], rows[8][1]),
+            (64, 16, 256, 64)
+        );
+        for t in ["write", "random-read", "stride-read", "freread"] {
+            let s = std::fs::read_to_string(svg.join(format!("iozone-{t}.svg"))).unwrap();
+            assert!(s.starts_with("<svg") && s.contains("<rect"), "{t}");
+        }
+        // CSV and a subset of tests.
+        let o = env.run(&[
+            "suite",
+            "iozone",
+            "-s",
+            "128k",
+            "-r",
+            "32k",
+            "-i",
+            "0",
+            "-i",
+            "2",
+            "--csv",
+            "-f",
+            dir.to_str().unwrap(),
+        ]);
+        let csv = stdout(&o);
+        let lines: Vec<&str> = csv.lines().collect();
+        assert_eq!(lines[0].split(',').count(), 15, "{csv}");
+        let f: Vec<&str> = lines[1].split(',').collect();
+        assert_eq!((f[0], f[1]), ("128", "32"));
+        assert!(
+            !f[2].is_empty() && !f[6].is_empty() && f[4].is_empty(),
+            "only tests 0 and 2 ran: {csv}"
+        );
+        // Throughput mode.
+        let o = env.run(&[
+            "suite",
+            "iozone",
+            "-s",
+            "256k",
+            "-r",
+            "64k",
+            "-t",
+            "2",
+            "-f",
+            dir.to_str().unwrap(),
+        ]);
+        let out = stdout(&o);
+        assert!(
+            out.contains("Children see throughput for  2 initial writers"),
+            "{out}"
+        );
+        assert!(out.contains("re-readers"), "{out}");
+        assert!(
+            std::fs::read_dir(&dir).unwrap().next().is_none(),
+            "temporary files removed"
+        );
     }
 );

@@ -268,6 +268,77 @@ fn bar_chart(title: &str, ydesc: &str, bars: &[(String, f64)]) -> DrawResult<Str
     Ok(svg)
 }
 
+/// A heat map: one cell per (x index, y index) with its value shaded from light (low) to
+/// dark (high) and printed in the cell; axis ticks are the given labels.
+pub fn heatmap(
+    title: &str,
+    xdesc: &str,
+    ydesc: &str,
+    xlabels: &[String],
+    ylabels: &[String],
+    cells: &[(usize, usize, f64)],
+) -> Result<String, String> {
+    let run = || -> DrawResult<String> {
+        let (nx, ny) = (xlabels.len().max(1), ylabels.len().max(1));
+        let vmax = cells.iter().map(|c| c.2).fold(1.0f64, f64::max);
+        let mut svg = String::new();
+        {
+            let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
+            root.fill(&WHITE)?;
+            let mut chart = ChartBuilder::on(&root)
+                .caption(title, ("sans-serif", 20))
+                .margin(14)
+                .x_label_area_size(44)
+                .y_label_area_size(80)
+                .build_cartesian_2d(0f64..nx as f64, 0f64..ny as f64)?;
+            let xl = xlabels.to_vec();
+            let yl = ylabels.to_vec();
+            chart
+                .configure_mesh()
+                .disable_mesh()
+                .x_desc(xdesc)
+                .y_desc(ydesc)
+                .x_labels(nx * 2 + 1)
+                .y_labels(ny * 2 + 1)
+                .x_label_formatter(&|x| label_at(&xl, *x))
+                .y_label_formatter(&|y| label_at(&yl, *y))
+                .draw()?;
+            chart.draw_series(cells.iter().map(|&(x, y, v)| {
+                let t = (v / vmax).clamp(0.0, 1.0);
+                let shade = |lo: f64, hi: f64| (lo + (hi - lo) * t) as u8;
+                let c = RGBColor(shade(235.0, 8.0), shade(245.0, 48.0), shade(255.0, 107.0));
+                Rectangle::new(
+                    [(x as f64, y as f64), (x as f64 + 1.0, y as f64 + 1.0)],
+                    c.filled(),
+                )
+            }))?;
+            chart.draw_series(cells.iter().map(|&(x, y, v)| {
+                Text::new(
+                    human(v),
+                    (x as f64 + 0.1, y as f64 + 0.6),
+                    ("sans-serif", 11).into_font().color(if v / vmax > 0.5 {
+                        &WHITE
+                    } else {
+                        &BLACK
+                    }),
+                )
+            }))?;
+            root.present()?;
+        }
+        Ok(svg)
+    };
+    run().map_err(|e| format!("drawing: {e}"))
+}
+
+fn label_at(labels: &[String], v: f64) -> String {
+    let i = v.floor() as usize;
+    if (v - v.floor() - 0.5).abs() < 0.01 && i < labels.len() {
+        labels[i].clone()
+    } else {
+        String::new()
+    }
+}
+
 /// Every chart for these inputs.
 pub fn charts(inputs: &[Input]) -> Result<Vec<Chart>, String> {
     let err = |e: Box<dyn std::error::Error>| format!("drawing: {e}");
