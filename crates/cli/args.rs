@@ -28,9 +28,41 @@ pub struct Cli {
     #[arg(long, value_name = "FILE")]
     pub output: Option<PathBuf>,
 
-    /// Report formats, a comma list: normal, json.
+    /// Report formats, a comma list: normal, terse, json, json+, csv, markdown, native.
+    /// Several are written one after another (to stdout or --output), except those sent
+    /// to their own file with --output-FORMAT.
     #[arg(long, value_name = "LIST", default_value = "normal")]
     pub output_format: String,
+
+    /// Same as --output-format=terse.
+    #[arg(long)]
+    pub minimal: bool,
+
+    /// Version of the terse format: 2, 3, 4 or 5 (fio's; default 3).
+    #[arg(long, value_name = "N", require_equals = true, value_parser = clap::value_parser!(u32).range(2..=5))]
+    pub terse_version: Option<u32>,
+
+    /// Write the normal report to FILE (and select it).
+    #[arg(long, value_name = "FILE", require_equals = true)]
+    pub output_normal: Option<PathBuf>,
+    /// Write the terse report to FILE (and select it).
+    #[arg(long, value_name = "FILE", require_equals = true)]
+    pub output_terse: Option<PathBuf>,
+    /// Write the JSON report to FILE (and select it).
+    #[arg(long, value_name = "FILE", require_equals = true)]
+    pub output_json: Option<PathBuf>,
+    /// Write the JSON+ report to FILE (and select it).
+    #[arg(long = "output-json-plus", value_name = "FILE", require_equals = true)]
+    pub output_json_plus: Option<PathBuf>,
+    /// Write the CSV report to FILE (and select it).
+    #[arg(long, value_name = "FILE", require_equals = true)]
+    pub output_csv: Option<PathBuf>,
+    /// Write the Markdown report to FILE (and select it).
+    #[arg(long, value_name = "FILE", require_equals = true)]
+    pub output_markdown: Option<PathBuf>,
+    /// Write the native result to FILE (and select it).
+    #[arg(long, value_name = "FILE", require_equals = true)]
+    pub output_native: Option<PathBuf>,
 
     /// Parse and validate the jobs, print nothing on success, do no I/O.
     #[arg(long)]
@@ -176,6 +208,15 @@ pub struct PlotCli {
 const OWN_FLAGS: &[&str] = &[
     "output",
     "output-format",
+    "minimal",
+    "terse-version",
+    "output-normal",
+    "output-terse",
+    "output-json",
+    "output-json-plus",
+    "output-csv",
+    "output-markdown",
+    "output-native",
     "parse-only",
     "section",
     "cmdhelp",

@@ -169,8 +169,7 @@ fn real_main() -> Result<u8, Failure> {
         print_stdout(&enghelp(engine).map_err(usage)?)?;
         return Ok(exit::OK);
     }
-    let formats = fathom_report::parse_formats(&cli.output_format)
-        .map_err(|e| usage(anyhow::anyhow!("--output-format: {e}")))?;
+    let (formats, format_files) = select_formats(&cli).map_err(usage)?;
 
     let first_file = clap_indexed
         .iter()
@@ -225,13 +224,28 @@ fn real_main() -> Result<u8, Failure> {
         }
     }
 
-    let mut out: Box<dyn Write> = match (&cli.output, is_root) {
+    let main_out: Box<dyn Write> = match (&cli.output, is_root) {
         (_, false) => Box::new(std::io::sink()),
         (Some(p), true) => Box::new(std::io::BufWriter::new(
             std::fs::File::create(p).with_context(|| format!("--output {}", p.display()))?,
         )),
         (None, true) => Box::new(std::io::stdout().lock()),
     };
+    let mut outs = Outputs {
+        main: main_out,
+        files: Vec::new(),
+    };
+    for (f, path) in &format_files {
+        let w: Box<dyn Write> = if is_root {
+            Box::new(std::io::BufWriter::new(
+                std::fs::File::create(path)
+                    .with_context(|| format!("--output-{} {}", f.name(), path.display()))?,
+            ))
+        } else {
+            Box::new(std::io::sink())
+        };
+        outs.files.push((f.name(), w));
+    }
     if formats.contains(&Format::Normal) {
         let ranks = rank.map_or(1, |r| r.size);
         let jobs: Vec<_> = plan
@@ -246,7 +260,8 @@ fn real_main() -> Result<u8, Failure> {
                 )
             })
             .collect();
-        fathom_report::write_preamble(&jobs, fathom::VERSION, plan.threads() * ranks, &mut out)?;
+        let out = outs.get(Format::Normal);
+        fathom_report::write_preamble(&jobs, fathom::VERSION, plan.threads() * ranks, out)?;
         out.flush()?;
     }
 
@@ -284,8 +299,9 @@ fn real_main() -> Result<u8, Failure> {
             None => mine.clone(),
         };
         if n > 1 && formats.contains(&Format::Normal) {
+            let out = outs.get(Format::Normal);
             writeln!(out, "\n--- repetition {} of {n} ---", k + 1)?;
-            fathom_report::reporter(Format::Normal).write_report(&r, &mut out)?;
+            fathom_report::reporter(Format::Normal).write_report(&r, out)?;
             out.flush()?;
         }
         // A distributed run does every repetition on every rank (no rank stops alone).
@@ -303,6 +319,7 @@ fn real_main() -> Result<u8, Failure> {
     };
     if reps.is_empty() {
         for f in &formats {
+            let out = outs.get(*f);
             match (&breakdown, f) {
                 (Some(b), Format::Json) => {
                     let mut buf = Vec::new();
@@ -314,16 +331,16 @@ fn real_main() -> Result<u8, Failure> {
                     out.write_all(&text)?;
                 }
                 (Some(b), Format::Normal) => {
-                    fathom_report::reporter(Format::Normal).write_report(&result, &mut out)?;
+                    fathom_report::reporter(Format::Normal).write_report(&result, out)?;
                     out.write_all(dist::breakdown_table(b).as_bytes())?;
                 }
-                _ => fathom_report::reporter(*f).write_report(&result, &mut out)?,
+                _ => fathom_report::reporter(*f).write_report(&result, out)?,
             }
         }
     } else {
-        write_repeated(&formats, &result, &reps, &mut out)?;
+        write_repeated(&formats, &result, &reps, &mut outs)?;
     }
-    out.flush()?;
+    outs.flush()?;
 
     // Notes and errors: each rank speaks for its own jobs.
     let mine = own.last().expect("at least one run");
@@ -411,16 +428,86 @@ fn merge_main(argv: &[std::ffi::OsString]) -> Result<u8, Failure> {
     Ok(exit::OK)
 }
 
+/// Where each format goes: its own `--output-FORMAT` file, else the main output.
+struct Outputs {
+    main: Box<dyn Write>,
+    files: Vec<(&'static str, Box<dyn Write>)>,
+}
+
+impl Outputs {
+    fn get(&mut self, f: Format) -> &mut dyn Write {
+        match self.files.iter().position(|(n, _)| *n == f.name()) {
+            Some(i) => &mut *self.files[i].1,
+            None => &mut *self.main,
+        }
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.main.flush()?;
+        for (_, w) in &mut self.files {
+            w.flush()?;
+        }
+        Ok(())
+    }
+}
+
+/// The formats to write (in order) and the ones sent to their own files.
+type FormatFiles = Vec<(Format, std::path::PathBuf)>;
+
+fn select_formats(cli: &args::Cli) -> Result<(Vec<Format>, FormatFiles)> {
+    let mut formats = if cli.minimal {
+        vec![Format::Terse(3)]
+    } else {
+        fathom_report::parse_formats(&cli.output_format)
+            .map_err(|e| anyhow::anyhow!("--output-format: {e}"))?
+    };
+    let files: Vec<(Format, std::path::PathBuf)> = [
+        (Format::Normal, &cli.output_normal),
+        (Format::Terse(3), &cli.output_terse),
+        (Format::Json, &cli.output_json),
+        (Format::JsonPlus, &cli.output_json_plus),
+        (Format::Csv, &cli.output_csv),
+        (Format::Markdown, &cli.output_markdown),
+        (Format::Native, &cli.output_native),
+    ]
+    .into_iter()
+    .filter_map(|(f, p)| p.clone().map(|p| (f, p)))
+    .collect();
+    // A format sent to its own file is selected too.
+    for (f, _) in &files {
+        if !formats.iter().any(|x| x.name() == f.name()) {
+            formats.push(*f);
+        }
+    }
+    if let Some(v) = cli.terse_version {
+        for f in &mut formats {
+            if let Format::Terse(x) = f {
+                *x = v;
+            }
+        }
+    }
+    let files = files
+        .into_iter()
+        .map(|(f, p)| {
+            (
+                *formats.iter().find(|x| x.name() == f.name()).unwrap_or(&f),
+                p,
+            )
+        })
+        .collect();
+    Ok((formats, files))
+}
+
 /// The output of `--repeat=N` (N > 1): each repetition was printed already in the normal
 /// format; now the summary, and the machine formats of all repetitions.
 fn write_repeated(
     formats: &[Format],
     merged: &fathom::Report,
     reps: &[fathom::Report],
-    out: &mut dyn Write,
+    outs: &mut Outputs,
 ) -> Result<()> {
     let summary = fathom_report::compare::summarize(reps);
     for f in formats {
+        let out = outs.get(*f);
         match f {
             Format::Normal => out
                 .write_all(fathom_report::compare::repeat_table(&summary, reps.len()).as_bytes())?,

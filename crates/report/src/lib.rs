@@ -22,10 +22,13 @@
 #![deny(missing_docs)]
 
 pub mod compare;
-mod json;
+pub mod json;
+pub mod jsonplus;
 pub mod native;
 mod normal;
 pub mod plot;
+mod table;
+pub mod terse;
 pub mod units;
 
 use fathom_stats::{JobInfo, RunResult, ThreadStats};
@@ -41,6 +44,33 @@ pub enum Format {
     Json,
     /// fathom's lossless result format (see [`native`]).
     Native,
+    /// fio's terse format, version 2 to 5.
+    Terse(u32),
+    /// fio's JSON plus latency histogram bins.
+    JsonPlus,
+    /// One CSV row per job and direction.
+    Csv,
+    /// A Markdown table per job and direction.
+    Markdown,
+}
+
+impl Format {
+    /// The format's name as `--output-format` takes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Normal => "normal",
+            Format::Json => "json",
+            Format::Native => "native",
+            Format::Terse(_) => "terse",
+            Format::JsonPlus => "json+",
+            Format::Csv => "csv",
+            Format::Markdown => "markdown",
+        }
+    }
+    /// True for the formats programs read (they get stdout to themselves).
+    pub fn is_machine(self) -> bool {
+        !matches!(self, Format::Normal | Format::Markdown)
+    }
 }
 
 impl std::str::FromStr for Format {
@@ -50,11 +80,13 @@ impl std::str::FromStr for Format {
             "normal" => Ok(Format::Normal),
             "json" => Ok(Format::Json),
             "native" => Ok(Format::Native),
-            f @ ("terse" | "json+" | "csv" | "markdown") => Err(format!(
-                "output format '{f}' is not supported yet (available: normal, json, native)"
-            )),
+            "terse" | "minimal" => Ok(Format::Terse(3)),
+            "json+" => Ok(Format::JsonPlus),
+            "csv" => Ok(Format::Csv),
+            "markdown" | "md" => Ok(Format::Markdown),
             f => Err(format!(
-                "unknown output format '{f}' (available: normal, json, native)"
+                "unknown output format '{f}' (available: normal, terse, json, json+, csv, \
+                 markdown, native)"
             )),
         }
     }
@@ -84,6 +116,10 @@ pub fn reporter(format: Format) -> Box<dyn Reporter> {
         Format::Normal => Box::new(normal::Normal),
         Format::Json => Box::new(json::Json),
         Format::Native => Box::new(native::Native),
+        Format::Terse(version) => Box::new(terse::Terse { version }),
+        Format::JsonPlus => Box::new(jsonplus::JsonPlus),
+        Format::Csv => Box::new(table::Csv),
+        Format::Markdown => Box::new(table::Markdown),
     }
 }
 

@@ -1,0 +1,129 @@
+//! fio's JSON+ output: the JSON document plus, in every latency object with samples, a
+//! `bins` map of fio's latency histogram (1856 buckets: values below 128 ns exact, then
+//! groups of 64 buckets per power of two), keyed by each bucket's representative value in
+//! ns, non-zero buckets only, so fio's `fio_jsonplus_clat2csv` reads it.
+//!
+//! fathom's HDR histograms (3 significant digits) are finer than fio's buckets and their
+//! bucket edges fall on the same powers of two, so each HDR bucket lies inside exactly one
+//! fio bucket: the bins are exact, not resampled.
+
+use crate::Reporter;
+use fathom_stats::{LatStat, RunResult};
+use serde_json::{json, Map, Value};
+use std::io::{self, Write};
+
+/// Bits of a fio bucket group (64 buckets per group).
+const PLAT_BITS: u32 = 6;
+const PLAT_VAL: u64 = 1 << PLAT_BITS;
+/// Number of fio buckets (29 groups × 64).
+pub const PLAT_NR: u64 = 29 * PLAT_VAL;
+
+/// fio's bucket index of a value in ns.
+pub fn bucket_of(ns: u64) -> u64 {
+    let msb = if ns == 0 { 0 } else { 63 - ns.leading_zeros() };
+    if msb <= PLAT_BITS {
+        return ns;
+    }
+    let shift = msb - PLAT_BITS;
+    let base = (shift as u64 + 1) << PLAT_BITS;
+    let offset = (ns >> shift) & (PLAT_VAL - 1);
+    (base + offset).min(PLAT_NR - 1)
+}
+
+/// The value fio reports for bucket `idx`: exact below 128, else the middle of the bucket.
+pub fn bucket_value(idx: u64) -> u64 {
+    if idx < PLAT_VAL << 1 {
+        return idx;
+    }
+    let shift = (idx >> PLAT_BITS) - 1;
+    let start = 1u64 << (shift + PLAT_BITS as u64);
+    let k = idx % PLAT_VAL;
+    start + ((k as f64 + 0.5) * (1u64 << shift) as f64) as u64
+}
+
+/// The non-zero fio buckets of a population, keyed by bucket value.
+pub fn bins(l: &LatStat) -> Map<String, Value> {
+    let mut counts: std::collections::BTreeMap<u64, u64> = Default::default();
+    for v in l.histogram().iter_recorded() {
+        let lo = l.histogram().lowest_equivalent(v.value_iterated_to());
+        *counts.entry(bucket_of(lo)).or_default() += v.count_at_value();
+    }
+    counts
+        .into_iter()
+        .map(|(idx, n)| (bucket_value(idx).to_string(), json!(n)))
+        .collect()
+}
+
+/// The JSON+ format.
+pub struct JsonPlus;
+
+impl Reporter for JsonPlus {
+    fn write_report(&self, run: &RunResult, out: &mut dyn Write) -> io::Result<()> {
+        let mut doc = crate::json::document(run);
+        if let Some(jobs) = doc.get_mut("jobs").and_then(|j| j.as_array_mut()) {
+            for (jv, jr) in jobs.iter_mut().zip(&run.jobs) {
+                for (i, d) in ["read", "write", "trim"].iter().enumerate() {
+                    let ds = &jr.stats.dirs[i];
+                    for (key, l) in [
+                        ("slat_ns", &ds.slat),
+                        ("clat_ns", &ds.clat),
+                        ("lat_ns", &ds.lat),
+                    ] {
+                        if l.count() > 0 {
+                            jv[*d][key]["bins"] = Value::Object(bins(l));
+                        }
+                    }
+                }
+            }
+        }
+        let mut text = serde_json::to_vec_pretty(&doc).map_err(io::Error::other)?;
+        text.push(b'\n');
+        out.write_all(&text)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn buckets_follow_fio_s_layout() {
+        // Exact below 128 ns.
+        for v in [0, 1, 63, 64, 127] {
+            assert_eq!(bucket_of(v), v);
+            assert_eq!(bucket_value(v), v);
+        }
+        // 128..256 ns: 64 buckets of 2 ns, represented by their middle.
+        assert_eq!(bucket_of(128), 128);
+        assert_eq!(bucket_of(129), 128);
+        assert_eq!(bucket_of(130), 129);
+        assert_eq!(bucket_value(128), 129);
+        // Every value lands in a bucket whose range holds it.
+        for v in [1000u64, 4096, 123_456, 9_999_999, 1 << 33] {
+            let idx = bucket_of(v);
+            let mid = bucket_value(idx);
+            let width = if idx < 128 {
+                1
+            } else {
+                1u64 << ((idx >> 6) - 1)
+            };
+            assert!(
+                v >= mid - width / 2 && v < mid + width / 2 + 1,
+                "{v}: idx {idx} mid {mid}"
+            );
+        }
+        assert_eq!(bucket_of(u64::MAX), PLAT_NR - 1);
+    }
+
+    #[test]
+    fn bins_hold_every_sample() {
+        let mut l = LatStat::new();
+        for v in 0..50_000u64 {
+            l.record(v * 37 % 2_000_003 + 1);
+        }
+        let b = bins(&l);
+        let total: u64 = b.values().map(|v| v.as_u64().unwrap()).sum();
+        assert_eq!(total, 50_000);
+        assert!(b.len() as u64 <= PLAT_NR);
+    }
+}

@@ -1,0 +1,146 @@
+//! Output formats: terse (fio's field counts), json+ (read by fio's own tool), CSV,
+//! Markdown, comma lists and --output-FORMAT files.
+
+mod common;
+use common::*;
+
+const JOB: [&str; 4] = ["--name=t", "--ioengine=null", "--rw=randrw", "--size=4m"];
+
+fn run_with(env: &Env, extra: &[&str]) -> std::process::Output {
+    let mut a: Vec<&str> = extra.to_vec();
+    a.extend_from_slice(&JOB);
+    let o = env.run(&a);
+    assert!(o.status.success(), "{extra:?}: {}", stderr(&o));
+    o
+}
+
+fathomtest!(terse_has_fio_s_field_count_in_every_version, |env| {
+    let fio = fio();
+    for v in 2..=5 {
+        let tv = format!("--terse-version={v}");
+        let o = run_with(&env, &["--minimal", &tv]);
+        let out = stdout(&o);
+        let line = out.lines().last().unwrap();
+        let f: Vec<&str> = line.split(';').collect();
+        let want = [161, 121, 162, 180][v - 2];
+        assert_eq!(f.len(), want, "v{v}: {line}");
+        assert_eq!(f[0], v.to_string());
+        if let Some(fio) = &fio {
+            let r = std::process::Command::new(fio)
+                .current_dir(env.path())
+                .args(["--minimal", &tv])
+                .args(JOB)
+                .output()
+                .unwrap();
+            let theirs = String::from_utf8_lossy(&r.stdout);
+            let n = theirs.lines().last().unwrap().split(';').count();
+            assert_eq!(f.len(), n, "v{v}: fio has {n} fields");
+        }
+        // Known truths from the null engine: 4 MiB of 4 KiB I/Os split between read and
+        // write (v3: read io KiB is field 6, write's 41 fields later).
+        if v == 3 {
+            let r: u64 = f[5].parse().unwrap();
+            let w: u64 = f[5 + 41].parse().unwrap();
+            assert_eq!(r + w, 4096);
+        }
+    }
+});
+
+fathomtest!(json_plus_bins_are_read_by_fio_s_own_tool, |env| {
+    let o = run_with(&env, &["--output-format=json+"]);
+    let v = json(&o);
+    let clat = &v["jobs"][0]["read"]["clat_ns"];
+    let n = clat["N"].as_u64().unwrap();
+    let bins: u64 = clat["bins"]
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|x| x.as_u64().unwrap())
+        .sum();
+    assert_eq!(bins, n, "every completion is in a bin");
+    let tool = std::path::Path::new("/usr/bin/fio_jsonplus_clat2csv");
+    if !tool.exists() {
+        assert!(
+            std::env::var_os("FATHOM_REQUIRE_FIO").is_none(),
+            "fio's tools missing"
+        );
+        return;
+    }
+    let p = env.write("jp.json", &stdout(&o));
+    let r = std::process::Command::new("python3")
+        .current_dir(env.path())
+        .args([tool.to_str().unwrap(), p.to_str().unwrap(), "out.csv"])
+        .output()
+        .unwrap();
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let csv = std::fs::read_to_string(env.path().join("out_job0.csv")).unwrap();
+    let rows: Vec<&str> = csv.lines().skip(1).collect();
+    assert!(!rows.is_empty());
+    // The read clat cumulative count reaches N.
+    let header: Vec<&str> = csv
+        .lines()
+        .next()
+        .unwrap()
+        .split(',')
+        .map(str::trim)
+        .collect();
+    let col = header
+        .iter()
+        .position(|h| *h == "read_clat_ns_cumulative")
+        .unwrap();
+    let top = rows
+        .iter()
+        .filter_map(|r| r.split(',').map(str::trim).nth(col)?.parse::<u64>().ok())
+        .max()
+        .unwrap();
+    assert_eq!(top, n);
+});
+
+fathomtest!(csv_and_markdown_have_a_row_per_job_and_direction, |env| {
+    let o = run_with(&env, &["--output-format=csv"]);
+    let out = stdout(&o);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 3, "{out}");
+    assert!(lines[0].starts_with("job,dir,ios,bytes,runtime_ms,iops"));
+    let ios: u64 = lines[1..]
+        .iter()
+        .map(|l| l.split(',').nth(2).unwrap().parse::<u64>().unwrap())
+        .sum();
+    assert_eq!(ios, 1024);
+    let o = run_with(&env, &["--output-format=markdown"]);
+    let md = stdout(&o);
+    assert!(md.starts_with("| job | dir | IOPS |"), "{md}");
+    assert_eq!(md.lines().filter(|l| l.starts_with("| t |")).count(), 2);
+});
+
+fathomtest!(
+    several_formats_go_one_after_another_or_to_their_own_files,
+    |env| {
+        let jf = env.path().join("r.json");
+        let o = run_with(
+            &env,
+            &[
+                "--output-format=terse,csv",
+                &format!("--output-json={}", jf.display()),
+            ],
+        );
+        let out = stdout(&o);
+        assert!(
+            out.lines().next().unwrap().starts_with("3;fathom-"),
+            "{out}"
+        );
+        assert!(out.contains("job,dir,ios"), "{out}");
+        assert!(!out.contains('{'), "the JSON went to its file");
+        let v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&jf).unwrap()).unwrap();
+        assert_eq!(v["jobs"][0]["jobname"], "t");
+        let o = env.run(&[
+            "--output-format=xml",
+            "--name=t",
+            "--ioengine=null",
+            "--size=1m",
+        ]);
+        assert_eq!(o.status.code(), Some(2));
+        assert!(stderr(&o).contains("available: normal, terse, json, json+, csv, markdown, native"));
+    }
+);
