@@ -11,9 +11,9 @@ fn jobs_dir() -> PathBuf {
 }
 
 fn presets() -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = std::fs::read_dir(jobs_dir())
-        .unwrap()
-        .map(|e| e.unwrap().path())
+    let mut v: Vec<PathBuf> = [jobs_dir(), jobs_dir().join("suites")]
+        .iter()
+        .flat_map(|d| std::fs::read_dir(d).unwrap().map(|e| e.unwrap().path()))
         .filter(|p| p.extension().is_some_and(|e| e == "fio" || e == "toml"))
         .collect();
     v.sort();

@@ -54,6 +54,31 @@ pub const PRESETS: &[(&str, &str)] = &[
         "seqwrite-1m.toml",
         include_str!("../../jobs/seqwrite-1m.toml"),
     ),
+    (
+        "suites/bonnie-block.fio",
+        include_str!("../../jobs/suites/bonnie-block.fio"),
+    ),
+    ("suites/cdm.fio", include_str!("../../jobs/suites/cdm.fio")),
+    (
+        "suites/dd-dsync.fio",
+        include_str!("../../jobs/suites/dd-dsync.fio"),
+    ),
+    (
+        "suites/ior-file-per-task.fio",
+        include_str!("../../jobs/suites/ior-file-per-task.fio"),
+    ),
+    (
+        "suites/ior-shared.fio",
+        include_str!("../../jobs/suites/ior-shared.fio"),
+    ),
+    (
+        "suites/iozone-record.fio",
+        include_str!("../../jobs/suites/iozone-record.fio"),
+    ),
+    (
+        "suites/sysbench-rndrw.fio",
+        include_str!("../../jobs/suites/sysbench-rndrw.fio"),
+    ),
 ];
 
 /// The one-line description of a preset: its first comment line.
@@ -108,13 +133,18 @@ mod tests {
     #[test]
     fn every_file_in_jobs_is_a_preset_and_back() {
         let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/jobs");
-        let mut on_disk: Vec<String> = std::fs::read_dir(dir)
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .filter(|n| n.ends_with(".fio") || n.ends_with(".toml"))
-            .collect();
+        let mut on_disk: Vec<String> = Vec::new();
+        for sub in ["", "suites/"] {
+            on_disk.extend(
+                std::fs::read_dir(format!("{dir}/{sub}"))
+                    .unwrap()
+                    .map(|e| format!("{sub}{}", e.unwrap().file_name().to_string_lossy()))
+                    .filter(|n| n.ends_with(".fio") || n.ends_with(".toml")),
+            );
+        }
         on_disk.sort();
-        let built_in: Vec<String> = PRESETS.iter().map(|(f, _)| f.to_string()).collect();
+        let mut built_in: Vec<String> = PRESETS.iter().map(|(f, _)| f.to_string()).collect();
+        built_in.sort();
         assert_eq!(
             on_disk, built_in,
             "jobs/ and PRESETS in crates/cli/presets.rs differ: add the new file there"
