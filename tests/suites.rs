@@ -513,3 +513,49 @@ fathomtest!(
         );
     }
 );
+
+fathomtest!(
+    any_suite_repeats_and_summarizes_its_headline_figures,
+    |env| {
+        let d = env.path().join("r");
+        let o = env.run(&[
+            "suite",
+            "ior",
+            "--repeat=3",
+            "-o",
+            d.to_str().unwrap(),
+            "-N",
+            "2",
+            "-b",
+            "256k",
+            "-t",
+            "64k",
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let out = stdout(&o);
+        assert_eq!(out.matches("--- repetition").count(), 3, "{out}");
+        assert!(out.contains("Repetitions: 3 runs"), "{out}");
+        for figure in ["Max Write (MiB/s)", "Max Read (MiB/s)"] {
+            let line = out
+                .lines()
+                .find(|l| l.trim_start().starts_with(figure))
+                .unwrap();
+            let nums: Vec<f64> = line[line.find(')').unwrap() + 1..]
+                .split_whitespace()
+                .take(4)
+                .map(|x| x.parse().unwrap())
+                .collect();
+            let (mean, min, max) = (nums[0], nums[2], nums[3]);
+            assert!(min <= mean && mean <= max && min > 0.0, "{line}");
+        }
+        let o = env.run(&[
+            "suite",
+            "dd",
+            "--repeat=0",
+            "if=/dev/zero",
+            "of=x",
+            "count=1",
+        ]);
+        assert_eq!(o.status.code(), Some(2));
+    }
+);

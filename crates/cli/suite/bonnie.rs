@@ -650,7 +650,7 @@ pub fn parse(args: &[String]) -> Result<Opts> {
 }
 
 /// Run `fathom suite bonnie`.
-pub fn run(args: &[String]) -> Result<u8> {
+pub fn run(args: &[String]) -> Result<super::Outcome> {
     let o = parse(args)?;
     let r = run_tests(&o)?;
     if o.csv {
@@ -659,7 +659,27 @@ pub fn run(args: &[String]) -> Result<u8> {
         print!("{}", table(&o, &r));
         print!("{}", csv(&o, &r));
     }
-    Ok(0)
+    const NAMES: [&str; 12] = [
+        "per-char write KiB/s",
+        "block write KiB/s",
+        "rewrite KiB/s",
+        "per-char read KiB/s",
+        "block read KiB/s",
+        "seeks/s",
+        "seq create/s",
+        "seq stat/s",
+        "seq delete/s",
+        "random create/s",
+        "random stat/s",
+        "random delete/s",
+    ];
+    let metrics =
+        r.io.iter()
+            .chain(&r.files)
+            .zip(NAMES)
+            .filter_map(|(m, n)| m.map(|m| (n.to_string(), m.rate)))
+            .collect();
+    Ok((0, metrics))
 }
 
 #[cfg(test)]

@@ -231,9 +231,14 @@ pub fn parse(args: &[String]) -> Result<Opts> {
 }
 
 /// Run `fathom suite cdm`.
-pub fn run(args: &[String]) -> Result<u8> {
+pub fn run(args: &[String]) -> Result<super::Outcome> {
     let o = parse(args)?;
     let scores = run_tests(&o)?;
     print!("{}", table(&o, &scores));
-    Ok(0)
+    let mut m = Vec::new();
+    for (t, sc) in &scores {
+        m.push((format!("{} read MB/s", t.label), sc.read_bw / 1e6));
+        m.push((format!("{} write MB/s", t.label), sc.write_bw / 1e6));
+    }
+    Ok((0, m))
 }

@@ -195,7 +195,7 @@ pub fn parse(args: &[String]) -> Result<Opts> {
 }
 
 /// Run `fathom suite curve`.
-pub fn run(args: &[String]) -> Result<u8> {
+pub fn run(args: &[String]) -> Result<super::Outcome> {
     let o = parse(args)?;
     let points = run_curve(&o)?;
     print!("{}", table(&points));
@@ -203,5 +203,11 @@ pub fn run(args: &[String]) -> Result<u8> {
         std::fs::write(p, svg(&points)?)?;
         eprintln!("fathom curve: wrote {}", p.display());
     }
-    Ok(0)
+    let mut m = Vec::new();
+    for p in &points {
+        let at = p.pct.map_or("max".to_string(), |x| format!("{x:.0}%"));
+        m.push((format!("IOPS @ {at}"), p.iops));
+        m.push((format!("response mean (ms) @ {at}"), p.resp_mean / 1e6));
+    }
+    Ok((0, m))
 }

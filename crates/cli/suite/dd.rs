@@ -35,7 +35,7 @@ fn dd_size(v: &str) -> Result<u64> {
         "w" => 2,
         "b" => 512,
         "kB" => 1000,
-        "K" | "KiB" => 1 << 10,
+        "k" | "K" | "KiB" => 1 << 10,
         "MB" => 1_000_000,
         "M" | "MiB" => 1 << 20,
         "GB" => 1_000_000_000,
@@ -197,7 +197,7 @@ pub fn closing_lines(blocks: u64, partial: u64, bytes: u64, secs: f64) -> String
 }
 
 /// Run `fathom suite dd OPERANDS...`; dd's lines and the latency go to stderr, as dd's do.
-pub fn run(args: &[String]) -> Result<u8> {
+pub fn run(args: &[String]) -> Result<super::Outcome> {
     let dd = Dd::parse(args)?;
     let (job, writing) = dd.job()?;
     let report = Runner::new(job).run()?;
@@ -224,7 +224,11 @@ pub fn run(args: &[String]) -> Result<u8> {
         s.push_str(&format!("final sync: {:.1} us\n", us(j.stats.sync.max())));
     }
     eprint!("{s}");
-    Ok(if j.stats.error != 0 { 1 } else { 0 })
+    let metrics = vec![
+        ("MB/s".to_string(), d.bytes as f64 / secs.max(1e-9) / 1e6),
+        ("latency p99 (us)".to_string(), us(d.lat.percentile(99.0))),
+    ];
+    Ok((if j.stats.error != 0 { 1 } else { 0 }, metrics))
 }
 
 #[cfg(test)]

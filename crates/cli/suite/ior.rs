@@ -200,7 +200,7 @@ fn cleanup(o: &Opts) {
 }
 
 /// Run `fathom suite ior`.
-pub fn run(args: &[String]) -> Result<u8> {
+pub fn run(args: &[String]) -> Result<super::Outcome> {
     let o = parse(args)?;
     std::fs::create_dir_all(&o.dir)?;
     let mib = |b: f64| b / 1048576.0;
@@ -292,5 +292,11 @@ pub fn run(args: &[String]) -> Result<u8> {
         o.iterations
     ));
     print!("{s}");
-    Ok(0)
+    Ok((
+        0,
+        vec![
+            ("Max Write (MiB/s)".to_string(), mib(wmax)),
+            ("Max Read (MiB/s)".to_string(), mib(rmax)),
+        ],
+    ))
 }

@@ -420,11 +420,11 @@ fn throughput(o: &Opts) -> Result<String> {
 }
 
 /// Run `fathom suite iozone`.
-pub fn run(args: &[String]) -> Result<u8> {
+pub fn run(args: &[String]) -> Result<super::Outcome> {
     let o = parse(args)?;
     if o.threads > 0 {
         print!("{}", throughput(&o)?);
-        return Ok(0);
+        return Ok((0, Vec::new()));
     }
     let m = run_matrix(&o)?;
     if o.csv {
@@ -470,5 +470,16 @@ pub fn run(args: &[String]) -> Result<u8> {
             )?;
         }
     }
-    Ok(0)
+    let mut metrics = Vec::new();
+    for (size, rec, r) in &m {
+        for (t, v) in TESTS.iter().zip(r) {
+            if let Some(v) = v {
+                metrics.push((
+                    format!("{}k/{}k {t} kB/s", size / 1024, rec / 1024),
+                    *v as f64,
+                ));
+            }
+        }
+    }
+    Ok((0, metrics))
 }

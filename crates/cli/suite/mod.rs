@@ -9,6 +9,9 @@ pub mod ior;
 pub mod iozone;
 pub mod sysbench;
 
+/// A suite run's exit code and its headline figures (for `--repeat`).
+pub type Outcome = (u8, Vec<(String, f64)>);
+
 /// The suites and what they do.
 pub const SUITES: &[(&str, &str)] = &[
     ("bonnie", "bonnie++ 2.00's twelve tests: text table and its 1.98 CSV line (bon_csv2txt reads it)"),
@@ -35,17 +38,96 @@ fn help() -> String {
          fathom suite iozone -a -g 64m -f /mnt/disk --svg=plots/\n  \
          fathom suite cdm --dir=/mnt/disk --size=1g --loops=3 --runtime=5\n  \
          fathom suite sysbench --file-total-size=1G --file-num=16 prepare\n  \
-         fathom suite sysbench --file-total-size=1G --file-num=16 --file-test-mode=rndrw --time=30 run\n",
+         fathom suite sysbench --file-total-size=1G --file-num=16 --file-test-mode=rndrw --time=30 run\n\n\
+         Any suite takes --repeat=N: N runs, then each headline figure's mean, stddev, min, max\n\
+         and 95% confidence interval.\n",
     );
     s
 }
 
-/// Run `fathom suite ARGS...` (ARGS after the word `suite`).
+/// Run `fathom suite ARGS...` (ARGS after the word `suite`). `--repeat=N` anywhere runs
+/// the suite N times and ends with each headline figure's mean, stddev, min, max and 95%
+/// confidence interval.
 pub fn run(args: &[String]) -> anyhow::Result<u8> {
+    let mut repeat = 1u32;
+    let mut rest = Vec::new();
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        if let Some(v) = a.strip_prefix("--repeat=") {
+            repeat = v
+                .parse()
+                .map_err(|_| anyhow::anyhow!("--repeat: a number"))?;
+        } else if a == "--repeat" {
+            let v = it
+                .next()
+                .ok_or_else(|| anyhow::anyhow!("--repeat needs a value"))?;
+            repeat = v
+                .parse()
+                .map_err(|_| anyhow::anyhow!("--repeat: a number"))?;
+        } else {
+            rest.push(a.clone());
+        }
+    }
+    if repeat == 0 {
+        anyhow::bail!("--repeat must be at least 1");
+    }
+    if repeat == 1 {
+        return run_once(&rest).map(|o| o.0);
+    }
+    let mut runs: Vec<Vec<(String, f64)>> = Vec::new();
+    let mut code = 0;
+    for k in 1..=repeat {
+        println!("--- repetition {k} of {repeat} ---");
+        let (c, m) = run_once(&rest)?;
+        code = code.max(c);
+        runs.push(m);
+        if c != 0 {
+            break;
+        }
+    }
+    print!("{}", repeat_summary(&runs));
+    Ok(code)
+}
+
+/// Per headline figure over the repetitions: mean, stddev, min, max, 95% CI, CV.
+fn repeat_summary(runs: &[Vec<(String, f64)>]) -> String {
+    let mut s = format!(
+        "\nRepetitions: {} runs (mean, sample stddev, min, max, 95% confidence interval of the mean, cv)\n",
+        runs.len()
+    );
+    let names: Vec<&String> = runs
+        .first()
+        .map(|r| r.iter().map(|x| &x.0).collect())
+        .unwrap_or_default();
+    let width = names.iter().map(|n| n.len()).max().unwrap_or(6);
+    s.push_str(&format!(
+        "  {:<width$}  {:>12} {:>10} {:>12} {:>12}  95% CI  cv\n",
+        "figure", "mean", "stddev", "min", "max"
+    ));
+    for name in names {
+        let v: Vec<f64> = runs
+            .iter()
+            .filter_map(|r| r.iter().find(|x| &x.0 == name).map(|x| x.1))
+            .collect();
+        let st = fathom_report::compare::describe(&v);
+        let cv = if st.mean != 0.0 {
+            st.stddev / st.mean * 100.0
+        } else {
+            0.0
+        };
+        s.push_str(&format!(
+            "  {name:<width$}  {:>12.2} {:>10.2} {:>12.2} {:>12.2}  [{:.2}, {:.2}]  {cv:.1}%\n",
+            st.mean, st.stddev, st.min, st.max, st.ci95.0, st.ci95.1
+        ));
+    }
+    s
+}
+
+fn run_once(args: &[String]) -> anyhow::Result<Outcome> {
     match args.first().map(String::as_str) {
         None | Some("--help") | Some("-h") | Some("help") => {
             print!("{}", help());
-            Ok(0)
+            Ok((0, Vec::new()))
         }
         Some("dd") => dd::run(&args[1..]),
         Some("bonnie") => bonnie::run(&args[1..]),

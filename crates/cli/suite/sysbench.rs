@@ -215,7 +215,7 @@ fn prepare(o: &Opts) -> Result<String> {
     Ok(s)
 }
 
-fn run(o: &Opts) -> Result<(String, bool)> {
+fn run(o: &Opts) -> Result<(String, bool, Vec<(String, f64)>)> {
     for f in files(o) {
         if !f.exists() {
             bail!(
@@ -407,7 +407,17 @@ fn run(o: &Opts) -> Result<(String, bool)> {
     s.push_str(&format!(
         "Threads fairness:\n    events (avg/stddev):           {ea:.4}/{es:.2}\n    execution time (avg/stddev):   {ta:.4}/{ts:.2}\n"
     ));
-    Ok((s, failed))
+    let metrics = vec![
+        ("reads/s".to_string(), reads as f64 / secs),
+        ("writes/s".to_string(), writes as f64 / secs),
+        ("fsyncs/s".to_string(), syncs as f64 / secs),
+        ("latency avg (ms)".to_string(), ms(lat.mean())),
+        (
+            "latency p95 (ms)".to_string(),
+            ms(lat.percentile(95.0) as f64),
+        ),
+    ];
+    Ok((s, failed, metrics))
 }
 
 fn cleanup(o: &Opts) -> Result<String> {
@@ -430,20 +440,18 @@ fn cleanup(o: &Opts) -> Result<String> {
 }
 
 /// Run `fathom suite sysbench ...`.
-pub fn main(args: &[String]) -> Result<u8> {
+pub fn main(args: &[String]) -> Result<super::Outcome> {
     let o = parse(args)?;
     match o.command.as_str() {
         "prepare" => print!("{}", prepare(&o)?),
         "cleanup" => print!("{}", cleanup(&o)?),
         _ => {
-            let (s, failed) = run(&o)?;
+            let (s, failed, metrics) = run(&o)?;
             print!("{s}");
-            if failed {
-                return Ok(1);
-            }
+            return Ok((u8::from(failed), metrics));
         }
     }
-    Ok(0)
+    Ok((0, Vec::new()))
 }
 
 #[cfg(test)]

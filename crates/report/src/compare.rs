@@ -106,6 +106,38 @@ fn t95(df: f64) -> f64 {
     StudentsT::new(0.0, 1.0, df).map_or(f64::NAN, |t| t.inverse_cdf(0.975))
 }
 
+/// Plain statistics of a set of values.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct Describe {
+    /// Mean.
+    pub mean: f64,
+    /// Sample standard deviation.
+    pub stddev: f64,
+    /// Minimum.
+    pub min: f64,
+    /// Maximum.
+    pub max: f64,
+    /// 95% confidence interval of the mean (t distribution; NaN for fewer than 2 values).
+    pub ci95: (f64, f64),
+}
+
+/// Mean, stddev, min, max and the 95% confidence interval of the mean.
+pub fn describe(v: &[f64]) -> Describe {
+    let (mean, sd, n) = moments(v);
+    let half = if n > 1.0 {
+        t95(n - 1.0) * sd / n.sqrt()
+    } else {
+        f64::NAN
+    };
+    Describe {
+        mean,
+        stddev: sd,
+        min: v.iter().copied().fold(f64::INFINITY, f64::min),
+        max: v.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+        ci95: (mean - half, mean + half),
+    }
+}
+
 /// Summary of one metric over repetitions.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct RepeatSummary {
