@@ -215,7 +215,10 @@ fn prepare(o: &Opts) -> Result<String> {
     Ok(s)
 }
 
-fn run(o: &Opts) -> Result<(String, bool, Vec<(String, f64)>)> {
+/// The report, whether a job failed, and the headline figures.
+type RunOut = (String, bool, Vec<(String, f64)>);
+
+fn run(o: &Opts) -> Result<RunOut> {
     for f in files(o) {
         if !f.exists() {
             bail!(
