@@ -51,6 +51,7 @@ pub mod facts;
 pub mod gate;
 pub mod guard;
 pub mod live;
+pub mod logs;
 pub mod plan;
 mod run;
 pub mod worker;

@@ -23,6 +23,9 @@ pub struct PlannedFile {
 pub struct PlannedClone {
     /// Clone number within its job (fio's `$jobnum`).
     pub jobnum: u32,
+    /// The clone's number in the whole run, from 1 (names log files, as fio's thread
+    /// numbers do).
+    pub index: u32,
     /// The clone's files, in order.
     pub files: Vec<PlannedFile>,
     /// Generator parameters.
@@ -308,6 +311,12 @@ pub fn plan_with(set: &JobSet, limits: Limits) -> Result<Plan, RunError> {
             guard_job(&job)?;
         }
         out.jobs.push(job);
+    }
+    // Number the clones of the run from 1, in job order (log file names use it).
+    let mut n = 0;
+    for c in out.jobs.iter_mut().flat_map(|j| j.clones.iter_mut()) {
+        n += 1;
+        c.index = n;
     }
     // Files each phase needs, merged by path: the largest size wins; fill if any job reads.
     for j in &out.jobs {
@@ -677,6 +686,7 @@ fn plan_clone(
     })?;
     Ok(PlannedClone {
         jobnum,
+        index: 0,
         files,
         params,
     })

@@ -246,6 +246,8 @@ pub fn run_clone(
     let io_start = crate::clock::now();
     let mut ramping = !ramp.is_zero();
     let mut measure_start = io_start;
+    // Per-I/O events, only when the job writes log files.
+    let mut iolog = spec.logs.any().then(crate::logs::IoLog::default);
     let mut cpu_start = CpuUsage::current_thread();
     let mut sampler = Sampler::new(io_start, dirs, live);
     let mut deadline = runtime.map(|r| io_start + ramp + r);
@@ -279,6 +281,9 @@ pub fn run_clone(
                 ramping = false;
                 out.stats = ThreadStats::new();
                 measure_start = now;
+                if let Some(l) = &mut iolog {
+                    l.events.clear();
+                }
                 cpu_start = CpuUsage::current_thread();
                 sampler = Sampler::new(now, dirs, live);
                 deadline = runtime.map(|r| now + r);
@@ -341,7 +346,8 @@ pub fn run_clone(
                     st.depth_complete[batch_index(1)] += 1;
                     let clat = now.duration_since(t0).as_nanos() as u64;
                     free.push(si);
-                    let mut rec = Recorder::new(&mut out, spec);
+                    let mut rec =
+                        Recorder::new(&mut out, spec, iolog.as_mut().map(|l| (l, measure_start)));
                     if let Some((errno, text)) =
                         complete(&mut rec, &slots[si], &c, None, clat, &clone.files)
                     {
@@ -466,7 +472,7 @@ pub fn run_clone(
             let ddir = slot.req.ddir;
             let file = slot.req.file;
             free.push(si);
-            let mut rec = Recorder::new(&mut out, spec);
+            let mut rec = Recorder::new(&mut out, spec, iolog.as_mut().map(|l| (l, measure_start)));
             if let Some((errno, text)) =
                 complete(&mut rec, &slots[si], &c, Some(slat), clat, &clone.files)
             {
@@ -536,6 +542,14 @@ pub fn run_clone(
     }
     drop(engine);
     drop(slots);
+    if let Some(l) = &iolog {
+        if let Err(e) = crate::logs::write_logs(&spec.logs, clone.index, l) {
+            if out.error_text.is_none() {
+                out.stats.error = e.raw_os_error().unwrap_or(libc::EIO);
+                out.error_text = Some(format!("writing the job's logs: {e}"));
+            }
+        }
+    }
     out.elapsed = t_start.elapsed();
     out
 }
@@ -624,15 +638,22 @@ struct Recorder<'a> {
     tolerate: &'a [bool; 3],
     ignore: &'a [Vec<i32>; 3],
     first_error_text: &'a mut Option<String>,
+    /// Per-I/O events for the job's log files, with the time they count from.
+    log: Option<(&'a mut crate::logs::IoLog, Instant)>,
 }
 
 impl<'a> Recorder<'a> {
-    fn new(out: &'a mut CloneOutcome, spec: &'a fathom_job::JobSpec) -> Recorder<'a> {
+    fn new(
+        out: &'a mut CloneOutcome,
+        spec: &'a fathom_job::JobSpec,
+        log: Option<(&'a mut crate::logs::IoLog, Instant)>,
+    ) -> Recorder<'a> {
         Recorder {
             stats: &mut out.stats,
             tolerate: &spec.continue_on_error,
             ignore: &spec.ignore_error,
             first_error_text: &mut out.first_error_text,
+            log,
         }
     }
 }
@@ -671,6 +692,17 @@ fn complete(
             return None;
         }
         return Some((errno, text));
+    }
+    if let Some((log, origin)) = &mut st.log {
+        let lat = slat.unwrap_or(0) + clat;
+        log.events.push(crate::logs::LogEvent {
+            t_ns: slot.t_start.saturating_duration_since(*origin).as_nanos() as u64 + lat,
+            ddir: req.ddir.index() as u8,
+            bs: (slot.done + c.res as u64) as u32,
+            offset: req.offset,
+            slat: slat.unwrap_or(0),
+            clat,
+        });
     }
     let st = &mut st.stats;
     let bytes = slot.done + c.res as u64;

@@ -392,6 +392,40 @@ pub struct JobSpec {
     pub ignore_error: [Vec<i32>; 3],
     /// `assert` (fathom extension): conditions the results must meet.
     pub asserts: Vec<crate::gate::Assertion>,
+    /// The job's log files (write_bw_log and friends).
+    pub logs: LogSpec,
+}
+
+/// What a job logs to files, as fio's log options.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct LogSpec {
+    /// `write_bw_log=NAME`: bandwidth log `NAME_bw.N.log`.
+    pub bw: Option<String>,
+    /// `write_iops_log=NAME`: `NAME_iops.N.log`.
+    pub iops: Option<String>,
+    /// `write_lat_log=NAME`: `NAME_slat.N.log`, `NAME_clat.N.log`, `NAME_lat.N.log`.
+    pub lat: Option<String>,
+    /// `write_hist_log=NAME`: `NAME_clat_hist.N.log`.
+    pub hist: Option<String>,
+    /// `log_avg_msec`: average (or max) over windows of this many ms; 0 logs every I/O.
+    pub avg_msec: u32,
+    /// `log_hist_msec`: histogram log interval (ms).
+    pub hist_msec: u32,
+    /// `log_hist_coarseness` 0..=6: merge 2^N histogram buckets.
+    pub hist_coarseness: u32,
+    /// `log_window_value=max`: log the window's maximum instead of its average.
+    pub window_max: bool,
+    /// `log_offset`: add the I/O's offset column.
+    pub offset: bool,
+    /// `per_job_logs=0`: one file for every clone (no `.N`).
+    pub shared: bool,
+}
+
+impl LogSpec {
+    /// True when the job writes any log.
+    pub fn any(&self) -> bool {
+        self.bw.is_some() || self.iops.is_some() || self.lat.is_some() || self.hist.is_some()
+    }
 }
 
 /// `random_distribution` (the workload crate turns it into a sampler).
@@ -565,6 +599,7 @@ impl Default for JobSpec {
             continue_on_error_set: false,
             ignore_error: [Vec::new(), Vec::new(), Vec::new()],
             asserts: Vec::new(),
+            logs: LogSpec::default(),
         }
     }
 }

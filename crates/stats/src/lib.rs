@@ -18,6 +18,7 @@
 #![deny(missing_docs)]
 
 mod facts;
+pub mod fio_bins;
 mod lat;
 mod result;
 mod thread;

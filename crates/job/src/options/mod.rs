@@ -54,6 +54,7 @@ pub fn table() -> impl Iterator<Item = &'static OptDef> {
         .chain(engine::OPTS)
         .chain(pattern::OPTS)
         .chain(checks::OPTS)
+        .chain(output::LOG_OPTS)
 }
 
 /// The implemented option called `name` (or one of its aliases).
@@ -112,6 +113,8 @@ pub fn example(def: &OptDef) -> Option<String> {
         "sqthread_poll_cpu" => "0",
         "iomem_align" => "4096",
         "assert" => "read.iops>=1000,read.clat.p99<=2ms",
+        "write_bw_log" | "write_iops_log" | "write_lat_log" | "write_hist_log" => "mylog",
+        "log_window_value" => "max",
         _ => "",
     };
     if !by_name.is_empty() {

@@ -94,3 +94,143 @@ pub(super) static OPTS: &[OptDef] = &[
         },
     },
 ];
+
+/// A log name: the value, or the job's name when the option is given bare.
+fn log_name(j: &crate::spec::JobSpec, v: &str) -> Option<String> {
+    let v = v.trim();
+    Some(if v.is_empty() || v == "1" {
+        j.name.clone()
+    } else {
+        v.to_string()
+    })
+}
+
+macro_rules! log_opt {
+    ($name:literal, $field:ident, $doc:literal) => {
+        OptDef {
+            name: $name,
+            aliases: &[],
+            category: C,
+            ty: "string",
+            default: "",
+            doc: $doc,
+            flag: true,
+            apply: |j, v, _| {
+                j.logs.$field = log_name(j, v);
+                Ok(())
+            },
+        }
+    };
+}
+
+pub(super) static LOG_OPTS: &[OptDef] = &[
+    log_opt!(
+        "write_bw_log",
+        bw,
+        "Write a bandwidth log NAME_bw.N.log (KiB/s; per I/O, or averaged over log_avg_msec)"
+    ),
+    log_opt!(
+        "write_iops_log",
+        iops,
+        "Write an IOPS log NAME_iops.N.log (per I/O, or averaged over log_avg_msec)"
+    ),
+    log_opt!(
+        "write_lat_log",
+        lat,
+        "Write latency logs NAME_slat.N.log, NAME_clat.N.log, NAME_lat.N.log (ns)"
+    ),
+    log_opt!(
+        "write_hist_log",
+        hist,
+        "Write a completion latency histogram log NAME_clat_hist.N.log every log_hist_msec"
+    ),
+    OptDef {
+        name: "log_avg_msec",
+        aliases: &[],
+        category: C,
+        ty: "int (ms)",
+        default: "0",
+        doc: "Average log values over windows of this many ms (0: one line per I/O)",
+        flag: false,
+        apply: |j, v, _| {
+            j.logs.avg_msec = int_in(v, 0, 86_400_000)?;
+            Ok(())
+        },
+    },
+    OptDef {
+        name: "log_hist_msec",
+        aliases: &[],
+        category: C,
+        ty: "int (ms)",
+        default: "0",
+        doc: "Interval of the histogram log in ms (0: one line at the end)",
+        flag: false,
+        apply: |j, v, _| {
+            j.logs.hist_msec = int_in(v, 0, 86_400_000)?;
+            Ok(())
+        },
+    },
+    OptDef {
+        name: "log_hist_coarseness",
+        aliases: &[],
+        category: C,
+        ty: "int 0-6",
+        default: "0",
+        doc: "Merge 2^N adjacent buckets of the histogram log (0: all 1856 buckets)",
+        flag: false,
+        apply: |j, v, _| {
+            j.logs.hist_coarseness = int_in(v, 0, 6)?;
+            Ok(())
+        },
+    },
+    OptDef {
+        name: "log_window_value",
+        aliases: &["log_max_value"],
+        category: C,
+        ty: "avg|max",
+        default: "avg",
+        doc: "With log_avg_msec, log each window's average (avg, 0) or maximum (max, 1)",
+        flag: false,
+        apply: |j, v, _| {
+            j.logs.window_max = match v.trim() {
+                "avg" | "0" => false,
+                "max" | "1" => true,
+                "both" | "2" => {
+                    return Err(
+                        "both is not supported yet (fio 3.33 writes no log with it); \
+                                use avg or max"
+                            .into(),
+                    )
+                }
+                _ => return Err("use avg or max".into()),
+            };
+            Ok(())
+        },
+    },
+    OptDef {
+        name: "log_offset",
+        aliases: &[],
+        category: C,
+        ty: "bool",
+        default: "0",
+        doc: "Add each I/O's offset to the log lines",
+        flag: true,
+        apply: |j, v, _| {
+            j.logs.offset = parse_bool(v)?;
+            Ok(())
+        },
+    },
+    OptDef {
+        name: "per_job_logs",
+        aliases: &[],
+        category: C,
+        ty: "bool",
+        default: "1",
+        doc: "One log file per job clone (NAME_bw.N.log); 0 writes one file for all",
+        flag: true,
+        apply: |j, v, _| {
+            j.logs.shared = !parse_bool(v)?;
+            Ok(())
+        },
+    },
+];

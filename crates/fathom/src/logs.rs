@@ -1,0 +1,287 @@
+//! fio's log files: bandwidth, IOPS, latency and latency-histogram logs, with fio 3.33's
+//! names (`NAME_bw.N.log`, `NAME_iops.N.log`, `NAME_slat.N.log`, `NAME_clat.N.log`,
+//! `NAME_lat.N.log`, `NAME_clat_hist.N.log`; N numbers the job clones of the run from 1,
+//! and `per_job_logs=0` drops it) and line formats, so fio's log tools read them:
+//!
+//! - per I/O (`log_avg_msec=0`): `time_ms, value, ddir, bs, prio` — bandwidth in KB/s of
+//!   that I/O (bytes × 10⁶ / latency ns), IOPS 1, latencies in ns;
+//! - averaged: `time_ms, value, ddir, 0, prio` at the end of each window of
+//!   `log_avg_msec` with the window's mean (or `log_window_value=max`);
+//! - `log_offset=1` adds the offset before `prio` (0 when averaged);
+//! - histogram: `time_ms, ddir, bs, count, count, ...` every `log_hist_msec` for each
+//!   direction with completions, over fio's 1856 buckets merged 2^`log_hist_coarseness`.
+//!
+//! Events are kept in memory per clone while it runs (about 40 bytes per I/O, only when a
+//! log is asked for) and written when the clone ends, so the hot path never writes files.
+
+use fathom_job::LogSpec;
+use std::io::Write;
+use std::path::PathBuf;
+
+/// One completed I/O.
+#[derive(Debug, Clone, Copy)]
+pub struct LogEvent {
+    /// Completion time, ns since the clone's measurement started.
+    pub t_ns: u64,
+    /// Direction index.
+    pub ddir: u8,
+    /// Bytes.
+    pub bs: u32,
+    /// Offset.
+    pub offset: u64,
+    /// Submission latency (0 for synchronous engines).
+    pub slat: u64,
+    /// Completion latency.
+    pub clat: u64,
+}
+
+/// A clone's events.
+#[derive(Debug, Default)]
+pub struct IoLog {
+    /// In completion order.
+    pub events: Vec<LogEvent>,
+}
+
+fn file(name: &str, kind: &str, spec: &LogSpec, index: u32) -> PathBuf {
+    if spec.shared {
+        PathBuf::from(format!("{name}_{kind}.log"))
+    } else {
+        PathBuf::from(format!("{name}_{kind}.{index}.log"))
+    }
+}
+
+fn line(out: &mut String, t_ms: u64, value: u64, ddir: u8, bs: u32, offset: u64, spec: &LogSpec) {
+    use std::fmt::Write;
+    if spec.offset {
+        let _ = writeln!(out, "{t_ms}, {value}, {ddir}, {bs}, {offset}, 0");
+    } else {
+        let _ = writeln!(out, "{t_ms}, {value}, {ddir}, {bs}, 0");
+    }
+}
+
+/// A rate log's per-event amount and the divisor of its per-second total.
+type Rate<'a> = (&'a dyn Fn(&LogEvent) -> u64, u128);
+
+/// Lines of one value log: per I/O, or per window (mean or max of `value`, or the count
+/// per second for `rate`).
+fn value_log(
+    events: &[LogEvent],
+    spec: &LogSpec,
+    value: impl Fn(&LogEvent) -> u64,
+    per_second: Option<Rate<'_>>,
+) -> String {
+    let mut out = String::new();
+    if spec.avg_msec == 0 {
+        for e in events {
+            line(
+                &mut out,
+                e.t_ns / 1_000_000,
+                value(e),
+                e.ddir,
+                e.bs,
+                e.offset,
+                spec,
+            );
+        }
+        return out;
+    }
+    let win = spec.avg_msec as u64 * 1_000_000;
+    let mut start = 0u64;
+    let mut i = 0;
+    while i < events.len() {
+        let end = start + win;
+        // Per direction: sum, max, count within [start, end).
+        let mut acc = [(0u128, 0u64, 0u64); 3];
+        while i < events.len() && events[i].t_ns < end {
+            let e = &events[i];
+            let a = &mut acc[e.ddir as usize];
+            let v = per_second.map_or_else(|| value(e), |(f, _)| f(e));
+            a.0 += v as u128;
+            a.1 = a.1.max(v);
+            a.2 += 1;
+            i += 1;
+        }
+        for (d, a) in acc.iter().enumerate() {
+            if a.2 == 0 {
+                continue;
+            }
+            let v = match per_second {
+                // A rate: the window's total per second.
+                Some((_, div)) => (a.0 * 1000 / spec.avg_msec as u128 / div) as u64,
+                None if spec.window_max => a.1,
+                None => (a.0 / a.2 as u128) as u64,
+            };
+            line(&mut out, end / 1_000_000, v, d as u8, 0, 0, spec);
+        }
+        start = end;
+    }
+    out
+}
+
+fn hist_log(events: &[LogEvent], spec: &LogSpec) -> String {
+    use fathom_stats::fio_bins::{bucket_of, PLAT_NR};
+    let merge = 1u64 << spec.hist_coarseness;
+    let nbins = PLAT_NR.div_ceil(merge) as usize;
+    let win = if spec.hist_msec == 0 {
+        u64::MAX
+    } else {
+        spec.hist_msec as u64 * 1_000_000
+    };
+    let mut out = String::new();
+    let mut start = 0u64;
+    let mut i = 0;
+    while i < events.len() {
+        let end = start.saturating_add(win);
+        let mut bins = vec![vec![0u64; nbins]; 3];
+        let mut bs = [0u32; 3];
+        let mut seen = [false; 3];
+        let mut last = 0;
+        while i < events.len() && events[i].t_ns < end {
+            let e = &events[i];
+            bins[e.ddir as usize][(bucket_of(e.clat) / merge) as usize] += 1;
+            bs[e.ddir as usize] = e.bs;
+            seen[e.ddir as usize] = true;
+            last = e.t_ns;
+            i += 1;
+        }
+        let t_ms = if win == u64::MAX {
+            last / 1_000_000
+        } else {
+            end / 1_000_000
+        };
+        for d in 0..3 {
+            if seen[d] {
+                let counts: Vec<String> = bins[d].iter().map(u64::to_string).collect();
+                out.push_str(&format!("{t_ms}, {d}, {}, {}\n", bs[d], counts.join(", ")));
+            }
+        }
+        start = end;
+    }
+    out
+}
+
+fn write(path: &PathBuf, text: &str, shared: bool) -> std::io::Result<()> {
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(shared)
+        .write(true)
+        .truncate(!shared)
+        .open(path)?;
+    // One write per clone, so clones sharing a file (per_job_logs=0) never interleave lines.
+    f.write_all(text.as_bytes())
+}
+
+/// Write a clone's logs. `index` numbers the clone in the run from 1.
+pub fn write_logs(spec: &LogSpec, index: u32, log: &IoLog) -> std::io::Result<()> {
+    let ev = &log.events;
+    if let Some(n) = &spec.bw {
+        // KB/s of each I/O (bytes per ms); averaged: KiB/s over the window.
+        let per_io = |e: &LogEvent| (e.bs as u64 * 1_000_000) / (e.slat + e.clat).max(1);
+        let text = if spec.avg_msec == 0 {
+            value_log(ev, spec, per_io, None)
+        } else {
+            value_log(ev, spec, |_| 0, Some((&|e: &LogEvent| e.bs as u64, 1024)))
+        };
+        write(&file(n, "bw", spec, index), &text, spec.shared)?;
+    }
+    if let Some(n) = &spec.iops {
+        let text = if spec.avg_msec == 0 {
+            value_log(ev, spec, |_| 1, None)
+        } else {
+            value_log(ev, spec, |_| 0, Some((&|_: &LogEvent| 1, 1)))
+        };
+        write(&file(n, "iops", spec, index), &text, spec.shared)?;
+    }
+    if let Some(n) = &spec.lat {
+        let slat: Vec<LogEvent> = ev.iter().filter(|e| e.slat > 0).copied().collect();
+        write(
+            &file(n, "slat", spec, index),
+            &value_log(&slat, spec, |e| e.slat, None),
+            spec.shared,
+        )?;
+        write(
+            &file(n, "clat", spec, index),
+            &value_log(ev, spec, |e| e.clat, None),
+            spec.shared,
+        )?;
+        write(
+            &file(n, "lat", spec, index),
+            &value_log(ev, spec, |e| e.slat + e.clat, None),
+            spec.shared,
+        )?;
+    }
+    if let Some(n) = &spec.hist {
+        write(
+            &file(n, "clat_hist", spec, index),
+            &hist_log(ev, spec),
+            spec.shared,
+        )?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ev(t_ms: u64, ddir: u8, clat: u64) -> LogEvent {
+        LogEvent {
+            t_ns: t_ms * 1_000_000,
+            ddir,
+            bs: 4096,
+            offset: 8192,
+            slat: 0,
+            clat,
+        }
+    }
+
+    #[test]
+    fn averaged_windows_as_fio() {
+        let spec = LogSpec {
+            avg_msec: 100,
+            ..Default::default()
+        };
+        let events: Vec<LogEvent> = (0..300).map(|i| ev(i, (i % 2) as u8, 1000 + i)).collect();
+        let text = value_log(&events, &spec, |e| e.clat, None);
+        let first: Vec<&str> = text.lines().take(2).collect();
+        // Window [0,100): reads at even ms 0..98 (mean clat 1049), writes at odd (1050).
+        assert_eq!(first, ["100, 1049, 0, 0, 0", "100, 1050, 1, 0, 0"]);
+        // IOPS: 50 reads in 100 ms = 500/s.
+        let iops = value_log(&events, &spec, |_| 0, Some((&|_: &LogEvent| 1, 1)));
+        assert!(iops.starts_with("100, 500, 0, 0, 0\n"), "{iops}");
+    }
+
+    #[test]
+    fn per_io_lines_and_offsets() {
+        let spec = LogSpec {
+            offset: true,
+            ..Default::default()
+        };
+        let text = value_log(&[ev(5, 1, 777)], &spec, |e| e.clat, None);
+        assert_eq!(text, "5, 777, 1, 4096, 8192, 0\n");
+    }
+
+    #[test]
+    fn histogram_lines_have_fio_s_bucket_count() {
+        for (c, n) in [(0u32, 1856usize), (4, 116)] {
+            let spec = LogSpec {
+                hist_msec: 100,
+                hist_coarseness: c,
+                ..Default::default()
+            };
+            let text = hist_log(&[ev(1, 0, 5000), ev(2, 0, 5000), ev(150, 0, 99)], &spec);
+            let lines: Vec<&str> = text.lines().collect();
+            assert_eq!(lines.len(), 2);
+            let f: Vec<&str> = lines[0].split(", ").collect();
+            assert_eq!(f.len(), 3 + n);
+            assert_eq!(f[..3], ["100", "0", "4096"]);
+            assert_eq!(
+                f[3..]
+                    .iter()
+                    .map(|x| x.parse::<u64>().unwrap())
+                    .sum::<u64>(),
+                2
+            );
+        }
+    }
+}

@@ -1,0 +1,201 @@
+//! Log files: fio's names and line formats (checked against fio 3.33 on the same job),
+//! values that agree with the job's results, and fio's own log tools reading them.
+
+mod common;
+use common::*;
+use std::collections::BTreeSet;
+use std::path::Path;
+
+const JOB: [&str; 8] = [
+    "--name=t",
+    "--ioengine=null",
+    "--rw=randrw",
+    "--size=4m",
+    "--time_based",
+    "--runtime=1",
+    "--rate_iops=1000",
+    "--numjobs=2",
+];
+
+fn listing(dir: &Path) -> BTreeSet<String> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".log"))
+        .collect()
+}
+
+fn columns(p: &Path) -> usize {
+    std::fs::read_to_string(p)
+        .unwrap()
+        .lines()
+        .next()
+        .map_or(0, |l| l.split(", ").count())
+}
+
+fathomtest!(log_names_and_columns_are_fio_s, |env| {
+    let logs = [
+        "--write_bw_log=x",
+        "--write_iops_log=x",
+        "--write_lat_log=x",
+        "--write_hist_log=x",
+        "--log_hist_msec=200",
+    ];
+    let ours = env.path().join("ours");
+    std::fs::create_dir(&ours).unwrap();
+    let o = env
+        .cmd()
+        .current_dir(&ours)
+        .args(JOB)
+        .args(logs)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let names = listing(&ours);
+    let want: BTreeSet<String> = ["bw", "iops", "slat", "clat", "lat", "clat_hist"]
+        .iter()
+        .flat_map(|k| (1..=2).map(move |n| format!("x_{k}.{n}.log")))
+        .collect();
+    assert_eq!(names, want);
+    assert_eq!(columns(&ours.join("x_bw.1.log")), 5);
+    assert_eq!(columns(&ours.join("x_clat_hist.1.log")), 3 + 1856);
+    // Per-I/O logs have a line per I/O.
+    let lines = std::fs::read_to_string(ours.join("x_clat.1.log"))
+        .unwrap()
+        .lines()
+        .count();
+    // rate_iops applies to each direction: ~1000 reads and ~1000 writes.
+    assert!(
+        (1800..=2200).contains(&lines),
+        "{lines} lines for ~2000 I/Os"
+    );
+    if let Some(fio) = fio() {
+        let theirs = env.path().join("fio");
+        std::fs::create_dir(&theirs).unwrap();
+        let r = std::process::Command::new(fio)
+            .current_dir(&theirs)
+            .args(JOB)
+            .args(logs)
+            .output()
+            .unwrap();
+        assert!(r.status.success());
+        assert_eq!(listing(&theirs), names, "the same files as fio");
+        for f in &names {
+            if std::fs::metadata(theirs.join(f)).unwrap().len() > 0 {
+                assert_eq!(columns(&theirs.join(f)), columns(&ours.join(f)), "{f}");
+            }
+        }
+    }
+});
+
+fathomtest!(averaged_logs_agree_with_the_job_s_rate, |env| {
+    let o = env.run(&[
+        "--name=a",
+        "--ioengine=null",
+        "--rw=read",
+        "--size=4m",
+        "--time_based",
+        "--runtime=1",
+        "--rate_iops=2000",
+        "--write_bw_log=a",
+        "--write_iops_log=a",
+        "--log_avg_msec=250",
+        "--log_offset=1",
+        "--per_job_logs=0",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let iops = std::fs::read_to_string(env.path().join("a_iops.log")).unwrap();
+    let rows: Vec<Vec<u64>> = iops
+        .lines()
+        .map(|l| l.split(", ").map(|x| x.parse().unwrap()).collect())
+        .collect();
+    assert_eq!(rows[0][0], 250, "first window ends at 250 ms");
+    assert_eq!(rows[0].len(), 6, "time, value, ddir, bs, offset, prio");
+    for r in &rows[..3] {
+        assert!(
+            (r[1] as f64 - 2000.0).abs() <= 40.0,
+            "2000 IOPS per window: {r:?}"
+        );
+    }
+    let bw = std::fs::read_to_string(env.path().join("a_bw.log")).unwrap();
+    let v: u64 = bw
+        .lines()
+        .next()
+        .unwrap()
+        .split(", ")
+        .nth(1)
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(
+        (v as f64 - 8000.0).abs() <= 160.0,
+        "2000 x 4 KiB/s = 8000 KiB/s: {v}"
+    );
+});
+
+fathomtest!(fio_s_log_tools_read_fathom_s_logs, |env| {
+    let have = |t: &str| {
+        std::process::Command::new("which")
+            .arg(t)
+            .output()
+            .is_ok_and(|o| o.status.success())
+    };
+    if !have("gnuplot") || !have("fio2gnuplot") {
+        assert!(
+            std::env::var_os("FATHOM_REQUIRE_GNUPLOT").is_none(),
+            "gnuplot or fio2gnuplot missing"
+        );
+        eprintln!("gnuplot/fio2gnuplot not installed: not tested");
+        return;
+    }
+    let o = env.run(&[
+        "--name=g",
+        "--ioengine=null",
+        "--rw=randread",
+        "--size=4m",
+        "--time_based",
+        "--runtime=1",
+        "--rate_iops=1000",
+        "--write_bw_log=g",
+        "--write_lat_log=g",
+        "--write_iops_log=g",
+        "--log_avg_msec=100",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let r = std::process::Command::new("timeout")
+        .current_dir(env.path())
+        .args(["120", "fio2gnuplot", "-b", "-g"])
+        .output()
+        .unwrap();
+    assert!(
+        r.status.success(),
+        "fio2gnuplot: {}",
+        String::from_utf8_lossy(&r.stderr)
+    );
+    assert!(
+        env.path().join("g_bw.1-2Draw.png").exists(),
+        "{:?}",
+        listing(env.path())
+    );
+    let r = std::process::Command::new("timeout")
+        .current_dir(env.path())
+        .args(["120", "fio_generate_plots", "fathom"])
+        .output()
+        .unwrap();
+    assert!(
+        r.status.success(),
+        "fio_generate_plots: {}",
+        String::from_utf8_lossy(&r.stderr)
+    );
+    for kind in ["lat", "clat", "bw", "iops"] {
+        let svg = env.path().join(format!("fathom-{kind}.svg"));
+        assert!(
+            svg.exists(),
+            "{kind}: {:?}",
+            std::fs::read_dir(env.path())
+                .unwrap()
+                .map(|e| e.unwrap().file_name())
+                .collect::<Vec<_>>()
+        );
+    }
+});
