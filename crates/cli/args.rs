@@ -96,6 +96,19 @@ pub struct Cli {
     #[arg(long, value_name = "T", require_equals = true)]
     pub stonewall_time: Option<String>,
 
+    /// The progress line on stderr: auto (only when stderr is a terminal), always, never.
+    #[arg(long, value_name = "WHEN", default_value = "auto", value_parser = ["auto", "always", "never"])]
+    pub eta: String,
+
+    /// How often the progress line is refreshed (e.g. 500ms, 2s).
+    #[arg(long, value_name = "T", default_value = "1s", require_equals = true)]
+    pub eta_interval: String,
+
+    /// Every T (e.g. 5s), a status block with that interval's numbers (not only the
+    /// totals): normal text and/or one JSON object per line, as the selected formats.
+    #[arg(long, value_name = "T", require_equals = true)]
+    pub status_interval: Option<String>,
+
     /// List the preset job files (jobs/) with their descriptions.
     #[arg(long)]
     pub list_jobs: bool,
@@ -225,6 +238,9 @@ const OWN_FLAGS: &[&str] = &[
     "allow-destructive",
     "list-jobs",
     "repeat",
+    "eta",
+    "eta-interval",
+    "status-interval",
     "stonewall-time",
     "show-job",
     "completions",

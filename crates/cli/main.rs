@@ -2,6 +2,7 @@
 
 mod args;
 mod dist;
+mod live;
 mod presets;
 mod signals;
 mod suite;
@@ -205,6 +206,24 @@ fn real_main() -> Result<u8, Failure> {
         f
     };
     let mut runner = Runner::new(set);
+    let interval = |opt: &str, v: &str| -> Result<std::time::Duration, Failure> {
+        fathom_job::units::parse_time(v, fathom_job::units::TimeUnit::Seconds)
+            .ok()
+            .filter(|d| !d.is_zero())
+            .ok_or_else(|| usage(anyhow::anyhow!("--{opt}={v}: a time such as 500ms or 2s")))
+    };
+    let eta_every = interval("eta-interval", &cli.eta_interval)?;
+    let status_every = match &cli.status_interval {
+        Some(v) => Some(interval("status-interval", v)?),
+        None => None,
+    };
+    let stderr_tty = std::io::IsTerminal::is_terminal(&std::io::stderr());
+    let show_eta = is_root
+        && match cli.eta.as_str() {
+            "always" => true,
+            "never" => false,
+            _ => stderr_tty,
+        };
     if dist.is_some() {
         runner = runner.before_phase(|_| dist::Dist::barrier());
     }
@@ -265,6 +284,46 @@ fn real_main() -> Result<u8, Failure> {
         out.flush()?;
     }
 
+    if show_eta || (status_every.is_some() && is_root) {
+        let shapes = live::shapes(&plan);
+        let period = match (show_eta, status_every) {
+            (true, Some(s)) => eta_every.min(s),
+            (true, None) => eta_every,
+            (false, Some(s)) => s,
+            (false, None) => unreachable!(),
+        };
+        let text = formats.contains(&Format::Normal);
+        let json = formats
+            .iter()
+            .any(|f| matches!(f, Format::Json | Format::JsonPlus | Format::Native));
+        let to_stdout = cli.output.is_none();
+        let mut since_status = std::time::Duration::ZERO;
+        runner = runner.on_interval(period, move |p| {
+            if show_eta {
+                live::print_eta(&live::eta_line(p, &shapes), stderr_tty);
+            }
+            if let Some(every) = status_every {
+                since_status += p.interval;
+                if since_status + period / 2 >= every {
+                    since_status = std::time::Duration::ZERO;
+                    let mut block = String::new();
+                    if text || !json {
+                        block.push_str(&live::status_block(p));
+                    }
+                    if json {
+                        block.push_str(&live::status_json(p));
+                    }
+                    if to_stdout {
+                        let mut o = std::io::stdout().lock();
+                        let _ = o.write_all(block.as_bytes());
+                        let _ = o.flush();
+                    } else {
+                        eprint!("{block}");
+                    }
+                }
+            }
+        });
+    }
     let signals = signals::install(runner.cancel_handle(), runner.live_board(&plan));
     let n = cli.repeat as usize;
     let mut reps = Vec::with_capacity(n);
@@ -341,6 +400,9 @@ fn real_main() -> Result<u8, Failure> {
         write_repeated(&formats, &result, &reps, &mut outs)?;
     }
     outs.flush()?;
+    if show_eta && stderr_tty {
+        eprintln!();
+    }
 
     // Notes and errors: each rank speaks for its own jobs.
     let mine = own.last().expect("at least one run");

@@ -64,6 +64,24 @@ impl Progress {
             0.0
         }
     }
+    /// IOPS of job `j` (one of this event's jobs) in direction `d` over this interval.
+    pub fn interval_iops_of(&self, j: &JobProgress, d: usize) -> f64 {
+        let secs = self.interval.as_secs_f64();
+        if secs > 0.0 {
+            j.interval_ios[d] as f64 / secs
+        } else {
+            0.0
+        }
+    }
+    /// Bytes/s of job `j` in direction `d` over this interval.
+    pub fn interval_bw_of(&self, j: &JobProgress, d: usize) -> f64 {
+        let secs = self.interval.as_secs_f64();
+        if secs > 0.0 {
+            j.interval_bytes[d] as f64 / secs
+        } else {
+            0.0
+        }
+    }
     /// Bytes/s of job `i` in direction `d` over this interval.
     pub fn interval_bw(&self, i: usize, d: usize) -> f64 {
         let secs = self.interval.as_secs_f64();

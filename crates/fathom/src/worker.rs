@@ -28,8 +28,14 @@ pub struct CloneOutcome {
 /// Interval of bandwidth/IOPS samples (fio's bwavgtime/iopsavgtime default).
 pub const SAMPLE_INTERVAL: Duration = Duration::from_millis(500);
 
+/// How often a clone publishes its live counters (progress line, status intervals).
+const LIVE_INTERVAL: Duration = Duration::from_millis(50);
+
 struct Sampler<'a> {
     live: Option<&'a crate::live::LiveClone>,
+    /// The next sample or publication, whichever is first (one comparison per I/O).
+    wake: Instant,
+    live_next: Instant,
     next: Instant,
     start: Instant,
     last_at: Instant,
@@ -46,6 +52,8 @@ impl<'a> Sampler<'a> {
     ) -> Sampler<'a> {
         Sampler {
             live,
+            wake: start + LIVE_INTERVAL.min(SAMPLE_INTERVAL),
+            live_next: start + LIVE_INTERVAL,
             next: start + SAMPLE_INTERVAL,
             start,
             last_at: start,
@@ -56,9 +64,29 @@ impl<'a> Sampler<'a> {
     }
     #[inline]
     fn tick(&mut self, now: Instant, st: &mut ThreadStats) {
-        if now < self.next {
+        if now < self.wake {
             return;
         }
+        if now >= self.live_next {
+            if let Some(l) = self.live {
+                let d = &st.dirs;
+                l.publish(
+                    [d[0].ios, d[1].ios, d[2].ios],
+                    [d[0].bytes, d[1].bytes, d[2].bytes],
+                    now.duration_since(self.start).as_millis() as u64,
+                );
+            }
+            while self.live_next <= now {
+                self.live_next += LIVE_INTERVAL;
+            }
+        }
+        if now >= self.next {
+            self.sample(now, st);
+        }
+        self.wake = self.next.min(self.live_next);
+    }
+
+    fn sample(&mut self, now: Instant, st: &mut ThreadStats) {
         let len_ms = now.duration_since(self.last_at).as_millis() as u64;
         let t_ms = now.duration_since(self.start).as_millis() as u64;
         for d in 0..3 {
