@@ -144,3 +144,37 @@ fathomtest!(
         assert!(stderr(&o).contains("available: normal, terse, json, json+, csv, markdown, native"));
     }
 );
+
+fathomtest!(first_and_last_done_show_when_jobs_end_apart, |env| {
+    let o = env.run(&[
+        "--ioengine=null",
+        "--rw=read",
+        "--rate_iops=1000",
+        "--name=a",
+        "--size=4m",
+        "--name=b",
+        "--size=8m",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    let line = out
+        .lines()
+        .find(|l| l.contains("first done:"))
+        .unwrap_or_else(|| panic!("{out}"));
+    // Both jobs at 1000 x 4 KiB/s until the first ends at ~1 s: ~8000 KiB/s; then the
+    // whole run's 12 MiB over ~2 s: ~6000 KiB/s.
+    let num = |after: &str| -> f64 {
+        let i = line.find(after).unwrap() + after.len();
+        line[i..]
+            .split(|c: char| !c.is_ascii_digit())
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap()
+    };
+    assert!((num("first done: bw=") - 8000.0).abs() < 400.0, "{line}");
+    assert!((num("last done: bw=") - 6000.0).abs() < 300.0, "{line}");
+    // Jobs that end together get no such line.
+    let o = env.run(&["--ioengine=null", "--rw=read", "--name=a", "--size=4m"]);
+    assert!(!stdout(&o).contains("first done"));
+});

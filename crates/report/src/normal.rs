@@ -369,6 +369,22 @@ fn write_group(g: &GroupResult, out: &mut dyn Write) -> io::Result<()> {
             d.max_run.as_millis()
         )?;
     }
+    // fathom extension (elbencho's first/last done), only when jobs ended apart: the
+    // aggregate until the first job finished, and at the end.
+    for (i, label) in GROUP_DIRS.iter().enumerate() {
+        let d = &g.dirs[i];
+        let (lo, hi) = (d.min_run.as_millis(), d.max_run.as_millis());
+        if d.io_bytes == 0 || hi == 0 || (hi - lo) * 100 < hi {
+            continue;
+        }
+        writeln!(
+            out,
+            "{label}: first done: bw={} at {lo}msec ({} moved); last done: bw={} at {hi}msec",
+            rate(d.first_done_bw() as u64, iec),
+            bytes(d.first_done_bytes, iec),
+            rate(d.agg_bw as u64, iec),
+        )?;
+    }
     Ok(())
 }
 

@@ -70,6 +70,21 @@ pub struct GroupDir {
     pub min_run: Duration,
     /// Longest runtime.
     pub max_run: Duration,
+    /// Bytes all jobs had moved when the first of them finished (at `min_run`; from the
+    /// interval samples of the jobs still running) — elbencho's "first done".
+    #[serde(default)]
+    pub first_done_bytes: u64,
+}
+
+impl GroupDir {
+    /// Aggregate bandwidth until the first job finished, bytes/s.
+    pub fn first_done_bw(&self) -> f64 {
+        if self.min_run.is_zero() {
+            0.0
+        } else {
+            self.first_done_bytes as f64 / self.min_run.as_secs_f64()
+        }
+    }
 }
 
 /// A reporting group.
@@ -96,8 +111,9 @@ impl GroupResult {
             kb_base,
             dirs: Default::default(),
         };
+        let clones: Vec<&ThreadStats> = clones.collect();
         let mut seen = [false; 3];
-        for ts in clones {
+        for ts in clones.iter().copied() {
             for (i, gd) in g.dirs.iter_mut().enumerate() {
                 let d = &ts.dirs[i];
                 if d.ios == 0 {
@@ -124,7 +140,24 @@ impl GroupResult {
                 }
             }
         }
-        for gd in g.dirs.iter_mut() {
+        for (i, gd) in g.dirs.iter_mut().enumerate() {
+            let first_ms = gd.min_run.as_millis() as u64;
+            gd.first_done_bytes = clones
+                .iter()
+                .filter(|ts| ts.dirs[i].ios > 0)
+                .map(|ts| {
+                    if ts.runtime <= gd.min_run {
+                        ts.dirs[i].bytes
+                    } else {
+                        ts.dirs[i]
+                            .samples
+                            .iter()
+                            .filter(|s| s.t_ms <= first_ms)
+                            .map(|s| s.bytes)
+                            .sum()
+                    }
+                })
+                .sum();
             gd.agg_bw = if gd.max_run.is_zero() {
                 0.0
             } else {
