@@ -178,3 +178,46 @@ fathomtest!(first_and_last_done_show_when_jobs_end_apart, |env| {
     let o = env.run(&["--ioengine=null", "--rw=read", "--name=a", "--size=4m"]);
     assert!(!stdout(&o).contains("first done"));
 });
+
+fathomtest!(
+    unified_rw_reporting_unit_base_and_significant_figures_as_fio,
+    |env| {
+        let o = run_with(
+            &env,
+            &["--unified_rw_reporting=mixed", "--significant_figures=6"],
+        );
+        let out = stdout(&o);
+        assert!(out.contains("  mixed: IOPS="), "{out}");
+        assert!(
+            !out.contains("  read: IOPS=") && !out.contains("  write: IOPS="),
+            "{out}"
+        );
+        assert!(
+            out.contains("(4096.0KiB/"),
+            "six significant figures: {out}"
+        );
+        let o = run_with(&env, &["--unit_base=1"]);
+        let out = stdout(&o);
+        let line = out
+            .lines()
+            .find(|l| l.starts_with("  read: IOPS="))
+            .unwrap();
+        assert!(line.contains("bit/s ("), "bandwidth in bits: {line}");
+        let o = run_with(
+            &env,
+            &["--unified_rw_reporting=both", "--output-format=json"],
+        );
+        let j = &json(&o)["jobs"][0];
+        let sum =
+            j["read"]["total_ios"].as_u64().unwrap() + j["write"]["total_ios"].as_u64().unwrap();
+        assert_eq!(j["mixed"]["total_ios"].as_u64().unwrap(), sum);
+        assert_eq!(
+            j["mixed"]["clat_ns"]["N"].as_u64().unwrap(),
+            sum,
+            "the mixed histogram holds both directions"
+        );
+        let o = run_with(&env, &["--unified_rw_reporting=1", "--output-format=json"]);
+        let j = &json(&o)["jobs"][0];
+        assert!(j.get("read").is_none() && j["mixed"]["total_ios"] == 1024);
+    }
+);

@@ -160,6 +160,9 @@ impl PlannedJob {
             kb_base: s.kb_base,
             description: s.description.clone(),
             job_options: s.job_options.clone(),
+            unit_base: s.unit_base,
+            sig_figs: s.sig_figs,
+            unified_rw: s.unified_rw,
         }
     }
 }

@@ -394,6 +394,12 @@ pub struct JobSpec {
     pub asserts: Vec<crate::gate::Assertion>,
     /// The job's log files (write_bw_log and friends).
     pub logs: LogSpec,
+    /// `unit_base`: 1 reports bandwidth in bits, 8 (or 0) in bytes.
+    pub unit_base: u32,
+    /// `significant_figures` of the normal output's IOPS and bandwidth (1..=10, default 4).
+    pub sig_figs: u32,
+    /// `unified_rw_reporting`: 0 none, 1 mixed (read/write/trim reported as one), 2 both.
+    pub unified_rw: u8,
 }
 
 /// What a job logs to files, as fio's log options.
@@ -600,6 +606,9 @@ impl Default for JobSpec {
             ignore_error: [Vec::new(), Vec::new(), Vec::new()],
             asserts: Vec::new(),
             logs: LogSpec::default(),
+            unit_base: 0,
+            sig_figs: 4,
+            unified_rw: 0,
         }
     }
 }

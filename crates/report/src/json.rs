@@ -162,8 +162,15 @@ fn job(j: &JobResult, group: Option<&GroupResult>) -> Value {
     if !j.info.job_options.is_empty() {
         m.insert("job options".into(), options(&j.info.job_options));
     }
-    for (i, name) in ["read", "write", "trim"].iter().enumerate() {
-        m.insert((*name).into(), dir(&s.dirs[i], rt, &j.info, group, i));
+    // unified_rw_reporting: "mixed" replaces (1) or follows (2) read, write and trim.
+    if j.info.unified_rw != 1 {
+        for (i, name) in ["read", "write", "trim"].iter().enumerate() {
+            m.insert((*name).into(), dir(&s.dirs[i], rt, &j.info, group, i));
+        }
+    }
+    if j.info.unified_rw != 0 {
+        let mixed = fathom_stats::DirStats::mixed(&s.dirs);
+        m.insert("mixed".into(), dir(&mixed, rt, &j.info, None, 0));
     }
     m.insert(
         "sync".into(),

@@ -2,7 +2,7 @@
 //! one block per reported job, then one "Run status group" block per group.
 
 use crate::units::{
-    bytes, count, ctime, lat_unit, num2str, percentile_precision, percentile_unit, rate, scale_up,
+    bytes, ctime, lat_unit, num2str, percentile_precision, percentile_unit, rate, scale_up,
 };
 use crate::{runtime_ms, Reporter};
 use fathom_stats::{
@@ -81,20 +81,47 @@ fn write_job(job: &JobResult, group: Option<&GroupResult>, out: &mut dyn Write) 
     // The kb_base of the group decides which unit comes first (fio uses the group's).
     let kb_base = group.map(|g| g.kb_base).unwrap_or(job.info.kb_base);
     let iec = kb_base != 1000;
-    for (i, name) in DIRS.iter().enumerate() {
-        let d = &s.dirs[i];
+    // unified_rw_reporting: "mixed" replaces (1) or follows (2) the directions.
+    let mixed = fathom_stats::DirStats::mixed(&s.dirs);
+    let mut shown: Vec<(&str, &DirStats, usize)> = Vec::new();
+    if job.info.unified_rw != 1 {
+        for (i, name) in DIRS.iter().enumerate() {
+            shown.push((name, &s.dirs[i], i));
+        }
+    }
+    if job.info.unified_rw != 0 {
+        shown.push(("mixed", &mixed, 0));
+    }
+    let sig = if job.info.sig_figs == 0 {
+        4
+    } else {
+        job.info.sig_figs as usize
+    };
+    let bits = job.info.unit_base == 1;
+    let bw_text = |bps: u64, iec: bool| {
+        if bits {
+            format!("{}bit/s", num2str(bps.saturating_mul(8), sig, iec))
+        } else {
+            format!("{}B/s", num2str(bps, sig, iec))
+        }
+    };
+    for (name, d, i) in shown {
         if d.bytes == 0 || rt == 0 {
             continue;
         }
         let bw = per_sec(d.bytes, rt);
         writeln!(
             out,
-            "  {name}: IOPS={}, BW={} ({})({}/{rt}msec){}",
-            count(per_sec(d.ios, rt)),
-            rate(bw, iec),
-            rate(bw, !iec),
-            bytes(d.bytes, iec),
-            if i == 1 { "; 0 zone resets" } else { "" }
+            "  {name}: IOPS={}, BW={} ({})({}B/{rt}msec){}",
+            num2str(per_sec(d.ios, rt), sig, false),
+            bw_text(bw, iec),
+            bw_text(bw, !iec),
+            num2str(d.bytes, sig, iec),
+            if name == "write" {
+                "; 0 zone resets"
+            } else {
+                ""
+            }
         )?;
         lat_line("slat", &d.slat, out)?;
         lat_line("clat", &d.clat, out)?;

@@ -38,6 +38,7 @@ fn run() -> RunResult {
         kb_base: 1024,
         description: Some("known numbers".into()),
         job_options: vec![("rw".into(), "randrw".into())],
+        ..Default::default()
     };
     let group = GroupResult::from_clones(0, 1024, std::iter::once(&s));
     RunResult {

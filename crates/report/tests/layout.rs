@@ -71,6 +71,7 @@ fn info(rw: &str, engine: &str, iodepth: u32) -> JobInfo {
         kb_base: 1024,
         description: None,
         job_options: vec![],
+        ..Default::default()
     }
 }
 

@@ -26,6 +26,15 @@ pub struct JobInfo {
     pub description: Option<String>,
     /// Options set in the job's own section, as typed.
     pub job_options: Vec<(String, String)>,
+    /// `unit_base`: 1 for bits.
+    #[serde(default)]
+    pub unit_base: u32,
+    /// `significant_figures` (0 means fio's default, 4).
+    #[serde(default)]
+    pub sig_figs: u32,
+    /// `unified_rw_reporting`: 0 none, 1 mixed, 2 both.
+    #[serde(default)]
+    pub unified_rw: u8,
 }
 
 /// One reported job: a single clone, or (with group_reporting) the merge of all clones of

@@ -134,6 +134,15 @@ impl DirStats {
             .map(|s| s.ios as f64 * 1000.0 / s.len_ms as f64)
     }
 
+    /// Every direction as one (fio's unified_rw_reporting "mixed"): counters and latency
+    /// histograms added, interval samples added interval by interval.
+    pub fn mixed(dirs: &[DirStats; 3]) -> DirStats {
+        let mut m = dirs[0].clone();
+        m.merge(&dirs[1], true);
+        m.merge(&dirs[2], true);
+        m
+    }
+
     fn merge(&mut self, o: &DirStats, sum_samples: bool) {
         self.ios += o.ios;
         self.bytes += o.bytes;

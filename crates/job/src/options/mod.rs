@@ -115,6 +115,8 @@ pub fn example(def: &OptDef) -> Option<String> {
         "assert" => "read.iops>=1000,read.clat.p99<=2ms",
         "write_bw_log" | "write_iops_log" | "write_lat_log" | "write_hist_log" => "mylog",
         "log_window_value" => "max",
+        "unit_base" => "1",
+        "unified_rw_reporting" => "mixed",
         _ => "",
     };
     if !by_name.is_empty() {

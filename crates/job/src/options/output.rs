@@ -124,6 +124,54 @@ macro_rules! log_opt {
 }
 
 pub(super) static LOG_OPTS: &[OptDef] = &[
+    OptDef {
+        name: "unit_base",
+        aliases: &[],
+        category: C,
+        ty: "0|1|8",
+        default: "0",
+        doc: "Bandwidth units of the normal output, as fio: 1 for bits (Kibit/s), 8 or 0 for bytes",
+        flag: false,
+        apply: |j, v, _| {
+            j.unit_base = match v.trim() {
+                "0" | "8" => 8,
+                "1" => 1,
+                _ => return Err("use 1 (bits), 8 (bytes) or 0 (auto: bytes)".into()),
+            };
+            Ok(())
+        },
+    },
+    OptDef {
+        name: "significant_figures",
+        aliases: &[],
+        category: C,
+        ty: "int 1-10",
+        default: "4",
+        doc: "Significant figures of IOPS and bandwidth in the normal output",
+        flag: false,
+        apply: |j, v, _| {
+            j.sig_figs = int_in(v, 1, 10)?;
+            Ok(())
+        },
+    },
+    OptDef {
+        name: "unified_rw_reporting",
+        aliases: &[],
+        category: C,
+        ty: "none|mixed|both|0|1|2",
+        default: "none",
+        doc: "Report reads, writes and trims as one 'mixed' direction (mixed), or both apart and mixed (both)",
+        flag: false,
+        apply: |j, v, _| {
+            j.unified_rw = match v.trim() {
+                "none" | "0" => 0,
+                "mixed" | "1" => 1,
+                "both" | "2" => 2,
+                _ => return Err("use none, mixed or both (0, 1, 2)".into()),
+            };
+            Ok(())
+        },
+    },
     log_opt!(
         "write_bw_log",
         bw,

@@ -3,9 +3,7 @@
 
 pub(super) static NAMES: &[&str] = &[
     // Units, description, profiles
-    "unit_base",
     "profile",
-    "significant_figures",
     // Time
     "ramp_size",
     "job_start_clock_id",
@@ -169,7 +167,6 @@ pub(super) static NAMES: &[&str] = &[
     "ss_interval",
     // Measurements and logs
     "slat_percentiles",
-    "unified_rw_reporting",
     "disable_lat",
     "disable_clat",
     "disable_slat",
