@@ -199,3 +199,24 @@ fathomtest!(fio_s_log_tools_read_fathom_s_logs, |env| {
         );
     }
 });
+
+fathomtest!(bandwidth_log_adds_every_job_up, |env| {
+    let o = env.run(&[
+        "--bandwidth-log",
+        "--ioengine=null",
+        "--rw=read",
+        "--time_based",
+        "--runtime=1",
+        "--rate_iops=1000",
+        "--size=4m",
+        "--name=a",
+        "--name=b",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let read = std::fs::read_to_string(env.path().join("agg-read_bw.log")).unwrap();
+    let first: Vec<u64> = read.lines().next().unwrap().split(", ").map(|x| x.parse().unwrap()).collect();
+    assert_eq!(first[2], 0);
+    // Two jobs at 1000 x 4 KiB/s each: 8000 KiB/s together.
+    assert!((first[1] as f64 - 8000.0).abs() < 400.0, "{read}");
+    assert!(env.path().join("agg-write_bw.log").exists());
+});

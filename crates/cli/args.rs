@@ -109,6 +109,11 @@ pub struct Cli {
     #[arg(long, value_name = "T", require_equals = true)]
     pub status_interval: Option<String>,
 
+    /// Write aggregate bandwidth logs agg-read_bw.log, agg-write_bw.log, agg-trim_bw.log
+    /// (every job's bandwidth added up per 500 ms interval, fio's log line format).
+    #[arg(long)]
+    pub bandwidth_log: bool,
+
     /// List the preset job files (jobs/) with their descriptions.
     #[arg(long)]
     pub list_jobs: bool,
@@ -238,6 +243,7 @@ const OWN_FLAGS: &[&str] = &[
     "allow-destructive",
     "list-jobs",
     "repeat",
+    "bandwidth-log",
     "eta",
     "eta-interval",
     "status-interval",

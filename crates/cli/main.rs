@@ -400,6 +400,9 @@ fn real_main() -> Result<u8, Failure> {
         write_repeated(&formats, &result, &reps, &mut outs)?;
     }
     outs.flush()?;
+    if cli.bandwidth_log && is_root {
+        write_bandwidth_logs(&result).context("--bandwidth-log")?;
+    }
     if show_eta && stderr_tty {
         eprintln!();
     }
@@ -488,6 +491,30 @@ fn merge_main(argv: &[std::ffi::OsString]) -> Result<u8, Failure> {
     }
     out.flush()?;
     Ok(exit::OK)
+}
+
+/// `--bandwidth-log`: per direction, every job's interval samples added up by interval,
+/// as fio's log lines (`time_ms, KiB/s, ddir, 0, 0`).
+fn write_bandwidth_logs(run: &fathom::Report) -> std::io::Result<()> {
+    for (d, name) in ["read", "write", "trim"].iter().enumerate() {
+        let mut by_interval: Vec<(u64, u64, u64)> = Vec::new(); // (end ms, len ms, bytes)
+        for j in &run.jobs {
+            for (k, s) in j.stats.dirs[d].samples.iter().enumerate() {
+                if by_interval.len() <= k {
+                    by_interval.push((s.t_ms, s.len_ms, 0));
+                }
+                by_interval[k].2 += s.bytes;
+            }
+        }
+        let mut text = String::new();
+        for (t, len, bytes) in by_interval {
+            if len > 0 {
+                text.push_str(&format!("{t}, {}, {d}, 0, 0\n", bytes * 1000 / len / 1024));
+            }
+        }
+        std::fs::write(format!("agg-{name}_bw.log"), text)?;
+    }
+    Ok(())
 }
 
 /// Where each format goes: its own `--output-FORMAT` file, else the main output.
