@@ -32,6 +32,8 @@ fathomtest!(plot_writes_the_charts_of_native_results, |env| {
             "compare-iops.svg",
             "iops-rr-read.svg",
             "iops-rr-write.svg",
+            "latency-rr-read.svg",
+            "latency-rr-write.svg",
             "spectrum-rr-read.svg",
             "spectrum-rr-write.svg"
         ]

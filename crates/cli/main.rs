@@ -508,8 +508,8 @@ fn write_bandwidth_logs(run: &fathom::Report) -> std::io::Result<()> {
         }
         let mut text = String::new();
         for (t, len, bytes) in by_interval {
-            if len > 0 {
-                text.push_str(&format!("{t}, {}, {d}, 0, 0\n", bytes * 1000 / len / 1024));
+            if let Some(bps) = (bytes * 1000).checked_div(len) {
+                text.push_str(&format!("{t}, {}, {d}, 0, 0\n", bps / 1024));
             }
         }
         std::fs::write(format!("agg-{name}_bw.log"), text)?;

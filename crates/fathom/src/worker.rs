@@ -41,6 +41,9 @@ struct Sampler<'a> {
     last_at: Instant,
     last_bytes: [u64; 3],
     last_ios: [u64; 3],
+    /// Completion latencies up to the previous sample (the next one's percentiles are
+    /// of the difference).
+    last_clat: [Option<hdrhistogram::Histogram<u64>>; 3],
     dirs: [bool; 3],
 }
 
@@ -59,6 +62,7 @@ impl<'a> Sampler<'a> {
             last_at: start,
             last_bytes: [0; 3],
             last_ios: [0; 3],
+            last_clat: [None, None, None],
             dirs,
         }
     }
@@ -94,12 +98,31 @@ impl<'a> Sampler<'a> {
                 continue;
             }
             let ds = &mut st.dirs[d];
+            // This interval's latencies: everything so far minus the previous snapshot
+            // (a few tens of KiB copied every 500 ms, nothing per I/O).
+            let now_h = ds.clat_snapshot();
+            let mut delta = now_h.clone();
+            if let Some(prev) = &self.last_clat[d] {
+                let _ = delta.subtract(prev);
+            }
+            let pct = |q: f64| {
+                if delta.is_empty() {
+                    0
+                } else {
+                    delta.value_at_quantile(q)
+                }
+            };
             ds.samples.push(Sample {
                 t_ms,
                 len_ms,
                 bytes: ds.bytes - self.last_bytes[d],
                 ios: ds.ios - self.last_ios[d],
+                clat_p50: pct(0.5),
+                clat_p99: pct(0.99),
+                clat_p999: pct(0.999),
+                clat_max: if delta.is_empty() { 0 } else { delta.max() },
             });
+            self.last_clat[d] = Some(now_h);
             self.last_bytes[d] = ds.bytes;
             self.last_ios[d] = ds.ios;
         }

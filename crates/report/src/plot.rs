@@ -364,6 +364,7 @@ pub fn charts(inputs: &[Input]) -> Result<Vec<Chart>, String> {
             let mut spec = Vec::new();
             let mut iops = Vec::new();
             let mut bw = Vec::new();
+            let mut lat = Vec::new();
             for i in inputs {
                 let same: Vec<_> = i.run.jobs.iter().filter(|j| &j.name == job).collect();
                 for (k, j) in same.iter().enumerate() {
@@ -385,6 +386,19 @@ pub fn charts(inputs: &[Input]) -> Result<Vec<Chart>, String> {
                                 .collect::<Vec<_>>()
                         };
                         iops.push((l.clone(), per(&|x| x.ios as f64 * 1000.0 / x.len_ms as f64)));
+                        if s.samples.iter().any(|x| x.clat_p50 > 0) {
+                            for (q, f) in [
+                                (
+                                    "p50",
+                                    (|x: &fathom_stats::Sample| x.clat_p50)
+                                        as fn(&fathom_stats::Sample) -> u64,
+                                ),
+                                ("p99", |x| x.clat_p99),
+                                ("p99.9", |x| x.clat_p999),
+                            ] {
+                                lat.push((format!("{l} {q}"), per(&|x| f(x) as f64 / 1000.0)));
+                            }
+                        }
                         bw.push((
                             l,
                             per(&|x| x.bytes as f64 * 1000.0 / x.len_ms as f64 / 1048576.0),
@@ -407,6 +421,18 @@ pub fn charts(inputs: &[Input]) -> Result<Vec<Chart>, String> {
                         .map_err(err)?,
                     title: format!("{job} {dname}: IOPS over time"),
                 });
+                if !lat.is_empty() {
+                    out.push(Chart {
+                        file: format!("latency-{stem}.svg"),
+                        svg: time_chart(
+                            &format!("{job} {dname}: completion latency percentiles over time"),
+                            "clat (µs)",
+                            &lat,
+                        )
+                        .map_err(err)?,
+                        title: format!("{job} {dname}: latency percentiles over time"),
+                    });
+                }
                 out.push(Chart {
                     file: format!("bw-{stem}.svg"),
                     svg: time_chart(&format!("{job} {dname}: bandwidth over time"), "MiB/s", &bw)
@@ -511,6 +537,7 @@ mod tests {
                 len_ms: 500,
                 bytes: 4096 * (3000 + k * 100),
                 ios: 3000 + k * 100,
+                ..Default::default()
             })
             .collect();
         stats.runtime = std::time::Duration::from_secs(3);

@@ -25,6 +25,7 @@ fn run() -> RunResult {
             len_ms: 500,
             bytes: 250 * 4096,
             ios: 250,
+            ..Default::default()
         });
     }
     let info = JobInfo {
@@ -399,6 +400,7 @@ fn bandwidth_lines_switch_to_mib_and_cap_the_group_share() {
             len_ms: 500,
             bytes: gib << 28,
             ios: 1000 * k,
+            ..Default::default()
         });
     }
     let mut run = one_job(s, 1024);

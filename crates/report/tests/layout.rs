@@ -97,6 +97,7 @@ fn samples(s: &mut ThreadStats, dir: usize, kib_per_s: &[u64]) {
             len_ms: 500,
             bytes: kib * 512,
             ios: kib / 8,
+            ..Default::default()
         });
     }
 }

@@ -25,6 +25,7 @@ fn run() -> RunResult {
                 len_ms: 500,
                 bytes: a.dirs[d].bytes / 4,
                 ios: a.dirs[d].ios / 4,
+                ..Default::default()
             })
             .collect();
     }

@@ -393,6 +393,7 @@ mod merge_tests {
             len_ms: 1000,
             bytes: 4096 * 100,
             ios: 100,
+            ..Default::default()
         }];
         let mut b = run("h", &[3000; 300]);
         b.jobs[0].stats.dirs[0].samples = vec![crate::Sample {
@@ -400,6 +401,7 @@ mod merge_tests {
             len_ms: 1000,
             bytes: 4096 * 300,
             ios: 300,
+            ..Default::default()
         }];
         let m = RunResult::merge_sequential(vec![a, b]).unwrap();
         let j = &m.jobs[0];

@@ -88,6 +88,19 @@ pub struct Sample {
     pub bytes: u64,
     /// I/Os completed in the interval.
     pub ios: u64,
+    /// Completion latency of this interval's I/Os, ns: median (merged samples of several
+    /// clones keep the highest of each percentile: an upper bound).
+    #[serde(default)]
+    pub clat_p50: u64,
+    /// 99th percentile.
+    #[serde(default)]
+    pub clat_p99: u64,
+    /// 99.9th percentile.
+    #[serde(default)]
+    pub clat_p999: u64,
+    /// Maximum.
+    #[serde(default)]
+    pub clat_max: u64,
 }
 
 /// Statistics of one direction (read, write or trim).
@@ -143,6 +156,16 @@ impl DirStats {
         m
     }
 
+    /// Every completion latency recorded so far (the deferred ones included), for
+    /// per-interval percentiles: the difference of two snapshots is one interval.
+    pub fn clat_snapshot(&self) -> hdrhistogram::Histogram<u64> {
+        let mut h = self.clat.histogram().clone();
+        if self.clat_noslat.count() > 0 {
+            let _ = h.add(self.clat_noslat.histogram());
+        }
+        h
+    }
+
     fn merge(&mut self, o: &DirStats, sum_samples: bool) {
         self.ios += o.ios;
         self.bytes += o.bytes;
@@ -161,6 +184,10 @@ impl DirStats {
                     Some(d) => {
                         d.bytes += s.bytes;
                         d.ios += s.ios;
+                        d.clat_p50 = d.clat_p50.max(s.clat_p50);
+                        d.clat_p99 = d.clat_p99.max(s.clat_p99);
+                        d.clat_p999 = d.clat_p999.max(s.clat_p999);
+                        d.clat_max = d.clat_max.max(s.clat_max);
                         d.len_ms = d.len_ms.max(s.len_ms);
                         d.t_ms = d.t_ms.max(s.t_ms);
                     }
@@ -433,12 +460,14 @@ mod tests {
             len_ms: 500,
             bytes: 4096,
             ios: 1,
+            ..Default::default()
         });
         b.dirs[0].samples.push(Sample {
             t_ms: 500,
             len_ms: 500,
             bytes: 4096,
             ios: 1,
+            ..Default::default()
         });
         a.merge(&b);
         assert_eq!(a.dirs[0].ios, 2);
