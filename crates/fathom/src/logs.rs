@@ -51,6 +51,18 @@ fn file(name: &str, kind: &str, spec: &LogSpec, index: u32) -> PathBuf {
 }
 
 fn line(out: &mut String, t_ms: u64, value: u64, ddir: u8, bs: u32, offset: u64, spec: &LogSpec) {
+    line_text(out, t_ms, &value.to_string(), ddir, bs, offset, spec);
+}
+
+fn line_text(
+    out: &mut String,
+    t_ms: u64,
+    value: &str,
+    ddir: u8,
+    bs: u32,
+    offset: u64,
+    spec: &LogSpec,
+) {
     use std::fmt::Write;
     if spec.offset {
         let _ = writeln!(out, "{t_ms}, {value}, {ddir}, {bs}, {offset}, 0");
@@ -111,7 +123,13 @@ fn value_log(
                 None if spec.window_max => a.1,
                 None => (a.0 / a.2 as u128) as u64,
             };
-            line(&mut out, end / 1_000_000, v, d as u8, 0, 0, spec);
+            if spec.window_both && per_second.is_none() {
+                // Average and maximum: two value columns.
+                let both = format!("{v}, {}", a.1);
+                line_text(&mut out, end / 1_000_000, &both, d as u8, 0, 0, spec);
+            } else {
+                line(&mut out, end / 1_000_000, v, d as u8, 0, 0, spec);
+            }
         }
         start = end;
     }
@@ -249,6 +267,18 @@ mod tests {
         // IOPS: 50 reads in 100 ms = 500/s.
         let iops = value_log(&events, &spec, |_| 0, Some((&|_: &LogEvent| 1, 1)));
         assert!(iops.starts_with("100, 500, 0, 0, 0\n"), "{iops}");
+    }
+
+    #[test]
+    fn both_logs_the_window_average_and_maximum() {
+        let spec = LogSpec {
+            avg_msec: 100,
+            window_both: true,
+            ..Default::default()
+        };
+        let events: Vec<LogEvent> = (0..100).map(|i| ev(i, 0, 1000 + i)).collect();
+        let text = value_log(&events, &spec, |e| e.clat, None);
+        assert_eq!(text, "100, 1049, 1099, 0, 0, 0\n");
     }
 
     #[test]

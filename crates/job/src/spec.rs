@@ -421,6 +421,8 @@ pub struct LogSpec {
     pub hist_coarseness: u32,
     /// `log_window_value=max`: log the window's maximum instead of its average.
     pub window_max: bool,
+    /// `log_window_value=both`: log the window's average and maximum (two value columns).
+    pub window_both: bool,
     /// `log_offset`: add the I/O's offset column.
     pub offset: bool,
     /// `per_job_logs=0`: one file for every clone (no `.N`).
