@@ -214,7 +214,13 @@ fathomtest!(bandwidth_log_adds_every_job_up, |env| {
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let read = std::fs::read_to_string(env.path().join("agg-read_bw.log")).unwrap();
-    let first: Vec<u64> = read.lines().next().unwrap().split(", ").map(|x| x.parse().unwrap()).collect();
+    let first: Vec<u64> = read
+        .lines()
+        .next()
+        .unwrap()
+        .split(", ")
+        .map(|x| x.parse().unwrap())
+        .collect();
     assert_eq!(first[2], 0);
     // Two jobs at 1000 x 4 KiB/s each: 8000 KiB/s together.
     assert!((first[1] as f64 - 8000.0).abs() < 400.0, "{read}");
