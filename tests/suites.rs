@@ -332,6 +332,9 @@ fathomtest!(
             "--rw=randread",
             "--ioengine=null",
             "--size=64m",
+            // 50 µs of think time per I/O: a modest maximum that the rate-limited
+            // points reach even on a busy machine.
+            "--thinktime=50",
             "--runtime=300ms",
             "--points=10,50,200,300",
             "--stop-curve=1ms",
@@ -346,10 +349,10 @@ fathomtest!(
             .collect();
         assert_eq!(rows[0][0], "max");
         let max: f64 = rows[0][2].parse().unwrap();
-        // 10% and 50% are met within 2%.
+        // 10% and 50% are met within 5%.
         for (row, pct) in [(1, 0.1), (2, 0.5)] {
             let iops: f64 = rows[row][2].parse().unwrap();
-            assert!((iops / (max * pct) - 1.0).abs() < 0.02, "{out}");
+            assert!((iops / (max * pct) - 1.0).abs() < 0.05, "{out}");
         }
         // 200% of max cannot be met: response time explodes and the curve stops there.
         assert_eq!(rows.len(), 4, "stopped after the 200% point: {out}");

@@ -450,18 +450,24 @@ fn real_main() -> Result<u8, Failure> {
     })
 }
 
+/// Parse a subcommand's arguments; on --help or a usage error, print clap's text and give
+/// the exit code.
+fn parse_sub<T: clap::Parser>(argv: &[std::ffi::OsString]) -> Result<T, u8> {
+    T::try_parse_from(argv).map_err(|e| {
+        let code = match e.kind() {
+            clap::error::ErrorKind::DisplayHelp => exit::OK,
+            _ => exit::USAGE,
+        };
+        let _ = e.print();
+        code
+    })
+}
+
 /// `fathom merge A B ...`: read native results, add them, write the merged result.
 fn merge_main(argv: &[std::ffi::OsString]) -> Result<u8, Failure> {
-    let cli = match args::MergeCli::try_parse_from(argv) {
+    let cli = match parse_sub::<args::MergeCli>(argv) {
         Ok(c) => c,
-        Err(e) => {
-            let code = match e.kind() {
-                clap::error::ErrorKind::DisplayHelp => exit::OK,
-                _ => exit::USAGE,
-            };
-            let _ = e.print();
-            return Ok(code);
-        }
+        Err(code) => return Ok(code),
     };
     let formats = fathom_report::parse_formats(&cli.output_format)
         .map_err(|e| usage(anyhow::anyhow!("--output-format: {e}")))?;
@@ -622,16 +628,9 @@ fn write_repeated(
 
 /// `fathom compare BASE NEW`: per-metric verdicts, optionally a CI gate.
 fn compare_main(argv: &[std::ffi::OsString]) -> Result<u8, Failure> {
-    let cli = match args::CompareCli::try_parse_from(argv) {
+    let cli = match parse_sub::<args::CompareCli>(argv) {
         Ok(c) => c,
-        Err(e) => {
-            let code = match e.kind() {
-                clap::error::ErrorKind::DisplayHelp => exit::OK,
-                _ => exit::USAGE,
-            };
-            let _ = e.print();
-            return Ok(code);
-        }
+        Err(code) => return Ok(code),
     };
     use fathom_report::compare;
     let gate = match &cli.fail_if_slower {
@@ -702,16 +701,9 @@ fn compare_main(argv: &[std::ffi::OsString]) -> Result<u8, Failure> {
 
 /// `fathom plot A [B ...] -o DIR`: SVG charts of results.
 fn plot_main(argv: &[std::ffi::OsString]) -> Result<u8, Failure> {
-    let cli = match args::PlotCli::try_parse_from(argv) {
+    let cli = match parse_sub::<args::PlotCli>(argv) {
         Ok(c) => c,
-        Err(e) => {
-            let code = match e.kind() {
-                clap::error::ErrorKind::DisplayHelp => exit::OK,
-                _ => exit::USAGE,
-            };
-            let _ = e.print();
-            return Ok(code);
-        }
+        Err(code) => return Ok(code),
     };
     let mut inputs = Vec::new();
     for f in &cli.files {

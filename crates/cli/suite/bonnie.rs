@@ -580,18 +580,9 @@ pub fn parse(args: &[String]) -> Result<Opts> {
             .map_or(1, |d| d.as_nanos() as u64 & 0x7fff_ffff),
     };
     let mut size_set = false;
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        let (k, inline) = match a.split_once('=') {
-            Some((k, v)) => (k, Some(v.to_string())),
-            None => (a.as_str(), None),
-        };
-        let mut val = || -> Result<String> {
-            inline
-                .clone()
-                .or_else(|| it.next().cloned())
-                .ok_or_else(|| anyhow!("{k} needs a value"))
-        };
+    let mut opts = super::Opts::new(args);
+    while let Some((k, a, inline)) = opts.next_opt() {
+        let mut val = || opts.value(k, inline.clone());
         let bytes = |v: String| -> Result<u64> {
             // bonnie sizes are in MiB unless a unit follows.
             if v.chars().all(|c| c.is_ascii_digit()) {

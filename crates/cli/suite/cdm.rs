@@ -182,18 +182,9 @@ pub fn parse(args: &[String]) -> Result<Opts> {
         tests: DEFAULT.to_vec(),
         engine: Engine::Libaio,
     };
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        let (k, inline) = match a.split_once('=') {
-            Some((k, v)) => (k, Some(v.to_string())),
-            None => (a.as_str(), None),
-        };
-        let mut val = || -> Result<String> {
-            inline
-                .clone()
-                .or_else(|| it.next().cloned())
-                .ok_or_else(|| anyhow::anyhow!("{k} needs a value"))
-        };
+    let mut opts = super::Opts::new(args);
+    while let Some((k, a, inline)) = opts.next_opt() {
+        let mut val = || opts.value(k, inline.clone());
         match k {
             "--dir" | "--directory" => o.dir = val()?.into(),
             "--size" => {

@@ -290,18 +290,9 @@ pub fn parse(args: &[String]) -> Result<Opts> {
         csv: false,
         svg: None,
     };
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        let (k, inline) = match a.split_once('=') {
-            Some((k, v)) => (k, Some(v.to_string())),
-            None => (a.as_str(), None),
-        };
-        let mut val = || -> Result<String> {
-            inline
-                .clone()
-                .or_else(|| it.next().cloned())
-                .ok_or_else(|| anyhow!("{k} needs a value"))
-        };
+    let mut opts = super::Opts::new(args);
+    while let Some((k, a, inline)) = opts.next_opt() {
+        let mut val = || opts.value(k, inline.clone());
         match k {
             "-a" => auto = true,
             "-n" => nmin = size(&val()?)?,

@@ -9,6 +9,32 @@ pub mod ior;
 pub mod iozone;
 pub mod sysbench;
 
+/// Options in `--key=value`, `--key value` or `-k value` form, as the suites take them.
+pub struct Opts<'a> {
+    it: std::slice::Iter<'a, String>,
+}
+
+impl<'a> Opts<'a> {
+    /// Over these arguments.
+    pub fn new(args: &'a [String]) -> Opts<'a> {
+        Opts { it: args.iter() }
+    }
+    /// The next option: its key, the whole argument, and its value if written inline.
+    pub fn next_opt(&mut self) -> Option<(&'a str, &'a str, Option<String>)> {
+        let a = self.it.next()?;
+        Some(match a.split_once('=') {
+            Some((k, v)) => (k, a.as_str(), Some(v.to_string())),
+            None => (a.as_str(), a.as_str(), None),
+        })
+    }
+    /// The option's value: written inline, else the next argument.
+    pub fn value(&mut self, key: &str, inline: Option<String>) -> anyhow::Result<String> {
+        inline
+            .or_else(|| self.it.next().cloned())
+            .ok_or_else(|| anyhow::anyhow!("{key} needs a value"))
+    }
+}
+
 /// A suite run's exit code and its headline figures (for `--repeat`).
 pub type Outcome = (u8, Vec<(String, f64)>);
 
