@@ -14,7 +14,15 @@ use std::path::PathBuf;
 Run fio INI job files (.fio) or TOML job files (.toml) as they are, or give a job on the\n\
 command line as fio does: options before the first --name are global, each --name starts a\n\
 job, e.g.\n\n    fathom --name=a --rw=randread --bs=4k --size=1g\n\n\
-Every job option fathom knows is listed by --cmdhelp; --cmdhelp=OPTION explains one.",
+Job options written after a job file override what the file says:\n\n\
+\x20   fathom jobs/oltp-8k.fio --directory=/mnt/disk --size=4g\n\n\
+Every job option fathom knows is listed by --cmdhelp; --cmdhelp=OPTION explains one;\n\
+--list-jobs shows the preset job library.\n\n\
+More commands (each with --help):\n\
+\x20   fathom merge A.native B.native     add stored results exactly\n\
+\x20   fathom compare BASE NEW            faster, slower or within noise (a CI gate)\n\
+\x20   fathom plot RESULT... -o DIR       SVG charts\n\
+\x20   fathom suite NAME ...              bonnie, dd, cdm, sysbench, iozone, curve, ior",
     after_help = "Exit codes: 0 success, 1 a job hit an I/O error, 2 bad job file or usage, \
 3 an assert= condition failed, 130/143 interrupted by SIGINT/SIGTERM (results so far are still \
 printed).\n\nMore: fathom merge --help, fathom plot --help, fathom --list-jobs."
