@@ -294,3 +294,41 @@ fathomtest!(stonewall_time_stops_every_job_after_t, |env| {
     let ms = json(&o)["jobs"][0]["job_runtime"].as_u64().unwrap();
     assert!((290..=400).contains(&ms), "{ms} ms");
 });
+
+fathomtest!(
+    random_generator_names_are_accepted_and_lfsr_keeps_its_promise,
+    |env| {
+        for g in ["tausworthe", "tausworthe64", "lfsr"] {
+            let o = env.run(&[
+                "--output-format=json",
+                &format!("--random_generator={g}"),
+                "--name=r",
+                "--ioengine=null",
+                "--rw=randread",
+                "--size=1m",
+            ]);
+            assert!(o.status.success(), "{g}: {}", stderr(&o));
+            assert_eq!(
+                json(&o)["jobs"][0]["read"]["total_ios"],
+                256,
+                "{g}: every block once"
+            );
+        }
+        let o = env.run(&[
+            "--random_generator=lfsr",
+            "--norandommap",
+            "--name=r",
+            "--ioengine=null",
+            "--size=1m",
+        ]);
+        assert_eq!(o.status.code(), Some(2));
+        assert!(stderr(&o).contains("drop norandommap"), "{}", stderr(&o));
+        let o = env.run(&[
+            "--random_generator=mt19937",
+            "--name=r",
+            "--ioengine=null",
+            "--size=1m",
+        ]);
+        assert_eq!(o.status.code(), Some(2));
+    }
+);

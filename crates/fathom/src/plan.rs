@@ -400,6 +400,13 @@ fn plan_job(
     if spec.numjobs == 0 {
         return Err(plan_err(spec, "numjobs must be at least 1"));
     }
+    if spec.lfsr && spec.norandommap {
+        return Err(plan_err(
+            spec,
+            "random_generator=lfsr promises every block once per pass, which fathom keeps \
+             with its random map: drop norandommap (or use random_generator=tausworthe)",
+        ));
+    }
     for (i, &bs) in spec.bs.0.iter().enumerate() {
         if bs == 0 && [k.reads(), k.writes(), k.trims()][i] {
             return Err(plan_err(spec, "bs must be greater than 0"));

@@ -400,6 +400,8 @@ pub struct JobSpec {
     pub sig_figs: u32,
     /// `unified_rw_reporting`: 0 none, 1 mixed (read/write/trim reported as one), 2 both.
     pub unified_rw: u8,
+    /// `random_generator=lfsr`: every block exactly once per pass is required.
+    pub lfsr: bool,
 }
 
 /// What a job logs to files, as fio's log options.
@@ -611,6 +613,7 @@ impl Default for JobSpec {
             unit_base: 0,
             sig_figs: 4,
             unified_rw: 0,
+            lfsr: false,
         }
     }
 }

@@ -116,6 +116,7 @@ pub fn example(def: &OptDef) -> Option<String> {
         "write_bw_log" | "write_iops_log" | "write_lat_log" | "write_hist_log" => "mylog",
         "log_window_value" => "max",
         "unit_base" => "1",
+        "random_generator" => "lfsr",
         "unified_rw_reporting" => "mixed",
         _ => "",
     };

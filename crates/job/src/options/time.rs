@@ -249,6 +249,26 @@ pub(super) static OPTS: &[OptDef] = &[
         },
     },
     OptDef {
+        name: "random_generator",
+        aliases: &[],
+        category: C,
+        ty: "tausworthe|lfsr|tausworthe64",
+        default: "tausworthe",
+        doc: "fio's generator names, accepted: fathom draws from xoshiro256** for all of them \
+              (the same role: fast, 64-bit, seeded by randseed); lfsr's promise (every block \
+              exactly once per pass) is kept by the random map, so lfsr cannot be combined \
+              with norandommap",
+        flag: false,
+        apply: |j, v, _| {
+            j.lfsr = match v.trim() {
+                "tausworthe" | "tausworthe64" => false,
+                "lfsr" => true,
+                _ => return Err("use tausworthe, lfsr or tausworthe64".into()),
+            };
+            Ok(())
+        },
+    },
+    OptDef {
         name: "randseed",
         aliases: &[],
         category: C,

@@ -47,7 +47,6 @@ pub(super) static NAMES: &[&str] = &[
     "exec_postrun",
     // I/O type
     "percentage_sequential",
-    "random_generator",
     "softrandommap",
     "random_sequence_stride",
     "sprandom",
