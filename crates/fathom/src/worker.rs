@@ -170,6 +170,13 @@ pub fn run_clone(
         ..Default::default()
     };
     let t_start = crate::clock::now();
+    // CPU affinity, nice value and I/O priority of this clone's thread.
+    if let Err(text) = place_thread(spec, clone.jobnum) {
+        out.stats.error = libc::EINVAL;
+        out.error_text = Some(text);
+        out.elapsed = t_start.elapsed();
+        return out;
+    }
     // Start delay (a random value in the range when one is given).
     let (lo, hi) = spec.startdelay;
     let delay = if hi > lo {
@@ -603,6 +610,58 @@ pub fn run_clone(
     }
     out.elapsed = t_start.elapsed();
     out
+}
+
+/// Apply cpus_allowed/cpumask (with cpus_allowed_policy), nice, prio and prioclass to the
+/// calling thread.
+fn place_thread(spec: &fathom_job::JobSpec, jobnum: u32) -> Result<(), String> {
+    // SAFETY: the libc calls below take plain values and a zeroed cpu_set_t we own.
+    unsafe {
+        let tid = libc::gettid();
+        if let Some(cpus) = &spec.cpus {
+            let mine: Vec<usize> = if spec.cpus_split {
+                vec![cpus[jobnum as usize % cpus.len()]]
+            } else {
+                cpus.clone()
+            };
+            let mut set: libc::cpu_set_t = std::mem::zeroed();
+            for &c in &mine {
+                libc::CPU_SET(c, &mut set);
+            }
+            if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) != 0 {
+                return Err(format!(
+                    "cpus_allowed {mine:?}: {} (the machine has {} CPUs online)",
+                    std::io::Error::last_os_error(),
+                    std::thread::available_parallelism().map_or(1, |n| n.get())
+                ));
+            }
+        }
+        if let Some(n) = spec.nice {
+            if libc::setpriority(libc::PRIO_PROCESS, tid as libc::id_t, n) != 0 {
+                return Err(format!("nice={n}: {}", std::io::Error::last_os_error()));
+            }
+        }
+        if spec.prio.is_some() || spec.prioclass.is_some() {
+            // Best-effort when only prio is given, priority 4 when only the class is.
+            let class = spec.prioclass.unwrap_or(2) as libc::c_long;
+            let prio = spec.prio.unwrap_or(4) as libc::c_long;
+            const IOPRIO_WHO_PROCESS: libc::c_long = 1;
+            let value = (class << 13) | prio;
+            if libc::syscall(
+                libc::SYS_ioprio_set,
+                IOPRIO_WHO_PROCESS,
+                tid as libc::c_long,
+                value,
+            ) != 0
+            {
+                return Err(format!(
+                    "prioclass={class} prio={prio}: {}",
+                    std::io::Error::last_os_error()
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// One I/O slot: its buffer and the I/O using it.

@@ -402,6 +402,16 @@ pub struct JobSpec {
     pub unified_rw: u8,
     /// `random_generator=lfsr`: every block exactly once per pass is required.
     pub lfsr: bool,
+    /// `cpus_allowed`/`cpumask`: CPUs the job's threads may run on (None = any).
+    pub cpus: Option<Vec<usize>>,
+    /// `cpus_allowed_policy=split`: each clone gets one CPU of the set, in turn.
+    pub cpus_split: bool,
+    /// `nice`: the threads' nice value.
+    pub nice: Option<i32>,
+    /// `prioclass` (1 realtime, 2 best-effort, 3 idle) for the I/O priority.
+    pub prioclass: Option<u32>,
+    /// `prio` (0 highest .. 7 lowest) within the I/O priority class.
+    pub prio: Option<u32>,
 }
 
 /// What a job logs to files, as fio's log options.
@@ -614,6 +624,11 @@ impl Default for JobSpec {
             sig_figs: 4,
             unified_rw: 0,
             lfsr: false,
+            cpus: None,
+            cpus_split: false,
+            nice: None,
+            prioclass: None,
+            prio: None,
         }
     }
 }

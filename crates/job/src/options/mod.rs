@@ -117,6 +117,12 @@ pub fn example(def: &OptDef) -> Option<String> {
         "log_window_value" => "max",
         "unit_base" => "1",
         "random_generator" => "lfsr",
+        "cpus_allowed" => "0-1",
+        "cpumask" => "0x3",
+        "cpus_allowed_policy" => "split",
+        "nice" => "5",
+        "prio" => "4",
+        "prioclass" => "2",
         "unified_rw_reporting" => "mixed",
         _ => "",
     };

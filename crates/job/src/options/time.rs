@@ -269,6 +269,99 @@ pub(super) static OPTS: &[OptDef] = &[
         },
     },
     OptDef {
+        name: "cpus_allowed",
+        aliases: &[],
+        category: C,
+        ty: "cpu list",
+        default: "",
+        doc: "CPUs the job's threads may run on: a list of CPUs and ranges, e.g. 0-3,6",
+        flag: false,
+        apply: |j, v, _| {
+            j.cpus = Some(cpu_list(v)?);
+            Ok(())
+        },
+    },
+    OptDef {
+        name: "cpumask",
+        aliases: &[],
+        category: C,
+        ty: "int (bit mask)",
+        default: "",
+        doc: "CPUs the job's threads may run on, as a bit mask (0x5 = CPUs 0 and 2)",
+        flag: false,
+        apply: |j, v, _| {
+            let m = int(v)?;
+            if m == 0 {
+                return Err("the mask selects no CPU".into());
+            }
+            j.cpus = Some((0..64).filter(|b| m >> b & 1 == 1).collect());
+            Ok(())
+        },
+    },
+    OptDef {
+        name: "cpus_allowed_policy",
+        aliases: &[],
+        category: C,
+        ty: "shared|split",
+        default: "shared",
+        doc: "shared: every clone may use every allowed CPU; split: each clone gets one, in turn",
+        flag: false,
+        apply: |j, v, _| {
+            j.cpus_split = match v.trim() {
+                "shared" => false,
+                "split" => true,
+                _ => return Err("use shared or split".into()),
+            };
+            Ok(())
+        },
+    },
+    OptDef {
+        name: "nice",
+        aliases: &[],
+        category: C,
+        ty: "int -20..19",
+        default: "0",
+        doc: "Run the job's threads with this nice value",
+        flag: false,
+        apply: |j, v, _| {
+            let n: i32 = v
+                .trim()
+                .parse()
+                .map_err(|_| "a number from -20 to 19".to_string())?;
+            if !(-20..=19).contains(&n) {
+                return Err("nice is from -20 to 19".into());
+            }
+            j.nice = Some(n);
+            Ok(())
+        },
+    },
+    OptDef {
+        name: "prio",
+        aliases: &[],
+        category: C,
+        ty: "int 0-7",
+        default: "",
+        doc: "I/O priority within the class (0 highest, 7 lowest), set with ioprio_set",
+        flag: false,
+        apply: |j, v, _| {
+            j.prio = Some(super::int_in(v, 0, 7)?);
+            Ok(())
+        },
+    },
+    OptDef {
+        name: "prioclass",
+        aliases: &[],
+        category: C,
+        ty: "int 1-3",
+        default: "",
+        doc: "I/O priority class: 1 realtime, 2 best-effort, 3 idle (ioprio_set)",
+        flag: false,
+        apply: |j, v, _| {
+            j.prioclass = Some(super::int_in(v, 1, 3)?);
+            Ok(())
+        },
+    },
+    OptDef {
         name: "randseed",
         aliases: &[],
         category: C,
@@ -282,3 +375,32 @@ pub(super) static OPTS: &[OptDef] = &[
         },
     },
 ];
+
+/// `0-3,6` → [0, 1, 2, 3, 6].
+fn cpu_list(v: &str) -> Result<Vec<usize>, String> {
+    let mut out = Vec::new();
+    for part in v.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let (lo, hi) = match part.split_once('-') {
+            Some((a, b)) => (a, b),
+            None => (part, part),
+        };
+        let p = |x: &str| {
+            x.trim()
+                .parse::<usize>()
+                .map_err(|_| format!("'{part}' is not a CPU or range"))
+        };
+        let (lo, hi) = (p(lo)?, p(hi)?);
+        if lo > hi || hi >= 1024 {
+            return Err(format!(
+                "'{part}' is not a valid CPU range (CPUs 0 to 1023)"
+            ));
+        }
+        out.extend(lo..=hi);
+    }
+    if out.is_empty() {
+        return Err("no CPU given; e.g. cpus_allowed=0-3".into());
+    }
+    out.sort_unstable();
+    out.dedup();
+    Ok(out)
+}
