@@ -332,3 +332,56 @@ fathomtest!(
         assert_eq!(o.status.code(), Some(2));
     }
 );
+
+fathomtest!(thinktime_iotime_stalls_after_that_much_io_time, |env| {
+    // 200 ms of I/O, then a 100 ms stall, over 1 s: stalls start near 200, 500, 800 ms.
+    let o = env.run(&[
+        "--name=t",
+        "--ioengine=null",
+        "--rw=read",
+        "--size=64m",
+        "--time_based",
+        "--runtime=1",
+        "--rate_iops=2000",
+        "--thinktime=100ms",
+        "--thinktime_iotime=200ms",
+        "--write_lat_log=t",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let log = std::fs::read_to_string(env.path().join("t_clat.1.log")).unwrap();
+    let times: Vec<u64> = log
+        .lines()
+        .map(|l| l.split(", ").next().unwrap().parse().unwrap())
+        .collect();
+    let gaps: Vec<u64> = times
+        .windows(2)
+        .filter(|w| w[1] - w[0] >= 80)
+        .map(|w| w[0])
+        .collect();
+    assert!((2..=4).contains(&gaps.len()), "stalls after {gaps:?}");
+    assert!(
+        (150..=260).contains(&gaps[0]),
+        "first stall after ~200 ms: {gaps:?}"
+    );
+    // thinktime_blocks_type=issue counts issued I/Os (an async engine at depth 8).
+    let o = env.run(&[
+        "--output-format=json",
+        "--name=i",
+        "--ioengine=null",
+        "--iodepth=8",
+        "--rw=randread",
+        "--size=1m",
+        "--thinktime=2ms",
+        "--thinktime_blocks=32",
+        "--thinktime_blocks_type=issue",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v = json(&o);
+    assert_eq!(v["jobs"][0]["read"]["total_ios"], 256);
+    // 256 issued I/Os in blocks of 32: 8 stalls of 2 ms.
+    assert!(
+        v["jobs"][0]["job_runtime"].as_u64().unwrap() >= 14,
+        "{}",
+        v["jobs"][0]["job_runtime"]
+    );
+});

@@ -66,6 +66,10 @@ pub struct ThinkTime {
     pub spin: std::time::Duration,
     /// I/Os between stalls (≥ 1).
     pub blocks: u32,
+    /// Count issued I/Os (thinktime_blocks_type=issue), not completed ones.
+    pub on_issue: bool,
+    /// Stall after this much I/O time too (thinktime_iotime; zero = off).
+    pub iotime: std::time::Duration,
 }
 
 /// What a file needs before its phase starts.
@@ -505,6 +509,8 @@ fn plan_job(
             time: spec.thinktime,
             spin: spec.thinktime_spin,
             blocks: spec.thinktime_blocks,
+            on_issue: spec.thinktime_on_issue,
+            iotime: spec.thinktime_iotime,
         },
         buffers: fathom_engine::BufferContent {
             zero: spec.zero_buffers,

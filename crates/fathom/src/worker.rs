@@ -296,8 +296,7 @@ pub fn run_clone(
         .rate
         .is_limited()
         .then(|| fathom_workload::Schedule::new(job.rate, clone.params.seed));
-    let think = job.thinktime;
-    let mut since_think = 0u32;
+    let mut thinker = Thinker::new(job.thinktime);
     let dirs = [k.reads(), k.writes(), k.trims()];
     let ramp = spec.ramp_time;
     let runtime = spec.runtime;
@@ -414,16 +413,15 @@ pub fn run_clone(
                         break;
                     }
                     sampler.tick(now, &mut out.stats);
-                    if !think.time.is_zero() {
-                        since_think += 1;
-                        if since_think >= think.blocks.max(1) {
-                            since_think = 0;
-                            think_stall(&think);
-                            now = crate::clock::now();
-                        }
+                    // A synchronous I/O is issued and completed at once.
+                    if thinker.count() {
+                        now = crate::clock::now();
                     }
                 }
                 Ok(Queued::Queued) => {
+                    if thinker.t.on_issue {
+                        thinker.count();
+                    }
                     inflight += 1;
                     st.depth_levels[depth_level_index(inflight as u32)] += 1;
                     pending.push(si);
@@ -540,12 +538,8 @@ pub fn run_clone(
                 stopping = true;
                 continue;
             }
-            if !think.time.is_zero() {
-                since_think += 1;
-                if since_think >= think.blocks.max(1) {
-                    since_think = 0;
-                    think_stall(&think);
-                }
+            if !thinker.t.on_issue {
+                thinker.count();
             }
             if ddir == Ddir::Write {
                 wrote = true;
@@ -894,6 +888,45 @@ fn wait_until(at: Instant, cancel: &AtomicBool, deadline: Option<Instant>) -> bo
         } else {
             std::hint::spin_loop();
         }
+    }
+}
+
+/// Counts I/Os (or I/O time) towards the next thinktime stall and stalls when due.
+struct Thinker {
+    t: crate::plan::ThinkTime,
+    since: u32,
+    io_start: Instant,
+}
+
+impl Thinker {
+    fn new(t: crate::plan::ThinkTime) -> Thinker {
+        Thinker {
+            t,
+            since: 0,
+            io_start: crate::clock::now(),
+        }
+    }
+    /// One more I/O; true if it stalled.
+    #[inline]
+    fn count(&mut self) -> bool {
+        if self.t.time.is_zero() {
+            return false;
+        }
+        self.since += 1;
+        let by_blocks = if self.t.iotime.is_zero() {
+            self.since >= self.t.blocks.max(1)
+        } else {
+            // With thinktime_iotime, blocks count only when set above 1.
+            self.t.blocks > 1 && self.since >= self.t.blocks
+        };
+        let by_time = !self.t.iotime.is_zero() && self.io_start.elapsed() >= self.t.iotime;
+        if !(by_blocks || by_time) {
+            return false;
+        }
+        self.since = 0;
+        think_stall(&self.t);
+        self.io_start = crate::clock::now();
+        true
     }
 }
 

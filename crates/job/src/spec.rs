@@ -402,6 +402,10 @@ pub struct JobSpec {
     pub unified_rw: u8,
     /// `random_generator=lfsr`: every block exactly once per pass is required.
     pub lfsr: bool,
+    /// `thinktime_blocks_type=issue`: count issued I/Os for the stall, not completed ones.
+    pub thinktime_on_issue: bool,
+    /// `thinktime_iotime`: stall after this much I/O time as well.
+    pub thinktime_iotime: Duration,
     /// `cpus_allowed`/`cpumask`: CPUs the job's threads may run on (None = any).
     pub cpus: Option<Vec<usize>>,
     /// `cpus_allowed_policy=split`: each clone gets one CPU of the set, in turn.
@@ -624,6 +628,8 @@ impl Default for JobSpec {
             sig_figs: 4,
             unified_rw: 0,
             lfsr: false,
+            thinktime_on_issue: false,
+            thinktime_iotime: Duration::ZERO,
             cpus: None,
             cpus_split: false,
             nice: None,

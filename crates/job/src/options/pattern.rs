@@ -176,6 +176,36 @@ pub(super) static OPTS: &[OptDef] = &[
     OptDef { name: "thinktime", aliases: &[], category: R, ty: "time (us)", default: "0", doc: "Stall after each block of I/Os (microseconds without a unit)", flag: false, apply: |j, v, c| { j.thinktime = time(v, TimeUnit::Micros, c)?; Ok(()) } },
     OptDef { name: "thinktime_spin", aliases: &[], category: R, ty: "time (us)", default: "0", doc: "Of the think time, busy-spin this long (the rest sleeps)", flag: false, apply: |j, v, c| { j.thinktime_spin = time(v, TimeUnit::Micros, c)?; Ok(()) } },
     OptDef { name: "thinktime_blocks", aliases: &[], category: R, ty: "int", default: "1", doc: "I/Os between think-time stalls", flag: false, apply: |j, v, _| { j.thinktime_blocks = int_in(v, 1, u32::MAX as u64)?; Ok(()) } },
+    OptDef {
+        name: "thinktime_blocks_type",
+        aliases: &[],
+        category: R,
+        ty: "complete|issue",
+        default: "complete",
+        doc: "Count completed (complete) or issued (issue) I/Os towards thinktime_blocks",
+        flag: false,
+        apply: |j, v, _| {
+            j.thinktime_on_issue = match v.trim() {
+                "complete" => false,
+                "issue" => true,
+                _ => return Err("use complete or issue".into()),
+            };
+            Ok(())
+        },
+    },
+    OptDef {
+        name: "thinktime_iotime",
+        aliases: &[],
+        category: R,
+        ty: "time (s)",
+        default: "0",
+        doc: "Stall for thinktime after this much I/O time (with thinktime_blocks > 1, whichever comes first)",
+        flag: false,
+        apply: |j, v, c| {
+            j.thinktime_iotime = super::time(v, crate::units::TimeUnit::Seconds, c)?;
+            Ok(())
+        },
+    },
 ];
 
 #[cfg(test)]

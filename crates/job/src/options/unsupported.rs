@@ -79,8 +79,6 @@ pub(super) static NAMES: &[&str] = &[
     "rate_cycle",
     "ratecycle",
     "rate_ignore_thinktime",
-    "thinktime_blocks_type",
-    "thinktime_iotime",
     "thinkcycles",
     "latency_target",
     "latency_window",
