@@ -385,3 +385,51 @@ fathomtest!(thinktime_iotime_stalls_after_that_much_io_time, |env| {
         v["jobs"][0]["job_runtime"]
     );
 });
+
+fathomtest!(exitall_stops_the_other_jobs_as_exit_what_says, |env| {
+    let run = |what: &str| {
+        let o = env.run(&[
+            "--output-format=json",
+            "--ioengine=null",
+            "--rw=read",
+            &format!("--exit_what={what}"),
+            "--name=short",
+            "--size=4m",
+            "--rate_iops=2000",
+            "--exitall",
+            "--name=long",
+            "--size=64m",
+            "--time_based",
+            "--runtime=20",
+            "--name=later",
+            "--stonewall",
+            "--size=4m",
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        json(&o)
+    };
+    let v = run("group");
+    let jobs = v["jobs"].as_array().unwrap();
+    let long = jobs.iter().find(|j| j["jobname"] == "long").unwrap();
+    let ms = long["job_runtime"].as_u64().unwrap();
+    assert!(
+        ms < 1500,
+        "long stopped when short ended (~0.5 s), not after 20 s: {ms} ms"
+    );
+    assert!(
+        jobs.iter().any(|j| j["jobname"] == "later"),
+        "a later phase still runs"
+    );
+    let v = run("all");
+    let names: Vec<&str> = v["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| j["jobname"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        ["short", "long"],
+        "exit_what=all: later phases do not start"
+    );
+});

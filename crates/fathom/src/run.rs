@@ -90,8 +90,10 @@ fn run_phases(
     cleanup: &mut Cleanup,
 ) -> Result<(), RunError> {
     let mut progress = ProgressTracker::new(plan);
+    // exitall with exit_what=all: later phases do not start.
+    let mut stop_all = false;
     for phase in 0..plan.phases() {
-        if cancel.load(std::sync::atomic::Ordering::Relaxed) {
+        if cancel.load(std::sync::atomic::Ordering::Relaxed) || stop_all {
             break;
         }
         let jobs: Vec<(usize, &PlannedJob)> = plan
@@ -150,6 +152,9 @@ fn run_phases(
         events.fire_before_phase(phase);
         // One thread per clone; each tells the loop below when it ends, so a job's
         // result is handed to `on_job_end` as soon as its last clone is done.
+        // A stop flag per job: the run's cancel (SIGINT, a cancel handle) sets them all;
+        // exitall sets those of the jobs it names.
+        let stops: Vec<AtomicBool> = plan.jobs.iter().map(|_| AtomicBool::new(false)).collect();
         let results: Vec<(usize, CloneOutcome)> = std::thread::scope(|s| {
             let (tx, rx) = std::sync::mpsc::channel::<usize>();
             let mut handles = Vec::new();
@@ -159,7 +164,7 @@ fn run_phases(
                     .map(|j| j.clones.len())
                     .sum::<usize>();
                 for (ci, clone) in job.clones.iter().enumerate() {
-                    let cancel = cancel.clone();
+                    let stop = &stops[*ji];
                     let live = &board.clones[first + ci].1;
                     let name = format!("fathom-{}-{}", job.spec.name, clone.jobnum);
                     let done = DoneSignal(tx.clone(), *ji);
@@ -167,7 +172,7 @@ fn run_phases(
                         .name(name.chars().take(15).collect())
                         .spawn_scoped(s, move || {
                             let _done = done;
-                            run_clone(job, clone, &cancel, Some(live))
+                            run_clone(job, clone, stop, Some(live))
                         })
                         .expect("spawning a job thread");
                     handles.push((*ji, Some(h)));
@@ -181,12 +186,26 @@ fn run_phases(
             let mut got: Vec<(usize, CloneOutcome)> = Vec::new();
             let period = events.interval_period();
             let mut next_tick = period.map(|p| Instant::now() + p);
+            // Wake at least every 50 ms to pass a cancel on to the job threads.
+            const POLL: std::time::Duration = std::time::Duration::from_millis(50);
             loop {
-                let msg = match next_tick {
-                    Some(t) => rx.recv_timeout(t.saturating_duration_since(Instant::now())),
-                    None => rx
-                        .recv()
-                        .map_err(|_| std::sync::mpsc::RecvTimeoutError::Disconnected),
+                let wait = next_tick.map_or(POLL, |t| {
+                    t.saturating_duration_since(Instant::now()).min(POLL)
+                });
+                let msg = rx.recv_timeout(wait);
+                if cancel.load(std::sync::atomic::Ordering::Relaxed) {
+                    for st in &stops {
+                        st.store(true, std::sync::atomic::Ordering::Relaxed);
+                    }
+                }
+                let msg = match msg {
+                    // A poll, not yet the interval event.
+                    Err(std::sync::mpsc::RecvTimeoutError::Timeout)
+                        if next_tick.is_none_or(|t| Instant::now() < t) =>
+                    {
+                        continue
+                    }
+                    m => m,
                 };
                 match msg {
                     Ok(ji) => {
@@ -201,6 +220,19 @@ fn run_phases(
                             mine.push((*hj, join_clone(h)));
                         }
                         progress.finish(ji, mine.iter().map(|(_, o)| o));
+                        let ended = &plan.jobs[ji];
+                        if ended.spec.exitall {
+                            for (k, other) in plan.jobs.iter().enumerate() {
+                                let hit = match ended.spec.exit_what {
+                                    0 => other.groupid == ended.groupid,
+                                    _ => other.phase == ended.phase,
+                                };
+                                if hit {
+                                    stops[k].store(true, std::sync::atomic::Ordering::Relaxed);
+                                }
+                            }
+                            stop_all |= ended.spec.exit_what == 2;
+                        }
                         if events.job_end.is_some() {
                             let pid = std::process::id();
                             let layout = layout_time[ji];

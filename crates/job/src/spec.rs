@@ -402,6 +402,10 @@ pub struct JobSpec {
     pub unified_rw: u8,
     /// `random_generator=lfsr`: every block exactly once per pass is required.
     pub lfsr: bool,
+    /// `exitall`: when this job ends, stop the others (which: `exit_what`).
+    pub exitall: bool,
+    /// `exit_what`: 0 the job's group, 1 its stonewall phase, 2 every job.
+    pub exit_what: u8,
     /// `thinktime_blocks_type=issue`: count issued I/Os for the stall, not completed ones.
     pub thinktime_on_issue: bool,
     /// `thinktime_iotime`: stall after this much I/O time as well.
@@ -628,6 +632,8 @@ impl Default for JobSpec {
             sig_figs: 4,
             unified_rw: 0,
             lfsr: false,
+            exitall: false,
+            exit_what: 0,
             thinktime_on_issue: false,
             thinktime_iotime: Duration::ZERO,
             cpus: None,

@@ -118,6 +118,7 @@ pub fn example(def: &OptDef) -> Option<String> {
         "unit_base" => "1",
         "random_generator" => "lfsr",
         "cpus_allowed" => "0-1",
+        "exit_what" => "stonewall",
         "thinktime_blocks_type" => "issue",
         "thinktime_iotime" => "1s",
         "cpumask" => "0x3",

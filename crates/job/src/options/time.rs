@@ -269,6 +269,38 @@ pub(super) static OPTS: &[OptDef] = &[
         },
     },
     OptDef {
+        name: "exitall",
+        aliases: &[],
+        category: C,
+        ty: "flag",
+        default: "0",
+        doc: "When this job ends, stop the other jobs (those exit_what names)",
+        flag: true,
+        apply: |j, v, _| {
+            j.exitall = parse_bool(v)?;
+            Ok(())
+        },
+    },
+    OptDef {
+        name: "exit_what",
+        aliases: &[],
+        category: C,
+        ty: "group|stonewall|all",
+        default: "group",
+        doc: "Which jobs exitall stops: the job's reporting group, its stonewall phase, or all \
+              (later phases do not start)",
+        flag: false,
+        apply: |j, v, _| {
+            j.exit_what = match v.trim() {
+                "group" => 0,
+                "stonewall" => 1,
+                "all" => 2,
+                _ => return Err("use group, stonewall or all".into()),
+            };
+            Ok(())
+        },
+    },
+    OptDef {
         name: "cpus_allowed",
         aliases: &[],
         category: C,

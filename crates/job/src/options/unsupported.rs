@@ -104,8 +104,6 @@ pub(super) static NAMES: &[&str] = &[
     "merge_blktrace_iters",
     // Threads, processes, groups
     "wait_for",
-    "exitall",
-    "exit_what",
     "exitall_on_error",
     "numa_cpu_nodes",
     "numa_mem_policy",
