@@ -433,3 +433,39 @@ fathomtest!(exitall_stops_the_other_jobs_as_exit_what_says, |env| {
         "exit_what=all: later phases do not start"
     );
 });
+
+fathomtest!(
+    rate_min_fails_a_job_that_falls_below_it_after_settling,
+    |env| {
+        let job = |min: &str| {
+            env.run(&[
+                "--output-format=json",
+                "--name=m",
+                "--ioengine=null",
+                "--rw=read",
+                "--size=64m",
+                "--time_based",
+                "--runtime=3500ms",
+                "--rate_iops=1000",
+                &format!("--rate_iops_min={min}"),
+                "--rate_cycle=500",
+            ])
+        };
+        // 1000 IOPS against a floor of 800: fine.
+        let o = job("800");
+        assert!(o.status.success(), "{}", stderr(&o));
+        // Against a floor of 2000: fails once the 2 s of settling are over.
+        let o = job("2000");
+        assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+        assert!(
+            stderr(&o).contains("below rate_iops_min 2000"),
+            "{}",
+            stderr(&o)
+        );
+        let ms = json(&o)["jobs"][0]["job_runtime"].as_u64().unwrap();
+        assert!(
+            (2400..3400).contains(&ms),
+            "failed at the first checked cycle: {ms} ms"
+        );
+    }
+);

@@ -307,6 +307,7 @@ pub fn run_clone(
     let mut iolog = spec.logs.any().then(crate::logs::IoLog::default);
     let mut cpu_start = CpuUsage::current_thread();
     let mut sampler = Sampler::new(io_start, dirs, live);
+    let mut min_rate = MinRate::new(spec, io_start);
     let mut deadline = runtime.map(|r| io_start + ramp + r);
     let ramp_end = io_start + ramp;
     let mut writes_since_fsync = 0u32;
@@ -343,6 +344,7 @@ pub fn run_clone(
                 }
                 cpu_start = CpuUsage::current_thread();
                 sampler = Sampler::new(now, dirs, live);
+                min_rate = MinRate::new(spec, now);
                 deadline = runtime.map(|r| now + r);
                 if let Some(s) = &mut schedule {
                     s.reset();
@@ -413,6 +415,11 @@ pub fn run_clone(
                         break;
                     }
                     sampler.tick(now, &mut out.stats);
+                    if let Some(text) = min_rate.check(now, &out.stats) {
+                        fail(&mut out, libc::EIO, text);
+                        stopping = true;
+                        break;
+                    }
                     // A synchronous I/O is issued and completed at once.
                     if thinker.count() {
                         now = crate::clock::now();
@@ -557,6 +564,10 @@ pub fn run_clone(
             }
         }
         sampler.tick(now, &mut out.stats);
+        if let Some(text) = min_rate.check(now, &out.stats) {
+            fail(&mut out, libc::EIO, text);
+            stopping = true;
+        }
         if !pending.is_empty() {
             continue 'run;
         }
@@ -888,6 +899,73 @@ fn wait_until(at: Instant, cancel: &AtomicBool, deadline: Option<Instant>) -> bo
         } else {
             std::hint::spin_loop();
         }
+    }
+}
+
+/// rate_min / rate_iops_min: after 2 s of settling, every rate_cycle the direction's
+/// bandwidth and IOPS over that cycle must reach the minimum, else the job fails.
+struct MinRate {
+    bytes_min: [u64; 3],
+    iops_min: [u64; 3],
+    cycle: Duration,
+    /// When the next check (or, before `armed`, the window's start) is due.
+    next: Option<Instant>,
+    /// A cycle's start has been taken: checks compare against it.
+    armed: bool,
+    last: ([u64; 3], [u64; 3], Instant),
+}
+
+impl MinRate {
+    fn new(spec: &fathom_job::JobSpec, start: Instant) -> MinRate {
+        // fio's R,W,T rule gives every direction the value: only those the job does count.
+        let k = spec.rw.kind;
+        let does = [k.reads(), k.writes(), k.trims()];
+        let only =
+            |v: [u64; 3]| -> [u64; 3] { std::array::from_fn(|d| if does[d] { v[d] } else { 0 }) };
+        let (bytes_min, iops_min) = (only(spec.rate_min.0), only(spec.rate_iops_min.0));
+        let on = bytes_min.iter().chain(&iops_min).any(|&x| x > 0);
+        MinRate {
+            bytes_min,
+            iops_min,
+            cycle: spec.rate_cycle,
+            next: on.then(|| start + Duration::from_secs(2)),
+            armed: false,
+            last: ([0; 3], [0; 3], start),
+        }
+    }
+    #[inline]
+    fn check(&mut self, now: Instant, st: &ThreadStats) -> Option<String> {
+        if now < self.next? {
+            return None;
+        }
+        let bytes = [st.dirs[0].bytes, st.dirs[1].bytes, st.dirs[2].bytes];
+        let ios = [st.dirs[0].ios, st.dirs[1].ios, st.dirs[2].ios];
+        let mut err = None;
+        if self.armed {
+            let secs = now.duration_since(self.last.2).as_secs_f64().max(1e-9);
+            for (d, name) in ["read", "write", "trim"].iter().enumerate() {
+                let bps = (bytes[d] - self.last.0[d]) as f64 / secs;
+                let iops = (ios[d] - self.last.1[d]) as f64 / secs;
+                if err.is_none() && self.bytes_min[d] > 0 && bps < self.bytes_min[d] as f64 {
+                    err = Some(format!(
+                        "{name} bandwidth {bps:.0} B/s over the last {} ms is below rate_min {} B/s",
+                        self.cycle.as_millis(),
+                        self.bytes_min[d]
+                    ));
+                }
+                if err.is_none() && self.iops_min[d] > 0 && iops < self.iops_min[d] as f64 {
+                    err = Some(format!(
+                        "{name} IOPS {iops:.0} over the last {} ms is below rate_iops_min {}",
+                        self.cycle.as_millis(),
+                        self.iops_min[d]
+                    ));
+                }
+            }
+        }
+        self.armed = true;
+        self.last = (bytes, ios, now);
+        self.next = Some(now + self.cycle);
+        err
     }
 }
 

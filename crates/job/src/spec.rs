@@ -402,6 +402,12 @@ pub struct JobSpec {
     pub unified_rw: u8,
     /// `random_generator=lfsr`: every block exactly once per pass is required.
     pub lfsr: bool,
+    /// `rate_min`: the least bandwidth per direction (bytes/s) over each rate_cycle.
+    pub rate_min: PerDir<u64>,
+    /// `rate_iops_min`: the least IOPS per direction over each rate_cycle.
+    pub rate_iops_min: PerDir<u64>,
+    /// `rate_cycle`: the window rate_min and rate_iops_min are checked over.
+    pub rate_cycle: Duration,
     /// `exitall`: when this job ends, stop the others (which: `exit_what`).
     pub exitall: bool,
     /// `exit_what`: 0 the job's group, 1 its stonewall phase, 2 every job.
@@ -632,6 +638,9 @@ impl Default for JobSpec {
             sig_figs: 4,
             unified_rw: 0,
             lfsr: false,
+            rate_min: PerDir([0; 3]),
+            rate_iops_min: PerDir([0; 3]),
+            rate_cycle: Duration::from_millis(1000),
             exitall: false,
             exit_what: 0,
             thinktime_on_issue: false,

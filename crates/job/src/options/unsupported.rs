@@ -73,11 +73,6 @@ pub(super) static NAMES: &[&str] = &[
     "io_submit_mode",
     "serialize_overlap",
     // Rate, latency, think time
-    "rate_min",
-    "ratemin",
-    "rate_iops_min",
-    "rate_cycle",
-    "ratecycle",
     "rate_ignore_thinktime",
     "thinkcycles",
     "latency_target",
