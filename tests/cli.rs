@@ -469,3 +469,29 @@ fathomtest!(
         );
     }
 );
+
+fathomtest!(
+    file_service_type_distributions_run_and_cover_every_block,
+    |env| {
+        let dir = format!("--directory={}", env.path().display());
+        let o = env.run(&[
+            "--output-format=json",
+            &dir,
+            "--name=z",
+            "--rw=randread",
+            "--nrfiles=4",
+            "--size=1m",
+            "--file_service_type=zipf:1.5",
+            "--unlink=1",
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert_eq!(json(&o)["jobs"][0]["read"]["total_ios"], 256);
+        let o = env.run(&[
+            "--file_service_type=pareto:2",
+            "--name=z",
+            "--ioengine=null",
+            "--size=1m",
+        ]);
+        assert_eq!(o.status.code(), Some(2), "pareto h must be in (0, 1)");
+    }
+);

@@ -687,10 +687,11 @@ fn plan_clone(
         dist: distribution(&spec.random_distribution),
         percentage_random: spec.percentage_random.0,
         sequencer_identical: spec.rw_sequencer_identical,
-        file_service: match spec.file_service {
-            (FileServiceKind::RoundRobin, n) => FileService::RoundRobin(n),
-            (FileServiceKind::Random, n) => FileService::Random(n),
-            (FileServiceKind::Sequential, n) => FileService::Sequential(n),
+        file_service: match (&spec.file_service_dist, spec.file_service) {
+            (Some(d), _) => FileService::Dist(distribution(d)),
+            (None, (FileServiceKind::RoundRobin, n)) => FileService::RoundRobin(n),
+            (None, (FileServiceKind::Random, n)) => FileService::Random(n),
+            (None, (FileServiceKind::Sequential, n)) => FileService::Sequential(n),
         },
     };
     // Check now, before anything is created, that every region holds a block.

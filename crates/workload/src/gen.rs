@@ -23,7 +23,7 @@ pub enum BsMix {
 }
 
 /// fio's `file_service_type`: which file the next I/O goes to.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum FileService {
     /// Round robin, switching after every N I/Os.
     RoundRobin(u32),
@@ -31,6 +31,9 @@ pub enum FileService {
     Sequential(u32),
     /// A random file, switching after every N I/Os.
     Random(u32),
+    /// Each I/O's file drawn from a distribution over the files (zipf, pareto, normal):
+    /// a few hot files, as fio's `file_service_type=zipf:1.2`.
+    Dist(Distribution),
 }
 
 impl Default for FileService {
@@ -202,6 +205,8 @@ pub struct Generator {
     file_run: u32,
     /// Split tables: cumulative percent per size, per direction.
     split_cum: [Vec<(f64, u64)>; 3],
+    /// `file_service_type` with a distribution: draws file indexes.
+    file_sampler: Option<Sampler>,
 }
 
 impl Generator {
@@ -282,6 +287,12 @@ impl Generator {
             samplers,
             file_run: 0,
             split_cum,
+            file_sampler: match &p.file_service {
+                FileService::Dist(d) => {
+                    Some(Sampler::new(d, p.files.len() as u64, 1, p.seed ^ 0xF11E))
+                }
+                _ => None,
+            },
             rng: Rng::new(p.seed),
             files,
             gran,
@@ -436,11 +447,22 @@ impl Generator {
         if n == 1 {
             return 0;
         }
+        if let Some(sampler) = &self.file_sampler {
+            // The drawn file, or the next one still open when it is exhausted.
+            let first = sampler.sample(&mut self.rng) as usize % n;
+            let fi = (0..n)
+                .map(|k| (first + k) % n)
+                .find(|&f| !self.files[f].done)
+                .unwrap_or(first);
+            self.next_file = fi;
+            return fi;
+        }
         let (every, random) = match self.p.file_service {
             FileService::RoundRobin(k) => (k.max(1), false),
             FileService::Random(k) => (k.max(1), true),
             // Stay on a file until it is exhausted (k = 0) or for k I/Os.
             FileService::Sequential(k) => (if k == 0 { u32::MAX } else { k }, false),
+            FileService::Dist(_) => unreachable!("a distribution has its sampler"),
         };
         if self.file_run >= every {
             self.file_run = 0;
@@ -654,6 +676,41 @@ mod tests {
         let ios = all(Generator::new(p.clone()).unwrap());
         let f: Vec<usize> = ios[..6].iter().map(|i| i.file).collect();
         assert_eq!(f, vec![0, 0, 1, 1, 2, 2]);
+    }
+
+    #[test]
+    fn file_service_distributions_make_hot_files_and_still_cover_every_block() {
+        let mut p = params(RwKind::RandRead, 1 << 20, 4096);
+        p.files = (0..8)
+            .map(|_| FileRegion {
+                start: 0,
+                len: 1 << 20,
+            })
+            .collect();
+        p.time_based = true;
+        p.wrap = true;
+        p.randommap = false;
+        p.file_service = FileService::Dist(Distribution::Zipf {
+            theta: 2.0,
+            center: 0.0,
+        });
+        let mut g = Generator::new(p.clone()).unwrap();
+        let mut hits = [0u32; 8];
+        for _ in 0..20_000 {
+            hits[g.next_io().unwrap().file] += 1;
+        }
+        let top = *hits.iter().max().unwrap() as f64 / 20_000.0;
+        // Zipf θ=2 over 8 files: the hottest gets 1/H(8,2) ≈ 65% of the I/Os.
+        assert!((top - 0.65).abs() < 0.03, "{hits:?}");
+        // Size-bounded: exhausted files hand over to the next one, every block once.
+        p.time_based = false;
+        p.wrap = false;
+        p.randommap = true;
+        p.io_bytes = 8 << 20;
+        let ios = all(Generator::new(p).unwrap());
+        assert_eq!(ios.len(), 8 * 256);
+        let mut seen = std::collections::HashSet::new();
+        assert!(ios.iter().all(|i| seen.insert((i.file, i.offset))));
     }
 
     #[test]

@@ -145,15 +145,20 @@ pub(super) static OPTS: &[OptDef] = &[
     OptDef { name: "random_distribution", aliases: &[], category: P, ty: "distribution", default: "random", doc: "random, zipf:θ, pareto:h, normal:dev (each with :center), zoned:pct/range%:..., zoned_abs:pct/size:...", flag: false, apply: |j, v, c| { j.random_distribution = distribution(v, c)?; Ok(()) } },
     OptDef { name: "percentage_random", aliases: &[], category: P, ty: "int list R,W,T (%)", default: "100", doc: "Percent of I/Os at random offsets in a random pattern; the rest continue sequentially", flag: false, apply: |j, v, _| { for (i, p) in split_rwt(v).iter().enumerate() { if let Some(p) = p { j.percentage_random.0[i] = int_in(p, 0, 100)?; } } Ok(()) } },
     OptDef { name: "rw_sequencer", aliases: &[], category: P, ty: "sequential|identical", default: "sequential", doc: "With rw=randread:N: continue sequentially or repeat the same offset between random ones", flag: false, apply: |j, v, _| { j.rw_sequencer_identical = match v { "sequential" => false, "identical" => true, _ => return Err("use sequential or identical".into()) }; Ok(()) } },
-    OptDef { name: "file_service_type", aliases: &[], category: P, ty: "random|roundrobin|sequential[:N]", default: "roundrobin", doc: "Which file each I/O goes to, switching every N I/Os", flag: false, apply: |j, v, _| {
+    OptDef { name: "file_service_type", aliases: &[], category: P, ty: "random|roundrobin|sequential[:N]|zipf:θ|pareto:h|normal:dev", default: "roundrobin", doc: "Which file each I/O goes to: switching every N I/Os, or drawn from a distribution over the files (a few hot files)", flag: false, apply: |j, v, c| {
+        j.file_service_dist = None;
         let (k, n) = v.split_once(':').unwrap_or((v, ""));
+        if matches!(k, "zipf" | "pareto" | "normal" | "gauss") {
+            // The file of each I/O drawn from the distribution (its parameter after ':').
+            j.file_service_dist = Some(distribution(v, c)?);
+            return Ok(());
+        }
         let n = if n.is_empty() { None } else { Some(int_in(n, 1, u32::MAX as u64)?) };
         j.file_service = match k {
             "roundrobin" => (FileServiceKind::RoundRobin, n.unwrap_or(1)),
             "random" => (FileServiceKind::Random, n.unwrap_or(1)),
             "sequential" => (FileServiceKind::Sequential, n.unwrap_or(0)),
-            "zipf" | "pareto" | "normal" | "gauss" => return Err(format!("file_service_type={k} is not supported yet; use random, roundrobin or sequential")),
-            _ => return Err("use random, roundrobin or sequential (optionally :N)".into()),
+            _ => return Err("use random, roundrobin or sequential (optionally :N), or zipf:θ, pareto:h, normal:dev".into()),
         };
         Ok(())
     } },
