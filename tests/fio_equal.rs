@@ -217,3 +217,38 @@ fn numjobs_and_offset_increment_match_fio() {
 fn sequential_holes_match_fio() {
     compare(&["--name=h", "--rw=read:4k", "--bs=4k", "--size=1m"], false);
 }
+
+#[test]
+fn block_size_per_direction_matches_fio() {
+    // bs=R,W: a read job uses the first size, a write job the second.
+    compare(
+        &[
+            "--name=r",
+            "--ioengine=null",
+            "--rw=read",
+            "--bs=8k,16k",
+            "--size=4m",
+        ],
+        false,
+    );
+    compare(
+        &[
+            "--name=w",
+            "--ioengine=psync",
+            "--rw=write",
+            "--bs=4k,16k",
+            "--size=4m",
+        ],
+        false,
+    );
+    compare(
+        &[
+            "--name=rr",
+            "--ioengine=null",
+            "--rw=randread",
+            "--bs=4k,16k",
+            "--size=4m",
+        ],
+        false,
+    );
+}
