@@ -495,3 +495,52 @@ fathomtest!(
         assert_eq!(o.status.code(), Some(2), "pareto h must be in (0, 1)");
     }
 );
+
+fathomtest!(wait_for_starts_a_job_when_the_named_one_has_ended, |env| {
+    let o = env.run(&[
+        "--output-format=json",
+        "--ioengine=null",
+        "--rw=read",
+        "--name=first",
+        "--size=2m",
+        "--rate_iops=1000",
+        "--name=after",
+        "--size=1m",
+        "--wait_for=first",
+        "--name=alongside",
+        "--size=1m",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v = json(&o);
+    let start = |n: &str| {
+        v["jobs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|j| j["jobname"] == n)
+            .unwrap()["job_start"]
+            .as_u64()
+            .unwrap()
+    };
+    // 512 reads at 1000 IOPS take ~0.5 s.
+    assert!(
+        start("after") >= start("first") + 400,
+        "after waits for first"
+    );
+    assert!(
+        start("alongside") < start("first") + 200,
+        "alongside does not wait"
+    );
+    let o = env.run(&[
+        "--ioengine=null",
+        "--name=a",
+        "--size=1m",
+        "--wait_for=nobody",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("wait_for=nobody: no job of that name"),
+        "{}",
+        stderr(&o)
+    );
+});

@@ -319,6 +319,24 @@ pub fn plan_with(set: &JobSet, limits: Limits) -> Result<Plan, RunError> {
         }
         out.jobs.push(job);
     }
+    // wait_for names an earlier job.
+    for (ji, j) in out.jobs.iter().enumerate() {
+        if let Some(w) = &j.spec.wait_for {
+            if !out.jobs[..ji].iter().any(|o| &o.spec.name == w) {
+                return Err(plan_err(
+                    &j.spec,
+                    format!(
+                        "wait_for={w}: no job of that name before this one (have: {})",
+                        out.jobs[..ji]
+                            .iter()
+                            .map(|o| o.spec.name.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                ));
+            }
+        }
+    }
     // Number the clones of the run from 1, in job order (log file names use it).
     let mut n = 0;
     for c in out.jobs.iter_mut().flat_map(|j| j.clones.iter_mut()) {

@@ -155,6 +155,12 @@ fn run_phases(
         // A stop flag per job: the run's cancel (SIGINT, a cancel handle) sets them all;
         // exitall sets those of the jobs it names.
         let stops: Vec<AtomicBool> = plan.jobs.iter().map(|_| AtomicBool::new(false)).collect();
+        // Jobs of this phase that have ended (for wait_for); earlier phases' jobs all have.
+        let ended: Vec<AtomicBool> = plan
+            .jobs
+            .iter()
+            .map(|j| AtomicBool::new(j.phase < phase))
+            .collect();
         let results: Vec<(usize, CloneOutcome)> = std::thread::scope(|s| {
             let (tx, rx) = std::sync::mpsc::channel::<usize>();
             let mut handles = Vec::new();
@@ -165,6 +171,12 @@ fn run_phases(
                     .sum::<usize>();
                 for (ci, clone) in job.clones.iter().enumerate() {
                     let stop = &stops[*ji];
+                    let waitee = job
+                        .spec
+                        .wait_for
+                        .as_ref()
+                        .and_then(|w| plan.jobs[..*ji].iter().position(|o| &o.spec.name == w));
+                    let ended = &ended;
                     let live = &board.clones[first + ci].1;
                     let name = format!("fathom-{}-{}", job.spec.name, clone.jobnum);
                     let done = DoneSignal(tx.clone(), *ji);
@@ -172,6 +184,12 @@ fn run_phases(
                         .name(name.chars().take(15).collect())
                         .spawn_scoped(s, move || {
                             let _done = done;
+                            if let Some(w) = waitee {
+                                let relaxed = std::sync::atomic::Ordering::Relaxed;
+                                while !ended[w].load(relaxed) && !stop.load(relaxed) {
+                                    std::thread::sleep(std::time::Duration::from_millis(1));
+                                }
+                            }
                             run_clone(job, clone, stop, Some(live))
                         })
                         .expect("spawning a job thread");
@@ -220,6 +238,7 @@ fn run_phases(
                             mine.push((*hj, join_clone(h)));
                         }
                         progress.finish(ji, mine.iter().map(|(_, o)| o));
+                        ended[ji].store(true, std::sync::atomic::Ordering::Relaxed);
                         let ended = &plan.jobs[ji];
                         if ended.spec.exitall {
                             for (k, other) in plan.jobs.iter().enumerate() {

@@ -402,6 +402,8 @@ pub struct JobSpec {
     pub unified_rw: u8,
     /// `random_generator=lfsr`: every block exactly once per pass is required.
     pub lfsr: bool,
+    /// `wait_for=NAME`: start only when every clone of the job named NAME has ended.
+    pub wait_for: Option<String>,
     /// `file_service_type=zipf|pareto|normal`: files drawn from this distribution.
     pub file_service_dist: Option<RandomDist>,
     /// `rate_min`: the least bandwidth per direction (bytes/s) over each rate_cycle.
@@ -640,6 +642,7 @@ impl Default for JobSpec {
             sig_figs: 4,
             unified_rw: 0,
             lfsr: false,
+            wait_for: None,
             file_service_dist: None,
             rate_min: PerDir([0; 3]),
             rate_iops_min: PerDir([0; 3]),

@@ -122,6 +122,7 @@ pub fn example(def: &OptDef) -> Option<String> {
         "rate_iops_min" => "500",
         "rate_cycle" => "1000",
         "exit_what" => "stonewall",
+        "wait_for" => "prefill",
         "thinktime_blocks_type" => "issue",
         "thinktime_iotime" => "1s",
         "cpumask" => "0x3",

@@ -269,6 +269,24 @@ pub(super) static OPTS: &[OptDef] = &[
         },
     },
     OptDef {
+        name: "wait_for",
+        aliases: &[],
+        category: C,
+        ty: "job name",
+        default: "",
+        doc: "Start this job only when every clone of the named (earlier) job has ended; \
+              other jobs of the phase run meanwhile",
+        flag: false,
+        apply: |j, v, _| {
+            let v = v.trim();
+            if v.is_empty() {
+                return Err("name the job to wait for, e.g. wait_for=prefill".into());
+            }
+            j.wait_for = Some(v.to_string());
+            Ok(())
+        },
+    },
+    OptDef {
         name: "exitall",
         aliases: &[],
         category: C,

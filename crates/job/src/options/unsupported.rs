@@ -98,7 +98,6 @@ pub(super) static NAMES: &[&str] = &[
     "merge_blktrace_scalars",
     "merge_blktrace_iters",
     // Threads, processes, groups
-    "wait_for",
     "exitall_on_error",
     "numa_cpu_nodes",
     "numa_mem_policy",
