@@ -380,15 +380,7 @@ fn real_main() -> Result<u8, Failure> {
         for f in &formats {
             let out = outs.get(*f);
             match (&breakdown, f) {
-                (Some(b), Format::Json) => {
-                    let mut buf = Vec::new();
-                    fathom_report::reporter(Format::Json).write_report(&result, &mut buf)?;
-                    let mut v: serde_json::Value = serde_json::from_slice(&buf)?;
-                    v["fathom_ranks"] = b.clone();
-                    let mut text = serde_json::to_vec_pretty(&v)?;
-                    text.push(b'\n');
-                    out.write_all(&text)?;
-                }
+                (Some(b), Format::Json) => json_with(&result, "fathom_ranks", b.clone(), out)?,
                 (Some(b), Format::Normal) => {
                     fathom_report::reporter(Format::Normal).write_report(&result, out)?;
                     out.write_all(dist::breakdown_table(b).as_bytes())?;
@@ -523,6 +515,21 @@ fn write_bandwidth_logs(run: &fathom::Report) -> std::io::Result<()> {
     Ok(())
 }
 
+/// fio's JSON document of `run` with one fathom extension key added at the top level.
+fn json_with(
+    run: &fathom::Report,
+    key: &str,
+    value: serde_json::Value,
+    out: &mut dyn Write,
+) -> Result<()> {
+    let mut v = fathom_report::json::document(run);
+    v[key] = value;
+    let mut text = serde_json::to_vec_pretty(&v)?;
+    text.push(b'\n');
+    out.write_all(&text)?;
+    Ok(())
+}
+
 /// Where each format goes: its own `--output-FORMAT` file, else the main output.
 struct Outputs {
     main: Box<dyn Write>,
@@ -609,16 +616,8 @@ fn write_repeated(
             Format::Native => fathom_report::native::write_with_repetitions(merged, reps, out)?,
             Format::Json => {
                 // fio's JSON of all repetitions together, plus the per-metric statistics.
-                let mut buf = Vec::new();
-                fathom_report::reporter(Format::Json).write_report(merged, &mut buf)?;
-                let mut v: serde_json::Value = serde_json::from_slice(&buf)?;
-                v["fathom_repetitions"] = serde_json::json!({
-                    "count": reps.len(),
-                    "summary": summary,
-                });
-                let mut text = serde_json::to_vec_pretty(&v)?;
-                text.push(b'\n');
-                out.write_all(&text)?;
+                let extra = serde_json::json!({ "count": reps.len(), "summary": summary });
+                json_with(merged, "fathom_repetitions", extra, out)?;
             }
             f => fathom_report::reporter(*f).write_report(merged, out)?,
         }

@@ -336,16 +336,7 @@ fn assemble(
                         None => {
                             merged = Some(job_result(&plan.jobs[i], o, layout_time[i], pid));
                         }
-                        Some(m) => {
-                            m.stats.merge(&o.stats);
-                            m.elapsed = m.elapsed.max(o.elapsed);
-                            m.job_start_ms = m.job_start_ms.min(o.start_ms);
-                            if m.error_text.is_none() {
-                                m.error_text = o.error_text.clone();
-                            }
-                            let extra = job_result(&plan.jobs[i], o, layout_time[i], pid).notes;
-                            m.notes.extend(extra);
-                        }
+                        Some(m) => m.absorb(job_result(&plan.jobs[i], o, layout_time[i], pid)),
                     }
                 }
             }
@@ -396,15 +387,7 @@ fn job_results<'a>(
     for o in clones {
         let r = job_result(job, o, layout, pid);
         match out.first_mut() {
-            Some(m) if job.spec.group_reporting => {
-                m.stats.merge(&o.stats);
-                m.elapsed = m.elapsed.max(o.elapsed);
-                m.job_start_ms = m.job_start_ms.min(o.start_ms);
-                if m.error_text.is_none() {
-                    m.error_text = o.error_text.clone();
-                }
-                m.notes.extend(r.notes);
-            }
+            Some(m) if job.spec.group_reporting => m.absorb(r),
             _ => out.push(r),
         }
     }

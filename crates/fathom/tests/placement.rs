@@ -1,50 +1,24 @@
 //! cpus_allowed (split), nice, prio and prioclass land on each clone's thread.
 
-use fathom::engine::{Caps, Completion, IoUnit, OpenOptions, Queued};
-use fathom::{register_engine, Engine, IoEngine, Job, Runner, RwKind};
+mod common;
+use common::HookEngine;
+use fathom::{register_engine, Engine, Job, Runner, RwKind};
 use std::sync::Mutex;
 
 /// What each clone's thread looked like: (allowed CPUs, nice, ioprio).
 static SEEN: Mutex<Vec<(Vec<usize>, i32, i64)>> = Mutex::new(Vec::new());
 
-struct WhereAmI;
-
-impl IoEngine for WhereAmI {
-    fn name(&self) -> &'static str {
-        "where-am-i"
-    }
-    fn caps(&self) -> Caps {
-        Caps {
-            diskless: true,
-            ..Default::default()
-        }
-    }
-    fn open_file(&mut self, _: &std::path::Path, _: &OpenOptions) -> std::io::Result<usize> {
-        // SAFETY: plain libc queries of the calling thread.
-        unsafe {
-            let mut set: libc::cpu_set_t = std::mem::zeroed();
-            libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set);
-            let cpus = (0..64).filter(|&c| libc::CPU_ISSET(c, &set)).collect();
-            let tid = libc::gettid();
-            let nice = libc::getpriority(libc::PRIO_PROCESS, tid as libc::id_t);
-            let ioprio =
-                libc::syscall(libc::SYS_ioprio_get, 1 as libc::c_long, tid as libc::c_long);
-            SEEN.lock().unwrap().push((cpus, nice, ioprio));
-        }
-        Ok(0)
-    }
-    unsafe fn queue(&mut self, io: &IoUnit) -> std::io::Result<Queued> {
-        Ok(Queued::Done(Completion {
-            tag: io.tag,
-            res: io.len as i64,
-            short: 0,
-        }))
-    }
-    fn sync_file(&mut self, _: usize, _: bool) -> std::io::Result<()> {
-        Ok(())
-    }
-    fn close_files(&mut self) -> std::io::Result<()> {
-        Ok(())
+/// Record how the calling (clone) thread is placed.
+fn where_am_i() {
+    // SAFETY: plain libc queries of the calling thread.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set);
+        let cpus = (0..64).filter(|&c| libc::CPU_ISSET(c, &set)).collect();
+        let tid = libc::gettid();
+        let nice = libc::getpriority(libc::PRIO_PROCESS, tid as libc::id_t);
+        let ioprio = libc::syscall(libc::SYS_ioprio_get, 1 as libc::c_long, tid as libc::c_long);
+        SEEN.lock().unwrap().push((cpus, nice, ioprio));
     }
 }
 
@@ -55,7 +29,9 @@ fn each_clone_runs_where_and_how_it_was_told() {
         eprintln!("one CPU: split placement not tested");
         return;
     }
-    register_engine("where-am-i", |_| Box::new(WhereAmI));
+    register_engine("where-am-i", |_| {
+        Box::new(HookEngine::new("where-am-i").on_open(where_am_i))
+    });
     let job = Job::builder("w")
         .engine(Engine::Custom("where-am-i".into()))
         .rw(RwKind::Read)

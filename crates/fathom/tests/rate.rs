@@ -1,6 +1,8 @@
 //! Rate control on the null engine: achieved rates match the request; response latency
 //! is measured from the intended issue time.
 
+mod common;
+use common::HookEngine;
 use fathom::{JobSet, JobSpec, Runner, SizeSpec};
 use fathom_job::{Rw, RwKind};
 use fathom_workload::{RateProcess, RateSpec};
@@ -48,48 +50,14 @@ fn linear_and_poisson_rates_are_within_one_percent_over_3s() {
     }
 }
 
-/// A test engine whose every I/O takes 1 ms: a device slower than the requested rate.
-struct Slow;
-
-impl fathom_engine::IoEngine for Slow {
-    fn name(&self) -> &'static str {
-        "slow-test"
-    }
-    fn caps(&self) -> fathom_engine::Caps {
-        fathom_engine::Caps {
-            diskless: true,
-            ..Default::default()
-        }
-    }
-    fn open_file(
-        &mut self,
-        _: &std::path::Path,
-        _: &fathom_engine::OpenOptions,
-    ) -> std::io::Result<usize> {
-        Ok(0)
-    }
-    unsafe fn queue(
-        &mut self,
-        io: &fathom_engine::IoUnit,
-    ) -> std::io::Result<fathom_engine::Queued> {
-        std::thread::sleep(Duration::from_millis(1));
-        Ok(fathom_engine::Queued::Done(fathom_engine::Completion {
-            tag: io.tag,
-            res: io.len as i64,
-            short: 0,
-        }))
-    }
-    fn sync_file(&mut self, _: usize, _: bool) -> std::io::Result<()> {
-        Ok(())
-    }
-    fn close_files(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
 #[test]
 fn a_slow_target_cannot_hide_behind_the_rate_limiter() {
-    fathom_engine::register_engine("slow-test", |_| Box::new(Slow));
+    // A device whose every I/O takes 1 ms.
+    fathom_engine::register_engine("slow-test", |_| {
+        Box::new(
+            HookEngine::new("slow-test").on_queue(|| std::thread::sleep(Duration::from_millis(1))),
+        )
+    });
     let job = JobSpec {
         name: "slow".into(),
         ioengine: "slow-test".into(),

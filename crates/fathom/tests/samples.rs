@@ -1,46 +1,21 @@
 //! Interval samples carry each interval's own latency percentiles.
 
-use fathom::engine::{Caps, Completion, IoUnit, OpenOptions, Queued};
-use fathom::{register_engine, Engine, IoEngine, Job, Runner, RwKind};
+mod common;
+use common::HookEngine;
+use fathom::{register_engine, Engine, Job, Runner, RwKind};
 use std::time::{Duration, Instant};
-
-/// 2 ms per I/O for the first 700 ms of its life, then instant.
-struct SlowThenFast(Instant);
-
-impl IoEngine for SlowThenFast {
-    fn name(&self) -> &'static str {
-        "slow-then-fast"
-    }
-    fn caps(&self) -> Caps {
-        Caps {
-            diskless: true,
-            ..Default::default()
-        }
-    }
-    fn open_file(&mut self, _: &std::path::Path, _: &OpenOptions) -> std::io::Result<usize> {
-        Ok(0)
-    }
-    unsafe fn queue(&mut self, io: &IoUnit) -> std::io::Result<Queued> {
-        if self.0.elapsed() < Duration::from_millis(700) {
-            std::thread::sleep(Duration::from_millis(2));
-        }
-        Ok(Queued::Done(Completion {
-            tag: io.tag,
-            res: io.len as i64,
-            short: 0,
-        }))
-    }
-    fn sync_file(&mut self, _: usize, _: bool) -> std::io::Result<()> {
-        Ok(())
-    }
-    fn close_files(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
 
 #[test]
 fn each_interval_has_its_own_latency_percentiles() {
-    register_engine("slow-then-fast", |_| Box::new(SlowThenFast(Instant::now())));
+    // 2 ms per I/O for the first 700 ms of the engine's life, then instant.
+    register_engine("slow-then-fast", |_| {
+        let born = Instant::now();
+        Box::new(HookEngine::new("slow-then-fast").on_queue(move || {
+            if born.elapsed() < Duration::from_millis(700) {
+                std::thread::sleep(Duration::from_millis(2));
+            }
+        }))
+    });
     let job = Job::builder("s")
         .engine(Engine::Custom("slow-then-fast".into()))
         .rw(RwKind::RandRead)

@@ -217,6 +217,26 @@ pub struct MergedSource {
     pub version: String,
 }
 
+impl JobResult {
+    /// Add another result of the same job run at the same time (another clone, another
+    /// host): statistics merge exactly, elapsed is the longest, the start the earliest,
+    /// the first error and every note are kept.
+    pub fn absorb(&mut self, o: JobResult) {
+        self.stats.merge(&o.stats);
+        self.absorb_rest(o);
+    }
+
+    /// Everything [`JobResult::absorb`] takes besides the statistics.
+    fn absorb_rest(&mut self, o: JobResult) {
+        self.elapsed = self.elapsed.max(o.elapsed);
+        self.job_start_ms = self.job_start_ms.min(o.job_start_ms);
+        if self.error_text.is_none() {
+            self.error_text = o.error_text;
+        }
+        self.notes.extend(o.notes);
+    }
+}
+
 impl RunResult {
     /// Add other runs of the same jobs to this one, exactly: jobs are matched by name and
     /// reporting group and their statistics merged (counters add, histograms add bucket by
@@ -287,15 +307,10 @@ impl RunResult {
                                     }));
                             }
                             o.elapsed += j.elapsed;
+                            o.absorb_rest(j);
                         } else {
-                            o.stats.merge(&j.stats);
+                            o.absorb(j);
                         }
-                        o.elapsed = o.elapsed.max(j.elapsed);
-                        o.job_start_ms = o.job_start_ms.min(j.job_start_ms);
-                        if o.error_text.is_none() {
-                            o.error_text = j.error_text;
-                        }
-                        o.notes.extend(j.notes);
                     }
                     None => out.jobs.push(j),
                 }
