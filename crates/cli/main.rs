@@ -754,6 +754,21 @@ const ENGINE_OPTIONS: &[(&str, &[&str])] = &[
     ),
     ("libaio", &["userspace_reap"]),
     ("pvsync2", &["hipri", "nowait"]),
+    ("filestat", &["stat_type"]),
+    ("dirstat", &["stat_type"]),
+    (
+        "filetree",
+        &[
+            "meta_mix",
+            "fileselect",
+            "tree_format",
+            "tree_depth",
+            "tree_width",
+            "tree_distribution",
+            "unique_dir",
+            "stat_type",
+        ],
+    ),
 ];
 
 fn enghelp(engine: &str) -> Result<String> {

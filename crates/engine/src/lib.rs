@@ -23,6 +23,7 @@ mod buf;
 mod io_uring;
 pub mod layout;
 mod libaio;
+mod meta;
 mod mmap;
 mod null;
 mod pattern;
@@ -35,6 +36,7 @@ mod tokio;
 mod vsync;
 
 pub use buf::{fill_random, AlignedBuf};
+pub use meta::{fsop, StatType};
 pub use pattern::BufferContent;
 pub use sys::{device_size, errno_of, file_size, logical_block_size};
 
@@ -53,6 +55,11 @@ pub struct Caps {
     pub no_trim: bool,
     /// The engine cannot do O_DIRECT (its data path copies through buffers it owns).
     pub no_direct: bool,
+    /// A metadata engine (fio's filecreate, filestat, …) and the name of its operation:
+    /// the runner calls [`IoEngine::file_op`] each time it opens a file, records that
+    /// operation's time as the completion latency, and counts the job's I/Os without
+    /// timing them (they are fake).
+    pub metadata: Option<&'static str>,
 }
 
 /// How to open a file.
@@ -148,6 +155,8 @@ pub struct EngineOptions {
     pub userspace_reap: bool,
     /// Completions are polled without waiting (`iodepth_batch_complete_min=0`).
     pub poll_reap: bool,
+    /// filestat/dirstat: the system call that looks files up.
+    pub stat_type: StatType,
 }
 
 impl Default for EngineOptions {
@@ -163,6 +172,7 @@ impl Default for EngineOptions {
             nowait: false,
             userspace_reap: false,
             poll_reap: false,
+            stat_type: StatType::Stat,
         }
     }
 }
@@ -227,6 +237,14 @@ pub trait IoEngine: Send {
     fn reap(&mut self, _min: usize, _max: usize, _out: &mut Vec<Completion>) -> io::Result<usize> {
         Ok(0)
     }
+    /// Metadata engines ([`Caps::metadata`]): do the operation on file `file` (create it,
+    /// stat it, remove it, …) and return how long the operation itself took, in ns.
+    fn file_op(&mut self, _file: usize) -> io::Result<u64> {
+        Err(io::Error::new(
+            io::ErrorKind::Unsupported,
+            "not a metadata engine",
+        ))
+    }
     /// fsync (or fdatasync when `data_only`) a file.
     fn sync_file(&mut self, file: usize, data_only: bool) -> io::Result<()>;
     /// Close every file.
@@ -245,6 +263,15 @@ pub const ENGINES: &[(&str, &str)] = &[
     ("tokio", "tokio::fs::File (seek + read_exact/write_all) with iodepth operations on a current-thread runtime"),
     ("libaio", "Linux native AIO (io_submit/io_getevents); asynchronous with direct=1. Aliases: aio, linuxaio"),
     ("io_uring", "io_uring submission/completion rings; options: fixedbufs, registerfiles, sqthread_poll, sqthread_poll_cpu, hipri, nonvectored, force_async"),
+    ("filecreate", "creates each file (open O_CREAT); the create's time is the latency, the job's I/Os are fake"),
+    ("filestat", "stat(2)s each laid-out file; option stat_type=stat|lstat|statx"),
+    ("filedelete", "unlink(2)s each laid-out file"),
+    ("dircreate", "mkdir(2)s each \"file\" name as a directory"),
+    ("dirstat", "stat(2)s each directory (made before the clock); option stat_type"),
+    ("dirdelete", "rmdir(2)s each directory (made before the clock)"),
+    ("falloc", "fallocate(2) per I/O: a write allocates, a read allocates keeping the size, a trim punches a hole"),
+    ("ftruncate", "ftruncate(2) to each write's offset (reads are EINVAL, as in fio)"),
+    ("filetree", "fathom extension: a vdbench-style directory tree with a metadata operation mix (meta_mix, tree_depth, tree_width)"),
 ];
 
 /// Engines fio has that fathom recognises but does not run yet.
@@ -253,14 +280,6 @@ const NOT_YET: &[&str] = &[
     "io_uring_cmd",
     "splice",
     "sg",
-    "filecreate",
-    "filestat",
-    "filedelete",
-    "dircreate",
-    "dirstat",
-    "dirdelete",
-    "falloc",
-    "ftruncate",
     "e4defrag",
     "cpuio",
     "exec",
@@ -320,6 +339,13 @@ pub fn create_with(name: &str, opts: &EngineOptions) -> Result<Box<dyn IoEngine>
         "psync" => Ok(Box::new(psync::Psync::default())),
         "sync" => Ok(Box::new(sync::Sync::default())),
         "null" => Ok(Box::new(null::Null::default())),
+        "falloc" => Ok(Box::new(meta::Falloc::default())),
+        "ftruncate" => Ok(Box::new(meta::Ftruncate::default())),
+        "filetree" => Ok(Box::new(FileTree)),
+        n if meta::Kind::of(n).is_some() => Ok(Box::new(meta::MetaEngine::new(
+            meta::Kind::of(n).expect("checked"),
+            opts.stat_type,
+        ))),
         _ => {
             let custom = {
                 let r = registry().read().unwrap_or_else(|e| e.into_inner());
@@ -343,6 +369,41 @@ pub fn create_with(name: &str, opts: &EngineOptions) -> Result<Box<dyn IoEngine>
                 })
             }
         }
+    }
+}
+
+/// The `filetree` engine's stand-in: fathom runs `filetree` jobs with their own loop
+/// (an operation mix over a directory tree, not I/Os), so this engine only names the
+/// capabilities; an I/O queued to it is an error.
+struct FileTree;
+
+impl IoEngine for FileTree {
+    fn name(&self) -> &'static str {
+        "filetree"
+    }
+    fn caps(&self) -> Caps {
+        Caps {
+            diskless: true,
+            no_trim: true,
+            no_direct: true,
+            metadata: Some("mix"),
+            ..Caps::default()
+        }
+    }
+    fn open_file(&mut self, _path: &Path, _opts: &OpenOptions) -> io::Result<usize> {
+        Ok(0)
+    }
+    unsafe fn queue(&mut self, _io: &IoUnit) -> io::Result<Queued> {
+        Err(io::Error::new(
+            io::ErrorKind::Unsupported,
+            "filetree jobs run operation mixes, not I/Os",
+        ))
+    }
+    fn sync_file(&mut self, _file: usize, _data_only: bool) -> io::Result<()> {
+        Ok(())
+    }
+    fn close_files(&mut self) -> io::Result<()> {
+        Ok(())
     }
 }
 

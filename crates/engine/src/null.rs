@@ -28,6 +28,7 @@ impl IoEngine for Null {
             diskless: true,
             no_trim: false,
             no_direct: false,
+            metadata: None,
         }
     }
     unsafe fn setup(&mut self, depth: usize, _bufs: &[EngineBuf]) -> io::Result<()> {

@@ -52,6 +52,7 @@ pub mod gate;
 pub mod guard;
 pub mod live;
 pub mod logs;
+mod meta;
 pub mod plan;
 mod run;
 pub mod worker;

@@ -30,6 +30,44 @@ pub struct PlannedClone {
     pub files: Vec<PlannedFile>,
     /// Generator parameters.
     pub params: Params,
+    /// `filetree` jobs: the clone's tree (the clone runs an operation mix over it, not
+    /// I/Os; `files` is empty).
+    pub tree: Option<TreePlan>,
+}
+
+/// A `filetree` clone's tree: where it is, its shape, and how its files are named.
+#[derive(Clone, Debug)]
+pub struct TreePlan {
+    /// The tree's root directory.
+    pub root: PathBuf,
+    /// The shape.
+    pub tree: fathom_workload::Tree,
+    /// A file's name is this prefix, its number within its directory, and the suffix
+    /// (`filename_format` with `$filenum` in between).
+    pub name_prefix: String,
+    /// See `name_prefix`.
+    pub name_suffix: String,
+}
+
+impl TreePlan {
+    /// Path of directory `k` of the tree (None: the root).
+    pub fn dir_path(&self, k: Option<u64>) -> PathBuf {
+        match k {
+            Some(k) => self.root.join(self.tree.dir_rel(k)),
+            None => self.root.clone(),
+        }
+    }
+    /// Path of file `i`.
+    pub fn file_path(&self, i: u64) -> PathBuf {
+        let mut p = self.dir_path(self.tree.file_dir(i));
+        p.push(format!(
+            "{}{}{}",
+            self.name_prefix,
+            self.tree.file_in_dir(i),
+            self.name_suffix
+        ));
+        p
+    }
 }
 
 /// One job, with its clones.
@@ -153,8 +191,23 @@ impl PlannedJob {
             Some(c) => [0, 1, 2].map(|d| c.params.len_range(d)),
             None => [0, 1, 2].map(|d| (s.bs.0[d], s.bs.0[d])),
         };
+        // A filetree job's "pattern" is its operation mix.
+        let rw = if self.caps.metadata == Some("mix") {
+            let mix = if s.meta_mix.is_empty() {
+                "create/100".to_string()
+            } else {
+                s.meta_mix
+                    .iter()
+                    .map(|(o, p)| format!("{}/{p}", o.name()))
+                    .collect::<Vec<_>>()
+                    .join(":")
+            };
+            format!("meta_mix={mix}")
+        } else {
+            s.rw.kind.name().to_string()
+        };
         JobInfo {
-            rw: s.rw.kind.name().to_string(),
+            rw,
             bs: ranges,
             ioengine: s.ioengine.clone(),
             iodepth: s.iodepth,
@@ -412,7 +465,9 @@ fn plan_job(
     } else {
         spec.filenames.len() as u32
     };
-    if spec.openfiles.is_some_and(|o| o < nfiles) {
+    // Metadata engines hold a file only for its operation; filetree's open table is
+    // openfiles long.
+    if spec.openfiles.is_some_and(|o| o < nfiles) && caps.metadata.is_none() {
         return Err(plan_err(
             spec,
             "openfiles below the number of files is not supported yet: fathom keeps every \
@@ -421,6 +476,35 @@ fn plan_job(
     }
     if spec.numjobs == 0 {
         return Err(plan_err(spec, "numjobs must be at least 1"));
+    }
+    if caps.metadata == Some("mix") {
+        let dir_ops = spec
+            .meta_mix
+            .iter()
+            .any(|(o, _)| matches!(o, fathom_job::MetaOp::Mkdir | fathom_job::MetaOp::Rmdir));
+        if dir_ops && spec.numjobs > 1 && !spec.tree.unique {
+            return Err(plan_err(
+                spec,
+                "mkdir and rmdir change the directories every clone of a shared tree uses: \
+                 add unique_dir=1 (a tree per clone) or use numjobs=1",
+            ));
+        }
+        if spec.rate.0.iter().any(|&r| r > 0) {
+            return Err(plan_err(
+                spec,
+                "a filetree job runs operations, not bytes: give its rate as rate_iops \
+                 (operations per second)",
+            ));
+        }
+    } else if !spec.meta_mix.is_empty() || spec.fileselect_sequential || spec.tree.format.is_some()
+    {
+        return Err(plan_err(
+            spec,
+            format!(
+                "meta_mix, fileselect and tree_format are for ioengine=filetree, not {}",
+                spec.ioengine
+            ),
+        ));
     }
     if spec.lfsr && spec.norandommap {
         return Err(plan_err(
@@ -513,6 +597,7 @@ fn plan_job(
             nowait: eo.nowait,
             userspace_reap: eo.userspace_reap,
             poll_reap: spec.iodepth_batch_complete_min == 0,
+            stat_type: eo.stat_type,
         },
         rate: fathom_workload::RateSpec {
             bytes_per_sec: spec.rate.0,
@@ -562,7 +647,23 @@ fn plan_clone(
     } else {
         Some(spec.directories[jobnum as usize % spec.directories.len()].as_str())
     };
-    let paths: Vec<PathBuf> = if !spec.filenames.is_empty() {
+    let tree_plan = tree_plan(spec, &format, dir, jobnum, r)?;
+    if caps.metadata == Some("mix") {
+        let tree = tree_plan.expect("filetree jobs always have a tree");
+        let mut seed_state = spec.randseed ^ ((ji as u64) << 40) ^ ((jobnum as u64) << 20);
+        let seed = splitmix64(&mut seed_state);
+        let region = FileRegion { start: 0, len: 0 };
+        return Ok(PlannedClone {
+            jobnum,
+            index: 0,
+            files: Vec::new(),
+            params: Params::simple(spec.rw, 4096, region, seed),
+            tree: Some(tree),
+        });
+    }
+    let paths: Vec<PathBuf> = if let Some(t) = &tree_plan {
+        (0..t.tree.files()).map(|i| t.file_path(i)).collect()
+    } else if !spec.filenames.is_empty() {
         spec.filenames.iter().map(|f| join_dir(dir, f)).collect()
     } else {
         (0..spec.nrfiles.max(1))
@@ -629,6 +730,8 @@ fn plan_clone(
                     ))
                 }
             },
+            // fio's filecreate, dircreate, dirstat and dirdelete: one block per file.
+            (None, None) if caps.metadata.is_some() && caps.diskless => min_bs,
             (None, None) => match existing {
                 Some(len) if len > 0 => len,
                 _ => {
@@ -724,7 +827,81 @@ fn plan_clone(
         index: 0,
         files,
         params,
+        tree: None,
     })
+}
+
+/// The clone's directory tree: for `filetree` jobs always, for other jobs when they ask
+/// for one (tree_depth or unique_dir). None: the job's files are named as fio names them.
+fn tree_plan(
+    spec: &JobSpec,
+    format: &str,
+    dir: Option<&str>,
+    jobnum: u32,
+    rank: u32,
+) -> Result<Option<TreePlan>, RunError> {
+    let t = &spec.tree;
+    let filetree = spec.ioengine == "filetree";
+    if !filetree && t.depth == 0 && !t.unique {
+        return Ok(None);
+    }
+    if !spec.filenames.is_empty() {
+        return Err(plan_err(
+            spec,
+            "a directory tree names its own files: drop filename= (use directory= for the \
+             tree's root)",
+        ));
+    }
+    let tree =
+        fathom_workload::Tree::new(t.depth, t.width, spec.nrfiles.max(1) as u64, t.all_levels)
+            .map_err(|e| plan_err(spec, e))?;
+    // filetree files are named for their clone and number, not the job, so the phases
+    // of an mdtest-style run (create, stat, delete jobs) meet the same files.
+    let format =
+        if filetree && spec.filename_format == fathom_job::JobSpec::default().filename_format {
+            format.replacen("$jobname", "f", 1)
+        } else {
+            format.to_string()
+        };
+    const MARK: u32 = u32::MAX;
+    let template = expand_filename_format_rank(&format, &spec.name, jobnum, MARK, rank);
+    let (name_prefix, name_suffix) = match template.split_once(&MARK.to_string()) {
+        Some((a, b)) => (a.to_string(), b.to_string()),
+        None if tree.files_per_dir() <= 1 => (template.clone(), String::new()),
+        None => {
+            return Err(plan_err(
+                spec,
+                format!(
+                    "filename_format={} has no $filenum, so the {} files of a directory \
+                     would share one name; add $filenum",
+                    spec.filename_format,
+                    tree.files_per_dir()
+                ),
+            ))
+        }
+    };
+    if name_prefix.contains('/') || name_suffix.contains('/') {
+        return Err(plan_err(
+            spec,
+            "in a directory tree filename_format names a file, not a path: drop the '/'",
+        ));
+    }
+    let base = join_dir(dir, "");
+    let root = if t.unique {
+        base.join(format!(
+            "{}.{}",
+            spec.name,
+            rank as u64 * spec.numjobs as u64 + jobnum as u64
+        ))
+    } else {
+        base
+    };
+    Ok(Some(TreePlan {
+        root,
+        tree,
+        name_prefix,
+        name_suffix,
+    }))
 }
 
 fn physical_memory() -> u64 {

@@ -104,15 +104,30 @@ fn run_phases(
             .collect();
         // Files of this phase that do not exist yet are fathom's: only those may be
         // removed by unlink=1 (laid out now, or created on open by the job).
-        let mut created: Vec<PathBuf> = jobs
+        // Metadata engines create their files (or directories) themselves.
+        let makes = |j: &PlannedJob| !j.caps.diskless || j.caps.metadata.is_some();
+        let created: HashSet<PathBuf> = jobs
             .iter()
-            .filter(|(_, j)| !j.caps.diskless)
+            .filter(|(_, j)| makes(j) && j.spec.unlink)
             .flat_map(|(_, j)| j.clones.iter().flat_map(|c| c.files.iter()))
             .filter(|f| !f.path.exists())
             .map(|f| f.path.clone())
             .collect();
-        created.sort();
-        created.dedup();
+        // The directories of trees that do not exist yet (removed with their files).
+        let mut created_dirs: Vec<PathBuf> = Vec::new();
+        for (_, j) in jobs.iter().filter(|(_, j)| j.spec.unlink) {
+            let mut seen = HashSet::new();
+            for f in j.clones.iter().flat_map(|c| c.files.iter()) {
+                let mut d = f.path.parent();
+                while let Some(p) = d.filter(|p| !p.as_os_str().is_empty()) {
+                    if !seen.insert(p.to_path_buf()) || p.exists() {
+                        break;
+                    }
+                    created_dirs.push(p.to_path_buf());
+                    d = p.parent();
+                }
+            }
+        }
         // Layout, before the clock starts.
         let t0 = Instant::now();
         for need in plan.files.iter().filter(|n| n.phase == phase) {
@@ -276,27 +291,60 @@ fn run_phases(
             outcomes[ji].push(o);
         }
         for (_, job) in &jobs {
-            for f in job.clones.iter().flat_map(|c| c.files.iter()) {
-                let path = f.path.display().to_string();
-                if !cleanup
-                    .targets
-                    .iter()
-                    .any(|t| t.job == job.spec.name && t.path == path)
-                {
-                    let t = crate::facts::target(&job.spec.name, &f.path, job.caps.diskless);
-                    cleanup.targets.push(t);
+            let known: HashSet<(String, String)> = cleanup
+                .targets
+                .iter()
+                .map(|t| (t.job.clone(), t.path.clone()))
+                .collect();
+            // Metadata jobs and trees touch many files: their target is the directory.
+            let many = job.caps.metadata.is_some() || job.clones.iter().any(|c| c.tree.is_some());
+            let mut paths: Vec<PathBuf> = Vec::new();
+            for c in &job.clones {
+                if let Some(t) = &c.tree {
+                    paths.push(t.root.clone());
+                } else if many {
+                    paths.extend(
+                        c.files
+                            .first()
+                            .and_then(|f| f.path.parent())
+                            .map(|p| p.to_path_buf()),
+                    );
+                } else {
+                    paths.extend(c.files.iter().map(|f| f.path.clone()));
                 }
+            }
+            let mut seen = HashSet::new();
+            for p in paths {
+                let key = (job.spec.name.clone(), p.display().to_string());
+                if known.contains(&key) || !seen.insert(key) {
+                    continue;
+                }
+                let diskless = job.caps.diskless && job.caps.metadata.is_none();
+                cleanup
+                    .targets
+                    .push(crate::facts::target(&job.spec.name, &p, diskless));
             }
         }
         // unlink=1: remove this phase's files, but only those fathom created: a file that
         // was there before the run is the user's.
         let mut removed = HashSet::new();
         for (_, job) in jobs.iter().filter(|(_, j)| j.spec.unlink) {
+            let dirs = matches!(job.caps.metadata, Some("mkdir" | "dirstat" | "rmdir"));
             for f in job.clones.iter().flat_map(|c| c.files.iter()) {
                 if created.contains(&f.path) && removed.insert(f.path.clone()) {
-                    let _ = std::fs::remove_file(&f.path);
+                    let _ = if dirs {
+                        std::fs::remove_dir(&f.path)
+                    } else {
+                        std::fs::remove_file(&f.path)
+                    };
                 }
             }
+        }
+        // Then the tree directories they made, deepest first (one still holding
+        // something stays).
+        created_dirs.sort_by_key(|p| std::cmp::Reverse(p.components().count()));
+        for d in &created_dirs {
+            let _ = std::fs::remove_dir(d);
         }
     }
     Ok(())
@@ -397,7 +445,8 @@ fn job_results<'a>(
 fn job_result(job: &PlannedJob, o: &CloneOutcome, layout: Duration, pid: u32) -> JobResult {
     let mut notes = Vec::new();
     let st = &o.stats;
-    if !st.runtime.is_zero() {
+    // A filetree job's rate is in operations, checked against its ops, not I/Os.
+    if !st.runtime.is_zero() && job.caps.metadata != Some("mix") {
         let k = job.spec.rw.kind;
         let does = [k.reads(), k.writes(), k.trims()];
         for d in fathom_job::Ddir::ALL {
@@ -446,7 +495,7 @@ fn job_result(job: &PlannedJob, o: &CloneOutcome, layout: Duration, pid: u32) ->
         stats: o.stats.clone(),
         job_start_ms: o.start_ms,
         elapsed: o.elapsed,
-        layout,
+        layout: layout.max(o.setup),
         error_text: o.error_text.clone(),
         pid,
     }

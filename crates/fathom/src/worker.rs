@@ -23,6 +23,8 @@ pub struct CloneOutcome {
     pub error_text: Option<String>,
     /// The first error tolerated under continue_on_error/ignore_error.
     pub first_error_text: Option<String>,
+    /// Set-up the clone did itself before its clock started (a filetree format).
+    pub setup: Duration,
 }
 
 /// Interval of bandwidth/IOPS samples (fio's bwavgtime/iopsavgtime default).
@@ -190,6 +192,9 @@ pub fn run_clone(
         return out;
     }
 
+    if let Some(t) = &clone.tree {
+        return crate::meta::run(job, clone, t, cancel, live, out, t_start);
+    }
     let fail = |out: &mut CloneOutcome, errno: i32, text: String| {
         out.stats.error = errno;
         out.error_text = Some(text);
@@ -322,6 +327,14 @@ pub fn run_clone(
     let mut stopping = false;
     let mut comps = Vec::with_capacity(depth);
     let mut engine_broken = false;
+    // Metadata engines: the operation's name, the direction its time is reported in (as
+    // fio: read if the job reads, else write), and what is left of each file's pass.
+    let meta_op = job.caps.metadata;
+    let stat_dir = if k.reads() || !k.writes() { 0 } else { 1 };
+    let mut meta_left: Vec<u64> = match meta_op {
+        Some(_) => vec![0; clone.files.len()],
+        None => Vec::new(),
+    };
 
     'run: loop {
         // Issue while there are free slots (and, after the queue filled up, once it has
@@ -371,6 +384,24 @@ pub fn run_clone(
                     now = crate::clock::now();
                 }
             }
+            if let Some(op) = meta_op {
+                // A metadata engine: opening the file is the operation (at its first I/O
+                // and again after each full pass over it); its I/Os are fake.
+                let left = &mut meta_left[req.file];
+                if *left == 0 {
+                    match engine.file_op(req.file) {
+                        Ok(ns) => out.stats.record_op(op, Some(stat_dir), ns, 0, true),
+                        Err(e) => {
+                            let errno = fathom_engine::errno_of(&e).unwrap_or(libc::EIO);
+                            fail(&mut out, errno, e.to_string());
+                            stopping = true;
+                            break;
+                        }
+                    }
+                    *left = clone.files[req.file].region.len.max(1);
+                }
+                *left = left.saturating_sub(req.len);
+            }
             let si = free.pop().expect("a free slot");
             let slot = &mut slots[si];
             slot.req = req;
@@ -407,6 +438,7 @@ pub fn run_clone(
                     free.push(si);
                     let mut rec =
                         Recorder::new(&mut out, spec, iolog.as_mut().map(|l| (l, measure_start)));
+                    rec.fake = meta_op.is_some();
                     if let Some((errno, text)) =
                         complete(&mut rec, &slots[si], &c, None, clat, &clone.files)
                     {
@@ -755,6 +787,8 @@ struct Recorder<'a> {
     first_error_text: &'a mut Option<String>,
     /// Per-I/O events for the job's log files, with the time they count from.
     log: Option<(&'a mut crate::logs::IoLog, Instant)>,
+    /// The I/Os are a metadata engine's fake ones: counted, without latency.
+    fake: bool,
 }
 
 impl<'a> Recorder<'a> {
@@ -769,6 +803,7 @@ impl<'a> Recorder<'a> {
             ignore: &spec.ignore_error,
             first_error_text: &mut out.first_error_text,
             log,
+            fake: false,
         }
     }
 }
@@ -807,6 +842,11 @@ fn complete(
             return None;
         }
         return Some((errno, text));
+    }
+    if st.fake {
+        st.stats
+            .record_fake_io(req.ddir.index(), slot.done + c.res as u64);
+        return None;
     }
     if let Some((log, origin)) = &mut st.log {
         let lat = slat.unwrap_or(0) + clat;
@@ -881,7 +921,7 @@ fn timed_sync(
 
 /// Wait until `at` (sleeping, then spinning for the last stretch for precision). Returns
 /// false when cancelled or when `at` lies past the deadline.
-fn wait_until(at: Instant, cancel: &AtomicBool, deadline: Option<Instant>) -> bool {
+pub(crate) fn wait_until(at: Instant, cancel: &AtomicBool, deadline: Option<Instant>) -> bool {
     if deadline.is_some_and(|d| at >= d) {
         return false;
     }
@@ -970,14 +1010,14 @@ impl MinRate {
 }
 
 /// Counts I/Os (or I/O time) towards the next thinktime stall and stalls when due.
-struct Thinker {
+pub(crate) struct Thinker {
     t: crate::plan::ThinkTime,
     since: u32,
     io_start: Instant,
 }
 
 impl Thinker {
-    fn new(t: crate::plan::ThinkTime) -> Thinker {
+    pub(crate) fn new(t: crate::plan::ThinkTime) -> Thinker {
         Thinker {
             t,
             since: 0,
@@ -986,7 +1026,7 @@ impl Thinker {
     }
     /// One more I/O; true if it stalled.
     #[inline]
-    fn count(&mut self) -> bool {
+    pub(crate) fn count(&mut self) -> bool {
         if self.t.time.is_zero() {
             return false;
         }

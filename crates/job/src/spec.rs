@@ -328,6 +328,13 @@ pub struct JobSpec {
     pub job_options: Vec<(String, String)>,
     /// Engine-specific options (io_uring, libaio, pvsync2).
     pub engine: EngineOpts,
+    /// fathom extension: the directory tree of metadata jobs (tree_depth, tree_width, …).
+    pub tree: TreeSpec,
+    /// fathom extension (`filetree` engine): the metadata operation mix, in percent.
+    pub meta_mix: Vec<(MetaOp, u32)>,
+    /// fathom extension: pick files at random (`fileselect=random`, the default) or in
+    /// order (`sequential`).
+    pub fileselect_sequential: bool,
     /// `iodepth_batch_submit` (0 = iodepth): I/Os queued before one submit call.
     pub iodepth_batch_submit: u32,
     /// `iodepth_batch_complete_min` (0 = poll without waiting).
@@ -529,6 +536,121 @@ pub struct EngineOpts {
     pub nowait: bool,
     /// libaio: reap completions from the ring in user space.
     pub userspace_reap: bool,
+    /// filestat/dirstat: the system call that looks files up.
+    pub stat_type: StatType,
+}
+
+/// How `filestat`/`dirstat` (and `stat` in a `filetree` mix) look a file up.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum StatType {
+    /// stat(2).
+    #[default]
+    Stat,
+    /// lstat(2).
+    Lstat,
+    /// statx(2) with STATX_ALL.
+    Statx,
+}
+
+/// A vdbench-style directory tree (fathom extension): `depth` levels of `width`
+/// directories under the job's directory, `nrfiles` files in each leaf directory (or in
+/// every directory with `all_levels`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TreeSpec {
+    /// Levels of directories below the job's directory (0: the directory itself).
+    pub depth: u32,
+    /// Directories made in each directory of the level above.
+    pub width: u32,
+    /// Files in every directory of the tree (vdbench distribution=all), not only in the
+    /// leaves (bottom).
+    pub all_levels: bool,
+    /// Each clone gets a tree of its own (mdtest -u); otherwise clones share one tree,
+    /// each with its own files in it.
+    pub unique: bool,
+    /// What a filetree job makes before the clock starts (None: the default, dirs).
+    pub format: Option<TreeFormat>,
+}
+
+/// What a tree job makes before its measured window (vdbench's `format`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum TreeFormat {
+    /// Nothing: the tree is used as it is found.
+    No,
+    /// The directories (missing ones); files are left as found.
+    #[default]
+    Dirs,
+    /// The directories and the files that are missing.
+    Restart,
+    /// Remove the tree's files first, then make every directory and file.
+    Yes,
+}
+
+/// One metadata operation of a `filetree` mix.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum MetaOp {
+    /// Create a file (open O_CREAT|O_EXCL, write `filesize` bytes, close).
+    Create,
+    /// Open an existing file (it stays open until a `close`).
+    Open,
+    /// Close a file an `open` left open.
+    Close,
+    /// stat(2) (or stat_type) a file.
+    Stat,
+    /// Set a file's times to now (utimensat).
+    Setattr,
+    /// Open, read the whole file, close.
+    Read,
+    /// Open, rewrite `filesize` bytes, close.
+    Write,
+    /// Rename a file to a free name in the tree.
+    Rename,
+    /// unlink(2) a file.
+    Delete,
+    /// Make a missing directory of the tree.
+    Mkdir,
+    /// Remove an empty directory of the tree.
+    Rmdir,
+}
+
+impl MetaOp {
+    /// Every operation, in reporting order.
+    pub const ALL: [MetaOp; 11] = [
+        MetaOp::Create,
+        MetaOp::Open,
+        MetaOp::Close,
+        MetaOp::Stat,
+        MetaOp::Setattr,
+        MetaOp::Read,
+        MetaOp::Write,
+        MetaOp::Rename,
+        MetaOp::Delete,
+        MetaOp::Mkdir,
+        MetaOp::Rmdir,
+    ];
+    /// The operation's name in job files and results.
+    pub fn name(self) -> &'static str {
+        match self {
+            MetaOp::Create => "create",
+            MetaOp::Open => "open",
+            MetaOp::Close => "close",
+            MetaOp::Stat => "stat",
+            MetaOp::Setattr => "setattr",
+            MetaOp::Read => "read",
+            MetaOp::Write => "write",
+            MetaOp::Rename => "rename",
+            MetaOp::Delete => "delete",
+            MetaOp::Mkdir => "mkdir",
+            MetaOp::Rmdir => "rmdir",
+        }
+    }
+    /// The operation called `name` (`utime` is `setattr`, `unlink` is `delete`).
+    pub fn parse(name: &str) -> Option<MetaOp> {
+        match name {
+            "utime" => Some(MetaOp::Setattr),
+            "unlink" => Some(MetaOp::Delete),
+            _ => MetaOp::ALL.into_iter().find(|o| o.name() == name),
+        }
+    }
 }
 
 impl Default for EngineOpts {
@@ -543,6 +665,7 @@ impl Default for EngineOpts {
             force_async: false,
             nowait: false,
             userspace_reap: false,
+            stat_type: StatType::Stat,
         }
     }
 }
@@ -606,6 +729,9 @@ impl Default for JobSpec {
             kb_base: 1024,
             job_options: Vec::new(),
             engine: EngineOpts::default(),
+            tree: TreeSpec::default(),
+            meta_mix: Vec::new(),
+            fileselect_sequential: false,
             iodepth_batch_submit: 1,
             iodepth_batch_complete_min: 1,
             iodepth_batch_complete_max: 0,

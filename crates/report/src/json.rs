@@ -224,5 +224,23 @@ fn job(j: &JobResult, group: Option<&GroupResult>) -> Value {
     // fathom extension (after fio's keys): time spent laying out files before the clock
     // started.
     m.insert("layout_ms".into(), json!(j.layout.as_millis() as u64));
+    // fathom extension: metadata operations, one object per kind.
+    if !s.ops.is_empty() {
+        let mut ops = Map::new();
+        for o in &s.ops {
+            ops.insert(
+                o.name.clone(),
+                json!({
+                    "ops": o.ops,
+                    "ops_per_sec": o.rate(s.runtime),
+                    "errors": o.errors,
+                    "skipped": o.skipped,
+                    "bytes": o.bytes,
+                    "lat_ns": lat(&o.lat, Some(j.info.percentile_list.as_slice())),
+                }),
+            );
+        }
+        m.insert("ops".into(), Value::Object(ops));
+    }
     Value::Object(m)
 }

@@ -49,7 +49,7 @@ fn per_sec(n: u64, ms: u64) -> u64 {
 fn write_job(job: &JobResult, group: Option<&GroupResult>, out: &mut dyn Write) -> io::Result<()> {
     let s = &job.stats;
     // fio leaves out a job that moved no data and issued nothing.
-    if s.dirs.iter().all(|d| d.bytes == 0) && s.issued.iter().all(|&n| n == 0) {
+    if s.dirs.iter().all(|d| d.bytes == 0) && s.issued.iter().all(|&n| n == 0) && s.ops.is_empty() {
         return Ok(());
     }
     let err = match (&job.error_text, s.error) {
@@ -142,12 +142,17 @@ fn write_job(job: &JobResult, group: Option<&GroupResult>, out: &mut dyn Write) 
         lat_line("sync", &s.sync, out)?;
         percentiles("sync", &s.sync, &job.info.percentile_list, out)?;
     }
+    ops_table(s, out)?;
     let (usr, sys) = crate::cpu_percent(s, rt);
     writeln!(
         out,
         "  cpu          : usr={usr:3.2}%, sys={sys:3.2}%, ctx={}, majf={}, minf={}",
         s.cpu.ctx, s.cpu.majf, s.cpu.minf
     )?;
+    if s.issued.iter().all(|&n| n == 0) && !s.ops.is_empty() {
+        // An operation mix (filetree) issues no I/Os: no depths to show.
+        return Ok(());
+    }
     depth_line(
         "  IO depths    :",
         &["1", "2", "4", "8", "16", "32", ">=64"],
@@ -185,6 +190,57 @@ fn write_job(job: &JobResult, group: Option<&GroupResult>, out: &mut dyn Write) 
         "     latency   : target=0, window=0, percentile=100.00%, depth={}",
         job.info.iodepth
     )
+}
+
+/// fathom extension: one row per metadata operation (count, rate, errors, skipped, data
+/// moved, latency min/avg/percentiles/max), all latencies in one unit.
+fn ops_table(s: &fathom_stats::ThreadStats, out: &mut dyn Write) -> io::Result<()> {
+    if s.ops.is_empty() {
+        return Ok(());
+    }
+    let lo = s.ops.iter().map(|o| o.lat.min()).min().unwrap_or(0);
+    let hi = s.ops.iter().map(|o| o.lat.max()).max().unwrap_or(0);
+    let unit = crate::units::percentile_unit(lo, hi);
+    let d = unit.divisor() as f64;
+    writeln!(
+        out,
+        "  operations   : {:>8} {:>11} {:>6} {:>7} {:>9} | lat ({}): {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}",
+        "count", "ops/s", "errors", "skipped", "bytes", unit.name(), "min", "avg", "p50", "p99", "p99.9", "max"
+    )?;
+    for o in &s.ops {
+        let l = &o.lat;
+        let prec = if d == 1.0 { 0 } else { 2 };
+        let f = |ns: u64| format!("{:.prec$}", ns as f64 / d);
+        let (min, avg, p50, p99, p999, max) = if l.count() == 0 {
+            Default::default()
+        } else {
+            (
+                f(l.min()),
+                format!("{:.prec$}", l.mean() / d),
+                f(l.percentile(50.0)),
+                f(l.percentile(99.0)),
+                f(l.percentile(99.9)),
+                f(l.max()),
+            )
+        };
+        writeln!(
+            out,
+            "    {:<10} : {:>8} {:>11.1} {:>6} {:>7} {:>9} |            {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}",
+            o.name,
+            o.ops,
+            o.rate(s.runtime),
+            o.errors,
+            o.skipped,
+            o.bytes,
+            min,
+            avg,
+            p50,
+            p99,
+            p999,
+            max
+        )?;
+    }
+    Ok(())
 }
 
 /// The C library's text for an errno, as fio's `strerror`.
@@ -428,6 +484,18 @@ pub fn preamble(
             let (lo, hi) = info.bs[i];
             format!("{}-{}", bytes(lo, true), bytes(hi, true))
         };
+        if let Some(mix) = info.rw.strip_prefix("meta_mix=") {
+            // filetree: operations, not a pattern of I/Os.
+            writeln!(
+                out,
+                "{name}: (g={g}): meta_mix={mix}, ioengine={}",
+                info.ioengine
+            )?;
+            if *clones > 1 {
+                writeln!(out, "...")?;
+            }
+            continue;
+        }
         writeln!(
             out,
             "{name}: (g={g}): rw={}, bs=(R) {}, (W) {}, (T) {}, ioengine={}, iodepth={}",

@@ -319,6 +319,55 @@ pub struct ThreadStats {
     pub count_errors: bool,
     /// Number of job clones merged into these stats.
     pub clones: u32,
+    /// Metadata operations (create, stat, delete, mkdir, …), one entry per kind in the
+    /// order first seen: empty for data jobs.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ops: Vec<OpStats>,
+}
+
+/// One kind of metadata operation (create, stat, …): how many were done, how long each
+/// took, and what could not be done.
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
+pub struct OpStats {
+    /// Operation name (`create`, `stat`, `delete`, `mkdir`, …).
+    pub name: String,
+    /// Operations done (failed ones included: they took time too).
+    pub ops: u64,
+    /// Operations that failed with an error.
+    pub errors: u64,
+    /// Operations chosen but skipped because no target qualified (no file to stat, no
+    /// empty directory to remove).
+    pub skipped: u64,
+    /// Data bytes moved by the operations (read, write, create with filesize).
+    pub bytes: u64,
+    /// Latency of each operation, ns.
+    pub lat: LatStat,
+}
+
+impl OpStats {
+    /// An empty entry for `name`.
+    pub fn named(name: &str) -> OpStats {
+        OpStats {
+            name: name.to_string(),
+            ..Default::default()
+        }
+    }
+    /// Operations per second over `runtime`.
+    pub fn rate(&self, runtime: Duration) -> f64 {
+        let s = runtime.as_secs_f64();
+        if s > 0.0 {
+            self.ops as f64 / s
+        } else {
+            0.0
+        }
+    }
+    fn merge(&mut self, o: &OpStats) {
+        self.ops += o.ops;
+        self.errors += o.errors;
+        self.skipped += o.skipped;
+        self.bytes += o.bytes;
+        self.lat += &o.lat;
+    }
 }
 
 impl ThreadStats {
@@ -361,6 +410,42 @@ impl ThreadStats {
             None => d.clat_noslat.record(clat_ns),
         }
         self.lat_buckets[lat_bucket(clat_ns)] += 1;
+    }
+
+    /// Record a fake I/O of a metadata engine (fio's FAKEIO/NOSTATS): it counts as an I/O
+    /// of `bytes` in direction `dir` but has no latency of its own.
+    #[inline]
+    pub fn record_fake_io(&mut self, dir: usize, bytes: u64) {
+        let d = &mut self.dirs[dir];
+        d.ios += 1;
+        d.bytes += bytes;
+    }
+
+    /// The entry for operation `name`, made on first use.
+    pub fn op_mut(&mut self, name: &str) -> &mut OpStats {
+        match self.ops.iter().position(|o| o.name == name) {
+            Some(i) => &mut self.ops[i],
+            None => {
+                self.ops.push(OpStats::named(name));
+                self.ops.last_mut().expect("just pushed")
+            }
+        }
+    }
+
+    /// Record one metadata operation that took `ns`. With `dir`, its time is also a
+    /// completion latency sample of that direction, as fio's metadata engines report it
+    /// (clat only: those engines have no submission phase and no lat).
+    pub fn record_op(&mut self, name: &str, dir: Option<usize>, ns: u64, bytes: u64, ok: bool) {
+        if let Some(d) = dir {
+            self.dirs[d].clat.record(ns);
+        }
+        let o = self.op_mut(name);
+        o.ops += 1;
+        o.bytes += bytes;
+        if !ok {
+            o.errors += 1;
+        }
+        o.lat.record(ns);
     }
 
     /// Fold what [`ThreadStats::record_io_deferred`] kept aside into clat and lat.
@@ -415,6 +500,9 @@ impl ThreadStats {
         }
         self.count_errors |= o.count_errors;
         self.clones += o.clones;
+        for op in &o.ops {
+            self.op_mut(&op.name).merge(op);
+        }
     }
 }
 
@@ -477,6 +565,30 @@ mod tests {
         assert_eq!(a.dirs[0].samples[0].bytes, 8192);
         assert_eq!(a.clones, 2);
         assert_eq!(a.lat_buckets.iter().sum::<u64>(), 3);
+    }
+
+    #[test]
+    fn ops_merge_by_name_and_feed_clat_only() {
+        let mut a = ThreadStats::new();
+        a.record_op("create", Some(1), 5000, 0, true);
+        a.record_fake_io(1, 4096);
+        let mut b = ThreadStats::new();
+        b.record_op("stat", None, 700, 0, true);
+        b.record_op("create", None, 3000, 4096, false);
+        a.merge(&b);
+        assert_eq!(a.ops.len(), 2);
+        let c = &a.ops[0];
+        assert_eq!(
+            (c.name.as_str(), c.ops, c.errors, c.bytes),
+            ("create", 2, 1, 4096)
+        );
+        assert_eq!((c.lat.min(), c.lat.max()), (3000, 5000));
+        assert_eq!(a.ops[1].ops, 1);
+        assert_eq!(a.dirs[1].ios, 1);
+        assert_eq!(a.dirs[1].clat.count(), 1);
+        assert_eq!(a.dirs[1].lat.count(), 0);
+        assert_eq!(a.lat_buckets.iter().sum::<u64>(), 0);
+        assert!((c.rate(Duration::from_millis(500)) - 4.0).abs() < 1e-9);
     }
 
     #[test]

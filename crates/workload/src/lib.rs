@@ -17,9 +17,11 @@ mod gen;
 mod randmap;
 mod rng;
 mod schedule;
+mod tree;
 
 pub use dist::{Distribution, Permutation, Sampler, Zone};
 pub use gen::{BsMix, FileRegion, FileService, Generator, IoReq, Params, WorkloadError};
 pub use randmap::RandomMap;
 pub use rng::{splitmix64, Rng};
 pub use schedule::{RateProcess, RateSpec, Schedule};
+pub use tree::{OpMix, Tree, TREE_MAX_ENTRIES};

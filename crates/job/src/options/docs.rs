@@ -4,7 +4,16 @@
 use super::{table, unsupported_names, OptDef};
 
 /// Options fathom has that fio does not (marked "fathom extension" in the reference).
-pub const EXTENSIONS: &[&str] = &["assert"];
+pub const EXTENSIONS: &[&str] = &[
+    "assert",
+    "tree_depth",
+    "tree_width",
+    "tree_distribution",
+    "unique_dir",
+    "tree_format",
+    "meta_mix",
+    "fileselect",
+];
 
 fn cell(s: &str) -> String {
     s.replace('|', "\\|").replace('\n', " ")

@@ -1,7 +1,7 @@
 //! Engine-specific options, queue-depth batching, open flags and buffer contents.
 
 use super::{int, int_in, size, OptDef};
-use crate::spec::SyncMode;
+use crate::spec::{StatType, SyncMode};
 use crate::units::parse_bool;
 
 const E: &str = "Engine options";
@@ -54,6 +54,7 @@ pub(super) static OPTS: &[OptDef] = &[
     OptDef { name: "force_async", aliases: &[], category: E, ty: "int", default: "0", doc: "io_uring: IOSQE_ASYNC on every submission (punt to a kernel worker)", flag: false, apply: |j, v, _| { j.engine.force_async = int(v)? > 0; Ok(()) } },
     OptDef { name: "nowait", aliases: &[], category: E, ty: "flag", default: "0", doc: "pvsync2: RWF_NOWAIT, fail with EAGAIN instead of blocking", flag: true, apply: |j, v, _| { j.engine.nowait = parse_bool(v)?; Ok(()) } },
     OptDef { name: "userspace_reap", aliases: &[], category: E, ty: "flag", default: "0", doc: "libaio: read completions from the ring in user space instead of io_getevents", flag: true, apply: |j, v, _| { j.engine.userspace_reap = parse_bool(v)?; Ok(()) } },
+    OptDef { name: "stat_type", aliases: &[], category: E, ty: "stat|lstat|statx", default: "stat", doc: "filestat, dirstat and filetree: the system call that looks files up", flag: false, apply: |j, v, _| { j.engine.stat_type = match v { "stat" => StatType::Stat, "lstat" => StatType::Lstat, "statx" => StatType::Statx, _ => return Err("use stat, lstat or statx".into()) }; Ok(()) } },
     OptDef { name: "iodepth_batch_submit", aliases: &["iodepth_batch"], category: B, ty: "int", default: "1", doc: "I/Os queued per submit call (0 = iodepth)", flag: false, apply: |j, v, _| { j.iodepth_batch_submit = int_in(v, 0, 65536)?; Ok(()) } },
     OptDef { name: "iodepth_batch_complete_min", aliases: &["iodepth_batch_complete"], category: B, ty: "int", default: "1", doc: "Completions to wait for per reap (0 = poll)", flag: false, apply: |j, v, _| { j.iodepth_batch_complete_min = int_in(v, 0, 65536)?; Ok(()) } },
     OptDef { name: "iodepth_batch_complete_max", aliases: &[], category: B, ty: "int", default: "iodepth_batch_complete_min", doc: "Most completions taken per reap", flag: false, apply: |j, v, _| { j.iodepth_batch_complete_max = int_in(v, 0, 65536)?; Ok(()) } },

@@ -6,6 +6,7 @@ pub mod docs;
 mod engine;
 mod files;
 mod io;
+mod meta;
 mod output;
 mod pattern;
 mod time;
@@ -54,6 +55,7 @@ pub fn table() -> impl Iterator<Item = &'static OptDef> {
         .chain(engine::OPTS)
         .chain(pattern::OPTS)
         .chain(checks::OPTS)
+        .chain(meta::OPTS)
         .chain(output::LOG_OPTS)
 }
 
@@ -118,6 +120,12 @@ pub fn example(def: &OptDef) -> Option<String> {
         "unit_base" => "1",
         "random_generator" => "lfsr",
         "cpus_allowed" => "0-1",
+        "meta_mix" => "create/20:stat/60:delete/20",
+        "tree_depth" | "tree_width" => "3",
+        "tree_distribution" => "all",
+        "tree_format" => "restart",
+        "fileselect" => "sequential",
+        "stat_type" => "statx",
         "rate_min" => "10m",
         "rate_iops_min" => "500",
         "rate_cycle" => "1000",

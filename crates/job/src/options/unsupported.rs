@@ -193,7 +193,6 @@ pub(super) static NAMES: &[&str] = &[
     "pi_chk_reftag",
     "md_per_io_size",
     "num_range",
-    "stat_type",
     "sg_write_mode",
     "hugepage_size",
     "cpuload",

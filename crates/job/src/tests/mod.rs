@@ -225,14 +225,7 @@ fn seconds_suffix_spelled_sec_is_an_error_naming_the_fix() {
 
 #[test]
 fn engine_options_of_other_engines_are_not_supported_yet() {
-    for o in [
-        "rbdname",
-        "hostname",
-        "verb",
-        "stat_type",
-        "xnvme_be",
-        "posixaio_yield",
-    ] {
+    for o in ["rbdname", "hostname", "verb", "xnvme_be", "posixaio_yield"] {
         let text = format!("[a]\n{o}=1\n");
         let e = parse_fio_str(&text, "t.fio").unwrap_err();
         if o == "posixaio_yield" {

@@ -1,0 +1,500 @@
+//! Metadata engines with fio's semantics, and the file-system operations they and
+//! fathom's `filetree` workload are made of ([`fsop`]).
+//!
+//! fio's `filecreate`, `filestat`, `filedelete`, `dircreate`, `dirstat` and `dirdelete`
+//! move no data: each time the runner "opens" a file (its first I/O, and again after
+//! every full pass over it) the engine does the file's operation, and that operation's
+//! time is the job's completion latency. The job's I/Os are fake (they count, in the
+//! job's direction, but take no time and record no latency), exactly as fio counts them.
+
+use crate::{Caps, Completion, IoEngine, IoUnit, OpenOptions, Queued};
+use std::ffi::CString;
+use std::io;
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
+use std::time::Instant;
+
+pub use fathom_job::StatType;
+
+/// The operation of one fio metadata engine.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Kind {
+    FileCreate,
+    FileStat,
+    FileDelete,
+    DirCreate,
+    DirStat,
+    DirDelete,
+}
+
+impl Kind {
+    pub(crate) fn of(name: &str) -> Option<Kind> {
+        Some(match name {
+            "filecreate" => Kind::FileCreate,
+            "filestat" => Kind::FileStat,
+            "filedelete" => Kind::FileDelete,
+            "dircreate" => Kind::DirCreate,
+            "dirstat" => Kind::DirStat,
+            "dirdelete" => Kind::DirDelete,
+            _ => return None,
+        })
+    }
+    fn engine(self) -> &'static str {
+        match self {
+            Kind::FileCreate => "filecreate",
+            Kind::FileStat => "filestat",
+            Kind::FileDelete => "filedelete",
+            Kind::DirCreate => "dircreate",
+            Kind::DirStat => "dirstat",
+            Kind::DirDelete => "dirdelete",
+        }
+    }
+    /// The operation's name in the per-operation results.
+    fn op(self) -> &'static str {
+        match self {
+            Kind::FileCreate => "create",
+            Kind::FileStat => "stat",
+            Kind::FileDelete => "delete",
+            Kind::DirCreate => "mkdir",
+            Kind::DirStat => "dirstat",
+            Kind::DirDelete => "rmdir",
+        }
+    }
+}
+
+/// One of fio's metadata engines.
+pub struct MetaEngine {
+    kind: Kind,
+    stat_type: StatType,
+    paths: Vec<CString>,
+}
+
+impl MetaEngine {
+    pub(crate) fn new(kind: Kind, stat_type: StatType) -> MetaEngine {
+        MetaEngine {
+            kind,
+            stat_type,
+            paths: Vec::new(),
+        }
+    }
+}
+
+impl IoEngine for MetaEngine {
+    fn name(&self) -> &'static str {
+        self.kind.engine()
+    }
+    fn caps(&self) -> Caps {
+        Caps {
+            is_async: false,
+            // filestat and filedelete work on files fio lays out first; the others make
+            // their own (or, for dirstat/dirdelete, make the directories at open).
+            diskless: !matches!(self.kind, Kind::FileStat | Kind::FileDelete),
+            no_trim: true,
+            no_direct: true,
+            metadata: Some(self.kind.op()),
+        }
+    }
+    fn open_file(&mut self, path: &Path, _opts: &OpenOptions) -> io::Result<usize> {
+        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+            if !parent.is_dir() {
+                std::fs::create_dir_all(parent).map_err(|e| fsop::named(e, "mkdir", parent))?;
+            }
+        }
+        if matches!(self.kind, Kind::DirStat | Kind::DirDelete) {
+            // The directories to stat or remove are made before the clock starts.
+            match std::fs::create_dir(path) {
+                Ok(()) => {}
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
+                Err(e) => return Err(fsop::named(e, "mkdir", path)),
+            }
+        }
+        self.paths.push(fsop::cpath(path)?);
+        Ok(self.paths.len() - 1)
+    }
+    unsafe fn queue(&mut self, io: &IoUnit) -> io::Result<Queued> {
+        // A fake I/O: counted, never done.
+        Ok(Queued::Done(Completion {
+            tag: io.tag,
+            res: io.len as i64,
+            short: 0,
+        }))
+    }
+    fn file_op(&mut self, file: usize) -> io::Result<u64> {
+        let p = &self.paths[file];
+        let t = Instant::now();
+        let r = match self.kind {
+            Kind::FileCreate => fsop::create_c(p, libc::O_RDWR).and_then(fsop::close),
+            Kind::FileStat | Kind::DirStat => fsop::stat_c(p, self.stat_type),
+            Kind::FileDelete => fsop::unlink_c(p),
+            Kind::DirCreate => fsop::mkdir_c(p),
+            Kind::DirDelete => fsop::rmdir_c(p),
+        };
+        let ns = t.elapsed().as_nanos() as u64;
+        match r {
+            Ok(()) => Ok(ns),
+            Err(e) => Err(fsop::named(
+                e,
+                self.kind.op(),
+                Path::new(std::ffi::OsStr::from_bytes(p.as_bytes())),
+            )),
+        }
+    }
+    fn sync_file(&mut self, _file: usize, _data_only: bool) -> io::Result<()> {
+        Ok(())
+    }
+    fn close_files(&mut self) -> io::Result<()> {
+        self.paths.clear();
+        Ok(())
+    }
+}
+
+/// File-system operations on paths, each one system call (or one open-transfer-close
+/// sequence), with the errno kept in the error.
+pub mod fsop {
+    use super::StatType;
+    use std::ffi::CString;
+    use std::io;
+    use std::os::unix::ffi::OsStrExt;
+    use std::path::Path;
+
+    /// A path as a C string.
+    pub fn cpath(path: &Path) -> io::Result<CString> {
+        CString::new(path.as_os_str().as_bytes())
+            .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "file name contains NUL"))
+    }
+
+    /// `e` with the operation and path in its text, errno kept.
+    pub fn named(e: io::Error, op: &str, path: &Path) -> io::Error {
+        let errno = crate::errno_of(&e).unwrap_or(libc::EIO);
+        io::Error::new(
+            e.kind(),
+            crate::sys::OsText {
+                errno,
+                text: format!(
+                    "{op} {}: {}",
+                    path.display(),
+                    io::Error::from_raw_os_error(errno)
+                ),
+            },
+        )
+    }
+
+    fn check(r: libc::c_int) -> io::Result<()> {
+        if r < 0 {
+            Err(io::Error::last_os_error())
+        } else {
+            Ok(())
+        }
+    }
+
+    /// open(O_CREAT | `mode`, 0600); returns the fd.
+    pub fn create_c(p: &CString, mode: libc::c_int) -> io::Result<i32> {
+        // SAFETY: p is NUL-terminated; the mode argument is used with O_CREAT.
+        let fd = unsafe { libc::open(p.as_ptr(), libc::O_CREAT | libc::O_CLOEXEC | mode, 0o600) };
+        if fd < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(fd)
+    }
+
+    /// open(2) with `flags`; returns the fd.
+    pub fn open_c(p: &CString, flags: libc::c_int) -> io::Result<i32> {
+        // SAFETY: p is NUL-terminated.
+        let fd = unsafe { libc::open(p.as_ptr(), flags | libc::O_CLOEXEC) };
+        if fd < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(fd)
+    }
+
+    /// close(2).
+    pub fn close(fd: i32) -> io::Result<()> {
+        crate::sys::close(fd)
+    }
+
+    /// stat(2), lstat(2) or statx(2).
+    pub fn stat_c(p: &CString, how: StatType) -> io::Result<()> {
+        // SAFETY: the out-buffers are zeroed structs we own; p is NUL-terminated.
+        unsafe {
+            match how {
+                StatType::Stat => {
+                    let mut st: libc::stat = std::mem::zeroed();
+                    check(libc::stat(p.as_ptr(), &mut st))
+                }
+                StatType::Lstat => {
+                    let mut st: libc::stat = std::mem::zeroed();
+                    check(libc::lstat(p.as_ptr(), &mut st))
+                }
+                StatType::Statx => {
+                    let mut st: libc::statx = std::mem::zeroed();
+                    check(libc::statx(
+                        libc::AT_FDCWD,
+                        p.as_ptr(),
+                        0,
+                        libc::STATX_ALL,
+                        &mut st,
+                    ))
+                }
+            }
+        }
+    }
+
+    /// unlink(2).
+    pub fn unlink_c(p: &CString) -> io::Result<()> {
+        // SAFETY: p is NUL-terminated.
+        check(unsafe { libc::unlink(p.as_ptr()) })
+    }
+
+    /// mkdir(2), mode 0700.
+    pub fn mkdir_c(p: &CString) -> io::Result<()> {
+        // SAFETY: p is NUL-terminated.
+        check(unsafe { libc::mkdir(p.as_ptr(), 0o700) })
+    }
+
+    /// rmdir(2).
+    pub fn rmdir_c(p: &CString) -> io::Result<()> {
+        // SAFETY: p is NUL-terminated.
+        check(unsafe { libc::rmdir(p.as_ptr()) })
+    }
+
+    /// rename(2).
+    pub fn rename_c(from: &CString, to: &CString) -> io::Result<()> {
+        // SAFETY: both are NUL-terminated.
+        check(unsafe { libc::rename(from.as_ptr(), to.as_ptr()) })
+    }
+
+    /// Set access and modification times to now (utimensat(2)): a setattr.
+    pub fn touch_c(p: &CString) -> io::Result<()> {
+        // SAFETY: a null times pointer means "now"; p is NUL-terminated.
+        check(unsafe { libc::utimensat(libc::AT_FDCWD, p.as_ptr(), std::ptr::null(), 0) })
+    }
+
+    /// Write `len` bytes from the start of `fd` in chunks of at most `buf.len()`.
+    pub fn write_fd(fd: i32, buf: &[u8], len: u64) -> io::Result<u64> {
+        let mut done = 0u64;
+        while done < len {
+            let n = (len - done).min(buf.len() as u64) as usize;
+            // SAFETY: buf holds at least n bytes.
+            let r = unsafe { libc::pwrite(fd, buf.as_ptr().cast(), n, done as i64) };
+            if r < 0 {
+                return Err(io::Error::last_os_error());
+            }
+            if r == 0 {
+                return Err(io::Error::from_raw_os_error(libc::EIO));
+            }
+            done += r as u64;
+        }
+        Ok(done)
+    }
+
+    /// Read `fd` from its start to its end (or `limit` bytes) in chunks of `buf.len()`.
+    pub fn read_fd(fd: i32, buf: &mut [u8], limit: u64) -> io::Result<u64> {
+        let mut done = 0u64;
+        while done < limit {
+            let n = (limit - done).min(buf.len() as u64) as usize;
+            // SAFETY: buf holds at least n bytes and is ours to write.
+            let r = unsafe { libc::pread(fd, buf.as_mut_ptr().cast(), n, done as i64) };
+            if r < 0 {
+                return Err(io::Error::last_os_error());
+            }
+            if r == 0 {
+                break;
+            }
+            done += r as u64;
+        }
+        Ok(done)
+    }
+}
+
+/// fio's `falloc` engine: each I/O is a fallocate(2) of its range (a write allocates, a
+/// read allocates keeping the size, a trim punches a hole).
+#[derive(Default)]
+pub struct Falloc {
+    files: crate::sys::Fds,
+}
+
+impl IoEngine for Falloc {
+    fn name(&self) -> &'static str {
+        "falloc"
+    }
+    fn caps(&self) -> Caps {
+        Caps {
+            no_direct: true,
+            ..Caps::default()
+        }
+    }
+    fn open_file(&mut self, path: &Path, opts: &OpenOptions) -> io::Result<usize> {
+        let o = OpenOptions {
+            write: true,
+            create: true,
+            ..*opts
+        };
+        self.files.open(path, &o)
+    }
+    unsafe fn queue(&mut self, io: &IoUnit) -> io::Result<Queued> {
+        let mode = match io.ddir {
+            crate::Ddir::Read => libc::FALLOC_FL_KEEP_SIZE,
+            crate::Ddir::Write => 0,
+            crate::Ddir::Trim => libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_KEEP_SIZE,
+        };
+        let fd = self.files.0[io.file];
+        // SAFETY: a plain system call on an fd we own.
+        let r = unsafe { libc::fallocate(fd, mode, io.offset as i64, io.len as i64) };
+        let res = if r < 0 {
+            -(io::Error::last_os_error()
+                .raw_os_error()
+                .unwrap_or(libc::EIO) as i64)
+        } else {
+            io.len as i64
+        };
+        Ok(Queued::Done(Completion {
+            tag: io.tag,
+            res,
+            short: 0,
+        }))
+    }
+    fn sync_file(&mut self, file: usize, data_only: bool) -> io::Result<()> {
+        self.files.sync(file, data_only)
+    }
+    fn close_files(&mut self) -> io::Result<()> {
+        self.files.close_all()
+    }
+}
+
+/// fio's `ftruncate` engine: each write I/O truncates (or extends) the file to the I/O's
+/// offset; reads and trims are invalid (EINVAL), as in fio.
+#[derive(Default)]
+pub struct Ftruncate {
+    files: crate::sys::Fds,
+}
+
+impl IoEngine for Ftruncate {
+    fn name(&self) -> &'static str {
+        "ftruncate"
+    }
+    fn caps(&self) -> Caps {
+        Caps {
+            no_direct: true,
+            no_trim: true,
+            ..Caps::default()
+        }
+    }
+    fn open_file(&mut self, path: &Path, opts: &OpenOptions) -> io::Result<usize> {
+        self.files.open(path, opts)
+    }
+    unsafe fn queue(&mut self, io: &IoUnit) -> io::Result<Queued> {
+        let res = if io.ddir == crate::Ddir::Write {
+            // SAFETY: a plain system call on an fd we own.
+            let r = unsafe { libc::ftruncate(self.files.0[io.file], io.offset as i64) };
+            if r < 0 {
+                -(io::Error::last_os_error()
+                    .raw_os_error()
+                    .unwrap_or(libc::EIO) as i64)
+            } else {
+                io.len as i64
+            }
+        } else {
+            -(libc::EINVAL as i64)
+        };
+        Ok(Queued::Done(Completion {
+            tag: io.tag,
+            res,
+            short: 0,
+        }))
+    }
+    fn sync_file(&mut self, file: usize, data_only: bool) -> io::Result<()> {
+        self.files.sync(file, data_only)
+    }
+    fn close_files(&mut self) -> io::Result<()> {
+        self.files.close_all()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_engine_does_its_operation_once_per_call() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("sub/a");
+        let mut c = MetaEngine::new(Kind::FileCreate, StatType::Stat);
+        let i = c.open_file(&f, &OpenOptions::default()).unwrap();
+        assert!(!f.exists(), "open alone creates nothing");
+        c.file_op(i).unwrap();
+        assert!(f.is_file());
+        for how in [StatType::Stat, StatType::Lstat, StatType::Statx] {
+            let mut s = MetaEngine::new(Kind::FileStat, how);
+            let i = s.open_file(&f, &OpenOptions::default()).unwrap();
+            s.file_op(i).unwrap();
+        }
+        let mut d = MetaEngine::new(Kind::FileDelete, StatType::Stat);
+        let i = d.open_file(&f, &OpenOptions::default()).unwrap();
+        d.file_op(i).unwrap();
+        assert!(!f.exists());
+        let e = d.file_op(i).unwrap_err();
+        assert_eq!(crate::errno_of(&e), Some(libc::ENOENT));
+        assert!(e.to_string().contains("delete"), "{e}");
+
+        let g = dir.path().join("d1");
+        let mut m = MetaEngine::new(Kind::DirCreate, StatType::Stat);
+        let i = m.open_file(&g, &OpenOptions::default()).unwrap();
+        m.file_op(i).unwrap();
+        assert!(g.is_dir());
+        let h = dir.path().join("d2");
+        let mut r = MetaEngine::new(Kind::DirDelete, StatType::Stat);
+        let i = r.open_file(&h, &OpenOptions::default()).unwrap();
+        assert!(
+            h.is_dir(),
+            "dirdelete makes its directories before the clock"
+        );
+        r.file_op(i).unwrap();
+        assert!(!h.exists());
+    }
+
+    #[test]
+    fn falloc_and_ftruncate_change_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("x");
+        let mut e = Falloc::default();
+        let i = e.open_file(&f, &OpenOptions::default()).unwrap();
+        let io = IoUnit {
+            ddir: crate::Ddir::Write,
+            file: i,
+            offset: 0,
+            buf: std::ptr::null_mut(),
+            len: 1 << 20,
+            tag: 0,
+        };
+        // SAFETY: falloc never touches the buffer.
+        let r = unsafe { e.queue(&io) }.unwrap();
+        assert!(matches!(r, Queued::Done(c) if c.res == 1 << 20));
+        assert_eq!(std::fs::metadata(&f).unwrap().len(), 1 << 20);
+        e.close_files().unwrap();
+        let mut t = Ftruncate::default();
+        let i = t
+            .open_file(
+                &f,
+                &OpenOptions {
+                    write: true,
+                    ..Default::default()
+                },
+            )
+            .unwrap();
+        let io = IoUnit {
+            offset: 4096,
+            file: i,
+            ..io
+        };
+        // SAFETY: ftruncate never touches the buffer.
+        unsafe { t.queue(&io) }.unwrap();
+        assert_eq!(std::fs::metadata(&f).unwrap().len(), 4096);
+        let rd = IoUnit {
+            ddir: crate::Ddir::Read,
+            ..io
+        };
+        // SAFETY: as above.
+        let r = unsafe { t.queue(&rd) }.unwrap();
+        assert!(matches!(r, Queued::Done(c) if c.res == -(libc::EINVAL as i64)));
+    }
+}
