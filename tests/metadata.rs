@@ -404,7 +404,7 @@ fathomtest!(shared_and_unique_trees_and_mdtest_style_phases, |env| {
                nrfiles=25\nnumjobs=2\ngroup_reporting\n\
                [create]\nmeta_mix=create\n\
                [stat]\nstonewall\nmeta_mix=stat\ntree_format=no\n\
-               [delete]\nstonewall\nmeta_mix=delete\ntree_format=no\n";
+               [delete]\nstonewall\nmeta_mix=delete\ntree_format=no\nunlink=1\n";
     let f = env.write("md.fio", job);
     let o = env.run(&[f.to_str().unwrap(), "--output-format=json"]);
     assert!(o.status.success(), "{}", stderr(&o));
@@ -414,8 +414,8 @@ fathomtest!(shared_and_unique_trees_and_mdtest_style_phases, |env| {
         assert_eq!(j["ops"][op]["ops"], 200, "{op}: {j}");
         assert_eq!(j["ops"][op]["skipped"], 0, "{op}");
     }
-    assert_eq!(count_entries(&env.path().join("md"), true), 0);
-    assert_eq!(count_entries(&env.path().join("md"), false), 4);
+    // unlink=1 in the delete phase removes the tree an earlier phase made.
+    assert!(!env.path().join("md").exists());
     // unique_dir: a tree per clone.
     let o = env.run(&[
         "--name=u",
@@ -431,7 +431,7 @@ fathomtest!(shared_and_unique_trees_and_mdtest_style_phases, |env| {
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     for c in 0..3 {
-        assert!(env.path().join(format!("uq/u.{c}")).is_dir());
+        assert!(env.path().join(format!("uq/tree.{c}")).is_dir());
     }
     // mkdir/rmdir in a shared tree with several clones is refused, with the fix.
     let o = env.run(&[
@@ -550,3 +550,27 @@ fathomtest!(metadata_options_are_checked, |env| {
     assert!(!o.status.success());
     assert!(stderr(&o).contains("$filenum"), "{}", stderr(&o));
 });
+
+fathomtest!(
+    a_mix_with_nothing_left_to_do_ends_instead_of_spinning,
+    |env| {
+        // 10 files to create, 30 s asked for: after the 10 creates a whole deck of skips
+        // shows nothing can change, and the job ends at once.
+        let t = std::time::Instant::now();
+        let o = env.run(&[
+            "--name=c",
+            "--ioengine=filetree",
+            "--directory=s",
+            "--nrfiles=10",
+            "--meta_mix=create",
+            "--time_based",
+            "--runtime=30",
+            "--output-format=json",
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let v = json(&o);
+        assert_eq!(v["jobs"][0]["ops"]["create"]["ops"], 10);
+        assert_eq!(v["jobs"][0]["ops"]["create"]["skipped"], 100);
+        assert!(t.elapsed() < std::time::Duration::from_secs(15));
+    }
+);

@@ -120,3 +120,36 @@ fathomtest!(a_failing_rank_fails_the_run_without_hanging, |env| {
     let e = stderr(&o);
     assert!(e.contains("rank 1 ("), "the failing rank names itself: {e}");
 });
+
+fathomtest!(mdtest_style_phases_across_ranks_share_one_tree, |env| {
+    // Two ranks, one shared tree: each rank creates and then stats its own 2 × 2 × 10
+    // files (names carry the rank); rank 0 reports the merged operation counts.
+    let dir = format!("--directory={}", env.path().join("T").display());
+    let common = [
+        "--ioengine=filetree",
+        dir.as_str(),
+        "--tree_depth=1",
+        "--tree_width=4",
+        "--nrfiles=10",
+    ];
+    let args: Vec<&str> = ["--output-format=json", "--name=create", "--meta_mix=create"]
+        .into_iter()
+        .chain(common)
+        .chain([
+            "--name=stat",
+            "--stonewall",
+            "--meta_mix=stat",
+            "--tree_format=no",
+        ])
+        .chain(common)
+        .collect();
+    let o = mpirun(&env, 2, &args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v = json(&o);
+    assert_eq!(v["jobs"][0]["ops"]["create"]["ops"], 80);
+    assert_eq!(v["jobs"][1]["ops"]["stat"]["ops"], 80);
+    assert_eq!(v["jobs"][1]["ops"]["stat"]["skipped"], 0);
+    for rank in 0..2 {
+        assert!(env.path().join(format!("T/d3/f.0.9.{rank}")).is_file());
+    }
+});

@@ -16,6 +16,14 @@ pub const PRESETS: &[(&str, &str)] = &[
         "latency-under-rate.toml",
         include_str!("../../jobs/latency-under-rate.toml"),
     ),
+    (
+        "metadata-storm.fio",
+        include_str!("../../jobs/metadata-storm.fio"),
+    ),
+    (
+        "metadata-storm.toml",
+        include_str!("../../jobs/metadata-storm.toml"),
+    ),
     ("oltp-8k.fio", include_str!("../../jobs/oltp-8k.fio")),
     ("oltp-8k.toml", include_str!("../../jobs/oltp-8k.toml")),
     ("quickstart.fio", include_str!("../../jobs/quickstart.fio")),

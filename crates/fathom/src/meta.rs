@@ -222,14 +222,18 @@ pub(crate) fn run(
 
     let mut mix = OpMix::new(&mix_spec);
     let seq = spec.fileselect_sequential;
-    let bounded = !spec.time_based && spec.runtime.is_none();
+    // As fio: the work is one operation per file (× loops) unless number_ios says
+    // otherwise; runtime caps it, time_based repeats it until the runtime is over.
     let total: u64 = if spec.number_ios > 0 {
         spec.number_ios
-    } else if bounded {
-        nfiles.max(1) * spec.loops.max(1) as u64
-    } else {
+    } else if spec.time_based {
         u64::MAX
+    } else {
+        nfiles.max(1) * spec.loops.max(1) as u64
     };
+    // A skip changes nothing, so a whole deck of skips (every operation of the mix tried
+    // on an unchanged tree) means no operation can ever be done: the job ends.
+    let mut skips_in_a_row = 0u32;
     let tolerate = spec.continue_on_error.iter().any(|&b| b);
     let mut schedule = {
         let r = spec.rate_iops.0.iter().copied().max().unwrap_or(0);
@@ -305,8 +309,17 @@ pub(crate) fn run(
         };
         let r = do_op(&mut st, op, seq, &mut rng, stat_type, &mut buf, size, bs);
         let name = op.name();
+        if r.is_some() {
+            skips_in_a_row = 0;
+        }
         match r {
-            None => out.stats.op_mut(name).skipped += 1,
+            None => {
+                out.stats.op_mut(name).skipped += 1;
+                skips_in_a_row += 1;
+                if skips_in_a_row >= 100 {
+                    break;
+                }
+            }
             Some((ns, bytes, Ok(()))) => out.stats.record_op(name, None, ns, bytes, true),
             Some((ns, bytes, Err(e))) => {
                 out.stats.record_op(name, None, ns, bytes, false);

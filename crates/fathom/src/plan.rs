@@ -888,9 +888,9 @@ fn tree_plan(
     }
     let base = join_dir(dir, "");
     let root = if t.unique {
+        // Named for the clone alone, so the phases of a run (separate jobs) share trees.
         base.join(format!(
-            "{}.{}",
-            spec.name,
+            "tree.{}",
             rank as u64 * spec.numjobs as u64 + jobnum as u64
         ))
     } else {

@@ -8,7 +8,7 @@ use crate::worker::{run_clone, CloneOutcome};
 use fathom_engine::layout::{layout_file, LayoutRequest};
 use fathom_stats::{GroupResult, JobResult, RunResult, ThreadStats};
 use std::collections::HashSet;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -90,6 +90,21 @@ fn run_phases(
     cleanup: &mut Cleanup,
 ) -> Result<(), RunError> {
     let mut progress = ProgressTracker::new(plan);
+    // filetree directories that do not exist before the run: unlink=1 in a later phase
+    // (a delete phase) removes them again once empty, though an earlier phase made them.
+    let fresh_tree_dirs: HashSet<PathBuf> = plan
+        .jobs
+        .iter()
+        .flat_map(|j| j.clones.iter().filter_map(|c| c.tree.as_ref()))
+        .flat_map(|t| {
+            t.root
+                .ancestors()
+                .map(Path::to_path_buf)
+                .chain((0..t.tree.dirs()).map(|k| t.dir_path(Some(k))))
+                .collect::<Vec<_>>()
+        })
+        .filter(|p| !p.as_os_str().is_empty() && !p.exists())
+        .collect();
     // exitall with exit_what=all: later phases do not start.
     let mut stop_all = false;
     for phase in 0..plan.phases() {
@@ -338,6 +353,22 @@ fn run_phases(
                         std::fs::remove_file(&f.path)
                     };
                 }
+            }
+        }
+        for (_, job) in jobs.iter().filter(|(_, j)| j.spec.unlink) {
+            for t in job.clones.iter().filter_map(|c| c.tree.as_ref()) {
+                for k in 0..t.tree.dirs() {
+                    let p = t.dir_path(Some(k));
+                    if fresh_tree_dirs.contains(&p) {
+                        created_dirs.push(p);
+                    }
+                }
+                created_dirs.extend(
+                    t.root
+                        .ancestors()
+                        .filter(|p| fresh_tree_dirs.contains(*p))
+                        .map(Path::to_path_buf),
+                );
             }
         }
         // Then the tree directories they made, deepest first (one still holding

@@ -103,7 +103,7 @@ pub(super) static OPTS: &[OptDef] = &[
         category: C,
         ty: "bool",
         default: "0",
-        doc: "Each clone works in a tree of its own, directory/JOB.CLONE (mdtest -u); 0: clones share one tree, each with its own files",
+        doc: "Each clone works in a tree of its own, directory/tree.N for clone N (mdtest -u); 0: clones share one tree, each with its own files",
         flag: true,
         apply: |j, v, _| {
             j.tree.unique = parse_bool(v)?;
