@@ -574,3 +574,36 @@ fathomtest!(
         assert!(t.elapsed() < std::time::Duration::from_secs(15));
     }
 );
+
+fathomtest!(
+    operations_appear_in_csv_markdown_and_native_results,
+    |env| {
+        let args = [
+            "--name=t",
+            "--ioengine=filetree",
+            "--directory=c",
+            "--nrfiles=100",
+            "--meta_mix=create/50:stat/50",
+            "--number_ios=100",
+        ];
+        let o = env.run(&[&args[..], &["--output-format=csv,markdown"]].concat());
+        assert!(o.status.success(), "{}", stderr(&o));
+        let text = stdout(&o);
+        let row = text
+            .lines()
+            .find(|l| l.starts_with("t,op:create,"))
+            .unwrap_or_else(|| panic!("{text}"));
+        assert_eq!(row.split(',').nth(2), Some("50"), "{row}");
+        assert!(text.contains("| t | op:stat |"), "{text}");
+        // Native results keep the operations, and merging two runs adds them.
+        let o = env.run(&[&args[..], &["--output-format=native", "--output=a.native"]].concat());
+        assert!(o.status.success(), "{}", stderr(&o));
+        let o = env.run(&["merge", "a.native", "a.native", "--output-format=json"]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let v = json(&o);
+        let ops = &v["jobs"][0]["ops"];
+        let n = ops["create"]["ops"].as_u64().unwrap() + ops["create"]["skipped"].as_u64().unwrap();
+        assert_eq!(n, 100, "50 creates chosen per run");
+        assert_eq!(ops["create"]["lat_ns"]["N"], ops["create"]["ops"]);
+    }
+);

@@ -1,5 +1,6 @@
 //! CSV and Markdown: one row per job and direction that did I/O (job, direction, I/Os,
-//! bytes, runtime, IOPS, bandwidth, completion latency mean/p50/p99/p99.9/max, errors).
+//! bytes, runtime, IOPS, bandwidth, completion latency mean/p50/p99/p99.9/max, errors),
+//! and one per metadata operation (`op:create`, …: operations, ops/s, their latency).
 //! CSV carries raw units (ns, B/s) for scripts; Markdown readable units, for a CI job
 //! summary.
 
@@ -10,7 +11,7 @@ use std::io::{self, Write};
 /// One row's figures.
 struct Row {
     job: String,
-    dir: &'static str,
+    dir: String,
     ios: u64,
     bytes: u64,
     runtime_ms: u64,
@@ -37,7 +38,7 @@ fn rows(run: &RunResult) -> Vec<Row> {
             let per = |x: u64| if secs > 0.0 { x as f64 / secs } else { 0.0 };
             out.push(Row {
                 job: j.name.clone(),
-                dir,
+                dir: dir.to_string(),
                 ios: d.ios,
                 bytes: d.bytes,
                 runtime_ms: rt,
@@ -48,6 +49,25 @@ fn rows(run: &RunResult) -> Vec<Row> {
                 p99: d.clat.percentile(99.0),
                 p999: d.clat.percentile(99.9),
                 max: d.clat.max(),
+                error: j.stats.error,
+            });
+        }
+        for o in &j.stats.ops {
+            let secs = j.stats.runtime.as_secs_f64();
+            let per = |x: u64| if secs > 0.0 { x as f64 / secs } else { 0.0 };
+            out.push(Row {
+                job: j.name.clone(),
+                dir: format!("op:{}", o.name),
+                ios: o.ops,
+                bytes: o.bytes,
+                runtime_ms: rt,
+                iops: per(o.ops),
+                bw: per(o.bytes),
+                mean: o.lat.mean(),
+                p50: o.lat.percentile(50.0),
+                p99: o.lat.percentile(99.0),
+                p999: o.lat.percentile(99.9),
+                max: o.lat.max(),
                 error: j.stats.error,
             });
         }
