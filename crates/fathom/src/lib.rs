@@ -55,6 +55,7 @@ pub mod logs;
 mod meta;
 pub mod plan;
 mod run;
+mod steady;
 pub mod worker;
 
 pub use error::RunError;

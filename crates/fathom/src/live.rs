@@ -15,6 +15,10 @@ pub struct LiveClone {
     pub bytes: [AtomicU64; 3],
     /// ms of measured time (after ramp) at the last publication (0 = not started).
     pub at_ms: AtomicU64,
+    /// Sum of every completion latency so far, ns (steady state's lat metric).
+    pub clat_sum_ns: AtomicU64,
+    /// Number of those latencies.
+    pub clat_n: AtomicU64,
 }
 
 /// The board: one entry per clone, in plan order, with its job's name.
@@ -76,5 +80,23 @@ impl LiveClone {
             self.bytes[d].store(bytes[d], Ordering::Relaxed);
         }
         self.at_ms.store(at_ms, Ordering::Relaxed);
+    }
+
+    /// Publish a clone's counters with its completion latencies.
+    pub(crate) fn publish_stats(&self, st: &fathom_stats::ThreadStats, at_ms: u64) {
+        let d = &st.dirs;
+        let (mut sum, mut n) = (0u128, 0u64);
+        for x in d {
+            let (s, c) = x.clat_sum_count();
+            sum += s;
+            n += c;
+        }
+        self.clat_sum_ns.store(sum as u64, Ordering::Relaxed);
+        self.clat_n.store(n, Ordering::Relaxed);
+        self.publish(
+            [d[0].ios, d[1].ios, d[2].ios],
+            [d[0].bytes, d[1].bytes, d[2].bytes],
+            at_ms,
+        );
     }
 }

@@ -191,6 +191,17 @@ fn run_phases(
             .iter()
             .map(|j| AtomicBool::new(j.phase < phase))
             .collect();
+        // Steady-state watches of this phase's jobs, fed from the live board.
+        let phase_start = Instant::now();
+        let mut trackers: Vec<Option<crate::steady::Tracker>> = plan
+            .jobs
+            .iter()
+            .map(|j| {
+                (j.phase == phase)
+                    .then(|| crate::steady::Tracker::new(&j.spec, phase_start))
+                    .flatten()
+            })
+            .collect();
         let results: Vec<(usize, CloneOutcome)> = std::thread::scope(|s| {
             let (tx, rx) = std::sync::mpsc::channel::<usize>();
             let mut handles = Vec::new();
@@ -241,6 +252,28 @@ fn run_phases(
                     t.saturating_duration_since(Instant::now()).min(POLL)
                 });
                 let msg = rx.recv_timeout(wait);
+                let now = Instant::now();
+                for (ji, t) in trackers.iter_mut().enumerate() {
+                    let Some(t) = t.as_mut().filter(|t| now >= t.due()) else {
+                        continue;
+                    };
+                    let first = plan.jobs[..ji]
+                        .iter()
+                        .map(|j| j.clones.len())
+                        .sum::<usize>();
+                    let mut tot = crate::steady::Totals::default();
+                    for (_, l) in &board.clones[first..first + plan.jobs[ji].clones.len()] {
+                        let r = std::sync::atomic::Ordering::Relaxed;
+                        tot.ios += l.ios.iter().map(|x| x.load(r)).sum::<u64>();
+                        tot.bytes += l.bytes.iter().map(|x| x.load(r)).sum::<u64>();
+                        tot.clat_sum_ns += l.clat_sum_ns.load(r);
+                        tot.clat_n += l.clat_n.load(r);
+                    }
+                    if t.poll(now, tot) {
+                        // Steady: the job has shown what it does; end it.
+                        stops[ji].store(true, std::sync::atomic::Ordering::Relaxed);
+                    }
+                }
                 if cancel.load(std::sync::atomic::Ordering::Relaxed) {
                     for st in &stops {
                         st.store(true, std::sync::atomic::Ordering::Relaxed);
@@ -266,6 +299,9 @@ fn run_phases(
                         for (hj, h) in handles.iter_mut().filter(|(hj, _)| *hj == ji) {
                             let h = h.take().expect("joined once");
                             mine.push((*hj, join_clone(h)));
+                        }
+                        if let (Some(t), Some((_, o))) = (trackers[ji].take(), mine.first_mut()) {
+                            o.steadystate = Some(t.result());
                         }
                         progress.finish(ji, mine.iter().map(|(_, o)| o));
                         ended[ji].store(true, std::sync::atomic::Ordering::Relaxed);
@@ -529,5 +565,6 @@ fn job_result(job: &PlannedJob, o: &CloneOutcome, layout: Duration, pid: u32) ->
         layout: layout.max(o.setup),
         error_text: o.error_text.clone(),
         pid,
+        steadystate: o.steadystate.clone(),
     }
 }

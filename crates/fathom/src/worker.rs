@@ -25,6 +25,8 @@ pub struct CloneOutcome {
     pub first_error_text: Option<String>,
     /// Set-up the clone did itself before its clock started (a filetree format).
     pub setup: Duration,
+    /// The job's steady-state verdict (on its first clone's outcome).
+    pub steadystate: Option<fathom_stats::SteadyState>,
 }
 
 /// Interval of bandwidth/IOPS samples (fio's bwavgtime/iopsavgtime default).
@@ -75,12 +77,7 @@ impl<'a> Sampler<'a> {
         }
         if now >= self.live_next {
             if let Some(l) = self.live {
-                let d = &st.dirs;
-                l.publish(
-                    [d[0].ios, d[1].ios, d[2].ios],
-                    [d[0].bytes, d[1].bytes, d[2].bytes],
-                    now.duration_since(self.start).as_millis() as u64,
-                );
+                l.publish_stats(st, now.duration_since(self.start).as_millis() as u64);
             }
             while self.live_next <= now {
                 self.live_next += LIVE_INTERVAL;
@@ -130,12 +127,7 @@ impl<'a> Sampler<'a> {
         }
         self.last_at = now;
         if let Some(l) = self.live {
-            let d = &st.dirs;
-            l.publish(
-                [d[0].ios, d[1].ios, d[2].ios],
-                [d[0].bytes, d[1].bytes, d[2].bytes],
-                t_ms,
-            );
+            l.publish_stats(st, t_ms);
         }
         while self.next <= now {
             self.next += SAMPLE_INTERVAL;

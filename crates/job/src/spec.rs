@@ -273,6 +273,14 @@ pub struct JobSpec {
     pub time_based: bool,
     /// `ramp_time`.
     pub ramp_time: Duration,
+    /// `steadystate` (`ss`): the criterion that ends the job once met.
+    pub steadystate: SteadyCriterion,
+    /// `steadystate_duration` (`ss_dur`): the rolling window; zero turns steady state off.
+    pub ss_dur: Duration,
+    /// `steadystate_ramp_time` (`ss_ramp`): time before samples are collected.
+    pub ss_ramp: Duration,
+    /// `steadystate_check_interval` (`ss_interval`): one sample per interval.
+    pub ss_interval: Duration,
     /// `startdelay` range (lo, hi); lo == hi for a fixed delay.
     pub startdelay: (Duration, Duration),
     /// `loops` (default 1).
@@ -540,6 +548,61 @@ pub struct EngineOpts {
     pub stat_type: StatType,
 }
 
+/// What `steadystate` watches.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SteadyMetric {
+    /// I/Os per second.
+    #[default]
+    Iops,
+    /// Bytes per second.
+    Bw,
+    /// Mean completion latency.
+    Lat,
+}
+
+/// fio's `steadystate=METRIC[_slope]:LIMIT[%]`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SteadyCriterion {
+    /// The metric.
+    pub metric: SteadyMetric,
+    /// Judge the slope of a least-squares line through the window, not the largest
+    /// deviation from its mean.
+    pub slope: bool,
+    /// The limit the criterion must stay under.
+    pub limit: f64,
+    /// The limit is a percentage of the window's mean.
+    pub percent: bool,
+}
+
+impl Default for SteadyCriterion {
+    /// fio's default, `iops_slope:0.01%`.
+    fn default() -> Self {
+        SteadyCriterion {
+            metric: SteadyMetric::Iops,
+            slope: true,
+            limit: 0.01,
+            percent: true,
+        }
+    }
+}
+
+impl SteadyCriterion {
+    /// As fio writes it: `iops_slope:0.010000%`.
+    pub fn text(&self) -> String {
+        format!(
+            "{}{}:{:.6}{}",
+            match self.metric {
+                SteadyMetric::Iops => "iops",
+                SteadyMetric::Bw => "bw",
+                SteadyMetric::Lat => "lat",
+            },
+            if self.slope { "_slope" } else { "" },
+            self.limit,
+            if self.percent { "%" } else { "" }
+        )
+    }
+}
+
 /// How `filestat`/`dirstat` (and `stat` in a `filetree` mix) look a file up.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum StatType {
@@ -702,6 +765,10 @@ impl Default for JobSpec {
             runtime: None,
             time_based: false,
             ramp_time: Duration::ZERO,
+            steadystate: SteadyCriterion::default(),
+            ss_dur: Duration::ZERO,
+            ss_ramp: Duration::ZERO,
+            ss_interval: Duration::from_secs(1),
             startdelay: (Duration::ZERO, Duration::ZERO),
             loops: 1,
             offset: SizeSpec::Bytes(0),

@@ -218,6 +218,30 @@ fn job(j: &JobResult, group: Option<&GroupResult>) -> Value {
     m.insert("latency_target".into(), json!(0));
     m.insert("latency_percentile".into(), json!(100.0));
     m.insert("latency_window".into(), json!(0));
+    if let Some(ss) = &j.steadystate {
+        let mut data = json!({
+            "bw_mean": ss.bw_mean,
+            "iops_mean": ss.iops_mean,
+        });
+        if ss.ss.starts_with("lat") {
+            data["lat_mean"] = json!(ss.lat_mean);
+            data["lat_ns"] = json!(ss.lat);
+        }
+        data["iops"] = json!(ss.iops);
+        data["bw"] = json!(ss.bw);
+        m.insert(
+            "steadystate".into(),
+            json!({
+                "ss": ss.ss,
+                "duration": ss.duration,
+                "attained": ss.attained as u8,
+                "criterion": ss.criterion,
+                "max_deviation": ss.max_deviation,
+                "slope": ss.slope,
+                "data": data,
+            }),
+        );
+    }
     if let Some(d) = &j.info.description {
         m.insert("desc".into(), json!(d));
     }

@@ -189,7 +189,25 @@ fn write_job(job: &JobResult, group: Option<&GroupResult>, out: &mut dyn Write) 
         out,
         "     latency   : target=0, window=0, percentile=100.00%, depth={}",
         job.info.iodepth
-    )
+    )?;
+    if let Some(ss) = &job.steadystate {
+        let metric = ss.ss.split(['_', ':']).next().unwrap_or("iops");
+        writeln!(
+            out,
+            "  steadystate  : attained={}, bw={} ({}), iops={}, {metric}{}={}",
+            if ss.attained { "yes" } else { "no" },
+            crate::units::rate(ss.bw_mean, true),
+            crate::units::rate(ss.bw_mean, false),
+            crate::units::count(ss.iops_mean),
+            if ss.ss.contains("_slope") {
+                " slope"
+            } else {
+                " mean dev"
+            },
+            ss.criterion
+        )?;
+    }
+    Ok(())
 }
 
 /// fathom extension: one row per metadata operation (count, rate, errors, skipped, data

@@ -25,7 +25,7 @@ mod thread;
 
 pub use facts::{HostFacts, TargetFacts};
 pub use lat::{LatStat, SIGFIGS};
-pub use result::{GroupDir, GroupResult, JobInfo, JobResult, MergedSource, RunResult};
+pub use result::{GroupDir, GroupResult, JobInfo, JobResult, MergedSource, RunResult, SteadyState};
 pub use thread::{
     batch_index, depth_level_index, lat_bucket, CpuUsage, DirStats, OpStats, Sample, SampleSummary,
     ThreadStats, LAT_BUCKETS, LAT_BUCKET_BOUNDS_NS,

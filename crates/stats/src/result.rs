@@ -62,6 +62,38 @@ pub struct JobResult {
     /// Things the user should know about this job's numbers (e.g. a rate limit the
     /// device could not keep up with). The CLI prints them on stderr.
     pub notes: Vec<String>,
+    /// Steady-state detection (`ss_dur` set): the window's samples and the verdict.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steadystate: Option<SteadyState>,
+}
+
+/// What steady-state detection saw (fio's `steadystate` JSON object).
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct SteadyState {
+    /// The criterion as written by fio: `iops_slope:0.010000%`.
+    pub ss: String,
+    /// Window length in seconds.
+    pub duration: u64,
+    /// The criterion was met (the job was ended there).
+    pub attained: bool,
+    /// The last value of the criterion (`%` when the limit is a percentage).
+    pub criterion: String,
+    /// Largest deviation from the window's mean (deviation criteria).
+    pub max_deviation: f64,
+    /// Slope of the least-squares line, per interval (slope criteria).
+    pub slope: f64,
+    /// Mean bandwidth over the window, B/s.
+    pub bw_mean: u64,
+    /// Mean IOPS over the window.
+    pub iops_mean: u64,
+    /// Mean completion latency over the window, ns.
+    pub lat_mean: u64,
+    /// The window's samples, oldest first: IOPS, B/s and mean clat (ns) per interval.
+    pub iops: Vec<u64>,
+    /// See `iops`.
+    pub bw: Vec<u64>,
+    /// See `iops`.
+    pub lat: Vec<u64>,
 }
 
 /// Aggregates of one direction over a reporting group (fio's "Run status group" lines).
@@ -234,6 +266,9 @@ impl JobResult {
             self.error_text = o.error_text;
         }
         self.notes.extend(o.notes);
+        if self.steadystate.is_none() {
+            self.steadystate = o.steadystate;
+        }
     }
 }
 

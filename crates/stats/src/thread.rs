@@ -156,6 +156,14 @@ impl DirStats {
         m
     }
 
+    /// Sum (ns) and count of every completion latency recorded so far.
+    pub fn clat_sum_count(&self) -> (u128, u64) {
+        (
+            self.clat.sum() + self.clat_noslat.sum(),
+            self.clat.count() + self.clat_noslat.count(),
+        )
+    }
+
     /// Every completion latency recorded so far (the deferred ones included), for
     /// per-interval percentiles: the difference of two snapshots is one interval.
     pub fn clat_snapshot(&self) -> hdrhistogram::Histogram<u64> {

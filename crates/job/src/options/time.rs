@@ -145,6 +145,62 @@ pub(super) static OPTS: &[OptDef] = &[
         },
     },
     OptDef {
+        name: "steadystate",
+        aliases: &["ss"],
+        category: C,
+        ty: "metric:limit[%]",
+        default: "iops_slope:0.01%",
+        doc: "End the job once iops, bw or lat (mean clat), or their _slope, stays within the limit over ss_dur",
+        flag: false,
+        apply: |j, v, _| {
+            j.steadystate = steady(v)?;
+            Ok(())
+        },
+    },
+    OptDef {
+        name: "steadystate_duration",
+        aliases: &["ss_dur"],
+        category: C,
+        ty: "time (s)",
+        default: "0 (off)",
+        doc: "The steady-state window; steady state is checked only when this is set",
+        flag: false,
+        apply: |j, v, c| {
+            j.ss_dur = time(v, TimeUnit::Seconds, c)?;
+            Ok(())
+        },
+    },
+    OptDef {
+        name: "steadystate_ramp_time",
+        aliases: &["ss_ramp"],
+        category: C,
+        ty: "time (s)",
+        default: "0",
+        doc: "Time before steady-state samples are collected",
+        flag: false,
+        apply: |j, v, c| {
+            j.ss_ramp = time(v, TimeUnit::Seconds, c)?;
+            Ok(())
+        },
+    },
+    OptDef {
+        name: "steadystate_check_interval",
+        aliases: &["ss_interval"],
+        category: C,
+        ty: "time (s)",
+        default: "1",
+        doc: "Steady-state sample period (whole seconds or ms, at least 100 ms)",
+        flag: false,
+        apply: |j, v, c| {
+            let d = time(v, TimeUnit::Seconds, c)?;
+            if d < std::time::Duration::from_millis(100) {
+                return Err("must be at least 100ms".into());
+            }
+            j.ss_interval = d;
+            Ok(())
+        },
+    },
+    OptDef {
         name: "startdelay",
         aliases: &[],
         category: C,
@@ -453,4 +509,43 @@ fn cpu_list(v: &str) -> Result<Vec<usize>, String> {
     out.sort_unstable();
     out.dedup();
     Ok(out)
+}
+
+/// `iops_slope:0.1%`, `bw:5000000`, `lat:2%`.
+fn steady(v: &str) -> Result<crate::spec::SteadyCriterion, String> {
+    use crate::spec::{SteadyCriterion, SteadyMetric};
+    let (m, lim) = v
+        .split_once(':')
+        .ok_or("write METRIC:LIMIT, e.g. iops_slope:0.1% (metrics: iops, bw, lat, and _slope)")?;
+    let (metric, slope) = match m.trim() {
+        "iops" => (SteadyMetric::Iops, false),
+        "iops_slope" => (SteadyMetric::Iops, true),
+        "bw" => (SteadyMetric::Bw, false),
+        "bw_slope" => (SteadyMetric::Bw, true),
+        "lat" => (SteadyMetric::Lat, false),
+        "lat_slope" => (SteadyMetric::Lat, true),
+        o => {
+            return Err(format!(
+                "unknown metric '{o}'; use iops, iops_slope, bw, bw_slope, lat or lat_slope"
+            ))
+        }
+    };
+    let lim = lim.trim();
+    let (num, percent) = match lim.strip_suffix('%') {
+        Some(n) => (n, true),
+        None => (lim, false),
+    };
+    let limit: f64 = num
+        .trim()
+        .parse()
+        .map_err(|_| format!("'{lim}' is not a number (a percent with %)"))?;
+    if limit.is_nan() || limit < 0.0 {
+        return Err("the limit must not be negative".into());
+    }
+    Ok(SteadyCriterion {
+        metric,
+        slope,
+        limit,
+        percent,
+    })
 }

@@ -140,14 +140,6 @@ pub(super) static NAMES: &[&str] = &[
     "verifysort",
     "verifysort_nr",
     // Steady state
-    "steadystate",
-    "ss",
-    "steadystate_duration",
-    "ss_dur",
-    "steadystate_ramp_time",
-    "ss_ramp",
-    "steadystate_check_interval",
-    "ss_interval",
     // Measurements and logs
     "slat_percentiles",
     "disable_lat",

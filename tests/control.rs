@@ -1,0 +1,60 @@
+//! Job control: steady state, flow, latency_target, sync_file_range, offset_align,
+//! bs_is_seq_rand and per-direction zones.
+
+mod common;
+use common::*;
+use std::time::{Duration, Instant};
+
+fathomtest!(a_steady_job_ends_early_with_its_window_in_json, |env| {
+    // A rate-limited null job is steady at once: it ends after the window, not at 30 s.
+    let t = Instant::now();
+    let o = env.run(&[
+        "--name=s",
+        "--ioengine=null",
+        "--size=1g",
+        "--bs=4k",
+        "--rate_iops=5000",
+        "--time_based",
+        "--runtime=30",
+        "--ss=iops:5%",
+        "--ss_dur=2",
+        "--ss_interval=500ms",
+        "--output-format=json",
+        "--output-normal=n.txt",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(t.elapsed() < Duration::from_secs(20), "{:?}", t.elapsed());
+    let v = json(&o);
+    let text = std::fs::read_to_string(env.path().join("n.txt")).unwrap();
+    let ss = &v["jobs"][0]["steadystate"];
+    assert_eq!(ss["attained"], 1, "{ss}");
+    assert_eq!(ss["ss"], "iops:5.000000%");
+    assert_eq!(ss["data"]["iops"].as_array().unwrap().len(), 4);
+    let mean = ss["data"]["iops_mean"].as_u64().unwrap();
+    assert!((4500..=5500).contains(&mean), "{mean}");
+    assert!(text.contains("steadystate  : attained=yes"), "{text}");
+
+    // A criterion that can never hold runs the whole time and says so.
+    let o = env.run(&[
+        "--name=s",
+        "--ioengine=null",
+        "--size=1g",
+        "--bs=4k",
+        "--rate_iops=2000",
+        "--time_based",
+        "--runtime=2",
+        "--ss=bw_slope:0",
+        "--ss_dur=1",
+        "--ss_interval=250ms",
+        "--output-format=json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v = json(&o);
+    let ss = &v["jobs"][0]["steadystate"];
+    assert_eq!(ss["attained"], 0, "{ss}");
+    assert!(v["jobs"][0]["read"]["runtime"].as_u64().unwrap() >= 1900);
+    // Bad criteria are refused with the metrics named.
+    let o = env.run(&["--name=s", "--ioengine=null", "--size=1m", "--ss=speed:1%"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("iops_slope"), "{}", stderr(&o));
+});
