@@ -252,3 +252,58 @@ fn block_size_per_direction_matches_fio() {
         false,
     );
 }
+
+#[test]
+fn percentage_offsets_round_up_to_offset_align_as_fio() {
+    compare(
+        &[
+            "--name=p",
+            "--rw=read",
+            "--bs=4k",
+            "--size=1m",
+            "--offset=33%",
+            "--offset_align=64k",
+        ],
+        false,
+    );
+    compare(
+        &[
+            "--name=q",
+            "--rw=read",
+            "--bs=4k",
+            "--size=1m",
+            "--offset=10%",
+            "--numjobs=2",
+            "--offset_increment=100k",
+        ],
+        false,
+    );
+}
+
+#[test]
+fn bs_is_seq_rand_matches_fio() {
+    // Random reads take the write size, sequential writes the read size. (norandommap:
+    // fio's random map counts blocks of the smallest size of any direction, 4k here,
+    // which makes its 16k random reads stop early; that is a separate matter.)
+    compare(
+        &[
+            "--name=r",
+            "--rw=randread",
+            "--bs=4k,16k",
+            "--size=4m",
+            "--bs_is_seq_rand=1",
+            "--norandommap",
+        ],
+        false,
+    );
+    compare(
+        &[
+            "--name=w",
+            "--rw=write",
+            "--bs=4k,16k",
+            "--size=4m",
+            "--bs_is_seq_rand=1",
+        ],
+        false,
+    );
+}

@@ -757,7 +757,19 @@ fn plan_clone(
             jobnum as u64
         };
         let step = if shared && incr == 0 { per_file } else { incr };
-        let start = offset + step * clone_index;
+        let start = match spec.offset {
+            // As fio: a percentage offset, with its increment, rounds up to offset_align
+            // (default the minimum block size).
+            SizeSpec::Percent(_) => {
+                let align = if spec.offset_align > 0 {
+                    spec.offset_align
+                } else {
+                    min_bs
+                };
+                (spec.offset.resolve(base, 1) + step * clone_index).div_ceil(align) * align
+            }
+            SizeSpec::Bytes(_) => offset + step * clone_index,
+        };
         let mut len = per_file;
         if spec.size.is_none() && spec.filesize.is_none() {
             // The region runs from the offset to the end of the existing file.
@@ -808,6 +820,7 @@ fn plan_clone(
         dist: distribution(&spec.random_distribution),
         percentage_random: spec.percentage_random.0,
         sequencer_identical: spec.rw_sequencer_identical,
+        bs_is_seq_rand: spec.bs_is_seq_rand,
         file_service: match (&spec.file_service_dist, spec.file_service) {
             (Some(d), _) => FileService::Dist(distribution(d)),
             (None, (FileServiceKind::RoundRobin, n)) => FileService::RoundRobin(n),

@@ -384,6 +384,11 @@ pub struct JobSpec {
     pub bssplit: [Vec<(u64, f64)>; 3],
     /// `blockalign`/`ba` per direction (0 = the block size).
     pub blockalign: PerDir<u64>,
+    /// `bs_is_seq_rand`: sequential I/Os take the read block size, random ones the write
+    /// block size, whatever their direction.
+    pub bs_is_seq_rand: bool,
+    /// `offset_align`: a percentage offset is rounded up to this (0: the minimum block size).
+    pub offset_align: u64,
     /// `rate` per direction, bytes/s (0 = unlimited).
     pub rate: PerDir<u64>,
     /// `rate_iops` per direction (0 = unlimited).
@@ -819,6 +824,8 @@ impl Default for JobSpec {
             bs_unaligned: false,
             bssplit: [Vec::new(), Vec::new(), Vec::new()],
             blockalign: PerDir::all(0),
+            bs_is_seq_rand: false,
+            offset_align: 0,
             rate: PerDir::all(0),
             rate_iops: PerDir::all(0),
             rate_poisson: false,

@@ -91,6 +91,8 @@ pub struct Params {
     pub sequencer_identical: bool,
     /// Which file each I/O goes to.
     pub file_service: FileService,
+    /// `bs_is_seq_rand`: sequential I/Os take the read sizes, random ones the write sizes.
+    pub bs_is_seq_rand: bool,
 }
 
 impl Params {
@@ -126,6 +128,7 @@ impl Params {
             percentage_random: [100; 3],
             sequencer_identical: false,
             file_service: FileService::RoundRobin(1),
+            bs_is_seq_rand: false,
         }
     }
 }
@@ -404,7 +407,15 @@ impl Generator {
             }
         }
         let n = self.files.len();
-        let len = self.pick_len(ddir);
+        let random = self.p.rw.kind.is_random()
+            && (self.p.percentage_random[ddir.index()] >= 100
+                || self.rng.below(100) < self.p.percentage_random[ddir.index()] as u64);
+        // bs_is_seq_rand: the read sizes serve sequential I/O, the write sizes random I/O.
+        let len = match (self.p.bs_is_seq_rand, random) {
+            (false, _) => self.pick_len(ddir),
+            (true, false) => self.pick_len(Ddir::Read),
+            (true, true) => self.pick_len(Ddir::Write),
+        };
         for _ in 0..n {
             let fi = self.pick_file();
             if self.files[fi].done {
@@ -412,9 +423,6 @@ impl Generator {
                 self.file_run = 0;
                 continue;
             }
-            let random = self.p.rw.kind.is_random()
-                && (self.p.percentage_random[ddir.index()] >= 100
-                    || self.rng.below(100) < self.p.percentage_random[ddir.index()] as u64);
             let offset = if random {
                 self.random_offset(fi, ddir, len)
             } else {

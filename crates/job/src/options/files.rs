@@ -154,6 +154,19 @@ pub(super) static OPTS: &[OptDef] = &[
         },
     },
     OptDef {
+        name: "offset_align",
+        aliases: &[],
+        category: C,
+        ty: "size",
+        default: "0 (minimum bs)",
+        doc: "A percentage offset (with its offset_increment) is rounded up to a multiple of this",
+        flag: false,
+        apply: |j, v, c| {
+            j.offset_align = size(v, c)?;
+            Ok(())
+        },
+    },
+    OptDef {
         name: "offset_increment",
         aliases: &[],
         category: C,

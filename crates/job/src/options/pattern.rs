@@ -174,6 +174,7 @@ pub(super) static OPTS: &[OptDef] = &[
         }
         Ok(())
     } },
+    OptDef { name: "bs_is_seq_rand", aliases: &[], category: P, ty: "flag", default: "0", doc: "Sequential I/Os use the read block size and random ones the write block size, whatever their direction", flag: true, apply: |j, v, _| { j.bs_is_seq_rand = parse_bool(v)?; Ok(()) } },
     OptDef { name: "blockalign", aliases: &["ba"], category: P, ty: "size list R,W,T", default: "bs", doc: "Alignment of random offsets", flag: false, apply: |j, v, c| { for (i, p) in split_rwt(v).iter().enumerate() { if let Some(p) = p { j.blockalign.0[i] = size(p, c)?; } } Ok(()) } },
     OptDef { name: "rate", aliases: &[], category: R, ty: "size list R,W,T (per s)", default: "0", doc: "Bandwidth limit per direction in bytes/s; each I/O gets an intended issue time", flag: false, apply: |j, v, c| { for (i, p) in split_rwt(v).iter().enumerate() { if let Some(p) = p { j.rate.0[i] = size(p, c)?; } } Ok(()) } },
     OptDef { name: "rate_iops", aliases: &[], category: R, ty: "int list R,W,T", default: "0", doc: "IOPS limit per direction; each I/O gets an intended issue time", flag: false, apply: |j, v, _| { for (i, p) in split_rwt(v).iter().enumerate() { if let Some(p) = p { j.rate_iops.0[i] = super::int(p)?; } } Ok(()) } },

@@ -36,7 +36,6 @@ pub(super) static NAMES: &[&str] = &[
     "read_beyond_wp",
     "recover_zbd_write_error",
     "write_zone_remainder",
-    "offset_align",
     "fadvise_hint",
     "write_hint",
     "dsync",
@@ -59,7 +58,6 @@ pub(super) static NAMES: &[&str] = &[
     "trim_backlog_batch",
     "rwmixcycle",
     // Block sizes
-    "bs_is_seq_rand",
     // Buffers and memory
     "dedupe_mode",
     "dedupe_working_set_percentage",
