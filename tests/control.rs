@@ -58,3 +58,31 @@ fathomtest!(a_steady_job_ends_early_with_its_window_in_json, |env| {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("iops_slope"), "{}", stderr(&o));
 });
+
+fathomtest!(
+    sync_file_range_runs_every_n_writes_over_the_written_range,
+    |env| {
+        let o = env.run(&[
+            "--name=s",
+            "--rw=write",
+            "--bs=4k",
+            "--size=1m",
+            "--sync_file_range=wait_before,write:8",
+            "--output-format=json",
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let v = json(&o);
+        let j = &v["jobs"][0];
+        assert_eq!(j["write"]["total_ios"], 256);
+        // One call per 8 writes, each timed in the sync section.
+        assert_eq!(j["sync"]["total_ios"], 32);
+        assert_eq!(j["sync"]["lat_ns"]["N"], 32);
+        let o = env.run(&["--name=s", "--size=1m", "--sync_file_range=flush:8"]);
+        assert_eq!(o.status.code(), Some(2));
+        assert!(stderr(&o).contains("wait_before"), "{}", stderr(&o));
+        // write_barrier is refused with the reason and what to use instead.
+        let o = env.run(&["--name=s", "--size=1m", "--write_barrier=4"]);
+        assert_eq!(o.status.code(), Some(2));
+        assert!(stderr(&o).contains("fsync=N"), "{}", stderr(&o));
+    }
+);

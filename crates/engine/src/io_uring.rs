@@ -279,6 +279,9 @@ impl IoEngine for IoUringEngine {
         self.inflight -= got;
         Ok(got)
     }
+    fn raw_fd(&self, file: usize) -> Option<i32> {
+        Some(self.fds[file])
+    }
     fn sync_file(&mut self, file: usize, data_only: bool) -> io::Result<()> {
         sync_fd(self.fds[file], data_only)
     }

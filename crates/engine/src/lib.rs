@@ -245,6 +245,30 @@ pub trait IoEngine: Send {
             "not a metadata engine",
         ))
     }
+    /// The file descriptor of file `file`, for engines that have one.
+    fn raw_fd(&self, _file: usize) -> Option<i32> {
+        None
+    }
+    /// sync_file_range(2) over `len` bytes at `offset` of a file with `flags`
+    /// (SYNC_FILE_RANGE_WAIT_BEFORE = 1, WRITE = 2, WAIT_AFTER = 4).
+    fn sync_range(&mut self, file: usize, offset: u64, len: u64, flags: u32) -> io::Result<()> {
+        let fd = self.raw_fd(file).ok_or_else(|| {
+            io::Error::new(
+                io::ErrorKind::Unsupported,
+                format!(
+                    "the {} engine has no file descriptor for sync_file_range",
+                    self.name()
+                ),
+            )
+        })?;
+        // SAFETY: a plain system call on an fd the engine owns.
+        let r =
+            unsafe { libc::sync_file_range(fd, offset as i64, len as i64, flags as libc::c_uint) };
+        if r < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(())
+    }
     /// fsync (or fdatasync when `data_only`) a file.
     fn sync_file(&mut self, file: usize, data_only: bool) -> io::Result<()>;
     /// Close every file.

@@ -139,6 +139,9 @@ impl IoEngine for MetaEngine {
             )),
         }
     }
+    fn sync_range(&mut self, _file: usize, _offset: u64, _len: u64, _flags: u32) -> io::Result<()> {
+        Ok(())
+    }
     fn sync_file(&mut self, _file: usize, _data_only: bool) -> io::Result<()> {
         Ok(())
     }
@@ -353,6 +356,9 @@ impl IoEngine for Falloc {
             short: 0,
         }))
     }
+    fn raw_fd(&self, file: usize) -> Option<i32> {
+        Some(self.files.0[file])
+    }
     fn sync_file(&mut self, file: usize, data_only: bool) -> io::Result<()> {
         self.files.sync(file, data_only)
     }
@@ -401,6 +407,9 @@ impl IoEngine for Ftruncate {
             res,
             short: 0,
         }))
+    }
+    fn raw_fd(&self, file: usize) -> Option<i32> {
+        Some(self.files.0[file])
     }
     fn sync_file(&mut self, file: usize, data_only: bool) -> io::Result<()> {
         self.files.sync(file, data_only)

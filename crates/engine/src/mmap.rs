@@ -142,6 +142,9 @@ impl IoEngine for Mmap {
             short: 0,
         }))
     }
+    fn raw_fd(&self, file: usize) -> Option<i32> {
+        Some(self.files[file].fd)
+    }
     fn sync_file(&mut self, file: usize, _data_only: bool) -> io::Result<()> {
         let f = &self.files[file];
         if let Some(m) = &f.map {

@@ -63,6 +63,9 @@ impl IoEngine for Null {
         out.extend(self.done.drain(..n));
         Ok(n)
     }
+    fn sync_range(&mut self, _file: usize, _offset: u64, _len: u64, _flags: u32) -> io::Result<()> {
+        Ok(())
+    }
     fn sync_file(&mut self, _file: usize, _data_only: bool) -> io::Result<()> {
         Ok(())
     }

@@ -81,6 +81,9 @@ impl IoEngine for Pvsync2 {
             short,
         }))
     }
+    fn raw_fd(&self, file: usize) -> Option<i32> {
+        Some(self.fds.0[file])
+    }
     fn sync_file(&mut self, file: usize, data_only: bool) -> io::Result<()> {
         self.fds.sync(file, data_only)
     }

@@ -69,6 +69,9 @@ impl IoEngine for Sync {
             short,
         }))
     }
+    fn raw_fd(&self, file: usize) -> Option<i32> {
+        Some(self.fds[file])
+    }
     fn sync_file(&mut self, file: usize, data_only: bool) -> io::Result<()> {
         sync_fd(self.fds[file], data_only)
     }

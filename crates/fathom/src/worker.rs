@@ -307,8 +307,10 @@ pub fn run_clone(
     let mut min_rate = MinRate::new(spec, io_start);
     let mut deadline = runtime.map(|r| io_start + ramp + r);
     let ramp_end = io_start + ramp;
-    let mut writes_since_fsync = 0u32;
-    let mut writes_since_fdatasync = 0u32;
+    let mut syncs = SyncState {
+        ranges: vec![None; clone.files.len()],
+        ..Default::default()
+    };
     let mut wrote = false;
     let mut now = io_start;
 
@@ -485,9 +487,8 @@ pub fn run_clone(
                 if let Some(err) = sync_cadence(
                     &mut *engine,
                     spec,
-                    req.file,
-                    &mut writes_since_fsync,
-                    &mut writes_since_fdatasync,
+                    (req.file, req.offset, req.len),
+                    &mut syncs,
                     &mut out.stats,
                 ) {
                     fail(&mut out, err.0, err.1);
@@ -558,6 +559,7 @@ pub fn run_clone(
             let clat = now.duration_since(slot.t_sub).as_nanos() as u64;
             let ddir = slot.req.ddir;
             let file = slot.req.file;
+            let (off, len) = (slot.req.offset, slot.req.len);
             free.push(si);
             let mut rec = Recorder::new(&mut out, spec, iolog.as_mut().map(|l| (l, measure_start)));
             if let Some((errno, text)) =
@@ -577,9 +579,8 @@ pub fn run_clone(
                 if let Some(err) = sync_cadence(
                     &mut *engine,
                     spec,
-                    file,
-                    &mut writes_since_fsync,
-                    &mut writes_since_fdatasync,
+                    (file, off, len),
+                    &mut syncs,
                     &mut out.stats,
                 ) {
                     fail(&mut out, err.0, err.1);
@@ -867,14 +868,45 @@ fn complete(
 }
 
 /// fsync=N / fdatasync=N after writes; returns (errno, text) on failure.
+/// Writes since each kind of sync, and per file the range written since its last
+/// sync_file_range.
+#[derive(Default)]
+struct SyncState {
+    since_fsync: u32,
+    since_fdatasync: u32,
+    since_range: u32,
+    ranges: Vec<Option<(u64, u64)>>,
+}
+
 fn sync_cadence(
     engine: &mut dyn fathom_engine::IoEngine,
     spec: &fathom_job::JobSpec,
-    file: usize,
-    since_fsync: &mut u32,
-    since_fdatasync: &mut u32,
+    (file, offset, len): (usize, u64, u64),
+    s: &mut SyncState,
     st: &mut ThreadStats,
 ) -> Option<(i32, String)> {
+    if let Some((flags, every)) = spec.sync_file_range {
+        let r = &mut s.ranges[file];
+        *r = Some(match *r {
+            Some((a, b)) => (a.min(offset), b.max(offset + len)),
+            None => (offset, offset + len),
+        });
+        s.since_range += 1;
+        if s.since_range >= every {
+            s.since_range = 0;
+            if let Some((a, b)) = r.take() {
+                let t0 = crate::clock::now();
+                if let Err(e) = engine.sync_range(file, a, b - a, flags) {
+                    return Some((
+                        fathom_engine::errno_of(&e).unwrap_or(libc::EIO),
+                        format!("sync_file_range: {e}"),
+                    ));
+                }
+                st.sync.record(t0.elapsed().as_nanos() as u64);
+            }
+        }
+    }
+    let (since_fsync, since_fdatasync) = (&mut s.since_fsync, &mut s.since_fdatasync);
     if spec.fsync > 0 {
         *since_fsync += 1;
         if *since_fsync >= spec.fsync {

@@ -25,6 +25,16 @@ pub enum JobError {
         /// The name as written.
         name: String,
     },
+    /// An fio option fathom deliberately does not take, with the reason and what to use.
+    #[error("{loc}: option '{name}' is not available: {why}")]
+    Refused {
+        /// Where.
+        loc: Location,
+        /// The name as written.
+        name: String,
+        /// Why, and what to use instead.
+        why: String,
+    },
     /// A value that does not parse.
     #[error("{loc}: option '{name}': invalid value '{value}': {why}")]
     InvalidValue {
@@ -71,6 +81,7 @@ impl JobError {
         match self {
             JobError::UnknownOption { loc, .. }
             | JobError::NotSupported { loc, .. }
+            | JobError::Refused { loc, .. }
             | JobError::InvalidValue { loc, .. }
             | JobError::MissingValue { loc, .. }
             | JobError::Syntax { loc, .. } => Some(loc),

@@ -31,6 +31,13 @@ pub(crate) fn apply_opts(job: &mut JobSpec, opts: &[&RawOpt]) -> Result<(), JobE
 
 fn apply_one(job: &mut JobSpec, o: &RawOpt, ctx: &Ctx) -> Result<(), JobError> {
     let Some(def) = options::find(&o.name) else {
+        if let Some(why) = options::refusal(&o.name) {
+            return Err(JobError::Refused {
+                loc: o.loc.clone(),
+                name: o.name.clone(),
+                why: why.to_string(),
+            });
+        }
         if options::is_unsupported(&o.name) {
             return Err(JobError::NotSupported {
                 loc: o.loc.clone(),

@@ -305,6 +305,8 @@ pub struct JobSpec {
     pub fsync: u32,
     /// `fdatasync=N`.
     pub fdatasync: u32,
+    /// `sync_file_range=FLAGS:N`: (SYNC_FILE_RANGE_* flags, every N writes).
+    pub sync_file_range: Option<(u32, u32)>,
     /// `end_fsync`.
     pub end_fsync: bool,
     /// `fsync_on_close`.
@@ -786,6 +788,7 @@ impl Default for JobSpec {
             randseed: 0x89,
             fsync: 0,
             fdatasync: 0,
+            sync_file_range: None,
             end_fsync: false,
             fsync_on_close: false,
             unlink: false,

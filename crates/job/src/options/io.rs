@@ -186,6 +186,36 @@ pub(super) static OPTS: &[OptDef] = &[
         },
     },
     OptDef {
+        name: "sync_file_range",
+        aliases: &[],
+        category: C,
+        ty: "flags:int",
+        default: "",
+        doc: "sync_file_range(2) over the range written since the last one, every N writes; flags: wait_before, write, wait_after (comma-separated)",
+        flag: false,
+        apply: |j, v, _| {
+            let (flags, n) = v
+                .rsplit_once(':')
+                .ok_or("write FLAGS:N, e.g. wait_before,write:8")?;
+            let mut f = 0u32;
+            for w in flags.split(',').map(str::trim) {
+                f |= match w {
+                    "wait_before" => 1,
+                    "write" => 2,
+                    "wait_after" => 4,
+                    o => {
+                        return Err(format!(
+                            "unknown flag '{o}'; use wait_before, write, wait_after"
+                        ))
+                    }
+                };
+            }
+            let n = int_in(n, 1, u32::MAX as u64)?;
+            j.sync_file_range = Some((f, n));
+            Ok(())
+        },
+    },
+    OptDef {
         name: "end_fsync",
         aliases: &[],
         category: C,

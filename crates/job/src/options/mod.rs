@@ -69,6 +69,18 @@ pub fn is_unsupported(name: &str) -> bool {
     unsupported::NAMES.contains(&name)
 }
 
+/// fio options fathom refuses on purpose: the reason and what to use instead.
+pub fn refusal(name: &str) -> Option<&'static str> {
+    match name {
+        "write_barrier" => Some(
+            "fio marks every N-th write as a barrier only for its sg (SCSI generic) engine, \
+             which fathom does not have; every other fio engine ignores it. For ordered, \
+             durable writes use fsync=N, fdatasync=N or sync=dsync",
+        ),
+        _ => None,
+    }
+}
+
 /// Names of the fio options fathom recognises but does not implement yet.
 pub fn unsupported_names() -> impl Iterator<Item = &'static str> {
     unsupported::NAMES.iter().copied()

@@ -40,7 +40,6 @@ pub(super) static NAMES: &[&str] = &[
     "write_hint",
     "dsync",
     "end_syncfs",
-    "sync_file_range",
     "write_barrier",
     "exec_prerun",
     "exec_postrun",
