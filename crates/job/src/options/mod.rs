@@ -138,6 +138,8 @@ pub fn example(def: &OptDef) -> Option<String> {
         "tree_format" => "restart",
         "fileselect" => "sequential",
         "stat_type" => "statx",
+        "sync_file_range" => "wait_before,write:8",
+        "steadystate" => "iops_slope:0.1%",
         "rate_min" => "10m",
         "rate_iops_min" => "500",
         "rate_cycle" => "1000",
