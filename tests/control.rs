@@ -86,3 +86,24 @@ fathomtest!(
         assert!(stderr(&o).contains("fsync=N"), "{}", stderr(&o));
     }
 );
+
+fathomtest!(flow_weights_share_a_flow_group_3_to_1, |env| {
+    let f = env.write(
+        "flow.fio",
+        "[global]\nioengine=null\nsize=100g\nbs=4k\ntime_based\nruntime=1\nflow_id=1\n\
+         [a]\nflow=3\n[b]\nflow=1\n[c]\nflow_id=2\nflow=5\n",
+    );
+    let o = env.run(&[f.to_str().unwrap(), "--output-format=json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v = json(&o);
+    let ios: Vec<f64> = (0..3)
+        .map(|i| v["jobs"][i]["read"]["total_ios"].as_f64().unwrap())
+        .collect();
+    let ratio = ios[0] / ios[1];
+    assert!((ratio - 3.0).abs() < 0.15, "a:b = {ratio} ({ios:?})");
+    // Alone in its group, c is not held back by a and b.
+    assert!(ios[2] > ios[1], "{ios:?}");
+    let o = env.run(&["--name=x", "--ioengine=null", "--size=1m", "--flow=-2"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("weight"), "{}", stderr(&o));
+});

@@ -258,6 +258,10 @@ pub(crate) fn run(
         s
     };
     out.stats = fresh(&mix_spec);
+    let mut flow = job
+        .flow
+        .as_deref()
+        .map(|f| crate::worker::FlowMember::join(f, spec.flow));
     let io_start = crate::clock::now();
     let ramp_end = io_start + spec.ramp_time;
     let mut ramping = !spec.ramp_time.is_zero();
@@ -299,6 +303,17 @@ pub(crate) fn run(
                 l.publish([ops, 0, 0], [0; 3], ms.max(1));
                 live_next = now + Duration::from_millis(50);
             }
+        }
+        if let Some(f) = &mut flow {
+            if f.ahead() {
+                if !spec.flow_sleep.is_zero() {
+                    std::thread::sleep(spec.flow_sleep);
+                } else {
+                    std::thread::yield_now();
+                }
+                continue;
+            }
+            f.issued();
         }
         done += 1;
         let op = mix.pick(&mut rng);

@@ -93,6 +93,18 @@ pub struct PlannedJob {
     pub thinktime: ThinkTime,
     /// What write buffers hold.
     pub buffers: fathom_engine::BufferContent,
+    /// The flow group (`flow`/`flow_id`) this job's clones share with other jobs.
+    pub flow: Option<Arc<Flow>>,
+}
+
+/// A flow group (fio's flow control): I/Os issued by all its members and their total
+/// weight; a member ahead of its weighted share waits.
+#[derive(Debug)]
+pub struct Flow {
+    /// I/Os issued by the members running now (+1, as fio starts it).
+    pub counter: std::sync::atomic::AtomicU64,
+    /// Sum of the weights of the members running now.
+    pub total_weight: std::sync::atomic::AtomicU64,
 }
 
 /// fio's thinktime options.
@@ -372,6 +384,23 @@ pub fn plan_with(set: &JobSet, limits: Limits) -> Result<Plan, RunError> {
         }
         out.jobs.push(job);
     }
+    // Flow groups: one shared counter per flow_id.
+    let mut flows: Vec<(u32, Arc<Flow>)> = Vec::new();
+    for j in out.jobs.iter_mut().filter(|j| j.spec.flow > 0) {
+        let id = j.spec.flow_id;
+        let f = match flows.iter().find(|(i, _)| *i == id) {
+            Some((_, f)) => f.clone(),
+            None => {
+                let f = Arc::new(Flow {
+                    counter: 1.into(),
+                    total_weight: 0.into(),
+                });
+                flows.push((id, f.clone()));
+                f
+            }
+        };
+        j.flow = Some(f);
+    }
     // wait_for names an earlier job.
     for (ji, j) in out.jobs.iter().enumerate() {
         if let Some(w) = &j.spec.wait_for {
@@ -624,6 +653,7 @@ fn plan_job(
             dedupe_percentage: spec.dedupe_percentage,
             scramble: spec.scramble_buffers,
         },
+        flow: None,
     })
 }
 

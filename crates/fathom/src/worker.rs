@@ -297,6 +297,7 @@ pub fn run_clone(
     let dirs = [k.reads(), k.writes(), k.trims()];
     let ramp = spec.ramp_time;
     let runtime = spec.runtime;
+    let mut flow = job.flow.as_deref().map(|f| FlowMember::join(f, spec.flow));
     let io_start = crate::clock::now();
     let mut ramping = !ramp.is_zero();
     let mut measure_start = io_start;
@@ -357,6 +358,22 @@ pub fn run_clone(
                     s.reset();
                     sched_origin = now;
                 }
+            }
+            if let Some(f) = &mut flow {
+                if f.ahead() {
+                    // Ahead of this job's share of its flow group: wait, or go reap.
+                    if !spec.flow_sleep.is_zero() {
+                        sleep_cancellable(spec.flow_sleep, cancel);
+                    } else {
+                        std::thread::yield_now();
+                    }
+                    now = crate::clock::now();
+                    if inflight > 0 {
+                        break;
+                    }
+                    continue;
+                }
+                f.issued();
             }
             let Some(req) = gen.next_io() else {
                 stopping = true;
@@ -640,6 +657,47 @@ pub fn run_clone(
     }
     out.elapsed = t_start.elapsed();
     out
+}
+
+/// A clone's membership of a flow group (fio's flow control): it may issue while its
+/// share of the group's I/Os is at most its share of the group's weight.
+pub(crate) struct FlowMember<'a> {
+    flow: &'a crate::plan::Flow,
+    weight: u64,
+    own: u64,
+}
+
+impl<'a> FlowMember<'a> {
+    pub(crate) fn join(flow: &'a crate::plan::Flow, weight: u32) -> FlowMember<'a> {
+        flow.total_weight
+            .fetch_add(weight as u64, Ordering::Relaxed);
+        FlowMember {
+            flow,
+            weight: weight as u64,
+            own: 0,
+        }
+    }
+    /// True when this member has done more than its share.
+    pub(crate) fn ahead(&self) -> bool {
+        let total = self.flow.counter.load(Ordering::Relaxed).max(1) as f64;
+        let weights = self.flow.total_weight.load(Ordering::Relaxed).max(1) as f64;
+        self.own as f64 / total > self.weight as f64 / weights
+    }
+    /// Count one I/O.
+    pub(crate) fn issued(&mut self) {
+        self.flow.counter.fetch_add(1, Ordering::Relaxed);
+        self.own += 1;
+    }
+}
+
+impl Drop for FlowMember<'_> {
+    fn drop(&mut self) {
+        // Leaving: the group goes on as if this member had never been in it.
+        self.flow.counter.fetch_sub(self.own, Ordering::Relaxed);
+        self.flow
+            .total_weight
+            .fetch_sub(self.weight, Ordering::Relaxed);
+    }
 }
 
 /// Apply cpus_allowed/cpumask (with cpus_allowed_policy), nice, prio and prioclass to the

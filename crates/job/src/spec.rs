@@ -442,6 +442,12 @@ pub struct JobSpec {
     pub thinktime_on_issue: bool,
     /// `thinktime_iotime`: stall after this much I/O time as well.
     pub thinktime_iotime: Duration,
+    /// `flow`: weight in the token-based flow control of jobs sharing a `flow_id`.
+    pub flow: u32,
+    /// `flow_id`: the flow group.
+    pub flow_id: u32,
+    /// `flow_sleep`: wait after finding the job ahead of its share.
+    pub flow_sleep: Duration,
     /// `cpus_allowed`/`cpumask`: CPUs the job's threads may run on (None = any).
     pub cpus: Option<Vec<usize>>,
     /// `cpus_allowed_policy=split`: each clone gets one CPU of the set, in turn.
@@ -854,6 +860,9 @@ impl Default for JobSpec {
             exit_what: 0,
             thinktime_on_issue: false,
             thinktime_iotime: Duration::ZERO,
+            flow: 0,
+            flow_id: 0,
+            flow_sleep: Duration::ZERO,
             cpus: None,
             cpus_split: false,
             nice: None,

@@ -215,6 +215,48 @@ pub(super) static OPTS: &[OptDef] = &[
             Ok(())
         },
     },
+    OptDef {
+        name: "flow",
+        aliases: &[],
+        category: R,
+        ty: "int",
+        default: "0 (off)",
+        doc: "Weight in token-based flow control: jobs with the same flow_id do I/O in proportion to their weights (3 and 1: 3:1)",
+        flag: false,
+        apply: |j, v, _| {
+            if v.trim().starts_with('-') {
+                return Err("a weight is positive (fio's old negative flows are gone; give each job its share, e.g. 3 and 1)".into());
+            }
+            j.flow = super::int_in(v, 0, u32::MAX as u64)?;
+            Ok(())
+        },
+    },
+    OptDef {
+        name: "flow_id",
+        aliases: &[],
+        category: R,
+        ty: "int",
+        default: "0",
+        doc: "The flow group a job's flow weight belongs to",
+        flag: false,
+        apply: |j, v, _| {
+            j.flow_id = super::int_in(v, 0, u32::MAX as u64)?;
+            Ok(())
+        },
+    },
+    OptDef {
+        name: "flow_sleep",
+        aliases: &[],
+        category: R,
+        ty: "time (µs)",
+        default: "0",
+        doc: "How long a job ahead of its flow share waits before trying again (0: yield and retry)",
+        flag: false,
+        apply: |j, v, c| {
+            j.flow_sleep = super::time(v, crate::units::TimeUnit::Micros, c)?;
+            Ok(())
+        },
+    },
 ];
 
 #[cfg(test)]

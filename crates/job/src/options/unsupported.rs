@@ -77,9 +77,6 @@ pub(super) static NAMES: &[&str] = &[
     "latency_percentile",
     "latency_run",
     "max_latency",
-    "flow",
-    "flow_id",
-    "flow_sleep",
     "flow_watermark",
     // Replay
     "read_iolog",
