@@ -141,7 +141,7 @@ pub fn example(def: &OptDef) -> Option<String> {
         "sync_file_range" => "wait_before,write:8",
         "flow" => "3",
         "flow_id" => "1",
-        "flow_sleep" => "100",
+        "flow_sleep" => "100us",
         "steadystate" => "iops_slope:0.1%",
         "rate_min" => "10m",
         "rate_iops_min" => "500",
