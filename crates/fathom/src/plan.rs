@@ -232,6 +232,9 @@ impl PlannedJob {
             unit_base: s.unit_base,
             sig_figs: s.sig_figs,
             unified_rw: s.unified_rw,
+            latency_target_ns: s.latency_target.as_nanos() as u64,
+            latency_window_us: s.latency_window.as_micros() as u64,
+            latency_percentile: s.latency_percentile,
         }
     }
 }

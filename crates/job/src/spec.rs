@@ -442,6 +442,14 @@ pub struct JobSpec {
     pub thinktime_on_issue: bool,
     /// `thinktime_iotime`: stall after this much I/O time as well.
     pub thinktime_iotime: Duration,
+    /// `latency_target`: the queue-depth search's latency limit (zero: off).
+    pub latency_target: Duration,
+    /// `latency_window`: how long each depth is tried.
+    pub latency_window: Duration,
+    /// `latency_percentile`: share of I/Os that must meet the target.
+    pub latency_percentile: f64,
+    /// `latency_run`: keep adjusting the depth instead of ending at the best one.
+    pub latency_run: bool,
     /// `flow`: weight in the token-based flow control of jobs sharing a `flow_id`.
     pub flow: u32,
     /// `flow_id`: the flow group.
@@ -860,6 +868,10 @@ impl Default for JobSpec {
             exit_what: 0,
             thinktime_on_issue: false,
             thinktime_iotime: Duration::ZERO,
+            latency_target: Duration::ZERO,
+            latency_window: Duration::ZERO,
+            latency_percentile: 100.0,
+            latency_run: false,
             flow: 0,
             flow_id: 0,
             flow_sleep: Duration::ZERO,

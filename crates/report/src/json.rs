@@ -214,10 +214,20 @@ fn job(j: &JobResult, group: Option<&GroupResult>) -> Value {
         m.insert("total_err".into(), json!(s.total_err));
         m.insert("first_error".into(), json!(s.first_error));
     }
-    m.insert("latency_depth".into(), json!(j.info.iodepth));
-    m.insert("latency_target".into(), json!(0));
-    m.insert("latency_percentile".into(), json!(100.0));
-    m.insert("latency_window".into(), json!(0));
+    let depth = match s.latency_depth {
+        0 => j.info.iodepth,
+        d => d,
+    };
+    m.insert("latency_depth".into(), json!(depth));
+    m.insert("latency_target".into(), json!(j.info.latency_target_ns));
+    // A job result read back from an older native file has no percentile: fio's 100.
+    let pct = if j.info.latency_percentile > 0.0 {
+        j.info.latency_percentile
+    } else {
+        100.0
+    };
+    m.insert("latency_percentile".into(), json!(pct));
+    m.insert("latency_window".into(), json!(j.info.latency_window_us));
     if let Some(ss) = &j.steadystate {
         let mut data = json!({
             "bw_mean": ss.bw_mean,

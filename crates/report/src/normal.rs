@@ -185,10 +185,20 @@ fn write_job(job: &JobResult, group: Option<&GroupResult>, out: &mut dyn Write) 
             strerror(s.first_error)
         )?;
     }
+    let pct = if job.info.latency_percentile > 0.0 {
+        job.info.latency_percentile
+    } else {
+        100.0
+    };
     writeln!(
         out,
-        "     latency   : target=0, window=0, percentile=100.00%, depth={}",
-        job.info.iodepth
+        "     latency   : target={}, window={}, percentile={pct:.2}%, depth={}",
+        job.info.latency_target_ns,
+        job.info.latency_window_us,
+        match s.latency_depth {
+            0 => job.info.iodepth,
+            d => d,
+        }
     )?;
     if let Some(ss) = &job.steadystate {
         let metric = ss.ss.split(['_', ':']).next().unwrap_or("iops");

@@ -35,6 +35,15 @@ pub struct JobInfo {
     /// `unified_rw_reporting`: 0 none, 1 mixed, 2 both.
     #[serde(default)]
     pub unified_rw: u8,
+    /// `latency_target` in ns (0: no queue-depth search).
+    #[serde(default)]
+    pub latency_target_ns: u64,
+    /// `latency_window` in µs.
+    #[serde(default)]
+    pub latency_window_us: u64,
+    /// `latency_percentile`.
+    #[serde(default)]
+    pub latency_percentile: f64,
 }
 
 /// One reported job: a single clone, or (with group_reporting) the merge of all clones of

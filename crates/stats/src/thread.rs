@@ -327,10 +327,17 @@ pub struct ThreadStats {
     pub count_errors: bool,
     /// Number of job clones merged into these stats.
     pub clones: u32,
+    /// The queue depth a latency_target search ended at (0: no search).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub latency_depth: u32,
     /// Metadata operations (create, stat, delete, mkdir, …), one entry per kind in the
     /// order first seen: empty for data jobs.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub ops: Vec<OpStats>,
+}
+
+fn is_zero(v: &u32) -> bool {
+    *v == 0
 }
 
 /// One kind of metadata operation (create, stat, …): how many were done, how long each
@@ -508,6 +515,9 @@ impl ThreadStats {
         }
         self.count_errors |= o.count_errors;
         self.clones += o.clones;
+        if self.latency_depth == 0 {
+            self.latency_depth = o.latency_depth;
+        }
         for op in &o.ops {
             self.op_mut(&op.name).merge(op);
         }

@@ -216,6 +216,66 @@ pub(super) static OPTS: &[OptDef] = &[
         },
     },
     OptDef {
+        name: "latency_target",
+        aliases: &[],
+        category: R,
+        ty: "time (µs)",
+        default: "0 (off)",
+        doc: "Find the highest queue depth (up to iodepth) whose I/Os meet this latency, by doubling and bisecting",
+        flag: false,
+        apply: |j, v, c| {
+            j.latency_target = super::time(v, crate::units::TimeUnit::Micros, c)?;
+            Ok(())
+        },
+    },
+    OptDef {
+        name: "latency_window",
+        aliases: &[],
+        category: R,
+        ty: "time (µs)",
+        default: "0",
+        doc: "With latency_target: how long each queue depth is tried before it is judged",
+        flag: false,
+        apply: |j, v, c| {
+            j.latency_window = super::time(v, crate::units::TimeUnit::Micros, c)?;
+            Ok(())
+        },
+    },
+    OptDef {
+        name: "latency_percentile",
+        aliases: &[],
+        category: R,
+        ty: "float (%)",
+        default: "100",
+        doc: "With latency_target: the share of I/Os in a window that must meet the target",
+        flag: false,
+        apply: |j, v, _| {
+            let p: f64 = v
+                .trim()
+                .trim_end_matches('%')
+                .parse()
+                .map_err(|_| "a percentage, e.g. 99.9".to_string())?;
+            if !(0.0..=100.0).contains(&p) || p == 0.0 {
+                return Err("a percentage in (0, 100]".into());
+            }
+            j.latency_percentile = p;
+            Ok(())
+        },
+    },
+    OptDef {
+        name: "latency_run",
+        aliases: &[],
+        category: R,
+        ty: "bool",
+        default: "0",
+        doc: "With latency_target: keep adjusting the queue depth for the whole run instead of ending once the best depth has run one window",
+        flag: false,
+        apply: |j, v, _| {
+            j.latency_run = parse_bool(v)?;
+            Ok(())
+        },
+    },
+    OptDef {
         name: "flow",
         aliases: &[],
         category: R,

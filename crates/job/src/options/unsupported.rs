@@ -72,10 +72,6 @@ pub(super) static NAMES: &[&str] = &[
     // Rate, latency, think time
     "rate_ignore_thinktime",
     "thinkcycles",
-    "latency_target",
-    "latency_window",
-    "latency_percentile",
-    "latency_run",
     "max_latency",
     "flow_watermark",
     // Replay
