@@ -234,7 +234,11 @@ impl PlannedJob {
             unified_rw: s.unified_rw,
             latency_target_ns: s.latency_target.as_nanos() as u64,
             latency_window_us: s.latency_window.as_micros() as u64,
-            latency_percentile: s.latency_percentile,
+            latency_percentile: if s.latency_target.is_zero() {
+                0.0
+            } else {
+                s.latency_percentile
+            },
         }
     }
 }

@@ -36,14 +36,22 @@ pub struct JobInfo {
     #[serde(default)]
     pub unified_rw: u8,
     /// `latency_target` in ns (0: no queue-depth search).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "is_zero_u64")]
     pub latency_target_ns: u64,
     /// `latency_window` in µs.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "is_zero_u64")]
     pub latency_window_us: u64,
-    /// `latency_percentile`.
-    #[serde(default)]
+    /// `latency_percentile` of a queue-depth search (0 without one: fio's 100).
+    #[serde(default, skip_serializing_if = "is_zero_f64")]
     pub latency_percentile: f64,
+}
+
+fn is_zero_u64(v: &u64) -> bool {
+    *v == 0
+}
+
+fn is_zero_f64(v: &f64) -> bool {
+    *v == 0.0
 }
 
 /// One reported job: a single clone, or (with group_reporting) the merge of all clones of
