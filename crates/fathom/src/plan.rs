@@ -858,6 +858,13 @@ fn plan_clone(
         percentage_random: spec.percentage_random.0,
         sequencer_identical: spec.rw_sequencer_identical,
         bs_is_seq_rand: spec.bs_is_seq_rand,
+        dist_dirs: spec.random_distribution_dirs.as_ref().map(|d| {
+            [0, 1, 2].map(|i| {
+                d[i].as_ref()
+                    .map(distribution)
+                    .unwrap_or(Distribution::Random)
+            })
+        }),
         file_service: match (&spec.file_service_dist, spec.file_service) {
             (Some(d), _) => FileService::Dist(distribution(d)),
             (None, (FileServiceKind::RoundRobin, n)) => FileService::RoundRobin(n),

@@ -370,8 +370,10 @@ pub struct JobSpec {
     pub dedupe_percentage: u32,
     /// `norandommap`.
     pub norandommap: bool,
-    /// `random_distribution`.
+    /// `random_distribution` (of reads, and of every direction unless the next is set).
     pub random_distribution: RandomDist,
+    /// Per-direction zones (`zoned:…,…,…`): read, write, trim; None is uniform.
+    pub random_distribution_dirs: Option<[Option<RandomDist>; 3]>,
     /// `percentage_random` per direction.
     pub percentage_random: PerDir<u32>,
     /// `rw_sequencer=identical`.
@@ -834,6 +836,7 @@ impl Default for JobSpec {
             dedupe_percentage: 0,
             norandommap: false,
             random_distribution: RandomDist::Random,
+            random_distribution_dirs: None,
             percentage_random: PerDir::all(100),
             rw_sequencer_identical: false,
             file_service: (FileServiceKind::RoundRobin, 1),

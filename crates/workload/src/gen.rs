@@ -93,6 +93,8 @@ pub struct Params {
     pub file_service: FileService,
     /// `bs_is_seq_rand`: sequential I/Os take the read sizes, random ones the write sizes.
     pub bs_is_seq_rand: bool,
+    /// Per-direction distributions (read, write, trim), replacing `dist` when set.
+    pub dist_dirs: Option<[Distribution; 3]>,
 }
 
 impl Params {
@@ -129,6 +131,7 @@ impl Params {
             sequencer_identical: false,
             file_service: FileService::RoundRobin(1),
             bs_is_seq_rand: false,
+            dist_dirs: None,
         }
     }
 }
@@ -247,7 +250,11 @@ impl Generator {
             .map(max_of)
             .max()
             .unwrap_or(gran);
-        let use_map = k.is_random() && p.randommap && p.dist.is_uniform();
+        let uniform = match &p.dist_dirs {
+            Some(d) => d.iter().all(|x| x.is_uniform()),
+            None => p.dist.is_uniform(),
+        };
+        let use_map = k.is_random() && p.randommap && uniform;
         let mut files = Vec::with_capacity(p.files.len());
         for (i, r) in p.files.iter().enumerate() {
             if r.len < max_bs {
@@ -265,13 +272,26 @@ impl Generator {
                 map,
             });
         }
+        // One sampler per file, or per file and direction with per-direction zones.
+        let dists: Vec<&Distribution> = match &p.dist_dirs {
+            Some(d) => d.iter().collect(),
+            None => vec![&p.dist],
+        };
         let samplers = p
             .files
             .iter()
             .enumerate()
-            .map(|(i, r)| {
-                (!p.dist.is_uniform())
-                    .then(|| Sampler::new(&p.dist, r.len / gran, gran, p.seed ^ (i as u64) << 32))
+            .flat_map(|(i, r)| {
+                dists.iter().enumerate().map(move |(d, dist)| {
+                    (!dist.is_uniform()).then(|| {
+                        Sampler::new(
+                            dist,
+                            r.len / gran,
+                            gran,
+                            p.seed ^ (i as u64) << 32 ^ (d as u64) << 60,
+                        )
+                    })
+                })
             })
             .collect();
         let split_cum = [0, 1, 2].map(|i| match &p.bs_mix[i] {
@@ -567,7 +587,11 @@ impl Generator {
         if f.region.len < len {
             return None;
         }
-        if let Some(s) = &self.samplers[fi] {
+        let si = match self.p.dist_dirs {
+            Some(_) => fi * 3 + ddir.index(),
+            None => fi,
+        };
+        if let Some(s) = &self.samplers[si] {
             // Non-uniform: a block from the distribution, moved down until the I/O fits.
             let b = s.sample(&mut self.rng);
             let off = (b * gran).min(f.region.len - len) / align * align;
@@ -616,6 +640,58 @@ mod tests {
         );
         p.rwmixread = 70;
         p
+    }
+
+    #[test]
+    fn zones_per_direction_steer_reads_and_writes_apart() {
+        use crate::dist::Zone;
+        let mut p = params(RwKind::RandRw, 64 << 20, 4096);
+        p.time_based = true;
+        p.wrap = true;
+        p.randommap = false;
+        p.dist_dirs = Some([
+            // Reads: 90% in the first 10%, the rest in the next 90%.
+            Distribution::Zoned(vec![
+                Zone {
+                    pct: 90.0,
+                    size: 10.0,
+                },
+                Zone {
+                    pct: 10.0,
+                    size: 90.0,
+                },
+            ]),
+            // Writes: all in the second half.
+            Distribution::Zoned(vec![
+                Zone {
+                    pct: 0.0,
+                    size: 50.0,
+                },
+                Zone {
+                    pct: 100.0,
+                    size: 50.0,
+                },
+            ]),
+            Distribution::Random,
+        ]);
+        let mut g = Generator::new(p).unwrap();
+        let (mut reads, mut hot, mut writes) = (0u32, 0u32, 0u32);
+        for _ in 0..50_000 {
+            let io = g.next_io().unwrap();
+            match io.ddir {
+                Ddir::Read => {
+                    reads += 1;
+                    hot += (io.offset < (64 << 20) / 10) as u32;
+                }
+                _ => {
+                    writes += 1;
+                    assert!(io.offset >= 32 << 20, "a write at {}", io.offset);
+                }
+            }
+        }
+        let share = hot as f64 / reads as f64;
+        assert!((share - 0.9).abs() < 0.01, "{share}");
+        assert!(writes > 10_000);
     }
 
     #[test]

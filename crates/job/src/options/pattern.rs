@@ -61,8 +61,8 @@ pub(crate) fn distribution(v: &str, c: &Ctx) -> Result<RandomDist, String> {
             RandomDist::Normal(d, ctr)
         }
         "zoned" | "zoned_abs" => {
-            // Only the read list is used (per-direction zones are not supported yet).
-            let list = rest.split(',').next().unwrap_or("");
+            // One direction's list (random_distribution splits per-direction lists).
+            let list = rest;
             let mut zones = Vec::new();
             let mut total = 0.0;
             for z in list.split(':').filter(|z| !z.is_empty()) {
@@ -77,9 +77,6 @@ pub(crate) fn distribution(v: &str, c: &Ctx) -> Result<RandomDist, String> {
                 return Err(
                     "give zones as pct/size pairs whose percents add up to at most 100".into(),
                 );
-            }
-            if rest.contains(',') {
-                return Err("per-direction zones are not supported yet; give one zone list".into());
             }
             if kind == "zoned" {
                 RandomDist::Zoned(
@@ -142,7 +139,28 @@ pub(crate) fn bssplit_dir(v: &str, c: &Ctx) -> Result<Vec<(u64, f64)>, String> {
 
 pub(super) static OPTS: &[OptDef] = &[
     OptDef { name: "norandommap", aliases: &[], category: P, ty: "flag", default: "0", doc: "Do not track touched blocks: random I/O may hit a block twice in a pass", flag: true, apply: |j, v, _| { j.norandommap = parse_bool(v)?; Ok(()) } },
-    OptDef { name: "random_distribution", aliases: &[], category: P, ty: "distribution", default: "random", doc: "random, zipf:θ, pareto:h, normal:dev (each with :center), zoned:pct/range%:..., zoned_abs:pct/size:...", flag: false, apply: |j, v, c| { j.random_distribution = distribution(v, c)?; Ok(()) } },
+    OptDef { name: "random_distribution", aliases: &[], category: P, ty: "distribution", default: "random", doc: "random, zipf:θ, pareto:h, normal:dev (each with :center), zoned:pct/range%:..., zoned_abs:pct/size:...", flag: false, apply: |j, v, c| {
+        let (kind, rest) = v.split_once(':').unwrap_or((v, ""));
+        if matches!(kind, "zoned" | "zoned_abs") && rest.contains(',') {
+            // Zones per direction, as bssplit: read, write, trim; a blank list is uniform.
+            let parts: Vec<&str> = rest.split(',').collect();
+            if parts.len() > 3 {
+                return Err("at most three zone lists: read, write, trim".into());
+            }
+            let mut dirs: [Option<RandomDist>; 3] = [None, None, None];
+            for (i, p) in parts.iter().enumerate() {
+                if !p.trim().is_empty() {
+                    dirs[i] = Some(distribution(&format!("{kind}:{}", p.trim()), c)?);
+                }
+            }
+            j.random_distribution = dirs[0].clone().unwrap_or(RandomDist::Random);
+            j.random_distribution_dirs = Some(dirs);
+        } else {
+            j.random_distribution = distribution(v, c)?;
+            j.random_distribution_dirs = None;
+        }
+        Ok(())
+    } },
     OptDef { name: "percentage_random", aliases: &[], category: P, ty: "int list R,W,T (%)", default: "100", doc: "Percent of I/Os at random offsets in a random pattern; the rest continue sequentially", flag: false, apply: |j, v, _| { for (i, p) in split_rwt(v).iter().enumerate() { if let Some(p) = p { j.percentage_random.0[i] = int_in(p, 0, 100)?; } } Ok(()) } },
     OptDef { name: "rw_sequencer", aliases: &[], category: P, ty: "sequential|identical", default: "sequential", doc: "With rw=randread:N: continue sequentially or repeat the same offset between random ones", flag: false, apply: |j, v, _| { j.rw_sequencer_identical = match v { "sequential" => false, "identical" => true, _ => return Err("use sequential or identical".into()) }; Ok(()) } },
     OptDef { name: "file_service_type", aliases: &[], category: P, ty: "random|roundrobin|sequential[:N]|zipf:θ|pareto:h|normal:dev", default: "roundrobin", doc: "Which file each I/O goes to: switching every N I/Os, or drawn from a distribution over the files (a few hot files)", flag: false, apply: |j, v, c| {

@@ -328,3 +328,22 @@ fn any_section_starting_with_global_is_global_and_spaces_around_equals_are_trimm
     assert!(err("[a]\nsize=0%\n").contains("(0, 100]"));
     assert!(err("[a]\nsize=101%\n").contains("(0, 100]"));
 }
+
+#[test]
+fn zones_may_be_given_per_direction() {
+    let j = job("[a]\nrandom_distribution=zoned:90/10:10/90,0/50:100/50\n");
+    let d = j.random_distribution_dirs.expect("per-direction zones");
+    assert_eq!(
+        d[0],
+        Some(RandomDist::Zoned(vec![(90.0, 10.0), (10.0, 90.0)]))
+    );
+    assert_eq!(
+        d[1],
+        Some(RandomDist::Zoned(vec![(0.0, 50.0), (100.0, 50.0)]))
+    );
+    assert_eq!(d[2], None);
+    assert_eq!(j.random_distribution, d[0].clone().unwrap());
+    let j = job("[a]\nrandom_distribution=zoned_abs:50/1m:50/3m\n");
+    assert!(j.random_distribution_dirs.is_none());
+    assert!(parse_fio_str("[a]\nrandom_distribution=zoned:1/1,2/2,3/3,4/4\n", "t.fio").is_err());
+}
