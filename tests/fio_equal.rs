@@ -307,3 +307,27 @@ fn bs_is_seq_rand_matches_fio() {
         false,
     );
 }
+
+#[test]
+fn falloc_and_ftruncate_match_fio() {
+    compare(
+        &[
+            "--name=f",
+            "--ioengine=falloc",
+            "--rw=randwrite",
+            "--bs=64k",
+            "--size=4m",
+        ],
+        false,
+    );
+    compare(
+        &[
+            "--name=t",
+            "--ioengine=ftruncate",
+            "--rw=write",
+            "--bs=4k",
+            "--size=1m",
+        ],
+        false,
+    );
+}

@@ -516,39 +516,40 @@ fathomtest!(a_100k_file_tree_stays_within_its_memory_bound, |env| {
 });
 
 fathomtest!(metadata_options_are_checked, |env| {
-    let o = env.run(&[
-        "--name=x",
-        "--ioengine=filetree",
-        "--meta_mix=create/50:stat/40",
-    ]);
-    assert!(!o.status.success());
-    assert!(stderr(&o).contains("add up to 90"), "{}", stderr(&o));
-    let o = env.run(&[
-        "--name=x",
-        "--ioengine=psync",
-        "--size=1m",
-        "--meta_mix=stat",
-    ]);
-    assert!(!o.status.success());
-    assert!(stderr(&o).contains("ioengine=filetree"), "{}", stderr(&o));
-    let o = env.run(&[
-        "--name=x",
-        "--ioengine=filestat",
-        "--nrfiles=2",
-        "--filesize=4k",
-        "--direct=1",
-    ]);
-    assert!(!o.status.success());
-    assert!(stderr(&o).contains("direct"), "{}", stderr(&o));
-    let o = env.run(&[
-        "--name=x",
-        "--ioengine=filetree",
-        "--tree_depth=1",
-        "--nrfiles=3",
-        "--filename_format=same",
-    ]);
-    assert!(!o.status.success());
-    assert!(stderr(&o).contains("$filenum"), "{}", stderr(&o));
+    // (arguments, what the error must say)
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &["--ioengine=filetree", "--meta_mix=create/50:stat/40"],
+            "add up to 90",
+        ),
+        (
+            &["--ioengine=psync", "--size=1m", "--meta_mix=stat"],
+            "ioengine=filetree",
+        ),
+        (
+            &[
+                "--ioengine=filestat",
+                "--nrfiles=2",
+                "--filesize=4k",
+                "--direct=1",
+            ],
+            "direct",
+        ),
+        (
+            &[
+                "--ioengine=filetree",
+                "--tree_depth=1",
+                "--nrfiles=3",
+                "--filename_format=same",
+            ],
+            "$filenum",
+        ),
+    ];
+    for (args, says) in cases {
+        let o = env.run(&[&["--name=x"][..], args].concat());
+        assert!(!o.status.success(), "{args:?}");
+        assert!(stderr(&o).contains(says), "{args:?}: {}", stderr(&o));
+    }
 });
 
 fathomtest!(

@@ -363,8 +363,8 @@ pub fn create_with(name: &str, opts: &EngineOptions) -> Result<Box<dyn IoEngine>
         "psync" => Ok(Box::new(psync::Psync::default())),
         "sync" => Ok(Box::new(sync::Sync::default())),
         "null" => Ok(Box::new(null::Null::default())),
-        "falloc" => Ok(Box::new(meta::Falloc::default())),
-        "ftruncate" => Ok(Box::new(meta::Ftruncate::default())),
+        "falloc" => Ok(Box::new(meta::FileCall::falloc())),
+        "ftruncate" => Ok(Box::new(meta::FileCall::ftruncate())),
         "filetree" => Ok(Box::new(FileTree)),
         n if meta::Kind::of(n).is_some() => Ok(Box::new(meta::MetaEngine::new(
             meta::Kind::of(n).expect("checked"),

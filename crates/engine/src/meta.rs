@@ -309,98 +309,83 @@ pub mod fsop {
     }
 }
 
-/// fio's `falloc` engine: each I/O is a fallocate(2) of its range (a write allocates, a
-/// read allocates keeping the size, a trim punches a hole).
-#[derive(Default)]
-pub struct Falloc {
+/// fio's `falloc` and `ftruncate` engines. falloc: each I/O is a fallocate(2) of its
+/// range (a write allocates, a read allocates keeping the size, a trim punches a hole).
+/// ftruncate: each write truncates (or extends) the file to the I/O's offset; reads and
+/// trims are invalid (EINVAL), as in fio.
+pub struct FileCall {
+    truncate: bool,
     files: crate::sys::Fds,
 }
 
-impl IoEngine for Falloc {
+impl FileCall {
+    /// The falloc engine.
+    pub fn falloc() -> FileCall {
+        FileCall {
+            truncate: false,
+            files: Default::default(),
+        }
+    }
+    /// The ftruncate engine.
+    pub fn ftruncate() -> FileCall {
+        FileCall {
+            truncate: true,
+            files: Default::default(),
+        }
+    }
+}
+
+impl IoEngine for FileCall {
     fn name(&self) -> &'static str {
-        "falloc"
+        if self.truncate {
+            "ftruncate"
+        } else {
+            "falloc"
+        }
     }
     fn caps(&self) -> Caps {
         Caps {
             no_direct: true,
+            no_trim: self.truncate,
             ..Caps::default()
         }
     }
     fn open_file(&mut self, path: &Path, opts: &OpenOptions) -> io::Result<usize> {
+        // falloc makes its files (fio's falloc opens with O_CREAT).
         let o = OpenOptions {
-            write: true,
-            create: true,
+            write: opts.write || !self.truncate,
+            create: opts.create || !self.truncate,
             ..*opts
         };
         self.files.open(path, &o)
     }
     unsafe fn queue(&mut self, io: &IoUnit) -> io::Result<Queued> {
-        let mode = match io.ddir {
-            crate::Ddir::Read => libc::FALLOC_FL_KEEP_SIZE,
-            crate::Ddir::Write => 0,
-            crate::Ddir::Trim => libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_KEEP_SIZE,
-        };
         let fd = self.files.0[io.file];
-        // SAFETY: a plain system call on an fd we own.
-        let r = unsafe { libc::fallocate(fd, mode, io.offset as i64, io.len as i64) };
+        let r = if self.truncate {
+            if io.ddir != crate::Ddir::Write {
+                return Ok(Queued::Done(Completion {
+                    tag: io.tag,
+                    res: -(libc::EINVAL as i64),
+                    short: 0,
+                }));
+            }
+            // SAFETY: a plain system call on an fd we own.
+            unsafe { libc::ftruncate(fd, io.offset as i64) }
+        } else {
+            let mode = match io.ddir {
+                crate::Ddir::Read => libc::FALLOC_FL_KEEP_SIZE,
+                crate::Ddir::Write => 0,
+                crate::Ddir::Trim => libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_KEEP_SIZE,
+            };
+            // SAFETY: a plain system call on an fd we own.
+            unsafe { libc::fallocate(fd, mode, io.offset as i64, io.len as i64) }
+        };
         let res = if r < 0 {
             -(io::Error::last_os_error()
                 .raw_os_error()
                 .unwrap_or(libc::EIO) as i64)
         } else {
             io.len as i64
-        };
-        Ok(Queued::Done(Completion {
-            tag: io.tag,
-            res,
-            short: 0,
-        }))
-    }
-    fn raw_fd(&self, file: usize) -> Option<i32> {
-        Some(self.files.0[file])
-    }
-    fn sync_file(&mut self, file: usize, data_only: bool) -> io::Result<()> {
-        self.files.sync(file, data_only)
-    }
-    fn close_files(&mut self) -> io::Result<()> {
-        self.files.close_all()
-    }
-}
-
-/// fio's `ftruncate` engine: each write I/O truncates (or extends) the file to the I/O's
-/// offset; reads and trims are invalid (EINVAL), as in fio.
-#[derive(Default)]
-pub struct Ftruncate {
-    files: crate::sys::Fds,
-}
-
-impl IoEngine for Ftruncate {
-    fn name(&self) -> &'static str {
-        "ftruncate"
-    }
-    fn caps(&self) -> Caps {
-        Caps {
-            no_direct: true,
-            no_trim: true,
-            ..Caps::default()
-        }
-    }
-    fn open_file(&mut self, path: &Path, opts: &OpenOptions) -> io::Result<usize> {
-        self.files.open(path, opts)
-    }
-    unsafe fn queue(&mut self, io: &IoUnit) -> io::Result<Queued> {
-        let res = if io.ddir == crate::Ddir::Write {
-            // SAFETY: a plain system call on an fd we own.
-            let r = unsafe { libc::ftruncate(self.files.0[io.file], io.offset as i64) };
-            if r < 0 {
-                -(io::Error::last_os_error()
-                    .raw_os_error()
-                    .unwrap_or(libc::EIO) as i64)
-            } else {
-                io.len as i64
-            }
-        } else {
-            -(libc::EINVAL as i64)
         };
         Ok(Queued::Done(Completion {
             tag: io.tag,
@@ -465,7 +450,7 @@ mod tests {
     fn falloc_and_ftruncate_change_the_file() {
         let dir = tempfile::tempdir().unwrap();
         let f = dir.path().join("x");
-        let mut e = Falloc::default();
+        let mut e = FileCall::falloc();
         let i = e.open_file(&f, &OpenOptions::default()).unwrap();
         let io = IoUnit {
             ddir: crate::Ddir::Write,
@@ -480,7 +465,7 @@ mod tests {
         assert!(matches!(r, Queued::Done(c) if c.res == 1 << 20));
         assert_eq!(std::fs::metadata(&f).unwrap().len(), 1 << 20);
         e.close_files().unwrap();
-        let mut t = Ftruncate::default();
+        let mut t = FileCall::ftruncate();
         let i = t
             .open_file(
                 &f,

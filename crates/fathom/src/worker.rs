@@ -334,6 +334,21 @@ pub fn run_clone(
         None => Vec::new(),
     };
 
+    // Start the measured window afresh (after ramp_time, or for latency_target's final
+    // window): forget what was recorded so far.
+    macro_rules! restart_window {
+        ($now:expr) => {{
+            out.stats = ThreadStats::new();
+            measure_start = $now;
+            if let Some(l) = &mut iolog {
+                l.events.clear();
+            }
+            cpu_start = CpuUsage::current_thread();
+            sampler = Sampler::new($now, dirs, live);
+            min_rate = MinRate::new(spec, $now);
+        }};
+    }
+
     'run: loop {
         // Issue while there are free slots (and, after the queue filled up, once it has
         // drained to iodepth_low).
@@ -356,14 +371,7 @@ pub fn run_clone(
             if ramping && now >= ramp_end {
                 // Ramp over: forget what was recorded and start the measured window.
                 ramping = false;
-                out.stats = ThreadStats::new();
-                measure_start = now;
-                if let Some(l) = &mut iolog {
-                    l.events.clear();
-                }
-                cpu_start = CpuUsage::current_thread();
-                sampler = Sampler::new(now, dirs, live);
-                min_rate = MinRate::new(spec, now);
+                restart_window!(now);
                 deadline = runtime.map(|r| now + r);
                 if let Some(s) = &mut schedule {
                     s.reset();
@@ -475,16 +483,7 @@ pub fn run_clone(
                             break;
                         }
                         match l.check(now, &out.stats) {
-                            LtEvent::Reset => {
-                                out.stats = ThreadStats::new();
-                                measure_start = now;
-                                if let Some(l) = &mut iolog {
-                                    l.events.clear();
-                                }
-                                cpu_start = CpuUsage::current_thread();
-                                sampler = Sampler::new(now, dirs, live);
-                                min_rate = MinRate::new(spec, now);
-                            }
+                            LtEvent::Reset => restart_window!(now),
                             LtEvent::Done => {
                                 stopping = true;
                                 break;
@@ -656,14 +655,7 @@ pub fn run_clone(
             let before = l.qd;
             match l.check(now, &out.stats) {
                 LtEvent::Reset => {
-                    out.stats = ThreadStats::new();
-                    measure_start = now;
-                    if let Some(l) = &mut iolog {
-                        l.events.clear();
-                    }
-                    cpu_start = CpuUsage::current_thread();
-                    sampler = Sampler::new(now, dirs, live);
-                    min_rate = MinRate::new(spec, now);
+                    restart_window!(now);
                     quiesce = true;
                 }
                 LtEvent::Done => stopping = true,
