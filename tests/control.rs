@@ -176,3 +176,61 @@ fathomtest!(
 fn libc_etimedout() -> i64 {
     110
 }
+
+fathomtest!(openfiles_keeps_at_most_that_many_files_open, |env| {
+    let _g = serial();
+    let dir = env.path().join("of");
+    let child = env
+        .cmd()
+        .args([
+            "--name=o",
+            "--rw=randread",
+            "--bs=4k",
+            "--size=6m",
+            "--nrfiles=6",
+            "--openfiles=2",
+            "--rate_iops=400",
+            "--time_based",
+            "--runtime=2",
+            "--output-format=json",
+        ])
+        .arg(format!("--directory={}", dir.display()))
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let fds = format!("/proc/{}/fd", child.id());
+    let mut most = 0;
+    let mut samples = 0;
+    let t = Instant::now();
+    while t.elapsed() < Duration::from_millis(2500) {
+        let Ok(rd) = std::fs::read_dir(&fds) else {
+            break;
+        };
+        let open = rd
+            .filter_map(|e| std::fs::read_link(e.ok()?.path()).ok())
+            .filter(|p| p.starts_with(&dir))
+            .count();
+        // Before the clock every file is laid out and opened in turn; count once I/O runs.
+        if t.elapsed() > Duration::from_millis(500) {
+            most = most.max(open);
+            samples += 1;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let o = child.wait_with_output().unwrap();
+    assert!(o.status.success());
+    assert!(samples > 20);
+    assert!(most <= 2, "{most} job files open at once");
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert!(v["jobs"][0]["read"]["total_ios"].as_u64().unwrap() > 300);
+    // An engine that keeps its files open refuses, naming the engines that can.
+    let o = env.run(&[
+        "--name=o",
+        "--size=1m",
+        "--nrfiles=4",
+        "--openfiles=2",
+        "--ioengine=mmap",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("libaio"), "{}", stderr(&o));
+});

@@ -331,3 +331,23 @@ fn falloc_and_ftruncate_match_fio() {
         false,
     );
 }
+
+#[test]
+fn openfiles_below_nrfiles_matches_fio() {
+    for extra in [
+        &["--rw=randread", "--nrfiles=8", "--openfiles=2"][..],
+        &["--rw=write", "--nrfiles=4", "--openfiles=1"][..],
+        &[
+            "--rw=randwrite",
+            "--nrfiles=6",
+            "--openfiles=3",
+            "--file_service_type=random",
+            "--ioengine=libaio",
+            "--iodepth=8",
+        ][..],
+    ] {
+        let mut args = vec!["--name=o", "--bs=4k", "--size=4m"];
+        args.extend_from_slice(extra);
+        compare(&args, false);
+    }
+}

@@ -2,7 +2,7 @@
 //! fixedbufs (registered buffers), registerfiles, sqthread_poll (+ _cpu), hipri
 //! (IOPOLL), nonvectored and force_async.
 
-use crate::sys::{close, open, sync_fd};
+use crate::sys::{open, sync_fd};
 use crate::{Caps, Completion, EngineBuf, EngineOptions, IoEngine, IoUnit, OpenOptions, Queued};
 use fathom_job::Ddir;
 use io_uring::{opcode, squeue, types, IoUring};
@@ -83,6 +83,7 @@ impl IoEngine for IoUringEngine {
     fn caps(&self) -> Caps {
         Caps {
             is_async: true,
+            reopen: !self.opts.registerfiles,
             ..Caps::default()
         }
     }
@@ -279,6 +280,18 @@ impl IoEngine for IoUringEngine {
         self.inflight -= got;
         Ok(got)
     }
+    fn close_file(&mut self, file: usize) -> io::Result<()> {
+        if self.files_registered || self.opts.registerfiles {
+            return Err(io::Error::new(
+                io::ErrorKind::Unsupported,
+                "io_uring with registerfiles keeps its files open",
+            ));
+        }
+        crate::sys::close_at(&mut self.fds, file)
+    }
+    fn reopen_file(&mut self, file: usize, path: &Path, opts: &OpenOptions) -> io::Result<()> {
+        crate::sys::reopen_at(&mut self.fds, file, path, opts)
+    }
     fn raw_fd(&self, file: usize) -> Option<i32> {
         Some(self.fds[file])
     }
@@ -290,12 +303,6 @@ impl IoEngine for IoUringEngine {
             let _ = self.ring().submitter().unregister_files();
             self.files_registered = false;
         }
-        let mut first = Ok(());
-        for fd in self.fds.drain(..) {
-            if let Err(e) = close(fd) {
-                first = first.and(Err(e));
-            }
-        }
-        first
+        crate::sys::close_all(&mut self.fds)
     }
 }

@@ -55,6 +55,9 @@ pub struct Caps {
     pub no_trim: bool,
     /// The engine cannot do O_DIRECT (its data path copies through buffers it owns).
     pub no_direct: bool,
+    /// Files can be closed and opened again one at a time ([`IoEngine::close_file`]), so
+    /// `openfiles` can keep fewer files open than a job has.
+    pub reopen: bool,
     /// A metadata engine (fio's filecreate, filestat, …) and the name of its operation:
     /// the runner calls [`IoEngine::file_op`] each time it opens a file, records that
     /// operation's time as the completion latency, and counts the job's I/Os without
@@ -243,6 +246,21 @@ pub trait IoEngine: Send {
         Err(io::Error::new(
             io::ErrorKind::Unsupported,
             "not a metadata engine",
+        ))
+    }
+    /// Close one file (no I/O of it in flight); its index stays valid for
+    /// [`IoEngine::reopen_file`]. Engines with [`Caps::reopen`] implement this.
+    fn close_file(&mut self, _file: usize) -> io::Result<()> {
+        Err(io::Error::new(
+            io::ErrorKind::Unsupported,
+            format!("the {} engine keeps its files open", self.name()),
+        ))
+    }
+    /// Open again, at the same index, a file closed with [`IoEngine::close_file`].
+    fn reopen_file(&mut self, _file: usize, _path: &Path, _opts: &OpenOptions) -> io::Result<()> {
+        Err(io::Error::new(
+            io::ErrorKind::Unsupported,
+            format!("the {} engine keeps its files open", self.name()),
         ))
     }
     /// The file descriptor of file `file`, for engines that have one.

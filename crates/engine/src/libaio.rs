@@ -4,7 +4,7 @@
 //! Truly asynchronous only with `direct=1`: on buffered files the kernel completes the
 //! I/O inside io_submit, as with fio.
 
-use crate::sys::{close, open, sync_fd};
+use crate::sys::{open, sync_fd};
 use crate::{Caps, Completion, EngineBuf, IoEngine, IoUnit, OpenOptions, Queued};
 use fathom_job::Ddir;
 use std::io;
@@ -135,6 +135,7 @@ impl IoEngine for Libaio {
     fn caps(&self) -> Caps {
         Caps {
             is_async: true,
+            reopen: true,
             ..Caps::default()
         }
     }
@@ -257,6 +258,12 @@ impl IoEngine for Libaio {
             }
         }
     }
+    fn close_file(&mut self, file: usize) -> io::Result<()> {
+        crate::sys::close_at(&mut self.fds, file)
+    }
+    fn reopen_file(&mut self, file: usize, path: &Path, opts: &OpenOptions) -> io::Result<()> {
+        crate::sys::reopen_at(&mut self.fds, file, path, opts)
+    }
     fn raw_fd(&self, file: usize) -> Option<i32> {
         Some(self.fds[file])
     }
@@ -264,13 +271,7 @@ impl IoEngine for Libaio {
         sync_fd(self.fds[file], data_only)
     }
     fn close_files(&mut self) -> io::Result<()> {
-        let mut first = Ok(());
-        for fd in self.fds.drain(..) {
-            if let Err(e) = close(fd) {
-                first = first.and(Err(e));
-            }
-        }
-        first
+        crate::sys::close_all(&mut self.fds)
     }
 }
 

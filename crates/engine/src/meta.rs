@@ -91,6 +91,7 @@ impl IoEngine for MetaEngine {
             diskless: !matches!(self.kind, Kind::FileStat | Kind::FileDelete),
             no_trim: true,
             no_direct: true,
+            reopen: false,
             metadata: Some(self.kind.op()),
         }
     }
@@ -347,6 +348,7 @@ impl IoEngine for FileCall {
         Caps {
             no_direct: true,
             no_trim: self.truncate,
+            reopen: true,
             ..Caps::default()
         }
     }
@@ -392,6 +394,17 @@ impl IoEngine for FileCall {
             res,
             short: 0,
         }))
+    }
+    fn close_file(&mut self, file: usize) -> io::Result<()> {
+        crate::sys::close_at(&mut self.files.0, file)
+    }
+    fn reopen_file(&mut self, file: usize, path: &Path, opts: &OpenOptions) -> io::Result<()> {
+        let o = OpenOptions {
+            write: opts.write || !self.truncate,
+            create: opts.create || !self.truncate,
+            ..*opts
+        };
+        crate::sys::reopen_at(&mut self.files.0, file, path, &o)
     }
     fn raw_fd(&self, file: usize) -> Option<i32> {
         Some(self.files.0[file])

@@ -29,6 +29,7 @@ impl IoEngine for Null {
             no_trim: false,
             no_direct: false,
             metadata: None,
+            reopen: true,
         }
     }
     unsafe fn setup(&mut self, depth: usize, _bufs: &[EngineBuf]) -> io::Result<()> {
@@ -62,6 +63,12 @@ impl IoEngine for Null {
         let n = max.min(self.done.len());
         out.extend(self.done.drain(..n));
         Ok(n)
+    }
+    fn close_file(&mut self, _file: usize) -> io::Result<()> {
+        Ok(())
+    }
+    fn reopen_file(&mut self, _file: usize, _path: &Path, _opts: &OpenOptions) -> io::Result<()> {
+        Ok(())
     }
     fn sync_range(&mut self, _file: usize, _offset: u64, _len: u64, _flags: u32) -> io::Result<()> {
         Ok(())

@@ -1,6 +1,6 @@
 //! `psync`: pread(2)/pwrite(2) at each I/O's offset. fio's default engine.
 
-use crate::sys::{close, full_transfer, open, ret, sync_fd};
+use crate::sys::{full_transfer, open, ret, sync_fd};
 use crate::{Caps, Completion, IoEngine, IoUnit, OpenOptions, Queued};
 use fathom_job::Ddir;
 use std::io;
@@ -17,7 +17,10 @@ impl IoEngine for Psync {
         "psync"
     }
     fn caps(&self) -> Caps {
-        Caps::default()
+        Caps {
+            reopen: true,
+            ..Caps::default()
+        }
     }
     fn open_file(&mut self, path: &Path, opts: &OpenOptions) -> io::Result<usize> {
         self.fds.push(open(path, opts)?);
@@ -48,6 +51,12 @@ impl IoEngine for Psync {
             short,
         }))
     }
+    fn close_file(&mut self, file: usize) -> io::Result<()> {
+        crate::sys::close_at(&mut self.fds, file)
+    }
+    fn reopen_file(&mut self, file: usize, path: &Path, opts: &OpenOptions) -> io::Result<()> {
+        crate::sys::reopen_at(&mut self.fds, file, path, opts)
+    }
     fn raw_fd(&self, file: usize) -> Option<i32> {
         Some(self.fds[file])
     }
@@ -55,12 +64,6 @@ impl IoEngine for Psync {
         sync_fd(self.fds[file], data_only)
     }
     fn close_files(&mut self) -> io::Result<()> {
-        let mut first = Ok(());
-        for fd in self.fds.drain(..) {
-            if let Err(e) = close(fd) {
-                first = first.and(Err(e));
-            }
-        }
-        first
+        crate::sys::close_all(&mut self.fds)
     }
 }

@@ -39,7 +39,10 @@ impl IoEngine for Pvsync2 {
         "pvsync2"
     }
     fn caps(&self) -> Caps {
-        Caps::default()
+        Caps {
+            reopen: true,
+            ..Caps::default()
+        }
     }
     fn open_file(&mut self, path: &Path, opts: &OpenOptions) -> io::Result<usize> {
         self.fds.open(path, opts)
@@ -80,6 +83,12 @@ impl IoEngine for Pvsync2 {
             res,
             short,
         }))
+    }
+    fn close_file(&mut self, file: usize) -> io::Result<()> {
+        crate::sys::close_at(&mut self.fds.0, file)
+    }
+    fn reopen_file(&mut self, file: usize, path: &Path, opts: &OpenOptions) -> io::Result<()> {
+        crate::sys::reopen_at(&mut self.fds.0, file, path, opts)
     }
     fn raw_fd(&self, file: usize) -> Option<i32> {
         Some(self.fds.0[file])

@@ -1,7 +1,7 @@
 //! `sync`: lseek(2) then read(2)/write(2). The seek is skipped when the file position is
 //! already at the I/O's offset, as fio does for sequential I/O.
 
-use crate::sys::{close, full_transfer, open, ret, sync_fd};
+use crate::sys::{full_transfer, open, ret, sync_fd};
 use crate::{Caps, Completion, IoEngine, IoUnit, OpenOptions, Queued};
 use fathom_job::Ddir;
 use std::io;
@@ -20,7 +20,10 @@ impl IoEngine for Sync {
         "sync"
     }
     fn caps(&self) -> Caps {
-        Caps::default()
+        Caps {
+            reopen: true,
+            ..Caps::default()
+        }
     }
     fn open_file(&mut self, path: &Path, opts: &OpenOptions) -> io::Result<usize> {
         self.fds.push(open(path, opts)?);
@@ -69,6 +72,13 @@ impl IoEngine for Sync {
             short,
         }))
     }
+    fn close_file(&mut self, file: usize) -> io::Result<()> {
+        crate::sys::close_at(&mut self.fds, file)
+    }
+    fn reopen_file(&mut self, file: usize, path: &Path, opts: &OpenOptions) -> io::Result<()> {
+        self.pos[file] = 0;
+        crate::sys::reopen_at(&mut self.fds, file, path, opts)
+    }
     fn raw_fd(&self, file: usize) -> Option<i32> {
         Some(self.fds[file])
     }
@@ -77,12 +87,6 @@ impl IoEngine for Sync {
     }
     fn close_files(&mut self) -> io::Result<()> {
         self.pos.clear();
-        let mut first = Ok(());
-        for fd in self.fds.drain(..) {
-            if let Err(e) = close(fd) {
-                first = first.and(Err(e));
-            }
-        }
-        first
+        crate::sys::close_all(&mut self.fds)
     }
 }

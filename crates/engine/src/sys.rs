@@ -213,14 +213,37 @@ impl Fds {
         sync_fd(self.0[file], data_only)
     }
     pub(crate) fn close_all(&mut self) -> io::Result<()> {
-        let mut first = Ok(());
-        for fd in self.0.drain(..) {
-            if let Err(e) = close(fd) {
-                first = first.and(Err(e));
-            }
-        }
-        first
+        close_all(&mut self.0)
     }
+}
+
+/// Close every fd of a file table (a closed slot holds -1).
+pub(crate) fn close_all(fds: &mut Vec<i32>) -> io::Result<()> {
+    let mut first = Ok(());
+    for fd in fds.drain(..).filter(|&fd| fd >= 0) {
+        if let Err(e) = close(fd) {
+            first = first.and(Err(e));
+        }
+    }
+    first
+}
+
+/// Close the file at `i` of a file table, keeping its slot.
+pub(crate) fn close_at(fds: &mut [i32], i: usize) -> io::Result<()> {
+    let fd = std::mem::replace(&mut fds[i], -1);
+    if fd >= 0 {
+        close(fd)?;
+    }
+    Ok(())
+}
+
+/// Open `path` again into slot `i` of a file table.
+pub(crate) fn reopen_at(fds: &mut [i32], i: usize, path: &Path, o: &OpenOptions) -> io::Result<()> {
+    if fds[i] >= 0 {
+        close(fds[i])?;
+    }
+    fds[i] = open(path, o)?;
+    Ok(())
 }
 
 /// A one-element iovec over `len` bytes at `buf`.

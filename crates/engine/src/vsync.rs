@@ -20,7 +20,10 @@ impl IoEngine for Vsync {
         "vsync"
     }
     fn caps(&self) -> Caps {
-        Caps::default()
+        Caps {
+            reopen: true,
+            ..Caps::default()
+        }
     }
     fn open_file(&mut self, path: &Path, opts: &OpenOptions) -> io::Result<usize> {
         self.pos.push(0);
@@ -72,6 +75,13 @@ impl IoEngine for Vsync {
             res,
             short,
         }))
+    }
+    fn close_file(&mut self, file: usize) -> io::Result<()> {
+        crate::sys::close_at(&mut self.fds.0, file)
+    }
+    fn reopen_file(&mut self, file: usize, path: &Path, opts: &OpenOptions) -> io::Result<()> {
+        self.pos[file] = 0;
+        crate::sys::reopen_at(&mut self.fds.0, file, path, opts)
     }
     fn raw_fd(&self, file: usize) -> Option<i32> {
         Some(self.fds.0[file])

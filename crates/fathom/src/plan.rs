@@ -503,11 +503,22 @@ fn plan_job(
     };
     // Metadata engines hold a file only for its operation; filetree's open table is
     // openfiles long.
-    if spec.openfiles.is_some_and(|o| o < nfiles) && caps.metadata.is_none() {
+    let reopen = caps.reopen && !(spec.ioengine == "io_uring" && spec.engine.registerfiles);
+    if spec.openfiles.is_some_and(|o| o < nfiles) && caps.metadata.is_none() && !reopen {
         return Err(plan_err(
             spec,
-            "openfiles below the number of files is not supported yet: fathom keeps every \
-             file of a job open; drop openfiles",
+            format!(
+                "openfiles={} is below the job's {nfiles} files, and the {} engine{} keeps \
+                 every file open; use psync, sync, vsync, pvsync, pvsync2, libaio or \
+                 io_uring (without registerfiles), or drop openfiles",
+                spec.openfiles.unwrap_or(0),
+                spec.ioengine,
+                if spec.engine.registerfiles {
+                    " with registerfiles"
+                } else {
+                    ""
+                }
+            ),
         ));
     }
     if spec.numjobs == 0 {
@@ -858,6 +869,10 @@ fn plan_clone(
         percentage_random: spec.percentage_random.0,
         sequencer_identical: spec.rw_sequencer_identical,
         bs_is_seq_rand: spec.bs_is_seq_rand,
+        open_limit: match spec.openfiles {
+            Some(o) if caps.metadata.is_none() => o.max(1) as usize,
+            _ => 0,
+        },
         dist_dirs: spec.random_distribution_dirs.as_ref().map(|d| {
             [0, 1, 2].map(|i| {
                 d[i].as_ref()

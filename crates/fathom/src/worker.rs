@@ -280,6 +280,23 @@ pub fn run_clone(
             return out;
         }
     }
+    // openfiles below the number of files: keep only that many open (the first ones
+    // now; later the least recently used idle file makes way for the next).
+    let mut openset = match spec.openfiles.map(|o| o.max(1) as usize) {
+        Some(limit) if limit < clone.files.len() && job.caps.metadata.is_none() => {
+            let set = OpenSet::new(clone.files.len(), limit);
+            for fi in limit..clone.files.len() {
+                if let Err(e) = engine.close_file(fi) {
+                    fail(&mut out, libc::EINVAL, format!("openfiles: {e}"));
+                    out.elapsed = t_start.elapsed();
+                    return out;
+                }
+            }
+            Some(set)
+        }
+        _ => None,
+    };
+    let mut held: Option<IoReq> = None;
 
     let mut gen = match Generator::new(clone.params.clone()) {
         Ok(g) => g,
@@ -394,10 +411,33 @@ pub fn run_clone(
                 }
                 f.issued();
             }
-            let Some(req) = gen.next_io() else {
+            let Some(req) = held.take().or_else(|| gen.next_io()) else {
                 stopping = true;
                 break;
             };
+            if let Some(os) = &mut openset {
+                match os.ensure(
+                    req.file,
+                    &mut *engine,
+                    &clone.files,
+                    &opts,
+                    spec,
+                    &mut out.stats,
+                ) {
+                    Ok(true) => os.written[req.file] |= req.ddir == Ddir::Write,
+                    // Every open file has I/O in flight: reap, then try again.
+                    Ok(false) => {
+                        held = Some(req);
+                        break;
+                    }
+                    Err(e) => {
+                        let errno = fathom_engine::errno_of(&e).unwrap_or(libc::EIO);
+                        fail(&mut out, errno, format!("openfiles: {e}"));
+                        stopping = true;
+                        break;
+                    }
+                }
+            }
             // Rate limit: wait for this I/O's intended issue time.
             let intended = match &mut schedule {
                 Some(s) => s
@@ -506,6 +546,9 @@ pub fn run_clone(
                     if thinker.t.on_issue {
                         thinker.count();
                     }
+                    if let Some(os) = &mut openset {
+                        os.inflight[req.file] += 1;
+                    }
                     inflight += 1;
                     st.depth_levels[depth_level_index(inflight as u32)] += 1;
                     pending.push(si);
@@ -606,6 +649,9 @@ pub fn run_clone(
                 }
             }
             inflight -= 1;
+            if let Some(os) = &mut openset {
+                os.inflight[slot.req.file] -= 1;
+            }
             let slat = slot.t_sub.duration_since(slot.t_start).as_nanos() as u64;
             let clat = now.duration_since(slot.t_sub).as_nanos() as u64;
             let ddir = slot.req.ddir;
@@ -685,6 +731,20 @@ pub fn run_clone(
     let st = &mut out.stats;
     if wrote && (spec.end_fsync || spec.fsync_on_close) && out.error_text.is_none() {
         for fi in 0..clone.files.len() {
+            if let Some(os) = &openset {
+                // A closed file was synced on close (fsync_on_close) or is synced now
+                // through a fresh descriptor.
+                if !os.open[fi] {
+                    if spec.fsync_on_close || !os.written[fi] {
+                        continue;
+                    }
+                    if let Err(e) = engine.reopen_file(fi, &clone.files[fi].path, &opts) {
+                        out.stats.error = fathom_engine::errno_of(&e).unwrap_or(libc::EIO);
+                        out.error_text = Some(format!("end fsync: {e}"));
+                        break;
+                    }
+                }
+            }
             if let Err(e) = timed_sync(&mut *engine, fi, false, st) {
                 out.stats.error = e.raw_os_error().unwrap_or(libc::EIO);
                 out.error_text = Some(format!("end fsync: {e}"));
@@ -717,6 +777,68 @@ pub fn run_clone(
     }
     out.elapsed = t_start.elapsed();
     out
+}
+
+/// openfiles: which of a clone's files are open, how recently each was used, and the
+/// I/Os each has in flight (a file is closed only when idle).
+struct OpenSet {
+    limit: usize,
+    open: Vec<bool>,
+    last: Vec<u64>,
+    inflight: Vec<u32>,
+    written: Vec<bool>,
+    tick: u64,
+    count: usize,
+}
+
+impl OpenSet {
+    fn new(n: usize, limit: usize) -> OpenSet {
+        OpenSet {
+            limit,
+            open: (0..n).map(|i| i < limit).collect(),
+            last: vec![0; n],
+            inflight: vec![0; n],
+            written: vec![false; n],
+            tick: 0,
+            count: limit.min(n),
+        }
+    }
+
+    /// Make file `f` open for an I/O, closing the least recently used idle file when at
+    /// the limit (after an fsync with fsync_on_close). False: every open file has I/O in
+    /// flight, so nothing can be closed yet.
+    fn ensure(
+        &mut self,
+        f: usize,
+        engine: &mut dyn fathom_engine::IoEngine,
+        files: &[crate::plan::PlannedFile],
+        opts: &OpenOptions,
+        spec: &fathom_job::JobSpec,
+        st: &mut ThreadStats,
+    ) -> std::io::Result<bool> {
+        self.tick += 1;
+        if !self.open[f] {
+            if self.count >= self.limit {
+                let victim = (0..self.open.len())
+                    .filter(|&i| self.open[i] && self.inflight[i] == 0)
+                    .min_by_key(|&i| self.last[i]);
+                let Some(v) = victim else {
+                    return Ok(false);
+                };
+                if spec.fsync_on_close && self.written[v] {
+                    timed_sync(engine, v, false, st)?;
+                }
+                engine.close_file(v)?;
+                self.open[v] = false;
+                self.count -= 1;
+            }
+            engine.reopen_file(f, &files[f].path, opts)?;
+            self.open[f] = true;
+            self.count += 1;
+        }
+        self.last[f] = self.tick;
+        Ok(true)
+    }
 }
 
 /// What a latency_target check decided.

@@ -95,6 +95,10 @@ pub struct Params {
     pub bs_is_seq_rand: bool,
     /// Per-direction distributions (read, write, trim), replacing `dist` when set.
     pub dist_dirs: Option<[Distribution; 3]>,
+    /// `openfiles` below the number of files: I/O goes only to this many files at a time
+    /// (the first ones; an exhausted file hands its place to the next), as fio chooses
+    /// among its open files. 0: all files.
+    pub open_limit: usize,
 }
 
 impl Params {
@@ -132,6 +136,7 @@ impl Params {
             file_service: FileService::RoundRobin(1),
             bs_is_seq_rand: false,
             dist_dirs: None,
+            open_limit: 0,
         }
     }
 }
@@ -197,6 +202,9 @@ pub struct Generator {
     /// Map granularity: the smallest block size used.
     gran: u64,
     next_file: usize,
+    /// With `open_limit`: the files I/O may go to now, and the next file to bring in.
+    active: Vec<usize>,
+    next_new: usize,
     issued_bytes: u64,
     issued_ios: u64,
     loop_ios: u64,
@@ -306,7 +314,7 @@ impl Generator {
             }
             _ => Vec::new(),
         });
-        Ok(Generator {
+        let mut g = Generator {
             samplers,
             file_run: 0,
             split_cum,
@@ -320,6 +328,8 @@ impl Generator {
             files,
             gran,
             next_file: 0,
+            active: Vec::new(),
+            next_new: 0,
             issued_bytes: 0,
             issued_ios: 0,
             loop_ios: 0,
@@ -328,7 +338,9 @@ impl Generator {
             last: None,
             dirs,
             p,
-        })
+        };
+        g.reset_active();
+        Ok(g)
     }
 
     /// Total I/Os handed out so far.
@@ -349,6 +361,7 @@ impl Generator {
                 m.clear();
             }
         }
+        self.reset_active();
         self.next_file = 0;
         self.last = None;
         self.seq_run = 0;
@@ -463,10 +476,40 @@ impl Generator {
                     };
                     return Some(self.account(io));
                 }
-                None => self.files[fi].done = true,
+                None => {
+                    self.files[fi].done = true;
+                    self.retire(fi);
+                }
             }
         }
         None
+    }
+
+    /// With `open_limit`: the first files are the open ones.
+    fn reset_active(&mut self) {
+        let n = self.files.len();
+        let lim = self.p.open_limit;
+        if lim == 0 || lim >= n {
+            return;
+        }
+        self.active = (0..lim).collect();
+        self.next_new = lim;
+    }
+
+    /// An exhausted file leaves the open set; the next file not yet used takes its place.
+    fn retire(&mut self, fi: usize) {
+        let Some(slot) = self.active.iter().position(|&f| f == fi) else {
+            return;
+        };
+        while self.next_new < self.files.len() && self.files[self.next_new].done {
+            self.next_new += 1;
+        }
+        if self.next_new < self.files.len() {
+            self.active[slot] = self.next_new;
+            self.next_new += 1;
+        } else {
+            self.active.remove(slot);
+        }
     }
 
     /// The file for the next I/O per `file_service_type`.
@@ -474,6 +517,9 @@ impl Generator {
         let n = self.files.len();
         if n == 1 {
             return 0;
+        }
+        if !self.active.is_empty() {
+            return self.pick_active();
         }
         if let Some(sampler) = &self.file_sampler {
             // The drawn file, or the next one still open when it is exhausted.
@@ -502,6 +548,33 @@ impl Generator {
         }
         self.file_run += 1;
         self.next_file
+    }
+
+    /// pick_file among the open files (`open_limit`): the same services over the open set.
+    fn pick_active(&mut self) -> usize {
+        let m = self.active.len();
+        let slot = if let Some(sampler) = &self.file_sampler {
+            sampler.sample(&mut self.rng) as usize % m
+        } else {
+            let (every, random) = match self.p.file_service {
+                FileService::RoundRobin(k) => (k.max(1), false),
+                FileService::Random(k) => (k.max(1), true),
+                FileService::Sequential(k) => (if k == 0 { u32::MAX } else { k }, false),
+                FileService::Dist(_) => unreachable!("a distribution has its sampler"),
+            };
+            if self.file_run >= every {
+                self.file_run = 0;
+                self.next_file = if random {
+                    self.rng.below(m as u64) as usize
+                } else {
+                    self.next_file + 1
+                };
+            }
+            self.file_run += 1;
+            self.next_file % m
+        };
+        self.next_file = slot;
+        self.active[slot]
     }
 
     /// The length of the next I/O in direction `ddir`.
