@@ -4,7 +4,7 @@
 
 mod common;
 use common::*;
-use faultfs::{Fault, FaultFs, Mounted, Op, Rule};
+use faultfs::{Fault, Mounted, Op, Rule};
 use std::time::Duration;
 
 /// The tests of this file take turns: the latency ground truth must not share the two
@@ -12,19 +12,7 @@ use std::time::Duration;
 static TURN: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 fn rig(env: &Env) -> Option<Mounted> {
-    let backing = env.path().join("backing");
-    std::fs::create_dir(&backing).unwrap();
-    match FaultFs::mount(&backing, env.path().join("mnt")) {
-        Ok(m) => Some(m),
-        Err(e) => {
-            assert!(
-                std::env::var_os("FATHOM_REQUIRE_FUSE").is_none(),
-                "faultfs: {e}"
-            );
-            eprintln!("cannot mount FUSE here ({e}): not tested");
-            None
-        }
-    }
+    faultfs_rig(env)
 }
 
 fathomtest!(

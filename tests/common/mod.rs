@@ -83,3 +83,21 @@ pub fn fio() -> Option<PathBuf> {
     }
     found
 }
+
+/// The faultfs FUSE rig over `env/backing`, mounted at `env/mnt` (None, with a note,
+/// where FUSE is not available; with FATHOM_REQUIRE_FUSE=1 that fails the test).
+pub fn faultfs_rig(env: &Env) -> Option<faultfs::Mounted> {
+    let backing = env.path().join("backing");
+    std::fs::create_dir(&backing).unwrap();
+    match faultfs::FaultFs::mount(&backing, env.path().join("mnt")) {
+        Ok(m) => Some(m),
+        Err(e) => {
+            assert!(
+                std::env::var_os("FATHOM_REQUIRE_FUSE").is_none(),
+                "faultfs: {e}"
+            );
+            eprintln!("cannot mount FUSE here ({e}): not tested");
+            None
+        }
+    }
+}

@@ -56,6 +56,7 @@ mod meta;
 pub mod plan;
 mod run;
 mod steady;
+mod verify;
 pub mod worker;
 
 pub use error::RunError;

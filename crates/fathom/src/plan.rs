@@ -524,6 +524,66 @@ fn plan_job(
     if spec.numjobs == 0 {
         return Err(plan_err(spec, "numjobs must be at least 1"));
     }
+    let vs = &spec.verify;
+    if vs.kind.is_none()
+        && (vs.backlog > 0 || vs.only || vs.interval > 0 || vs.offset > 0 || vs.fatal)
+    {
+        return Err(plan_err(
+            spec,
+            "verify_backlog, verify_only, verify_interval, verify_offset and verify_fatal \
+             need verify=TYPE (e.g. verify=crc32c)",
+        ));
+    }
+    if let Some(kind) = spec.verify.kind {
+        use fathom_job::VerifyKind;
+        let why = if caps.metadata.is_some() {
+            Some(format!(
+                "the {} engine moves no data to verify",
+                spec.ioengine
+            ))
+        } else if caps.diskless && kind != VerifyKind::Null {
+            Some(format!(
+                "the {} engine stores nothing to read back; use a real engine or verify=null",
+                spec.ioengine
+            ))
+        } else if k.trims() {
+            Some(
+                "verifying trimmed blocks (trim_verify_zero) is not supported yet; use a \
+                  pattern without trims"
+                    .to_string(),
+            )
+        } else if matches!(kind, VerifyKind::Pattern | VerifyKind::PatternHdr)
+            && spec.verify.pattern.is_none()
+        {
+            Some(format!(
+                "verify={} needs verify_pattern (e.g. verify_pattern=0xdeadbeef)",
+                kind.name()
+            ))
+        } else {
+            None
+        };
+        if let Some(why) = why {
+            return Err(plan_err(spec, why));
+        }
+        let iv = spec.verify.interval;
+        if iv > 0 {
+            for d in 0..3 {
+                let sizes: Vec<u64> = if !spec.bssplit[d].is_empty() {
+                    spec.bssplit[d].iter().map(|b| b.0).collect()
+                } else if let Some((lo, hi)) = spec.bsrange[d] {
+                    vec![lo, hi]
+                } else {
+                    vec![spec.bs.0[d]]
+                };
+                if let Some(b) = sizes.iter().find(|&&b| b > 0 && b % iv != 0) {
+                    return Err(plan_err(
+                        spec,
+                        format!("verify_interval={iv} does not divide the block size {b}"),
+                    ));
+                }
+            }
+        }
+    }
     if caps.metadata == Some("mix") {
         let dir_ops = spec
             .meta_mix

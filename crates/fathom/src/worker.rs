@@ -251,6 +251,45 @@ pub fn run_clone(
     }
     let refill = content.refills();
     let mut writes = 0u64;
+    // verify: the clone's verifier, the completed writes waiting for a backlog check.
+    let mut verifier = match spec.verify.kind {
+        Some(kind) => {
+            let min_bs = (0..3)
+                .filter(|&d| clone.params.len_range(d).0 > 0)
+                .map(|d| clone.params.len_range(d).0)
+                .min()
+                .unwrap_or(4096);
+            let regions: Vec<(u64, u64)> = clone
+                .files
+                .iter()
+                .map(|f| (f.region.start, f.region.len))
+                .collect();
+            match crate::verify::Verifier::new(
+                &spec.verify,
+                kind,
+                clone.params.seed,
+                clone.index,
+                min_bs,
+                &regions,
+            ) {
+                Ok(v) => {
+                    out.stats.verify = Some(fathom_stats::VerifyStats {
+                        kind: kind.name().to_string(),
+                        ..Default::default()
+                    });
+                    Some(v)
+                }
+                Err(text) => {
+                    fail(&mut out, libc::EINVAL, text);
+                    out.elapsed = t_start.elapsed();
+                    return out;
+                }
+            }
+        }
+        None => None,
+    };
+    let mut backlog: Vec<(usize, u64, u64)> = Vec::new();
+    let mut verify_due = false;
     let ebufs: Vec<EngineBuf> = slots
         .iter_mut()
         .map(|s| EngineBuf {
@@ -367,6 +406,10 @@ pub fn run_clone(
     }
 
     'run: loop {
+        if spec.verify.only {
+            // verify_only: nothing is written; the check below reads everything back.
+            break;
+        }
         // Issue while there are free slots (and, after the queue filled up, once it has
         // drained to iodepth_low).
         if draining && inflight <= low {
@@ -375,10 +418,34 @@ pub fn run_clone(
         if quiesce && inflight == 0 {
             quiesce = false;
         }
+        if verify_due && inflight == 0 {
+            // verify_backlog: every write of the batch has completed; check them now.
+            verify_due = false;
+            let mut batch = std::mem::take(&mut backlog);
+            if spec.verify.backlog_batch > 0 && (spec.verify.backlog_batch as usize) < batch.len() {
+                batch.drain(..batch.len() - spec.verify.backlog_batch as usize);
+            }
+            let vf = verifier.as_ref().expect("a backlog needs a verifier");
+            if let Err((errno, text)) = verify_chunks(
+                &mut *engine,
+                &mut slots[0].buf,
+                vf,
+                &clone.files,
+                &batch,
+                true,
+                spec,
+                &mut out.stats,
+            ) {
+                fail(&mut out, errno, text);
+                stopping = true;
+            }
+            now = crate::clock::now();
+        }
         while !stopping
             && !free.is_empty()
             && !draining
             && !quiesce
+            && !verify_due
             && lt.as_ref().is_none_or(|l| inflight < l.qd as usize)
         {
             if cancel.load(Ordering::Relaxed) || deadline.is_some_and(|d| now >= d) {
@@ -489,6 +556,9 @@ pub fn run_clone(
                     writes += 1;
                     content.scramble(data, clone.params.seed ^ writes);
                 }
+                if let Some(v) = &mut verifier {
+                    v.fill(req.file, req.offset, data);
+                }
             }
             let io = slot.unit(si, &clone.files);
             let st = &mut out.stats;
@@ -586,6 +656,21 @@ pub fn run_clone(
                     &mut out.stats,
                 ) {
                     fail(&mut out, err.0, err.1);
+                    stopping = true;
+                    break;
+                }
+            }
+            if let Some(v) = &verifier {
+                if let Err((errno, text)) = after_io(
+                    v,
+                    (req.ddir, req.file, req.offset, req.len),
+                    (&slots[si].buf, &clone.files[req.file].path),
+                    spec,
+                    &mut backlog,
+                    &mut verify_due,
+                    &mut out.stats,
+                ) {
+                    fail(&mut out, errno, text);
                     stopping = true;
                     break;
                 }
@@ -696,6 +781,22 @@ pub fn run_clone(
                     stopping = true;
                 }
             }
+            if let Some(v) = &verifier {
+                if let Err((errno, text)) = after_io(
+                    v,
+                    (ddir, file, off, len),
+                    (&slots[si].buf, &clone.files[file].path),
+                    spec,
+                    &mut backlog,
+                    &mut verify_due,
+                    &mut out.stats,
+                ) {
+                    if out.error_text.is_none() {
+                        fail(&mut out, errno, text);
+                    }
+                    stopping = true;
+                }
+            }
         }
         if let Some(l) = lt.as_mut().filter(|_| !stopping) {
             let before = l.qd;
@@ -725,8 +826,62 @@ pub fn run_clone(
     }
     if ramping {
         // The job ended during ramp: nothing was measured.
+        let v = out.stats.verify.take();
         out.stats = ThreadStats::new();
+        out.stats.verify = v;
         measure_start = crate::clock::now();
+    }
+    // The verify pass: read back every chunk this clone wrote (verify_only: every chunk
+    // of its regions) and check it, after all of its writes have completed.
+    if let Some(v) = &verifier {
+        let pass = (spec.verify.do_verify && k.writes()) || spec.verify.only;
+        if pass && out.error_text.is_none() && !engine_broken && inflight == 0 {
+            let list: Vec<(usize, u64, u64)> = (0..clone.files.len())
+                .flat_map(|fi| {
+                    let r = clone.files[fi].region;
+                    let offs: Vec<u64> = if spec.verify.only {
+                        (0..r.len / v.interval)
+                            .map(|i| r.start + i * v.interval)
+                            .collect()
+                    } else {
+                        v.written(fi).collect()
+                    };
+                    offs.into_iter().map(move |o| (fi, o, v.interval))
+                })
+                .collect();
+            let known = !spec.verify.only;
+            if let Err((errno, text)) = verify_chunks(
+                &mut *engine,
+                &mut slots[0].buf,
+                v,
+                &clone.files,
+                &list,
+                known,
+                spec,
+                &mut out.stats,
+            ) {
+                fail(&mut out, errno, text);
+            }
+        }
+        let vs = out.stats.verify.clone().unwrap_or_default();
+        if vs.failures > 0 && out.error_text.is_none() {
+            let more = if vs.failures > 1 {
+                format!(" (and {} more failed chunks)", vs.failures - 1)
+            } else {
+                String::new()
+            };
+            let first = vs.first.first().cloned().unwrap_or_default();
+            fail(&mut out, libc::EILSEQ, format!("{first}{more}"));
+        } else if vs.blocks == 0 && out.error_text.is_none() && (pass || spec.verify.backlog > 0) {
+            fail(
+                &mut out,
+                libc::EINVAL,
+                format!(
+                    "verify={} checked nothing: the job wrote no blocks to read back",
+                    vs.kind
+                ),
+            );
+        }
     }
     let st = &mut out.stats;
     if wrote && (spec.end_fsync || spec.fsync_on_close) && out.error_text.is_none() {
@@ -777,6 +932,132 @@ pub fn run_clone(
     }
     out.elapsed = t_start.elapsed();
     out
+}
+
+/// After a completed I/O of a verifying job: a write joins the backlog (and a full
+/// backlog asks for a check); a read of a read-only job is checked at once.
+fn after_io(
+    v: &crate::verify::Verifier,
+    (ddir, file, offset, len): (Ddir, usize, u64, u64),
+    (buf, path): (&AlignedBuf, &std::path::Path),
+    spec: &fathom_job::JobSpec,
+    backlog: &mut Vec<(usize, u64, u64)>,
+    verify_due: &mut bool,
+    st: &mut ThreadStats,
+) -> Result<(), (i32, String)> {
+    let k = spec.rw.kind;
+    if ddir == Ddir::Write && spec.verify.backlog > 0 {
+        backlog.push((file, offset, len));
+        if backlog.len() as u64 >= spec.verify.backlog {
+            *verify_due = true;
+        }
+    } else if ddir == Ddir::Read && !k.writes() {
+        let data = &buf.as_slice()[..len as usize];
+        for (off, n) in v.chunks(offset, len) {
+            let b = &data[(off - offset) as usize..(off - offset + n) as usize];
+            check_chunk(v, (path, b, off), None, spec, st)?;
+        }
+    }
+    Ok(())
+}
+
+/// Record the check of one chunk; Err ends the job (verify_fatal).
+fn check_chunk(
+    v: &crate::verify::Verifier,
+    (path, b, offset): (&std::path::Path, &[u8], u64),
+    expected: Option<u64>,
+    spec: &fathom_job::JobSpec,
+    st: &mut ThreadStats,
+) -> Result<(), (i32, String)> {
+    let r = v.check(b, offset, expected);
+    let vs = st.verify.get_or_insert_with(Default::default);
+    vs.blocks += 1;
+    vs.bytes += b.len() as u64;
+    if let Err(f) = r {
+        vs.failures += 1;
+        let text = f.text(path);
+        if vs.first.len() < fathom_stats::VERIFY_FAILURES_KEPT {
+            vs.first.push(text.clone());
+        }
+        if spec.verify.fatal {
+            return Err((libc::EILSEQ, text));
+        }
+    }
+    Ok(())
+}
+
+/// Read back and check chunks (file, offset, length), one at a time through the engine
+/// with nothing else in flight; the reads count as reads of the job, as in fio.
+#[allow(clippy::too_many_arguments)]
+fn verify_chunks(
+    engine: &mut dyn fathom_engine::IoEngine,
+    buf: &mut AlignedBuf,
+    v: &crate::verify::Verifier,
+    files: &[crate::plan::PlannedFile],
+    list: &[(usize, u64, u64)],
+    known: bool,
+    spec: &fathom_job::JobSpec,
+    st: &mut ThreadStats,
+) -> Result<(), (i32, String)> {
+    let mut comps = Vec::with_capacity(1);
+    for &(file, offset, len) in list {
+        for (off, n) in v.chunks(offset, len) {
+            let io = IoUnit {
+                ddir: Ddir::Read,
+                file,
+                offset: off,
+                buf: buf.as_mut_ptr(),
+                len: n as usize,
+                tag: 0,
+            };
+            let t0 = crate::clock::now();
+            let path = &files[file].path;
+            let io_err = |e: std::io::Error| {
+                (
+                    fathom_engine::errno_of(&e).unwrap_or(libc::EIO),
+                    format!("verify read of {} at offset {off}: {e}", path.display()),
+                )
+            };
+            // SAFETY: `buf` holds at least `n` bytes (a chunk is at most a block), is
+            // aligned for the files' open mode, and nothing else is in flight.
+            let (res, slat) = match unsafe { engine.queue(&io) }.map_err(io_err)? {
+                Queued::Done(c) => (c.res, None),
+                Queued::Queued => {
+                    engine.commit().map_err(io_err)?;
+                    let t_sub = crate::clock::now();
+                    comps.clear();
+                    while comps.is_empty() {
+                        engine.reap(1, 1, &mut comps).map_err(io_err)?;
+                    }
+                    (
+                        comps[0].res,
+                        Some(t_sub.duration_since(t0).as_nanos() as u64),
+                    )
+                }
+            };
+            let total = crate::clock::now().duration_since(t0).as_nanos() as u64;
+            if res != n as i64 {
+                let errno = if res < 0 { (-res) as i32 } else { libc::EIO };
+                return Err((
+                    errno,
+                    format!(
+                        "verify read of {} at offset {off} (0x{off:x}), length {n}: {}",
+                        path.display(),
+                        if res < 0 {
+                            errno_text(errno)
+                        } else {
+                            format!("short read of {res} bytes")
+                        }
+                    ),
+                ));
+            }
+            st.record_io_deferred(0, n, slat, total.saturating_sub(slat.unwrap_or(0)));
+            let expected = known.then(|| v.generation(file, off) as u64);
+            let data = &buf.as_slice()[..n as usize];
+            check_chunk(v, (path, data, off), expected, spec, st)?;
+        }
+    }
+    Ok(())
 }
 
 /// openfiles: which of a clone's files are open, how recently each was used, and the

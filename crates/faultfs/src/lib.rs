@@ -110,6 +110,8 @@ pub struct Rule {
     pub fault: Fault,
     /// Strike at most this many times (None = always).
     pub times: Option<u64>,
+    /// Let this many matching I/Os pass untouched first.
+    pub skip: u64,
 }
 
 impl Rule {
@@ -120,6 +122,7 @@ impl Rule {
             range: 0..u64::MAX,
             fault,
             times: None,
+            skip: 0,
         }
     }
     /// Only for `file` (relative to the mount point).
@@ -135,6 +138,12 @@ impl Rule {
     /// At most `n` times.
     pub fn times(mut self, n: u64) -> Rule {
         self.times = Some(n);
+        self
+    }
+    /// Only after `n` matching I/Os have passed untouched (e.g. the second write of a
+    /// block: `.skip(1)`).
+    pub fn skip(mut self, n: u64) -> Rule {
+        self.skip = n;
         self
     }
     fn hits(&self, file: &str, off: u64, len: u64) -> bool {
@@ -254,6 +263,10 @@ impl Fs {
                 _ => write,
             };
             if applies && r.hits(file, off, len) {
+                if r.skip > 0 {
+                    r.skip -= 1;
+                    continue;
+                }
                 if let Some(t) = &mut r.times {
                     *t -= 1;
                 }

@@ -338,6 +338,8 @@ pub struct JobSpec {
     pub job_options: Vec<(String, String)>,
     /// Engine-specific options (io_uring, libaio, pvsync2).
     pub engine: EngineOpts,
+    /// fio's verify family.
+    pub verify: VerifySpec,
     /// fathom extension: the directory tree of metadata jobs (tree_depth, tree_width, …).
     pub tree: TreeSpec,
     /// fathom extension (`filetree` engine): the metadata operation mix, in percent.
@@ -569,6 +571,119 @@ pub struct EngineOpts {
     pub userspace_reap: bool,
     /// filestat/dirstat: the system call that looks files up.
     pub stat_type: StatType,
+}
+
+/// How written data is checked (`verify=`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VerifyKind {
+    /// MD5 of each block's data.
+    Md5,
+    /// CRC-64 (XZ).
+    Crc64,
+    /// CRC-32C (Castagnoli; hardware-accelerated where the CPU has it).
+    Crc32c,
+    /// CRC-32 (ISO-HDLC).
+    Crc32,
+    /// CRC-16 (ARC).
+    Crc16,
+    /// CRC-7 (MMC).
+    Crc7,
+    /// xxHash64.
+    Xxhash,
+    /// SHA-1.
+    Sha1,
+    /// SHA-256.
+    Sha256,
+    /// SHA-512.
+    Sha512,
+    /// SHA3-224.
+    Sha3_224,
+    /// SHA3-256.
+    Sha3_256,
+    /// SHA3-384.
+    Sha3_384,
+    /// SHA3-512.
+    Sha3_512,
+    /// The header alone (offset, generation, …), no data checksum.
+    Meta,
+    /// The data is `verify_pattern`, compared byte for byte; no header.
+    Pattern,
+    /// A header, then `verify_pattern` as the data.
+    PatternHdr,
+    /// Read back without checking (fio's "pretend").
+    Null,
+}
+
+impl VerifyKind {
+    /// Every kind with its names (the first is the canonical one).
+    pub const NAMES: &'static [(&'static str, VerifyKind)] = &[
+        ("md5", VerifyKind::Md5),
+        ("crc64", VerifyKind::Crc64),
+        ("crc32c", VerifyKind::Crc32c),
+        ("crc32c-intel", VerifyKind::Crc32c),
+        ("crc32", VerifyKind::Crc32),
+        ("crc16", VerifyKind::Crc16),
+        ("crc7", VerifyKind::Crc7),
+        ("xxhash", VerifyKind::Xxhash),
+        ("sha1", VerifyKind::Sha1),
+        ("sha256", VerifyKind::Sha256),
+        ("sha512", VerifyKind::Sha512),
+        ("sha3-224", VerifyKind::Sha3_224),
+        ("sha3-256", VerifyKind::Sha3_256),
+        ("sha3-384", VerifyKind::Sha3_384),
+        ("sha3-512", VerifyKind::Sha3_512),
+        ("meta", VerifyKind::Meta),
+        ("pattern", VerifyKind::Pattern),
+        ("pattern_hdr", VerifyKind::PatternHdr),
+        ("null", VerifyKind::Null),
+    ];
+    /// The kind's name.
+    pub fn name(self) -> &'static str {
+        Self::NAMES
+            .iter()
+            .find(|(_, k)| *k == self)
+            .map(|(n, _)| *n)
+            .unwrap_or("?")
+    }
+}
+
+/// fio's verify options.
+#[derive(Clone, Debug, PartialEq)]
+pub struct VerifySpec {
+    /// `verify`: None is off.
+    pub kind: Option<VerifyKind>,
+    /// `verify_interval`: bytes per verified chunk (0: each write's length).
+    pub interval: u64,
+    /// `verify_offset`: where in each chunk the header sits.
+    pub offset: u64,
+    /// `verify_pattern`.
+    pub pattern: Option<Vec<u8>>,
+    /// `do_verify`: read back and check after the writes (default on).
+    pub do_verify: bool,
+    /// `verify_only`: do not write; check what an earlier run wrote.
+    pub only: bool,
+    /// `verify_backlog`: check the last N written blocks after every N writes.
+    pub backlog: u64,
+    /// `verify_backlog_batch`: how many of them (default: verify_backlog).
+    pub backlog_batch: u64,
+    /// `verify_fatal`: end the job at the first failure.
+    pub fatal: bool,
+}
+
+impl Default for VerifySpec {
+    fn default() -> Self {
+        VerifySpec {
+            kind: None,
+            interval: 0,
+            offset: 0,
+            pattern: None,
+            do_verify: true,
+            only: false,
+            backlog: 0,
+            backlog_batch: 0,
+            fatal: false,
+        }
+    }
 }
 
 /// What `steadystate` watches.
@@ -820,6 +935,7 @@ impl Default for JobSpec {
             kb_base: 1024,
             job_options: Vec::new(),
             engine: EngineOpts::default(),
+            verify: VerifySpec::default(),
             tree: TreeSpec::default(),
             meta_mix: Vec::new(),
             fileselect_sequential: false,

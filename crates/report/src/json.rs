@@ -258,6 +258,19 @@ fn job(j: &JobResult, group: Option<&GroupResult>) -> Value {
     // fathom extension (after fio's keys): time spent laying out files before the clock
     // started.
     m.insert("layout_ms".into(), json!(j.layout.as_millis() as u64));
+    // fathom extension: what data verification checked, and the first failures.
+    if let Some(v) = &s.verify {
+        m.insert(
+            "verify".into(),
+            json!({
+                "type": v.kind,
+                "blocks": v.blocks,
+                "bytes": v.bytes,
+                "failures": v.failures,
+                "first_failures": v.first,
+            }),
+        );
+    }
     // fathom extension: metadata operations, one object per kind.
     if !s.ops.is_empty() {
         let mut ops = Map::new();

@@ -143,6 +143,20 @@ fn write_job(job: &JobResult, group: Option<&GroupResult>, out: &mut dyn Write) 
         percentiles("sync", &s.sync, &job.info.percentile_list, out)?;
     }
     ops_table(s, out)?;
+    if let Some(v) = &s.verify {
+        // fathom extension: how much was really verified.
+        writeln!(
+            out,
+            "  verify       : {}, {} chunks ({}) checked, {} failed",
+            v.kind,
+            v.blocks,
+            bytes(v.bytes, iec),
+            v.failures
+        )?;
+        for f in &v.first {
+            writeln!(out, "    {f}")?;
+        }
+    }
     let (usr, sys) = crate::cpu_percent(s, rt);
     writeln!(
         out,

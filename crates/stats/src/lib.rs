@@ -28,5 +28,5 @@ pub use lat::{LatStat, SIGFIGS};
 pub use result::{GroupDir, GroupResult, JobInfo, JobResult, MergedSource, RunResult, SteadyState};
 pub use thread::{
     batch_index, depth_level_index, lat_bucket, CpuUsage, DirStats, OpStats, Sample, SampleSummary,
-    ThreadStats, LAT_BUCKETS, LAT_BUCKET_BOUNDS_NS,
+    ThreadStats, VerifyStats, LAT_BUCKETS, LAT_BUCKET_BOUNDS_NS, VERIFY_FAILURES_KEPT,
 };

@@ -327,6 +327,9 @@ pub struct ThreadStats {
     pub count_errors: bool,
     /// Number of job clones merged into these stats.
     pub clones: u32,
+    /// Data verification: what was checked and what failed (None: no verify).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verify: Option<VerifyStats>,
     /// The queue depth a latency_target search ended at (0: no search).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub latency_depth: u32,
@@ -334,6 +337,37 @@ pub struct ThreadStats {
     /// order first seen: empty for data jobs.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub ops: Vec<OpStats>,
+}
+
+/// What data verification checked.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct VerifyStats {
+    /// The verify type (`crc32c`, `md5`, …).
+    pub kind: String,
+    /// Chunks checked.
+    pub blocks: u64,
+    /// Bytes checked.
+    pub bytes: u64,
+    /// Chunks that failed.
+    pub failures: u64,
+    /// The first failures, described (file, offset, class, headers, first bad byte).
+    pub first: Vec<String>,
+}
+
+/// How many failure descriptions a result keeps.
+pub const VERIFY_FAILURES_KEPT: usize = 10;
+
+impl VerifyStats {
+    fn merge(&mut self, o: &VerifyStats) {
+        self.blocks += o.blocks;
+        self.bytes += o.bytes;
+        self.failures += o.failures;
+        for t in &o.first {
+            if self.first.len() < VERIFY_FAILURES_KEPT {
+                self.first.push(t.clone());
+            }
+        }
+    }
 }
 
 fn is_zero(v: &u32) -> bool {
@@ -517,6 +551,11 @@ impl ThreadStats {
         self.clones += o.clones;
         if self.latency_depth == 0 {
             self.latency_depth = o.latency_depth;
+        }
+        match (&mut self.verify, &o.verify) {
+            (Some(a), Some(b)) => a.merge(b),
+            (None, Some(b)) => self.verify = Some(b.clone()),
+            _ => {}
         }
         for op in &o.ops {
             self.op_mut(&op.name).merge(op);

@@ -11,6 +11,7 @@ mod output;
 mod pattern;
 mod time;
 mod unsupported;
+mod verify;
 
 use crate::spec::{Dialect, JobSpec};
 use crate::units;
@@ -56,6 +57,7 @@ pub fn table() -> impl Iterator<Item = &'static OptDef> {
         .chain(pattern::OPTS)
         .chain(checks::OPTS)
         .chain(meta::OPTS)
+        .chain(verify::OPTS)
         .chain(output::LOG_OPTS)
 }
 
@@ -67,6 +69,11 @@ pub fn find(name: &str) -> Option<&'static OptDef> {
 /// True if fio has an option of this name that fathom does not implement yet.
 pub fn is_unsupported(name: &str) -> bool {
     unsupported::NAMES.contains(&name)
+}
+
+/// A data pattern as fio writes it (`0xHEX`, `"text"`, a number).
+pub(crate) fn engine_pattern(v: &str) -> Result<Vec<u8>, String> {
+    engine::pattern(v)
 }
 
 /// fio options fathom refuses on purpose: the reason and what to use instead.
@@ -140,6 +147,12 @@ pub fn example(def: &OptDef) -> Option<String> {
         "stat_type" => "statx",
         "sync_file_range" => "wait_before,write:8",
         "flow" => "3",
+        "verify" => "crc32c",
+        "verify_interval" => "4k",
+        "verify_offset" => "512",
+        "verify_pattern" => "0xdeadbeef",
+        "verify_backlog" => "64",
+        "verify_backlog_batch" => "32",
         "latency_target" => "2ms",
         "latency_window" => "500ms",
         "latency_percentile" => "99.9",

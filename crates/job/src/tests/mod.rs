@@ -32,8 +32,8 @@ fn typos_get_a_suggestion() {
 
 #[test]
 fn fio_options_not_implemented_are_refused() {
-    let e = err("[a]\nverify=md5\n");
-    assert_eq!(e, "t.fio:2: option 'verify' is not supported yet");
+    let e = err("[a]\nverify_async=2\n");
+    assert_eq!(e, "t.fio:2: option 'verify_async' is not supported yet");
 }
 
 #[test]

@@ -92,7 +92,9 @@ fn cmdhelp_lists_and_explains() {
         bs.contains("blocksize") && bs.contains("default : 4k"),
         "{bs}"
     );
-    assert!(cmdhelp(Some("verify")).unwrap().contains("not support"));
+    assert!(cmdhelp(Some("verify_async"))
+        .unwrap()
+        .contains("not support"));
     assert!(cmdhelp(Some("bss")).is_err());
     assert!(is_job_option("rw") && is_job_option("verify") && is_job_option("name"));
     assert!(!is_job_option("output-format"));
@@ -119,10 +121,10 @@ fn toml_times_and_sizes_are_strict() {
     assert_eq!(j.size, Some(SizeSpec::Bytes(4096)));
     assert!(j.direct);
     assert_eq!(j.filenames, vec!["/a", "/b"]);
-    let e = parse_toml_str("[[job]]\nname = \"a\"\nverify = \"md5\"\n", "j.toml")
+    let e = parse_toml_str("[[job]]\nname = \"a\"\nverify_async = 2\n", "j.toml")
         .unwrap_err()
         .to_string();
-    assert_eq!(e, "j.toml:3: option 'verify' is not supported yet");
+    assert_eq!(e, "j.toml:3: option 'verify_async' is not supported yet");
 }
 
 #[test]

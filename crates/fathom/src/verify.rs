@@ -1,0 +1,721 @@
+//! Data verification (fio's `verify` family, with vdbench's write generations).
+//!
+//! Every verified chunk (`verify_interval` bytes, by default each write) carries a header:
+//! magic, format version, checksum kind, header length, chunk length, clone id, offset,
+//! the clone's seed, the chunk's *generation* (how many times this run wrote it), a
+//! timestamp, a CRC-32C of the header and the data's digest. The data is a function of
+//! (seed, offset, generation), so a check can say exactly what is wrong:
+//!
+//! - **unwritten**: the chunk reads back as zeroes;
+//! - **corrupt header**: bad magic, or the header's own CRC does not match;
+//! - **misdirected**: a valid header for another offset (the write landed elsewhere);
+//! - **lost write**: a valid header of an older generation (the newest write never
+//!   reached the media);
+//! - **torn write**: the data is the new generation up to a sector boundary and the old
+//!   one (or zeroes) after it;
+//! - **bit flip** / **corrupted data**: the digest does not match; the first differing
+//!   byte is named.
+
+use fathom_job::{VerifyKind, VerifySpec};
+use std::fmt::Write as _;
+
+const MAGIC: u32 = 0xFA7B_0E21;
+const VERSION: u8 = 1;
+/// Bytes of the header before the digest.
+const FIXED: usize = 56;
+
+/// The digest of `data` for `kind` (empty for kinds without one).
+pub(crate) fn digest(kind: VerifyKind, data: &[u8]) -> Vec<u8> {
+    use sha2::Digest;
+    match kind {
+        VerifyKind::Md5 => md5::Md5::digest(data).to_vec(),
+        VerifyKind::Crc64 => crc::Crc::<u64>::new(&crc::CRC_64_XZ)
+            .checksum(data)
+            .to_le_bytes()
+            .to_vec(),
+        VerifyKind::Crc32c => crc32c::crc32c(data).to_le_bytes().to_vec(),
+        VerifyKind::Crc32 => crc::Crc::<u32>::new(&crc::CRC_32_ISO_HDLC)
+            .checksum(data)
+            .to_le_bytes()
+            .to_vec(),
+        VerifyKind::Crc16 => crc::Crc::<u16>::new(&crc::CRC_16_ARC)
+            .checksum(data)
+            .to_le_bytes()
+            .to_vec(),
+        VerifyKind::Crc7 => vec![crc::Crc::<u8>::new(&crc::CRC_7_MMC).checksum(data)],
+        VerifyKind::Xxhash => xxhash_rust::xxh64::xxh64(data, 0).to_le_bytes().to_vec(),
+        VerifyKind::Sha1 => sha1::Sha1::digest(data).to_vec(),
+        VerifyKind::Sha256 => sha2::Sha256::digest(data).to_vec(),
+        VerifyKind::Sha512 => sha2::Sha512::digest(data).to_vec(),
+        VerifyKind::Sha3_224 => sha3::Sha3_224::digest(data).to_vec(),
+        VerifyKind::Sha3_256 => sha3::Sha3_256::digest(data).to_vec(),
+        VerifyKind::Sha3_384 => sha3::Sha3_384::digest(data).to_vec(),
+        VerifyKind::Sha3_512 => sha3::Sha3_512::digest(data).to_vec(),
+        VerifyKind::Meta | VerifyKind::Pattern | VerifyKind::PatternHdr | VerifyKind::Null => {
+            Vec::new()
+        }
+    }
+}
+
+fn kind_id(kind: VerifyKind) -> u8 {
+    VerifyKind::NAMES
+        .iter()
+        .position(|(_, k)| *k == kind)
+        .unwrap_or(0) as u8
+}
+
+/// A decoded header.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Header {
+    pub kind: u8,
+    pub hdr_len: usize,
+    pub chunk_len: u32,
+    pub clone: u32,
+    pub offset: u64,
+    pub seed: u64,
+    pub generation: u64,
+    pub time_ns: u64,
+    pub digest: Vec<u8>,
+}
+
+impl Header {
+    fn encode(&self, out: &mut [u8]) {
+        out[..self.hdr_len].fill(0);
+        out[0..4].copy_from_slice(&MAGIC.to_le_bytes());
+        out[4] = VERSION;
+        out[5] = self.kind;
+        out[6..8].copy_from_slice(&(self.hdr_len as u16).to_le_bytes());
+        out[8..12].copy_from_slice(&self.chunk_len.to_le_bytes());
+        out[12..16].copy_from_slice(&self.clone.to_le_bytes());
+        out[16..24].copy_from_slice(&self.offset.to_le_bytes());
+        out[24..32].copy_from_slice(&self.seed.to_le_bytes());
+        out[32..40].copy_from_slice(&self.generation.to_le_bytes());
+        out[40..48].copy_from_slice(&self.time_ns.to_le_bytes());
+        out[52..54].copy_from_slice(&(self.digest.len() as u16).to_le_bytes());
+        out[FIXED..FIXED + self.digest.len()].copy_from_slice(&self.digest);
+        let crc = crc32c::crc32c(&out[..self.hdr_len]);
+        out[48..52].copy_from_slice(&crc.to_le_bytes());
+    }
+
+    /// The header in `b`, or why there is none.
+    fn decode(b: &[u8]) -> Result<Header, &'static str> {
+        if b.len() < FIXED || u32::from_le_bytes(b[0..4].try_into().unwrap()) != MAGIC {
+            return Err("bad magic");
+        }
+        let hdr_len = u16::from_le_bytes([b[6], b[7]]) as usize;
+        let dlen = u16::from_le_bytes([b[52], b[53]]) as usize;
+        if b[4] != VERSION || hdr_len < FIXED + dlen || hdr_len > b.len() {
+            return Err("bad header layout");
+        }
+        let want = u32::from_le_bytes(b[48..52].try_into().unwrap());
+        let mut copy = b[..hdr_len].to_vec();
+        copy[48..52].fill(0);
+        if crc32c::crc32c(&copy) != want {
+            return Err("header checksum mismatch");
+        }
+        let u64at = |i: usize| u64::from_le_bytes(b[i..i + 8].try_into().unwrap());
+        Ok(Header {
+            kind: b[5],
+            hdr_len,
+            chunk_len: u32::from_le_bytes(b[8..12].try_into().unwrap()),
+            clone: u32::from_le_bytes(b[12..16].try_into().unwrap()),
+            offset: u64at(16),
+            seed: u64at(24),
+            generation: u64at(32),
+            time_ns: u64at(40),
+            digest: b[FIXED..FIXED + dlen].to_vec(),
+        })
+    }
+}
+
+/// What a failed check found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Damage {
+    Unwritten,
+    CorruptHeader(&'static str),
+    Misdirected { holds: u64 },
+    Lost { found: u64, expected: u64 },
+    Torn { at: u64 },
+    BitFlip { at: u64, want: u8, got: u8 },
+    Corrupted { at: u64, want: u8, got: u8 },
+    PatternMismatch { at: u64, want: u8, got: u8 },
+    Foreign { clone: u32, seed: u64 },
+}
+
+impl Damage {
+    /// The class, as reports name it.
+    pub(crate) fn class(&self) -> &'static str {
+        match self {
+            Damage::Unwritten => "unwritten (zeroes)",
+            Damage::CorruptHeader(_) => "corrupt header",
+            Damage::Misdirected { .. } => "misdirected write",
+            Damage::Lost { .. } => "lost write (stale generation)",
+            Damage::Torn { .. } => "torn write",
+            Damage::BitFlip { .. } => "checksum mismatch (bit flip)",
+            Damage::Corrupted { .. } => "checksum mismatch (corrupted data)",
+            Damage::PatternMismatch { .. } => "pattern mismatch",
+            Damage::Foreign { .. } => "written by another job or run",
+        }
+    }
+}
+
+/// One failed chunk, with everything a report needs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Failure {
+    pub offset: u64,
+    pub len: u64,
+    pub damage: Damage,
+    pub expected_generation: Option<u64>,
+    pub found: Option<Header>,
+}
+
+impl Failure {
+    /// `verify: misdirected write in FILE at offset 409600 (0x64000), length 4096: …`.
+    pub(crate) fn text(&self, file: &std::path::Path) -> String {
+        let mut s = format!(
+            "verify: {} in {} at offset {} (0x{:x}), length {}",
+            self.damage.class(),
+            file.display(),
+            self.offset,
+            self.offset,
+            self.len
+        );
+        match &self.damage {
+            Damage::CorruptHeader(why) => {
+                let _ = write!(s, ": {why}");
+            }
+            Damage::Misdirected { holds } => {
+                let _ = write!(
+                    s,
+                    ": it holds the block written for offset {holds} (0x{holds:x})"
+                );
+            }
+            Damage::Lost { found, expected } => {
+                let _ = write!(s, ": generation {found} read back, {expected} was written");
+            }
+            Damage::Torn { at } => {
+                let _ = write!(
+                    s,
+                    ": new data up to byte {at} (0x{at:x}), the previous contents after it"
+                );
+            }
+            Damage::BitFlip { at, want, got }
+            | Damage::Corrupted { at, want, got }
+            | Damage::PatternMismatch { at, want, got } => {
+                let _ = write!(
+                    s,
+                    ": first differing byte at {at} (0x{at:x}): expected 0x{want:02x}, found 0x{got:02x}"
+                );
+            }
+            Damage::Foreign { clone, seed } => {
+                let _ = write!(s, ": header of clone {clone}, seed {seed:#x}");
+            }
+            Damage::Unwritten => {}
+        }
+        if let Some(h) = &self.found {
+            let _ = write!(
+                s,
+                "; header found: offset {}, generation {}, clone {}, written at {} ns",
+                h.offset, h.generation, h.clone, h.time_ns
+            );
+        }
+        if let Some(g) = self.expected_generation {
+            let _ = write!(s, "; expected generation {g}");
+        }
+        s
+    }
+}
+
+/// Per-clone verification: how chunks are laid out and which generation each holds.
+pub(crate) struct Verifier {
+    pub kind: VerifyKind,
+    /// Chunk size: `verify_interval`, or the smallest block size.
+    pub interval: u64,
+    hdr_off: usize,
+    pattern: Vec<u8>,
+    seed: u64,
+    clone: u32,
+    /// Granularity of the generation table: the chunk size, or the smallest block size.
+    unit: u64,
+    /// Per file: (region start, generation of each unit).
+    gens: Vec<(u64, Vec<u32>)>,
+}
+
+impl Verifier {
+    /// A verifier for a clone's files (regions given as (start, len)), or an error text.
+    pub(crate) fn new(
+        spec: &VerifySpec,
+        kind: VerifyKind,
+        seed: u64,
+        clone: u32,
+        min_bs: u64,
+        regions: &[(u64, u64)],
+    ) -> Result<Verifier, String> {
+        let unit = if spec.interval > 0 {
+            spec.interval
+        } else {
+            min_bs.max(1)
+        };
+        let chunks: u64 = regions.iter().map(|r| r.1 / unit).sum();
+        if chunks > 512 << 20 {
+            return Err(format!(
+                "verify keeps a generation per {unit}-byte chunk, {chunks} of them: more than \
+                 this run should hold; use a larger verify_interval or a smaller size"
+            ));
+        }
+        Ok(Verifier {
+            kind,
+            interval: unit,
+            hdr_off: spec.offset as usize,
+            pattern: spec.pattern.clone().unwrap_or_else(|| vec![0xA5]),
+            seed,
+            clone,
+            unit,
+            gens: regions
+                .iter()
+                .map(|&(start, len)| (start, vec![0; (len / unit) as usize]))
+                .collect(),
+        })
+    }
+
+    /// The chunks of an I/O: (offset, length) each.
+    pub(crate) fn chunks(&self, offset: u64, len: u64) -> impl Iterator<Item = (u64, u64)> {
+        let step = self.interval.max(1);
+        (0..len.div_ceil(step)).map(move |k| (offset + k * step, step.min(len - k * step)))
+    }
+
+    fn slot(&mut self, file: usize, offset: u64) -> Option<&mut u32> {
+        let (start, g) = &mut self.gens[file];
+        let i = offset.checked_sub(*start)? / self.unit;
+        g.get_mut(i as usize)
+    }
+
+    /// The generation last written to the chunk at `offset` (0: never in this run).
+    pub(crate) fn generation(&self, file: usize, offset: u64) -> u32 {
+        let (start, g) = &self.gens[file];
+        offset
+            .checked_sub(*start)
+            .and_then(|o| g.get((o / self.unit) as usize))
+            .copied()
+            .unwrap_or(0)
+    }
+
+    /// Every chunk written so far: (offset, length) per file, in order.
+    pub(crate) fn written(&self, file: usize) -> impl Iterator<Item = u64> + '_ {
+        let (start, g) = &self.gens[file];
+        g.iter()
+            .enumerate()
+            .filter(|(_, &n)| n > 0)
+            .map(move |(i, _)| start + i as u64 * self.unit)
+    }
+
+    /// Fill a write's buffer: each chunk gets its next generation, its data and header.
+    pub(crate) fn fill(&mut self, file: usize, offset: u64, buf: &mut [u8]) {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos() as u64)
+            .unwrap_or(0);
+        let chunks: Vec<(u64, u64)> = self.chunks(offset, buf.len() as u64).collect();
+        for (off, len) in chunks {
+            let g = match self.slot(file, off) {
+                Some(s) => {
+                    *s += 1;
+                    *s as u64
+                }
+                None => 1,
+            };
+            let b = &mut buf[(off - offset) as usize..(off - offset + len) as usize];
+            self.fill_chunk(b, off, g, now);
+        }
+    }
+
+    fn payload(&self, b: &mut [u8], offset: u64, generation: u64) {
+        if matches!(self.kind, VerifyKind::Pattern | VerifyKind::PatternHdr) {
+            for (i, x) in b.iter_mut().enumerate() {
+                *x = self.pattern[i % self.pattern.len()];
+            }
+            return;
+        }
+        let mut st = self.seed
+            ^ offset.wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            ^ generation.wrapping_mul(0xD1B5_4A32_D192_ED03);
+        for c in b.chunks_mut(8) {
+            let v = fathom_workload::splitmix64(&mut st).to_le_bytes();
+            c.copy_from_slice(&v[..c.len()]);
+        }
+    }
+
+    fn header_len(&self) -> usize {
+        (FIXED + digest(self.kind, &[]).len()).div_ceil(8) * 8
+    }
+
+    /// The header's place in a chunk of `len` bytes (None: no header).
+    fn header_at(&self, len: usize) -> Option<usize> {
+        if self.kind == VerifyKind::Pattern {
+            return None;
+        }
+        let h = self.header_len();
+        Some(self.hdr_off.min(len.saturating_sub(h)))
+    }
+
+    /// The data of a chunk: everything but the header.
+    fn data_of(&self, b: &[u8]) -> Vec<u8> {
+        match self.header_at(b.len()) {
+            Some(at) => {
+                let h = self.header_len();
+                let mut d = b[..at].to_vec();
+                d.extend_from_slice(&b[at + h..]);
+                d
+            }
+            None => b.to_vec(),
+        }
+    }
+
+    fn fill_chunk(&self, b: &mut [u8], offset: u64, generation: u64, now: u64) {
+        self.payload(b, offset, generation);
+        let Some(at) = self.header_at(b.len()) else {
+            return;
+        };
+        let h = Header {
+            kind: kind_id(self.kind),
+            hdr_len: self.header_len(),
+            chunk_len: b.len() as u32,
+            clone: self.clone,
+            offset,
+            seed: self.seed,
+            generation,
+            time_ns: now,
+            digest: digest(self.kind, &self.data_of(b)),
+        };
+        h.encode(&mut b[at..]);
+    }
+
+    /// The expected bytes of a chunk with its header as found (for byte comparisons).
+    fn expected(&self, len: usize, offset: u64, generation: u64, hdr: Option<&Header>) -> Vec<u8> {
+        let mut e = vec![0u8; len];
+        self.payload(&mut e, offset, generation);
+        if let (Some(at), Some(h)) = (self.header_at(len), hdr) {
+            h.encode(&mut e[at..]);
+        }
+        e
+    }
+
+    /// Check a chunk read back from `offset`. `expected`: the generation this run wrote
+    /// last (None: unknown, e.g. verify_only; the header must then be self-consistent).
+    pub(crate) fn check(
+        &self,
+        b: &[u8],
+        offset: u64,
+        expected: Option<u64>,
+    ) -> Result<(), Box<Failure>> {
+        let fail = |damage: Damage, found: Option<Header>| {
+            Box::new(Failure {
+                offset,
+                len: b.len() as u64,
+                damage,
+                expected_generation: expected,
+                found,
+            })
+        };
+        if self.kind == VerifyKind::Null {
+            return Ok(());
+        }
+        if b.iter().all(|&x| x == 0) {
+            return Err(fail(Damage::Unwritten, None));
+        }
+        let first_diff = |want: &[u8]| -> Option<(u64, u8, u8)> {
+            b.iter()
+                .zip(want)
+                .position(|(x, y)| x != y)
+                .map(|i| (offset + i as u64, want[i], b[i]))
+        };
+        let Some(at) = self.header_at(b.len()) else {
+            // verify=pattern: the data is the pattern, byte for byte.
+            let mut want = vec![0u8; b.len()];
+            self.payload(&mut want, offset, 0);
+            return match first_diff(&want) {
+                None => Ok(()),
+                Some((at, want, got)) => Err(fail(Damage::PatternMismatch { at, want, got }, None)),
+            };
+        };
+        let h = match Header::decode(&b[at..]) {
+            Ok(h) => h,
+            Err(why) => {
+                // A torn write can leave the old header in place: see whether the chunk
+                // starts as the expected generation and continues as the previous one.
+                if let Some(g) = expected {
+                    if let Some(t) = self.torn(b, offset, g) {
+                        return Err(fail(Damage::Torn { at: t }, None));
+                    }
+                }
+                // A bit flipped inside the header: rebuild the header this chunk should
+                // have (its write time is the one thing not known: take the stored one)
+                // and compare the whole chunk.
+                let raw = |i: usize| {
+                    b.get(at + i..at + i + 8)
+                        .map(|x| u64::from_le_bytes(x.try_into().unwrap()))
+                        .unwrap_or(0)
+                };
+                let g = expected.unwrap_or_else(|| raw(32));
+                let mut want = vec![0u8; b.len()];
+                self.payload(&mut want, offset, g);
+                let hdr = Header {
+                    kind: kind_id(self.kind),
+                    hdr_len: self.header_len(),
+                    chunk_len: b.len() as u32,
+                    clone: self.clone,
+                    offset,
+                    seed: self.seed,
+                    generation: g,
+                    time_ns: raw(40),
+                    digest: digest(self.kind, &self.data_of(&want)),
+                };
+                hdr.encode(&mut want[at..]);
+                let bits: u32 = b.iter().zip(&want).map(|(x, y)| (x ^ y).count_ones()).sum();
+                if bits == 1 {
+                    let (at, w, got) = first_diff(&want).expect("one bit differs");
+                    return Err(fail(Damage::BitFlip { at, want: w, got }, None));
+                }
+                return Err(fail(Damage::CorruptHeader(why), None));
+            }
+        };
+        if h.offset != offset {
+            return Err(fail(Damage::Misdirected { holds: h.offset }, Some(h)));
+        }
+        if h.seed != self.seed || h.clone != self.clone {
+            return Err(fail(
+                Damage::Foreign {
+                    clone: h.clone,
+                    seed: h.seed,
+                },
+                Some(h),
+            ));
+        }
+        if let Some(g) = expected {
+            if h.generation < g {
+                return Err(fail(
+                    Damage::Lost {
+                        found: h.generation,
+                        expected: g,
+                    },
+                    Some(h),
+                ));
+            }
+        }
+        let data_ok = match self.kind {
+            VerifyKind::Meta => true,
+            VerifyKind::PatternHdr => {
+                let want = self.expected(b.len(), offset, h.generation, Some(&h));
+                first_diff(&want).is_none()
+            }
+            k => digest(k, &self.data_of(b)) == h.digest,
+        };
+        if data_ok && expected.is_none_or(|g| h.generation == g) {
+            return Ok(());
+        }
+        if data_ok {
+            return Err(fail(
+                Damage::CorruptHeader("generation newer than any write of this run"),
+                Some(h),
+            ));
+        }
+        if let Some(t) = self.torn(b, offset, h.generation) {
+            return Err(fail(Damage::Torn { at: t }, Some(h)));
+        }
+        let want = self.expected(b.len(), offset, h.generation, Some(&h));
+        let (at, w, g) = first_diff(&want).unwrap_or((offset, 0, 0));
+        let bits: u32 = b.iter().zip(&want).map(|(x, y)| (x ^ y).count_ones()).sum();
+        let damage = if bits == 1 {
+            Damage::BitFlip {
+                at,
+                want: w,
+                got: g,
+            }
+        } else {
+            Damage::Corrupted {
+                at,
+                want: w,
+                got: g,
+            }
+        };
+        Err(fail(damage, Some(h)))
+    }
+
+    /// If `b` is generation `g` up to a 512-byte boundary and generation `g - 1` (or
+    /// zeroes, for the first write) after it, that boundary (absolute offset).
+    fn torn(&self, b: &[u8], offset: u64, g: u64) -> Option<u64> {
+        if g == 0 || b.len() <= 512 {
+            return None;
+        }
+        // The new generation as it would have been written: its header is the one in
+        // the chunk when that survived; otherwise compare the data outside the header.
+        let hdr = self
+            .header_at(b.len())
+            .and_then(|at| Header::decode(&b[at..]).ok());
+        let new = self.expected(b.len(), offset, g, hdr.as_ref());
+        let old = if g > 1 {
+            let old_hdr = hdr.as_ref().map(|h| Header {
+                generation: g - 1,
+                ..h.clone()
+            });
+            self.expected(b.len(), offset, g - 1, old_hdr.as_ref())
+        } else {
+            vec![0u8; b.len()]
+        };
+        let skip = |i: usize| {
+            self.header_at(b.len())
+                .is_some_and(|at| i >= at && i < at + self.header_len())
+        };
+        let same = |x: &[u8], i: usize| b[i] == x[i] || skip(i);
+        let cut = (0..b.len()).find(|&i| !same(&new, i))?;
+        let cut = cut / 512 * 512;
+        if cut == 0 && b[..512].iter().enumerate().all(|(i, _)| same(&old, i)) {
+            return None; // wholly old: a lost write, not a torn one
+        }
+        (cut..b.len())
+            .all(|i| same(&old, i))
+            .then_some(offset + cut as u64)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn verifier(kind: VerifyKind) -> Verifier {
+        let spec = VerifySpec {
+            kind: Some(kind),
+            pattern: Some(vec![0xde, 0xad, 0xbe, 0xef]),
+            ..Default::default()
+        };
+        Verifier::new(&spec, kind, 0x5eed, 3, 4096, &[(0, 1 << 20)]).unwrap()
+    }
+
+    fn written(v: &mut Verifier, off: u64) -> Vec<u8> {
+        let mut b = vec![0u8; 4096];
+        v.fill(0, off, &mut b);
+        b
+    }
+
+    #[test]
+    fn every_kind_passes_clean_data_and_catches_a_flipped_byte() {
+        for &(name, kind) in VerifyKind::NAMES {
+            if kind == VerifyKind::Null {
+                continue;
+            }
+            let mut v = verifier(kind);
+            let mut b = written(&mut v, 409600);
+            let g = v.generation(0, 409600) as u64;
+            assert_eq!(g, 1);
+            assert_eq!(v.check(&b, 409600, Some(g)), Ok(()), "{name}");
+            // Flip a bit of the data, well past the header.
+            b[1000] ^= 0x10;
+            if kind == VerifyKind::Meta {
+                // meta checks the header only (as fio's).
+                assert!(v.check(&b, 409600, Some(g)).is_ok());
+                continue;
+            }
+            let e = v.check(&b, 409600, Some(g)).unwrap_err();
+            match e.damage {
+                Damage::BitFlip { at, .. } | Damage::PatternMismatch { at, .. } => {
+                    assert_eq!(at, 409600 + 1000, "{name}")
+                }
+                d => panic!("{name}: {d:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn damage_is_classified() {
+        let mut v = verifier(VerifyKind::Crc32c);
+        let first = written(&mut v, 8192);
+        let second = written(&mut v, 8192);
+        assert_eq!(v.generation(0, 8192), 2);
+        // Lost write: the first generation reads back.
+        let e = v.check(&first, 8192, Some(2)).unwrap_err();
+        assert_eq!(
+            e.damage,
+            Damage::Lost {
+                found: 1,
+                expected: 2
+            }
+        );
+        // Misdirected: the block of 8192 read at 12288.
+        let e = v.check(&second, 12288, None).unwrap_err();
+        assert_eq!(e.damage, Damage::Misdirected { holds: 8192 });
+        // Unwritten.
+        let e = v.check(&[0u8; 4096], 0, Some(1)).unwrap_err();
+        assert_eq!(e.damage, Damage::Unwritten);
+        // Torn at 512: the new generation's first sector, the old one after it.
+        let mut torn = first.clone();
+        torn[..512].copy_from_slice(&second[..512]);
+        let e = v.check(&torn, 8192, Some(2)).unwrap_err();
+        assert_eq!(
+            e.damage,
+            Damage::Torn { at: 8192 + 512 },
+            "{}",
+            e.text("f".as_ref())
+        );
+        // A torn first write: new data then zeroes.
+        let mut fresh = vec![0u8; 4096];
+        let mut w = verifier(VerifyKind::Crc32c);
+        w.fill(0, 0, &mut fresh);
+        fresh[2048..].fill(0);
+        let e = w.check(&fresh, 0, Some(1)).unwrap_err();
+        assert_eq!(e.damage, Damage::Torn { at: 2048 });
+        // One bit flipped in the header is still named as a bit flip, at its byte.
+        let mut h = second.clone();
+        h[20] ^= 1;
+        let e = v.check(&h, 8192, Some(2)).unwrap_err();
+        assert_eq!(
+            e.damage,
+            Damage::BitFlip {
+                at: 8192 + 20,
+                want: second[20],
+                got: second[20] ^ 1
+            }
+        );
+        // More damage there: a corrupt header.
+        h[21] ^= 0xff;
+        let e = v.check(&h, 8192, Some(2)).unwrap_err();
+        assert!(
+            matches!(e.damage, Damage::CorruptHeader(_)),
+            "{:?}",
+            e.damage
+        );
+        // Text names the class, the offset in decimal and hex, and the first bad byte.
+        let mut f = second.clone();
+        f[10] ^= 4;
+        let t = v
+            .check(&f, 8192, Some(2))
+            .unwrap_err()
+            .text("/mnt/x".as_ref());
+        assert!(
+            t.contains("bit flip") || t.contains("corrupt header"),
+            "{t}"
+        );
+        assert!(t.contains("8192 (0x2000)"), "{t}");
+    }
+
+    #[test]
+    fn intervals_split_writes_into_chunks_with_their_own_headers() {
+        let spec = VerifySpec {
+            kind: Some(VerifyKind::Md5),
+            interval: 1024,
+            offset: 100,
+            ..Default::default()
+        };
+        let mut v = Verifier::new(&spec, VerifyKind::Md5, 1, 0, 4096, &[(0, 1 << 20)]).unwrap();
+        let mut b = vec![0u8; 4096];
+        v.fill(0, 4096, &mut b);
+        for k in 0..4u64 {
+            let c = &b[(k * 1024) as usize..((k + 1) * 1024) as usize];
+            assert_eq!(v.check(c, 4096 + k * 1024, Some(1)), Ok(()));
+            assert_eq!(u32::from_le_bytes(c[100..104].try_into().unwrap()), MAGIC);
+        }
+        assert_eq!(
+            v.written(0).collect::<Vec<_>>(),
+            vec![4096, 5120, 6144, 7168]
+        );
+    }
+}

@@ -1,0 +1,157 @@
+//! fio's verify family.
+
+use super::{int_in, size, OptDef};
+use crate::spec::VerifyKind;
+use crate::units::parse_bool;
+
+const C: &str = "Data integrity (verify)";
+
+pub(super) static OPTS: &[OptDef] = &[
+    OptDef {
+        name: "verify",
+        aliases: &[],
+        category: C,
+        ty: "md5|crc64|crc32c|crc32c-intel|crc32|crc16|crc7|xxhash|sha1|sha256|sha512|sha3-224|sha3-256|sha3-384|sha3-512|meta|pattern|pattern_hdr|null|0",
+        default: "0 (off)",
+        doc: "Write each block with a header (magic, offset, clone, seed, generation, time, checksum) and check it on read back: corruption, misdirected, lost, torn and unwritten blocks are named exactly",
+        flag: false,
+        apply: |j, v, _| {
+            if v == "0" || v == "none" {
+                j.verify.kind = None;
+                return Ok(());
+            }
+            j.verify.kind = Some(
+                VerifyKind::NAMES
+                    .iter()
+                    .find(|(n, _)| *n == v)
+                    .map(|(_, k)| *k)
+                    .ok_or_else(|| {
+                        format!(
+                            "unknown verify type; use one of {}",
+                            VerifyKind::NAMES
+                                .iter()
+                                .map(|(n, _)| *n)
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        )
+                    })?,
+            );
+            Ok(())
+        },
+    },
+    OptDef {
+        name: "verify_interval",
+        aliases: &[],
+        category: C,
+        ty: "size",
+        default: "the block size",
+        doc: "Bytes per verified chunk, each with its own header (a divisor of every block size, at least 512)",
+        flag: false,
+        apply: |j, v, c| {
+            let n = size(v, c)?;
+            if n != 0 && n < 512 {
+                return Err("at least 512 (room for the header)".into());
+            }
+            j.verify.interval = n;
+            Ok(())
+        },
+    },
+    OptDef {
+        name: "verify_offset",
+        aliases: &[],
+        category: C,
+        ty: "size",
+        default: "0",
+        doc: "Put each chunk's header this far into the chunk instead of at its start",
+        flag: false,
+        apply: |j, v, c| {
+            j.verify.offset = size(v, c)?;
+            Ok(())
+        },
+    },
+    OptDef {
+        name: "verify_pattern",
+        aliases: &[],
+        category: C,
+        ty: "pattern",
+        default: "",
+        doc: "Data pattern (0xHEX, \"text\" or a number) for verify=pattern or pattern_hdr; alone it means verify=pattern",
+        flag: false,
+        apply: |j, v, _| {
+            let p = super::engine_pattern(v)?;
+            if p.is_empty() {
+                return Err("the pattern is empty".into());
+            }
+            j.verify.pattern = Some(p);
+            if j.verify.kind.is_none() {
+                j.verify.kind = Some(VerifyKind::Pattern);
+            }
+            Ok(())
+        },
+    },
+    OptDef {
+        name: "do_verify",
+        aliases: &[],
+        category: C,
+        ty: "bool",
+        default: "1",
+        doc: "Read back and check the written blocks once the writes are done",
+        flag: false,
+        apply: |j, v, _| {
+            j.verify.do_verify = parse_bool(v)?;
+            Ok(())
+        },
+    },
+    OptDef {
+        name: "verify_only",
+        aliases: &[],
+        category: C,
+        ty: "flag",
+        default: "0",
+        doc: "Write nothing: check what an earlier run of the same job wrote (headers must be self-consistent)",
+        flag: true,
+        apply: |j, v, _| {
+            j.verify.only = parse_bool(v)?;
+            Ok(())
+        },
+    },
+    OptDef {
+        name: "verify_backlog",
+        aliases: &[],
+        category: C,
+        ty: "int",
+        default: "0",
+        doc: "After every N completed writes, check the blocks they wrote (keeps checking during the run)",
+        flag: false,
+        apply: |j, v, _| {
+            j.verify.backlog = int_in(v, 0, u32::MAX as u64)? as u64;
+            Ok(())
+        },
+    },
+    OptDef {
+        name: "verify_backlog_batch",
+        aliases: &[],
+        category: C,
+        ty: "int",
+        default: "verify_backlog",
+        doc: "How many of the backlog's blocks each check reads",
+        flag: false,
+        apply: |j, v, _| {
+            j.verify.backlog_batch = int_in(v, 0, u32::MAX as u64)? as u64;
+            Ok(())
+        },
+    },
+    OptDef {
+        name: "verify_fatal",
+        aliases: &[],
+        category: C,
+        ty: "bool",
+        default: "0",
+        doc: "End the job at the first verify failure (otherwise every block is checked and the failures counted)",
+        flag: false,
+        apply: |j, v, _| {
+            j.verify.fatal = parse_bool(v)?;
+            Ok(())
+        },
+    },
+];

@@ -1,0 +1,351 @@
+//! Data verification: clean runs pass with the amount verified stated; every damage class
+//! the faultfs rig injects (bit flip, lost, misdirected, torn, unwritten) is caught and
+//! named with its exact offset, on psync, libaio and io_uring.
+
+mod common;
+use common::*;
+use faultfs::{Fault, Mounted, Rule};
+
+/// One FUSE rig at a time in this file (mounts are cheap, two CPUs are not).
+static TURN: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn turn() -> std::sync::MutexGuard<'static, ()> {
+    TURN.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Run a job in `dir`; returns the JSON document and the exit code.
+fn run(env: &Env, dir: &std::path::Path, args: &[&str]) -> (serde_json::Value, i32) {
+    let d = format!("--directory={}", dir.display());
+    let mut a = vec!["--output-format=json", d.as_str()];
+    a.extend_from_slice(args);
+    let o = env.run(&a);
+    (json(&o), o.status.code().unwrap_or(-1))
+}
+
+fn verify_of(v: &serde_json::Value) -> &serde_json::Value {
+    &v["jobs"][0]["verify"]
+}
+
+fn first_failure(v: &serde_json::Value) -> String {
+    verify_of(v)["first_failures"][0]
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
+}
+
+fathomtest!(a_clean_randwrite_verifies_every_block_it_wrote, |env| {
+    for kind in [
+        "crc32c", "md5", "sha256", "xxhash", "crc64", "sha3-512", "meta",
+    ] {
+        let (v, code) = run(
+            &env,
+            env.path(),
+            &[
+                "--name=c",
+                "--rw=randwrite",
+                "--bs=4k",
+                "--size=2m",
+                &format!("--verify={kind}"),
+            ],
+        );
+        assert_eq!(code, 0, "{kind}: {v}");
+        let vs = verify_of(&v);
+        assert_eq!(vs["blocks"], 512, "{kind}");
+        assert_eq!(vs["bytes"], 2 << 20, "{kind}");
+        assert_eq!(vs["failures"], 0, "{kind}");
+        // The read-back counts as reads, as in fio.
+        assert_eq!(v["jobs"][0]["read"]["total_ios"], 512);
+        assert_eq!(v["jobs"][0]["write"]["total_ios"], 512);
+    }
+});
+
+fathomtest!(
+    zero_false_alarms_with_backlog_clones_and_mixed_sizes,
+    |env| {
+        let (v, code) = run(
+            &env,
+            env.path(),
+            &[
+                "--name=b",
+                "--rw=randwrite",
+                "--bsrange=4k-64k",
+                "--size=16m",
+                "--numjobs=2",
+                "--group_reporting",
+                "--ioengine=libaio",
+                "--iodepth=16",
+                "--direct=1",
+                "--verify=crc32c",
+                "--verify_interval=4k",
+                "--verify_backlog=32",
+                "--loops=2",
+            ],
+        );
+        assert_eq!(code, 0, "{v}");
+        let vs = verify_of(&v);
+        assert_eq!(vs["failures"], 0);
+        // Two clones, each block of 4 KiB checked at least once at the end.
+        assert!(vs["blocks"].as_u64().unwrap() >= 2 * 4096, "{vs}");
+    }
+);
+
+fathomtest!(
+    one_flipped_byte_is_named_at_its_block_on_every_engine,
+    |env| {
+        let _t = turn();
+        let Some(m) = faultfs_rig(&env) else { return };
+        for (i, engine) in ["psync", "libaio", "io_uring"].iter().enumerate() {
+            let name = format!("f{i}");
+            // The file exists already, so no layout write meets the fault first.
+            std::fs::write(m.path().join(format!("{name}.0.0")), vec![0u8; 1 << 20]).unwrap();
+            m.add(
+                Rule::new(Fault::FlipBit { at: 409610, bit: 0 })
+                    .file(format!("{name}.0.0"))
+                    .range(409600..413696)
+                    .times(1),
+            );
+            let (v, code) = run(
+                &env,
+                m.path(),
+                &[
+                    &format!("--name={name}"),
+                    &format!("--ioengine={engine}"),
+                    "--rw=write",
+                    "--bs=4k",
+                    "--size=1m",
+                    "--verify=crc32c",
+                ],
+            );
+            assert_eq!(code, 1, "{engine}: {v}");
+            assert_eq!(v["jobs"][0]["error"], libc::EILSEQ, "{engine}");
+            let t = first_failure(&v);
+            assert!(t.contains("checksum mismatch (bit flip)"), "{engine}: {t}");
+            assert!(
+                t.contains("at offset 409600 (0x64000), length 4096"),
+                "{engine}: {t}"
+            );
+            assert!(
+                t.contains("first differing byte at 409610 (0x6400a)"),
+                "{engine}: {t}"
+            );
+            assert_eq!(verify_of(&v)["failures"], 1, "{engine}");
+            assert_eq!(verify_of(&v)["blocks"], 256, "{engine}");
+        }
+    }
+);
+
+fathomtest!(each_checksum_and_pattern_catches_damage, |env| {
+    let _t = turn();
+    let Some(m) = faultfs_rig(&env) else { return };
+    for kind in ["md5", "sha256", "xxhash", "crc64", "pattern", "pattern_hdr"] {
+        let name = format!("k{}", kind.replace(['-', '_'], ""));
+        std::fs::write(m.path().join(format!("{name}.0.0")), vec![0u8; 256 << 10]).unwrap();
+        m.add(
+            Rule::new(Fault::FlipBit {
+                at: 8192 + 3000,
+                bit: 5,
+            })
+            .file(format!("{name}.0.0"))
+            .range(8192..12288)
+            .times(1),
+        );
+        let (v, code) = run(
+            &env,
+            m.path(),
+            &[
+                &format!("--name={name}"),
+                "--rw=write",
+                "--bs=4k",
+                "--size=256k",
+                &format!("--verify={kind}"),
+                "--verify_pattern=0x5a",
+            ],
+        );
+        assert_eq!(code, 1, "{kind}: {v}");
+        let t = first_failure(&v);
+        assert!(t.contains("at offset 8192 (0x2000)"), "{kind}: {t}");
+        assert!(t.contains("11192 (0x2bb8)"), "{kind}: {t}");
+        assert_eq!(verify_of(&v)["failures"], 1, "{kind}");
+    }
+});
+
+/// A rig job writing `name.0.0` sequentially twice (generations 1 and 2).
+fn twice(env: &Env, m: &Mounted, name: &str, engine: &str) -> (serde_json::Value, i32) {
+    run(
+        env,
+        m.path(),
+        &[
+            &format!("--name={name}"),
+            &format!("--ioengine={engine}"),
+            "--rw=write",
+            "--bs=4k",
+            "--size=256k",
+            "--loops=2",
+            "--verify=xxhash",
+        ],
+    )
+}
+
+fathomtest!(
+    lost_misdirected_torn_and_unwritten_blocks_are_classified,
+    |env| {
+        let _t = turn();
+        let Some(m) = faultfs_rig(&env) else { return };
+        for engine in ["psync", "io_uring"] {
+            // Lost: the second write of block 8192 is acknowledged but not stored.
+            let name = format!("lost{engine}");
+            m.add(
+                Rule::new(Fault::DropWrite)
+                    .file(format!("{name}.0.0"))
+                    .range(8192..12288)
+                    .skip(1)
+                    .times(1),
+            );
+            let (v, code) = twice(&env, &m, &name, engine);
+            assert_eq!(code, 1, "{v}");
+            let t = first_failure(&v);
+            assert!(t.contains("lost write (stale generation)"), "{t}");
+            assert!(t.contains("offset 8192 (0x2000)"), "{t}");
+            assert!(t.contains("generation 1 read back, 2 was written"), "{t}");
+
+            // Misdirected: the write for 20480 lands on 16384; 20480 stays unwritten.
+            let name = format!("mis{engine}");
+            m.add(
+                Rule::new(Fault::Misdirect { delta: -4096 })
+                    .file(format!("{name}.0.0"))
+                    .range(20480..24576)
+                    .times(1),
+            );
+            let (v, code) = run(
+                &env,
+                m.path(),
+                &[
+                    &format!("--name={name}"),
+                    &format!("--ioengine={engine}"),
+                    "--rw=write",
+                    "--bs=4k",
+                    "--size=256k",
+                    "--verify=crc32c",
+                ],
+            );
+            assert_eq!(code, 1, "{v}");
+            let vs = verify_of(&v);
+            assert_eq!(vs["failures"], 2, "{vs}");
+            let t0 = vs["first_failures"][0].as_str().unwrap();
+            let t1 = vs["first_failures"][1].as_str().unwrap();
+            assert!(
+                t0.contains("misdirected write") && t0.contains("offset 16384"),
+                "{t0}"
+            );
+            assert!(t0.contains("written for offset 20480 (0x5000)"), "{t0}");
+            assert!(
+                t1.contains("unwritten (zeroes)") && t1.contains("offset 20480"),
+                "{t1}"
+            );
+
+            // Torn: only the first 512 bytes of the second write of block 40960 are stored.
+            let name = format!("torn{engine}");
+            m.add(
+                Rule::new(Fault::Tear { keep: 512 })
+                    .file(format!("{name}.0.0"))
+                    .range(40960..45056)
+                    .skip(1)
+                    .times(1),
+            );
+            let (v, code) = twice(&env, &m, &name, engine);
+            assert_eq!(code, 1, "{v}");
+            let t = first_failure(&v);
+            assert!(
+                t.contains("torn write") && t.contains("offset 40960 (0xa000)"),
+                "{t}"
+            );
+            assert!(t.contains("new data up to byte 41472 (0xa200)"), "{t}");
+        }
+    }
+);
+
+fathomtest!(verify_only_and_read_jobs_check_an_earlier_run, |env| {
+    let base = [
+        "--name=o",
+        "--rw=write",
+        "--bs=4k",
+        "--size=1m",
+        "--verify=sha1",
+    ];
+    let (v, code) = run(&env, env.path(), &base);
+    assert_eq!(code, 0, "{v}");
+    // verify_only writes nothing and checks every block.
+    let (v, code) = run(&env, env.path(), &[&base[..], &["--verify_only"]].concat());
+    assert_eq!(code, 0, "{v}");
+    assert_eq!(verify_of(&v)["blocks"], 256);
+    assert_eq!(v["jobs"][0]["write"]["total_ios"], 0);
+    // A read job with verify checks what it reads.
+    let (v, code) = run(
+        &env,
+        env.path(),
+        &[
+            "--name=o",
+            "--rw=randread",
+            "--bs=4k",
+            "--size=1m",
+            "--verify=sha1",
+        ],
+    );
+    assert_eq!(code, 0, "{v}");
+    assert_eq!(verify_of(&v)["blocks"], 256);
+    // Damage one block behind fathom's back: both notice, at that block.
+    {
+        use std::os::unix::fs::FileExt;
+        let f = std::fs::OpenOptions::new()
+            .write(true)
+            .open(env.path().join("o.0.0"))
+            .unwrap();
+        f.write_all_at(&[0u8; 4096], 12288).unwrap();
+    }
+    let (v, code) = run(&env, env.path(), &[&base[..], &["--verify_only"]].concat());
+    assert_eq!(code, 1);
+    let t = first_failure(&v);
+    assert!(
+        t.contains("unwritten (zeroes)") && t.contains("offset 12288 (0x3000)"),
+        "{t}"
+    );
+    // verify_fatal stops at the first failure.
+    let (v, _) = run(
+        &env,
+        env.path(),
+        &[&base[..], &["--verify_only", "--verify_fatal=1"]].concat(),
+    );
+    assert_eq!(verify_of(&v)["failures"], 1);
+    assert!(verify_of(&v)["blocks"].as_u64().unwrap() <= 4);
+});
+
+fathomtest!(verify_options_are_checked, |env| {
+    let cases: &[(&[&str], &str)] = &[
+        (&["--verify=crc99"], "unknown verify type"),
+        (&["--verify=crc32c", "--ioengine=null"], "stores nothing"),
+        (&["--verify=pattern"], "verify_pattern"),
+        (&["--verify=md5", "--verify_interval=3k"], "does not divide"),
+        (&["--verify=md5", "--rw=randtrim"], "trim"),
+        (&["--verify=md5", "--verify_interval=100"], "at least 512"),
+        (&["--verify_backlog=16"], "need verify=TYPE"),
+    ];
+    for (args, says) in cases {
+        let o = env.run(&[&["--name=x", "--size=1m", "--bs=4k"][..], args].concat());
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert!(stderr(&o).contains(says), "{args:?}: {}", stderr(&o));
+    }
+    // Normal output says how much was verified.
+    let o = env.run(&[
+        "--name=n",
+        "--rw=write",
+        "--size=256k",
+        "--bs=4k",
+        "--verify=sha256",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("verify       : sha256, 64 chunks (256KiB) checked, 0 failed"),
+        "{}",
+        stdout(&o)
+    );
+});
