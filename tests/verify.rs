@@ -349,3 +349,73 @@ fathomtest!(verify_options_are_checked, |env| {
         stdout(&o)
     );
 });
+
+fathomtest!(
+    a_sigkilled_journaled_run_verifies_clean_then_catches_damage,
+    |env| {
+        let journal = env.path().join("soak.journal");
+        let mut child = env
+            .cmd()
+            .args([
+                "--name=j",
+                "--rw=randwrite",
+                "--bs=4k",
+                "--size=8m",
+                "--norandommap",
+                "--ioengine=libaio",
+                "--iodepth=8",
+                "--verify=crc32c",
+                "--time_based",
+                "--runtime=60",
+            ])
+            .arg(format!("--verify_journal={}", journal.display()))
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        // Let it write for a while, then kill it without warning.
+        std::thread::sleep(std::time::Duration::from_millis(1500));
+        child.kill().unwrap(); // SIGKILL
+        child.wait().unwrap();
+        let check = |extra: &[&str]| {
+            let mut a = vec!["verify", "--journal", journal.to_str().unwrap()];
+            a.extend_from_slice(extra);
+            env.run(&a)
+        };
+        let o = check(&[]);
+        assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
+        let text = stdout(&o);
+        let n: u64 = text
+            .split_whitespace()
+            .nth(1)
+            .and_then(|x| x.parse().ok())
+            .unwrap_or_else(|| panic!("{text}"));
+        assert!(n > 50, "{text}");
+        assert!(text.contains(" checked, 0 failed"), "{text}");
+        // The acknowledged offsets, one per line.
+        let o = check(&["--offsets"]);
+        let offsets: Vec<u64> = stdout(&o).lines().map(|l| l.parse().unwrap()).collect();
+        assert_eq!(offsets.len() as u64, n);
+        // Damage one acknowledged block: the check names it.
+        let victim = offsets[offsets.len() / 2];
+        {
+            use std::os::unix::fs::FileExt;
+            let f = std::fs::OpenOptions::new()
+                .read(true)
+                .write(true)
+                .open(env.path().join("j.0.0"))
+                .unwrap();
+            let mut b = [0u8; 1];
+            f.read_at(&mut b, victim + 2000).unwrap();
+            f.write_all_at(&[b[0] ^ 0x40], victim + 2000).unwrap();
+        }
+        let o = check(&[]);
+        assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
+        let text = stdout(&o);
+        assert!(
+            text.contains(&format!("at offset {victim} (0x{victim:x})")),
+            "{text}"
+        );
+        assert!(text.contains("bit flip"), "{text}");
+        assert!(text.contains(" checked, 1 failed"), "{text}");
+    }
+);

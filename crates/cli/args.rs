@@ -22,7 +22,8 @@ More commands (each with --help):\n\
 \x20   fathom merge A.native B.native     add stored results exactly\n\
 \x20   fathom compare BASE NEW            faster, slower or within noise (a CI gate)\n\
 \x20   fathom plot RESULT... -o DIR       SVG charts\n\
-\x20   fathom suite NAME ...              bonnie, dd, cdm, sysbench, iozone, curve, ior",
+\x20   fathom suite NAME ...              bonnie, dd, cdm, sysbench, iozone, curve, ior\n\
+\x20   fathom verify --journal PATH       check a crashed verify_journal run",
     after_help = "Exit codes: 0 success, 1 a job hit an I/O error, 2 bad job file or usage, \
 3 an assert= condition failed, 130/143 interrupted by SIGINT/SIGTERM (results so far are still \
 printed).\n\nMore: fathom merge --help, fathom plot --help, fathom --list-jobs."
@@ -166,6 +167,29 @@ pub struct MergeCli {
     /// Formats of the merged result, a comma list (native, json, normal).
     #[arg(long, value_name = "LIST", default_value = "native")]
     pub output_format: String,
+}
+
+/// `fathom verify --journal PATH`: after a crash, check what a journaled run acknowledged.
+#[derive(Parser, Debug)]
+#[command(
+    name = "fathom verify",
+    about = "Check every acknowledged block of a verify_journal run (after a crash, SIGKILL or power cut)",
+    long_about = "Replay a verify_journal (written by a job with verify=TYPE and \
+verify_journal=PATH) and read back every chunk whose write was acknowledged: it must hold \
+that generation (or a newer one whose write was in flight at the crash). A chunk in flight \
+may hold old or new data, never anything else. Exit 0 when every acknowledged chunk \
+checks out, 1 when one does not, 2 when the journal cannot be read.\n\n\
+    fathom verify --journal /var/tmp/soak.journal\n\
+    fathom verify --journal /var/tmp/soak.journal --offsets > acked.txt"
+)]
+pub struct VerifyCli {
+    /// The journal written by verify_journal=PATH.
+    #[arg(long, value_name = "PATH")]
+    pub journal: PathBuf,
+    /// Print the acknowledged chunks' offsets, one per line (with the file when the
+    /// journal covers several), instead of the summary.
+    #[arg(long)]
+    pub offsets: bool,
 }
 
 /// `fathom compare`: is NEW faster or slower than BASE, beyond noise?

@@ -106,6 +106,9 @@ fn real_main() -> Result<u8, Failure> {
     if argv.get(1).is_some_and(|a| a == "compare") {
         return compare_main(&argv[1..]);
     }
+    if argv.get(1).is_some_and(|a| a == "verify") {
+        return verify_main(&argv[1..]);
+    }
     if argv.get(1).is_some_and(|a| a == "suite") {
         let rest: Vec<String> = argv[2..]
             .iter()
@@ -489,6 +492,44 @@ fn merge_main(argv: &[std::ffi::OsString]) -> Result<u8, Failure> {
     }
     out.flush()?;
     Ok(exit::OK)
+}
+
+/// `fathom verify --journal PATH`: check a crashed journaled run.
+fn verify_main(argv: &[std::ffi::OsString]) -> Result<u8, Failure> {
+    let cli = match parse_sub::<args::VerifyCli>(argv) {
+        Ok(c) => c,
+        Err(code) => return Ok(code),
+    };
+    let r = fathom::journal::check(&cli.journal).map_err(|e| usage(anyhow::anyhow!("{e}")))?;
+    let mut out = std::io::stdout().lock();
+    if cli.offsets {
+        let files: std::collections::BTreeSet<_> = r.acknowledged.iter().map(|a| &a.0).collect();
+        for (f, off) in &r.acknowledged {
+            if files.len() > 1 {
+                writeln!(out, "{}\t{off}", f.display())?;
+            } else {
+                writeln!(out, "{off}")?;
+            }
+        }
+    } else {
+        for f in &r.failures {
+            writeln!(out, "{f}")?;
+        }
+        writeln!(
+            out,
+            "verify: {} acknowledged chunks ({} bytes) checked, {} failed; {} in flight at the crash",
+            r.checked,
+            r.bytes,
+            r.failures.len(),
+            r.in_flight
+        )?;
+    }
+    out.flush()?;
+    Ok(if r.failures.is_empty() {
+        exit::OK
+    } else {
+        exit::IO_ERROR
+    })
 }
 
 /// `--bandwidth-log`: per direction, every job's interval samples added up by interval,

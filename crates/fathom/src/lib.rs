@@ -50,6 +50,7 @@ pub mod events;
 pub mod facts;
 pub mod gate;
 pub mod guard;
+pub mod journal;
 pub mod live;
 pub mod logs;
 mod meta;

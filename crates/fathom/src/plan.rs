@@ -526,12 +526,17 @@ fn plan_job(
     }
     let vs = &spec.verify;
     if vs.kind.is_none()
-        && (vs.backlog > 0 || vs.only || vs.interval > 0 || vs.offset > 0 || vs.fatal)
+        && (vs.backlog > 0
+            || vs.only
+            || vs.interval > 0
+            || vs.offset > 0
+            || vs.fatal
+            || vs.journal.is_some())
     {
         return Err(plan_err(
             spec,
-            "verify_backlog, verify_only, verify_interval, verify_offset and verify_fatal \
-             need verify=TYPE (e.g. verify=crc32c)",
+            "verify_backlog, verify_only, verify_interval, verify_offset, verify_fatal and \
+             verify_journal need verify=TYPE (e.g. verify=crc32c)",
         ));
     }
     if let Some(kind) = spec.verify.kind {

@@ -226,6 +226,18 @@ impl Failure {
     }
 }
 
+/// What a journal records about a verifier.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub(crate) struct VerifierParts {
+    pub kind: String,
+    pub interval: u64,
+    pub header_offset: u64,
+    pub pattern: Vec<u8>,
+    pub seed: u64,
+    pub clone: u32,
+    pub regions: Vec<(u64, u64)>,
+}
+
 /// Per-clone verification: how chunks are laid out and which generation each holds.
 pub(crate) struct Verifier {
     pub kind: VerifyKind,
@@ -310,6 +322,57 @@ impl Verifier {
     }
 
     /// Fill a write's buffer: each chunk gets its next generation, its data and header.
+    /// Fill a write's buffer (see [`Verifier::fill`]), noting each chunk's (offset,
+    /// generation) in `gens`.
+    pub(crate) fn fill_noting(
+        &mut self,
+        file: usize,
+        offset: u64,
+        buf: &mut [u8],
+        gens: &mut Vec<(u64, u32)>,
+    ) {
+        gens.clear();
+        self.fill(file, offset, buf);
+        gens.extend(
+            self.chunks(offset, buf.len() as u64)
+                .map(|(o, _)| (o, self.generation(file, o))),
+        );
+    }
+
+    /// The parts a journal needs to build this verifier again.
+    pub(crate) fn parts(&self) -> VerifierParts {
+        VerifierParts {
+            kind: self.kind.name().to_string(),
+            interval: self.interval,
+            header_offset: self.hdr_off as u64,
+            pattern: self.pattern.clone(),
+            seed: self.seed,
+            clone: self.clone,
+            regions: self
+                .gens
+                .iter()
+                .map(|(s, g)| (*s, g.len() as u64 * self.unit))
+                .collect(),
+        }
+    }
+
+    /// A verifier from a journal's parts.
+    pub(crate) fn from_parts(p: &VerifierParts) -> Result<Verifier, String> {
+        let kind = VerifyKind::NAMES
+            .iter()
+            .find(|(n, _)| *n == p.kind)
+            .map(|(_, k)| *k)
+            .ok_or_else(|| format!("unknown verify type '{}' in the journal", p.kind))?;
+        let spec = VerifySpec {
+            kind: Some(kind),
+            interval: p.interval,
+            offset: p.header_offset,
+            pattern: Some(p.pattern.clone()),
+            ..Default::default()
+        };
+        Verifier::new(&spec, kind, p.seed, p.clone, p.interval, &p.regions)
+    }
+
     pub(crate) fn fill(&mut self, file: usize, offset: u64, buf: &mut [u8]) {
         let now = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)

@@ -290,6 +290,33 @@ pub fn run_clone(
     };
     let mut backlog: Vec<(usize, u64, u64)> = Vec::new();
     let mut verify_due = false;
+    // verify_journal: intents and acknowledgements of this clone's writes.
+    let mut journal = match (&verifier, &spec.verify.journal) {
+        (Some(v), Some(p)) => {
+            let path = if p.contains("$jobnum") {
+                p.replace("$jobnum", &clone.jobnum.to_string())
+            } else if spec.numjobs > 1 {
+                format!("{p}.{}", clone.jobnum)
+            } else {
+                p.clone()
+            };
+            let files: Vec<std::path::PathBuf> =
+                clone.files.iter().map(|f| f.path.clone()).collect();
+            match crate::journal::JournalWriter::create(std::path::Path::new(&path), &files, v) {
+                Ok(j) => Some(j),
+                Err(e) => {
+                    fail(
+                        &mut out,
+                        fathom_engine::errno_of(&e).unwrap_or(libc::EIO),
+                        format!("verify_journal {path}: {e}"),
+                    );
+                    out.elapsed = t_start.elapsed();
+                    return out;
+                }
+            }
+        }
+        _ => None,
+    };
     let ebufs: Vec<EngineBuf> = slots
         .iter_mut()
         .map(|s| EngineBuf {
@@ -557,7 +584,15 @@ pub fn run_clone(
                     content.scramble(data, clone.params.seed ^ writes);
                 }
                 if let Some(v) = &mut verifier {
-                    v.fill(req.file, req.offset, data);
+                    v.fill_noting(req.file, req.offset, data, &mut slot.gens);
+                    if let Some(j) = &mut journal {
+                        if let Err(e) = j.intent(req.file, &slot.gens, v.interval) {
+                            free.push(si);
+                            fail(&mut out, libc::EIO, format!("verify_journal: {e}"));
+                            stopping = true;
+                            break;
+                        }
+                    }
                 }
             }
             let io = slot.unit(si, &clone.files);
@@ -656,6 +691,14 @@ pub fn run_clone(
                     &mut out.stats,
                 ) {
                     fail(&mut out, err.0, err.1);
+                    stopping = true;
+                    break;
+                }
+            }
+            if let (Some(j), Ddir::Write) = (&mut journal, req.ddir) {
+                let interval = verifier.as_ref().map_or(0, |v| v.interval);
+                if let Err(e) = j.ack(req.file, &slots[si].gens, interval) {
+                    fail(&mut out, libc::EIO, format!("verify_journal: {e}"));
                     stopping = true;
                     break;
                 }
@@ -778,6 +821,15 @@ pub fn run_clone(
                     &mut out.stats,
                 ) {
                     fail(&mut out, err.0, err.1);
+                    stopping = true;
+                }
+            }
+            if let (Some(j), Ddir::Write) = (&mut journal, ddir) {
+                let interval = verifier.as_ref().map_or(0, |v| v.interval);
+                if let Err(e) = j.ack(file, &slots[si].gens, interval) {
+                    if out.error_text.is_none() {
+                        fail(&mut out, libc::EIO, format!("verify_journal: {e}"));
+                    }
                     stopping = true;
                 }
             }
@@ -1370,6 +1422,8 @@ struct Slot {
     t_sub: Instant,
     /// Intended issue time from the rate schedule.
     intended: Option<Instant>,
+    /// verify: the (offset, generation) of each chunk this slot's write carries.
+    gens: Vec<(u64, u32)>,
 }
 
 impl Slot {
@@ -1388,6 +1442,7 @@ impl Slot {
             t_start: now,
             t_sub: now,
             intended: None,
+            gens: Vec::new(),
         }
     }
     fn unit(&mut self, si: usize, _files: &[crate::plan::PlannedFile]) -> IoUnit {

@@ -668,6 +668,8 @@ pub struct VerifySpec {
     pub backlog_batch: u64,
     /// `verify_fatal`: end the job at the first failure.
     pub fatal: bool,
+    /// `verify_journal` (fathom extension): the crash-consistency journal's path.
+    pub journal: Option<String>,
 }
 
 impl Default for VerifySpec {
@@ -682,6 +684,7 @@ impl Default for VerifySpec {
             backlog: 0,
             backlog_batch: 0,
             fatal: false,
+            journal: None,
         }
     }
 }

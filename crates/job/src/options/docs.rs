@@ -13,6 +13,7 @@ pub const EXTENSIONS: &[&str] = &[
     "tree_format",
     "meta_mix",
     "fileselect",
+    "verify_journal",
 ];
 
 fn cell(s: &str) -> String {

@@ -148,6 +148,7 @@ pub fn example(def: &OptDef) -> Option<String> {
         "sync_file_range" => "wait_before,write:8",
         "flow" => "3",
         "verify" => "crc32c",
+        "verify_journal" => "/var/tmp/job.journal",
         "verify_interval" => "4k",
         "verify_offset" => "512",
         "verify_pattern" => "0xdeadbeef",

@@ -142,6 +142,22 @@ pub(super) static OPTS: &[OptDef] = &[
         },
     },
     OptDef {
+        name: "verify_journal",
+        aliases: &[],
+        category: C,
+        ty: "path",
+        default: "",
+        doc: "Crash-consistency journal: each verified write's intent before it is issued and its acknowledgement after, on stable storage (O_DSYNC); check it after a crash with `fathom verify --journal PATH` ($jobnum, or .N appended, per clone)",
+        flag: false,
+        apply: |j, v, _| {
+            if v.is_empty() {
+                return Err("give a path".into());
+            }
+            j.verify.journal = Some(v.to_string());
+            Ok(())
+        },
+    },
+    OptDef {
         name: "verify_fatal",
         aliases: &[],
         category: C,
