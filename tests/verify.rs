@@ -94,7 +94,10 @@ fathomtest!(
     |env| {
         let _t = turn();
         let Some(m) = faultfs_rig(&env) else { return };
-        for (i, engine) in ["psync", "libaio", "io_uring"].iter().enumerate() {
+        let runs = ["psync", "libaio", "io_uring"]
+            .iter()
+            .flat_map(|e| [(*e, "0"), (*e, "1")]);
+        for (i, (engine, direct)) in runs.enumerate() {
             let name = format!("f{i}");
             // The file exists already, so no layout write meets the fault first.
             std::fs::write(m.path().join(format!("{name}.0.0")), vec![0u8; 1 << 20]).unwrap();
@@ -110,6 +113,7 @@ fathomtest!(
                 &[
                     &format!("--name={name}"),
                     &format!("--ioengine={engine}"),
+                    &format!("--direct={direct}"),
                     "--rw=write",
                     "--bs=4k",
                     "--size=1m",
@@ -417,5 +421,130 @@ fathomtest!(
         );
         assert!(text.contains("bit flip"), "{text}");
         assert!(text.contains(" checked, 1 failed"), "{text}");
+    }
+);
+
+fathomtest!(async_checks_dumps_states_and_tolerated_failures, |env| {
+    let base = [
+        "--name=a",
+        "--rw=write",
+        "--bs=4k",
+        "--size=2m",
+        "--verify=crc32c",
+    ];
+    // verify_async: the same verdicts with the checks on two threads.
+    let (v, code) = run(
+        &env,
+        env.path(),
+        &[&base[..], &["--verify_async=2"]].concat(),
+    );
+    assert_eq!(code, 0, "{v}");
+    assert_eq!(verify_of(&v)["blocks"], 512);
+    {
+        use std::os::unix::fs::FileExt;
+        let f = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(env.path().join("a.0.0"))
+            .unwrap();
+        let mut b = [0u8; 1];
+        f.read_at(&mut b, 65536 + 700).unwrap();
+        f.write_all_at(&[b[0] ^ 1], 65536 + 700).unwrap();
+    }
+    let only = [&base[..], &["--verify_only"]].concat();
+    let (v, code) = run(
+        &env,
+        env.path(),
+        &[&only[..], &["--verify_async=2"]].concat(),
+    );
+    assert_eq!(code, 1);
+    assert_eq!(verify_of(&v)["blocks"], 512);
+    assert_eq!(verify_of(&v)["failures"], 1);
+    assert!(first_failure(&v).contains("offset 65536 (0x10000)"), "{v}");
+    // verify_dump: the chunk as read and as expected, one bit apart.
+    let (v, _) = run(
+        &env,
+        env.path(),
+        &[&only[..], &["--verify_dump=1"]].concat(),
+    );
+    assert!(first_failure(&v).contains("dumped to"), "{v}");
+    let got = std::fs::read(env.path().join("a.0.0.65536.received")).unwrap();
+    let want = std::fs::read(env.path().join("a.0.0.65536.expected")).unwrap();
+    assert_eq!(got.len(), 4096);
+    let bits: u32 = got
+        .iter()
+        .zip(&want)
+        .map(|(a, b)| (a ^ b).count_ones())
+        .sum();
+    assert_eq!(bits, 1);
+    // continue_on_error=verify: counted, the job succeeds.
+    let (v, code) = run(
+        &env,
+        env.path(),
+        &[&only[..], &["--continue_on_error=verify"]].concat(),
+    );
+    assert_eq!(code, 0, "{v}");
+    assert_eq!(v["jobs"][0]["total_err"], 1);
+    assert_eq!(v["jobs"][0]["first_error"], libc::EILSEQ);
+});
+
+fathomtest!(
+    an_interrupted_write_phase_saves_its_state_for_a_later_check,
+    |env| {
+        let job = [
+            "--name=s",
+            "--rw=randwrite",
+            "--bs=4k",
+            "--size=64m",
+            "--verify=xxhash",
+            "--rate_iops=2000",
+            "--time_based",
+            "--runtime=60",
+        ];
+        let mut child = env
+            .cmd()
+            .args(job)
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(1200));
+        // SAFETY: signalling our own child.
+        unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+        child.wait().unwrap();
+        let state = env.path().join("local-s-0-verify.state");
+        assert!(state.exists(), "verify_state_save wrote nothing");
+        // verify_only with the state: exactly the written chunks, at their generations.
+        let (v, code) = run(
+            &env,
+            env.path(),
+            &[
+                &job[..4],
+                &["--verify=xxhash", "--verify_only", "--verify_state_load=1"],
+            ]
+            .concat(),
+        );
+        assert_eq!(code, 0, "{v}");
+        let n = verify_of(&v)["blocks"].as_u64().unwrap();
+        assert!(n > 500 && n < 16384, "{n} chunks");
+        // A different job cannot use that state.
+        let (v, code) = run(
+            &env,
+            env.path(),
+            &[
+                "--name=s",
+                "--rw=randwrite",
+                "--bs=8k",
+                "--size=64m",
+                "--verify=xxhash",
+                "--verify_only",
+                "--verify_state_load=1",
+            ],
+        );
+        assert_eq!(code, 1, "{v}");
+        assert!(
+            v["jobs"][0]["error"] == libc::ENOENT,
+            "{}",
+            v["jobs"][0]["error"]
+        );
     }
 );

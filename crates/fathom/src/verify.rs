@@ -463,6 +463,85 @@ impl Verifier {
         e
     }
 
+    /// What a failed chunk should have held (for verify_dump): its expected generation's
+    /// data and header (the write time is not known: the header found, or zero).
+    pub(crate) fn expected_of(&self, f: &Failure, len: usize) -> Vec<u8> {
+        let g = f
+            .expected_generation
+            .or(f.found.as_ref().map(|h| h.generation))
+            .unwrap_or(1);
+        let hdr = self.header_at(len).map(|_| {
+            let mut want = vec![0u8; len];
+            self.payload(&mut want, f.offset, g);
+            Header {
+                kind: kind_id(self.kind),
+                hdr_len: self.header_len(),
+                chunk_len: len as u32,
+                clone: self.clone,
+                offset: f.offset,
+                seed: self.seed,
+                generation: g,
+                time_ns: f.found.as_ref().map_or(0, |h| h.time_ns),
+                digest: digest(self.kind, &self.data_of(&want)),
+            }
+        });
+        self.expected(len, f.offset, g, hdr.as_ref())
+    }
+
+    /// Save the generation table (verify_state_save).
+    pub(crate) fn save_state(&self, path: &std::path::Path) -> std::io::Result<()> {
+        let mut out = Vec::new();
+        let head = serde_json::json!({
+            "format": "fathom-verify-state",
+            "version": 1,
+            "unit": self.unit,
+            "seed": self.seed,
+            "files": self.gens.iter().map(|(s, g)| (s, g.len())).collect::<Vec<_>>(),
+        });
+        out.extend_from_slice(head.to_string().as_bytes());
+        out.push(b'\n');
+        for (_, g) in &self.gens {
+            for x in g {
+                out.extend_from_slice(&x.to_le_bytes());
+            }
+        }
+        std::fs::write(path, out)
+    }
+
+    /// Load a generation table saved by [`Verifier::save_state`] for the same job.
+    pub(crate) fn load_state(&mut self, path: &std::path::Path) -> Result<(), String> {
+        let all = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let nl = all
+            .iter()
+            .position(|&b| b == b'\n')
+            .ok_or_else(|| format!("{}: not a verify state file", path.display()))?;
+        let head: serde_json::Value = serde_json::from_slice(&all[..nl])
+            .map_err(|e| format!("{}: not a verify state file ({e})", path.display()))?;
+        let files: Vec<(u64, usize)> = serde_json::from_value(head["files"].clone())
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+        let mine: Vec<(u64, usize)> = self.gens.iter().map(|(s, g)| (*s, g.len())).collect();
+        if head["format"] != "fathom-verify-state"
+            || head["unit"] != self.unit
+            || head["seed"] != self.seed
+            || files != mine
+        {
+            return Err(format!(
+                "{}: saved by a different job (files, sizes, verify_interval or seed differ)",
+                path.display()
+            ));
+        }
+        let mut words = all[nl + 1..].chunks_exact(4);
+        for (_, g) in &mut self.gens {
+            for x in g.iter_mut() {
+                let w = words
+                    .next()
+                    .ok_or_else(|| format!("{}: truncated", path.display()))?;
+                *x = u32::from_le_bytes(w.try_into().unwrap());
+            }
+        }
+        Ok(())
+    }
+
     /// Check a chunk read back from `offset`. `expected`: the generation this run wrote
     /// last (None: unknown, e.g. verify_only; the header must then be self-consistent).
     pub(crate) fn check(

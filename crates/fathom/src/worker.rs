@@ -272,11 +272,18 @@ pub fn run_clone(
                 min_bs,
                 &regions,
             ) {
-                Ok(v) => {
+                Ok(mut v) => {
                     out.stats.verify = Some(fathom_stats::VerifyStats {
                         kind: kind.name().to_string(),
                         ..Default::default()
                     });
+                    if spec.verify.state_load {
+                        if let Err(text) = v.load_state(&state_path(spec, clone.jobnum)) {
+                            fail(&mut out, libc::ENOENT, format!("verify_state_load: {text}"));
+                            out.elapsed = t_start.elapsed();
+                            return out;
+                        }
+                    }
                     Some(v)
                 }
                 Err(text) => {
@@ -883,15 +890,33 @@ pub fn run_clone(
         out.stats.verify = v;
         measure_start = crate::clock::now();
     }
+    // verify_state_save: a write phase cut short leaves what it wrote, generation by
+    // generation, for a later verify_state_load.
+    if let (Some(v), true) = (&verifier, spec.verify.state_save && k.writes()) {
+        if cancel.load(Ordering::Relaxed) && !spec.verify.only {
+            let p = state_path(spec, clone.jobnum);
+            if let Err(e) = v.save_state(&p) {
+                if out.error_text.is_none() {
+                    let errno = e.raw_os_error().unwrap_or(libc::EIO);
+                    fail(
+                        &mut out,
+                        errno,
+                        format!("verify_state_save {}: {e}", p.display()),
+                    );
+                }
+            }
+        }
+    }
     // The verify pass: read back every chunk this clone wrote (verify_only: every chunk
-    // of its regions) and check it, after all of its writes have completed.
+    // of its regions, or with a loaded state those it knows) and check it, after all of
+    // its writes have completed.
     if let Some(v) = &verifier {
         let pass = (spec.verify.do_verify && k.writes()) || spec.verify.only;
         if pass && out.error_text.is_none() && !engine_broken && inflight == 0 {
             let list: Vec<(usize, u64, u64)> = (0..clone.files.len())
                 .flat_map(|fi| {
                     let r = clone.files[fi].region;
-                    let offs: Vec<u64> = if spec.verify.only {
+                    let offs: Vec<u64> = if spec.verify.only && !spec.verify.state_load {
                         (0..r.len / v.interval)
                             .map(|i| r.start + i * v.interval)
                             .collect()
@@ -901,7 +926,7 @@ pub fn run_clone(
                     offs.into_iter().map(move |o| (fi, o, v.interval))
                 })
                 .collect();
-            let known = !spec.verify.only;
+            let known = !spec.verify.only || spec.verify.state_load;
             if let Err((errno, text)) = verify_chunks(
                 &mut *engine,
                 &mut slots[0].buf,
@@ -916,7 +941,17 @@ pub fn run_clone(
             }
         }
         let vs = out.stats.verify.clone().unwrap_or_default();
-        if vs.failures > 0 && out.error_text.is_none() {
+        let tolerated =
+            spec.continue_on_error_verify || spec.ignore_error_verify.contains(&libc::EILSEQ);
+        if vs.failures > 0 && out.error_text.is_none() && tolerated {
+            // continue_on_error=verify / ignore_error=,,EILSEQ: counted, not fatal.
+            out.stats.count_errors = true;
+            out.stats.total_err += vs.failures;
+            if out.stats.first_error == 0 {
+                out.stats.first_error = libc::EILSEQ;
+                out.first_error_text = vs.first.first().cloned();
+            }
+        } else if vs.failures > 0 && out.error_text.is_none() {
             let more = if vs.failures > 1 {
                 format!(" (and {} more failed chunks)", vs.failures - 1)
             } else {
@@ -1022,12 +1057,34 @@ fn check_chunk(
     st: &mut ThreadStats,
 ) -> Result<(), (i32, String)> {
     let r = v.check(b, offset, expected);
+    record_check(v, (path, b.len(), Some(b)), r, spec, st)
+}
+
+/// Count a chunk's check (done here or by a verify_async thread); Err ends the job
+/// (verify_fatal). verify_dump writes a failed chunk as read and as expected.
+fn record_check(
+    v: &crate::verify::Verifier,
+    (path, len, data): (&std::path::Path, usize, Option<&[u8]>),
+    r: Result<(), Box<crate::verify::Failure>>,
+    spec: &fathom_job::JobSpec,
+    st: &mut ThreadStats,
+) -> Result<(), (i32, String)> {
     let vs = st.verify.get_or_insert_with(Default::default);
     vs.blocks += 1;
-    vs.bytes += b.len() as u64;
+    vs.bytes += len as u64;
     if let Err(f) = r {
         vs.failures += 1;
-        let text = f.text(path);
+        let mut text = f.text(path);
+        if let (true, Some(b)) = (spec.verify.dump, data) {
+            let base = format!("{}.{}", path.display(), f.offset);
+            let expected = v.expected_of(&f, b.len());
+            let wrote = std::fs::write(format!("{base}.received"), b)
+                .and_then(|_| std::fs::write(format!("{base}.expected"), expected));
+            text.push_str(&match wrote {
+                Ok(()) => format!("; dumped to {base}.received and {base}.expected"),
+                Err(e) => format!("; verify_dump failed: {e}"),
+            });
+        }
         if vs.first.len() < fathom_stats::VERIFY_FAILURES_KEPT {
             vs.first.push(text.clone());
         }
@@ -1039,9 +1096,10 @@ fn check_chunk(
 }
 
 /// Read back and check chunks (file, offset, length), one at a time through the engine
-/// with nothing else in flight; the reads count as reads of the job, as in fio.
+/// with nothing else in flight; the reads count as reads of the job, as in fio. With
+/// `checkers`, each chunk goes to the verify_async threads instead of being checked here.
 #[allow(clippy::too_many_arguments)]
-fn verify_chunks(
+fn read_and_check(
     engine: &mut dyn fathom_engine::IoEngine,
     buf: &mut AlignedBuf,
     v: &crate::verify::Verifier,
@@ -1050,6 +1108,7 @@ fn verify_chunks(
     known: bool,
     spec: &fathom_job::JobSpec,
     st: &mut ThreadStats,
+    checkers: Option<&std::sync::mpsc::SyncSender<CheckItem>>,
 ) -> Result<(), (i32, String)> {
     let mut comps = Vec::with_capacity(1);
     for &(file, offset, len) in list {
@@ -1106,10 +1165,84 @@ fn verify_chunks(
             st.record_io_deferred(0, n, slat, total.saturating_sub(slat.unwrap_or(0)));
             let expected = known.then(|| v.generation(file, off) as u64);
             let data = &buf.as_slice()[..n as usize];
-            check_chunk(v, (path, data, off), expected, spec, st)?;
+            match checkers {
+                Some(tx) => {
+                    if tx.send((file, off, expected, data.to_vec())).is_err() {
+                        break;
+                    }
+                }
+                None => check_chunk(v, (path, data, off), expected, spec, st)?,
+            }
         }
     }
     Ok(())
+}
+
+/// verify_state_save/load's file: `local-JOB-N-verify.state` in the working directory.
+fn state_path(spec: &fathom_job::JobSpec, jobnum: u32) -> std::path::PathBuf {
+    std::path::PathBuf::from(format!("local-{}-{jobnum}-verify.state", spec.name))
+}
+
+/// A chunk for a verify_async thread: (file, offset, expected generation, data).
+type CheckItem = (usize, u64, Option<u64>, Vec<u8>);
+
+/// [`read_and_check`] with verify_async: the reads stay on this thread, the checks run
+/// on `spec.verify.async_threads` threads; results are counted here, in read order.
+#[allow(clippy::too_many_arguments)]
+fn verify_chunks(
+    engine: &mut dyn fathom_engine::IoEngine,
+    buf: &mut AlignedBuf,
+    v: &crate::verify::Verifier,
+    files: &[crate::plan::PlannedFile],
+    list: &[(usize, u64, u64)],
+    known: bool,
+    spec: &fathom_job::JobSpec,
+    st: &mut ThreadStats,
+) -> Result<(), (i32, String)> {
+    let threads = spec.verify.async_threads as usize;
+    if threads == 0 {
+        return read_and_check(engine, buf, v, files, list, known, spec, st, None);
+    }
+    // (file, length, result, the data when the check failed)
+    type Checked = (
+        usize,
+        usize,
+        Result<(), Box<crate::verify::Failure>>,
+        Option<Vec<u8>>,
+    );
+    let (tx, rx) = std::sync::mpsc::sync_channel::<CheckItem>(threads * 4);
+    let rx = std::sync::Mutex::new(rx);
+    let (rtx, rrx) = std::sync::mpsc::channel::<Checked>();
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            let (rx, rtx) = (&rx, rtx.clone());
+            s.spawn(move || loop {
+                let item = rx.lock().unwrap_or_else(|e| e.into_inner()).recv();
+                let Ok((file, off, expected, data)) = item else {
+                    break;
+                };
+                let r = v.check(&data, off, expected);
+                let keep = r.is_err().then_some(data.clone());
+                if rtx.send((file, data.len(), r, keep)).is_err() {
+                    break;
+                }
+            });
+        }
+        drop(rtx);
+        // Results are counted as they come; a fatal failure stops the reads.
+        let read = read_and_check(engine, buf, v, files, list, known, spec, st, Some(&tx));
+        drop(tx);
+        let mut outcome = read;
+        for (file, len, r, data) in rrx {
+            let at = (files[file].path.as_path(), len, data.as_deref());
+            if let Err(e) = record_check(v, at, r, spec, st) {
+                if outcome.is_ok() {
+                    outcome = Err(e);
+                }
+            }
+        }
+        outcome
+    })
 }
 
 /// openfiles: which of a clone's files are open, how recently each was used, and the

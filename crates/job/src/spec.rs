@@ -414,6 +414,10 @@ pub struct JobSpec {
     pub continue_on_error: [bool; 3],
     /// `continue_on_error` was given at all (fio then reports total_err/first_error).
     pub continue_on_error_set: bool,
+    /// `continue_on_error=verify|all`: verify failures are counted, not fatal to the job.
+    pub continue_on_error_verify: bool,
+    /// `ignore_error`'s third list: errnos of verification (EILSEQ) that are ignored.
+    pub ignore_error_verify: Vec<i32>,
     /// `ignore_error`: errnos ignored per direction (read, write, trim).
     pub ignore_error: [Vec<i32>; 3],
     /// `assert` (fathom extension): conditions the results must meet.
@@ -670,6 +674,14 @@ pub struct VerifySpec {
     pub fatal: bool,
     /// `verify_journal` (fathom extension): the crash-consistency journal's path.
     pub journal: Option<String>,
+    /// `verify_dump`: write a failed chunk's received and expected bytes to files.
+    pub dump: bool,
+    /// `verify_async`: threads that check read-back chunks.
+    pub async_threads: u32,
+    /// `verify_state_save`: save the chunks' generations when the write phase is cut short.
+    pub state_save: bool,
+    /// `verify_state_load`: load them before checking (verify_only then knows them).
+    pub state_load: bool,
 }
 
 impl Default for VerifySpec {
@@ -685,6 +697,10 @@ impl Default for VerifySpec {
             backlog_batch: 0,
             fatal: false,
             journal: None,
+            dump: false,
+            async_threads: 0,
+            state_save: true,
+            state_load: false,
         }
     }
 }
@@ -974,6 +990,8 @@ impl Default for JobSpec {
             allow_mounted_write: false,
             continue_on_error: [false; 3],
             continue_on_error_set: false,
+            continue_on_error_verify: false,
+            ignore_error_verify: Vec::new(),
             ignore_error: [Vec::new(), Vec::new(), Vec::new()],
             asserts: Vec::new(),
             logs: LogSpec::default(),

@@ -63,19 +63,16 @@ pub(super) static OPTS: &[OptDef] = &[
             "Keep going after I/O errors of this kind; errors are counted (total_err, first_error)",
         flag: false,
         apply: |j, v, _| {
+            j.continue_on_error_verify = matches!(v, "verify" | "all" | "1");
             j.continue_on_error = match v {
-                "none" | "0" => [false; 3],
+                "none" | "0" | "verify" => [false; 3],
                 "read" => [true, false, false],
                 "write" => [false, true, false],
                 "io" | "all" | "1" => [true; 3],
-                "verify" => {
-                    return Err(
-                        "continue_on_error=verify needs verify, which is not supported yet".into(),
-                    )
-                }
-                _ => return Err("use none, read, write, io or all".into()),
+                _ => return Err("use none, read, write, io, verify or all".into()),
             };
-            j.continue_on_error_set = j.continue_on_error.iter().any(|&x| x);
+            j.continue_on_error_set =
+                j.continue_on_error.iter().any(|&x| x) || j.continue_on_error_verify;
             Ok(())
         },
     },
@@ -89,11 +86,13 @@ pub(super) static OPTS: &[OptDef] = &[
         flag: false,
         apply: |j, v, _| {
             let parts: Vec<&str> = v.split(',').collect();
-            if parts.len() > 2 && !parts[2].is_empty() {
-                return Err(
-                    "ignoring verify errors needs verify, which is not supported yet".into(),
-                );
+            if parts.len() > 3 {
+                return Err("at most three lists: READ,WRITE,VERIFY".into());
             }
+            j.ignore_error_verify = match parts.get(2) {
+                Some(p) if !p.is_empty() => errno_list(p)?,
+                _ => Vec::new(),
+            };
             for (i, p) in parts.iter().take(2).enumerate() {
                 j.ignore_error[i] = errno_list(p)?;
             }

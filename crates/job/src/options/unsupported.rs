@@ -109,11 +109,7 @@ pub(super) static NAMES: &[&str] = &[
     "stats",
     // Verification
     "verify_pattern_interval",
-    "verify_dump",
-    "verify_async",
     "verify_async_cpus",
-    "verify_state_save",
-    "verify_state_load",
     "experimental_verify",
     "verify_policy",
     "verify_write_sequence",

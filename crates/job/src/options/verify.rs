@@ -158,6 +158,58 @@ pub(super) static OPTS: &[OptDef] = &[
         },
     },
     OptDef {
+        name: "verify_dump",
+        aliases: &[],
+        category: C,
+        ty: "bool",
+        default: "0",
+        doc: "Write each failed chunk as read (FILE.OFFSET.received) and as expected (FILE.OFFSET.expected) beside the file",
+        flag: false,
+        apply: |j, v, _| {
+            j.verify.dump = parse_bool(v)?;
+            Ok(())
+        },
+    },
+    OptDef {
+        name: "verify_async",
+        aliases: &[],
+        category: C,
+        ty: "int",
+        default: "0",
+        doc: "Threads that check read-back chunks (checksums off the reading thread)",
+        flag: false,
+        apply: |j, v, _| {
+            j.verify.async_threads = int_in(v, 0, 256)?;
+            Ok(())
+        },
+    },
+    OptDef {
+        name: "verify_state_save",
+        aliases: &[],
+        category: C,
+        ty: "bool",
+        default: "1",
+        doc: "When the write phase is cut short (interrupted, runtime), save each chunk's generation to local-JOB-N-verify.state",
+        flag: false,
+        apply: |j, v, _| {
+            j.verify.state_save = parse_bool(v)?;
+            Ok(())
+        },
+    },
+    OptDef {
+        name: "verify_state_load",
+        aliases: &[],
+        category: C,
+        ty: "bool",
+        default: "0",
+        doc: "Load local-JOB-N-verify.state first, so verify_only knows every chunk's generation (lost writes show)",
+        flag: false,
+        apply: |j, v, _| {
+            j.verify.state_load = parse_bool(v)?;
+            Ok(())
+        },
+    },
+    OptDef {
         name: "verify_fatal",
         aliases: &[],
         category: C,

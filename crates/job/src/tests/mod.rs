@@ -32,8 +32,8 @@ fn typos_get_a_suggestion() {
 
 #[test]
 fn fio_options_not_implemented_are_refused() {
-    let e = err("[a]\nverify_async=2\n");
-    assert_eq!(e, "t.fio:2: option 'verify_async' is not supported yet");
+    let e = err("[a]\ntrim_verify_zero=1\n");
+    assert_eq!(e, "t.fio:2: option 'trim_verify_zero' is not supported yet");
 }
 
 #[test]
@@ -173,7 +173,11 @@ fn error_policies_parse() {
     assert_eq!(j.ignore_error[0], vec![libc::EIO, libc::ENOSPC]);
     assert_eq!(j.ignore_error[1], vec![libc::EIO]);
     assert!(err("[a]\nignore_error=EWHAT\n").contains("unknown errno"));
-    assert!(err("[a]\ncontinue_on_error=verify\n").contains("not supported yet"));
+    let j = job("[a]\ncontinue_on_error=verify\nignore_error=,,EILSEQ\n");
+    assert!(j.continue_on_error_verify && j.continue_on_error_set);
+    assert_eq!(j.continue_on_error, [false; 3]);
+    assert_eq!(j.ignore_error_verify, vec![libc::EILSEQ]);
+    assert!(job("[a]\ncontinue_on_error=all\n").continue_on_error_verify);
 }
 
 #[test]
