@@ -59,7 +59,7 @@ fathomtest!(
 );
 
 fathomtest!(an_unsupported_fio_option_is_rejected_not_ignored, |env| {
-    env.write("v.fio", "[job]\nsize=1m\ntrim_verify_zero=1\n");
+    env.write("v.fio", "[job]\nsize=1m\nverify_async_cpus=1\n");
     let o = env.run(&["v.fio"]);
     assert_eq!(o.status.code(), Some(2));
     let e = stderr(&o);

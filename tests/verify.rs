@@ -329,7 +329,6 @@ fathomtest!(verify_options_are_checked, |env| {
         (&["--verify=crc32c", "--ioengine=null"], "stores nothing"),
         (&["--verify=pattern"], "verify_pattern"),
         (&["--verify=md5", "--verify_interval=3k"], "does not divide"),
-        (&["--verify=md5", "--rw=randtrim"], "trim"),
         (&["--verify=md5", "--verify_interval=100"], "at least 512"),
         (&["--verify_backlog=16"], "need verify=TYPE"),
     ];
@@ -548,3 +547,47 @@ fathomtest!(
         );
     }
 );
+
+fathomtest!(trimmed_blocks_are_checked_for_zeroes, |env| {
+    let (v, code) = run(
+        &env,
+        env.path(),
+        &[
+            "--name=t",
+            "--rw=write",
+            "--bs=4k",
+            "--size=1m",
+            "--verify=crc32c",
+        ],
+    );
+    assert_eq!(code, 0, "{v}");
+    // Trim everything: every chunk must now read back as zeroes (trim_verify_zero).
+    let (v, code) = run(
+        &env,
+        env.path(),
+        &[
+            "--name=t",
+            "--rw=randtrim",
+            "--bs=4k",
+            "--size=1m",
+            "--verify=crc32c",
+        ],
+    );
+    assert_eq!(code, 0, "{v}");
+    assert_eq!(verify_of(&v)["blocks"], 256);
+    assert_eq!(v["jobs"][0]["trim"]["total_ios"], 256);
+    // trimwrite: trimmed then written again, the headers are checked.
+    let (v, code) = run(
+        &env,
+        env.path(),
+        &[
+            "--name=t",
+            "--rw=trimwrite",
+            "--bs=4k",
+            "--size=1m",
+            "--verify=crc32c",
+        ],
+    );
+    assert_eq!(code, 0, "{v}");
+    assert_eq!(verify_of(&v)["failures"], 0);
+});

@@ -551,12 +551,6 @@ fn plan_job(
                 "the {} engine stores nothing to read back; use a real engine or verify=null",
                 spec.ioengine
             ))
-        } else if k.trims() {
-            Some(
-                "verifying trimmed blocks (trim_verify_zero) is not supported yet; use a \
-                  pattern without trims"
-                    .to_string(),
-            )
         } else if matches!(kind, VerifyKind::Pattern | VerifyKind::PatternHdr)
             && spec.verify.pattern.is_none()
         {

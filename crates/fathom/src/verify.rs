@@ -140,6 +140,7 @@ pub(crate) enum Damage {
     Corrupted { at: u64, want: u8, got: u8 },
     PatternMismatch { at: u64, want: u8, got: u8 },
     Foreign { clone: u32, seed: u64 },
+    NotZeroAfterTrim { at: u64, got: u8 },
 }
 
 impl Damage {
@@ -155,6 +156,7 @@ impl Damage {
             Damage::Corrupted { .. } => "checksum mismatch (corrupted data)",
             Damage::PatternMismatch { .. } => "pattern mismatch",
             Damage::Foreign { .. } => "written by another job or run",
+            Damage::NotZeroAfterTrim { .. } => "trimmed but not zero",
         }
     }
 }
@@ -210,6 +212,9 @@ impl Failure {
             Damage::Foreign { clone, seed } => {
                 let _ = write!(s, ": header of clone {clone}, seed {seed:#x}");
             }
+            Damage::NotZeroAfterTrim { at, got } => {
+                let _ = write!(s, ": byte {at} (0x{at:x}) reads 0x{got:02x}");
+            }
             Damage::Unwritten => {}
         }
         if let Some(h) = &self.found {
@@ -251,6 +256,8 @@ pub(crate) struct Verifier {
     unit: u64,
     /// Per file: (region start, generation of each unit).
     gens: Vec<(u64, Vec<u32>)>,
+    /// Per file: chunks whose last operation was a trim (they read back as zeroes).
+    trimmed: Vec<Vec<bool>>,
 }
 
 impl Verifier {
@@ -287,6 +294,10 @@ impl Verifier {
                 .iter()
                 .map(|&(start, len)| (start, vec![0; (len / unit) as usize]))
                 .collect(),
+            trimmed: regions
+                .iter()
+                .map(|&(_, len)| vec![false; (len / unit) as usize])
+                .collect(),
         })
     }
 
@@ -315,10 +326,50 @@ impl Verifier {
     /// Every chunk written so far: (offset, length) per file, in order.
     pub(crate) fn written(&self, file: usize) -> impl Iterator<Item = u64> + '_ {
         let (start, g) = &self.gens[file];
+        let t = &self.trimmed[file];
         g.iter()
             .enumerate()
-            .filter(|(_, &n)| n > 0)
+            .filter(|&(i, &n)| n > 0 || t[i])
             .map(move |(i, _)| start + i as u64 * self.unit)
+    }
+
+    fn index(&self, file: usize, offset: u64) -> Option<usize> {
+        let (start, g) = &self.gens[file];
+        let i = (offset.checked_sub(*start)? / self.unit) as usize;
+        (i < g.len()).then_some(i)
+    }
+
+    /// A trim of `len` bytes at `offset` completed: those chunks now read as zeroes.
+    pub(crate) fn trimmed(&mut self, file: usize, offset: u64, len: u64) {
+        let chunks: Vec<(u64, u64)> = self.chunks(offset, len).collect();
+        for (o, _) in chunks {
+            if let Some(i) = self.index(file, o) {
+                self.trimmed[file][i] = true;
+            }
+        }
+    }
+
+    /// True if the chunk at `offset` was trimmed after its last write.
+    pub(crate) fn is_trimmed(&self, file: usize, offset: u64) -> bool {
+        self.index(file, offset)
+            .is_some_and(|i| self.trimmed[file][i])
+    }
+
+    /// Check a trimmed chunk: it must read back as zeroes (trim_verify_zero).
+    pub(crate) fn check_trimmed(&self, b: &[u8], offset: u64) -> Result<(), Box<Failure>> {
+        match b.iter().position(|&x| x != 0) {
+            None => Ok(()),
+            Some(i) => Err(Box::new(Failure {
+                offset,
+                len: b.len() as u64,
+                damage: Damage::NotZeroAfterTrim {
+                    at: offset + i as u64,
+                    got: b[i],
+                },
+                expected_generation: None,
+                found: Header::decode(&b[self.header_at(b.len()).unwrap_or(0)..]).ok(),
+            })),
+        }
     }
 
     /// Fill a write's buffer: each chunk gets its next generation, its data and header.
@@ -387,6 +438,9 @@ impl Verifier {
                 }
                 None => 1,
             };
+            if let Some(i) = self.index(file, off) {
+                self.trimmed[file][i] = false;
+            }
             let b = &mut buf[(off - offset) as usize..(off - offset + len) as usize];
             self.fill_chunk(b, off, g, now);
         }
@@ -837,6 +891,23 @@ mod tests {
             "{t}"
         );
         assert!(t.contains("8192 (0x2000)"), "{t}");
+    }
+
+    #[test]
+    fn trimmed_chunks_must_read_back_as_zeroes() {
+        let mut v = verifier(VerifyKind::Crc32c);
+        let b = written(&mut v, 4096);
+        v.trimmed(0, 4096, 4096);
+        assert!(v.is_trimmed(0, 4096));
+        assert_eq!(v.written(0).collect::<Vec<_>>(), vec![4096]);
+        assert!(v.check_trimmed(&[0u8; 4096], 4096).is_ok());
+        let e = v.check_trimmed(&b, 4096).unwrap_err();
+        assert!(matches!(e.damage, Damage::NotZeroAfterTrim { .. }));
+        assert!(e.text("f".as_ref()).contains("trimmed but not zero"));
+        // Written again: no longer trimmed.
+        let _ = written(&mut v, 4096);
+        assert!(!v.is_trimmed(0, 4096));
+        assert_eq!(v.generation(0, 4096), 2);
     }
 
     #[test]

@@ -710,7 +710,7 @@ pub fn run_clone(
                     break;
                 }
             }
-            if let Some(v) = &verifier {
+            if let Some(v) = &mut verifier {
                 if let Err((errno, text)) = after_io(
                     v,
                     (req.ddir, req.file, req.offset, req.len),
@@ -840,7 +840,7 @@ pub fn run_clone(
                     stopping = true;
                 }
             }
-            if let Some(v) = &verifier {
+            if let Some(v) = &mut verifier {
                 if let Err((errno, text)) = after_io(
                     v,
                     (ddir, file, off, len),
@@ -911,7 +911,7 @@ pub fn run_clone(
     // of its regions, or with a loaded state those it knows) and check it, after all of
     // its writes have completed.
     if let Some(v) = &verifier {
-        let pass = (spec.verify.do_verify && k.writes()) || spec.verify.only;
+        let pass = (spec.verify.do_verify && (k.writes() || k.trims())) || spec.verify.only;
         if pass && out.error_text.is_none() && !engine_broken && inflight == 0 {
             let list: Vec<(usize, u64, u64)> = (0..clone.files.len())
                 .flat_map(|fi| {
@@ -964,7 +964,8 @@ pub fn run_clone(
                 &mut out,
                 libc::EINVAL,
                 format!(
-                    "verify={} checked nothing: the job wrote no blocks to read back",
+                    "verify={} checked nothing: no written (or, with trim_verify_zero, \
+                     trimmed) chunk to read back",
                     vs.kind
                 ),
             );
@@ -1024,7 +1025,7 @@ pub fn run_clone(
 /// After a completed I/O of a verifying job: a write joins the backlog (and a full
 /// backlog asks for a check); a read of a read-only job is checked at once.
 fn after_io(
-    v: &crate::verify::Verifier,
+    v: &mut crate::verify::Verifier,
     (ddir, file, offset, len): (Ddir, usize, u64, u64),
     (buf, path): (&AlignedBuf, &std::path::Path),
     spec: &fathom_job::JobSpec,
@@ -1038,6 +1039,8 @@ fn after_io(
         if backlog.len() as u64 >= spec.verify.backlog {
             *verify_due = true;
         }
+    } else if ddir == Ddir::Trim {
+        v.trimmed(file, offset, len);
     } else if ddir == Ddir::Read && !k.writes() {
         let data = &buf.as_slice()[..len as usize];
         for (off, n) in v.chunks(offset, len) {
@@ -1113,6 +1116,10 @@ fn read_and_check(
     let mut comps = Vec::with_capacity(1);
     for &(file, offset, len) in list {
         for (off, n) in v.chunks(offset, len) {
+            let trimmed = v.is_trimmed(file, off);
+            if trimmed && !spec.verify.trim_zero {
+                continue; // trim_verify_zero=0: trimmed chunks are not checked
+            }
             let io = IoUnit {
                 ddir: Ddir::Read,
                 file,
@@ -1165,6 +1172,11 @@ fn read_and_check(
             st.record_io_deferred(0, n, slat, total.saturating_sub(slat.unwrap_or(0)));
             let expected = known.then(|| v.generation(file, off) as u64);
             let data = &buf.as_slice()[..n as usize];
+            if trimmed {
+                let r = v.check_trimmed(data, off);
+                record_check(v, (path, data.len(), Some(data)), r, spec, st)?;
+                continue;
+            }
             match checkers {
                 Some(tx) => {
                     if tx.send((file, off, expected, data.to_vec())).is_err() {

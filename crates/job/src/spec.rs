@@ -682,6 +682,8 @@ pub struct VerifySpec {
     pub state_save: bool,
     /// `verify_state_load`: load them before checking (verify_only then knows them).
     pub state_load: bool,
+    /// `trim_verify_zero`: trimmed chunks must read back as zeroes (default on).
+    pub trim_zero: bool,
 }
 
 impl Default for VerifySpec {
@@ -701,6 +703,7 @@ impl Default for VerifySpec {
             async_threads: 0,
             state_save: true,
             state_load: false,
+            trim_zero: true,
         }
     }
 }

@@ -52,7 +52,6 @@ pub(super) static NAMES: &[&str] = &[
     "spr_op",
     "spr_cs",
     "trim_percentage",
-    "trim_verify_zero",
     "trim_backlog",
     "trim_backlog_batch",
     "rwmixcycle",

@@ -210,6 +210,19 @@ pub(super) static OPTS: &[OptDef] = &[
         },
     },
     OptDef {
+        name: "trim_verify_zero",
+        aliases: &[],
+        category: C,
+        ty: "bool",
+        default: "1",
+        doc: "With verify and trims: a trimmed chunk must read back as zeroes (0: trimmed chunks are not checked)",
+        flag: false,
+        apply: |j, v, _| {
+            j.verify.trim_zero = parse_bool(v)?;
+            Ok(())
+        },
+    },
+    OptDef {
         name: "verify_fatal",
         aliases: &[],
         category: C,

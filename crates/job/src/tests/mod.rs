@@ -32,8 +32,8 @@ fn typos_get_a_suggestion() {
 
 #[test]
 fn fio_options_not_implemented_are_refused() {
-    let e = err("[a]\ntrim_verify_zero=1\n");
-    assert_eq!(e, "t.fio:2: option 'trim_verify_zero' is not supported yet");
+    let e = err("[a]\nverify_async_cpus=1\n");
+    assert_eq!(e, "t.fio:2: option 'verify_async_cpus' is not supported yet");
 }
 
 #[test]

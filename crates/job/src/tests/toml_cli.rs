@@ -92,7 +92,7 @@ fn cmdhelp_lists_and_explains() {
         bs.contains("blocksize") && bs.contains("default : 4k"),
         "{bs}"
     );
-    assert!(cmdhelp(Some("trim_verify_zero"))
+    assert!(cmdhelp(Some("verify_async_cpus"))
         .unwrap()
         .contains("not support"));
     assert!(cmdhelp(Some("bss")).is_err());
@@ -121,12 +121,12 @@ fn toml_times_and_sizes_are_strict() {
     assert_eq!(j.size, Some(SizeSpec::Bytes(4096)));
     assert!(j.direct);
     assert_eq!(j.filenames, vec!["/a", "/b"]);
-    let e = parse_toml_str("[[job]]\nname = \"a\"\ntrim_verify_zero = 1\n", "j.toml")
+    let e = parse_toml_str("[[job]]\nname = \"a\"\nverify_async_cpus = 1\n", "j.toml")
         .unwrap_err()
         .to_string();
     assert_eq!(
         e,
-        "j.toml:3: option 'trim_verify_zero' is not supported yet"
+        "j.toml:3: option 'verify_async_cpus' is not supported yet"
     );
 }
 
