@@ -86,6 +86,30 @@ fathomtest!(
         assert_eq!(vs["failures"], 0);
         // Two clones, each block of 4 KiB checked at least once at the end.
         assert!(vs["blocks"].as_u64().unwrap() >= 2 * 4096, "{vs}");
+        // randrw with a backlog, four clones of psync and io_uring: still no false alarm.
+        for engine in ["psync", "io_uring"] {
+            let (v, code) = run(
+                &env,
+                env.path(),
+                &[
+                    "--name=m",
+                    &format!("--ioengine={engine}"),
+                    "--rw=randrw",
+                    "--bssplit=4k/50:16k/50",
+                    "--size=8m",
+                    "--numjobs=4",
+                    "--iodepth=4",
+                    "--verify=md5",
+                    "--verify_backlog=8",
+                    "--verify_backlog_batch=4",
+                    "--time_based",
+                    "--runtime=1",
+                ],
+            );
+            assert_eq!(code, 0, "{engine}: {v}");
+            assert_eq!(verify_of(&v)["failures"], 0, "{engine}");
+            assert!(verify_of(&v)["blocks"].as_u64().unwrap() > 100, "{engine}");
+        }
     }
 );
 

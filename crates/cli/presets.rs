@@ -87,6 +87,14 @@ pub const PRESETS: &[(&str, &str)] = &[
         "suites/sysbench-rndrw.fio",
         include_str!("../../jobs/suites/sysbench-rndrw.fio"),
     ),
+    (
+        "verify-soak.fio",
+        include_str!("../../jobs/verify-soak.fio"),
+    ),
+    (
+        "verify-soak.toml",
+        include_str!("../../jobs/verify-soak.toml"),
+    ),
 ];
 
 /// The one-line description of a preset: its first comment line.

@@ -238,6 +238,8 @@ pub(crate) struct VerifierParts {
     pub interval: u64,
     pub header_offset: u64,
     pub pattern: Vec<u8>,
+    #[serde(default)]
+    pub pattern_offsets: Vec<usize>,
     pub seed: u64,
     pub clone: u32,
     pub regions: Vec<(u64, u64)>,
@@ -250,6 +252,8 @@ pub(crate) struct Verifier {
     pub interval: u64,
     hdr_off: usize,
     pattern: Vec<u8>,
+    /// Positions of `%o` in the pattern (the chunk's offset goes there).
+    pattern_offsets: Vec<usize>,
     seed: u64,
     clone: u32,
     /// Granularity of the generation table: the chunk size, or the smallest block size.
@@ -287,6 +291,7 @@ impl Verifier {
             interval: unit,
             hdr_off: spec.offset as usize,
             pattern: spec.pattern.clone().unwrap_or_else(|| vec![0xA5]),
+            pattern_offsets: spec.pattern_offsets.clone(),
             seed,
             clone,
             unit,
@@ -397,6 +402,7 @@ impl Verifier {
             interval: self.interval,
             header_offset: self.hdr_off as u64,
             pattern: self.pattern.clone(),
+            pattern_offsets: self.pattern_offsets.clone(),
             seed: self.seed,
             clone: self.clone,
             regions: self
@@ -419,6 +425,7 @@ impl Verifier {
             interval: p.interval,
             offset: p.header_offset,
             pattern: Some(p.pattern.clone()),
+            pattern_offsets: p.pattern_offsets.clone(),
             ..Default::default()
         };
         Verifier::new(&spec, kind, p.seed, p.clone, p.interval, &p.regions)
@@ -448,8 +455,12 @@ impl Verifier {
 
     fn payload(&self, b: &mut [u8], offset: u64, generation: u64) {
         if matches!(self.kind, VerifyKind::Pattern | VerifyKind::PatternHdr) {
+            let mut p = self.pattern.clone();
+            for &at in &self.pattern_offsets {
+                p[at..at + 8].copy_from_slice(&offset.to_le_bytes());
+            }
             for (i, x) in b.iter_mut().enumerate() {
-                *x = self.pattern[i % self.pattern.len()];
+                *x = p[i % p.len()];
             }
             return;
         }
@@ -891,6 +902,27 @@ mod tests {
             "{t}"
         );
         assert!(t.contains("8192 (0x2000)"), "{t}");
+    }
+
+    #[test]
+    fn a_pattern_with_the_offset_catches_a_block_in_the_wrong_place() {
+        let spec = VerifySpec {
+            kind: Some(VerifyKind::Pattern),
+            pattern: Some(vec![0xff, 0, 0, 0, 0, 0, 0, 0, 0]),
+            pattern_offsets: vec![1],
+            ..Default::default()
+        };
+        let mut v = Verifier::new(&spec, VerifyKind::Pattern, 1, 0, 4096, &[(0, 1 << 20)]).unwrap();
+        let mut b = vec![0u8; 4096];
+        v.fill(0, 8192, &mut b);
+        assert_eq!(&b[..9], &[0xff, 0, 0x20, 0, 0, 0, 0, 0, 0]);
+        assert!(v.check(&b, 8192, Some(1)).is_ok());
+        let e = v.check(&b, 12288, Some(1)).unwrap_err();
+        assert!(
+            matches!(e.damage, Damage::PatternMismatch { at: 12290, .. }),
+            "{:?}",
+            e.damage
+        );
     }
 
     #[test]

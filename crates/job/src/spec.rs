@@ -662,6 +662,9 @@ pub struct VerifySpec {
     pub offset: u64,
     /// `verify_pattern`.
     pub pattern: Option<Vec<u8>>,
+    /// Where `%o` stood in `verify_pattern`: byte positions of the chunk's offset (8
+    /// bytes, little-endian) in each repetition of the pattern.
+    pub pattern_offsets: Vec<usize>,
     /// `do_verify`: read back and check after the writes (default on).
     pub do_verify: bool,
     /// `verify_only`: do not write; check what an earlier run wrote.
@@ -693,6 +696,7 @@ impl Default for VerifySpec {
             interval: 0,
             offset: 0,
             pattern: None,
+            pattern_offsets: Vec::new(),
             do_verify: true,
             only: false,
             backlog: 0,

@@ -75,14 +75,26 @@ pub(super) static OPTS: &[OptDef] = &[
         category: C,
         ty: "pattern",
         default: "",
-        doc: "Data pattern (0xHEX, \"text\" or a number) for verify=pattern or pattern_hdr; alone it means verify=pattern",
+        doc: "Data pattern (0xHEX, \"text\" or a number; %o is the chunk's offset, 8 bytes) for verify=pattern or pattern_hdr; alone it means verify=pattern",
         flag: false,
         apply: |j, v, _| {
-            let p = super::engine_pattern(v)?;
+            // `%o` puts the chunk's offset (8 bytes) at that place in the pattern.
+            let mut p = Vec::new();
+            let mut at = Vec::new();
+            for (i, part) in v.split("%o").enumerate() {
+                if i > 0 {
+                    at.push(p.len());
+                    p.extend_from_slice(&[0u8; 8]);
+                }
+                if !part.is_empty() {
+                    p.extend(super::engine_pattern(part)?);
+                }
+            }
             if p.is_empty() {
                 return Err("the pattern is empty".into());
             }
             j.verify.pattern = Some(p);
+            j.verify.pattern_offsets = at;
             if j.verify.kind.is_none() {
                 j.verify.kind = Some(VerifyKind::Pattern);
             }

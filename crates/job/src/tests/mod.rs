@@ -33,7 +33,10 @@ fn typos_get_a_suggestion() {
 #[test]
 fn fio_options_not_implemented_are_refused() {
     let e = err("[a]\nverify_async_cpus=1\n");
-    assert_eq!(e, "t.fio:2: option 'verify_async_cpus' is not supported yet");
+    assert_eq!(
+        e,
+        "t.fio:2: option 'verify_async_cpus' is not supported yet"
+    );
 }
 
 #[test]
@@ -350,4 +353,14 @@ fn zones_may_be_given_per_direction() {
     let j = job("[a]\nrandom_distribution=zoned_abs:50/1m:50/3m\n");
     assert!(j.random_distribution_dirs.is_none());
     assert!(parse_fio_str("[a]\nrandom_distribution=zoned:1/1,2/2,3/3,4/4\n", "t.fio").is_err());
+}
+
+#[test]
+fn verify_patterns_may_carry_the_offset() {
+    let j = job("[a]\nverify=pattern\nverify_pattern=0xff%o\"ab\"\n");
+    assert_eq!(
+        j.verify.pattern,
+        Some(vec![0xff, 0, 0, 0, 0, 0, 0, 0, 0, b'a', b'b'])
+    );
+    assert_eq!(j.verify.pattern_offsets, vec![1]);
 }
