@@ -57,6 +57,21 @@ fathomtest!(a_clean_randwrite_verifies_every_block_it_wrote, |env| {
         assert_eq!(v["jobs"][0]["read"]["total_ios"], 512);
         assert_eq!(v["jobs"][0]["write"]["total_ios"], 512);
     }
+    // experimental_verify replays the writes in their order: the same blocks checked.
+    let (v, code) = run(
+        &env,
+        env.path(),
+        &[
+            "--name=x",
+            "--rw=randwrite",
+            "--bs=4k",
+            "--size=2m",
+            "--verify=crc32c",
+            "--experimental_verify=1",
+        ],
+    );
+    assert_eq!(code, 0, "{v}");
+    assert_eq!(verify_of(&v)["blocks"], 512);
 });
 
 fathomtest!(
@@ -198,13 +213,20 @@ fathomtest!(each_checksum_and_pattern_catches_damage, |env| {
 });
 
 /// A rig job writing `name.0.0` sequentially twice (generations 1 and 2).
-fn twice(env: &Env, m: &Mounted, name: &str, engine: &str) -> (serde_json::Value, i32) {
+fn twice(
+    env: &Env,
+    m: &Mounted,
+    name: &str,
+    engine: &str,
+    direct: &str,
+) -> (serde_json::Value, i32) {
     run(
         env,
         m.path(),
         &[
             &format!("--name={name}"),
             &format!("--ioengine={engine}"),
+            &format!("--direct={direct}"),
             "--rw=write",
             "--bs=4k",
             "--size=256k",
@@ -219,9 +241,15 @@ fathomtest!(
     |env| {
         let _t = turn();
         let Some(m) = faultfs_rig(&env) else { return };
-        for engine in ["psync", "io_uring"] {
+        for (engine, direct) in [
+            ("psync", "0"),
+            ("psync", "1"),
+            ("libaio", "1"),
+            ("io_uring", "0"),
+            ("io_uring", "1"),
+        ] {
             // Lost: the second write of block 8192 is acknowledged but not stored.
-            let name = format!("lost{engine}");
+            let name = format!("lost{engine}{direct}");
             m.add(
                 Rule::new(Fault::DropWrite)
                     .file(format!("{name}.0.0"))
@@ -229,7 +257,7 @@ fathomtest!(
                     .skip(1)
                     .times(1),
             );
-            let (v, code) = twice(&env, &m, &name, engine);
+            let (v, code) = twice(&env, &m, &name, engine, direct);
             assert_eq!(code, 1, "{v}");
             let t = first_failure(&v);
             assert!(t.contains("lost write (stale generation)"), "{t}");
@@ -237,7 +265,7 @@ fathomtest!(
             assert!(t.contains("generation 1 read back, 2 was written"), "{t}");
 
             // Misdirected: the write for 20480 lands on 16384; 20480 stays unwritten.
-            let name = format!("mis{engine}");
+            let name = format!("mis{engine}{direct}");
             m.add(
                 Rule::new(Fault::Misdirect { delta: -4096 })
                     .file(format!("{name}.0.0"))
@@ -250,6 +278,7 @@ fathomtest!(
                 &[
                     &format!("--name={name}"),
                     &format!("--ioengine={engine}"),
+                    &format!("--direct={direct}"),
                     "--rw=write",
                     "--bs=4k",
                     "--size=256k",
@@ -272,7 +301,7 @@ fathomtest!(
             );
 
             // Torn: only the first 512 bytes of the second write of block 40960 are stored.
-            let name = format!("torn{engine}");
+            let name = format!("torn{engine}{direct}");
             m.add(
                 Rule::new(Fault::Tear { keep: 512 })
                     .file(format!("{name}.0.0"))
@@ -280,7 +309,7 @@ fathomtest!(
                     .skip(1)
                     .times(1),
             );
-            let (v, code) = twice(&env, &m, &name, engine);
+            let (v, code) = twice(&env, &m, &name, engine, direct);
             assert_eq!(code, 1, "{v}");
             let t = first_failure(&v);
             assert!(

@@ -913,7 +913,7 @@ pub fn run_clone(
     if let Some(v) = &verifier {
         let pass = (spec.verify.do_verify && (k.writes() || k.trims())) || spec.verify.only;
         if pass && out.error_text.is_none() && !engine_broken && inflight == 0 {
-            let list: Vec<(usize, u64, u64)> = (0..clone.files.len())
+            let mut list: Vec<(usize, u64, u64)> = (0..clone.files.len())
                 .flat_map(|fi| {
                     let r = clone.files[fi].region;
                     let offs: Vec<u64> = if spec.verify.only && !spec.verify.state_load {
@@ -926,6 +926,18 @@ pub fn run_clone(
                     offs.into_iter().map(move |o| (fi, o, v.interval))
                 })
                 .collect();
+            if spec.verify.experimental && !spec.verify.only {
+                // experimental_verify: replay the job's writes from its seed and read
+                // them back in the order they were written (as many as were written).
+                let writes = out.stats.issued[1];
+                let mut g = fathom_workload::Generator::new(clone.params.clone())
+                    .expect("the generator was built from these parameters before");
+                list = std::iter::from_fn(|| g.next_io())
+                    .filter(|io| io.ddir == Ddir::Write)
+                    .take(writes as usize)
+                    .map(|io| (io.file, io.offset, io.len))
+                    .collect();
+            }
             let known = !spec.verify.only || spec.verify.state_load;
             if let Err((errno, text)) = verify_chunks(
                 &mut *engine,

@@ -687,6 +687,8 @@ pub struct VerifySpec {
     pub state_load: bool,
     /// `trim_verify_zero`: trimmed chunks must read back as zeroes (default on).
     pub trim_zero: bool,
+    /// `experimental_verify`: read back by replaying the writes in their order.
+    pub experimental: bool,
 }
 
 impl Default for VerifySpec {
@@ -708,6 +710,7 @@ impl Default for VerifySpec {
             state_save: true,
             state_load: false,
             trim_zero: true,
+            experimental: false,
         }
     }
 }

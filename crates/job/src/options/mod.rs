@@ -79,11 +79,6 @@ pub(crate) fn engine_pattern(v: &str) -> Result<Vec<u8>, String> {
 /// fio options fathom refuses on purpose: the reason and what to use instead.
 pub fn refusal(name: &str) -> Option<&'static str> {
     match name {
-        "experimental_verify" => Some(
-            "fathom's verify always knows each chunk's generation, so it never needs fio's \
-             replay of the random generator; use verify=TYPE (with verify_backlog to check \
-             during the run)",
-        ),
         "write_barrier" => Some(
             "fio marks every N-th write as a barrier only for its sg (SCSI generic) engine, \
              which fathom does not have; every other fio engine ignores it. For ordered, \

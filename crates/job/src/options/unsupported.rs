@@ -109,7 +109,6 @@ pub(super) static NAMES: &[&str] = &[
     // Verification
     "verify_pattern_interval",
     "verify_async_cpus",
-    "experimental_verify",
     "verify_policy",
     "verify_write_sequence",
     "verify_header_seed",

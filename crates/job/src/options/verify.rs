@@ -235,6 +235,19 @@ pub(super) static OPTS: &[OptDef] = &[
         },
     },
     OptDef {
+        name: "experimental_verify",
+        aliases: &[],
+        category: C,
+        ty: "bool",
+        default: "0",
+        doc: "Read back by replaying the job's writes from its seed, in the order they were written (as fio's experimental verify), instead of in offset order",
+        flag: false,
+        apply: |j, v, _| {
+            j.verify.experimental = parse_bool(v)?;
+            Ok(())
+        },
+    },
+    OptDef {
         name: "verify_fatal",
         aliases: &[],
         category: C,
