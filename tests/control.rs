@@ -71,6 +71,7 @@ fathomtest!(a_steady_job_ends_early_with_its_window_in_json, |env| {
 fathomtest!(
     sync_file_range_runs_every_n_writes_over_the_written_range,
     |env| {
+        let _g = serial();
         let o = env.run(&[
             "--name=s",
             "--rw=write",
@@ -131,8 +132,10 @@ fathomtest!(
             "--iodepth=32",
             "--size=1g",
             "--bs=4k",
-            "--latency_target=1ms",
+            "--latency_target=10ms",
             "--latency_window=100ms",
+            // One preempted I/O on a loaded CI machine must not end the search.
+            "--latency_percentile=99",
             "--time_based",
             "--runtime=30",
             "--output-format=json",
@@ -143,9 +146,9 @@ fathomtest!(
         let v = json(&o);
         let j = &v["jobs"][0];
         assert_eq!(j["latency_depth"], 32);
-        assert_eq!(j["latency_target"], 1_000_000);
+        assert_eq!(j["latency_target"], 10_000_000);
         assert_eq!(j["latency_window"], 100_000);
-        assert_eq!(j["latency_percentile"], 100.0);
+        assert_eq!(j["latency_percentile"], 99.0);
         let rt = j["read"]["runtime"].as_u64().unwrap();
         assert!(
             (100..400).contains(&rt),
@@ -154,7 +157,7 @@ fathomtest!(
         let text = std::fs::read_to_string(env.path().join("n.txt")).unwrap();
         assert!(
             text.contains(
-                "latency   : target=1000000, window=100000, percentile=100.00%, depth=32"
+                "latency   : target=10000000, window=100000, percentile=99.00%, depth=32"
             ),
             "{text}"
         );
