@@ -244,6 +244,7 @@ fathomtest!(
         for (engine, direct) in [
             ("psync", "0"),
             ("psync", "1"),
+            ("libaio", "0"),
             ("libaio", "1"),
             ("io_uring", "0"),
             ("io_uring", "1"),

@@ -63,6 +63,14 @@ pub const PRESETS: &[(&str, &str)] = &[
         include_str!("../../jobs/seqwrite-1m.toml"),
     ),
     (
+        "ssd-precondition.fio",
+        include_str!("../../jobs/ssd-precondition.fio"),
+    ),
+    (
+        "ssd-precondition.toml",
+        include_str!("../../jobs/ssd-precondition.toml"),
+    ),
+    (
         "suites/bonnie-block.fio",
         include_str!("../../jobs/suites/bonnie-block.fio"),
     ),
