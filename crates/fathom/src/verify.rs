@@ -535,22 +535,15 @@ impl Verifier {
             .expected_generation
             .or(f.found.as_ref().map(|h| h.generation))
             .unwrap_or(1);
-        let hdr = self.header_at(len).map(|_| {
-            let mut want = vec![0u8; len];
-            self.payload(&mut want, f.offset, g);
-            Header {
-                kind: kind_id(self.kind),
-                hdr_len: self.header_len(),
-                chunk_len: len as u32,
-                clone: self.clone,
-                offset: f.offset,
-                seed: self.seed,
-                generation: g,
-                time_ns: f.found.as_ref().map_or(0, |h| h.time_ns),
-                digest: digest(self.kind, &self.data_of(&want)),
-            }
-        });
-        self.expected(len, f.offset, g, hdr.as_ref())
+        let time = f.found.as_ref().map_or(0, |h| h.time_ns);
+        self.written_chunk(len, f.offset, g, time)
+    }
+
+    /// A chunk as a write of generation `g` at `time_ns` put it down.
+    fn written_chunk(&self, len: usize, offset: u64, g: u64, time_ns: u64) -> Vec<u8> {
+        let mut b = vec![0u8; len];
+        self.fill_chunk(&mut b, offset, g, time_ns);
+        b
     }
 
     /// Save the generation table (verify_state_save).
@@ -664,20 +657,7 @@ impl Verifier {
                         .unwrap_or(0)
                 };
                 let g = expected.unwrap_or_else(|| raw(32));
-                let mut want = vec![0u8; b.len()];
-                self.payload(&mut want, offset, g);
-                let hdr = Header {
-                    kind: kind_id(self.kind),
-                    hdr_len: self.header_len(),
-                    chunk_len: b.len() as u32,
-                    clone: self.clone,
-                    offset,
-                    seed: self.seed,
-                    generation: g,
-                    time_ns: raw(40),
-                    digest: digest(self.kind, &self.data_of(&want)),
-                };
-                hdr.encode(&mut want[at..]);
+                let want = self.written_chunk(b.len(), offset, g, raw(40));
                 let bits: u32 = b.iter().zip(&want).map(|(x, y)| (x ^ y).count_ones()).sum();
                 if bits == 1 {
                     let (at, w, got) = first_diff(&want).expect("one bit differs");

@@ -463,11 +463,13 @@ pub fn run_clone(
             if let Err((errno, text)) = verify_chunks(
                 &mut *engine,
                 &mut slots[0].buf,
-                vf,
-                &clone.files,
+                &ReadBack {
+                    v: vf,
+                    files: &clone.files,
+                    known: true,
+                    spec,
+                },
                 &batch,
-                true,
-                spec,
                 &mut out.stats,
             ) {
                 fail(&mut out, errno, text);
@@ -942,11 +944,13 @@ pub fn run_clone(
             if let Err((errno, text)) = verify_chunks(
                 &mut *engine,
                 &mut slots[0].buf,
-                v,
-                &clone.files,
+                &ReadBack {
+                    v,
+                    files: &clone.files,
+                    known,
+                    spec,
+                },
                 &list,
-                known,
-                spec,
                 &mut out.stats,
             ) {
                 fail(&mut out, errno, text);
@@ -1113,18 +1117,20 @@ fn record_check(
 /// Read back and check chunks (file, offset, length), one at a time through the engine
 /// with nothing else in flight; the reads count as reads of the job, as in fio. With
 /// `checkers`, each chunk goes to the verify_async threads instead of being checked here.
-#[allow(clippy::too_many_arguments)]
 fn read_and_check(
     engine: &mut dyn fathom_engine::IoEngine,
     buf: &mut AlignedBuf,
-    v: &crate::verify::Verifier,
-    files: &[crate::plan::PlannedFile],
+    rb: &ReadBack<'_>,
     list: &[(usize, u64, u64)],
-    known: bool,
-    spec: &fathom_job::JobSpec,
     st: &mut ThreadStats,
     checkers: Option<&std::sync::mpsc::SyncSender<CheckItem>>,
 ) -> Result<(), (i32, String)> {
+    let ReadBack {
+        v,
+        files,
+        known,
+        spec,
+    } = *rb;
     let mut comps = Vec::with_capacity(1);
     for &(file, offset, len) in list {
         for (off, n) in v.chunks(offset, len) {
@@ -1207,25 +1213,32 @@ fn state_path(spec: &fathom_job::JobSpec, jobnum: u32) -> std::path::PathBuf {
     std::path::PathBuf::from(format!("local-{}-{jobnum}-verify.state", spec.name))
 }
 
+/// What a read-back pass checks against: the verifier, the clone's files, whether the
+/// expected generations are known, and the job.
+#[derive(Clone, Copy)]
+struct ReadBack<'a> {
+    v: &'a crate::verify::Verifier,
+    files: &'a [crate::plan::PlannedFile],
+    known: bool,
+    spec: &'a fathom_job::JobSpec,
+}
+
 /// A chunk for a verify_async thread: (file, offset, expected generation, data).
 type CheckItem = (usize, u64, Option<u64>, Vec<u8>);
 
 /// [`read_and_check`] with verify_async: the reads stay on this thread, the checks run
 /// on `spec.verify.async_threads` threads; results are counted here, in read order.
-#[allow(clippy::too_many_arguments)]
 fn verify_chunks(
     engine: &mut dyn fathom_engine::IoEngine,
     buf: &mut AlignedBuf,
-    v: &crate::verify::Verifier,
-    files: &[crate::plan::PlannedFile],
+    rb: &ReadBack<'_>,
     list: &[(usize, u64, u64)],
-    known: bool,
-    spec: &fathom_job::JobSpec,
     st: &mut ThreadStats,
 ) -> Result<(), (i32, String)> {
+    let ReadBack { v, files, spec, .. } = *rb;
     let threads = spec.verify.async_threads as usize;
     if threads == 0 {
-        return read_and_check(engine, buf, v, files, list, known, spec, st, None);
+        return read_and_check(engine, buf, rb, list, st, None);
     }
     // (file, length, result, the data when the check failed)
     type Checked = (
@@ -1254,7 +1267,7 @@ fn verify_chunks(
         }
         drop(rtx);
         // Results are counted as they come; a fatal failure stops the reads.
-        let read = read_and_check(engine, buf, v, files, list, known, spec, st, Some(&tx));
+        let read = read_and_check(engine, buf, rb, list, st, Some(&tx));
         drop(tx);
         let mut outcome = read;
         for (file, len, r, data) in rrx {

@@ -531,6 +531,12 @@ impl Generator {
             self.next_file = fi;
             return fi;
         }
+        self.next_slot(n)
+    }
+
+    /// The file service's next choice among `n` files (round robin, random or
+    /// sequential, each for its run of I/Os), as an index into them.
+    fn next_slot(&mut self, n: usize) -> usize {
         let (every, random) = match self.p.file_service {
             FileService::RoundRobin(k) => (k.max(1), false),
             FileService::Random(k) => (k.max(1), true),
@@ -543,35 +549,20 @@ impl Generator {
             self.next_file = if random {
                 self.rng.below(n as u64) as usize
             } else {
-                (self.next_file + 1) % n
+                self.next_file + 1
             };
         }
         self.file_run += 1;
+        self.next_file %= n;
         self.next_file
     }
 
     /// pick_file among the open files (`open_limit`): the same services over the open set.
     fn pick_active(&mut self) -> usize {
         let m = self.active.len();
-        let slot = if let Some(sampler) = &self.file_sampler {
-            sampler.sample(&mut self.rng) as usize % m
-        } else {
-            let (every, random) = match self.p.file_service {
-                FileService::RoundRobin(k) => (k.max(1), false),
-                FileService::Random(k) => (k.max(1), true),
-                FileService::Sequential(k) => (if k == 0 { u32::MAX } else { k }, false),
-                FileService::Dist(_) => unreachable!("a distribution has its sampler"),
-            };
-            if self.file_run >= every {
-                self.file_run = 0;
-                self.next_file = if random {
-                    self.rng.below(m as u64) as usize
-                } else {
-                    self.next_file + 1
-                };
-            }
-            self.file_run += 1;
-            self.next_file % m
+        let slot = match &self.file_sampler {
+            Some(sampler) => sampler.sample(&mut self.rng) as usize % m,
+            None => self.next_slot(m),
         };
         self.next_file = slot;
         self.active[slot]
