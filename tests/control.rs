@@ -237,3 +237,52 @@ fathomtest!(openfiles_keeps_at_most_that_many_files_open, |env| {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("libaio"), "{}", stderr(&o));
 });
+
+fathomtest!(segments_lay_a_shared_file_out_as_ior_does, |env| {
+    // Two clones, 4 segments, 16 KiB blocks: clone c's block of segment s is at
+    // s × 2 × 16 KiB + c × 16 KiB. The verify headers say who wrote each chunk.
+    let o = env.run(&[
+        "--name=ior",
+        "--filename=shared",
+        "--rw=write",
+        "--bs=4k",
+        "--size=64k",
+        "--numjobs=2",
+        "--segments=4",
+        "--verify=crc32c",
+        "--output-format=json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v = json(&o);
+    for j in v["jobs"].as_array().unwrap() {
+        assert_eq!(j["write"]["io_bytes"], 65536);
+        assert_eq!(j["verify"]["failures"], 0);
+    }
+    let data = std::fs::read(env.path().join("shared")).unwrap();
+    assert_eq!(data.len(), 128 << 10);
+    let writer = |chunk: usize| {
+        u32::from_le_bytes(
+            data[chunk * 4096 + 12..chunk * 4096 + 16]
+                .try_into()
+                .unwrap(),
+        )
+    };
+    let offset = |chunk: usize| {
+        u64::from_le_bytes(
+            data[chunk * 4096 + 16..chunk * 4096 + 24]
+                .try_into()
+                .unwrap(),
+        )
+    };
+    let first = writer(0);
+    for chunk in 0..32 {
+        let block = chunk / 4; // 16 KiB blocks
+        let want = if block % 2 == 0 { first } else { first + 1 };
+        assert_eq!(writer(chunk), want, "chunk {chunk}");
+        assert_eq!(offset(chunk), chunk as u64 * 4096);
+    }
+    // segments needs a shared file.
+    let o = env.run(&["--name=x", "--size=1m", "--segments=4"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("filename="), "{}", stderr(&o));
+});

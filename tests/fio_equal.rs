@@ -351,3 +351,18 @@ fn openfiles_below_nrfiles_matches_fio() {
         compare(&args, false);
     }
 }
+
+#[test]
+fn sequential_file_service_over_two_files_matches_fio() {
+    compare(
+        &[
+            "--name=q",
+            "--rw=write",
+            "--bs=4k",
+            "--size=64k",
+            "--nrfiles=2",
+            "--file_service_type=sequential",
+        ],
+        false,
+    );
+}

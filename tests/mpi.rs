@@ -153,3 +153,35 @@ fathomtest!(mdtest_style_phases_across_ranks_share_one_tree, |env| {
         assert!(env.path().join(format!("T/d3/f.0.9.{rank}")).is_file());
     }
 });
+
+fathomtest!(
+    ior_segments_interleave_every_rank_in_one_shared_file,
+    |env| {
+        // 3 ranks × 2 segments × 32 KiB blocks, each rank verifying what it wrote: no block
+        // overlaps another rank's, and the file is exactly the sum.
+        let file = format!("--filename={}", env.path().join("S").display());
+        let o = mpirun(
+            &env,
+            3,
+            &[
+                "--output-format=json",
+                "--name=s",
+                &file,
+                "--rw=write",
+                "--bs=4k",
+                "--size=64k",
+                "--segments=2",
+                "--verify=crc32c",
+            ],
+        );
+        assert!(o.status.success(), "{}", stderr(&o));
+        let v = json(&o);
+        assert_eq!(v["jobs"][0]["write"]["io_bytes"], 3 * 65536);
+        assert_eq!(v["jobs"][0]["verify"]["failures"], 0);
+        assert_eq!(v["jobs"][0]["verify"]["blocks"], 3 * 16);
+        assert_eq!(
+            std::fs::metadata(env.path().join("S")).unwrap().len(),
+            3 * 65536
+        );
+    }
+);

@@ -882,6 +882,41 @@ fn plan_clone(
             // The region runs from the offset to the end of the existing file.
             len = per_file.saturating_sub(start);
         }
+        if spec.segments > 1 {
+            // IOR's segmented layout: the file is `segments` segments, each holding one
+            // block per clone of the run (every rank's clones under MPI); clone c's block
+            // of segment s starts at offset + s × clones × block + c × block.
+            if spec.filenames.is_empty() {
+                return Err(plan_err(
+                    spec,
+                    "segments lays out one shared file: name it with filename= (each clone \
+                     of every rank then gets its block in each segment)",
+                ));
+            }
+            let clones = rank.map_or(1, |r| r.size as u64) * spec.numjobs as u64;
+            let block = per_file / spec.segments as u64 / min_bs * min_bs;
+            if block == 0 {
+                return Err(plan_err(
+                    spec,
+                    format!(
+                        "size {per_file} split into {} segments leaves less than a block \
+                         ({min_bs} bytes) per segment",
+                        spec.segments
+                    ),
+                ));
+            }
+            let index = r as u64 * spec.numjobs as u64 + jobnum as u64;
+            for s in 0..spec.segments as u64 {
+                files.push(PlannedFile {
+                    path: path.clone(),
+                    region: FileRegion {
+                        start: offset + s * clones * block + index * block,
+                        len: block,
+                    },
+                });
+            }
+            continue;
+        }
         if let (Some(dev_len), true) = (existing, is_device(&path)) {
             if start + len > dev_len {
                 return Err(plan_err(
@@ -939,7 +974,11 @@ fn plan_clone(
                     .unwrap_or(Distribution::Random)
             })
         }),
+        // A segmented layout goes through its segments in order, as IOR does.
         file_service: match (&spec.file_service_dist, spec.file_service) {
+            (None, (FileServiceKind::RoundRobin, 1)) if spec.segments > 1 => {
+                FileService::Sequential(0)
+            }
             (Some(d), _) => FileService::Dist(distribution(d)),
             (None, (FileServiceKind::RoundRobin, n)) => FileService::RoundRobin(n),
             (None, (FileServiceKind::Random, n)) => FileService::Random(n),

@@ -458,6 +458,8 @@ pub struct JobSpec {
     pub latency_percentile: f64,
     /// `latency_run`: keep adjusting the depth instead of ending at the best one.
     pub latency_run: bool,
+    /// `segments` (fathom extension): IOR's segmented layout of a shared file.
+    pub segments: u32,
     /// `flow`: weight in the token-based flow control of jobs sharing a `flow_id`.
     pub flow: u32,
     /// `flow_id`: the flow group.
@@ -1022,6 +1024,7 @@ impl Default for JobSpec {
             latency_window: Duration::ZERO,
             latency_percentile: 100.0,
             latency_run: false,
+            segments: 0,
             flow: 0,
             flow_id: 0,
             flow_sleep: Duration::ZERO,

@@ -449,7 +449,8 @@ impl Generator {
             (true, false) => self.pick_len(Ddir::Read),
             (true, true) => self.pick_len(Ddir::Write),
         };
-        for _ in 0..n {
+        // Each file may take two tries: one that finds it exhausted, one that moves on.
+        for _ in 0..2 * n {
             let fi = self.pick_file();
             if self.files[fi].done {
                 self.next_file = (fi + 1) % n;
@@ -704,6 +705,26 @@ mod tests {
         );
         p.rwmixread = 70;
         p
+    }
+
+    #[test]
+    fn sequential_service_moves_on_to_the_second_of_two_files() {
+        let mut p = params(RwKind::Write, 64 << 10, 4096);
+        p.files = vec![
+            FileRegion {
+                start: 0,
+                len: 32 << 10,
+            },
+            FileRegion {
+                start: 0,
+                len: 32 << 10,
+            },
+        ];
+        p.io_bytes = 64 << 10;
+        p.file_service = FileService::Sequential(0);
+        let ios = all(Generator::new(p).unwrap());
+        assert_eq!(ios.len(), 16);
+        assert!(ios[..8].iter().all(|i| i.file == 0) && ios[8..].iter().all(|i| i.file == 1));
     }
 
     #[test]

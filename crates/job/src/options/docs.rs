@@ -14,6 +14,8 @@ pub const EXTENSIONS: &[&str] = &[
     "meta_mix",
     "fileselect",
     "verify_journal",
+    "segments",
+    "stonewall_time",
 ];
 
 fn cell(s: &str) -> String {

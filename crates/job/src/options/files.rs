@@ -154,6 +154,19 @@ pub(super) static OPTS: &[OptDef] = &[
         },
     },
     OptDef {
+        name: "segments",
+        aliases: &[],
+        category: C,
+        ty: "int",
+        default: "1",
+        doc: "IOR's segmented layout of a shared filename=: that many segments, each with one block (size/segments) per clone of every MPI rank, in order",
+        flag: false,
+        apply: |j, v, _| {
+            j.segments = super::int_in(v, 1, 1 << 20)?;
+            Ok(())
+        },
+    },
+    OptDef {
         name: "offset_align",
         aliases: &[],
         category: C,

@@ -147,6 +147,8 @@ pub fn example(def: &OptDef) -> Option<String> {
         "stat_type" => "statx",
         "sync_file_range" => "wait_before,write:8",
         "flow" => "3",
+        "segments" => "16",
+        "stonewall_time" => "30",
         "verify" => "crc32c",
         "verify_journal" => "/var/tmp/job.journal",
         "verify_async" => "2",

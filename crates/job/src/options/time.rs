@@ -118,6 +118,20 @@ pub(super) static OPTS: &[OptDef] = &[
         },
     },
     OptDef {
+        name: "stonewall_time",
+        aliases: &[],
+        category: C,
+        ty: "time (s)",
+        default: "0 (none)",
+        doc: "IOR's stonewall deadline: the job stops this long after its (under MPI, synchronized) start, as runtime does; same as --stonewall-time",
+        flag: false,
+        apply: |j, v, c| {
+            let t = time(v, TimeUnit::Seconds, c)?;
+            j.runtime = (!t.is_zero()).then_some(t);
+            Ok(())
+        },
+    },
+    OptDef {
         name: "time_based",
         aliases: &[],
         category: C,
