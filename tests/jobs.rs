@@ -151,6 +151,11 @@ fathomtest!(list_jobs_and_show_job_present_the_library, |env| {
     let o = env.run(&["--list-jobs"]);
     assert!(o.status.success());
     let out = stdout(&o);
+    // `fathom jobs` says the same.
+    assert_eq!(stdout(&env.run(&["jobs"])), out);
+    for name in ["metadata-storm", "verify-soak", "ssd-precondition"] {
+        assert!(out.contains(name), "{name}: {out}");
+    }
     for name in [
         "quickstart",
         "oltp-8k",

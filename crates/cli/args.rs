@@ -17,7 +17,7 @@ job, e.g.\n\n    fathom --name=a --rw=randread --bs=4k --size=1g\n\n\
 Job options written after a job file override what the file says:\n\n\
 \x20   fathom jobs/oltp-8k.fio --directory=/mnt/disk --size=4g\n\n\
 Every job option fathom knows is listed by --cmdhelp; --cmdhelp=OPTION explains one;\n\
---list-jobs shows the preset job library.\n\n\
+--list-jobs (or `fathom jobs`) shows the preset job library.\n\n\
 More commands (each with --help):\n\
 \x20   fathom merge A.native B.native     add stored results exactly\n\
 \x20   fathom compare BASE NEW            faster, slower or within noise (a CI gate)\n\

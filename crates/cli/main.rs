@@ -109,6 +109,11 @@ fn real_main() -> Result<u8, Failure> {
     if argv.get(1).is_some_and(|a| a == "verify") {
         return verify_main(&argv[1..]);
     }
+    if argv.get(1).is_some_and(|a| a == "jobs") && argv.len() == 2 {
+        // `fathom jobs`: the preset library, as --list-jobs.
+        print_stdout(&presets::list())?;
+        return Ok(exit::OK);
+    }
     if argv.get(1).is_some_and(|a| a == "suite") {
         let rest: Vec<String> = argv[2..]
             .iter()
