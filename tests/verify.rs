@@ -645,3 +645,24 @@ fathomtest!(trimmed_blocks_are_checked_for_zeroes, |env| {
     assert_eq!(code, 0, "{v}");
     assert_eq!(verify_of(&v)["failures"], 0);
 });
+
+fathomtest!(verification_reopens_what_openfiles_closed, |env| {
+    let (v, code) = run(
+        &env,
+        env.path(),
+        &[
+            "--name=o",
+            "--rw=randwrite",
+            "--bs=4k",
+            "--size=4m",
+            "--nrfiles=8",
+            "--openfiles=2",
+            "--verify=crc32c",
+            "--verify_backlog=64",
+        ],
+    );
+    assert_eq!(code, 0, "{v}");
+    // Every write checked by the backlog, and all again at the end.
+    assert_eq!(verify_of(&v)["blocks"], 2048);
+    assert_eq!(verify_of(&v)["failures"], 0);
+});

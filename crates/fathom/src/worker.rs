@@ -456,6 +456,16 @@ pub fn run_clone(
             // verify_backlog: every write of the batch has completed; check them now.
             verify_due = false;
             let mut batch = std::mem::take(&mut backlog);
+            if let Some(os) = &mut openset {
+                if let Err(e) = os.open_all(&mut *engine, &clone.files, &opts) {
+                    fail(
+                        &mut out,
+                        libc::EIO,
+                        format!("verify: reopening the files: {e}"),
+                    );
+                    stopping = true;
+                }
+            }
             if spec.verify.backlog_batch > 0 && (spec.verify.backlog_batch as usize) < batch.len() {
                 batch.drain(..batch.len() - spec.verify.backlog_batch as usize);
             }
@@ -914,6 +924,16 @@ pub fn run_clone(
     // its writes have completed.
     if let Some(v) = &verifier {
         let pass = (spec.verify.do_verify && (k.writes() || k.trims())) || spec.verify.only;
+        if let (Some(os), true) = (&mut openset, pass) {
+            // The check reads every file: open the ones openfiles had closed.
+            if let Err(e) = os.open_all(&mut *engine, &clone.files, &opts) {
+                fail(
+                    &mut out,
+                    libc::EIO,
+                    format!("verify: reopening the files: {e}"),
+                );
+            }
+        }
         if pass && out.error_text.is_none() && !engine_broken && inflight == 0 {
             let mut list: Vec<(usize, u64, u64)> = (0..clone.files.len())
                 .flat_map(|fi| {
@@ -1307,6 +1327,24 @@ impl OpenSet {
         }
     }
 
+    /// Open every closed file (a verify pass reads them all); later I/O closes the least
+    /// recently used ones again down to the limit.
+    fn open_all(
+        &mut self,
+        engine: &mut dyn fathom_engine::IoEngine,
+        files: &[crate::plan::PlannedFile],
+        opts: &OpenOptions,
+    ) -> std::io::Result<()> {
+        for f in 0..self.open.len() {
+            if !self.open[f] {
+                engine.reopen_file(f, &files[f].path, opts)?;
+                self.open[f] = true;
+                self.count += 1;
+            }
+        }
+        Ok(())
+    }
+
     /// Make file `f` open for an I/O, closing the least recently used idle file when at
     /// the limit (after an fsync with fsync_on_close). False: every open file has I/O in
     /// flight, so nothing can be closed yet.
@@ -1321,7 +1359,8 @@ impl OpenSet {
     ) -> std::io::Result<bool> {
         self.tick += 1;
         if !self.open[f] {
-            if self.count >= self.limit {
+            // Down to the limit (more than one after a verify pass opened them all).
+            while self.count >= self.limit {
                 let victim = (0..self.open.len())
                     .filter(|&i| self.open[i] && self.inflight[i] == 0)
                     .min_by_key(|&i| self.last[i]);
