@@ -1335,9 +1335,9 @@ impl OpenSet {
         files: &[crate::plan::PlannedFile],
         opts: &OpenOptions,
     ) -> std::io::Result<()> {
-        for f in 0..self.open.len() {
+        for (f, file) in files.iter().enumerate() {
             if !self.open[f] {
-                engine.reopen_file(f, &files[f].path, opts)?;
+                engine.reopen_file(f, &file.path, opts)?;
                 self.open[f] = true;
                 self.count += 1;
             }
