@@ -33,6 +33,19 @@ fn first_failure(v: &serde_json::Value) -> String {
         .to_string()
 }
 
+/// Flip bits of the byte at `at` of `path` behind fathom's back.
+fn flip(path: &std::path::Path, at: u64, mask: u8) {
+    use std::os::unix::fs::FileExt;
+    let f = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(path)
+        .unwrap();
+    let mut b = [0u8; 1];
+    f.read_at(&mut b, at).unwrap();
+    f.write_all_at(&[b[0] ^ mask], at).unwrap();
+}
+
 fathomtest!(a_clean_randwrite_verifies_every_block_it_wrote, |env| {
     for kind in [
         "crc32c", "md5", "sha256", "xxhash", "crc64", "sha3-512", "meta",
@@ -454,17 +467,7 @@ fathomtest!(
         assert_eq!(offsets.len() as u64, n);
         // Damage one acknowledged block: the check names it.
         let victim = offsets[offsets.len() / 2];
-        {
-            use std::os::unix::fs::FileExt;
-            let f = std::fs::OpenOptions::new()
-                .read(true)
-                .write(true)
-                .open(env.path().join("j.0.0"))
-                .unwrap();
-            let mut b = [0u8; 1];
-            f.read_at(&mut b, victim + 2000).unwrap();
-            f.write_all_at(&[b[0] ^ 0x40], victim + 2000).unwrap();
-        }
+        flip(&env.path().join("j.0.0"), victim + 2000, 0x40);
         let o = check(&[]);
         assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
         let text = stdout(&o);
@@ -493,17 +496,7 @@ fathomtest!(async_checks_dumps_states_and_tolerated_failures, |env| {
     );
     assert_eq!(code, 0, "{v}");
     assert_eq!(verify_of(&v)["blocks"], 512);
-    {
-        use std::os::unix::fs::FileExt;
-        let f = std::fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .open(env.path().join("a.0.0"))
-            .unwrap();
-        let mut b = [0u8; 1];
-        f.read_at(&mut b, 65536 + 700).unwrap();
-        f.write_all_at(&[b[0] ^ 1], 65536 + 700).unwrap();
-    }
+    flip(&env.path().join("a.0.0"), 65536 + 700, 1);
     let only = [&base[..], &["--verify_only"]].concat();
     let (v, code) = run(
         &env,
