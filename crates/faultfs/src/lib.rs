@@ -295,15 +295,15 @@ impl Fs {
                 // plain sleep overshoots by the timer slack (50 µs by default), and on a
                 // virtual machine a CPU that went idle during the sleep wakes tens of µs
                 // late. Delays up to 5 ms are spun whole; longer ones sleep all but the
-                // last millisecond, then spin.
+                // last millisecond, then spin. The spin reads the clock without a pause
+                // hint: a hypervisor may take a pause loop for a stuck lock and deschedule
+                // the vCPU, overshooting by tens of µs.
                 let until = std::time::Instant::now() + *min + Duration::from_nanos(extra);
                 let left = until.saturating_duration_since(std::time::Instant::now());
                 if left > Duration::from_millis(5) {
                     std::thread::sleep(left - Duration::from_millis(1));
                 }
-                while std::time::Instant::now() < until {
-                    std::hint::spin_loop();
-                }
+                while std::time::Instant::now() < until {}
             }
         }
     }
