@@ -47,7 +47,7 @@ impl IoUringEngine {
     }
 
     fn register_files(&mut self) -> io::Result<()> {
-        if self.opts.registerfiles && !self.files_registered && !self.fds.is_empty() {
+        if self.opts.job.registerfiles && !self.files_registered && !self.fds.is_empty() {
             let fds = self.fds.clone();
             self.ring().submitter().register_files(&fds)?;
             self.files_registered = true;
@@ -83,7 +83,7 @@ impl IoEngine for IoUringEngine {
     fn caps(&self) -> Caps {
         Caps {
             is_async: true,
-            reopen: !self.opts.registerfiles,
+            reopen: !self.opts.job.registerfiles,
             ..Caps::default()
         }
     }
@@ -92,13 +92,13 @@ impl IoEngine for IoUringEngine {
     }
     unsafe fn setup(&mut self, depth: usize, bufs: &[EngineBuf]) -> io::Result<()> {
         let mut b = IoUring::builder();
-        if self.opts.sqthread_poll {
+        if self.opts.job.sqthread_poll {
             b.setup_sqpoll(1000);
-            if let Some(cpu) = self.opts.sqthread_poll_cpu {
+            if let Some(cpu) = self.opts.job.sqthread_poll_cpu {
                 b.setup_sqpoll_cpu(cpu);
             }
         }
-        if self.opts.hipri {
+        if self.opts.job.hipri {
             b.setup_iopoll();
         }
         let entries = (depth.max(1) as u32).next_power_of_two();
@@ -109,7 +109,7 @@ impl IoEngine for IoUringEngine {
         fast.setup_coop_taskrun().setup_single_issuer();
         // Deferred completion work runs only when we wait for events; polled reaping
         // never waits, so it keeps the kernel's default.
-        if !self.opts.sqthread_poll && !self.opts.poll_reap {
+        if !self.opts.job.sqthread_poll && !self.opts.poll_reap {
             fast.setup_defer_taskrun();
         }
         let ring = match fast.build(entries) {
@@ -117,7 +117,7 @@ impl IoEngine for IoUringEngine {
             Err(_) => b.build(entries).map_err(setup_error)?,
         };
         self.ring = Some(ring);
-        if self.opts.fixedbufs {
+        if self.opts.job.fixedbufs {
             let iov: Vec<libc::iovec> = bufs
                 .iter()
                 .map(|b| libc::iovec {
@@ -172,7 +172,7 @@ impl IoEngine for IoUringEngine {
         let write = io.ddir == Ddir::Write;
         macro_rules! build {
             ($target:expr) => {{
-                if self.opts.fixedbufs {
+                if self.opts.job.fixedbufs {
                     // The slot's registered buffer has index `slot`.
                     if write {
                         opcode::WriteFixed::new($target, io.buf, len, slot as u16)
@@ -183,7 +183,7 @@ impl IoEngine for IoUringEngine {
                             .offset(off)
                             .build()
                     }
-                } else if self.opts.nonvectored == 0 {
+                } else if self.opts.job.nonvectored == 0 {
                     // nonvectored=0 asks for readv/writev; -1 (fio's default) and 1 use the
                     // plain opcodes, which every kernel with io_uring fathom supports has.
                     self.iovecs[slot] = libc::iovec {
@@ -208,7 +208,7 @@ impl IoEngine for IoUringEngine {
         } else {
             build!(types::Fd(fd))
         };
-        if self.opts.force_async {
+        if self.opts.job.force_async {
             sqe = sqe.flags(squeue::Flags::ASYNC);
         }
         let sqe = sqe.user_data(io.tag);
@@ -238,7 +238,7 @@ impl IoEngine for IoUringEngine {
             }
         };
         // With SQPOLL the kernel thread consumes entries itself: count all queued as submitted.
-        let n = if self.opts.sqthread_poll {
+        let n = if self.opts.job.sqthread_poll {
             self.queued
         } else {
             n.min(self.queued)
@@ -281,7 +281,7 @@ impl IoEngine for IoUringEngine {
         Ok(got)
     }
     fn close_file(&mut self, file: usize) -> io::Result<()> {
-        if self.files_registered || self.opts.registerfiles {
+        if self.files_registered || self.opts.job.registerfiles {
             return Err(io::Error::new(
                 io::ErrorKind::Unsupported,
                 "io_uring with registerfiles keeps its files open",

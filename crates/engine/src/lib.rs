@@ -134,50 +134,15 @@ pub struct EngineBuf {
 // SAFETY: a description of memory the runner owns; only the engine's thread uses it.
 unsafe impl Send for EngineBuf {}
 
-/// Engine-specific options (fio's per-engine options).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// What an engine is created with: the job's engine-specific options (fio's per-engine
+/// options, as parsed) and what the runner derives from the rest of the job.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct EngineOptions {
-    /// io_uring: IOPOLL (polled completions; needs direct I/O on a device that polls).
-    pub hipri: bool,
-    /// io_uring: registered (fixed) buffers.
-    pub fixedbufs: bool,
-    /// io_uring: registered files.
-    pub registerfiles: bool,
-    /// io_uring: a kernel thread polls the submission queue.
-    pub sqthread_poll: bool,
-    /// io_uring: CPU for the polling thread.
-    pub sqthread_poll_cpu: Option<u32>,
-    /// io_uring: 0 uses readv/writev; -1 (fio's default: non-vectored where the kernel
-    /// has it) and 1 use the plain read/write opcodes.
-    pub nonvectored: i32,
-    /// io_uring: IOSQE_ASYNC on every submission.
-    pub force_async: bool,
-    /// pvsync2 (and io_uring): RWF_NOWAIT, fail with EAGAIN rather than block.
-    pub nowait: bool,
-    /// libaio: reap completions from the shared ring without a syscall.
-    pub userspace_reap: bool,
+    /// `hipri`, `fixedbufs`, `registerfiles`, `sqthread_poll`, `nonvectored`, … as the
+    /// job file sets them.
+    pub job: fathom_job::EngineOpts,
     /// Completions are polled without waiting (`iodepth_batch_complete_min=0`).
     pub poll_reap: bool,
-    /// filestat/dirstat: the system call that looks files up.
-    pub stat_type: StatType,
-}
-
-impl Default for EngineOptions {
-    fn default() -> Self {
-        EngineOptions {
-            hipri: false,
-            fixedbufs: false,
-            registerfiles: false,
-            sqthread_poll: false,
-            sqthread_poll_cpu: None,
-            nonvectored: -1,
-            force_async: false,
-            nowait: false,
-            userspace_reap: false,
-            poll_reap: false,
-            stat_type: StatType::Stat,
-        }
-    }
 }
 
 /// Errors of engine selection.
@@ -386,7 +351,7 @@ pub fn create_with(name: &str, opts: &EngineOptions) -> Result<Box<dyn IoEngine>
         "filetree" => Ok(Box::new(FileTree)),
         n if meta::Kind::of(n).is_some() => Ok(Box::new(meta::MetaEngine::new(
             meta::Kind::of(n).expect("checked"),
-            opts.stat_type,
+            opts.job.stat_type,
         ))),
         _ => {
             let custom = {

@@ -81,7 +81,7 @@ impl Libaio {
     /// polling (iodepth_batch_complete_min=0), as fio.
     pub fn new(o: &crate::EngineOptions) -> Libaio {
         let mut e = Libaio::default();
-        e.userspace_reap = o.userspace_reap;
+        e.userspace_reap = o.job.userspace_reap;
         e
     }
 

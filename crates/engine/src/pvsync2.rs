@@ -21,10 +21,10 @@ impl Pvsync2 {
     /// With `hipri`/`nowait` from the engine options.
     pub fn new(o: &EngineOptions) -> Pvsync2 {
         let mut flags = 0;
-        if o.hipri {
+        if o.job.hipri {
             flags |= RWF_HIPRI;
         }
-        if o.nowait {
+        if o.job.nowait {
             flags |= RWF_NOWAIT;
         }
         Pvsync2 {

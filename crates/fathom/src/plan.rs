@@ -693,17 +693,8 @@ fn plan_job(
         clones,
         effective_iodepth,
         engine_options: fathom_engine::EngineOptions {
-            hipri: eo.hipri,
-            fixedbufs: eo.fixedbufs,
-            registerfiles: eo.registerfiles,
-            sqthread_poll: eo.sqthread_poll,
-            sqthread_poll_cpu: eo.sqthread_poll_cpu,
-            nonvectored: eo.nonvectored,
-            force_async: eo.force_async,
-            nowait: eo.nowait,
-            userspace_reap: eo.userspace_reap,
+            job: *eo,
             poll_reap: spec.iodepth_batch_complete_min == 0,
-            stat_type: eo.stat_type,
         },
         rate: fathom_workload::RateSpec {
             bytes_per_sec: spec.rate.0,

@@ -143,9 +143,12 @@ fn io_uring_with_fixedbufs_registerfiles_and_sqpoll_works() {
     .plan()
     .unwrap();
     plan.jobs[0].engine_options = fathom_engine::EngineOptions {
-        fixedbufs: true,
-        registerfiles: true,
-        sqthread_poll: true,
+        job: fathom_job::EngineOpts {
+            fixedbufs: true,
+            registerfiles: true,
+            sqthread_poll: true,
+            ..Default::default()
+        },
         ..Default::default()
     };
     let mut w = job(d.path(), "io_uring", RwKind::Write, 16, true);

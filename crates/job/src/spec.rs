@@ -557,23 +557,25 @@ pub enum SyncMode {
 /// Engine-specific options, as fio's per-engine option tables.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct EngineOpts {
-    /// io_uring: IOPOLL; pvsync2: RWF_HIPRI.
+    /// io_uring: IOPOLL (polled completions; needs direct I/O on a device that polls);
+    /// pvsync2: RWF_HIPRI.
     pub hipri: bool,
-    /// io_uring: registered buffers.
+    /// io_uring: registered (fixed) buffers.
     pub fixedbufs: bool,
     /// io_uring: registered files.
     pub registerfiles: bool,
-    /// io_uring: kernel submission-queue polling thread.
+    /// io_uring: a kernel thread polls the submission queue.
     pub sqthread_poll: bool,
-    /// io_uring: CPU of the polling thread.
+    /// io_uring: CPU for the polling thread.
     pub sqthread_poll_cpu: Option<u32>,
-    /// io_uring: -1 (default) vectored, 1 plain read/write opcodes.
+    /// io_uring: 0 uses readv/writev; -1 (fio's default: non-vectored where the kernel
+    /// has it) and 1 use the plain read/write opcodes.
     pub nonvectored: i32,
-    /// io_uring: IOSQE_ASYNC.
+    /// io_uring: IOSQE_ASYNC on every submission.
     pub force_async: bool,
-    /// pvsync2/io_uring: RWF_NOWAIT.
+    /// pvsync2 (and io_uring): RWF_NOWAIT, fail with EAGAIN rather than block.
     pub nowait: bool,
-    /// libaio: reap completions from the ring in user space.
+    /// libaio: reap completions from the shared ring without a syscall.
     pub userspace_reap: bool,
     /// filestat/dirstat: the system call that looks files up.
     pub stat_type: StatType,
