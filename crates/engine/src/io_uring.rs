@@ -2,7 +2,7 @@
 //! fixedbufs (registered buffers), registerfiles, sqthread_poll (+ _cpu), hipri
 //! (IOPOLL), nonvectored and force_async.
 
-use crate::sys::{open, sync_fd};
+use crate::sys::Fds;
 use crate::{Caps, Completion, EngineBuf, EngineOptions, IoEngine, IoUnit, OpenOptions, Queued};
 use fathom_job::Ddir;
 use io_uring::{opcode, squeue, types, IoUring};
@@ -13,7 +13,7 @@ use std::path::Path;
 pub struct IoUringEngine {
     opts: EngineOptions,
     ring: Option<IoUring>,
-    fds: Vec<i32>,
+    fds: Fds,
     /// Buffer registered for each slot (fixedbufs): the slot's base address.
     fixed: Vec<EngineBuf>,
     /// iovecs for the vectored opcodes, one per slot.
@@ -33,7 +33,7 @@ impl IoUringEngine {
         IoUringEngine {
             opts,
             ring: None,
-            fds: Vec::new(),
+            fds: Fds::default(),
             fixed: Vec::new(),
             iovecs: Vec::new(),
             files_registered: false,
@@ -47,8 +47,9 @@ impl IoUringEngine {
     }
 
     fn register_files(&mut self) -> io::Result<()> {
-        if self.opts.job.registerfiles && !self.files_registered && !self.fds.is_empty() {
-            let fds = self.fds.clone();
+        if self.opts.job.registerfiles && !self.files_registered && !self.fds.as_slice().is_empty()
+        {
+            let fds = self.fds.as_slice().to_vec();
             self.ring().submitter().register_files(&fds)?;
             self.files_registered = true;
         }
@@ -152,8 +153,7 @@ impl IoEngine for IoUringEngine {
                 "io_uring: files must be opened before the first I/O",
             ));
         }
-        self.fds.push(open(path, opts)?);
-        Ok(self.fds.len() - 1)
+        self.fds.open(path, opts)
     }
     unsafe fn queue(&mut self, io: &IoUnit) -> io::Result<Queued> {
         if io.ddir == Ddir::Trim {
@@ -287,22 +287,22 @@ impl IoEngine for IoUringEngine {
                 "io_uring with registerfiles keeps its files open",
             ));
         }
-        crate::sys::close_at(&mut self.fds, file)
+        self.fds.close(file)
     }
     fn reopen_file(&mut self, file: usize, path: &Path, opts: &OpenOptions) -> io::Result<()> {
-        crate::sys::reopen_at(&mut self.fds, file, path, opts)
+        self.fds.reopen(file, path, opts)
     }
     fn raw_fd(&self, file: usize) -> Option<i32> {
         Some(self.fds[file])
     }
     fn sync_file(&mut self, file: usize, data_only: bool) -> io::Result<()> {
-        sync_fd(self.fds[file], data_only)
+        self.fds.sync(file, data_only)
     }
     fn close_files(&mut self) -> io::Result<()> {
         if self.files_registered {
             let _ = self.ring().submitter().unregister_files();
             self.files_registered = false;
         }
-        crate::sys::close_all(&mut self.fds)
+        self.fds.close_all()
     }
 }

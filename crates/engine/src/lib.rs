@@ -19,6 +19,40 @@
 //! ```
 #![deny(missing_docs)]
 
+/// The file-table methods of an engine whose files are a `sys::Fds` in `self.fds`:
+/// open, close, reopen, raw fd, sync and close-all, all by slot.
+macro_rules! fd_file_methods {
+    () => {
+        fn open_file(
+            &mut self,
+            path: &std::path::Path,
+            opts: &$crate::OpenOptions,
+        ) -> std::io::Result<usize> {
+            self.fds.open(path, opts)
+        }
+        fn close_file(&mut self, file: usize) -> std::io::Result<()> {
+            self.fds.close(file)
+        }
+        fn reopen_file(
+            &mut self,
+            file: usize,
+            path: &std::path::Path,
+            opts: &$crate::OpenOptions,
+        ) -> std::io::Result<()> {
+            self.fds.reopen(file, path, opts)
+        }
+        fn raw_fd(&self, file: usize) -> Option<i32> {
+            Some(self.fds[file])
+        }
+        fn sync_file(&mut self, file: usize, data_only: bool) -> std::io::Result<()> {
+            self.fds.sync(file, data_only)
+        }
+        fn close_files(&mut self) -> std::io::Result<()> {
+            self.fds.close_all()
+        }
+    };
+}
+
 mod buf;
 mod io_uring;
 pub mod layout;

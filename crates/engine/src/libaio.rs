@@ -4,11 +4,10 @@
 //! Truly asynchronous only with `direct=1`: on buffered files the kernel completes the
 //! I/O inside io_submit, as with fio.
 
-use crate::sys::{open, sync_fd};
-use crate::{Caps, Completion, EngineBuf, IoEngine, IoUnit, OpenOptions, Queued};
+use crate::sys::Fds;
+use crate::{Caps, Completion, EngineBuf, IoEngine, IoUnit, Queued};
 use fathom_job::Ddir;
 use std::io;
-use std::path::Path;
 
 const IOCB_CMD_PREAD: u16 = 0;
 const IOCB_CMD_PWRITE: u16 = 1;
@@ -47,7 +46,7 @@ type AioContext = libc::c_ulong;
 #[derive(Default)]
 pub struct Libaio {
     ctx: AioContext,
-    fds: Vec<i32>,
+    fds: Fds,
     /// One iocb per I/O slot (tag), stable in memory while in flight.
     iocbs: Vec<Iocb>,
     /// Pointers to iocbs queued but not yet submitted.
@@ -129,6 +128,7 @@ impl Libaio {
 }
 
 impl IoEngine for Libaio {
+    fd_file_methods!();
     fn name(&self) -> &'static str {
         "libaio"
     }
@@ -154,10 +154,6 @@ impl IoEngine for Libaio {
         self.events = vec![IoEvent::default(); depth];
         self.pending = Vec::with_capacity(depth);
         Ok(())
-    }
-    fn open_file(&mut self, path: &Path, opts: &OpenOptions) -> io::Result<usize> {
-        self.fds.push(open(path, opts)?);
-        Ok(self.fds.len() - 1)
     }
     unsafe fn queue(&mut self, io: &IoUnit) -> io::Result<Queued> {
         let slot = io.tag as usize;
@@ -257,21 +253,6 @@ impl IoEngine for Libaio {
                 Err(e) => return Err(e),
             }
         }
-    }
-    fn close_file(&mut self, file: usize) -> io::Result<()> {
-        crate::sys::close_at(&mut self.fds, file)
-    }
-    fn reopen_file(&mut self, file: usize, path: &Path, opts: &OpenOptions) -> io::Result<()> {
-        crate::sys::reopen_at(&mut self.fds, file, path, opts)
-    }
-    fn raw_fd(&self, file: usize) -> Option<i32> {
-        Some(self.fds[file])
-    }
-    fn sync_file(&mut self, file: usize, data_only: bool) -> io::Result<()> {
-        sync_fd(self.fds[file], data_only)
-    }
-    fn close_files(&mut self) -> io::Result<()> {
-        crate::sys::close_all(&mut self.fds)
     }
 }
 

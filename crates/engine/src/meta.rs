@@ -362,7 +362,7 @@ impl IoEngine for FileCall {
         self.files.open(path, &o)
     }
     unsafe fn queue(&mut self, io: &IoUnit) -> io::Result<Queued> {
-        let fd = self.files.0[io.file];
+        let fd = self.files[io.file];
         let r = if self.truncate {
             if io.ddir != crate::Ddir::Write {
                 return Ok(Queued::Done(Completion {
@@ -396,7 +396,7 @@ impl IoEngine for FileCall {
         }))
     }
     fn close_file(&mut self, file: usize) -> io::Result<()> {
-        crate::sys::close_at(&mut self.files.0, file)
+        self.files.close(file)
     }
     fn reopen_file(&mut self, file: usize, path: &Path, opts: &OpenOptions) -> io::Result<()> {
         let o = OpenOptions {
@@ -404,10 +404,10 @@ impl IoEngine for FileCall {
             create: opts.create || !self.truncate,
             ..*opts
         };
-        crate::sys::reopen_at(&mut self.files.0, file, path, &o)
+        self.files.reopen(file, path, &o)
     }
     fn raw_fd(&self, file: usize) -> Option<i32> {
-        Some(self.files.0[file])
+        Some(self.files[file])
     }
     fn sync_file(&mut self, file: usize, data_only: bool) -> io::Result<()> {
         self.files.sync(file, data_only)

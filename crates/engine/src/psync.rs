@@ -1,18 +1,18 @@
 //! `psync`: pread(2)/pwrite(2) at each I/O's offset. fio's default engine.
 
-use crate::sys::{full_transfer, open, ret, sync_fd};
-use crate::{Caps, Completion, IoEngine, IoUnit, OpenOptions, Queued};
+use crate::sys::{full_transfer, ret, Fds};
+use crate::{Caps, Completion, IoEngine, IoUnit, Queued};
 use fathom_job::Ddir;
 use std::io;
-use std::path::Path;
 
 /// The psync engine.
 #[derive(Default)]
 pub struct Psync {
-    fds: Vec<i32>,
+    fds: Fds,
 }
 
 impl IoEngine for Psync {
+    fd_file_methods!();
     fn name(&self) -> &'static str {
         "psync"
     }
@@ -21,10 +21,6 @@ impl IoEngine for Psync {
             reopen: true,
             ..Caps::default()
         }
-    }
-    fn open_file(&mut self, path: &Path, opts: &OpenOptions) -> io::Result<usize> {
-        self.fds.push(open(path, opts)?);
-        Ok(self.fds.len() - 1)
     }
     unsafe fn queue(&mut self, io: &IoUnit) -> io::Result<Queued> {
         let fd = self.fds[io.file];
@@ -50,20 +46,5 @@ impl IoEngine for Psync {
             res,
             short,
         }))
-    }
-    fn close_file(&mut self, file: usize) -> io::Result<()> {
-        crate::sys::close_at(&mut self.fds, file)
-    }
-    fn reopen_file(&mut self, file: usize, path: &Path, opts: &OpenOptions) -> io::Result<()> {
-        crate::sys::reopen_at(&mut self.fds, file, path, opts)
-    }
-    fn raw_fd(&self, file: usize) -> Option<i32> {
-        Some(self.fds[file])
-    }
-    fn sync_file(&mut self, file: usize, data_only: bool) -> io::Result<()> {
-        sync_fd(self.fds[file], data_only)
-    }
-    fn close_files(&mut self) -> io::Result<()> {
-        crate::sys::close_all(&mut self.fds)
     }
 }

@@ -1,10 +1,9 @@
 //! `pvsync`: preadv(2)/pwritev(2) with one iovec per I/O.
 
 use crate::sys::{full_transfer, iov, ret, Fds};
-use crate::{Caps, Completion, IoEngine, IoUnit, OpenOptions, Queued};
+use crate::{Caps, Completion, IoEngine, IoUnit, Queued};
 use fathom_job::Ddir;
 use std::io;
-use std::path::Path;
 
 /// The pvsync engine.
 #[derive(Default)]
@@ -13,6 +12,7 @@ pub struct Pvsync {
 }
 
 impl IoEngine for Pvsync {
+    fd_file_methods!();
     fn name(&self) -> &'static str {
         "pvsync"
     }
@@ -22,11 +22,8 @@ impl IoEngine for Pvsync {
             ..Caps::default()
         }
     }
-    fn open_file(&mut self, path: &Path, opts: &OpenOptions) -> io::Result<usize> {
-        self.fds.open(path, opts)
-    }
     unsafe fn queue(&mut self, io: &IoUnit) -> io::Result<Queued> {
-        let fd = self.fds.0[io.file];
+        let fd = self.fds[io.file];
         let write = match io.ddir {
             Ddir::Read => false,
             Ddir::Write => true,
@@ -60,20 +57,5 @@ impl IoEngine for Pvsync {
             res,
             short,
         }))
-    }
-    fn close_file(&mut self, file: usize) -> io::Result<()> {
-        crate::sys::close_at(&mut self.fds.0, file)
-    }
-    fn reopen_file(&mut self, file: usize, path: &Path, opts: &OpenOptions) -> io::Result<()> {
-        crate::sys::reopen_at(&mut self.fds.0, file, path, opts)
-    }
-    fn raw_fd(&self, file: usize) -> Option<i32> {
-        Some(self.fds.0[file])
-    }
-    fn sync_file(&mut self, file: usize, data_only: bool) -> io::Result<()> {
-        self.fds.sync(file, data_only)
-    }
-    fn close_files(&mut self) -> io::Result<()> {
-        self.fds.close_all()
     }
 }

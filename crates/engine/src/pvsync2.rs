@@ -3,10 +3,9 @@
 //! instead of blocking).
 
 use crate::sys::{full_transfer, iov, ret, Fds};
-use crate::{Caps, Completion, EngineOptions, IoEngine, IoUnit, OpenOptions, Queued};
+use crate::{Caps, Completion, EngineOptions, IoEngine, IoUnit, Queued};
 use fathom_job::Ddir;
 use std::io;
-use std::path::Path;
 
 const RWF_HIPRI: i32 = 0x1;
 const RWF_NOWAIT: i32 = 0x8;
@@ -35,6 +34,7 @@ impl Pvsync2 {
 }
 
 impl IoEngine for Pvsync2 {
+    fd_file_methods!();
     fn name(&self) -> &'static str {
         "pvsync2"
     }
@@ -44,11 +44,8 @@ impl IoEngine for Pvsync2 {
             ..Caps::default()
         }
     }
-    fn open_file(&mut self, path: &Path, opts: &OpenOptions) -> io::Result<usize> {
-        self.fds.open(path, opts)
-    }
     unsafe fn queue(&mut self, io: &IoUnit) -> io::Result<Queued> {
-        let fd = self.fds.0[io.file];
+        let fd = self.fds[io.file];
         let flags = self.flags;
         let write = match io.ddir {
             Ddir::Read => false,
@@ -83,20 +80,5 @@ impl IoEngine for Pvsync2 {
             res,
             short,
         }))
-    }
-    fn close_file(&mut self, file: usize) -> io::Result<()> {
-        crate::sys::close_at(&mut self.fds.0, file)
-    }
-    fn reopen_file(&mut self, file: usize, path: &Path, opts: &OpenOptions) -> io::Result<()> {
-        crate::sys::reopen_at(&mut self.fds.0, file, path, opts)
-    }
-    fn raw_fd(&self, file: usize) -> Option<i32> {
-        Some(self.fds.0[file])
-    }
-    fn sync_file(&mut self, file: usize, data_only: bool) -> io::Result<()> {
-        self.fds.sync(file, data_only)
-    }
-    fn close_files(&mut self) -> io::Result<()> {
-        self.fds.close_all()
     }
 }

@@ -1,7 +1,7 @@
 //! `sync`: lseek(2) then read(2)/write(2). The seek is skipped when the file position is
 //! already at the I/O's offset, as fio does for sequential I/O.
 
-use crate::sys::{full_transfer, open, ret, sync_fd};
+use crate::sys::{full_transfer, ret, Fds};
 use crate::{Caps, Completion, IoEngine, IoUnit, OpenOptions, Queued};
 use fathom_job::Ddir;
 use std::io;
@@ -10,7 +10,7 @@ use std::path::Path;
 /// The sync engine.
 #[derive(Default)]
 pub struct Sync {
-    fds: Vec<i32>,
+    fds: Fds,
     /// Last known file position per file (u64::MAX = unknown).
     pos: Vec<u64>,
 }
@@ -26,9 +26,9 @@ impl IoEngine for Sync {
         }
     }
     fn open_file(&mut self, path: &Path, opts: &OpenOptions) -> io::Result<usize> {
-        self.fds.push(open(path, opts)?);
+        let i = self.fds.open(path, opts)?;
         self.pos.push(0);
-        Ok(self.fds.len() - 1)
+        Ok(i)
     }
     unsafe fn queue(&mut self, io: &IoUnit) -> io::Result<Queued> {
         let fd = self.fds[io.file];
@@ -73,20 +73,20 @@ impl IoEngine for Sync {
         }))
     }
     fn close_file(&mut self, file: usize) -> io::Result<()> {
-        crate::sys::close_at(&mut self.fds, file)
+        self.fds.close(file)
     }
     fn reopen_file(&mut self, file: usize, path: &Path, opts: &OpenOptions) -> io::Result<()> {
         self.pos[file] = 0;
-        crate::sys::reopen_at(&mut self.fds, file, path, opts)
+        self.fds.reopen(file, path, opts)
     }
     fn raw_fd(&self, file: usize) -> Option<i32> {
         Some(self.fds[file])
     }
     fn sync_file(&mut self, file: usize, data_only: bool) -> io::Result<()> {
-        sync_fd(self.fds[file], data_only)
+        self.fds.sync(file, data_only)
     }
     fn close_files(&mut self) -> io::Result<()> {
         self.pos.clear();
-        crate::sys::close_all(&mut self.fds)
+        self.fds.close_all()
     }
 }

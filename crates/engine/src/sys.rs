@@ -200,50 +200,53 @@ pub(crate) fn full_transfer(
     }
 }
 
-/// A sync engine's file table: open, sync and close shared by the syscall engines.
+/// An fd engine's file table: a slot per file the job opened, -1 while it is closed.
 #[derive(Default)]
-pub(crate) struct Fds(pub Vec<i32>);
+pub(crate) struct Fds(Vec<i32>);
 
 impl Fds {
+    /// Open `path` into a new slot; its index.
     pub(crate) fn open(&mut self, path: &Path, o: &OpenOptions) -> io::Result<usize> {
         self.0.push(open(path, o)?);
         Ok(self.0.len() - 1)
     }
-    pub(crate) fn sync(&self, file: usize, data_only: bool) -> io::Result<()> {
-        sync_fd(self.0[file], data_only)
-    }
-    pub(crate) fn close_all(&mut self) -> io::Result<()> {
-        close_all(&mut self.0)
-    }
-}
-
-/// Close every fd of a file table (a closed slot holds -1).
-pub(crate) fn close_all(fds: &mut Vec<i32>) -> io::Result<()> {
-    let mut first = Ok(());
-    for fd in fds.drain(..).filter(|&fd| fd >= 0) {
-        if let Err(e) = close(fd) {
-            first = first.and(Err(e));
+    /// Close the file in slot `i`, keeping the slot.
+    pub(crate) fn close(&mut self, i: usize) -> io::Result<()> {
+        let fd = std::mem::replace(&mut self.0[i], -1);
+        if fd >= 0 {
+            close(fd)?;
         }
+        Ok(())
     }
-    first
+    /// Open `path` again into slot `i`.
+    pub(crate) fn reopen(&mut self, i: usize, path: &Path, o: &OpenOptions) -> io::Result<()> {
+        self.close(i)?;
+        self.0[i] = open(path, o)?;
+        Ok(())
+    }
+    pub(crate) fn sync(&self, i: usize, data_only: bool) -> io::Result<()> {
+        sync_fd(self.0[i], data_only)
+    }
+    /// Close every open file and forget every slot; the first error, after trying all.
+    pub(crate) fn close_all(&mut self) -> io::Result<()> {
+        let mut first = Ok(());
+        for fd in self.0.drain(..).filter(|&fd| fd >= 0) {
+            if let Err(e) = close(fd) {
+                first = first.and(Err(e));
+            }
+        }
+        first
+    }
+    pub(crate) fn as_slice(&self) -> &[i32] {
+        &self.0
+    }
 }
 
-/// Close the file at `i` of a file table, keeping its slot.
-pub(crate) fn close_at(fds: &mut [i32], i: usize) -> io::Result<()> {
-    let fd = std::mem::replace(&mut fds[i], -1);
-    if fd >= 0 {
-        close(fd)?;
+impl std::ops::Index<usize> for Fds {
+    type Output = i32;
+    fn index(&self, i: usize) -> &i32 {
+        &self.0[i]
     }
-    Ok(())
-}
-
-/// Open `path` again into slot `i` of a file table.
-pub(crate) fn reopen_at(fds: &mut [i32], i: usize, path: &Path, o: &OpenOptions) -> io::Result<()> {
-    if fds[i] >= 0 {
-        close(fds[i])?;
-    }
-    fds[i] = open(path, o)?;
-    Ok(())
 }
 
 /// A one-element iovec over `len` bytes at `buf`.

@@ -30,7 +30,7 @@ impl IoEngine for Vsync {
         self.fds.open(path, opts)
     }
     unsafe fn queue(&mut self, io: &IoUnit) -> io::Result<Queued> {
-        let fd = self.fds.0[io.file];
+        let fd = self.fds[io.file];
         let pos = &mut self.pos[io.file];
         let write = match io.ddir {
             Ddir::Read => false,
@@ -77,14 +77,14 @@ impl IoEngine for Vsync {
         }))
     }
     fn close_file(&mut self, file: usize) -> io::Result<()> {
-        crate::sys::close_at(&mut self.fds.0, file)
+        self.fds.close(file)
     }
     fn reopen_file(&mut self, file: usize, path: &Path, opts: &OpenOptions) -> io::Result<()> {
         self.pos[file] = 0;
-        crate::sys::reopen_at(&mut self.fds.0, file, path, opts)
+        self.fds.reopen(file, path, opts)
     }
     fn raw_fd(&self, file: usize) -> Option<i32> {
-        Some(self.fds.0[file])
+        Some(self.fds[file])
     }
     fn sync_file(&mut self, file: usize, data_only: bool) -> io::Result<()> {
         self.fds.sync(file, data_only)
