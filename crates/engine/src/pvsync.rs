@@ -1,6 +1,6 @@
 //! `pvsync`: preadv(2)/pwritev(2) with one iovec per I/O.
 
-use crate::sys::{full_transfer, iov, ret, Fds};
+use crate::sys::{full_transfer, iov, ret, trim_done, Fds};
 use crate::{Caps, Completion, IoEngine, IoUnit, Queued};
 use fathom_job::Ddir;
 use std::io;
@@ -27,14 +27,7 @@ impl IoEngine for Pvsync {
         let write = match io.ddir {
             Ddir::Read => false,
             Ddir::Write => true,
-            Ddir::Trim => {
-                let res = crate::sys::trim(fd, io.offset, io.len);
-                return Ok(Queued::Done(Completion {
-                    tag: io.tag,
-                    res,
-                    short: 0,
-                }));
-            }
+            Ddir::Trim => return Ok(trim_done(fd, io)),
         };
         let (res, short) = full_transfer(
             |b, n, off| {

@@ -2,7 +2,7 @@
 //! completion on devices that support it), `nowait` → RWF_NOWAIT (fail with EAGAIN
 //! instead of blocking).
 
-use crate::sys::{full_transfer, iov, ret, Fds};
+use crate::sys::{full_transfer, iov, ret, trim_done, Fds};
 use crate::{Caps, Completion, EngineOptions, IoEngine, IoUnit, Queued};
 use fathom_job::Ddir;
 use std::io;
@@ -50,14 +50,7 @@ impl IoEngine for Pvsync2 {
         let write = match io.ddir {
             Ddir::Read => false,
             Ddir::Write => true,
-            Ddir::Trim => {
-                let res = crate::sys::trim(fd, io.offset, io.len);
-                return Ok(Queued::Done(Completion {
-                    tag: io.tag,
-                    res,
-                    short: 0,
-                }));
-            }
+            Ddir::Trim => return Ok(trim_done(fd, io)),
         };
         let (res, short) = full_transfer(
             |b, n, off| {

@@ -5,7 +5,7 @@ use std::io;
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
-use crate::OpenOptions;
+use crate::{Completion, IoUnit, OpenOptions, Queued};
 
 /// `BLKGETSIZE64`: size of a block device in bytes.
 const BLKGETSIZE64: libc::c_ulong = 0x8008_1272;
@@ -200,19 +200,26 @@ pub(crate) fn full_transfer(
     }
 }
 
-/// An fd engine's file table: a slot per file the job opened, -1 while it is closed.
+/// An fd engine's file table: a slot per file the job opened, -1 while it is closed, and
+/// each file's last known position for the engines that read and write at the file
+/// position (`sync`, `vsync`).
 #[derive(Default)]
-pub(crate) struct Fds(Vec<i32>);
+pub(crate) struct Fds {
+    fds: Vec<i32>,
+    /// Last known file position per slot (u64::MAX = unknown).
+    pos: Vec<u64>,
+}
 
 impl Fds {
     /// Open `path` into a new slot; its index.
     pub(crate) fn open(&mut self, path: &Path, o: &OpenOptions) -> io::Result<usize> {
-        self.0.push(open(path, o)?);
-        Ok(self.0.len() - 1)
+        self.fds.push(open(path, o)?);
+        self.pos.push(0);
+        Ok(self.fds.len() - 1)
     }
     /// Close the file in slot `i`, keeping the slot.
     pub(crate) fn close(&mut self, i: usize) -> io::Result<()> {
-        let fd = std::mem::replace(&mut self.0[i], -1);
+        let fd = std::mem::replace(&mut self.fds[i], -1);
         if fd >= 0 {
             close(fd)?;
         }
@@ -221,16 +228,18 @@ impl Fds {
     /// Open `path` again into slot `i`.
     pub(crate) fn reopen(&mut self, i: usize, path: &Path, o: &OpenOptions) -> io::Result<()> {
         self.close(i)?;
-        self.0[i] = open(path, o)?;
+        self.fds[i] = open(path, o)?;
+        self.pos[i] = 0;
         Ok(())
     }
     pub(crate) fn sync(&self, i: usize, data_only: bool) -> io::Result<()> {
-        sync_fd(self.0[i], data_only)
+        sync_fd(self.fds[i], data_only)
     }
     /// Close every open file and forget every slot; the first error, after trying all.
     pub(crate) fn close_all(&mut self) -> io::Result<()> {
+        self.pos.clear();
         let mut first = Ok(());
-        for fd in self.0.drain(..).filter(|&fd| fd >= 0) {
+        for fd in self.fds.drain(..).filter(|&fd| fd >= 0) {
             if let Err(e) = close(fd) {
                 first = first.and(Err(e));
             }
@@ -238,14 +247,57 @@ impl Fds {
         first
     }
     pub(crate) fn as_slice(&self) -> &[i32] {
-        &self.0
+        &self.fds
     }
+    /// Transfer `len` bytes at `offset` of slot `i` with `op(fd, buf, n)`, a call that
+    /// works at the file position (read, write, readv, writev): like [`full_transfer`],
+    /// seeking first only when the position is not already there, as fio does for
+    /// sequential I/O.
+    pub(crate) fn at_position(
+        &mut self,
+        i: usize,
+        mut op: impl FnMut(i32, *mut u8, usize) -> isize,
+        buf: *mut u8,
+        len: usize,
+        offset: u64,
+    ) -> (i64, u32) {
+        let fd = self.fds[i];
+        let pos = &mut self.pos[i];
+        full_transfer(
+            |b, n, off| {
+                if *pos != off {
+                    // SAFETY: lseek on an fd we own.
+                    if unsafe { libc::lseek(fd, off as i64, libc::SEEK_SET) } < 0 {
+                        *pos = u64::MAX;
+                        return ret(-1);
+                    }
+                    *pos = off;
+                }
+                let r = ret(op(fd, b, n));
+                *pos = if r >= 0 { off + r as u64 } else { u64::MAX };
+                r
+            },
+            buf,
+            len,
+            offset,
+        )
+    }
+}
+
+/// A trim done here and now, as a completed I/O (the engines without an asynchronous
+/// discard).
+pub(crate) fn trim_done(fd: i32, io: &IoUnit) -> Queued {
+    Queued::Done(Completion {
+        tag: io.tag,
+        res: trim(fd, io.offset, io.len),
+        short: 0,
+    })
 }
 
 impl std::ops::Index<usize> for Fds {
     type Output = i32;
     fn index(&self, i: usize) -> &i32 {
-        &self.0[i]
+        &self.fds[i]
     }
 }
 
