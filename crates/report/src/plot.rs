@@ -69,6 +69,60 @@ fn human(v: f64) -> String {
 
 type DrawResult<T> = Result<T, Box<dyn std::error::Error>>;
 
+type Canvas<'a> = DrawingArea<SVGBackend<'a>, plotters::coord::Shift>;
+
+/// A white canvas of the standard size, drawn on by `draw`; the SVG document.
+fn svg(draw: impl FnOnce(&Canvas<'_>) -> DrawResult<()>) -> DrawResult<String> {
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
+        root.fill(&WHITE)?;
+        draw(&root)?;
+        root.present()?;
+    }
+    Ok(svg)
+}
+
+/// The frame every chart shares: its title, margin and label areas.
+fn frame<'a, 'b>(
+    root: &'a Canvas<'b>,
+    title: &str,
+    x_label_area: u32,
+) -> ChartBuilder<'a, 'b, SVGBackend<'b>> {
+    let mut b = ChartBuilder::on(root);
+    b.caption(title, ("sans-serif", 20))
+        .margin(14)
+        .x_label_area_size(x_label_area)
+        .y_label_area_size(80);
+    b
+}
+
+/// Each series as a line in its own colour, with a legend at `legend`.
+fn lines<'a, X, Y>(
+    chart: &mut ChartContext<'a, SVGBackend<'a>, Cartesian2d<X, Y>>,
+    series: &[(String, Vec<(f64, f64)>)],
+    legend: SeriesLabelPosition,
+) -> DrawResult<()>
+where
+    X: Ranged<ValueType = f64>,
+    Y: Ranged<ValueType = f64>,
+{
+    for (i, (label, pts)) in series.iter().enumerate() {
+        let c = color(i);
+        chart
+            .draw_series(LineSeries::new(pts.iter().copied(), c.stroke_width(2)))?
+            .label(label.clone())
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2)));
+    }
+    chart
+        .configure_series_labels()
+        .position(legend)
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .draw()?;
+    Ok(())
+}
+
 /// (x in nines, y in µs) points of a latency population's percentile spectrum.
 pub fn spectrum_points(l: &LatStat) -> Vec<(f64, f64)> {
     if l.count() == 0 {
@@ -119,18 +173,9 @@ fn spectrum_chart(
     let ys = series.iter().flat_map(|(_, p)| p.iter().map(|q| q.1));
     let ymin = ys.clone().fold(f64::MAX, f64::min).max(0.001) / 1.5;
     let ymax = ys.fold(0.0f64, f64::max).max(ymin * 2.0) * 1.5;
-    let mut svg = String::new();
-    {
-        let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
-        root.fill(&WHITE)?;
-        let mut chart = ChartBuilder::on(&root)
-            .caption(
-                format!("{job} {dir}: completion latency by percentile"),
-                ("sans-serif", 20),
-            )
-            .margin(14)
-            .x_label_area_size(44)
-            .y_label_area_size(80)
+    svg(|root| {
+        let title = format!("{job} {dir}: completion latency by percentile");
+        let mut chart = frame(root, &title, 44)
             .build_cartesian_2d(0f64..xmax.ceil(), (ymin..ymax).log_scale())?;
         chart
             .configure_mesh()
@@ -139,24 +184,8 @@ fn spectrum_chart(
             .x_labels(xmax.ceil() as usize + 1)
             .x_label_formatter(&|x| nines_label(*x))
             .draw()?;
-        for (i, (label, pts)) in series.iter().enumerate() {
-            let c = color(i);
-            chart
-                .draw_series(LineSeries::new(pts.iter().copied(), c.stroke_width(2)))?
-                .label(label.clone())
-                .legend(move |(x, y)| {
-                    PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2))
-                });
-        }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperLeft)
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK)
-            .draw()?;
-        root.present()?;
-    }
-    Ok(svg)
+        lines(&mut chart, series, SeriesLabelPosition::UpperLeft)
+    })
 }
 
 fn time_chart(
@@ -193,54 +222,23 @@ fn xy_chart(
         .fold(0.0f64, f64::max)
         .max(1.0)
         * 1.1;
-    let mut svg = String::new();
-    {
-        let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
-        root.fill(&WHITE)?;
-        let mut chart = ChartBuilder::on(&root)
-            .caption(title, ("sans-serif", 20))
-            .margin(14)
-            .x_label_area_size(44)
-            .y_label_area_size(80)
-            .build_cartesian_2d(0f64..xmax, 0f64..ymax)?;
+    svg(|root| {
+        let mut chart = frame(root, title, 44).build_cartesian_2d(0f64..xmax, 0f64..ymax)?;
         chart
             .configure_mesh()
             .x_desc(xdesc)
             .y_desc(ydesc)
             .y_label_formatter(&|v| human(*v))
             .draw()?;
-        for (i, (label, pts)) in series.iter().enumerate() {
-            let c = color(i);
-            chart
-                .draw_series(LineSeries::new(pts.iter().copied(), c.stroke_width(2)))?
-                .label(label.clone())
-                .legend(move |(x, y)| {
-                    PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2))
-                });
-        }
-        chart
-            .configure_series_labels()
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK)
-            .draw()?;
-        root.present()?;
-    }
-    Ok(svg)
+        lines(&mut chart, series, SeriesLabelPosition::MiddleRight)
+    })
 }
 
 fn bar_chart(title: &str, ydesc: &str, bars: &[(String, f64)]) -> DrawResult<String> {
     let ymax = bars.iter().map(|b| b.1).fold(0.0f64, f64::max).max(1.0) * 1.15;
     let n = bars.len().max(1);
-    let mut svg = String::new();
-    {
-        let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
-        root.fill(&WHITE)?;
-        let mut chart = ChartBuilder::on(&root)
-            .caption(title, ("sans-serif", 20))
-            .margin(14)
-            .x_label_area_size(60)
-            .y_label_area_size(80)
-            .build_cartesian_2d(0f64..n as f64, 0f64..ymax)?;
+    svg(|root| {
+        let mut chart = frame(root, title, 60).build_cartesian_2d(0f64..n as f64, 0f64..ymax)?;
         let names: Vec<String> = bars.iter().map(|b| b.0.clone()).collect();
         chart
             .configure_mesh()
@@ -263,9 +261,8 @@ fn bar_chart(title: &str, ydesc: &str, bars: &[(String, f64)]) -> DrawResult<Str
                 color(i).filled(),
             )
         }))?;
-        root.present()?;
-    }
-    Ok(svg)
+        Ok(())
+    })
 }
 
 /// A heat map: one cell per (x index, y index) with its value shaded from light (low) to
@@ -281,16 +278,9 @@ pub fn heatmap(
     let run = || -> DrawResult<String> {
         let (nx, ny) = (xlabels.len().max(1), ylabels.len().max(1));
         let vmax = cells.iter().map(|c| c.2).fold(1.0f64, f64::max);
-        let mut svg = String::new();
-        {
-            let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
-            root.fill(&WHITE)?;
-            let mut chart = ChartBuilder::on(&root)
-                .caption(title, ("sans-serif", 20))
-                .margin(14)
-                .x_label_area_size(44)
-                .y_label_area_size(80)
-                .build_cartesian_2d(0f64..nx as f64, 0f64..ny as f64)?;
+        svg(|root| {
+            let mut chart =
+                frame(root, title, 44).build_cartesian_2d(0f64..nx as f64, 0f64..ny as f64)?;
             let xl = xlabels.to_vec();
             let yl = ylabels.to_vec();
             chart
@@ -323,9 +313,8 @@ pub fn heatmap(
                     }),
                 )
             }))?;
-            root.present()?;
-        }
-        Ok(svg)
+            Ok(())
+        })
     };
     run().map_err(|e| format!("drawing: {e}"))
 }
