@@ -295,8 +295,7 @@ pub fn run_clone(
         }
         None => None,
     };
-    let mut backlog: Vec<(usize, u64, u64)> = Vec::new();
-    let mut verify_due = false;
+    let mut backlog = Backlog::default();
     // verify_journal: intents and acknowledgements of this clone's writes.
     let mut journal = match (&verifier, &spec.verify.journal) {
         (Some(v), Some(p)) => {
@@ -452,10 +451,10 @@ pub fn run_clone(
         if quiesce && inflight == 0 {
             quiesce = false;
         }
-        if verify_due && inflight == 0 {
+        if backlog.due && inflight == 0 {
             // verify_backlog: every write of the batch has completed; check them now.
-            verify_due = false;
-            let mut batch = std::mem::take(&mut backlog);
+            backlog.due = false;
+            let mut batch = std::mem::take(&mut backlog.chunks);
             if let Some(os) = &mut openset {
                 if let Err(e) = os.open_all(&mut *engine, &clone.files, &opts) {
                     fail(
@@ -491,7 +490,7 @@ pub fn run_clone(
             && !free.is_empty()
             && !draining
             && !quiesce
-            && !verify_due
+            && !backlog.due
             && lt.as_ref().is_none_or(|l| inflight < l.qd as usize)
         {
             if cancel.load(Ordering::Relaxed) || deadline.is_some_and(|d| now >= d) {
@@ -714,22 +713,14 @@ pub fn run_clone(
                     break;
                 }
             }
-            if let (Some(j), Ddir::Write) = (&mut journal, req.ddir) {
-                let interval = verifier.as_ref().map_or(0, |v| v.interval);
-                if let Err(e) = j.ack(req.file, &slots[si].gens, interval) {
-                    fail(&mut out, libc::EIO, format!("verify_journal: {e}"));
-                    stopping = true;
-                    break;
-                }
-            }
             if let Some(v) = &mut verifier {
                 if let Err((errno, text)) = after_io(
                     v,
+                    journal.as_mut(),
                     (req.ddir, req.file, req.offset, req.len),
-                    (&slots[si].buf, &clone.files[req.file].path),
+                    (&slots[si], &clone.files[req.file].path),
                     spec,
                     &mut backlog,
-                    &mut verify_due,
                     &mut out.stats,
                 ) {
                     fail(&mut out, errno, text);
@@ -843,23 +834,14 @@ pub fn run_clone(
                     stopping = true;
                 }
             }
-            if let (Some(j), Ddir::Write) = (&mut journal, ddir) {
-                let interval = verifier.as_ref().map_or(0, |v| v.interval);
-                if let Err(e) = j.ack(file, &slots[si].gens, interval) {
-                    if out.error_text.is_none() {
-                        fail(&mut out, libc::EIO, format!("verify_journal: {e}"));
-                    }
-                    stopping = true;
-                }
-            }
             if let Some(v) = &mut verifier {
                 if let Err((errno, text)) = after_io(
                     v,
+                    journal.as_mut(),
                     (ddir, file, off, len),
-                    (&slots[si].buf, &clone.files[file].path),
+                    (&slots[si], &clone.files[file].path),
                     spec,
                     &mut backlog,
-                    &mut verify_due,
                     &mut out.stats,
                 ) {
                     if out.error_text.is_none() {
@@ -1058,27 +1040,39 @@ pub fn run_clone(
     out
 }
 
-/// After a completed I/O of a verifying job: a write joins the backlog (and a full
-/// backlog asks for a check); a read of a read-only job is checked at once.
+/// verify_backlog: completed writes waiting for a check, and whether one is due.
+#[derive(Default)]
+struct Backlog {
+    chunks: Vec<(usize, u64, u64)>,
+    due: bool,
+}
+
+/// After a completed I/O of a verifying job, on either completion path: a write is
+/// acknowledged in the journal (verify_journal) and joins the backlog (a full backlog asks
+/// for a check); a read of a read-only job is checked at once.
 fn after_io(
     v: &mut crate::verify::Verifier,
+    journal: Option<&mut crate::journal::JournalWriter>,
     (ddir, file, offset, len): (Ddir, usize, u64, u64),
-    (buf, path): (&AlignedBuf, &std::path::Path),
+    (slot, path): (&Slot, &std::path::Path),
     spec: &fathom_job::JobSpec,
-    backlog: &mut Vec<(usize, u64, u64)>,
-    verify_due: &mut bool,
+    backlog: &mut Backlog,
     st: &mut ThreadStats,
 ) -> Result<(), (i32, String)> {
     let k = spec.rw.kind;
+    if let (Some(j), Ddir::Write) = (journal, ddir) {
+        j.ack(file, &slot.gens, v.interval)
+            .map_err(|e| (libc::EIO, format!("verify_journal: {e}")))?;
+    }
     if ddir == Ddir::Write && spec.verify.backlog > 0 {
-        backlog.push((file, offset, len));
-        if backlog.len() as u64 >= spec.verify.backlog {
-            *verify_due = true;
+        backlog.chunks.push((file, offset, len));
+        if backlog.chunks.len() as u64 >= spec.verify.backlog {
+            backlog.due = true;
         }
     } else if ddir == Ddir::Trim {
         v.trimmed(file, offset, len);
     } else if ddir == Ddir::Read && !k.writes() {
-        let data = &buf.as_slice()[..len as usize];
+        let data = &slot.buf.as_slice()[..len as usize];
         for (off, n) in v.chunks(offset, len) {
             let b = &data[(off - offset) as usize..(off - offset + n) as usize];
             check_chunk(v, (path, b, off), None, spec, st)?;
