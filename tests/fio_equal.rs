@@ -218,6 +218,86 @@ fn sequential_holes_match_fio() {
     compare(&["--name=h", "--rw=read:4k", "--bs=4k", "--size=1m"], false);
 }
 
+/// Every I/O's direction and offset, in order, from a per-I/O completion-latency log
+/// (`write_lat_log` with `log_offset=1`; fio and fathom write the same columns).
+fn offsets(dir: &std::path::Path, prefix: &str) -> Vec<(u64, u64)> {
+    let text = std::fs::read_to_string(dir.join(format!("{prefix}_clat.1.log"))).unwrap();
+    text.lines()
+        .map(|l| {
+            let c: Vec<u64> = l.split(',').map(|x| x.trim().parse().unwrap()).collect();
+            (c[2], c[4])
+        })
+        .collect()
+}
+
+/// Runs fio and fathom on one job and compares the order of its offsets, I/O by I/O.
+fn compare_offsets(args: &[&str]) {
+    let Some(fio) = fio() else { return };
+    let env = Env::new();
+    let fdir = env.path().join("fio");
+    let adir = env.path().join("fathom");
+    std::fs::create_dir_all(&fdir).unwrap();
+    std::fs::create_dir_all(&adir).unwrap();
+    let log = ["--write_lat_log=seq", "--log_offset=1", "--ioengine=psync"];
+    let o = Command::new(&fio)
+        .current_dir(&fdir)
+        .args(args)
+        .args(log)
+        .arg("--output=/dev/null")
+        .output()
+        .unwrap();
+    assert!(
+        o.status.success(),
+        "fio: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let o = env
+        .cmd()
+        .current_dir(&adir)
+        .args(args)
+        .args(log)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "fathom: {}", stderr(&o));
+    let (f, a) = (offsets(&fdir, "seq"), offsets(&adir, "seq"));
+    assert!(!f.is_empty());
+    assert_eq!(
+        f, a,
+        "(ddir, offset) of every I/O for {args:?}: fio, then fathom"
+    );
+}
+
+#[test]
+fn backward_and_strided_walks_match_fio_io_by_io() {
+    let job = ["--name=b", "--filename=data", "--size=64k"];
+    for extra in [
+        // Backwards: the first I/O at 0, then down from the end (iozone's read backwards).
+        &["--rw=read:-8k", "--bs=4k"][..],
+        &["--rw=write:-16k", "--bs=4k"],
+        &["--rw=read:-4k", "--bs=8k"],
+        // A stride larger than the file: one I/O.
+        &["--rw=read:-128k", "--bs=4k"],
+        // Strided (iozone's stride read): holes; a walk that ends exactly at the end of
+        // the file stops there, one that ends short of it wraps to the start.
+        &["--rw=read:8k", "--bs=4k"],
+        &["--rw=read:12k", "--bs=4k"],
+        &["--rw=read:5k", "--bs=4k"],
+        // Loops go on from where the last one stopped unless the file was exhausted.
+        &["--rw=read:-8k", "--bs=4k", "--loops=2"],
+        &["--rw=read", "--bs=4k", "--io_size=40k", "--loops=2"],
+        &["--rw=read:4k", "--bs=4k", "--io_size=40k", "--loops=2"],
+        &["--rw=write", "--bs=4k", "--number_ios=20", "--loops=2"],
+        // A pass that ends before its loop's budget starts another, up to `loops`
+        // passes in all.
+        &["--rw=read", "--bs=4k", "--number_ios=10", "--loops=3"],
+        &["--rw=read:8k", "--bs=4k", "--number_ios=4", "--loops=3"],
+        &["--rw=read:16k", "--bs=4k", "--loops=2"],
+    ] {
+        let args: Vec<&str> = job.iter().chain(extra).copied().collect();
+        compare_offsets(&args);
+    }
+}
+
 #[test]
 fn block_size_per_direction_matches_fio() {
     // bs=R,W: a read job uses the first size, a write job the second.

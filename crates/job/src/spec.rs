@@ -149,9 +149,10 @@ impl RwKind {
 pub struct Rw {
     /// The pattern.
     pub kind: RwKind,
-    /// The `:N` suffix: for sequential patterns bytes added after each I/O (holes);
-    /// for random patterns the number of I/Os per new random offset. 0 = none.
-    pub suffix: u64,
+    /// The `:N` suffix: for sequential patterns bytes added after each I/O (holes; a
+    /// negative N moves back, as `read:-8k` with `bs=4k` reads a file backwards); for
+    /// random patterns the number of I/Os per new random offset. 0 = none.
+    pub suffix: i64,
 }
 
 impl Default for Rw {

@@ -70,9 +70,9 @@ pub struct Params {
     pub number_ios: u64,
     /// Never stop on bytes: the runner stops on time.
     pub time_based: bool,
-    /// Start a new pass over the files when they are all exhausted before `io_bytes` is
-    /// reached (fio does when `io_size` is given or the job is time based). Otherwise a
-    /// loop ends when every file is exhausted.
+    /// Start a new pass over the files whenever they are all exhausted before `io_bytes`
+    /// is reached (fio does when `io_size` is given or the job is time based). Otherwise
+    /// a job makes at most `loops` passes over its files in all.
     pub wrap: bool,
     /// Seed of this clone's generator.
     pub seed: u64,
@@ -209,6 +209,8 @@ pub struct Generator {
     issued_ios: u64,
     loop_ios: u64,
     loop_no: u32,
+    /// Passes over the files so far (a pass ends when every file is exhausted).
+    passes: u32,
     /// I/Os since the last new random offset (for `randread:N`).
     seq_run: u64,
     last: Option<IoReq>,
@@ -334,6 +336,7 @@ impl Generator {
             issued_ios: 0,
             loop_ios: 0,
             loop_no: 0,
+            passes: 1,
             seq_run: 0,
             last: None,
             dirs,
@@ -396,7 +399,23 @@ impl Generator {
         }
         self.issued_bytes = 0;
         self.loop_ios = 0;
+        // As fio: a sequential walk that did not reach its file's end goes on from where
+        // it stopped; only exhausted files start over (and if all do, that is a new pass).
+        let keep: Vec<[u64; 3]> = self
+            .files
+            .iter()
+            .map(|f| match f.done {
+                true => [0; 3],
+                false => f.pos.map(|p| if p < f.region.len { p } else { 0 }),
+            })
+            .collect();
+        if keep.iter().all(|p| *p == [0; 3]) {
+            self.passes += 1;
+        }
         self.reset_pass();
+        for (f, pos) in self.files.iter_mut().zip(keep) {
+            f.pos = pos;
+        }
         true
     }
 
@@ -414,15 +433,16 @@ impl Generator {
             if let Some(io) = self.try_next() {
                 return Some(io);
             }
-            // Every file is exhausted in this pass.
-            if self.p.wrap || self.p.time_based {
+            // Every file is exhausted in this pass: another pass starts when the job
+            // wraps (io_size, time_based); otherwise, as fio, a job makes at most `loops`
+            // passes over its files in all, however its loops' budgets fell.
+            if self.p.wrap || self.p.time_based || self.passes < self.p.loops.max(1) {
+                self.passes += 1;
                 self.reset_pass();
                 // A fresh pass always has a block.
                 return self.try_next();
             }
-            if !self.next_loop() {
-                return None;
-            }
+            return None;
         }
     }
 
@@ -604,28 +624,41 @@ impl Generator {
         io
     }
 
-    /// The next sequential offset in a file, or None when the file is exhausted. With
-    /// holes (`read:4k`) the position wraps to the start instead, as fio does.
+    /// The next sequential offset in a file, or None when the file is exhausted: the last
+    /// I/O ended at its end, or the next would not fit. With a stride (`read:4k` holes,
+    /// `read:-8k` backwards) each I/O starts that far from where the last one ended; a
+    /// stride that steps past the end wraps to the start, one that steps back before the
+    /// start wraps to the end (less the stride), as fio does. So a backward walk's first
+    /// I/O is at the start of the file and the rest go down from the end.
     fn seq_offset(&mut self, fi: usize, ddir: Ddir, len: u64) -> Option<u64> {
-        let hole = self.p.rw.suffix;
+        let stride = self.p.rw.suffix;
         let f = &mut self.files[fi];
         let d = ddir.index();
-        if f.pos[d] + len > f.region.len {
-            if hole == 0 {
-                return None;
-            }
-            f.pos[d] = 0;
+        let size = f.region.len as i64;
+        // pos: where the last I/O ended; 0 before the first.
+        let end = f.pos[d] as i64;
+        if end >= size {
+            return None;
         }
-        let off = f.pos[d];
-        f.pos[d] += len + hole;
-        Some(f.region.start + off)
+        let mut at = end;
+        if at != 0 && stride != 0 {
+            at += stride;
+            if at < 0 || at >= size {
+                at = if stride > 0 { 0 } else { size + stride };
+            }
+        }
+        if at < 0 || at + len as i64 > size {
+            return None;
+        }
+        f.pos[d] = (at + len as i64) as u64;
+        Some(f.region.start + at as u64)
     }
 
     /// A random offset in a file, or None when its random map is full (every block was
     /// touched in this pass).
     fn random_offset(&mut self, fi: usize, ddir: Ddir, len: u64) -> Option<u64> {
         // `randread:N`: a new random offset only every N I/Os; sequential in between.
-        let n = self.p.rw.suffix;
+        let n = self.p.rw.suffix.max(0) as u64;
         if n > 1 {
             if let Some(l) = self.last {
                 if self.seq_run % n != 0 && l.file == fi {
@@ -956,6 +989,36 @@ mod tests {
         // 8 I/Os fit in the region with holes, then it wraps.
         assert_eq!(ios[8].offset, 0);
         assert_eq!(ios[16].offset, 0, "second loop restarts");
+    }
+
+    #[test]
+    fn a_backward_stride_reads_down_from_the_end_after_the_first_block() {
+        // read:-8k with bs=4k over 64 KiB: 0, then 56k, 52k, ... 4k, 0 (as fio).
+        let mut p = params(RwKind::Read, 65536, 4096);
+        p.rw.suffix = -8192;
+        let offs: Vec<u64> = all(Generator::new(p.clone()).unwrap())
+            .iter()
+            .map(|io| io.offset)
+            .collect();
+        let mut want = vec![0];
+        want.extend((0..15).map(|i| 57344 - i * 4096));
+        assert_eq!(offs, want);
+        // A second loop goes on down from where the first stopped.
+        p.loops = 2;
+        let offs: Vec<u64> = all(Generator::new(p).unwrap())
+            .iter()
+            .map(|io| io.offset)
+            .collect();
+        assert_eq!(offs.len(), 32);
+        assert_eq!(offs[16], 57344);
+    }
+
+    #[test]
+    fn a_stride_that_ends_at_the_end_of_the_file_stops_there() {
+        // read:8k over 64 KiB: 0, 12k, ... 60k, whose end is the file's: 6 I/Os, as fio.
+        let mut p = params(RwKind::Read, 65536, 4096);
+        p.rw.suffix = 8192;
+        assert_eq!(all(Generator::new(p).unwrap()).len(), 6);
     }
 
     #[test]

@@ -29,8 +29,15 @@ fn rw(v: &str, c: &super::Ctx) -> Result<Rw, String> {
         }
     };
     let suffix = match suffix {
-        Some(n) if kind.is_random() => super::int(n)?,
-        Some(n) => size(n, c)?,
+        Some(n) if kind.is_random() => i64::try_from(super::int(n)?)
+            .map_err(|_| format!("'{n}': too many I/Os per random offset"))?,
+        // A negative stride moves back: `read:-8k` with `bs=4k` reads backwards.
+        Some(n) => match n.strip_prefix('-') {
+            Some(back) => {
+                -i64::try_from(size(back, c)?).map_err(|_| format!("'{n}': too large a stride"))?
+            }
+            None => i64::try_from(size(n, c)?).map_err(|_| format!("'{n}': too large a stride"))?,
+        },
         None => 0,
     };
     Ok(Rw { kind, suffix })
@@ -43,7 +50,7 @@ pub(super) static OPTS: &[OptDef] = &[
         category: C,
         ty: "pattern[:N]",
         default: "read",
-        doc: "I/O pattern; :N adds N bytes of holes (sequential) or takes a new random offset every N I/Os",
+        doc: "I/O pattern; :N adds N bytes of holes after each sequential I/O (negative N moves back: read:-8k with bs=4k reads backwards) or takes a new random offset every N I/Os",
         flag: false,
         apply: |j, v, c| {
             j.rw = rw(v, c)?;
@@ -294,6 +301,8 @@ mod tests {
                 suffix: 8
             })
         );
+        assert_eq!(rw("read:-8k", &c).unwrap().suffix, -8192);
+        assert!(rw("randread:-8", &c).is_err());
         assert_eq!(rw("readwrite", &c).unwrap().kind, RwKind::ReadWrite);
         assert!(rw("randomread", &c).is_err());
     }
