@@ -37,13 +37,19 @@ fn counts(v: &Value) -> [u64; 4] {
     c
 }
 
-fn compare(args: &[&str], mixed: bool) {
-    let Some(fio) = fio() else { return };
+/// A scratch environment with a directory for fio's run and one for fathom's.
+fn side_by_side() -> (Env, std::path::PathBuf, std::path::PathBuf) {
     let env = Env::new();
     let fdir = env.path().join("fio");
     let adir = env.path().join("fathom");
     std::fs::create_dir_all(&fdir).unwrap();
     std::fs::create_dir_all(&adir).unwrap();
+    (env, fdir, adir)
+}
+
+fn compare(args: &[&str], mixed: bool) {
+    let Some(fio) = fio() else { return };
+    let (env, fdir, adir) = side_by_side();
     let f = counts(&fio_json(&fio, &fdir, args));
     let o = env
         .cmd()
@@ -233,11 +239,7 @@ fn offsets(dir: &std::path::Path, prefix: &str) -> Vec<(u64, u64)> {
 /// Runs fio and fathom on one job and compares the order of its offsets, I/O by I/O.
 fn compare_offsets(args: &[&str]) {
     let Some(fio) = fio() else { return };
-    let env = Env::new();
-    let fdir = env.path().join("fio");
-    let adir = env.path().join("fathom");
-    std::fs::create_dir_all(&fdir).unwrap();
-    std::fs::create_dir_all(&adir).unwrap();
+    let (env, fdir, adir) = side_by_side();
     let log = ["--write_lat_log=seq", "--log_offset=1", "--ioengine=psync"];
     let o = Command::new(&fio)
         .current_dir(&fdir)
