@@ -356,9 +356,17 @@ impl Generator {
         self.loop_no
     }
 
-    fn reset_pass(&mut self) {
+    /// Start the files over: every walk from its start, or (`restart_all` false) only
+    /// those exhausted or at their end. True when every walk restarted.
+    fn reset_pass(&mut self, restart_all: bool) -> bool {
+        let mut all = true;
         for f in &mut self.files {
-            f.pos = [0; 3];
+            if restart_all || f.done {
+                f.pos = [0; 3];
+            } else {
+                f.pos = f.pos.map(|p| if p < f.region.len { p } else { 0 });
+                all &= f.pos == [0; 3];
+            }
             f.done = false;
             if let Some(m) = &mut f.map {
                 m.clear();
@@ -368,6 +376,7 @@ impl Generator {
         self.next_file = 0;
         self.last = None;
         self.seq_run = 0;
+        all
     }
 
     fn pick_ddir(&mut self) -> Ddir {
@@ -401,20 +410,8 @@ impl Generator {
         self.loop_ios = 0;
         // As fio: a sequential walk that did not reach its file's end goes on from where
         // it stopped; only exhausted files start over (and if all do, that is a new pass).
-        let keep: Vec<[u64; 3]> = self
-            .files
-            .iter()
-            .map(|f| match f.done {
-                true => [0; 3],
-                false => f.pos.map(|p| if p < f.region.len { p } else { 0 }),
-            })
-            .collect();
-        if keep.iter().all(|p| *p == [0; 3]) {
+        if self.reset_pass(false) {
             self.passes += 1;
-        }
-        self.reset_pass();
-        for (f, pos) in self.files.iter_mut().zip(keep) {
-            f.pos = pos;
         }
         true
     }
@@ -438,7 +435,7 @@ impl Generator {
             // passes over its files in all, however its loops' budgets fell.
             if self.p.wrap || self.p.time_based || self.passes < self.p.loops.max(1) {
                 self.passes += 1;
-                self.reset_pass();
+                self.reset_pass(true);
                 // A fresh pass always has a block.
                 return self.try_next();
             }

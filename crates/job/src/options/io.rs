@@ -32,12 +32,12 @@ fn rw(v: &str, c: &super::Ctx) -> Result<Rw, String> {
         Some(n) if kind.is_random() => i64::try_from(super::int(n)?)
             .map_err(|_| format!("'{n}': too many I/Os per random offset"))?,
         // A negative stride moves back: `read:-8k` with `bs=4k` reads backwards.
-        Some(n) => match n.strip_prefix('-') {
-            Some(back) => {
-                -i64::try_from(size(back, c)?).map_err(|_| format!("'{n}': too large a stride"))?
-            }
-            None => i64::try_from(size(n, c)?).map_err(|_| format!("'{n}': too large a stride"))?,
-        },
+        Some(n) => {
+            let (sign, mag) = n.strip_prefix('-').map_or((1, n), |m| (-1, m));
+            let stride =
+                i64::try_from(size(mag, c)?).map_err(|_| format!("'{n}': too large a stride"))?;
+            sign * stride
+        }
         None => 0,
     };
     Ok(Rw { kind, suffix })
