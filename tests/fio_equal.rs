@@ -48,8 +48,18 @@ fn side_by_side() -> (Env, std::path::PathBuf, std::path::PathBuf) {
 }
 
 fn compare(args: &[&str], mixed: bool) {
+    compare_on(args, mixed, None)
+}
+
+/// As `compare`, with a file `data` of `existing` bytes made first in both directories.
+fn compare_on(args: &[&str], mixed: bool, existing: Option<usize>) {
     let Some(fio) = fio() else { return };
     let (env, fdir, adir) = side_by_side();
+    if let Some(n) = existing {
+        for d in [&fdir, &adir] {
+            std::fs::write(d.join("data"), vec![b'x'; n]).unwrap();
+        }
+    }
     let f = counts(&fio_json(&fio, &fdir, args));
     let o = env
         .cmd()
@@ -189,6 +199,96 @@ fn io_size_loops_and_number_ios_match_fio() {
             "--number_ios=100",
         ],
         false,
+    );
+}
+
+/// size, filesize, io_size, nrfiles, offset (bytes and %), offset_increment, number_ios,
+/// loops and size=N%, alone and together, with and without an existing file: the same
+/// I/O as fio. (fio: size bounds the I/O when filesize sets the files; a filesize region
+/// runs from the offset to the file's end; number_ios does not end a time-based job.)
+#[test]
+fn size_like_options_match_fio() {
+    const EIGHT_MIB: usize = 8 << 20;
+    let cases: &[(&str, Option<usize>)] = &[
+        ("--rw=read --filesize=16m --size=4m", None),
+        ("--rw=randread --filesize=16m --size=4m", None),
+        ("--rw=write --filesize=16m --size=4m", None),
+        ("--rw=randrw --filesize=16m --size=4m", None),
+        ("--rw=read --filesize=4m --size=16m", None),
+        ("--rw=read --filesize=1m --nrfiles=4 --size=2m", None),
+        ("--rw=randwrite --filesize=1m --nrfiles=4 --size=2m", None),
+        ("--rw=read --filesize=1m-3m --nrfiles=4 --size=2m", None),
+        ("--rw=read --filesize=16m --size=4m --io_size=8m", None),
+        ("--rw=read --filesize=16m --io_size=8m", None),
+        ("--rw=read --filesize=16m --size=4m --offset=2m", None),
+        ("--rw=read --filesize=16m --offset=2m", None),
+        ("--rw=read --filesize=16m --size=4m --number_ios=100", None),
+        ("--rw=read --filesize=16m --size=4m --loops=2", None),
+        ("--rw=write --filesize=16m --size=4m --numjobs=2", None),
+        (
+            "--rw=write --filesize=16m --size=4m --numjobs=2 --offset_increment=4m",
+            None,
+        ),
+        ("--rw=read --filesize=16m --size=50%", None),
+        ("--rw=read --size=8200k --nrfiles=3", None),
+        ("--rw=read --size=8m --nrfiles=3 --bs=64k", None),
+        ("--rw=read --size=16m --io_limit=3m", None),
+        (
+            "--rw=read --size=16m --offset=20% --numjobs=2 --offset_increment=10%",
+            None,
+        ),
+        (
+            "--rw=randread --filesize=4m --nrfiles=4 --size=6m --file_service_type=random",
+            None,
+        ),
+        (
+            "--rw=read --filesize=4m --nrfiles=4 --size=6m --file_service_type=sequential",
+            None,
+        ),
+        ("--rw=read --filename=data --size=50%", Some(EIGHT_MIB)),
+        (
+            "--rw=read --filename=data --size=50% --offset=6m",
+            Some(EIGHT_MIB),
+        ),
+        ("--rw=read --filename=data --offset=25%", Some(EIGHT_MIB)),
+        ("--rw=read --filename=data --filesize=16m", Some(EIGHT_MIB)),
+        (
+            "--rw=read --filename=data --filesize=4m-16m",
+            Some(EIGHT_MIB),
+        ),
+        (
+            "--rw=read --filename=data --filesize=8m --offset=1m",
+            Some(EIGHT_MIB),
+        ),
+        ("--rw=read --filename=data --size=4m", Some(EIGHT_MIB)),
+        ("--rw=read --filename=data --offset=3m", Some(EIGHT_MIB)),
+        (
+            "--rw=randread --filename=data --size=2m --numjobs=3 --offset_increment=2m",
+            Some(EIGHT_MIB),
+        ),
+    ];
+    for (case, existing) in cases {
+        let mut args = vec!["--name=s", "--ioengine=psync", "--bs=4k"];
+        args.extend(case.split(' '));
+        compare_on(&args, case.contains("randrw"), *existing);
+    }
+}
+
+#[test]
+fn number_ios_does_not_end_a_time_based_job() {
+    let env = Env::new();
+    let o = env
+        .cmd()
+        .args(["--name=t", "--ioengine=null", "--size=4m", "--rw=read"])
+        .args(["--time_based", "--runtime=300ms", "--number_ios=50"])
+        .arg("--output-format=json")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let ios = json(&o)["jobs"][0]["read"]["total_ios"].as_u64().unwrap();
+    assert!(
+        ios > 1000,
+        "a time-based job ran {ios} I/Os, as if number_ios stopped it"
     );
 }
 

@@ -805,17 +805,32 @@ fn plan_clone(
                 source: e,
             })?
         };
-        // Size of this file's region.
-        let per_file = match (spec.filesize, spec.size) {
-            (Some((lo, hi)), _) => {
-                if hi > lo {
-                    let v = lo + size_rng.below(hi - lo + 1);
-                    v / min_bs * min_bs
-                } else {
-                    lo
-                }
+        // The file's nominal size: filesize (a draw from its range), or size split
+        // over the files. Percentages of offset and offset_increment take the existing
+        // file's size, or this one.
+        let drawn = spec.filesize.map(|(lo, hi)| {
+            if hi > lo {
+                (lo + size_rng.below(hi - lo + 1)) / min_bs * min_bs
+            } else {
+                lo
             }
-            (None, Some(SizeSpec::Bytes(b))) => b / nfiles,
+        });
+        let split = match spec.size {
+            Some(SizeSpec::Bytes(b)) => {
+                // fio makes the first files a block bigger when size does not split evenly.
+                let extra = (b - b / nfiles * nfiles) / min_bs;
+                b / nfiles
+                    + if (files.len() as u64) < extra {
+                        min_bs
+                    } else {
+                        0
+                    }
+            }
+            _ => 0,
+        };
+        let per_file = match (drawn, spec.size) {
+            (Some(d), _) => d,
+            (None, Some(SizeSpec::Bytes(_))) => split,
             (None, Some(SizeSpec::Percent(p))) => match existing {
                 Some(len) => SizeSpec::Percent(p).resolve(len, min_bs),
                 None => {
@@ -868,11 +883,12 @@ fn plan_clone(
             }
             SizeSpec::Bytes(_) => offset + step * clone_index,
         };
-        let mut len = per_file;
-        if spec.size.is_none() && spec.filesize.is_none() {
-            // The region runs from the offset to the end of the existing file.
-            len = per_file.saturating_sub(start);
-        }
+        let len = if drawn.is_none() && spec.size.is_none() && caps.diskless {
+            per_file
+        } else {
+            region_len(spec, existing, drawn, split, start, min_bs)
+                .map_err(|m| plan_err(spec, format!("{}: {m}", path.display())))?
+        };
         if spec.segments > 1 {
             // IOR's segmented layout: the file is `segments` segments, each holding one
             // block per clone of the run (every rank's clones under MPI); clone c's block
@@ -926,12 +942,18 @@ fn plan_clone(
         });
     }
     let total: u64 = files.iter().map(|f| f.region.len).sum();
+    // fio's rule: size= bounds the job's I/O when it is smaller than its files' regions
+    // (filesize=16m size=4m does 4 MiB of I/O over a 16 MiB file); io_size overrides both.
+    let size_cap = match spec.size {
+        Some(SizeSpec::Bytes(b)) if b > 0 && b < total => b,
+        _ => total,
+    };
     let params = Params {
         rw: spec.rw,
         bs: spec.bs.0,
         rwmixread: spec.rwmixread,
         files: files.iter().map(|f| f.region).collect(),
-        io_bytes: spec.io_size.unwrap_or(total),
+        io_bytes: spec.io_size.unwrap_or(size_cap),
         loops: spec.loops.max(1),
         number_ios: spec.number_ios,
         time_based: spec.time_based,
@@ -990,6 +1012,42 @@ fn plan_clone(
         params,
         tree: None,
     })
+}
+
+/// The length of one file's I/O region from `start`, by fio's rules: with `filesize`, the
+/// file's size (`drawn` from the range, or the existing file's when it lies in the range)
+/// less the start; with `size`, its even `split` over the files; with neither, the existing
+/// file from the start. `size=N%` then keeps N% of the file (start included), no more than
+/// the region, aligned down to the smallest block.
+fn region_len(
+    spec: &JobSpec,
+    existing: Option<u64>,
+    drawn: Option<u64>,
+    split: u64,
+    start: u64,
+    min_bs: u64,
+) -> Result<u64, String> {
+    let file = match (spec.filesize, drawn) {
+        (Some((lo, hi)), Some(d)) => match existing {
+            Some(e) if e >= lo && e <= hi => e,
+            _ => d,
+        },
+        _ if split > 0 => return Ok(split),
+        _ => existing.unwrap_or(0),
+    };
+    let Some(mut len) = file.checked_sub(start) else {
+        return Err(format!(
+            "the offset {start} lies beyond the end of the file ({file} bytes); \
+             make filesize/size larger or the offset smaller"
+        ));
+    };
+    if let Some(SizeSpec::Percent(p)) = spec.size {
+        if p < 100.0 {
+            len = len.min(((len + start) as f64 * p / 100.0) as u64);
+            len -= len % min_bs.max(1);
+        }
+    }
+    Ok(len)
 }
 
 /// The clone's directory tree: for `filetree` jobs always, for other jobs when they ask

@@ -419,8 +419,10 @@ impl Generator {
     /// The next I/O, or None when the job's work is done (bytes, loops, number_ios).
     pub fn next_io(&mut self) -> Option<IoReq> {
         loop {
-            let loop_done = (self.p.number_ios > 0 && self.loop_ios >= self.p.number_ios)
-                || (!self.p.time_based && self.issued_bytes >= self.p.io_bytes);
+            // As fio: a time-based job runs out its time, whatever number_ios says.
+            let loop_done = !self.p.time_based
+                && ((self.p.number_ios > 0 && self.loop_ios >= self.p.number_ios)
+                    || self.issued_bytes >= self.p.io_bytes);
             if loop_done {
                 if !self.next_loop() {
                     return None;

@@ -81,7 +81,7 @@ pub(super) static OPTS: &[OptDef] = &[
         category: C,
         ty: "size or %",
         default: "the file's size",
-        doc: "Total bytes of the job's I/O region, divided over its files (or % of an existing file/device)",
+        doc: "Total bytes of the job's I/O, divided over its files (or % of an existing file/device); with filesize, the I/O done over files of that size",
         flag: false,
         apply: |j, v, c| {
             j.size = Some(size_or_percent(v, c)?);
@@ -94,7 +94,7 @@ pub(super) static OPTS: &[OptDef] = &[
         category: C,
         ty: "size range",
         default: "size/nrfiles",
-        doc: "Size of each file; a range lo-hi picks a size per file",
+        doc: "Size of each file (the I/O region is the file from offset); a range lo-hi picks a size per file; size= still bounds the I/O",
         flag: false,
         apply: |j, v, c| {
             j.filesize = Some(parse_range(v, |x| size(x, c))?);

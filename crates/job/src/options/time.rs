@@ -245,7 +245,7 @@ pub(super) static OPTS: &[OptDef] = &[
         category: C,
         ty: "int",
         default: "0 (off)",
-        doc: "Stop each loop after this many I/Os",
+        doc: "Stop each loop after this many I/Os (as in fio, a time_based job runs its full time)",
         flag: false,
         apply: |j, v, _| {
             j.number_ios = int(v)?;
