@@ -226,3 +226,44 @@ fathomtest!(bandwidth_log_adds_every_job_up, |env| {
     assert!((first[1] as f64 - 8000.0).abs() < 400.0, "{read}");
     assert!(env.path().join("agg-write_bw.log").exists());
 });
+
+fathomtest!(logs_end_where_the_run_ends, |env| {
+    // An async engine at depth 32 drains I/Os after the deadline: they must not make a
+    // window of their own (fio2gnuplot and fio-plot would draw a cliff and a spike).
+    let o = env.run(&[
+        "--name=e",
+        "--ioengine=libaio",
+        "--iodepth=32",
+        "--rw=randread",
+        "--filename=data",
+        "--size=8m",
+        "--time_based",
+        "--runtime=1",
+        "--write_bw_log=e",
+        "--write_iops_log=e",
+        "--write_lat_log=e",
+        "--write_hist_log=e",
+        "--log_hist_msec=250",
+        "--log_avg_msec=250",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    for kind in ["bw", "iops", "clat", "lat", "clat_hist"] {
+        let text = std::fs::read_to_string(env.path().join(format!("e_{kind}.1.log"))).unwrap();
+        let stamps: Vec<u64> = text
+            .lines()
+            .map(|l| l.split(',').next().unwrap().parse().unwrap())
+            .collect();
+        assert_eq!(stamps, [250, 500, 750, 1000], "{kind}: windows up to runtime");
+    }
+    // The last window of a rate log is a whole window at the job's rate, no cliff.
+    let iops: Vec<u64> = std::fs::read_to_string(env.path().join("e_iops.1.log"))
+        .unwrap()
+        .lines()
+        .map(|l| l.split(", ").nth(1).unwrap().parse().unwrap())
+        .collect();
+    let mean = iops.iter().sum::<u64>() as f64 / iops.len() as f64;
+    assert!(
+        *iops.last().unwrap() as f64 > mean / 3.0,
+        "the last window falls off a cliff: {iops:?}"
+    );
+});

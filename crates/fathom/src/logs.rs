@@ -7,6 +7,11 @@
 //!   that I/O (bytes × 10⁶ / latency ns), IOPS 1, latencies in ns;
 //! - averaged: `time_ms, value, ddir, 0, prio` at the end of each window of
 //!   `log_avg_msec` with the window's mean (or `log_window_value=max`);
+//! - windows end where the run ends, as in fio: a rate (bw, iops) or histogram log holds
+//!   whole windows only; a latency log also holds the last, partial window, stamped with
+//!   the run's end. I/Os still completing after a runtime deadline (the queue draining)
+//!   belong to the last window of a latency log and to no window of a rate log, so no
+//!   line is ever stamped after the run's end;
 //! - `log_offset=1` adds the offset before `prio` (0 when averaged);
 //! - histogram: `time_ms, ddir, bs, count, count, ...` every `log_hist_msec` for each
 //!   direction with completions, over fio's 1856 buckets merged 2^`log_hist_coarseness`.
@@ -74,13 +79,48 @@ fn line_text(
 /// A rate log's per-event amount and the divisor of its per-second total.
 type Rate<'a> = (&'a dyn Fn(&LogEvent) -> u64, u128);
 
+/// Where the logged run ends, ns from the clone's start: its last completion, or the
+/// runtime deadline when I/Os completed after it.
+fn run_end(events: &[LogEvent], deadline_ns: Option<u64>) -> u64 {
+    let last = events.iter().map(|e| e.t_ns).max().unwrap_or(0);
+    deadline_ns.map_or(last, |d| last.min(d))
+}
+
+/// The windows of `win` ns up to `end`: (window end, events in it). Whole windows come
+/// first; the events after the last whole one (a partial window, or I/Os drained after a
+/// deadline on a window boundary) come last, as (end, tail) when `keep_tail`: a partial
+/// window is stamped `end`, drained I/Os join the last whole window. Without `keep_tail`
+/// the tail is left out.
+fn windows(events: &[LogEvent], win: u64, end: u64, keep_tail: bool) -> Vec<(u64, &[LogEvent])> {
+    let whole = end / win;
+    let mut out = Vec::with_capacity(whole as usize + 1);
+    let (mut i, mut last_from) = (0, 0);
+    for k in 1..=whole {
+        let stop = k * win;
+        last_from = i;
+        while i < events.len() && events[i].t_ns < stop {
+            i += 1;
+        }
+        out.push((stop, &events[last_from..i]));
+    }
+    if keep_tail && i < events.len() {
+        match out.last_mut() {
+            // The run ended on a window boundary: the drained I/Os join that window.
+            Some(last) if end == whole * win => last.1 = &events[last_from..],
+            _ => out.push((end, &events[i..])),
+        }
+    }
+    out
+}
+
 /// Lines of one value log: per I/O, or per window (mean or max of `value`, or the count
-/// per second for `rate`).
+/// per second for `rate`), for a run that ended `end` ns after its start.
 fn value_log(
     events: &[LogEvent],
     spec: &LogSpec,
     value: impl Fn(&LogEvent) -> u64,
     per_second: Option<Rate<'_>>,
+    end: u64,
 ) -> String {
     let mut out = String::new();
     if spec.avg_msec == 0 {
@@ -98,20 +138,15 @@ fn value_log(
         return out;
     }
     let win = spec.avg_msec as u64 * 1_000_000;
-    let mut start = 0u64;
-    let mut i = 0;
-    while i < events.len() {
-        let end = start + win;
-        // Per direction: sum, max, count within [start, end).
+    for (stop, evs) in windows(events, win, end, per_second.is_none()) {
+        // Per direction: sum, max, count within the window.
         let mut acc = [(0u128, 0u64, 0u64); 3];
-        while i < events.len() && events[i].t_ns < end {
-            let e = &events[i];
+        for e in evs {
             let a = &mut acc[e.ddir as usize];
             let v = per_second.map_or_else(|| value(e), |(f, _)| f(e));
             a.0 += v as u128;
             a.1 = a.1.max(v);
             a.2 += 1;
-            i += 1;
         }
         for (d, a) in acc.iter().enumerate() {
             if a.2 == 0 {
@@ -126,17 +161,16 @@ fn value_log(
             if spec.window_both && per_second.is_none() {
                 // Average and maximum: two value columns.
                 let both = format!("{v}, {}", a.1);
-                line_text(&mut out, end / 1_000_000, &both, d as u8, 0, 0, spec);
+                line_text(&mut out, stop / 1_000_000, &both, d as u8, 0, 0, spec);
             } else {
-                line(&mut out, end / 1_000_000, v, d as u8, 0, 0, spec);
+                line(&mut out, stop / 1_000_000, v, d as u8, 0, 0, spec);
             }
         }
-        start = end;
     }
     out
 }
 
-fn hist_log(events: &[LogEvent], spec: &LogSpec) -> String {
+fn hist_log(events: &[LogEvent], spec: &LogSpec, end: u64) -> String {
     use fathom_stats::fio_bins::{bucket_of, PLAT_NR};
     let merge = 1u64 << spec.hist_coarseness;
     let nbins = PLAT_NR.div_ceil(merge) as usize;
@@ -146,34 +180,29 @@ fn hist_log(events: &[LogEvent], spec: &LogSpec) -> String {
         spec.hist_msec as u64 * 1_000_000
     };
     let mut out = String::new();
-    let mut start = 0u64;
-    let mut i = 0;
-    while i < events.len() {
-        let end = start.saturating_add(win);
+    let wins: Vec<(u64, &[LogEvent])> = if win == u64::MAX {
+        // One histogram of the whole run, stamped at its last completion.
+        let last = events.iter().map(|e| e.t_ns).max();
+        last.map(|t| (t, events)).into_iter().collect()
+    } else {
+        windows(events, win, end, false)
+    };
+    for (stop, evs) in wins {
         let mut bins = vec![vec![0u64; nbins]; 3];
         let mut bs = [0u32; 3];
         let mut seen = [false; 3];
-        let mut last = 0;
-        while i < events.len() && events[i].t_ns < end {
-            let e = &events[i];
+        for e in evs {
             bins[e.ddir as usize][(bucket_of(e.clat) / merge) as usize] += 1;
             bs[e.ddir as usize] = e.bs;
             seen[e.ddir as usize] = true;
-            last = e.t_ns;
-            i += 1;
         }
-        let t_ms = if win == u64::MAX {
-            last / 1_000_000
-        } else {
-            end / 1_000_000
-        };
+        let t_ms = stop / 1_000_000;
         for d in 0..3 {
             if seen[d] {
                 let counts: Vec<String> = bins[d].iter().map(u64::to_string).collect();
                 out.push_str(&format!("{t_ms}, {d}, {}, {}\n", bs[d], counts.join(", ")));
             }
         }
-        start = end;
     }
     out
 }
@@ -189,24 +218,37 @@ fn write(path: &PathBuf, text: &str, shared: bool) -> std::io::Result<()> {
     f.write_all(text.as_bytes())
 }
 
-/// Write a clone's logs. `index` numbers the clone in the run from 1.
-pub fn write_logs(spec: &LogSpec, index: u32, log: &IoLog) -> std::io::Result<()> {
+/// Write a clone's logs. `index` numbers the clone in the run from 1; `deadline_ns` is the
+/// runtime deadline, ns after the log's start, when the run had one.
+pub fn write_logs(
+    spec: &LogSpec,
+    index: u32,
+    log: &IoLog,
+    deadline_ns: Option<u64>,
+) -> std::io::Result<()> {
     let ev = &log.events;
+    let end = run_end(ev, deadline_ns);
     if let Some(n) = &spec.bw {
         // KB/s of each I/O (bytes per ms); averaged: KiB/s over the window.
         let per_io = |e: &LogEvent| (e.bs as u64 * 1_000_000) / (e.slat + e.clat).max(1);
         let text = if spec.avg_msec == 0 {
-            value_log(ev, spec, per_io, None)
+            value_log(ev, spec, per_io, None, end)
         } else {
-            value_log(ev, spec, |_| 0, Some((&|e: &LogEvent| e.bs as u64, 1024)))
+            value_log(
+                ev,
+                spec,
+                |_| 0,
+                Some((&|e: &LogEvent| e.bs as u64, 1024)),
+                end,
+            )
         };
         write(&file(n, "bw", spec, index), &text, spec.shared)?;
     }
     if let Some(n) = &spec.iops {
         let text = if spec.avg_msec == 0 {
-            value_log(ev, spec, |_| 1, None)
+            value_log(ev, spec, |_| 1, None, end)
         } else {
-            value_log(ev, spec, |_| 0, Some((&|_: &LogEvent| 1, 1)))
+            value_log(ev, spec, |_| 0, Some((&|_: &LogEvent| 1, 1)), end)
         };
         write(&file(n, "iops", spec, index), &text, spec.shared)?;
     }
@@ -214,24 +256,24 @@ pub fn write_logs(spec: &LogSpec, index: u32, log: &IoLog) -> std::io::Result<()
         let slat: Vec<LogEvent> = ev.iter().filter(|e| e.slat > 0).copied().collect();
         write(
             &file(n, "slat", spec, index),
-            &value_log(&slat, spec, |e| e.slat, None),
+            &value_log(&slat, spec, |e| e.slat, None, end),
             spec.shared,
         )?;
         write(
             &file(n, "clat", spec, index),
-            &value_log(ev, spec, |e| e.clat, None),
+            &value_log(ev, spec, |e| e.clat, None, end),
             spec.shared,
         )?;
         write(
             &file(n, "lat", spec, index),
-            &value_log(ev, spec, |e| e.slat + e.clat, None),
+            &value_log(ev, spec, |e| e.slat + e.clat, None, end),
             spec.shared,
         )?;
     }
     if let Some(n) = &spec.hist {
         write(
             &file(n, "clat_hist", spec, index),
-            &hist_log(ev, spec),
+            &hist_log(ev, spec, end),
             spec.shared,
         )?;
     }
@@ -260,12 +302,18 @@ mod tests {
             ..Default::default()
         };
         let events: Vec<LogEvent> = (0..300).map(|i| ev(i, (i % 2) as u8, 1000 + i)).collect();
-        let text = value_log(&events, &spec, |e| e.clat, None);
+        let text = value_log(&events, &spec, |e| e.clat, None, 300_000_000);
         let first: Vec<&str> = text.lines().take(2).collect();
         // Window [0,100): reads at even ms 0..98 (mean clat 1049), writes at odd (1050).
         assert_eq!(first, ["100, 1049, 0, 0, 0", "100, 1050, 1, 0, 0"]);
         // IOPS: 50 reads in 100 ms = 500/s.
-        let iops = value_log(&events, &spec, |_| 0, Some((&|_: &LogEvent| 1, 1)));
+        let iops = value_log(
+            &events,
+            &spec,
+            |_| 0,
+            Some((&|_: &LogEvent| 1, 1)),
+            300_000_000,
+        );
         assert!(iops.starts_with("100, 500, 0, 0, 0\n"), "{iops}");
     }
 
@@ -277,7 +325,7 @@ mod tests {
             ..Default::default()
         };
         let events: Vec<LogEvent> = (0..100).map(|i| ev(i, 0, 1000 + i)).collect();
-        let text = value_log(&events, &spec, |e| e.clat, None);
+        let text = value_log(&events, &spec, |e| e.clat, None, 100_000_000);
         assert_eq!(text, "100, 1049, 1099, 0, 0, 0\n");
     }
 
@@ -287,7 +335,7 @@ mod tests {
             offset: true,
             ..Default::default()
         };
-        let text = value_log(&[ev(5, 1, 777)], &spec, |e| e.clat, None);
+        let text = value_log(&[ev(5, 1, 777)], &spec, |e| e.clat, None, 5_000_000);
         assert_eq!(text, "5, 777, 1, 4096, 8192, 0\n");
     }
 
@@ -299,7 +347,11 @@ mod tests {
                 hist_coarseness: c,
                 ..Default::default()
             };
-            let text = hist_log(&[ev(1, 0, 5000), ev(2, 0, 5000), ev(150, 0, 99)], &spec);
+            let text = hist_log(
+                &[ev(1, 0, 5000), ev(2, 0, 5000), ev(150, 0, 99)],
+                &spec,
+                200_000_000,
+            );
             let lines: Vec<&str> = text.lines().collect();
             assert_eq!(lines.len(), 2);
             let f: Vec<&str> = lines[0].split(", ").collect();
@@ -313,5 +365,54 @@ mod tests {
                 2
             );
         }
+    }
+
+    /// Events every ms from 0 to `last_ms`, and the first column of each line.
+    fn stamps(text: &str) -> Vec<u64> {
+        text.lines()
+            .map(|l| l.split(',').next().unwrap().parse().unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn windows_end_where_the_run_ends() {
+        let spec = LogSpec {
+            avg_msec: 500,
+            ..Default::default()
+        };
+        // A size-bounded run whose last I/O completes at 1729 ms.
+        let events: Vec<LogEvent> = (0..1730).map(|i| ev(i, 0, 1000)).collect();
+        let end = run_end(&events, None);
+        let iops = value_log(&events, &spec, |_| 0, Some((&|_: &LogEvent| 1, 1)), end);
+        // Rate logs: whole windows only, each at the true rate.
+        assert_eq!(
+            iops,
+            "500, 1000, 0, 0, 0\n1000, 1000, 0, 0, 0\n1500, 1000, 0, 0, 0\n"
+        );
+        // Latency logs: the partial window too, stamped at the run's end.
+        let clat = value_log(&events, &spec, |e| e.clat, None, end);
+        assert_eq!(stamps(&clat), [500, 1000, 1500, 1729]);
+
+        // A 2 s time-based run: I/Os drained after the deadline (at 2000..2003 ms) make no
+        // window of their own; the latency log counts them in its last window.
+        let mut events: Vec<LogEvent> = (0..2000).map(|i| ev(i, 0, 1000)).collect();
+        events.extend((2000..2004).map(|i| ev(i, 0, 9000)));
+        let end = run_end(&events, Some(2_000_000_000));
+        assert_eq!(end, 2_000_000_000);
+        let iops = value_log(&events, &spec, |_| 0, Some((&|_: &LogEvent| 1, 1)), end);
+        assert_eq!(stamps(&iops), [500, 1000, 1500, 2000]);
+        assert!(iops.lines().all(|l| l.contains(", 1000, ")), "{iops}");
+        let clat = value_log(&events, &spec, |e| e.clat, None, end);
+        assert_eq!(stamps(&clat), [500, 1000, 1500, 2000]);
+        // (500 × 1000 + 4 × 9000) / 504: the window [1500, 2000) and the drained four.
+        assert!(clat.ends_with("2000, 1063, 0, 0, 0\n"), "{clat}");
+        let hist = LogSpec {
+            hist_msec: 500,
+            ..Default::default()
+        };
+        assert_eq!(
+            stamps(&hist_log(&events, &hist, end)),
+            [500, 1000, 1500, 2000]
+        );
     }
 }

@@ -1029,7 +1029,9 @@ pub fn run_clone(
     drop(engine);
     drop(slots);
     if let Some(l) = &iolog {
-        if let Err(e) = crate::logs::write_logs(&spec.logs, clone.index, l) {
+        let deadline_ns =
+            deadline.map(|d| d.saturating_duration_since(measure_start).as_nanos() as u64);
+        if let Err(e) = crate::logs::write_logs(&spec.logs, clone.index, l, deadline_ns) {
             if out.error_text.is_none() {
                 out.stats.error = e.raw_os_error().unwrap_or(libc::EIO);
                 out.error_text = Some(format!("writing the job's logs: {e}"));
