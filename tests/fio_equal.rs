@@ -274,6 +274,139 @@ fn size_like_options_match_fio() {
     }
 }
 
+/// Verification reads count as reads, as in fio: a mixed job that verifies reads back each
+/// block it wrote once (verify_backlog checks some during the run, the final pass the
+/// rest), one read per block whatever verify_interval is; verify_interval larger than the
+/// block is the block. Mixed jobs: the read/write split is each tool's own random draw,
+/// but reads = (size/bs − writes) + writes = size/bs in both.
+#[test]
+fn verification_reads_count_as_fio_s() {
+    let Some(fio) = fio() else { return };
+    for (case, mixed) in [
+        ("--rw=randrw --verify=crc32c --verify_backlog=16", true),
+        ("--rw=readwrite --verify=crc32c --do_verify=1", true),
+        (
+            "--rw=randrw --verify=md5 --verify_backlog=7 --verify_backlog_batch=3",
+            true,
+        ),
+        ("--rw=randwrite --verify=md5 --verify_interval=8k", false),
+        ("--rw=randwrite --verify=md5 --verify_interval=1k", false),
+        (
+            "--rw=randwrite --verify=crc32c --bs=16k --verify_interval=4k --verify_backlog=16",
+            false,
+        ),
+        (
+            "--rw=write --verify=meta --verify_pattern=0xdeadbeef --ioengine=libaio --iodepth=16",
+            false,
+        ),
+        ("--rw=randwrite --verify=crc32c --numjobs=2", false),
+    ] {
+        let mut args = vec!["--name=v", "--ioengine=psync", "--bs=4k", "--size=4m"];
+        args.extend(case.split(' '));
+        if !mixed {
+            compare(&args, false);
+            continue;
+        }
+        let (env, fdir, adir) = side_by_side();
+        let f = counts(&fio_json(&fio, &fdir, &args));
+        let o = env
+            .cmd()
+            .current_dir(&adir)
+            .arg("--output-format=json")
+            .args(&args)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "fathom failed: {}", stderr(&o));
+        let a = counts(&json(&o));
+        assert_eq!(
+            (f[0], f[2]),
+            (1024, 4 << 20),
+            "fio's reads for {case}: {f:?}"
+        );
+        assert_eq!(
+            (a[0], a[2]),
+            (f[0], f[2]),
+            "reads for {case}: fio {f:?} fathom {a:?}"
+        );
+    }
+    // Mixed block sizes with the random map: each block written (and read back) once, so
+    // the bytes equal fio's exactly (the counts depend on each tool's random draws).
+    let (env, fdir, adir) = side_by_side();
+    let args = [
+        "--name=m",
+        "--rw=randwrite",
+        "--size=4m",
+        "--bssplit=4k/50:16k/50",
+        "--verify=crc32c",
+        "--verify_backlog=8",
+    ];
+    let f = counts(&fio_json(&fio, &fdir, &args));
+    let o = env
+        .cmd()
+        .current_dir(&adir)
+        .arg("--output-format=json")
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "fathom failed: {}", stderr(&o));
+    let a = counts(&json(&o));
+    assert_eq!((a[2], a[3]), (f[2], f[3]), "bytes: fio {f:?} fathom {a:?}");
+    assert_eq!(a[0], a[1], "one verify read per write");
+}
+
+/// verify_state_save/load across runs, as fio: a write job that verifies leaves
+/// `local-NAME-N-verify.state` behind; a verify_only run that loads it checks what was
+/// written, clone by clone (each clone's own seed).
+#[test]
+fn verify_state_carries_across_runs_as_in_fio() {
+    let Some(fio) = fio() else { return };
+    let (env, fdir, adir) = side_by_side();
+    let job = [
+        "--name=s",
+        "--rw=randwrite",
+        "--bs=4k",
+        "--size=2m",
+        "--verify=crc32c",
+        "--numjobs=2",
+    ];
+    let write: Vec<&str> = job
+        .iter()
+        .copied()
+        .chain(["--do_verify=0", "--number_ios=100"])
+        .collect();
+    let check: Vec<&str> = job
+        .iter()
+        .copied()
+        .chain(["--verify_only", "--verify_state_load=1"])
+        .collect();
+    fio_json(&fio, &fdir, &write);
+    let f = counts(&fio_json(&fio, &fdir, &check));
+    for args in [&write, &check] {
+        let o = env
+            .cmd()
+            .current_dir(&adir)
+            .arg("--output-format=json")
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "fathom failed: {}", stderr(&o));
+        if args == &check {
+            // fio also counts the verify_only run's replayed writes as writes, though
+            // none is issued; fathom reports the writes it did: none.
+            let a = counts(&json(&o));
+            assert_eq!((a[0], a[2]), (f[0], f[2]), "reads: fio {f:?} fathom {a:?}");
+            assert_eq!((a[1], a[3]), (0, 0));
+            for j in json(&o)["jobs"].as_array().unwrap() {
+                assert_eq!(j["verify"]["failures"], 0);
+                assert_eq!(j["verify"]["blocks"], 100);
+            }
+        }
+    }
+    for n in 0..2 {
+        assert!(adir.join(format!("local-s-{n}-verify.state")).exists());
+    }
+}
+
 #[test]
 fn number_ios_does_not_end_a_time_based_job() {
     let env = Env::new();

@@ -141,7 +141,9 @@ fathomtest!(
         ]);
         assert!(o.status.success());
         let v = json(&o);
+        assert!(v["fio version"].as_str().unwrap().starts_with("fio-3."));
         for k in [
+            "fio version",
             "fathom version",
             "timestamp",
             "timestamp_ms",
@@ -366,9 +368,11 @@ fathomtest!(bssplit_and_distributions_run_from_job_files, |env| {
     let v = json(&o);
     let split = &v["jobs"][0]["read"];
     assert_eq!(split["total_ios"], 100_000);
-    // Mean block size of the split: 0.1×4k + 0.5×64k + 0.4×32k = 45.6 KiB (±1%).
+    // The split draws 0.1×4k + 0.5×64k + 0.4×32k = 45.6 KiB on average, but with the
+    // random map an I/O shrinks to the run of untouched blocks it lands in, as in fio:
+    // fio 3.33 does 32.7 KiB per I/O on this job (±2%).
     let mean = split["io_bytes"].as_f64().unwrap() / 100_000.0 / 1024.0;
-    assert!((mean / 45.6 - 1.0).abs() < 0.01, "mean bs {mean} KiB");
+    assert!((mean / 32.7 - 1.0).abs() < 0.02, "mean bs {mean} KiB");
     assert_eq!(v["jobs"][1]["read"]["total_ios"], 100_000);
     let m = &v["jobs"][2];
     assert_eq!(

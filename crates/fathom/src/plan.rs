@@ -564,17 +564,13 @@ fn plan_job(
         if let Some(why) = why {
             return Err(plan_err(spec, why));
         }
-        let iv = spec.verify.interval;
+        let iv = verify_interval(spec);
         if iv > 0 {
             for d in 0..3 {
-                let sizes: Vec<u64> = if !spec.bssplit[d].is_empty() {
-                    spec.bssplit[d].iter().map(|b| b.0).collect()
-                } else if let Some((lo, hi)) = spec.bsrange[d] {
-                    vec![lo, hi]
-                } else {
-                    vec![spec.bs.0[d]]
-                };
-                if let Some(b) = sizes.iter().find(|&&b| b > 0 && b % iv != 0) {
+                if let Some(b) = block_sizes(spec, d)
+                    .into_iter()
+                    .find(|&b| b > 0 && b % iv != 0)
+                {
                     return Err(plan_err(
                         spec,
                         format!("verify_interval={iv} does not divide the block size {b}"),
@@ -685,6 +681,9 @@ fn plan_job(
             ),
         ));
     }
+    let mut spec = spec.clone();
+    spec.verify.interval = verify_interval(&spec);
+    let spec = &spec;
     Ok(PlannedJob {
         spec: Arc::new(spec.clone()),
         groupid,
@@ -1012,6 +1011,57 @@ fn plan_clone(
         params,
         tree: None,
     })
+}
+
+/// A direction's block sizes: its bssplit entries, bsrange ends, or bs.
+fn block_sizes(spec: &JobSpec, d: usize) -> Vec<u64> {
+    if !spec.bssplit[d].is_empty() {
+        spec.bssplit[d].iter().map(|b| b.0).collect()
+    } else if let Some((lo, hi)) = spec.bsrange[d] {
+        vec![lo, hi]
+    } else {
+        vec![spec.bs.0[d]]
+    }
+}
+
+/// verify_interval as fio applies it: no larger than the smallest write (for a job that
+/// reads, also read) block, and a factor of the smallest and largest write block (else
+/// their greatest common divisor). 0 (unset) stays 0: each write is one chunk when all
+/// writes have one size, else the smallest size.
+fn verify_interval(spec: &JobSpec) -> u64 {
+    let writes = block_sizes(spec, 1);
+    let (lo, hi) = (
+        writes.iter().copied().filter(|&b| b > 0).min().unwrap_or(0),
+        writes.iter().copied().max().unwrap_or(0),
+    );
+    let mut iv = spec.verify.interval;
+    if lo == 0 {
+        return iv;
+    }
+    if iv == 0 && hi != lo {
+        iv = lo;
+    }
+    if iv == 0 {
+        return 0;
+    }
+    let read_lo = block_sizes(spec, 0).into_iter().filter(|&b| b > 0).min();
+    if iv > lo {
+        iv = lo;
+    } else if let Some(r) = read_lo.filter(|&r| spec.rw.kind.reads() && iv > r) {
+        iv = r;
+    }
+    if lo % iv != 0 || hi % iv != 0 {
+        iv = gcd(lo, hi);
+    }
+    iv
+}
+
+fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
+    }
 }
 
 /// The length of one file's I/O region from `start`, by fio's rules: with `filesize`, the

@@ -262,6 +262,10 @@ pub(crate) struct Verifier {
     gens: Vec<(u64, Vec<u32>)>,
     /// Per file: chunks whose last operation was a trim (they read back as zeroes).
     trimmed: Vec<Vec<bool>>,
+    /// Per file and unit: the length in units of the unchecked write that starts there
+    /// (0: none). As fio's history of written blocks, a write replaces the ones that
+    /// started inside it, and a check (verify_backlog) removes it.
+    pending: Vec<Vec<u32>>,
 }
 
 impl Verifier {
@@ -303,6 +307,10 @@ impl Verifier {
                 .iter()
                 .map(|&(_, len)| vec![false; (len / unit) as usize])
                 .collect(),
+            pending: regions
+                .iter()
+                .map(|&(_, len)| vec![0; (len / unit) as usize])
+                .collect(),
         })
     }
 
@@ -336,6 +344,35 @@ impl Verifier {
             .enumerate()
             .filter(|&(i, &n)| n > 0 || t[i])
             .map(move |(i, _)| start + i as u64 * self.unit)
+    }
+
+    /// What a verify pass reads: each write not yet checked, as (offset, length) of the
+    /// whole block (fio reads back a block at a time), and each trimmed chunk outside one.
+    pub(crate) fn unchecked(&self, file: usize) -> Vec<(u64, u64)> {
+        let (start, _) = &self.gens[file];
+        let (p, t) = (&self.pending[file], &self.trimmed[file]);
+        let mut out = Vec::new();
+        let mut i = 0;
+        while i < p.len() {
+            let at = start + i as u64 * self.unit;
+            if p[i] > 0 {
+                out.push((at, p[i] as u64 * self.unit));
+                i += p[i] as usize;
+            } else {
+                if t[i] {
+                    out.push((at, self.unit));
+                }
+                i += 1;
+            }
+        }
+        out
+    }
+
+    /// The write at `offset` was checked (verify_backlog): the final pass skips it.
+    pub(crate) fn checked(&mut self, file: usize, offset: u64) {
+        if let Some(i) = self.index(file, offset) {
+            self.pending[file][i] = 0;
+        }
     }
 
     fn index(&self, file: usize, offset: u64) -> Option<usize> {
@@ -450,6 +487,13 @@ impl Verifier {
             }
             let b = &mut buf[(off - offset) as usize..(off - offset + len) as usize];
             self.fill_chunk(b, off, g, now);
+        }
+        if let Some(i) = self.index(file, offset) {
+            let p = &mut self.pending[file];
+            let n = (buf.len() as u64).div_ceil(self.unit) as usize;
+            let end = (i + n).min(p.len());
+            p[i] = (end - i) as u32;
+            p[i + 1..end].fill(0);
         }
     }
 

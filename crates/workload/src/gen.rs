@@ -463,7 +463,7 @@ impl Generator {
             && (self.p.percentage_random[ddir.index()] >= 100
                 || self.rng.below(100) < self.p.percentage_random[ddir.index()] as u64);
         // bs_is_seq_rand: the read sizes serve sequential I/O, the write sizes random I/O.
-        let len = match (self.p.bs_is_seq_rand, random) {
+        let mut len = match (self.p.bs_is_seq_rand, random) {
             (false, _) => self.pick_len(ddir),
             (true, false) => self.pick_len(Ddir::Read),
             (true, true) => self.pick_len(Ddir::Write),
@@ -477,7 +477,7 @@ impl Generator {
                 continue;
             }
             let offset = if random {
-                self.random_offset(fi, ddir, len)
+                self.random_offset(fi, ddir, &mut len)
             } else {
                 self.seq_offset(fi, ddir, len)
             };
@@ -654,8 +654,12 @@ impl Generator {
     }
 
     /// A random offset in a file, or None when its random map is full (every block was
-    /// touched in this pass).
-    fn random_offset(&mut self, fi: usize, ddir: Ddir, len: u64) -> Option<u64> {
+    /// touched in this pass). With the map, as in fio, an I/O covers the free blocks from
+    /// its offset and no more: `len` shrinks to that run (and to the end of the region), so
+    /// a pass writes each block once whatever the mix of block sizes.
+    fn random_offset(&mut self, fi: usize, ddir: Ddir, len_out: &mut u64) -> Option<u64> {
+        let want_len = *len_out;
+        let len = want_len;
         // `randread:N`: a new random offset only every N I/Os; sequential in between.
         let n = self.p.rw.suffix.max(0) as u64;
         if n > 1 {
@@ -694,26 +698,21 @@ impl Generator {
             let off = (b * gran).min(f.region.len - len) / align * align;
             return Some(f.region.start + off);
         }
-        let fits = (f.region.len - len) / gran + 1; // blocks where an I/O of `len` fits
         match &mut f.map {
             None => {
                 let off = self.rng.below((f.region.len - len) / align + 1) * align;
                 Some(f.region.start + off)
             }
             Some(map) => {
-                for _ in 0..8 {
-                    if map.is_full() {
-                        return None;
-                    }
-                    let want = self.rng.below(fits);
-                    if let Some(b) = map.take_near(want) {
-                        if b < fits {
-                            return Some(f.region.start + b * gran);
-                        }
-                    }
+                if map.is_full() {
+                    return None;
                 }
-                // The free blocks left cannot hold an I/O this large: the pass is over.
-                None
+                let b = map.take_near(self.rng.below(map.len()))?;
+                let room = f.region.len - b * gran;
+                let blocks = want_len.min(room).div_ceil(gran);
+                let run = 1 + map.take_run(b + 1, blocks.saturating_sub(1));
+                *len_out = want_len.min(room).min(run * gran);
+                Some(f.region.start + b * gran)
             }
         }
     }
@@ -812,6 +811,21 @@ mod tests {
     }
 
     #[test]
+    fn mixed_sizes_with_the_random_map_write_each_block_once() {
+        let mut p = params(RwKind::RandWrite, 4 << 20, 4096);
+        p.bs_mix[1] = Some(BsMix::Split(vec![(4096, 50.0), (16384, 50.0)]));
+        let mut g = Generator::new(p).unwrap();
+        let mut seen = vec![0u8; 1024];
+        while let Some(io) = g.next_io() {
+            assert!(io.len % 4096 == 0 && io.len <= 16384, "{io:?}");
+            for b in io.offset / 4096..(io.offset + io.len) / 4096 {
+                seen[b as usize] += 1;
+            }
+        }
+        assert!(seen.iter().all(|&n| n == 1), "every block exactly once");
+    }
+
+    #[test]
     fn bssplit_shares_within_one_percent() {
         let mut p = params(RwKind::RandRead, 1 << 30, 4096);
         p.bs_mix[0] = Some(BsMix::Split(vec![
@@ -821,6 +835,8 @@ mod tests {
         ]));
         p.time_based = true;
         p.wrap = true;
+        // The drawn sizes (with the random map, I/Os shrink to the free run they land in).
+        p.randommap = false;
         let mut g = Generator::new(p).unwrap();
         let mut c = std::collections::HashMap::new();
         for _ in 0..100_000 {

@@ -36,6 +36,22 @@ impl RandomMap {
         self.words.iter_mut().for_each(|w| *w = 0);
         self.used = 0;
     }
+    /// Take the free blocks from `from` on, up to `max` of them, stopping at the first
+    /// taken block or the end; returns how many were taken.
+    pub fn take_run(&mut self, from: u64, max: u64) -> u64 {
+        let mut n = 0;
+        while n < max && from + n < self.n {
+            let (wi, bit) = (((from + n) / 64) as usize, (from + n) % 64);
+            if self.words[wi] & (1 << bit) != 0 {
+                break;
+            }
+            self.words[wi] |= 1 << bit;
+            n += 1;
+        }
+        self.used += n;
+        n
+    }
+
     /// Take block `want` if free, else the next free block after it (wrapping).
     /// Returns None when the map is full.
     pub fn take_near(&mut self, want: u64) -> Option<u64> {
@@ -74,6 +90,17 @@ impl RandomMap {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn runs_stop_at_a_taken_block_and_at_the_end() {
+        let mut m = RandomMap::new(10);
+        assert_eq!(m.take_near(5), Some(5));
+        assert_eq!(m.take_run(2, 8), 3, "blocks 2, 3, 4; 5 is taken");
+        assert_eq!(m.take_run(6, 8), 4, "blocks 6..9, then the end");
+        assert_eq!(m.take_near(0), Some(0));
+        assert_eq!(m.take_run(1, 1), 1);
+        assert!(m.is_full());
+    }
 
     #[test]
     fn every_block_exactly_once() {
