@@ -220,19 +220,38 @@ fathomtest!(
     }
 );
 
-fathomtest!(buffered_libaio_at_depth_gets_a_note_on_stderr_only, |env| {
+fathomtest!(advice_goes_to_stderr_only_with_warnings, |env| {
     let dir = format!("--directory={}", env.path().display());
-    let o = env.run(&[
+    let job = [
         "--output-format=json",
         &dir,
         "--name=a",
         "--ioengine=libaio",
         "--iodepth=8",
         "--size=1m",
-    ]);
+    ];
+    // As fio: nothing on stderr (bench-fio takes any stderr output as a failure).
+    let o = env.run(&job);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stderr(&o), "", "stderr as quiet as fio's");
+    json(&o);
+    let o = env.run(&[&["--warnings"], &job[..]].concat());
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(stderr(&o).contains("add direct=1"), "{}", stderr(&o));
     json(&o); // stdout is still pure JSON
+              // A rate the target cannot reach: a note in the job's JSON, not on stderr.
+    let o = env.run(&[
+        "--output-format=json",
+        "--name=r",
+        "--ioengine=null",
+        "--size=4m",
+        "--rw=read",
+        "--rate_iops=1000000000",
+        "--number_ios=20000",
+    ]);
+    assert_eq!(stderr(&o), "");
+    let notes = json(&o)["jobs"][0]["notes"].to_string();
+    assert!(notes.contains("could not keep up"), "{notes}");
 });
 
 fathomtest!(assert_conditions_gate_the_exit_code, |env| {
@@ -543,4 +562,30 @@ fathomtest!(wait_for_starts_a_job_when_the_named_one_has_ended, |env| {
         "{}",
         stderr(&o)
     );
+});
+
+fathomtest!(linked_as_fio_it_answers_version_in_fio_s_form, |env| {
+    let link = env.path().join("fio");
+    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_fathom"), &link).unwrap();
+    let o = std::process::Command::new(&link)
+        .arg("--version")
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+    let text = String::from_utf8_lossy(&o.stdout);
+    // Scripts parse `fio-X.Y`; a person still sees what ran.
+    assert!(text.starts_with("fio-3."), "{text}");
+    assert!(text.contains("(fathom "), "{text}");
+    let o = env.run(&["--version"]);
+    assert!(String::from_utf8_lossy(&o.stdout).starts_with("fathom "));
+    // The JSON says so too: fio's key first, fathom's identity in its value and own key.
+    let o = env.run(&[
+        "--output-format=json",
+        "--name=v",
+        "--ioengine=null",
+        "--size=1m",
+    ]);
+    let v = json(&o);
+    assert!(v["fio version"].as_str().unwrap().starts_with("fio-3."));
+    assert!(v["fathom version"].as_str().unwrap().starts_with("fathom-"));
 });

@@ -253,7 +253,11 @@ fathomtest!(logs_end_where_the_run_ends, |env| {
             .lines()
             .map(|l| l.split(',').next().unwrap().parse().unwrap())
             .collect();
-        assert_eq!(stamps, [250, 500, 750, 1000], "{kind}: windows up to runtime");
+        assert_eq!(
+            stamps,
+            [250, 500, 750, 1000],
+            "{kind}: windows up to runtime"
+        );
     }
     // The last window of a rate log is a whole window at the job's rate, no cliff.
     let iops: Vec<u64> = std::fs::read_to_string(env.path().join("e_iops.1.log"))

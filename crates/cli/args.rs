@@ -73,6 +73,13 @@ pub struct Cli {
     #[arg(long, value_name = "FILE", require_equals = true)]
     pub output_native: Option<PathBuf>,
 
+    /// Print fathom's advice and notes on stderr (an engine that caps iodepth, buffered
+    /// libaio, a rate not reached, tolerated errors). Without it stderr stays as quiet as
+    /// fio's (scripts treat any stderr as failure); JSON keeps the notes in each job's
+    /// "notes".
+    #[arg(long)]
+    pub warnings: bool,
+
     /// Parse and validate the jobs, print nothing on success, do no I/O.
     #[arg(long)]
     pub parse_only: bool,
@@ -268,6 +275,7 @@ const OWN_FLAGS: &[&str] = &[
     "output-markdown",
     "output-native",
     "parse-only",
+    "warnings",
     "section",
     "cmdhelp",
     "enghelp",
@@ -309,7 +317,8 @@ pub fn split_args_indexed(args: Vec<OsString>) -> (Indexed<OsString>, Indexed<St
         clap_args.push(argv0);
     }
     let mut after_double_dash = false;
-    for (i, a) in it {
+    let mut it = it.peekable();
+    while let Some((i, a)) = it.next() {
         if after_double_dash {
             clap_args.push((i, a));
             continue;
@@ -323,7 +332,22 @@ pub fn split_args_indexed(args: Vec<OsString>) -> (Indexed<OsString>, Indexed<St
         if let Some(rest) = s.strip_prefix("--") {
             let name = rest.split('=').next().unwrap_or("");
             if !OWN_FLAGS.contains(&name) && fathom_job::is_job_option(name) {
-                job_args.push((i, s));
+                // fio's getopt form, `--ioengine null`: an option that takes a value takes
+                // the next argument when it has no `=`; a flag takes a following 0 or 1.
+                let takes_next = !rest.contains('=')
+                    && it.peek().is_some_and(|(_, next)| {
+                        let next = next.to_string_lossy();
+                        match fathom_job::options::find(name) {
+                            Some(d) if d.flag => next == "0" || next == "1",
+                            _ => name == "name" || !next.starts_with("--"),
+                        }
+                    });
+                if takes_next {
+                    let (_, v) = it.next().expect("peeked");
+                    job_args.push((i, format!("--{name}={}", v.to_string_lossy())));
+                } else {
+                    job_args.push((i, s));
+                }
                 continue;
             }
         }
@@ -386,6 +410,35 @@ mod tests {
                 "x"
             ])
         );
+    }
+
+    #[test]
+    fn fio_s_getopt_form_takes_the_next_argument_as_the_value() {
+        let (c, j) = split_args(os(&[
+            "fathom",
+            "--name",
+            "a",
+            "--ioengine",
+            "null",
+            "--direct",
+            "1",
+            "--time_based",
+            "--runtime",
+            "2",
+            "--output-format=json",
+            "job.fio",
+        ]));
+        assert_eq!(
+            j,
+            vec![
+                "--name=a",
+                "--ioengine=null",
+                "--direct=1",
+                "--time_based",
+                "--runtime=2"
+            ]
+        );
+        assert_eq!(c, os(&["fathom", "--output-format=json", "job.fio"]));
     }
 
     #[test]

@@ -95,8 +95,25 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
     })
 }
 
+/// True when the binary was started under the name `fio` (a link or a copy).
+fn invoked_as_fio(argv: &[std::ffi::OsString]) -> bool {
+    argv.first()
+        .and_then(|a| std::path::Path::new(a).file_name())
+        .is_some_and(|n| n == "fio")
+}
+
 fn real_main() -> Result<u8, Failure> {
     let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    if invoked_as_fio(&argv) && argv.len() == 2 && argv[1] == "--version" {
+        // Linked as `fio`: fio's form first, so scripts that parse `fio-X.Y` keep working,
+        // then what really runs.
+        print_stdout(&format!(
+            "fio-{} (fathom {})\n",
+            fathom_report::FIO_COMPAT,
+            env!("CARGO_PKG_VERSION")
+        ))?;
+        return Ok(exit::OK);
+    }
     if argv.get(1).is_some_and(|a| a == "merge") {
         return merge_main(&argv[1..]);
     }
@@ -245,7 +262,7 @@ fn real_main() -> Result<u8, Failure> {
     if cli.parse_only {
         return Ok(exit::OK);
     }
-    if is_root {
+    if is_root && cli.warnings {
         for w in &plan.warnings {
             eprintln!("fathom: {w}");
         }
@@ -410,7 +427,7 @@ fn real_main() -> Result<u8, Failure> {
     // Notes and errors: each rank speaks for its own jobs.
     let mine = own.last().expect("at least one run");
     for j in &mine.jobs {
-        for n in &j.notes {
+        for n in j.notes.iter().filter(|_| cli.warnings) {
             eprintln!("fathom: {who}job '{}': note: {n}", j.name);
         }
         if let Some(t) = &j.error_text {

@@ -119,7 +119,13 @@ impl<'a> Sampler<'a> {
                 clat_p50: pct(0.5),
                 clat_p99: pct(0.99),
                 clat_p999: pct(0.999),
-                clat_max: if delta.is_empty() { 0 } else { delta.max() },
+                // The histogram's top bucket can end past the exact maximum: never report
+                // more than the job's exact max.
+                clat_max: if delta.is_empty() {
+                    0
+                } else {
+                    delta.max().min(ds.clat_exact_max())
+                },
             });
             self.last_clat[d] = Some(now_h);
             self.last_bytes[d] = ds.bytes;
@@ -468,7 +474,7 @@ pub fn run_clone(
             if spec.verify.backlog_batch > 0 && (spec.verify.backlog_batch as usize) < batch.len() {
                 batch.drain(..batch.len() - spec.verify.backlog_batch as usize);
             }
-            let vf = verifier.as_ref().expect("a backlog needs a verifier");
+            let vf = verifier.as_mut().expect("a backlog needs a verifier");
             if let Err((errno, text)) = verify_chunks(
                 &mut *engine,
                 &mut slots[0].buf,
@@ -483,6 +489,9 @@ pub fn run_clone(
             ) {
                 fail(&mut out, errno, text);
                 stopping = true;
+            }
+            for &(file, offset, _) in &batch {
+                vf.checked(file, offset);
             }
             now = crate::clock::now();
         }
@@ -884,10 +893,10 @@ pub fn run_clone(
         out.stats.verify = v;
         measure_start = crate::clock::now();
     }
-    // verify_state_save: a write phase cut short leaves what it wrote, generation by
-    // generation, for a later verify_state_load.
+    // verify_state_save: as fio, a verifying job that writes leaves what it wrote,
+    // generation by generation, for a later verify_state_load (a run cut short included).
     if let (Some(v), true) = (&verifier, spec.verify.state_save && k.writes()) {
-        if cancel.load(Ordering::Relaxed) && !spec.verify.only {
+        if !spec.verify.only {
             let p = state_path(spec, clone.jobnum);
             if let Err(e) = v.save_state(&p) {
                 if out.error_text.is_none() {
@@ -920,14 +929,17 @@ pub fn run_clone(
             let mut list: Vec<(usize, u64, u64)> = (0..clone.files.len())
                 .flat_map(|fi| {
                     let r = clone.files[fi].region;
-                    let offs: Vec<u64> = if spec.verify.only && !spec.verify.state_load {
+                    let blocks: Vec<(u64, u64)> = if spec.verify.only && !spec.verify.state_load {
                         (0..r.len / v.interval)
-                            .map(|i| r.start + i * v.interval)
+                            .map(|i| (r.start + i * v.interval, v.interval))
                             .collect()
+                    } else if spec.verify.only {
+                        v.written(fi).map(|o| (o, v.interval)).collect()
                     } else {
-                        v.written(fi).collect()
+                        // Each write not yet checked (verify_backlog checked the others).
+                        v.unchecked(fi)
                     };
-                    offs.into_iter().map(move |o| (fi, o, v.interval))
+                    blocks.into_iter().map(move |(o, n)| (fi, o, n))
                 })
                 .collect();
             if spec.verify.experimental && !spec.verify.only {
@@ -1149,72 +1161,79 @@ fn read_and_check(
     } = *rb;
     let mut comps = Vec::with_capacity(1);
     for &(file, offset, len) in list {
-        for (off, n) in v.chunks(offset, len) {
-            let trimmed = v.is_trimmed(file, off);
-            if trimmed && !spec.verify.trim_zero {
-                continue; // trim_verify_zero=0: trimmed chunks are not checked
-            }
-            let io = IoUnit {
-                ddir: Ddir::Read,
-                file,
-                offset: off,
-                buf: buf.as_mut_ptr(),
-                len: n as usize,
-                tag: 0,
-            };
-            let t0 = crate::clock::now();
-            let path = &files[file].path;
-            let io_err = |e: std::io::Error| {
-                (
-                    fathom_engine::errno_of(&e).unwrap_or(libc::EIO),
-                    format!("verify read of {} at offset {off}: {e}", path.display()),
-                )
-            };
-            // SAFETY: `buf` holds at least `n` bytes (a chunk is at most a block), is
-            // aligned for the files' open mode, and nothing else is in flight.
-            let (res, slat) = match unsafe { engine.queue(&io) }.map_err(io_err)? {
-                Queued::Done(c) => (c.res, None),
-                Queued::Queued => {
-                    engine.commit().map_err(io_err)?;
-                    let t_sub = crate::clock::now();
-                    comps.clear();
-                    while comps.is_empty() {
-                        engine.reap(1, 1, &mut comps).map_err(io_err)?;
-                    }
-                    (
-                        comps[0].res,
-                        Some(t_sub.duration_since(t0).as_nanos() as u64),
-                    )
+        // One read per block, as fio reads a write back; its chunks are checked apart.
+        let chunks: Vec<(u64, u64, bool)> = v
+            .chunks(offset, len)
+            .map(|(o, n)| (o, n, v.is_trimmed(file, o)))
+            .collect();
+        if !spec.verify.trim_zero && chunks.iter().all(|c| c.2) {
+            continue; // trim_verify_zero=0: trimmed chunks are not checked
+        }
+        let io = IoUnit {
+            ddir: Ddir::Read,
+            file,
+            offset,
+            buf: buf.as_mut_ptr(),
+            len: len as usize,
+            tag: 0,
+        };
+        let t0 = crate::clock::now();
+        let path = &files[file].path;
+        let io_err = |e: std::io::Error| {
+            (
+                fathom_engine::errno_of(&e).unwrap_or(libc::EIO),
+                format!("verify read of {} at offset {offset}: {e}", path.display()),
+            )
+        };
+        // SAFETY: `buf` holds at least `len` bytes (a block is at most the largest block
+        // size), is aligned for the files' open mode, and nothing else is in flight.
+        let (res, slat) = match unsafe { engine.queue(&io) }.map_err(io_err)? {
+            Queued::Done(c) => (c.res, None),
+            Queued::Queued => {
+                engine.commit().map_err(io_err)?;
+                let t_sub = crate::clock::now();
+                comps.clear();
+                while comps.is_empty() {
+                    engine.reap(1, 1, &mut comps).map_err(io_err)?;
                 }
-            };
-            let total = crate::clock::now().duration_since(t0).as_nanos() as u64;
-            if res != n as i64 {
-                let errno = if res < 0 { (-res) as i32 } else { libc::EIO };
-                return Err((
-                    errno,
-                    format!(
-                        "verify read of {} at offset {off} (0x{off:x}), length {n}: {}",
-                        path.display(),
-                        if res < 0 {
-                            errno_text(errno)
-                        } else {
-                            format!("short read of {res} bytes")
-                        }
-                    ),
-                ));
+                (
+                    comps[0].res,
+                    Some(t_sub.duration_since(t0).as_nanos() as u64),
+                )
             }
-            st.record_io_deferred(0, n, slat, total.saturating_sub(slat.unwrap_or(0)));
-            let expected = known.then(|| v.generation(file, off) as u64);
-            let data = &buf.as_slice()[..n as usize];
+        };
+        let total = crate::clock::now().duration_since(t0).as_nanos() as u64;
+        if res != len as i64 {
+            let errno = if res < 0 { (-res) as i32 } else { libc::EIO };
+            return Err((
+                errno,
+                format!(
+                    "verify read of {} at offset {offset} (0x{offset:x}), length {len}: {}",
+                    path.display(),
+                    if res < 0 {
+                        errno_text(errno)
+                    } else {
+                        format!("short read of {res} bytes")
+                    }
+                ),
+            ));
+        }
+        st.record_io_deferred(0, len, slat, total.saturating_sub(slat.unwrap_or(0)));
+        for (off, n, trimmed) in chunks {
+            let at = (off - offset) as usize;
+            let data = &buf.as_slice()[at..at + n as usize];
             if trimmed {
-                let r = v.check_trimmed(data, off);
-                record_check(v, (path, data.len(), Some(data)), r, spec, st)?;
+                if spec.verify.trim_zero {
+                    let r = v.check_trimmed(data, off);
+                    record_check(v, (path, data.len(), Some(data)), r, spec, st)?;
+                }
                 continue;
             }
+            let expected = known.then(|| v.generation(file, off) as u64);
             match checkers {
                 Some(tx) => {
                     if tx.send((file, off, expected, data.to_vec())).is_err() {
-                        break;
+                        return Ok(());
                     }
                 }
                 None => check_chunk(v, (path, data, off), expected, spec, st)?,

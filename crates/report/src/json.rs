@@ -1,5 +1,7 @@
-//! fio's JSON output, with `"fathom version"` in place of `"fio version"` and the same keys
-//! and units otherwise: `bw` KiB/s, `bw_bytes` B/s, `runtime` ms, latencies in ns.
+//! fio's JSON output with fio's keys and units: `bw` KiB/s, `bw_bytes` B/s, `runtime` ms,
+//! latencies in ns. `"fio version"` names the fio release whose output this follows with
+//! fathom after it (`fio-3.33-fathom-0.1.0`: readers that check for `fio-` or parse
+//! `fio-X.Y` keep working), and a last key, `"fathom version"`, says what ran.
 
 use crate::normal::{bw_percent_of_group, depth_percentages, lat_percentages, LAT_KEYS};
 use crate::units::ctime;
@@ -25,8 +27,8 @@ impl Reporter for Json {
 pub fn document(run: &RunResult) -> Value {
     let mut top = Map::new();
     top.insert(
-        "fathom version".into(),
-        json!(format!("fathom-{}", run.version)),
+        "fio version".into(),
+        json!(format!("fio-{}-fathom-{}", crate::FIO_COMPAT, run.version)),
     );
     top.insert("timestamp".into(), json!(run.timestamp_ms / 1000));
     top.insert("timestamp_ms".into(), json!(run.timestamp_ms));
@@ -45,6 +47,10 @@ pub fn document(run: &RunResult) -> Value {
         .collect();
     top.insert("jobs".into(), Value::Array(jobs));
     top.insert("disk_util".into(), json!([]));
+    top.insert(
+        "fathom version".into(),
+        json!(format!("fathom-{}", run.version)),
+    );
     Value::Object(top)
 }
 
@@ -258,6 +264,11 @@ fn job(j: &JobResult, group: Option<&GroupResult>) -> Value {
     // fathom extension (after fio's keys): time spent laying out files before the clock
     // started.
     m.insert("layout_ms".into(), json!(j.layout.as_millis() as u64));
+    // fathom extension: what the user should know about this job's numbers (a rate not
+    // reached, tolerated errors); on stderr only with --warnings.
+    if !j.notes.is_empty() {
+        m.insert("notes".into(), json!(j.notes));
+    }
     // fathom extension: what data verification checked, and the first failures.
     if let Some(v) = &s.verify {
         m.insert(

@@ -21,6 +21,9 @@
 //! ```
 #![deny(missing_docs)]
 
+/// The fio release whose output formats fathom writes (its JSON says `fio-3.33-fathom-…`).
+pub const FIO_COMPAT: &str = "3.33";
+
 pub mod compare;
 pub mod json;
 pub mod jsonplus;

@@ -470,8 +470,8 @@ pub fn from_fio_json(text: &str) -> Result<RunResult, String> {
         .ok_or("no \"jobs\" array: not fio JSON")?;
     let mut run = RunResult {
         version: v
-            .get("fio version")
-            .or_else(|| v.get("fathom version"))
+            .get("fathom version")
+            .or_else(|| v.get("fio version"))
             .and_then(|x| x.as_str())
             .unwrap_or("")
             .to_string(),

@@ -478,19 +478,21 @@ fn sync_block_comes_after_the_distribution_and_counts_in_issued() {
 #[test]
 fn json_has_fio_keys_units_and_consistent_numbers() {
     let v = json::document(&run());
+    assert_eq!(v["fio version"], "fio-3.33-fathom-0.1.0");
     assert_eq!(v["fathom version"], "fathom-0.1.0");
     assert_eq!(v["global options"]["bs"], "4k");
     let keys: Vec<&String> = v.as_object().unwrap().keys().collect();
     assert_eq!(
         keys,
         [
-            "fathom version",
+            "fio version",
             "timestamp",
             "timestamp_ms",
             "time",
             "global options",
             "jobs",
-            "disk_util"
+            "disk_util",
+            "fathom version"
         ]
     );
     let j = &v["jobs"][0];

@@ -164,6 +164,11 @@ impl DirStats {
         )
     }
 
+    /// The exact largest completion latency so far (the deferred ones included).
+    pub fn clat_exact_max(&self) -> u64 {
+        self.clat.max().max(self.clat_noslat.max())
+    }
+
     /// Every completion latency recorded so far (the deferred ones included), for
     /// per-interval percentiles: the difference of two snapshots is one interval.
     pub fn clat_snapshot(&self) -> hdrhistogram::Histogram<u64> {

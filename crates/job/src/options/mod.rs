@@ -262,7 +262,17 @@ pub(crate) fn int(v: &str) -> Result<u64, String> {
         }
         return Ok(x as u64);
     }
-    units::parse_int(v)
+    units::parse_int(v).or_else(|e| {
+        // As fio, which reads integers through a double: `iodepth=8.0`, `rwmixread=70.5`
+        // (the fraction is dropped).
+        let t = v.trim();
+        match t.parse::<f64>() {
+            Ok(x) if t.contains('.') && x.is_finite() && x >= 0.0 && x < u64::MAX as f64 => {
+                Ok(x as u64)
+            }
+            _ => Err(e),
+        }
+    })
 }
 
 /// A u32 in `lo..=hi`.
