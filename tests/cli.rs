@@ -589,3 +589,107 @@ fathomtest!(linked_as_fio_it_answers_version_in_fio_s_form, |env| {
     assert!(v["fio version"].as_str().unwrap().starts_with("fio-3."));
     assert!(v["fathom version"].as_str().unwrap().starts_with("fathom-"));
 });
+
+fathomtest!(
+    fio_s_command_line_flags_work_or_are_refused_by_name,
+    |env| {
+        // fio's getopt form: `--opt value`, and integers written as decimals.
+        let o = env.run(&[
+            "--output-format",
+            "json",
+            "--name",
+            "g",
+            "--ioengine",
+            "null",
+            "--size",
+            "1m",
+            "--rw",
+            "randrw",
+            "--rwmixread=70.0",
+            "--iodepth=8.0",
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let v = json(&o);
+        let j = &v["jobs"][0];
+        assert_eq!(
+            j["read"]["total_ios"].as_u64().unwrap() + j["write"]["total_ios"].as_u64().unwrap(),
+            256
+        );
+        // --max-jobs, --warnings-fatal, --append-terse.
+        let o = env.run(&[
+            "--max-jobs=2",
+            "--name=m",
+            "--ioengine=null",
+            "--size=1m",
+            "--numjobs=3",
+        ]);
+        assert_eq!(o.status.code(), Some(2));
+        assert!(
+            stderr(&o).contains("more than --max-jobs=2"),
+            "{}",
+            stderr(&o)
+        );
+        let dir = format!("--directory={}", env.path().display());
+        let o = env.run(&[
+            "--warnings-fatal",
+            &dir,
+            "--name=w",
+            "--iodepth=4",
+            "--size=1m",
+        ]);
+        assert_eq!(o.status.code(), Some(2));
+        assert!(stderr(&o).contains("capped at 1"), "{}", stderr(&o));
+        let o = env.run(&[
+            "--append-terse",
+            "--alloc-size=32768",
+            "--output-format=json",
+            "--name=t",
+            "--ioengine=null",
+            "--size=1m",
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let out = stdout(&o);
+        assert!(out.lines().last().unwrap().starts_with("3;"), "{out}");
+        // fio's server/client and tool flags are refused by name, with what to use instead.
+        for (flag, says) in [
+            ("--server=args", "mpirun"),
+            ("--client=host", "mpirun"),
+            ("--debug=io", "--warnings"),
+            ("--crctest", "checksum"),
+        ] {
+            let o = env.run(&[flag, "--name=x", "--ioengine=null", "--size=1m"]);
+            assert_eq!(o.status.code(), Some(2), "{flag}");
+            let e = stderr(&o);
+            assert!(
+                e.contains("is not supported") && e.contains(says),
+                "{flag}: {e}"
+            );
+        }
+    }
+);
+
+fathomtest!(showcmd_prints_the_command_line_fio_prints, |env| {
+    env.write(
+        "s.fio",
+        "[global]\nsize=1m\nioengine=null\n[a]\nrw=randrw\nrwmixread=70.0\n\
+         [global]\nbs=8k\n[b]\nrw=read\nstonewall\n[c]\ntime_based\n",
+    );
+    let o = env.run(&["--showcmd", "s.fio"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let ours = stdout(&o);
+    assert_eq!(
+        ours,
+        "fathom --size=1m --ioengine=null --name=a --rw=randrw --rwmixread=70.0 \
+         --size=1m --ioengine=null --bs=8k --name=b --rw=read --stonewall --name=c \
+         --time_based \n"
+    );
+    if let Some(fio) = fio() {
+        let f = std::process::Command::new(fio)
+            .current_dir(env.path())
+            .args(["--showcmd", "s.fio"])
+            .output()
+            .unwrap();
+        let theirs = String::from_utf8_lossy(&f.stdout);
+        assert_eq!(ours.strip_prefix("fathom"), theirs.strip_prefix("fio"));
+    }
+});

@@ -73,6 +73,34 @@ pub struct Cli {
     #[arg(long, value_name = "FILE", require_equals = true)]
     pub output_native: Option<PathBuf>,
 
+    /// fio's --showcmd: print each job file as one command line (its globals, then
+    /// --name=JOB and the job's options) and exit.
+    #[arg(long)]
+    pub showcmd: bool,
+
+    /// fio's --max-jobs: refuse a run of more than N job threads (clones) in all.
+    #[arg(long, value_name = "N")]
+    pub max_jobs: Option<u32>,
+
+    /// fio's --eta-newline: end the progress line with a newline every T (e.g. 5s), so a
+    /// terminal keeps a line per period.
+    #[arg(long, value_name = "T")]
+    pub eta_newline: Option<String>,
+
+    /// fio's --append-terse: the terse line as well as the selected formats.
+    #[arg(long)]
+    pub append_terse: bool,
+
+    /// fio's --warnings-fatal: fathom's advice about a job (what --warnings prints, such
+    /// as an engine capping iodepth) is an error (exit 2) instead.
+    #[arg(long)]
+    pub warnings_fatal: bool,
+
+    /// fio's --alloc-size (its shared-memory pool, in KiB): accepted so fio command lines
+    /// run; fathom has no fixed pool, so it changes nothing.
+    #[arg(long, value_name = "KB")]
+    pub alloc_size: Option<u64>,
+
     /// Print fathom's advice and notes on stderr (an engine that caps iodepth, buffered
     /// libaio, a rate not reached, tolerated errors). Without it stderr stays as quiet as
     /// fio's (scripts treat any stderr as failure); JSON keeps the notes in each job's
@@ -276,6 +304,12 @@ const OWN_FLAGS: &[&str] = &[
     "output-native",
     "parse-only",
     "warnings",
+    "showcmd",
+    "max-jobs",
+    "eta-newline",
+    "append-terse",
+    "warnings-fatal",
+    "alloc-size",
     "section",
     "cmdhelp",
     "enghelp",
@@ -294,6 +328,37 @@ const OWN_FLAGS: &[&str] = &[
     "help",
     "version",
 ];
+
+/// fio's command-line flags fathom does not take, each with the reason and what to use.
+pub const FIO_REFUSED: &[(&str, &str)] = &[
+    ("server", "fathom has no fio server; run on many hosts with mpirun (build with --features mpi): mpirun -np N --hostfile HOSTS fathom job.fio"),
+    ("client", "fathom has no fio client/server protocol; run on many hosts with mpirun (build with --features mpi): mpirun -np N --hostfile HOSTS fathom job.fio"),
+    ("daemonize", "fathom has no fio server to put in the background; see mpirun for multi-host runs"),
+    ("remote-config", "fathom has no fio server; with mpirun every rank reads the same job file"),
+    ("debug", "fathom has no debug trace classes; --warnings prints its advice, and strace or perf show the system calls"),
+    ("cpuclock-test", "fathom's clock is the kernel's CLOCK_MONOTONIC (through the vDSO); there is no CPU clock to test"),
+    ("crctest", "fathom has no checksum speed test; cargo bench measures its hot path"),
+    ("idle-prof", "fathom does not profile CPU idleness; each job's usr/sys CPU is in its report"),
+    ("inflate-log", "fathom does not write compressed logs, so there is none to inflate"),
+    ("trigger-file", "fathom has no trigger commands"),
+    ("trigger-timeout", "fathom has no trigger commands"),
+    ("trigger", "fathom has no trigger commands"),
+    ("trigger-remote", "fathom has no trigger commands"),
+    ("aux-path", "fathom writes its state files (verify state) in the working directory"),
+    ("merge-blktrace-only", "fathom does not read blktrace files"),
+];
+
+/// The reason a fio command-line flag in `args` is refused, if one is.
+pub fn fio_refusal(args: &[OsString]) -> Option<String> {
+    args.iter().skip(1).find_map(|a| {
+        let a = a.to_string_lossy();
+        let name = a.strip_prefix("--")?.split('=').next()?.to_string();
+        FIO_REFUSED
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(n, why)| format!("fio's --{n} is not supported: {why}"))
+    })
+}
 
 /// Split argv into (clap arguments, job options in order).
 #[cfg(test)]

@@ -140,6 +140,9 @@ fn real_main() -> Result<u8, Failure> {
     }
     let (clap_indexed, job_indexed) = args::split_args_indexed(std::env::args_os().collect());
     let clap_args: Vec<_> = clap_indexed.iter().map(|(_, a)| a.clone()).collect();
+    if let Some(why) = args::fio_refusal(&clap_args) {
+        return Err(usage(anyhow::anyhow!(why)));
+    }
     let cli = match args::Cli::try_parse_from(clap_args) {
         Ok(c) => c,
         Err(e) => {
@@ -195,6 +198,23 @@ fn real_main() -> Result<u8, Failure> {
         print_stdout(&enghelp(engine).map_err(usage)?)?;
         return Ok(exit::OK);
     }
+    if cli.showcmd {
+        let prog = std::env::args_os()
+            .next()
+            .and_then(|a| {
+                std::path::Path::new(&a)
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+            })
+            .unwrap_or_else(|| "fathom".into());
+        for f in &cli.files {
+            let text = std::fs::read_to_string(f)
+                .with_context(|| format!("--showcmd {f}"))
+                .map_err(usage)?;
+            print_stdout(&fathom_job::showcmd(&text, f, &prog).map_err(usage)?)?;
+        }
+        return Ok(exit::OK);
+    }
     let (formats, format_files) = select_formats(&cli).map_err(usage)?;
 
     let first_file = clap_indexed
@@ -238,6 +258,10 @@ fn real_main() -> Result<u8, Failure> {
             .ok_or_else(|| usage(anyhow::anyhow!("--{opt}={v}: a time such as 500ms or 2s")))
     };
     let eta_every = interval("eta-interval", &cli.eta_interval)?;
+    let eta_newline = match &cli.eta_newline {
+        Some(v) => Some(interval("eta-newline", v)?),
+        None => None,
+    };
     let status_every = match &cli.status_interval {
         Some(v) => Some(interval("status-interval", v)?),
         None => None,
@@ -261,6 +285,19 @@ fn real_main() -> Result<u8, Failure> {
         .map_err(|e| rank_fail(usage(e)))?;
     if cli.parse_only {
         return Ok(exit::OK);
+    }
+    if let Some(max) = cli.max_jobs {
+        let threads = plan.threads();
+        if threads > max {
+            return Err(usage(anyhow::anyhow!(
+                "the jobs start {threads} threads, more than --max-jobs={max}"
+            )));
+        }
+    }
+    if cli.warnings_fatal {
+        if let Some(w) = plan.warnings.first() {
+            return Err(rank_fail(usage(anyhow::anyhow!("{w} (--warnings-fatal)"))));
+        }
     }
     if is_root && cli.warnings {
         for w in &plan.warnings {
@@ -323,9 +360,17 @@ fn real_main() -> Result<u8, Failure> {
             .any(|f| matches!(f, Format::Json | Format::JsonPlus | Format::Native));
         let to_stdout = cli.output.is_none();
         let mut since_status = std::time::Duration::ZERO;
+        let mut since_newline = std::time::Duration::ZERO;
         runner = runner.on_interval(period, move |p| {
             if show_eta {
                 live::print_eta(&live::eta_line(p, &shapes), stderr_tty);
+                if let Some(every) = eta_newline {
+                    since_newline += p.interval;
+                    if since_newline + period / 2 >= every && stderr_tty {
+                        since_newline = std::time::Duration::ZERO;
+                        eprintln!();
+                    }
+                }
             }
             if let Some(every) = status_every {
                 since_status += p.interval;
@@ -625,6 +670,9 @@ fn select_formats(cli: &args::Cli) -> Result<(Vec<Format>, FormatFiles)> {
         fathom_report::parse_formats(&cli.output_format)
             .map_err(|e| anyhow::anyhow!("--output-format: {e}"))?
     };
+    if cli.append_terse && !formats.iter().any(|f| matches!(f, Format::Terse(_))) {
+        formats.push(Format::Terse(3));
+    }
     let files: Vec<(Format, std::path::PathBuf)> = [
         (Format::Normal, &cli.output_normal),
         (Format::Terse(3), &cli.output_terse),

@@ -76,6 +76,45 @@ pub fn parse_fio_str(text: &str, path: &str) -> Result<JobSet, JobError> {
     finish(&ini::read_ini(text, path)?, &[], 0)
 }
 
+/// fio's `--showcmd`: a job file (fio INI or TOML text) as one command line, `prog`
+/// followed by each job's options in order: a `[global]` section's options, all of them
+/// so far, before each job that follows it, then `--name=JOB` and the job's own options.
+pub fn showcmd(text: &str, path: &str, prog: &str) -> Result<String, JobError> {
+    let raw = if path.ends_with(".toml") {
+        toml_in::read_toml(text, path)?
+    } else {
+        ini::read_ini(text, path)?
+    };
+    let opt = |o: &ini::RawOpt| match &o.value {
+        Some(v) => format!("--{}={v}", o.name),
+        None => format!("--{}", o.name),
+    };
+    let mut globals: Vec<String> = Vec::new();
+    let mut line = prog.to_string();
+    let mut fresh_globals = false;
+    for sec in &raw {
+        if sec.is_global() {
+            globals.extend(sec.opts.iter().map(opt));
+            fresh_globals = true;
+            continue;
+        }
+        if fresh_globals {
+            for g in &globals {
+                line.push(' ');
+                line.push_str(g);
+            }
+            fresh_globals = false;
+        }
+        line.push_str(&format!(" --name={}", sec.name));
+        for o in &sec.opts {
+            line.push(' ');
+            line.push_str(&opt(o));
+        }
+    }
+    line.push_str(" \n");
+    Ok(line)
+}
+
 /// Parse the text of a TOML job file.
 pub fn parse_toml_str(text: &str, path: &str) -> Result<JobSet, JobError> {
     finish(&toml_in::read_toml(text, path)?, &[], 0)
