@@ -51,7 +51,7 @@ fn main() -> ExitCode {
             if is_broken_pipe(&f.err) {
                 return ExitCode::from(exit::OK);
             }
-            eprintln!("fathom: error: {:#}", f.err);
+            eprintln!("fathom: error: {}", error_text(&f.err));
             ExitCode::from(f.code)
         }
     }
@@ -93,6 +93,61 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
         c.downcast_ref::<std::io::Error>()
             .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
     })
+}
+
+/// fio's "NAME: Laying out IO file (1 file / 16MiB)" lines: per job, the files that do not
+/// exist yet or are shorter than the job's region (fio's rule for laying a file out), with
+/// the MiB they will hold.
+fn layout_lines(plan: &fathom::plan::Plan) -> String {
+    let mut seen = std::collections::HashSet::new();
+    let mut text = String::new();
+    for j in plan
+        .jobs
+        .iter()
+        .filter(|j| !j.caps.diskless && j.caps.metadata.is_none())
+    {
+        if j.spec.create_on_open {
+            continue;
+        }
+        for c in &j.clones {
+            let (mut n, mut bytes) = (0u32, 0u64);
+            for f in &c.files {
+                let end = f.region.start + f.region.len;
+                let have = std::fs::metadata(&f.path).map_or(0, |m| m.len());
+                let regular = std::fs::metadata(&f.path).map_or(true, |m| m.is_file());
+                if regular && have < end && seen.insert(f.path.clone()) {
+                    n += 1;
+                    bytes += end;
+                }
+            }
+            if n > 0 {
+                let many = n > 1;
+                text.push_str(&format!(
+                    "{}: Laying out IO file{} ({n} file{} / {}{}MiB)\n",
+                    j.spec.name,
+                    if many { "s" } else { "" },
+                    if many { "s" } else { "" },
+                    if many { "total " } else { "" },
+                    bytes >> 20
+                ));
+            }
+        }
+    }
+    text
+}
+
+/// An error and its causes, each said once: a cause whose text the message already holds
+/// (an I/O error quoted by the error that wraps it) is not repeated.
+fn error_text(err: &anyhow::Error) -> String {
+    let mut text = err.to_string();
+    for cause in err.chain().skip(1) {
+        let c = cause.to_string();
+        if !text.contains(&c) {
+            text.push_str(": ");
+            text.push_str(&c);
+        }
+    }
+    text
 }
 
 /// True when the binary was started under the name `fio` (a link or a copy).
@@ -245,7 +300,7 @@ fn real_main() -> Result<u8, Failure> {
     // leaving them at a barrier.
     let rank_fail = |f: Failure| -> Failure {
         if rank.is_some() {
-            eprintln!("fathom: {who}error: {:#}", f.err);
+            eprintln!("fathom: {who}error: {}", error_text(&f.err));
             std::process::exit(f.code.into());
         }
         f
@@ -343,6 +398,9 @@ fn real_main() -> Result<u8, Failure> {
             .collect();
         let out = outs.get(Format::Normal);
         fathom_report::write_preamble(&jobs, fathom::VERSION, plan.threads() * ranks, out)?;
+        if is_root {
+            out.write_all(layout_lines(&plan).as_bytes())?;
+        }
         out.flush()?;
     }
 

@@ -18,7 +18,7 @@ pub enum RunError {
         message: String,
     },
     /// Setting up a file failed before the clock started.
-    #[error("job '{job}': {path}: {source}")]
+    #[error("job '{job}': {}", with_path(.path, .source))]
     Setup {
         /// Job name.
         job: String,
@@ -37,4 +37,15 @@ pub enum RunError {
         /// The cause.
         source: fathom_engine::EngineError,
     },
+}
+
+/// `path: cause`, unless the cause already names the path.
+fn with_path(path: &std::path::Path, e: &std::io::Error) -> String {
+    let text = e.to_string();
+    let p = path.display().to_string();
+    if text.starts_with(&p) {
+        text
+    } else {
+        format!("{p}: {text}")
+    }
 }

@@ -55,25 +55,39 @@ fn file(name: &str, kind: &str, spec: &LogSpec, index: u32) -> PathBuf {
     }
 }
 
-fn line(out: &mut String, t_ms: u64, value: u64, ddir: u8, bs: u32, offset: u64, spec: &LogSpec) {
-    line_text(out, t_ms, &value.to_string(), ddir, bs, offset, spec);
-}
-
-fn line_text(
-    out: &mut String,
+/// One log line's fields besides its value.
+#[derive(Clone, Copy, Default)]
+struct At {
     t_ms: u64,
-    value: &str,
     ddir: u8,
     bs: u32,
     offset: u64,
-    spec: &LogSpec,
-) {
+    /// Issue time, ns since the log's start (`log_issue_time`; 0 where fio writes 0).
+    issue_ns: u64,
+}
+
+/// `time, value, ddir, bs[, offset], prio[, issue]`: the priority column is fio's
+/// 16-bit ioprio value in hex with `log_prio`, else 1 for the real-time class and 0
+/// otherwise.
+fn line_text(out: &mut String, at: At, value: &str, spec: &LogSpec) {
     use std::fmt::Write;
+    let _ = write!(out, "{}, {value}, {}, {}", at.t_ms, at.ddir, at.bs);
     if spec.offset {
-        let _ = writeln!(out, "{t_ms}, {value}, {ddir}, {bs}, {offset}, 0");
-    } else {
-        let _ = writeln!(out, "{t_ms}, {value}, {ddir}, {bs}, 0");
+        let _ = write!(out, ", {}", at.offset);
     }
+    if spec.log_prio {
+        let _ = write!(out, ", 0x{:04x}", spec.ioprio);
+    } else {
+        let _ = write!(out, ", {}", u8::from(spec.ioprio >> 13 == 1));
+    }
+    if spec.issue_time {
+        let _ = write!(out, ", {}", at.issue_ns);
+    }
+    out.push('\n');
+}
+
+fn line(out: &mut String, at: At, value: u64, spec: &LogSpec) {
+    line_text(out, at, &value.to_string(), spec);
 }
 
 /// A rate log's per-event amount and the divisor of its per-second total.
@@ -121,23 +135,33 @@ fn value_log(
     value: impl Fn(&LogEvent) -> u64,
     per_second: Option<Rate<'_>>,
     end: u64,
+    issue: bool,
 ) -> String {
     let mut out = String::new();
     if spec.avg_msec == 0 {
         for e in events {
-            line(
-                &mut out,
-                e.t_ns / 1_000_000,
-                value(e),
-                e.ddir,
-                e.bs,
-                e.offset,
-                spec,
-            );
+            let at = At {
+                t_ms: e.t_ns / 1_000_000,
+                ddir: e.ddir,
+                bs: e.bs,
+                offset: e.offset,
+                // Issued once submitted: completion less the completion latency.
+                issue_ns: if issue {
+                    e.t_ns - e.clat.min(e.t_ns)
+                } else {
+                    0
+                },
+            };
+            line(&mut out, at, value(e), spec);
         }
         return out;
     }
     let win = spec.avg_msec as u64 * 1_000_000;
+    let window = |stop: u64, d: usize| At {
+        t_ms: stop / 1_000_000,
+        ddir: d as u8,
+        ..At::default()
+    };
     for (stop, evs) in windows(events, win, end, per_second.is_none()) {
         // Per direction: sum, max, count within the window.
         let mut acc = [(0u128, 0u64, 0u64); 3];
@@ -161,9 +185,9 @@ fn value_log(
             if spec.window_both && per_second.is_none() {
                 // Average and maximum: two value columns.
                 let both = format!("{v}, {}", a.1);
-                line_text(&mut out, stop / 1_000_000, &both, d as u8, 0, 0, spec);
+                line_text(&mut out, window(stop, d), &both, spec);
             } else {
-                line(&mut out, stop / 1_000_000, v, d as u8, 0, 0, spec);
+                line(&mut out, window(stop, d), v, spec);
             }
         }
     }
@@ -218,21 +242,70 @@ fn write(path: &PathBuf, text: &str, shared: bool) -> std::io::Result<()> {
     f.write_all(text.as_bytes())
 }
 
+/// `log_unix_epoch`: each line's time stamp (its first field) plus `base_ms`.
+fn shift_stamps(text: &str, base_ms: u64) -> String {
+    let mut out = String::with_capacity(text.len() + text.len() / 4);
+    for l in text.lines() {
+        let stamped = l
+            .split_once(',')
+            .and_then(|(t, rest)| Some((t.trim().parse::<u64>().ok()?, rest)));
+        match stamped {
+            Some((t, rest)) => {
+                out.push_str(&(t + base_ms).to_string());
+                out.push(',');
+                out.push_str(rest);
+            }
+            None => out.push_str(l),
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// Where a log's time stamps count from, in ms on the clock `log_unix_epoch` or
+/// `log_alternate_epoch` names (its `log_alternate_epoch_clock_id`), for a log that
+/// started `since_start` ago; 0 for stamps from the job's start.
+pub fn epoch_base_ms(spec: &LogSpec, since_start: std::time::Duration) -> u64 {
+    if !spec.unix_epoch && !spec.alt_epoch {
+        return 0;
+    }
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes into the timespec we own; the clock id was checked
+    // when the job was parsed.
+    if unsafe { libc::clock_gettime(spec.epoch_clock, &mut ts) } != 0 {
+        return 0;
+    }
+    let now_ms = ts.tv_sec as u64 * 1000 + ts.tv_nsec as u64 / 1_000_000;
+    now_ms.saturating_sub(since_start.as_millis() as u64)
+}
+
 /// Write a clone's logs. `index` numbers the clone in the run from 1; `deadline_ns` is the
-/// runtime deadline, ns after the log's start, when the run had one.
+/// runtime deadline, ns after the log's start, when the run had one; `base` (ms, see
+/// [`epoch_base_ms`]) is added to each time stamp.
 pub fn write_logs(
     spec: &LogSpec,
     index: u32,
     log: &IoLog,
     deadline_ns: Option<u64>,
+    base: u64,
 ) -> std::io::Result<()> {
     let ev = &log.events;
     let end = run_end(ev, deadline_ns);
+    let write = |path: &PathBuf, text: &str, shared: bool| {
+        if base > 0 {
+            write(path, &shift_stamps(text, base), shared)
+        } else {
+            write(path, text, shared)
+        }
+    };
     if let Some(n) = &spec.bw {
         // KB/s of each I/O (bytes per ms); averaged: KiB/s over the window.
         let per_io = |e: &LogEvent| (e.bs as u64 * 1_000_000) / (e.slat + e.clat).max(1);
         let text = if spec.avg_msec == 0 {
-            value_log(ev, spec, per_io, None, end)
+            value_log(ev, spec, per_io, None, end, false)
         } else {
             value_log(
                 ev,
@@ -240,15 +313,16 @@ pub fn write_logs(
                 |_| 0,
                 Some((&|e: &LogEvent| e.bs as u64, 1024)),
                 end,
+                false,
             )
         };
         write(&file(n, "bw", spec, index), &text, spec.shared)?;
     }
     if let Some(n) = &spec.iops {
         let text = if spec.avg_msec == 0 {
-            value_log(ev, spec, |_| 1, None, end)
+            value_log(ev, spec, |_| 1, None, end, false)
         } else {
-            value_log(ev, spec, |_| 0, Some((&|_: &LogEvent| 1, 1)), end)
+            value_log(ev, spec, |_| 0, Some((&|_: &LogEvent| 1, 1)), end, false)
         };
         write(&file(n, "iops", spec, index), &text, spec.shared)?;
     }
@@ -256,17 +330,17 @@ pub fn write_logs(
         let slat: Vec<LogEvent> = ev.iter().filter(|e| e.slat > 0).copied().collect();
         write(
             &file(n, "slat", spec, index),
-            &value_log(&slat, spec, |e| e.slat, None, end),
+            &value_log(&slat, spec, |e| e.slat, None, end, true),
             spec.shared,
         )?;
         write(
             &file(n, "clat", spec, index),
-            &value_log(ev, spec, |e| e.clat, None, end),
+            &value_log(ev, spec, |e| e.clat, None, end, true),
             spec.shared,
         )?;
         write(
             &file(n, "lat", spec, index),
-            &value_log(ev, spec, |e| e.slat + e.clat, None, end),
+            &value_log(ev, spec, |e| e.slat + e.clat, None, end, false),
             spec.shared,
         )?;
     }
@@ -302,7 +376,7 @@ mod tests {
             ..Default::default()
         };
         let events: Vec<LogEvent> = (0..300).map(|i| ev(i, (i % 2) as u8, 1000 + i)).collect();
-        let text = value_log(&events, &spec, |e| e.clat, None, 300_000_000);
+        let text = value_log(&events, &spec, |e| e.clat, None, 300_000_000, false);
         let first: Vec<&str> = text.lines().take(2).collect();
         // Window [0,100): reads at even ms 0..98 (mean clat 1049), writes at odd (1050).
         assert_eq!(first, ["100, 1049, 0, 0, 0", "100, 1050, 1, 0, 0"]);
@@ -313,6 +387,7 @@ mod tests {
             |_| 0,
             Some((&|_: &LogEvent| 1, 1)),
             300_000_000,
+            false,
         );
         assert!(iops.starts_with("100, 500, 0, 0, 0\n"), "{iops}");
     }
@@ -325,7 +400,7 @@ mod tests {
             ..Default::default()
         };
         let events: Vec<LogEvent> = (0..100).map(|i| ev(i, 0, 1000 + i)).collect();
-        let text = value_log(&events, &spec, |e| e.clat, None, 100_000_000);
+        let text = value_log(&events, &spec, |e| e.clat, None, 100_000_000, false);
         assert_eq!(text, "100, 1049, 1099, 0, 0, 0\n");
     }
 
@@ -335,7 +410,7 @@ mod tests {
             offset: true,
             ..Default::default()
         };
-        let text = value_log(&[ev(5, 1, 777)], &spec, |e| e.clat, None, 5_000_000);
+        let text = value_log(&[ev(5, 1, 777)], &spec, |e| e.clat, None, 5_000_000, false);
         assert_eq!(text, "5, 777, 1, 4096, 8192, 0\n");
     }
 
@@ -375,6 +450,18 @@ mod tests {
     }
 
     #[test]
+    fn unix_epoch_stamps_add_the_start() {
+        let t = shift_stamps(
+            "500, 10, 0, 0, 0\n1000, 12, 1, 4096, 0\n",
+            1_700_000_000_000,
+        );
+        assert_eq!(
+            t,
+            "1700000000500, 10, 0, 0, 0\n1700000001000, 12, 1, 4096, 0\n"
+        );
+    }
+
+    #[test]
     fn windows_end_where_the_run_ends() {
         let spec = LogSpec {
             avg_msec: 500,
@@ -383,14 +470,21 @@ mod tests {
         // A size-bounded run whose last I/O completes at 1729 ms.
         let events: Vec<LogEvent> = (0..1730).map(|i| ev(i, 0, 1000)).collect();
         let end = run_end(&events, None);
-        let iops = value_log(&events, &spec, |_| 0, Some((&|_: &LogEvent| 1, 1)), end);
+        let iops = value_log(
+            &events,
+            &spec,
+            |_| 0,
+            Some((&|_: &LogEvent| 1, 1)),
+            end,
+            false,
+        );
         // Rate logs: whole windows only, each at the true rate.
         assert_eq!(
             iops,
             "500, 1000, 0, 0, 0\n1000, 1000, 0, 0, 0\n1500, 1000, 0, 0, 0\n"
         );
         // Latency logs: the partial window too, stamped at the run's end.
-        let clat = value_log(&events, &spec, |e| e.clat, None, end);
+        let clat = value_log(&events, &spec, |e| e.clat, None, end, false);
         assert_eq!(stamps(&clat), [500, 1000, 1500, 1729]);
 
         // A 2 s time-based run: I/Os drained after the deadline (at 2000..2003 ms) make no
@@ -399,10 +493,17 @@ mod tests {
         events.extend((2000..2004).map(|i| ev(i, 0, 9000)));
         let end = run_end(&events, Some(2_000_000_000));
         assert_eq!(end, 2_000_000_000);
-        let iops = value_log(&events, &spec, |_| 0, Some((&|_: &LogEvent| 1, 1)), end);
+        let iops = value_log(
+            &events,
+            &spec,
+            |_| 0,
+            Some((&|_: &LogEvent| 1, 1)),
+            end,
+            false,
+        );
         assert_eq!(stamps(&iops), [500, 1000, 1500, 2000]);
         assert!(iops.lines().all(|l| l.contains(", 1000, ")), "{iops}");
-        let clat = value_log(&events, &spec, |e| e.clat, None, end);
+        let clat = value_log(&events, &spec, |e| e.clat, None, end, false);
         assert_eq!(stamps(&clat), [500, 1000, 1500, 2000]);
         // (500 × 1000 + 4 × 9000) / 504: the window [1500, 2000) and the drained four.
         assert!(clat.ends_with("2000, 1063, 0, 0, 0\n"), "{clat}");

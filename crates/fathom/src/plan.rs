@@ -226,6 +226,7 @@ impl PlannedJob {
             percentile_list: s.percentile_list.clone(),
             clat_percentiles: s.clat_percentiles,
             lat_percentiles: s.lat_percentiles,
+            slat_percentiles: s.control.slat_percentiles,
             kb_base: s.kb_base,
             description: s.description.clone(),
             job_options: s.job_options.clone(),
@@ -683,6 +684,13 @@ fn plan_job(
     }
     let mut spec = spec.clone();
     spec.verify.interval = verify_interval(&spec);
+    // The ioprio value the logs' priority column shows: fio's class << 13 | level (a
+    // level alone is in the best-effort class).
+    spec.logs.ioprio = match (spec.prioclass, spec.prio) {
+        (Some(c), p) => ((c as u16 & 7) << 13) | p.unwrap_or(0) as u16 & 0x1fff,
+        (None, Some(p)) => (2 << 13) | p as u16 & 0x1fff,
+        (None, None) => 0,
+    };
     let spec = &spec;
     Ok(PlannedJob {
         spec: Arc::new(spec.clone()),

@@ -318,6 +318,15 @@ fn run_phases(
                             }
                             stop_all |= ended.spec.exit_what == 2;
                         }
+                        // exitall_on_error: a job that failed stops every job.
+                        if ended.spec.control.exitall_on_error
+                            && mine.iter().any(|(_, o)| o.error_text.is_some())
+                        {
+                            for s in stops.iter() {
+                                s.store(true, std::sync::atomic::Ordering::Relaxed);
+                            }
+                            stop_all = true;
+                        }
                         if events.job_end.is_some() {
                             let pid = std::process::id();
                             let layout = layout_time[ji];
@@ -510,7 +519,7 @@ fn job_results<'a>(
 }
 
 fn job_result(job: &PlannedJob, o: &CloneOutcome, layout: Duration, pid: u32) -> JobResult {
-    let mut notes = Vec::new();
+    let mut notes = o.notes.clone();
     let st = &o.stats;
     // A filetree job's rate is in operations, checked against its ops, not I/Os.
     if !st.runtime.is_zero() && job.caps.metadata != Some("mix") {

@@ -27,6 +27,8 @@ pub struct CloneOutcome {
     pub setup: Duration,
     /// The job's steady-state verdict (on its first clone's outcome).
     pub steadystate: Option<fathom_stats::SteadyState>,
+    /// What the user should know that is not an error (a failed exec_postrun).
+    pub notes: Vec<String>,
 }
 
 /// Interval of bandwidth/IOPS samples (fio's bwavgtime/iopsavgtime default).
@@ -148,8 +150,13 @@ fn epoch_ms() -> u64 {
         .unwrap_or(0)
 }
 
+/// The system's text for an errno with its number once: "No space left on device (errno 28)".
 fn errno_text(errno: i32) -> String {
-    std::io::Error::from_raw_os_error(errno).to_string()
+    let text = std::io::Error::from_raw_os_error(errno).to_string();
+    let bare = text
+        .strip_suffix(&format!(" (os error {errno})"))
+        .unwrap_or(&text);
+    format!("{bare} (errno {errno})")
 }
 
 /// Run one clone to completion.
@@ -190,6 +197,19 @@ pub fn run_clone(
         return out;
     }
 
+    if spec.control.create_only {
+        // The files were laid out before the clones started; no I/O.
+        out.elapsed = t_start.elapsed();
+        return out;
+    }
+    if let Some(cmd) = &spec.control.exec_prerun {
+        if let Err(text) = exec_hook(&spec.name, "prerun", cmd) {
+            out.stats.error = libc::EINVAL;
+            out.error_text = Some(text);
+            out.elapsed = t_start.elapsed();
+            return out;
+        }
+    }
     if let Some(t) = &clone.tree {
         return crate::meta::run(job, clone, t, cancel, live, out, t_start);
     }
@@ -348,7 +368,20 @@ pub fn run_clone(
         return out;
     }
     for f in &clone.files {
-        if spec.invalidate && !job.caps.diskless && !spec.direct {
+        if spec.control.pre_read && !job.caps.diskless {
+            // pre_read: the region through the page cache, before the clock (and no
+            // invalidate after it, as in fio).
+            if let Err(e) = pre_read(&f.path, f.region.start, f.region.len) {
+                let errno = e.raw_os_error().unwrap_or(libc::EIO);
+                fail(
+                    &mut out,
+                    errno,
+                    format!("pre_read {}: {e}", f.path.display()),
+                );
+                out.elapsed = t_start.elapsed();
+                return out;
+            }
+        } else if spec.invalidate && !job.caps.diskless && !spec.direct {
             let _ = fathom_engine::layout::invalidate(&f.path);
         }
         if let Err(e) = engine.open_file(&f.path, &opts) {
@@ -1043,15 +1076,63 @@ pub fn run_clone(
     if let Some(l) = &iolog {
         let deadline_ns =
             deadline.map(|d| d.saturating_duration_since(measure_start).as_nanos() as u64);
-        if let Err(e) = crate::logs::write_logs(&spec.logs, clone.index, l, deadline_ns) {
+        let base = crate::logs::epoch_base_ms(&spec.logs, measure_start.elapsed());
+        if let Err(e) = crate::logs::write_logs(&spec.logs, clone.index, l, deadline_ns, base) {
             if out.error_text.is_none() {
                 out.stats.error = e.raw_os_error().unwrap_or(libc::EIO);
                 out.error_text = Some(format!("writing the job's logs: {e}"));
             }
         }
     }
+    if let Some(cmd) = &spec.control.exec_postrun {
+        // As fio, a failing postrun command is reported but does not fail the job.
+        if let Err(text) = exec_hook(&spec.name, "postrun", cmd) {
+            out.notes.push(text);
+        }
+    }
     out.elapsed = t_start.elapsed();
     out
+}
+
+/// exec_prerun / exec_postrun: `sh -c CMD`, its output in `JOB.WHICH.txt` (fio's file).
+fn exec_hook(job: &str, which: &str, cmd: &str) -> Result<(), String> {
+    let log = format!("{job}.{which}.txt");
+    let file = std::fs::File::create(&log).map_err(|e| format!("exec_{which}: {log}: {e}"))?;
+    let err = file
+        .try_clone()
+        .map_err(|e| format!("exec_{which}: {log}: {e}"))?;
+    let status = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(cmd)
+        .stdin(std::process::Stdio::null())
+        .stdout(file)
+        .stderr(err)
+        .status()
+        .map_err(|e| format!("exec_{which} '{cmd}': {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "exec_{which} '{cmd}' failed ({status}); its output is in {log}"
+        ))
+    }
+}
+
+/// pre_read: read `len` bytes of `path` from `start` through the page cache.
+fn pre_read(path: &std::path::Path, start: u64, len: u64) -> std::io::Result<()> {
+    use std::io::{Read, Seek};
+    let mut f = std::fs::File::open(path)?;
+    f.seek(std::io::SeekFrom::Start(start))?;
+    let mut buf = vec![0u8; 1 << 20];
+    let mut left = len;
+    while left > 0 {
+        let n = f.read(&mut buf[..left.min(1 << 20) as usize])?;
+        if n == 0 {
+            break;
+        }
+        left -= n as u64;
+    }
+    Ok(())
 }
 
 /// verify_backlog: completed writes waiting for a check, and whether one is due.
@@ -1724,6 +1805,8 @@ struct Recorder<'a> {
     log: Option<(&'a mut crate::logs::IoLog, Instant)>,
     /// The I/Os are a metadata engine's fake ones: counted, without latency.
     fake: bool,
+    /// `max_latency` in ns (0: none): a slower I/O ends the job with ETIMEDOUT.
+    max_lat: u64,
 }
 
 impl<'a> Recorder<'a> {
@@ -1739,6 +1822,7 @@ impl<'a> Recorder<'a> {
             first_error_text: &mut out.first_error_text,
             log,
             fake: false,
+            max_lat: spec.control.max_latency.as_nanos() as u64,
         }
     }
 }
@@ -1758,7 +1842,7 @@ fn complete(
         let errno = (-c.res) as i32;
         let f = &files[req.file].path;
         let text = format!(
-            "{} error on {} at offset {} (0x{:x}), length {}: {} (errno {errno})",
+            "{} error on {} at offset {} (0x{:x}), length {}: {}",
             req.ddir.name(),
             f.display(),
             req.offset,
@@ -1794,17 +1878,30 @@ fn complete(
             clat,
         });
     }
+    let max_lat = st.max_lat;
     let st = &mut st.stats;
     let bytes = slot.done + c.res as u64;
     if c.short > 0 || slot.short > 0 {
         st.dirs[req.ddir.index()].short_ios += 1;
     }
     st.record_io_deferred(req.ddir.index(), bytes, slat, clat);
+    let lat = slat.unwrap_or(0) + clat;
     if let Some(at) = slot.intended {
         // Response time from the intended issue time; never less than lat.
-        let lat = slat.unwrap_or(0) + clat;
         let resp = (slot.t_start.saturating_duration_since(at).as_nanos() as u64) + lat;
         st.dirs[req.ddir.index()].resp.record(resp);
+    }
+    if max_lat > 0 && lat > max_lat {
+        // max_latency: as fio, the job ends with ETIMEDOUT (this I/O is counted).
+        return Some((
+            libc::ETIMEDOUT,
+            format!(
+                "latency of {lat} ns exceeds max_latency ({max_lat} ns): {} at offset {} of {}",
+                req.ddir.name(),
+                req.offset,
+                files[req.file].path.display()
+            ),
+        ));
     }
     None
 }

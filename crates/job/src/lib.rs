@@ -41,6 +41,7 @@
 #![deny(missing_docs)]
 
 mod builder;
+mod control;
 mod error;
 pub mod gate;
 mod ini;
@@ -51,6 +52,7 @@ mod toml_in;
 pub mod units;
 
 pub use builder::{Engine, Job, JobBuilder};
+pub use control::Control;
 pub use error::JobError;
 pub use spec::*;
 

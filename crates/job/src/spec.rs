@@ -445,6 +445,9 @@ pub struct JobSpec {
     pub rate_cycle: Duration,
     /// `exitall`: when this job ends, stop the others (which: `exit_what`).
     pub exitall: bool,
+    /// fio's job-control extras: exec_prerun/postrun, exitall_on_error, create_only,
+    /// max_latency, pre_read, slat_percentiles.
+    pub control: crate::Control,
     /// `exit_what`: 0 the job's group, 1 its stonewall phase, 2 every job.
     pub exit_what: u8,
     /// `thinktime_blocks_type=issue`: count issued I/Os for the stall, not completed ones.
@@ -504,6 +507,20 @@ pub struct LogSpec {
     pub offset: bool,
     /// `per_job_logs=0`: one file for every clone (no `.N`).
     pub shared: bool,
+    /// `log_unix_epoch`: time stamps in ms since the Unix epoch, not since the job began.
+    pub unix_epoch: bool,
+    /// `log_alternate_epoch`: time stamps from the epoch of the clock_gettime clock
+    /// `epoch_clock` (with `log_unix_epoch` too, the clock is `epoch_clock`).
+    pub alt_epoch: bool,
+    /// `log_alternate_epoch_clock_id` (0, CLOCK_REALTIME: the Unix epoch).
+    pub epoch_clock: i32,
+    /// `log_prio`: the priority column holds the I/O's ioprio value (hex).
+    pub log_prio: bool,
+    /// `log_issue_time`: a last column with each I/O's issue time (ns, clat/slat logs).
+    pub issue_time: bool,
+    /// The job's ioprio value (class << 13 | level), for the priority column; set when
+    /// the job is planned from `prioclass` and `prio`.
+    pub ioprio: u16,
 }
 
 impl LogSpec {
@@ -1020,6 +1037,7 @@ impl Default for JobSpec {
             rate_iops_min: PerDir([0; 3]),
             rate_cycle: Duration::from_millis(1000),
             exitall: false,
+            control: crate::Control::default(),
             exit_what: 0,
             thinktime_on_issue: false,
             thinktime_iotime: Duration::ZERO,

@@ -117,7 +117,13 @@ fn dir(d: &DirStats, rt_ms: u64, info: &JobInfo, group: Option<&GroupResult>, i:
     m.insert("total_ios".into(), json!(d.ios));
     m.insert("short_ios".into(), json!(d.short_ios));
     m.insert("drop_ios".into(), json!(d.drop_ios));
-    m.insert("slat_ns".into(), lat(&d.slat, None));
+    m.insert(
+        "slat_ns".into(),
+        lat(
+            &d.slat,
+            pl.filter(|_| info.slat_percentiles && d.slat.count() > 0),
+        ),
+    );
     m.insert(
         "clat_ns".into(),
         lat(&d.clat, pl.filter(|_| info.clat_percentiles)),

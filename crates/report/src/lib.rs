@@ -162,5 +162,15 @@ pub(crate) fn cpu_percent(s: &ThreadStats, rt_ms: u64) -> (f64, f64) {
         return (0.0, 0.0);
     }
     let pct = |d: std::time::Duration| d.as_secs_f64() * 1000.0 * 100.0 / rt_ms as f64;
-    (pct(s.cpu.usr), pct(s.cpu.sys))
+    let (usr, sys) = (pct(s.cpu.usr), pct(s.cpu.sys));
+    // A thread cannot use more than all of one CPU: on a run of a few ms the kernel's
+    // tick-based accounting can charge more CPU time than wall time passed, so the
+    // shares are scaled down to 100% per thread.
+    let cap = 100.0 * s.clones.max(1) as f64;
+    if usr + sys > cap {
+        let k = cap / (usr + sys);
+        (usr * k, sys * k)
+    } else {
+        (usr, sys)
+    }
 }

@@ -128,6 +128,9 @@ fn write_job(job: &JobResult, group: Option<&GroupResult>, out: &mut dyn Write) 
         lat_line(" lat", &d.lat, out)?;
         // fathom extension: latency from the intended issue time of rate-limited I/O.
         lat_line("resp", &d.resp, out)?;
+        if job.info.slat_percentiles && d.slat.count() > 0 {
+            percentiles("slat", &d.slat, &job.info.percentile_list, out)?;
+        }
         if job.info.clat_percentiles {
             percentiles("clat", &d.clat, &job.info.percentile_list, out)?;
         }

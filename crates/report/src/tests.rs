@@ -736,3 +736,18 @@ fn preamble_lines() {
         "known: (g=0): rw=randrw, bs=(R) 4096B-4096B, (W) 4096B-4096B, (T) 4096B-4096B, ioengine=psync, iodepth=1\n...\nfathom-0.1.0\nStarting 2 threads\n"
     );
 }
+
+#[test]
+fn cpu_is_never_over_100_percent_per_thread() {
+    let mut s = ThreadStats::new();
+    s.clones = 1;
+    // Tick-based accounting charged 4 ms of CPU to a 1 ms run.
+    s.cpu.usr = std::time::Duration::from_millis(3);
+    s.cpu.sys = std::time::Duration::from_millis(1);
+    let (usr, sys) = crate::cpu_percent(&s, 1);
+    assert!((usr + sys - 100.0).abs() < 1e-9, "{usr} + {sys}");
+    assert!((usr / sys - 3.0).abs() < 1e-9, "the split is kept");
+    s.clones = 2;
+    let (usr, sys) = crate::cpu_percent(&s, 2);
+    assert!((usr - 150.0).abs() < 1e-9 && (sys - 50.0).abs() < 1e-9);
+}

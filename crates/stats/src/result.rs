@@ -20,6 +20,9 @@ pub struct JobInfo {
     pub clat_percentiles: bool,
     /// Report lat percentiles.
     pub lat_percentiles: bool,
+    /// Report slat percentiles (`slat_percentiles`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub slat_percentiles: bool,
     /// 1024 or 1000.
     pub kb_base: u32,
     /// Free-text description.

@@ -80,7 +80,17 @@ pub fn markdown() -> String {
             s.push_str(&row(o));
         }
     }
-    let mut not_yet: Vec<&str> = unsupported_names().collect();
+    s.push_str(
+        "\n## fio options refused on purpose\n\n\
+         A job that uses one of these fails with the reason and what to use instead:\n\n\
+         | option | why, and what to use |\n|---|---|\n",
+    );
+    for (n, why) in super::REFUSED {
+        s.push_str(&format!("| `{n}` | {} |\n", cell(why)));
+    }
+    let mut not_yet: Vec<&str> = unsupported_names()
+        .filter(|n| super::refusal(n).is_none())
+        .collect();
     not_yet.sort_unstable();
     not_yet.dedup();
     s.push_str(

@@ -2,6 +2,7 @@
 //! doc, and how it applies to a [`JobSpec`]). Help text and the parsers come from here.
 
 mod checks;
+mod compat;
 pub mod docs;
 mod engine;
 mod files;
@@ -59,6 +60,7 @@ pub fn table() -> impl Iterator<Item = &'static OptDef> {
         .chain(meta::OPTS)
         .chain(verify::OPTS)
         .chain(output::LOG_OPTS)
+        .chain(compat::OPTS)
 }
 
 /// The implemented option called `name` (or one of its aliases).
@@ -76,16 +78,52 @@ pub(crate) fn engine_pattern(v: &str) -> Result<Vec<u8>, String> {
     engine::pattern(v)
 }
 
+/// fio options fathom refuses on purpose: each name with the reason and what to use.
+pub static REFUSED: &[(&str, &str)] = &[
+    (
+        "write_barrier",
+        "fio marks every N-th write as a barrier only for its sg (SCSI generic) engine, \
+         which fathom does not have; every other fio engine ignores it. For ordered, \
+         durable writes use fsync=N, fdatasync=N or sync=dsync",
+    ),
+    (
+        "uid",
+        "fathom runs every job as a thread of one process, so one job cannot switch user; \
+         run fathom as that user (sudo -u USER fathom ...)",
+    ),
+    (
+        "gid",
+        "fathom runs every job as a thread of one process, so one job cannot switch group; \
+         run fathom with that group (sudo -g GROUP fathom ...)",
+    ),
+    (
+        "cgroup",
+        "fathom runs every job as a thread of one process and does not move threads \
+         between cgroups; run fathom in the cgroup (systemd-run --scope -p IOWeight=N \
+         fathom ...)",
+    ),
+    (
+        "cgroup_weight",
+        "see cgroup: run fathom in a cgroup with that weight (systemd-run --scope \
+         -p IOWeight=N fathom ...)",
+    ),
+    (
+        "cgroup_nodelete",
+        "see cgroup: fathom makes no cgroups, so there is none to keep",
+    ),
+    (
+        "ioscheduler",
+        "fathom does not change a device's I/O scheduler for you; set it before the run \
+         (echo NAME > /sys/block/DEV/queue/scheduler) and fathom records the device",
+    ),
+];
+
 /// fio options fathom refuses on purpose: the reason and what to use instead.
 pub fn refusal(name: &str) -> Option<&'static str> {
-    match name {
-        "write_barrier" => Some(
-            "fio marks every N-th write as a barrier only for its sg (SCSI generic) engine, \
-             which fathom does not have; every other fio engine ignores it. For ordered, \
-             durable writes use fsync=N, fdatasync=N or sync=dsync",
-        ),
-        _ => None,
-    }
+    REFUSED
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, why)| *why)
 }
 
 /// Names of the fio options fathom recognises but does not implement yet.
@@ -176,6 +214,10 @@ pub fn example(def: &OptDef) -> Option<String> {
         "prio" => "4",
         "prioclass" => "2",
         "unified_rw_reporting" => "mixed",
+        "disk_util" | "log_store_compressed" => "0",
+        "exec_prerun" => "\"sync; echo 3 > /proc/sys/vm/drop_caches\"",
+        "exec_postrun" => "\"dmesg | tail\"",
+        "max_latency" => "50ms",
         _ => "",
     };
     if !by_name.is_empty() {

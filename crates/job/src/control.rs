@@ -1,0 +1,26 @@
+//! Job-control options that came with fio compatibility: commands around a job, its end
+//! on an error or a slow I/O, files made but not used, and submission-latency percentiles.
+
+use std::time::Duration;
+
+/// A job's fio job-control extras (see `options::compat` for each option's text).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Control {
+    /// `slat_percentiles`: report submission-latency percentiles (async engines).
+    pub slat_percentiles: bool,
+    /// `exitall_on_error`: when this job ends in an error, stop every job.
+    pub exitall_on_error: bool,
+    /// `create_only`: lay the files out and do no I/O.
+    pub create_only: bool,
+    /// `exec_prerun`: a shell command run before each clone starts (its output goes to
+    /// `JOB.prerun.txt`); if it fails, the clone fails.
+    pub exec_prerun: Option<String>,
+    /// `exec_postrun`: a shell command run after each clone ends (`JOB.postrun.txt`).
+    pub exec_postrun: Option<String>,
+    /// `max_latency`: an I/O whose completion latency exceeds this ends the job with
+    /// ETIMEDOUT (zero: no limit).
+    pub max_latency: Duration,
+    /// `pre_read`: read the job's files through the page cache before the clock starts
+    /// (and do not drop the cache, as with invalidate=0).
+    pub pre_read: bool,
+}

@@ -1,0 +1,295 @@
+//! fio's job-control options that came with running real fio job files: commands around
+//! a job, its end on an error or a slow I/O, create_only, pre_read, slat percentiles,
+//! epoch log stamps, and the options fathom accepts with a documented meaning because
+//! its design makes them moot (its clock and histograms are cheap enough to keep on).
+
+use super::{int, time, OptDef};
+use crate::units::{parse_bool, TimeUnit};
+
+const C: &str = "fio job control and compatibility";
+
+/// An option accepted for fio job files that changes nothing in fathom: the value must
+/// still be valid (`bool`), and the doc says why it is moot.
+macro_rules! moot_bool {
+    ($name:expr, $default:expr, $doc:expr) => {
+        OptDef {
+            name: $name,
+            aliases: &[],
+            category: C,
+            ty: "bool",
+            default: $default,
+            doc: $doc,
+            flag: true,
+            apply: |_, v, _| parse_bool(v).map(|_| ()),
+        }
+    };
+}
+
+pub(super) static OPTS: &[OptDef] = &[
+    OptDef {
+        name: "slat_percentiles",
+        aliases: &[],
+        category: C,
+        ty: "bool",
+        default: "0",
+        doc: "Report submission-latency percentiles too (engines that queue: libaio, io_uring, tokio)",
+        flag: true,
+        apply: |j, v, _| {
+            j.control.slat_percentiles = parse_bool(v)?;
+            Ok(())
+        },
+    },
+    OptDef {
+        name: "exitall_on_error",
+        aliases: &[],
+        category: C,
+        ty: "bool",
+        default: "0",
+        doc: "When this job ends in an error, stop every job",
+        flag: true,
+        apply: |j, v, _| {
+            j.control.exitall_on_error = parse_bool(v)?;
+            Ok(())
+        },
+    },
+    OptDef {
+        name: "create_only",
+        aliases: &[],
+        category: C,
+        ty: "bool",
+        default: "0",
+        doc: "Lay the job's files out and do no I/O",
+        flag: true,
+        apply: |j, v, _| {
+            j.control.create_only = parse_bool(v)?;
+            Ok(())
+        },
+    },
+    OptDef {
+        name: "exec_prerun",
+        aliases: &[],
+        category: C,
+        ty: "command",
+        default: "",
+        doc: "Run this shell command before each clone starts (output in JOB.prerun.txt); a failure fails the clone",
+        flag: false,
+        apply: |j, v, _| {
+            j.control.exec_prerun = Some(v.to_string());
+            Ok(())
+        },
+    },
+    OptDef {
+        name: "exec_postrun",
+        aliases: &[],
+        category: C,
+        ty: "command",
+        default: "",
+        doc: "Run this shell command after each clone ends (output in JOB.postrun.txt)",
+        flag: false,
+        apply: |j, v, _| {
+            j.control.exec_postrun = Some(v.to_string());
+            Ok(())
+        },
+    },
+    OptDef {
+        name: "max_latency",
+        aliases: &[],
+        category: C,
+        ty: "time (us)",
+        default: "0 (off)",
+        doc: "End the job with ETIMEDOUT when an I/O's completion latency exceeds this",
+        flag: false,
+        apply: |j, v, c| {
+            j.control.max_latency = time(v, TimeUnit::Micros, c)?;
+            Ok(())
+        },
+    },
+    OptDef {
+        name: "pre_read",
+        aliases: &[],
+        category: C,
+        ty: "bool",
+        default: "0",
+        doc: "Read the files through the page cache before the clock starts (the cache is then kept, as invalidate=0)",
+        flag: true,
+        apply: |j, v, _| {
+            j.control.pre_read = parse_bool(v)?;
+            Ok(())
+        },
+    },
+    OptDef {
+        name: "log_unix_epoch",
+        aliases: &[],
+        category: C,
+        ty: "bool",
+        default: "0",
+        doc: "Log time stamps in ms since the Unix epoch instead of since the job began",
+        flag: true,
+        apply: |j, v, _| {
+            j.logs.unix_epoch = parse_bool(v)?;
+            Ok(())
+        },
+    },
+    OptDef {
+        name: "log_alternate_epoch",
+        aliases: &[],
+        category: C,
+        ty: "bool",
+        default: "0",
+        doc: "Log time stamps in ms from the epoch of the clock log_alternate_epoch_clock_id names",
+        flag: true,
+        apply: |j, v, _| {
+            j.logs.alt_epoch = parse_bool(v)?;
+            Ok(())
+        },
+    },
+    OptDef {
+        name: "log_alternate_epoch_clock_id",
+        aliases: &[],
+        category: C,
+        ty: "int",
+        default: "0",
+        doc: "The clock_gettime clock whose epoch log_unix_epoch and log_alternate_epoch use (0 CLOCK_REALTIME, 1 CLOCK_MONOTONIC, 7 CLOCK_BOOTTIME)",
+        flag: false,
+        apply: |j, v, _| {
+            let id = int(v)?;
+            if ![0, 1, 4, 7].contains(&id) {
+                return Err(format!(
+                    "clock id {id}: use 0 (CLOCK_REALTIME), 1 (CLOCK_MONOTONIC), 4 (CLOCK_MONOTONIC_RAW) or 7 (CLOCK_BOOTTIME)"
+                ));
+            }
+            j.logs.epoch_clock = id as i32;
+            Ok(())
+        },
+    },
+    OptDef {
+        name: "log_prio",
+        aliases: &[],
+        category: C,
+        ty: "bool",
+        default: "0",
+        doc: "The log's priority column holds each I/O's ioprio value in hex (class << 13 | level), not 1 for the real-time class",
+        flag: true,
+        apply: |j, v, _| {
+            j.logs.log_prio = parse_bool(v)?;
+            Ok(())
+        },
+    },
+    OptDef {
+        name: "log_issue_time",
+        aliases: &[],
+        category: C,
+        ty: "bool",
+        default: "0",
+        doc: "A last log column with each I/O's issue time in ns since the job began (clat and slat logs; 0 in the others), as fio 3.36+",
+        flag: true,
+        apply: |j, v, _| {
+            j.logs.issue_time = parse_bool(v)?;
+            Ok(())
+        },
+    },
+    OptDef {
+        name: "log_compression",
+        aliases: &[],
+        category: C,
+        ty: "size",
+        default: "0",
+        doc: "Accepted for fio job files: fio compresses logs in memory in chunks of this size; fathom keeps about 40 bytes per I/O and writes plain logs",
+        flag: false,
+        apply: |_, v, c| super::size(v, c).map(|_| ()),
+    },
+    OptDef {
+        name: "log_store_compressed",
+        aliases: &[],
+        category: C,
+        ty: "bool",
+        default: "0",
+        doc: "fathom writes plain logs: log_store_compressed=0 is accepted, 1 refused (compress the files after the run, e.g. with gzip)",
+        flag: true,
+        apply: |_, v, _| {
+            if parse_bool(v)? {
+                return Err(
+                    "fathom writes plain log files; compress them after the run (gzip) \
+                     and leave log_store_compressed=0"
+                        .into(),
+                );
+            }
+            Ok(())
+        },
+    },
+    OptDef {
+        name: "disk_util",
+        aliases: &[],
+        category: C,
+        ty: "bool",
+        default: "0",
+        doc: "fio's disk utilisation report: fathom does not collect it yet, so disk_util=0 is accepted and disk_util=1 refused",
+        flag: false,
+        apply: |_, v, _| {
+            if parse_bool(v)? {
+                return Err("fathom does not report disk utilisation yet; use disk_util=0".into());
+            }
+            Ok(())
+        },
+    },
+    moot_bool!(
+        "stats",
+        "1",
+        "Accepted for fio job files: fathom always keeps every statistic (a clock read and a histogram add per I/O); stats=0 changes nothing"
+    ),
+    moot_bool!(
+        "gtod_reduce",
+        "0",
+        "Accepted for fio job files: fio's way to save clock reads; fathom's clock is cheap enough to keep, so every latency is still measured"
+    ),
+    moot_bool!(
+        "disable_lat",
+        "0",
+        "Accepted for fio job files: fathom still measures total latency (see gtod_reduce)"
+    ),
+    moot_bool!(
+        "disable_clat",
+        "0",
+        "Accepted for fio job files: fathom still measures completion latency (see gtod_reduce)"
+    ),
+    moot_bool!(
+        "disable_slat",
+        "0",
+        "Accepted for fio job files: fathom still measures submission latency (see gtod_reduce)"
+    ),
+    moot_bool!(
+        "disable_bw_measurement",
+        "0",
+        "Accepted for fio job files: fathom still samples bandwidth (see gtod_reduce)"
+    ),
+    moot_bool!(
+        "verifysort",
+        "1",
+        "Accepted for fio job files: fio itself keeps it only for old job files and ignores it"
+    ),
+    moot_bool!(
+        "unique_filename",
+        "1",
+        "Accepted for fio job files: it only changes file names in fio's client/server mode, which fathom does not have"
+    ),
+    moot_bool!(
+        "create_serialize",
+        "1",
+        "Accepted for fio job files: fathom always lays files out one after another before any job starts"
+    ),
+    OptDef {
+        name: "clocksource",
+        aliases: &[],
+        category: C,
+        ty: "gettimeofday|clock_gettime|cpu",
+        default: "clock_gettime",
+        doc: "Accepted for fio job files: fathom always times with CLOCK_MONOTONIC through the vDSO",
+        flag: false,
+        apply: |_, v, _| match v.trim() {
+            "gettimeofday" | "clock_gettime" | "cpu" => Ok(()),
+            other => Err(format!(
+                "unknown clocksource '{other}'; fio's are gettimeofday, clock_gettime, cpu"
+            )),
+        },
+    },
+];

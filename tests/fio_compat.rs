@@ -1,0 +1,249 @@
+//! fio's job-control options from real job files: each does what fio does, is accepted
+//! with its meaning documented (docs/options.md), or is refused by name with the reason.
+
+mod common;
+use common::*;
+
+fn run_json(env: &Env, args: &[&str]) -> (serde_json::Value, i32, String) {
+    let dir = format!("--directory={}", env.path().display());
+    let mut a = vec!["--output-format=json", dir.as_str()];
+    a.extend_from_slice(args);
+    let o = env.run(&a);
+    (json(&o), o.status.code().unwrap_or(-1), stderr(&o))
+}
+
+fathomtest!(slat_percentiles_report_submission_percentiles, |env| {
+    let (v, code, e) = run_json(
+        &env,
+        &[
+            "--name=s",
+            "--ioengine=libaio",
+            "--iodepth=4",
+            "--rw=randread",
+            "--size=2m",
+            "--slat_percentiles=1",
+        ],
+    );
+    assert_eq!(code, 0, "{e}");
+    let slat = &v["jobs"][0]["read"]["slat_ns"];
+    assert!(slat["percentile"]["99.000000"].as_u64().is_some(), "{slat}");
+    // Off by default, as in fio.
+    let (v, _, _) = run_json(
+        &env,
+        &[
+            "--name=s",
+            "--ioengine=libaio",
+            "--rw=randread",
+            "--size=2m",
+        ],
+    );
+    assert!(v["jobs"][0]["read"]["slat_ns"].get("percentile").is_none());
+});
+
+fathomtest!(
+    max_latency_ends_the_job_and_exitall_on_error_stops_the_rest,
+    |env| {
+        let started = std::time::Instant::now();
+        let (v, code, e) = run_json(
+            &env,
+            &[
+                "--name=slow",
+                "--rw=randread",
+                "--size=2m",
+                "--max_latency=1ns",
+                "--exitall_on_error",
+                "--name=long",
+                "--ioengine=null",
+                "--size=1m",
+                "--time_based",
+                "--runtime=30",
+            ],
+        );
+        assert_eq!(code, 1, "{e}");
+        assert_eq!(v["jobs"][0]["error"], libc::ETIMEDOUT);
+        assert!(e.contains("exceeds max_latency"), "{e}");
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(15),
+            "the 30 s job was not stopped"
+        );
+    }
+);
+
+fathomtest!(create_only_lays_out_and_does_no_io, |env| {
+    let (v, code, e) = run_json(
+        &env,
+        &["--name=c", "--rw=read", "--size=1m", "--create_only=1"],
+    );
+    assert_eq!(code, 0, "{e}");
+    assert_eq!(v["jobs"][0]["read"]["total_ios"], 0);
+    assert_eq!(
+        std::fs::metadata(env.path().join("c.0.0")).unwrap().len(),
+        1 << 20
+    );
+});
+
+fathomtest!(exec_prerun_and_postrun_run_around_each_clone, |env| {
+    let o = env.run(&[
+        "--output-format=json",
+        "--name=x",
+        "--ioengine=null",
+        "--size=1m",
+        "--exec_prerun=echo before",
+        "--exec_postrun=echo after",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let pre = std::fs::read_to_string(env.path().join("x.prerun.txt")).unwrap();
+    let post = std::fs::read_to_string(env.path().join("x.postrun.txt")).unwrap();
+    assert_eq!((pre.as_str(), post.as_str()), ("before\n", "after\n"));
+    // A failing prerun fails the clone, as in fio.
+    let o = env.run(&[
+        "--output-format=json",
+        "--name=y",
+        "--ioengine=null",
+        "--size=1m",
+        "--exec_prerun=exit 3",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("exec_prerun 'exit 3' failed"),
+        "{}",
+        stderr(&o)
+    );
+});
+
+fathomtest!(pre_read_and_log_unix_epoch, |env| {
+    let o = env.run(&[
+        "--output-format=json",
+        "--name=p",
+        "--rw=read",
+        "--size=2m",
+        "--pre_read=1",
+        "--write_lat_log=p",
+        "--log_unix_epoch=1",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(json(&o)["jobs"][0]["read"]["total_ios"], 512);
+    let log = std::fs::read_to_string(env.path().join("p_clat.1.log")).unwrap();
+    let t: u64 = log.split(',').next().unwrap().parse().unwrap();
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as u64;
+    assert!(
+        t > now - 60_000 && t <= now,
+        "{t} is not a recent epoch time in ms"
+    );
+});
+
+fathomtest!(
+    moot_options_are_accepted_and_refusals_name_the_reason,
+    |env| {
+        env.write(
+            "m.fio",
+            "[global]\nstats=0\ngtod_reduce=1\ndisable_lat=1\ndisable_clat=1\ndisable_slat=1\n\
+         disable_bw_measurement=1\nverifysort=1\nunique_filename=0\ncreate_serialize=0\n\
+         clocksource=cpu\ndisk_util=0\n[j]\nioengine=null\nsize=1m\n",
+        );
+        let o = env.run(&["--output-format=json", "m.fio"]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        // Every figure is still measured.
+        assert!(
+            json(&o)["jobs"][0]["read"]["clat_ns"]["N"]
+                .as_u64()
+                .unwrap()
+                > 0
+        );
+        if let Some(fio) = fio() {
+            let f = std::process::Command::new(fio)
+                .current_dir(env.path())
+                .args(["--parse-only", "m.fio"])
+                .output()
+                .unwrap();
+            assert!(f.status.success(), "fio takes the same file");
+        }
+        for (opt, says) in [
+            ("--uid=0", "sudo -u"),
+            ("--cgroup=x", "systemd-run"),
+            ("--ioscheduler=none", "/sys/block"),
+            ("--disk_util=1", "disk_util=0"),
+            ("--clocksource=tsc", "clock_gettime"),
+        ] {
+            let o = env.run(&["--name=r", "--ioengine=null", "--size=1m", opt]);
+            assert_eq!(o.status.code(), Some(2), "{opt}");
+            assert!(stderr(&o).contains(says), "{opt}: {}", stderr(&o));
+        }
+    }
+);
+
+fathomtest!(log_priority_issue_time_and_alternate_epoch_columns, |env| {
+    let job = [
+        "--name=p",
+        "--rw=randread",
+        "--size=1m",
+        "--filename=data",
+        "--write_lat_log=p",
+        "--log_offset=1",
+        "--number_ios=3",
+        "--output=/dev/null",
+    ];
+    let lines = |extra: &[&str], tool: Option<&std::path::Path>| -> Vec<String> {
+        let _ = std::fs::remove_file(env.path().join("p_clat.1.log"));
+        let o = match tool {
+            Some(fio) => std::process::Command::new(fio)
+                .current_dir(env.path())
+                .args(job)
+                .args(extra)
+                .output()
+                .unwrap(),
+            None => env.cmd().args(job).args(extra).output().unwrap(),
+        };
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        std::fs::read_to_string(env.path().join("p_clat.1.log"))
+            .unwrap()
+            .lines()
+            .map(str::to_string)
+            .collect()
+    };
+    let last = |l: &str| l.rsplit(", ").next().unwrap().to_string();
+    // log_prio: fio's hex ioprio value (best effort = class 2, level 4: 0x4004).
+    let ours = lines(&["--prioclass=2", "--prio=4", "--log_prio=1"], None);
+    assert_eq!(last(&ours[0]), "0x4004", "{ours:?}");
+    // Without it: 1 for the real-time class, else 0.
+    let rt = lines(&["--prioclass=1", "--prio=0"], None);
+    assert_eq!(last(&rt[0]), "1", "{rt:?}");
+    // log_issue_time: one more column, the issue time in ns.
+    let issue = lines(&["--log_issue_time=1"], None);
+    assert_eq!(issue[0].split(", ").count(), 7, "{issue:?}");
+    // log_alternate_epoch with CLOCK_MONOTONIC: stamps near the machine's uptime.
+    let mono = lines(
+        &[
+            "--log_alternate_epoch=1",
+            "--log_alternate_epoch_clock_id=1",
+        ],
+        None,
+    );
+    let t: f64 = mono[0].split(", ").next().unwrap().parse().unwrap();
+    let up: f64 = std::fs::read_to_string("/proc/uptime")
+        .unwrap()
+        .split(' ')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!((t / 1000.0 - up).abs() < 60.0, "{t} ms vs uptime {up} s");
+    if let Some(fio) = fio() {
+        for extra in [
+            &["--prioclass=2", "--prio=4", "--log_prio=1"][..],
+            &["--prioclass=1"],
+        ] {
+            let theirs = lines(extra, Some(&fio));
+            let ours = lines(extra, None);
+            assert_eq!(last(&theirs[0]), last(&ours[0]), "{extra:?}");
+            assert_eq!(
+                theirs[0].split(", ").count(),
+                ours[0].split(", ").count(),
+                "{extra:?}"
+            );
+        }
+    }
+});
