@@ -110,11 +110,11 @@ fathomtest!(a_missing_size_names_the_file_and_the_fix, |env| {
 });
 
 fathomtest!(an_unknown_engine_is_named, |env| {
-    let o = env.run(&["--name=a", "--size=1m", "--ioengine=posixaio"]);
+    let o = env.run(&["--name=a", "--size=1m", "--ioengine=splice"]);
     assert_eq!(o.status.code(), Some(2));
     let e = stderr(&o);
     assert!(
-        e.contains("posixaio") && e.contains("not supported yet"),
+        e.contains("splice") && e.contains("not supported yet"),
         "{e}"
     );
     let o = env.run(&["--name=a", "--size=1m", "--ioengine=bogus"]);
@@ -615,20 +615,16 @@ fathomtest!(
             j["read"]["total_ios"].as_u64().unwrap() + j["write"]["total_ios"].as_u64().unwrap(),
             256
         );
-        // --max-jobs, --warnings-fatal, --append-terse.
+        // --max-jobs (fio ignores it; cdmpy passes --max-jobs=1 with several jobs),
+        // --warnings-fatal, --append-terse.
         let o = env.run(&[
-            "--max-jobs=2",
+            "--max-jobs=1",
             "--name=m",
             "--ioengine=null",
             "--size=1m",
             "--numjobs=3",
         ]);
-        assert_eq!(o.status.code(), Some(2));
-        assert!(
-            stderr(&o).contains("more than --max-jobs=2"),
-            "{}",
-            stderr(&o)
-        );
+        assert!(o.status.success(), "{}", stderr(&o));
         let dir = format!("--directory={}", env.path().display());
         let o = env.run(&[
             "--warnings-fatal",

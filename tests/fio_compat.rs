@@ -247,3 +247,82 @@ fathomtest!(log_priority_issue_time_and_alternate_epoch_columns, |env| {
         }
     }
 });
+
+fathomtest!(posixaio_runs_at_depth_verifies_and_counts_as_fio, |env| {
+    // Buffered random writes at depth 16, each block checked afterwards.
+    let (v, code, e) = run_json(
+        &env,
+        &[
+            "--name=p",
+            "--ioengine=posixaio",
+            "--iodepth=16",
+            "--rw=randwrite",
+            "--bs=4k",
+            "--size=4m",
+            "--verify=crc32c",
+        ],
+    );
+    assert_eq!(code, 0, "{e}");
+    let j = &v["jobs"][0];
+    assert_eq!(j["write"]["total_ios"], 1024);
+    assert_eq!(j["read"]["total_ios"], 1024, "one verify read per block");
+    assert_eq!(j["verify"]["failures"], 0);
+    // It really keeps I/Os in flight: most I/Os are issued at depth 16.
+    let at16 = j["iodepth_level"]["16"].as_f64().unwrap();
+    assert!(at16 > 50.0, "{}", j["iodepth_level"]);
+    if let Some(fio) = fio() {
+        let args = [
+            "--name=c",
+            "--ioengine=posixaio",
+            "--iodepth=8",
+            "--rw=randrw",
+            "--bs=4k",
+            "--size=2m",
+            "--output-format=json",
+        ];
+        let o = std::process::Command::new(fio)
+            .current_dir(env.path())
+            .args(args)
+            .output()
+            .unwrap();
+        let s = String::from_utf8_lossy(&o.stdout);
+        let f: serde_json::Value = serde_json::from_str(&s[s.find('{').unwrap()..]).unwrap();
+        let o = env.run(&args);
+        let a = json(&o);
+        let total = |v: &serde_json::Value| {
+            v["jobs"][0]["read"]["total_ios"].as_u64().unwrap()
+                + v["jobs"][0]["write"]["total_ios"].as_u64().unwrap()
+        };
+        assert_eq!(total(&f), total(&a), "the same I/O as fio");
+    }
+});
+
+fathomtest!(
+    bandwidth_is_sampled_at_bwavgtime_or_the_log_interval,
+    |env| {
+        let samples = |extra: &[&str]| -> u64 {
+            let mut a = vec![
+                "--output-format=json",
+                "--name=s",
+                "--ioengine=null",
+                "--size=1m",
+                "--rw=read",
+                "--time_based",
+                "--runtime=1",
+                "--rate_iops=2000",
+            ];
+            a.extend_from_slice(extra);
+            let o = env.run(&a);
+            assert!(o.status.success(), "{}", stderr(&o));
+            json(&o)["jobs"][0]["read"]["bw_samples"].as_u64().unwrap()
+        };
+        // fio's default: every 500 ms (the one at the deadline may miss, as in fio).
+        let n = samples(&[]);
+        assert!((1..=2).contains(&n), "{n} samples at 500 ms over 1 s");
+        // bwavgtime, and a bw log's interval (fio samples the job's bandwidth at it).
+        let n = samples(&["--bwavgtime=100"]);
+        assert!((8..=10).contains(&n), "{n} samples at 100 ms over 1 s");
+        let n = samples(&["--write_bw_log=b", "--log_avg_msec=250"]);
+        assert!((3..=4).contains(&n), "{n} samples at 250 ms over 1 s");
+    }
+);

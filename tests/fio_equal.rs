@@ -25,6 +25,19 @@ fn fio_json(fio: &std::path::Path, dir: &std::path::Path, args: &[&str]) -> Valu
     serde_json::from_str(&s[start..]).unwrap()
 }
 
+/// fathom's JSON for a command-line job run in `dir` (which must succeed).
+fn fathom_json(env: &Env, dir: &std::path::Path, args: &[&str]) -> Value {
+    let o = env
+        .cmd()
+        .current_dir(dir)
+        .arg("--output-format=json")
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "fathom failed: {}", stderr(&o));
+    json(&o)
+}
+
 /// (read ios, write ios, read bytes, write bytes) summed over jobs.
 fn counts(v: &Value) -> [u64; 4] {
     let mut c = [0u64; 4];
@@ -61,15 +74,7 @@ fn compare_on(args: &[&str], mixed: bool, existing: Option<usize>) {
         }
     }
     let f = counts(&fio_json(&fio, &fdir, args));
-    let o = env
-        .cmd()
-        .current_dir(&adir)
-        .arg("--output-format=json")
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "fathom failed: {}", stderr(&o));
-    let a = counts(&json(&o));
+    let a = counts(&fathom_json(&env, &adir, args));
     if mixed {
         // The read/write split comes from each tool's own random generator; the totals
         // must still be equal.
@@ -309,15 +314,7 @@ fn verification_reads_count_as_fio_s() {
         }
         let (env, fdir, adir) = side_by_side();
         let f = counts(&fio_json(&fio, &fdir, &args));
-        let o = env
-            .cmd()
-            .current_dir(&adir)
-            .arg("--output-format=json")
-            .args(&args)
-            .output()
-            .unwrap();
-        assert!(o.status.success(), "fathom failed: {}", stderr(&o));
-        let a = counts(&json(&o));
+        let a = counts(&fathom_json(&env, &adir, &args));
         assert_eq!(
             (f[0], f[2]),
             (1024, 4 << 20),
@@ -341,15 +338,7 @@ fn verification_reads_count_as_fio_s() {
         "--verify_backlog=8",
     ];
     let f = counts(&fio_json(&fio, &fdir, &args));
-    let o = env
-        .cmd()
-        .current_dir(&adir)
-        .arg("--output-format=json")
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "fathom failed: {}", stderr(&o));
-    let a = counts(&json(&o));
+    let a = counts(&fathom_json(&env, &adir, &args));
     assert_eq!((a[2], a[3]), (f[2], f[3]), "bytes: fio {f:?} fathom {a:?}");
     assert_eq!(a[0], a[1], "one verify read per write");
 }
@@ -381,29 +370,46 @@ fn verify_state_carries_across_runs_as_in_fio() {
         .collect();
     fio_json(&fio, &fdir, &write);
     let f = counts(&fio_json(&fio, &fdir, &check));
-    for args in [&write, &check] {
-        let o = env
-            .cmd()
-            .current_dir(&adir)
-            .arg("--output-format=json")
-            .args(args)
-            .output()
-            .unwrap();
-        assert!(o.status.success(), "fathom failed: {}", stderr(&o));
-        if args == &check {
-            // fio also counts the verify_only run's replayed writes as writes, though
-            // none is issued; fathom reports the writes it did: none.
-            let a = counts(&json(&o));
-            assert_eq!((a[0], a[2]), (f[0], f[2]), "reads: fio {f:?} fathom {a:?}");
-            assert_eq!((a[1], a[3]), (0, 0));
-            for j in json(&o)["jobs"].as_array().unwrap() {
-                assert_eq!(j["verify"]["failures"], 0);
-                assert_eq!(j["verify"]["blocks"], 100);
-            }
-        }
+    fathom_json(&env, &adir, &write);
+    let v = fathom_json(&env, &adir, &check);
+    // fio also counts the verify_only run's replayed writes as writes, though none is
+    // issued; fathom reports the writes it did: none.
+    let a = counts(&v);
+    assert_eq!((a[0], a[2]), (f[0], f[2]), "reads: fio {f:?} fathom {a:?}");
+    assert_eq!((a[1], a[3]), (0, 0));
+    for j in v["jobs"].as_array().unwrap() {
+        assert_eq!(j["verify"]["failures"], 0);
+        assert_eq!(j["verify"]["blocks"], 100);
     }
     for n in 0..2 {
         assert!(adir.join(format!("local-s-{n}-verify.state")).exists());
+    }
+}
+
+/// fsync=N as fio: issued before the next I/O (none after the last write), and end_fsync
+/// not counted among the job's syncs.
+#[test]
+fn fsync_cadence_and_end_fsync_count_as_fio() {
+    let Some(fio) = fio() else { return };
+    for extra in [
+        &["--fsync=64"][..],
+        &["--fsync=64", "--end_fsync=1"],
+        &["--fsync=1"],
+        &["--end_fsync=1"],
+        &["--fsync=7", "--bs=8k"],
+    ] {
+        let mut args = vec!["--name=f", "--rw=write", "--size=1m", "--filename=data"];
+        args.extend_from_slice(extra);
+        let (env, fdir, adir) = side_by_side();
+        let f = fio_json(&fio, &fdir, &args);
+        let a = fathom_json(&env, &adir, &args);
+        for key in ["total_ios", "lat_ns.N"] {
+            let get = |v: &Value| match key {
+                "total_ios" => v["jobs"][0]["sync"]["total_ios"].clone(),
+                _ => v["jobs"][0]["sync"]["lat_ns"]["N"].clone(),
+            };
+            assert_eq!(get(&f), get(&a), "sync {key} for {extra:?}");
+        }
     }
 }
 

@@ -78,7 +78,8 @@ pub struct Cli {
     #[arg(long)]
     pub showcmd: bool,
 
-    /// fio's --max-jobs: refuse a run of more than N job threads (clones) in all.
+    /// fio's --max-jobs: accepted for fio command lines; fio 3.x ignores it too (it no
+    /// longer has a fixed table of jobs), and so does fathom.
     #[arg(long, value_name = "N")]
     pub max_jobs: Option<u32>,
 

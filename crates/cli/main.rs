@@ -341,14 +341,6 @@ fn real_main() -> Result<u8, Failure> {
     if cli.parse_only {
         return Ok(exit::OK);
     }
-    if let Some(max) = cli.max_jobs {
-        let threads = plan.threads();
-        if threads > max {
-            return Err(usage(anyhow::anyhow!(
-                "the jobs start {threads} threads, more than --max-jobs={max}"
-            )));
-        }
-    }
     if cli.warnings_fatal {
         if let Some(w) = plan.warnings.first() {
             return Err(rank_fail(usage(anyhow::anyhow!("{w} (--warnings-fatal)"))));

@@ -61,6 +61,7 @@ mod meta;
 mod mmap;
 mod null;
 mod pattern;
+mod posixaio;
 mod psync;
 mod pvsync;
 mod pvsync2;
@@ -303,6 +304,7 @@ pub const ENGINES: &[(&str, &str)] = &[
     ("mmap", "mmap(2) the file (whole, or in 1 GiB windows) and copy; fsync is msync"),
     ("tokio", "tokio::fs::File (seek + read_exact/write_all) with iodepth operations on a current-thread runtime"),
     ("libaio", "Linux native AIO (io_submit/io_getevents); asynchronous with direct=1. Aliases: aio, linuxaio"),
+    ("posixaio", "POSIX AIO (aio_read/aio_write, aio_suspend): glibc's helper threads, asynchronous on buffered files too"),
     ("io_uring", "io_uring submission/completion rings; options: fixedbufs, registerfiles, sqthread_poll, sqthread_poll_cpu, hipri, nonvectored, force_async"),
     ("filecreate", "creates each file (open O_CREAT); the create's time is the latency, the job's I/Os are fake"),
     ("filestat", "stat(2)s each laid-out file; option stat_type=stat|lstat|statx"),
@@ -317,7 +319,6 @@ pub const ENGINES: &[(&str, &str)] = &[
 
 /// Engines fio has that fathom recognises but does not run yet.
 const NOT_YET: &[&str] = &[
-    "posixaio",
     "io_uring_cmd",
     "splice",
     "sg",
@@ -371,6 +372,7 @@ pub fn create(name: &str) -> Result<Box<dyn IoEngine>, EngineError> {
 pub fn create_with(name: &str, opts: &EngineOptions) -> Result<Box<dyn IoEngine>, EngineError> {
     match name {
         "libaio" | "aio" | "linuxaio" => Ok(Box::new(libaio::Libaio::new(opts))),
+        "posixaio" => Ok(Box::new(posixaio::PosixAio::default())),
         "io_uring" => Ok(Box::new(io_uring::IoUringEngine::new(*opts))),
         "vsync" => Ok(Box::new(vsync::Vsync::default())),
         "pvsync" => Ok(Box::new(pvsync::Pvsync::default())),

@@ -93,14 +93,14 @@ fn unknown_and_unsupported_engines_are_named() {
         e.contains("unknown ioengine 'bogus'") && e.contains("psync"),
         "{e}"
     );
-    let e = create("posixaio").err().unwrap().to_string();
+    let e = create("splice").err().unwrap().to_string();
     assert!(e.contains("not supported yet"), "{e}");
 }
 
 #[test]
 fn trim_punches_a_hole_in_a_file_on_every_engine() {
     for engine in [
-        "psync", "sync", "vsync", "pvsync", "pvsync2", "mmap", "libaio", "io_uring",
+        "psync", "sync", "vsync", "pvsync", "pvsync2", "mmap", "libaio", "io_uring", "posixaio",
     ] {
         let d = tempfile::tempdir().unwrap();
         let p = d.path().join("t");

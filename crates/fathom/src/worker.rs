@@ -34,6 +34,22 @@ pub struct CloneOutcome {
 /// Interval of bandwidth/IOPS samples (fio's bwavgtime/iopsavgtime default).
 pub const SAMPLE_INTERVAL: Duration = Duration::from_millis(500);
 
+/// How often a job's bandwidth and IOPS are sampled (bw_min/max/dev/samples), as fio:
+/// `bwavgtime` (or `iopsavgtime`), else `log_avg_msec` when a bw or IOPS log is written
+/// (no longer than `bwavgtime` when both are set), else 500 ms.
+pub fn sample_interval(spec: &fathom_job::JobSpec) -> Duration {
+    let set = spec.control.bwavgtime.or(spec.control.iopsavgtime);
+    let logged = (spec.logs.bw.is_some() || spec.logs.iops.is_some()) && spec.logs.avg_msec > 0;
+    let log = Duration::from_millis(spec.logs.avg_msec as u64);
+    let d = match (set, logged) {
+        (Some(t), true) => t.min(log),
+        (Some(t), false) => t,
+        (None, true) => log,
+        (None, false) => SAMPLE_INTERVAL,
+    };
+    d.max(Duration::from_millis(1))
+}
+
 /// How often a clone publishes its live counters (progress line, status intervals).
 const LIVE_INTERVAL: Duration = Duration::from_millis(50);
 
@@ -51,19 +67,22 @@ struct Sampler<'a> {
     /// of the difference).
     last_clat: [Option<hdrhistogram::Histogram<u64>>; 3],
     dirs: [bool; 3],
+    /// Time between samples (see [`sample_interval`]).
+    every: Duration,
 }
 
 impl<'a> Sampler<'a> {
     fn new(
         start: Instant,
-        dirs: [bool; 3],
+        (dirs, every): ([bool; 3], Duration),
         live: Option<&'a crate::live::LiveClone>,
     ) -> Sampler<'a> {
         Sampler {
             live,
-            wake: start + LIVE_INTERVAL.min(SAMPLE_INTERVAL),
+            wake: start + LIVE_INTERVAL.min(every),
             live_next: start + LIVE_INTERVAL,
-            next: start + SAMPLE_INTERVAL,
+            next: start + every,
+            every,
             start,
             last_at: start,
             last_bytes: [0; 3],
@@ -138,7 +157,7 @@ impl<'a> Sampler<'a> {
             l.publish_stats(st, t_ms);
         }
         while self.next <= now {
-            self.next += SAMPLE_INTERVAL;
+            self.next += self.every;
         }
     }
 }
@@ -435,7 +454,8 @@ pub fn run_clone(
     // Per-I/O events, only when the job writes log files.
     let mut iolog = spec.logs.any().then(crate::logs::IoLog::default);
     let mut cpu_start = CpuUsage::current_thread();
-    let mut sampler = Sampler::new(io_start, dirs, live);
+    let sampling = (dirs, sample_interval(spec));
+    let mut sampler = Sampler::new(io_start, sampling, live);
     let mut min_rate = MinRate::new(spec, io_start);
     let mut deadline = runtime.map(|r| io_start + ramp + r);
     let ramp_end = io_start + ramp;
@@ -472,7 +492,7 @@ pub fn run_clone(
                 l.events.clear();
             }
             cpu_start = CpuUsage::current_thread();
-            sampler = Sampler::new($now, dirs, live);
+            sampler = Sampler::new($now, sampling, live);
             min_rate = MinRate::new(spec, $now);
         }};
     }
@@ -569,6 +589,14 @@ pub fn run_clone(
                 stopping = true;
                 break;
             };
+            if !syncs.due.is_empty() {
+                if let Some(err) = due_syncs(&mut *engine, &mut syncs, &mut out.stats) {
+                    fail(&mut out, err.0, err.1);
+                    stopping = true;
+                    break;
+                }
+                now = crate::clock::now();
+            }
             if let Some(os) = &mut openset {
                 match os.ensure(
                     req.file,
@@ -1034,7 +1062,6 @@ pub fn run_clone(
             );
         }
     }
-    let st = &mut out.stats;
     if wrote && (spec.end_fsync || spec.fsync_on_close) && out.error_text.is_none() {
         for fi in 0..clone.files.len() {
             if let Some(os) = &openset {
@@ -1051,7 +1078,9 @@ pub fn run_clone(
                     }
                 }
             }
-            if let Err(e) = timed_sync(&mut *engine, fi, false, st) {
+            // As fio, the closing sync is not one of the job's syncs (JSON `sync`): it
+            // is timed into the runtime, not counted.
+            if let Err(e) = engine.sync_file(fi, false) {
                 out.stats.error = e.raw_os_error().unwrap_or(libc::EIO);
                 out.error_text = Some(format!("end fsync: {e}"));
                 break;
@@ -1915,6 +1944,27 @@ struct SyncState {
     since_fdatasync: u32,
     since_range: u32,
     ranges: Vec<Option<(u64, u64)>>,
+    /// fsync/fdatasync calls due (file, data only): as fio, each is issued before the
+    /// job's next I/O, so a job that has no next I/O ends without it (end_fsync syncs).
+    due: Vec<(usize, bool)>,
+}
+
+/// Issue the fsync/fdatasync calls `sync_cadence` found due, timed and counted.
+fn due_syncs(
+    engine: &mut dyn fathom_engine::IoEngine,
+    s: &mut SyncState,
+    st: &mut ThreadStats,
+) -> Option<(i32, String)> {
+    for (file, data_only) in s.due.drain(..) {
+        if let Err(e) = timed_sync(engine, file, data_only, st) {
+            let what = if data_only { "fdatasync" } else { "fsync" };
+            return Some((
+                e.raw_os_error().unwrap_or(libc::EIO),
+                format!("{what}: {e}"),
+            ));
+        }
+    }
+    None
 }
 
 fn sync_cadence(
@@ -1945,26 +1995,18 @@ fn sync_cadence(
             }
         }
     }
-    let (since_fsync, since_fdatasync) = (&mut s.since_fsync, &mut s.since_fdatasync);
     if spec.fsync > 0 {
-        *since_fsync += 1;
-        if *since_fsync >= spec.fsync {
-            *since_fsync = 0;
-            if let Err(e) = timed_sync(engine, file, false, st) {
-                return Some((e.raw_os_error().unwrap_or(libc::EIO), format!("fsync: {e}")));
-            }
+        s.since_fsync += 1;
+        if s.since_fsync >= spec.fsync {
+            s.since_fsync = 0;
+            s.due.push((file, false));
         }
     }
     if spec.fdatasync > 0 {
-        *since_fdatasync += 1;
-        if *since_fdatasync >= spec.fdatasync {
-            *since_fdatasync = 0;
-            if let Err(e) = timed_sync(engine, file, true, st) {
-                return Some((
-                    e.raw_os_error().unwrap_or(libc::EIO),
-                    format!("fdatasync: {e}"),
-                ));
-            }
+        s.since_fdatasync += 1;
+        if s.since_fdatasync >= spec.fdatasync {
+            s.since_fdatasync = 0;
+            s.due.push((file, true));
         }
     }
     None

@@ -23,4 +23,9 @@ pub struct Control {
     /// `pre_read`: read the job's files through the page cache before the clock starts
     /// (and do not drop the cache, as with invalidate=0).
     pub pre_read: bool,
+    /// `bwavgtime`: the bandwidth sampling interval (bw_min/max/dev/samples).
+    pub bwavgtime: Option<Duration>,
+    /// `iopsavgtime`: the IOPS sampling interval (fathom samples both together, at the
+    /// shorter of the two).
+    pub iopsavgtime: Option<Duration>,
 }

@@ -25,6 +25,14 @@ macro_rules! moot_bool {
     };
 }
 
+fn nonzero(t: std::time::Duration) -> Result<std::time::Duration, String> {
+    if t.is_zero() {
+        Err("must be more than 0".into())
+    } else {
+        Ok(t)
+    }
+}
+
 pub(super) static OPTS: &[OptDef] = &[
     OptDef {
         name: "slat_percentiles",
@@ -127,6 +135,32 @@ pub(super) static OPTS: &[OptDef] = &[
         flag: true,
         apply: |j, v, _| {
             j.logs.unix_epoch = parse_bool(v)?;
+            Ok(())
+        },
+    },
+    OptDef {
+        name: "bwavgtime",
+        aliases: &[],
+        category: C,
+        ty: "time (ms)",
+        default: "500ms",
+        doc: "How often bandwidth is sampled for bw_min/bw_max/bw_dev/bw_samples (with a bw log, its log_avg_msec when shorter)",
+        flag: false,
+        apply: |j, v, c| {
+            j.control.bwavgtime = Some(nonzero(time(v, TimeUnit::Millis, c)?)?);
+            Ok(())
+        },
+    },
+    OptDef {
+        name: "iopsavgtime",
+        aliases: &[],
+        category: C,
+        ty: "time (ms)",
+        default: "500ms",
+        doc: "How often IOPS are sampled for iops_min/iops_max/iops_stddev/iops_samples (fathom samples both at bwavgtime when both are set)",
+        flag: false,
+        apply: |j, v, c| {
+            j.control.iopsavgtime = Some(nonzero(time(v, TimeUnit::Millis, c)?)?);
             Ok(())
         },
     },

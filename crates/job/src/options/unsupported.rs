@@ -105,8 +105,6 @@ pub(super) static NAMES: &[&str] = &[
     // Steady state
     // Measurements and logs
     "disable_bw",
-    "bwavgtime",
-    "iopsavgtime",
     "log_compression_cpus",
     "log_entries",
     "block_error_percentiles",
