@@ -165,7 +165,6 @@ fathomtest!(
             ("--uid=0", "sudo -u"),
             ("--cgroup=x", "systemd-run"),
             ("--ioscheduler=none", "/sys/block"),
-            ("--disk_util=1", "disk_util=0"),
             ("--clocksource=tsc", "clock_gettime"),
         ] {
             let o = env.run(&["--name=r", "--ioengine=null", "--size=1m", opt]);
@@ -324,5 +323,106 @@ fathomtest!(
         assert!((8..=10).contains(&n), "{n} samples at 100 ms over 1 s");
         let n = samples(&["--write_bw_log=b", "--log_avg_msec=250"]);
         assert!((3..=4).contains(&n), "{n} samples at 250 ms over 1 s");
+    }
+);
+
+fathomtest!(disk_stats_report_the_devices_under_the_files, |env| {
+    let job = [
+        "--name=d",
+        "--rw=randread",
+        "--size=4m",
+        "--direct=1",
+        "--filename=data",
+        "--output-format=json,normal",
+    ];
+    let o = env.run(&job);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    let start = out.find("\n{").map_or(0, |i| i + 1);
+    let end = out.rfind("\n}\n").unwrap() + 3;
+    let v: serde_json::Value = serde_json::from_str(&out[start..end]).unwrap();
+    let disks = v["disk_util"].as_array().unwrap();
+    let on_disk = std::fs::metadata(env.path())
+        .map(|m| std::os::unix::fs::MetadataExt::dev(&m))
+        .is_ok_and(|dev| {
+            std::path::Path::new(&format!(
+                "/sys/dev/block/{}:{}",
+                libc::major(dev),
+                libc::minor(dev)
+            ))
+            .exists()
+        });
+    if !on_disk {
+        assert!(
+            disks.is_empty(),
+            "no block device under this folder: {disks:?}"
+        );
+        assert!(!out.contains("Disk stats"));
+        return;
+    }
+    // Direct reads all reach the device (other processes may add their own).
+    let d = &disks[0];
+    assert!(d["read_ios"].as_u64().unwrap() >= 1024, "{d}");
+    let util = d["util"].as_f64().unwrap();
+    assert!((0.0..=100.0).contains(&util), "{d}");
+    let name = d["name"].as_str().unwrap();
+    assert!(
+        out.contains(&format!("Disk stats (read/write):\n  {name}: ios=")),
+        "{out}"
+    );
+    // disk_util=0 leaves them out, as in fio.
+    let o = env.run(&[&job[..], &["--disk_util=0"]].concat());
+    assert!(!stdout(&o).contains("Disk stats"));
+});
+
+fathomtest!(
+    percentiles_and_json_plus_bins_appear_where_fio_writes_them,
+    |env| {
+        let shape = |v: &serde_json::Value| -> Vec<(bool, bool)> {
+            let r = &v["jobs"][0]["read"];
+            ["slat_ns", "clat_ns", "lat_ns"]
+                .iter()
+                .map(|k| (r[k].get("bins").is_some(), r[k].get("percentile").is_some()))
+                .collect()
+        };
+        let cases: [(&[&str], [(bool, bool); 3]); 4] = [
+            (&[], [(false, false), (true, true), (false, false)]),
+            (
+                &["--lat_percentiles=1"],
+                [(false, false), (true, true), (true, true)],
+            ),
+            (
+                &["--clat_percentiles=0", "--lat_percentiles=1"],
+                [(false, false), (false, false), (true, true)],
+            ),
+            (
+                &["--ioengine=libaio", "--slat_percentiles=1"],
+                [(true, true), (true, true), (false, false)],
+            ),
+        ];
+        for (extra, want) in cases {
+            let mut args = vec![
+                "--name=j",
+                "--rw=randread",
+                "--size=1m",
+                "--filename=data",
+                "--output-format=json+",
+            ];
+            args.extend_from_slice(extra);
+            let o = env.run(&args);
+            assert!(o.status.success(), "{}", stderr(&o));
+            assert_eq!(shape(&json(&o)), want, "{extra:?}");
+            if let Some(fio) = fio() {
+                let f = std::process::Command::new(fio)
+                    .current_dir(env.path())
+                    .args(&args)
+                    .output()
+                    .unwrap();
+                let s = String::from_utf8_lossy(&f.stdout);
+                let v: serde_json::Value =
+                    serde_json::from_str(&s[s.find('{').unwrap()..]).unwrap();
+                assert_eq!(shape(&v), want, "fio, {extra:?}");
+            }
+        }
     }
 );

@@ -1,8 +1,9 @@
-//! Gathering [`HostFacts`] and [`TargetFacts`] for a run's result.
+//! Gathering [`HostFacts`] and [`TargetFacts`] for a run's result, and the block
+//! devices' activity over it ([`DiskWatch`]).
 
 use fathom_stats::{HostFacts, TargetFacts};
 use std::os::unix::fs::{FileTypeExt, MetadataExt};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 fn uname() -> (String, String, String, String) {
     // SAFETY: uname fills the struct it is given; a zeroed utsname is valid input.
@@ -134,6 +135,89 @@ pub fn target(job: &str, path: &Path, diskless: bool) -> TargetFacts {
         t.model = model;
     }
     t
+}
+
+/// The block device a path lives on (the device itself for a block device; for a path
+/// not made yet, the nearest existing parent's): its sysfs name and `stat` file.
+fn block_device_of(path: &Path) -> Option<(String, PathBuf)> {
+    let md = path.ancestors().find_map(|p| {
+        let p = if p.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            p
+        };
+        std::fs::metadata(p).ok()
+    })?;
+    let dev = if md.file_type().is_block_device() {
+        md.rdev()
+    } else {
+        md.dev()
+    };
+    let (major, minor) = (libc::major(dev), libc::minor(dev));
+    let (name, _) = sys_block_name(major, minor)?;
+    let stat = PathBuf::from(format!("/sys/dev/block/{major}:{minor}/stat"));
+    stat.exists().then_some((name, stat))
+}
+
+/// The 11 counters of a block device's `stat` file.
+fn read_stat(stat: &Path) -> Option<[u64; 11]> {
+    let text = std::fs::read_to_string(stat).ok()?;
+    let v: Vec<u64> = text
+        .split_whitespace()
+        .filter_map(|x| x.parse().ok())
+        .collect();
+    (v.len() >= 11).then(|| std::array::from_fn(|i| v[i]))
+}
+
+/// fio's disk utilisation: the devices under a run's files, read at its start and end.
+pub struct DiskWatch {
+    devs: Vec<(String, PathBuf, [u64; 11])>,
+    t0: std::time::Instant,
+}
+
+impl DiskWatch {
+    /// Note the counters of the devices holding `paths` (each device once; paths on no
+    /// block device, such as tmpfs, have none).
+    pub fn start<'a>(paths: impl Iterator<Item = &'a Path>) -> DiskWatch {
+        let mut devs: Vec<(String, PathBuf, [u64; 11])> = Vec::new();
+        for p in paths {
+            if let Some((name, stat)) = block_device_of(p) {
+                if devs.iter().all(|d| d.0 != name) {
+                    if let Some(c) = read_stat(&stat) {
+                        devs.push((name, stat, c));
+                    }
+                }
+            }
+        }
+        DiskWatch {
+            devs,
+            t0: std::time::Instant::now(),
+        }
+    }
+
+    /// What each device did since [`DiskWatch::start`].
+    pub fn finish(self) -> Vec<fathom_stats::DiskUtil> {
+        let ms = self.t0.elapsed().as_secs_f64() * 1000.0;
+        self.devs
+            .into_iter()
+            .filter_map(|(name, stat, a)| {
+                let b = read_stat(&stat)?;
+                let d = |i: usize| b[i].saturating_sub(a[i]);
+                Some(fathom_stats::DiskUtil {
+                    name,
+                    ios: [d(0), d(4)],
+                    merges: [d(1), d(5)],
+                    ticks: [d(3), d(7)],
+                    in_queue: d(10),
+                    util: if ms > 0.0 {
+                        (d(9) as f64 * 100.0 / ms).min(100.0)
+                    } else {
+                        0.0
+                    },
+                })
+            })
+            .collect()
+    }
 }
 
 #[cfg(test)]

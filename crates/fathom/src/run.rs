@@ -61,6 +61,14 @@ pub(crate) fn execute(
     // Calibrate the hot path's clock before anything is timed.
     crate::clock::init();
     let mut cleanup = Cleanup::default();
+    // fio's disk utilisation: the devices under every file the jobs use.
+    let disks = crate::facts::DiskWatch::start(
+        plan.jobs
+            .iter()
+            .filter(|j| !j.caps.diskless && !j.spec.control.no_disk_util)
+            .flat_map(|j| j.clones.iter().flat_map(|c| c.files.iter()))
+            .map(|f| f.path.as_path()),
+    );
     let result = run_phases(
         plan,
         cancel,
@@ -77,6 +85,7 @@ pub(crate) fn execute(
     run.interrupted = cancel.load(std::sync::atomic::Ordering::SeqCst);
     run.host = crate::facts::host();
     run.targets = targets;
+    run.disk_util = disks.finish();
     Ok(run)
 }
 

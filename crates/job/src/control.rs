@@ -23,6 +23,8 @@ pub struct Control {
     /// `pre_read`: read the job's files through the page cache before the clock starts
     /// (and do not drop the cache, as with invalidate=0).
     pub pre_read: bool,
+    /// `disk_util=0`: leave this job's devices out of the disk utilisation report.
+    pub no_disk_util: bool,
     /// `bwavgtime`: the bandwidth sampling interval (bw_min/max/dev/samples).
     pub bwavgtime: Option<Duration>,
     /// `iopsavgtime`: the IOPS sampling interval (fathom samples both together, at the

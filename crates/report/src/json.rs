@@ -46,7 +46,24 @@ pub fn document(run: &RunResult) -> Value {
         .map(|j| job(j, run.groups.iter().find(|g| g.groupid == j.groupid)))
         .collect();
     top.insert("jobs".into(), Value::Array(jobs));
-    top.insert("disk_util".into(), json!([]));
+    let disks: Vec<Value> = run
+        .disk_util
+        .iter()
+        .map(|d| {
+            json!({
+                "name": d.name,
+                "read_ios": d.ios[0],
+                "write_ios": d.ios[1],
+                "read_merges": d.merges[0],
+                "write_merges": d.merges[1],
+                "read_ticks": d.ticks[0],
+                "write_ticks": d.ticks[1],
+                "in_queue": d.in_queue,
+                "util": d.util,
+            })
+        })
+        .collect();
+    top.insert("disk_util".into(), Value::Array(disks));
     top.insert(
         "fathom version".into(),
         json!(format!("fathom-{}", run.version)),

@@ -37,12 +37,14 @@ impl Reporter for JsonPlus {
             for (jv, jr) in jobs.iter_mut().zip(&run.jobs) {
                 for (i, d) in ["read", "write", "trim"].iter().enumerate() {
                     let ds = &jr.stats.dirs[i];
-                    for (key, l) in [
-                        ("slat_ns", &ds.slat),
-                        ("clat_ns", &ds.clat),
-                        ("lat_ns", &ds.lat),
+                    // As fio: bins for the latencies whose percentiles are reported.
+                    let info = &jr.info;
+                    for (key, l, shown) in [
+                        ("slat_ns", &ds.slat, info.slat_percentiles),
+                        ("clat_ns", &ds.clat, info.clat_percentiles),
+                        ("lat_ns", &ds.lat, info.lat_percentiles),
                     ] {
-                        if l.count() > 0 {
+                        if shown && l.count() > 0 {
                             jv[*d][key]["bins"] = Value::Object(bins(l));
                         }
                     }

@@ -33,6 +33,24 @@ impl Reporter for Normal {
         for g in &run.groups {
             write_group(g, out)?;
         }
+        if !run.disk_util.is_empty() {
+            writeln!(out, "\nDisk stats (read/write):")?;
+            for d in &run.disk_util {
+                writeln!(
+                    out,
+                    "  {}: ios={}/{}, merge={}/{}, ticks={}/{}, in_queue={}, util={:.2}%",
+                    d.name,
+                    d.ios[0],
+                    d.ios[1],
+                    d.merges[0],
+                    d.merges[1],
+                    d.ticks[0],
+                    d.ticks[1],
+                    d.in_queue,
+                    d.util
+                )?;
+            }
+        }
         Ok(())
     }
 }

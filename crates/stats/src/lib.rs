@@ -25,7 +25,9 @@ mod thread;
 
 pub use facts::{HostFacts, TargetFacts};
 pub use lat::{LatStat, SIGFIGS};
-pub use result::{GroupDir, GroupResult, JobInfo, JobResult, MergedSource, RunResult, SteadyState};
+pub use result::{
+    DiskUtil, GroupDir, GroupResult, JobInfo, JobResult, MergedSource, RunResult, SteadyState,
+};
 pub use thread::{
     batch_index, depth_level_index, lat_bucket, CpuUsage, DirStats, OpStats, Sample, SampleSummary,
     ThreadStats, VerifyStats, LAT_BUCKETS, LAT_BUCKET_BOUNDS_NS, VERIFY_FAILURES_KEPT,

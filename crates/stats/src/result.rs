@@ -256,6 +256,29 @@ pub struct RunResult {
     /// When this result merges several (`fathom merge`): where each came from.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub merged_from: Vec<MergedSource>,
+    /// The block devices under the jobs' files and what they did during the run (fio's
+    /// `Disk stats` and `disk_util`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub disk_util: Vec<DiskUtil>,
+}
+
+/// One block device's activity over a run, from `/sys/block/DEV/stat` at its start and
+/// end: reads and writes completed and merged, ms spent on each, the weighted time in
+/// queue (ms), and the share of the run the device was busy.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct DiskUtil {
+    /// Device name (`vda`, `nvme0n1`, `sda1`).
+    pub name: String,
+    /// Reads and writes completed.
+    pub ios: [u64; 2],
+    /// Reads and writes merged.
+    pub merges: [u64; 2],
+    /// ms spent reading and writing.
+    pub ticks: [u64; 2],
+    /// Weighted ms in queue.
+    pub in_queue: u64,
+    /// Busy time over the run's time, in percent (at most 100).
+    pub util: f64,
 }
 
 /// One input of a merged result.

@@ -256,13 +256,11 @@ pub(super) static OPTS: &[OptDef] = &[
         aliases: &[],
         category: C,
         ty: "bool",
-        default: "0",
-        doc: "fio's disk utilisation report: fathom does not collect it yet, so disk_util=0 is accepted and disk_util=1 refused",
-        flag: false,
-        apply: |_, v, _| {
-            if parse_bool(v)? {
-                return Err("fathom does not report disk utilisation yet; use disk_util=0".into());
-            }
+        default: "1",
+        doc: "Report the activity of the block devices under the job's files (normal output's Disk stats, JSON disk_util)",
+        flag: true,
+        apply: |j, v, _| {
+            j.control.no_disk_util = !parse_bool(v)?;
             Ok(())
         },
     },

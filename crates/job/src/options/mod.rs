@@ -214,7 +214,7 @@ pub fn example(def: &OptDef) -> Option<String> {
         "prio" => "4",
         "prioclass" => "2",
         "unified_rw_reporting" => "mixed",
-        "disk_util" | "log_store_compressed" => "0",
+        "log_store_compressed" => "0",
         "exec_prerun" => "\"sync; echo 3 > /proc/sys/vm/drop_caches\"",
         "exec_postrun" => "\"dmesg | tail\"",
         "max_latency" => "50ms",

@@ -66,13 +66,10 @@ pub(super) static OPTS: &[OptDef] = &[
         category: C,
         ty: "bool",
         default: "0",
-        doc: "Report total-latency percentiles (instead of completion latency)",
+        doc: "Report total-latency percentiles too (as fio 3.33, beside clat's unless clat_percentiles=0)",
         flag: false,
         apply: |j, v, _| {
             j.lat_percentiles = parse_bool(v)?;
-            if j.lat_percentiles {
-                j.clat_percentiles = false;
-            }
             Ok(())
         },
     },
