@@ -426,3 +426,47 @@ fathomtest!(
         }
     }
 );
+
+fathomtest!(group_reporting_group_lines_are_the_merged_job_s, |env| {
+    let o = env.run(&[
+        "--name=g",
+        "--ioengine=null",
+        "--size=32m",
+        "--numjobs=3",
+        "--group_reporting",
+        "--rw=read",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    let job_bw = out
+        .lines()
+        .find(|l| l.trim_start().starts_with("read: IOPS="))
+        .and_then(|l| l.split("BW=").nth(1))
+        .and_then(|r| r.split(' ').next())
+        .unwrap()
+        .to_string();
+    let group = out
+        .lines()
+        .find(|l| l.trim_start().starts_with("READ: bw="))
+        .unwrap();
+    // As fio: the group's bandwidth is the merged job's, its range one value, its run
+    // one runtime.
+    let bw = group
+        .split("bw=")
+        .nth(1)
+        .unwrap()
+        .split(' ')
+        .next()
+        .unwrap();
+    assert_eq!(bw, job_bw, "{group}");
+    let range = group.split(", ").nth(1).unwrap().split(' ').next().unwrap();
+    let (lo, hi) = range.split_once('-').unwrap();
+    assert_eq!(lo, hi, "{group}");
+    let run = group
+        .rsplit("run=")
+        .next()
+        .unwrap()
+        .trim_end_matches("msec");
+    let (a, b) = run.split_once('-').unwrap();
+    assert_eq!(a, b, "{group}");
+});

@@ -456,11 +456,15 @@ fn assemble(
             .collect();
         let first = &plan.jobs[members[0]];
         let grouped = members.iter().any(|&i| plan.jobs[i].spec.group_reporting);
-        let all_stats = members
-            .iter()
-            .flat_map(|&i| outcomes[i].iter().map(|o| &o.stats));
-        run.groups
-            .push(GroupResult::from_clones(g, first.spec.kb_base, all_stats));
+        let all_stats = || {
+            members
+                .iter()
+                .flat_map(|&i| outcomes[i].iter().map(|o| &o.stats))
+        };
+        if !grouped {
+            run.groups
+                .push(GroupResult::from_clones(g, first.spec.kb_base, all_stats()));
+        }
         if grouped {
             let mut merged: Option<JobResult> = None;
             for &i in &members {
@@ -473,6 +477,15 @@ fn assemble(
                     }
                 }
             }
+            // As fio, the group line of a group_reporting group is its one merged job's:
+            // the range is that job's bandwidth (min = max) and its runtime.
+            let group = match &merged {
+                Some(m) => {
+                    GroupResult::from_clones(g, first.spec.kb_base, std::iter::once(&m.stats))
+                }
+                None => GroupResult::from_clones(g, first.spec.kb_base, all_stats()),
+            };
+            run.groups.push(group);
             if let Some(m) = merged {
                 run.jobs.push(m);
             }

@@ -181,11 +181,8 @@ impl GroupResult {
                     continue;
                 }
                 let rt = ts.runtime;
-                let bw = if rt.is_zero() {
-                    0.0
-                } else {
-                    d.bytes as f64 / rt.as_secs_f64()
-                };
+                // As fio (and each job's own line): bytes over whole ms, at least 1.
+                let bw = d.bytes as f64 * 1000.0 / whole_ms(rt) as f64;
                 gd.io_bytes += d.bytes;
                 if !seen[i] {
                     gd.min_bw = bw;
@@ -219,14 +216,19 @@ impl GroupResult {
                     }
                 })
                 .sum();
-            gd.agg_bw = if gd.max_run.is_zero() {
+            gd.agg_bw = if gd.io_bytes == 0 {
                 0.0
             } else {
-                gd.io_bytes as f64 / gd.max_run.as_secs_f64()
+                gd.io_bytes as f64 * 1000.0 / whole_ms(gd.max_run) as f64
             };
         }
         g
     }
+}
+
+/// A runtime in whole ms, at least 1 (fio's unit for every rate).
+fn whole_ms(d: std::time::Duration) -> u64 {
+    (d.as_millis() as u64).max(1)
 }
 
 /// Everything a run produced.
