@@ -322,6 +322,78 @@ fathomtest!(
 );
 
 fathomtest!(
+    bonnie_fast_mode_skips_the_per_character_tests_as_bonnie_does,
+    |env| {
+        let dir = format!("--dir={}", env.path().display());
+        let o = env.run(&[
+            "suite",
+            "bonnie",
+            &dir,
+            "--size=8",
+            "--ram=4",
+            "--files=0",
+            "--seeks=200",
+            "-f",
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let out = stdout(&o);
+        let ours: Vec<String> = out
+            .lines()
+            .last()
+            .unwrap()
+            .split(',')
+            .map(str::to_string)
+            .collect();
+        // Per-character write and read (fields 10-11 and 16-17) are empty, the rest measured.
+        assert_eq!(
+            (
+                ours[9].as_str(),
+                ours[10].as_str(),
+                ours[15].as_str(),
+                ours[16].as_str()
+            ),
+            ("", "", "", ""),
+            "{out}"
+        );
+        assert!(!ours[11].is_empty(), "{out}");
+        let real = std::process::Command::new("bonnie++")
+            .args([
+                "-d",
+                env.path().to_str().unwrap(),
+                "-s",
+                "16",
+                "-r",
+                "8",
+                "-n",
+                "0",
+            ])
+            .args(["-u", "root", "-f", "-q"])
+            .output();
+        match real {
+            Ok(r) if r.status.success() => {
+                let line = String::from_utf8_lossy(&r.stdout)
+                    .lines()
+                    .last()
+                    .unwrap_or("")
+                    .to_string();
+                let theirs: Vec<&str> = line.split(',').collect();
+                let empties = |v: &[&str]| v.iter().map(|x| x.is_empty()).collect::<Vec<_>>();
+                let ours: Vec<&str> = ours.iter().map(String::as_str).collect();
+                assert_eq!(
+                    empties(&theirs),
+                    empties(&ours),
+                    "real: {line}\nours: {ours:?}"
+                );
+            }
+            _ => assert!(
+                std::env::var_os("FATHOM_REQUIRE_BONNIE").is_none(),
+                "bonnie++ missing"
+            ),
+        }
+    }
+);
+
+fathomtest!(
     curve_runs_max_then_fractions_and_stops_on_response_time,
     |env| {
         let svg = env.path().join("c.svg");

@@ -12,7 +12,7 @@
 
 use anyhow::{anyhow, bail, Context, Result};
 use std::fs::File;
-use std::io::{BufReader, BufWriter, Read, Write};
+use std::io::{Read, Write};
 use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -47,6 +47,10 @@ pub struct Opts {
     pub csv: bool,
     /// Random seed.
     pub seed: u64,
+    /// Bytes of the per-character tests: 3 MiB, as bonnie++ 2.00a writes and reads one
+    /// byte at a time (seen with strace); `-f` alone (fast mode) skips them (None), and
+    /// `-f SIZE`, as bonnie++'s manual describes, sizes them.
+    pub char_size: Option<u64>,
 }
 
 /// One measured test: rate per second, CPU %, slowest operation, elapsed.
@@ -121,27 +125,30 @@ fn io_tests(o: &Opts, path: &Path) -> Result<[Option<Measure>; 6]> {
     let size = o.size;
     let chunk = o.chunk;
     let chunks = size / chunk as u64;
-    // Per character write.
-    eprint!("Writing a byte at a time...");
-    let putc = measure(|| {
-        let mut w = BufWriter::with_capacity(8192, open(path, true, true, false)?);
-        let mut worst = Duration::ZERO;
-        let mut t = Instant::now();
-        for i in 0..size {
-            w.write_all(&[(i & 0x7f) as u8])?;
-            if i % chunk as u64 == chunk as u64 - 1 {
-                let now = Instant::now();
-                worst = worst.max(now - t);
-                t = now;
-            }
+    // Per character write: as bonnie++ 2.00, one write(2) of one byte per character
+    // (and with -b an fsync after each), over the first `-f` bytes of the file.
+    let char_bytes = o.char_size.map(|c| c.min(size));
+    let putc = match char_bytes {
+        None => None,
+        Some(n) => {
+            eprint!("Writing a byte at a time...");
+            let m = measure(|| {
+                let mut f = open(path, true, true, false)?;
+                let mut worst = Duration::ZERO;
+                for i in 0..n {
+                    let t = Instant::now();
+                    f.write_all(&[(i & 0x7f) as u8])?;
+                    if o.fsync {
+                        f.sync_data()?;
+                    }
+                    worst = worst.max(t.elapsed());
+                }
+                Ok((n as f64 / 1024.0, worst))
+            })?;
+            eprintln!("done");
+            Some(m)
         }
-        w.flush()?;
-        if o.fsync {
-            w.get_ref().sync_all()?;
-        }
-        Ok((size as f64 / 1024.0, worst))
-    })?;
-    eprintln!("done");
+    };
     // Block write.
     eprint!("Writing intelligently...");
     let mut buf = aligned(chunk);
@@ -180,28 +187,33 @@ fn io_tests(o: &Opts, path: &Path) -> Result<[Option<Measure>; 6]> {
         Ok(((chunks * chunk as u64) as f64 / 1024.0, worst))
     })?;
     eprintln!("done");
-    // Per character read.
-    eprint!("Reading a byte at a time...");
-    let getc = measure(|| {
-        let mut r = BufReader::with_capacity(8192, open(path, false, false, false)?);
-        let mut byte = [0u8; 1];
-        let mut n = 0u64;
-        let mut worst = Duration::ZERO;
-        let mut t = Instant::now();
-        let mut sum = 0u64;
-        while r.read(&mut byte)? == 1 {
-            sum = sum.wrapping_add(byte[0] as u64);
-            n += 1;
-            if n % chunk as u64 == 0 {
-                let now = Instant::now();
-                worst = worst.max(now - t);
-                t = now;
-            }
+    // Per character read: one read(2) of one byte per character, as bonnie++ 2.00.
+    let getc = match char_bytes {
+        None => None,
+        Some(n) => {
+            eprint!("Reading a byte at a time...");
+            let m = measure(|| {
+                let mut f = open(path, false, false, false)?;
+                let mut byte = [0u8; 1];
+                let mut worst = Duration::ZERO;
+                let mut sum = 0u64;
+                let mut done = 0u64;
+                while done < n {
+                    let t = Instant::now();
+                    if f.read(&mut byte)? != 1 {
+                        break;
+                    }
+                    worst = worst.max(t.elapsed());
+                    sum = sum.wrapping_add(byte[0] as u64);
+                    done += 1;
+                }
+                std::hint::black_box(sum);
+                Ok((done as f64 / 1024.0, worst))
+            })?;
+            eprintln!("done");
+            Some(m)
         }
-        std::hint::black_box(sum);
-        Ok((n as f64 / 1024.0, worst))
-    })?;
-    eprintln!("done");
+    };
     // Block read.
     eprint!("Reading intelligently...");
     let bread = measure(|| {
@@ -255,10 +267,10 @@ fn io_tests(o: &Opts, path: &Path) -> Result<[Option<Measure>; 6]> {
     })?;
     eprintln!();
     Ok([
-        Some(putc),
+        putc,
         Some(block),
         Some(rewrite),
-        Some(getc),
+        getc,
         Some(bread),
         Some(seeks),
     ])
@@ -376,12 +388,13 @@ fn size_label(b: u64) -> String {
     }
 }
 
-/// Latency as bonnie writes it: µs below 10 ms, ms below 10 s, else s.
+/// Latency as bonnie++ 2.00a writes it: up to five digits of µs (10406us, 99999us), then
+/// of ms (416ms), then s.
 fn latency(d: Duration) -> String {
     let us = d.as_micros();
-    if us < 10_000 {
+    if us < 100_000 {
         format!("{us}us")
-    } else if us < 10_000_000 {
+    } else if us < 100_000_000 {
         format!("{}ms", us / 1000)
     } else {
         format!("{}s", us / 1_000_000)
@@ -578,6 +591,7 @@ pub fn parse(args: &[String]) -> Result<Opts> {
         seed: std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(1, |d| d.as_nanos() as u64 & 0x7fff_ffff),
+        char_size: Some(3 << 20),
     };
     let mut size_set = false;
     let mut opts = super::Opts::new(args);
@@ -593,6 +607,15 @@ pub fn parse(args: &[String]) -> Result<Opts> {
             }
         };
         match k {
+            "--char-size" | "-f" => {
+                // bonnie++: `-f` alone skips the per-character tests, `-f SIZE` sizes them.
+                let given = inline.is_some() || opts.next_is_value();
+                o.char_size = if given {
+                    Some(bytes(opts.value(k, inline.clone())?)?)
+                } else {
+                    None
+                };
+            }
             "--dir" | "-d" => o.dir = val()?.into(),
             "--size" | "-s" => {
                 o.size = bytes(val()?)?;
@@ -685,7 +708,11 @@ mod tests {
         assert_eq!(speed("2097152"), " 2.0g");
         assert_eq!(speed("+++++"), "+++++");
         assert_eq!(latency(Duration::from_micros(2691)), "2691us");
-        assert_eq!(latency(Duration::from_millis(25)), "25ms");
+        // bonnie++ 2.00a: 10406us and 12197us as such, 419ms and 416ms in ms.
+        assert_eq!(latency(Duration::from_micros(10406)), "10406us");
+        assert_eq!(latency(Duration::from_millis(25)), "25000us");
+        assert_eq!(latency(Duration::from_millis(419)), "419ms");
+        assert_eq!(latency(Duration::from_secs(120)), "120s");
         assert_eq!(size_label(256 << 20), "256M");
     }
 

@@ -27,6 +27,14 @@ impl<'a> Opts<'a> {
             None => (a.as_str(), a.as_str(), None),
         })
     }
+    /// True when the next argument is a value (not an option): for options whose value
+    /// may be left out, as bonnie++'s `-f [SIZE]`.
+    pub fn next_is_value(&self) -> bool {
+        self.it
+            .as_slice()
+            .first()
+            .is_some_and(|a| !a.starts_with('-'))
+    }
     /// The option's value: written inline, else the next argument.
     pub fn value(&mut self, key: &str, inline: Option<String>) -> anyhow::Result<String> {
         inline
