@@ -385,7 +385,9 @@ fathomtest!(
                 .map(|k| (r[k].get("bins").is_some(), r[k].get("percentile").is_some()))
                 .collect()
         };
-        let cases: [(&[&str], [(bool, bool); 3]); 4] = [
+        // (bins, percentiles) for slat, clat and lat.
+        type Shape = [(bool, bool); 3];
+        let cases: [(&[&str], Shape); 4] = [
             (&[], [(false, false), (true, true), (false, false)]),
             (
                 &["--lat_percentiles=1"],
