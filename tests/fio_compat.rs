@@ -472,3 +472,64 @@ fathomtest!(group_reporting_group_lines_are_the_merged_job_s, |env| {
     let (a, b) = run.split_once('-').unwrap();
     assert_eq!(a, b, "{group}");
 });
+
+fathomtest!(serialize_overlap_and_lockmem, |env| {
+    // Random writes at depth 16 over 16 blocks without the random map: overlaps galore.
+    // Each I/O's [issue, completion] span comes from the clat log (issue time + clat).
+    let overlaps = |serialize: &str| -> usize {
+        let _ = std::fs::remove_file(env.path().join("o_clat.1.log"));
+        let o = env.run(&[
+            "--name=o",
+            "--ioengine=libaio",
+            "--direct=1",
+            "--iodepth=16",
+            "--rw=randwrite",
+            "--norandommap",
+            "--bs=4k",
+            "--filename=data",
+            "--size=64k",
+            "--io_size=4m",
+            "--write_lat_log=o",
+            "--log_offset=1",
+            "--log_issue_time=1",
+            &format!("--serialize_overlap={serialize}"),
+            "--output=/dev/null",
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let log = std::fs::read_to_string(env.path().join("o_clat.1.log")).unwrap();
+        // (offset, issue, completion) of every write.
+        let mut ios: Vec<(u64, u64, u64)> = log
+            .lines()
+            .map(|l| {
+                let f: Vec<u64> = l.split(", ").map(|x| x.parse().unwrap()).collect();
+                (f[4], f[6], f[6] + f[1])
+            })
+            .collect();
+        assert_eq!(ios.len(), 1024);
+        ios.sort_unstable();
+        ios.windows(2)
+            .filter(|w| w[0].0 == w[1].0 && w[1].1 < w[0].2)
+            .count()
+    };
+    assert_eq!(
+        overlaps("1"),
+        0,
+        "no two writes to one block in flight at once"
+    );
+    assert!(
+        overlaps("0") > 0,
+        "without it, writes to one block do overlap"
+    );
+    // lockmem pins memory per clone (root here); an impossible amount is a clear error.
+    let (_, code, e) = run_json(
+        &env,
+        &["--name=l", "--ioengine=null", "--size=1m", "--lockmem=8m"],
+    );
+    assert_eq!(code, 0, "{e}");
+    let (_, code, e) = run_json(
+        &env,
+        &["--name=l", "--ioengine=null", "--size=1m", "--lockmem=64t"],
+    );
+    assert_ne!(code, 0);
+    assert!(e.contains("lockmem"), "{e}");
+});

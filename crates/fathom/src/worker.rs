@@ -216,6 +216,16 @@ pub fn run_clone(
         return out;
     }
 
+    // lockmem: this clone pins that much memory while it runs.
+    let _locked = match LockedMem::new(spec.control.lockmem) {
+        Ok(l) => l,
+        Err(text) => {
+            out.stats.error = libc::ENOMEM;
+            out.error_text = Some(text);
+            out.elapsed = t_start.elapsed();
+            return out;
+        }
+    };
     if spec.control.create_only {
         // The files were laid out before the clones started; no I/O.
         out.elapsed = t_start.elapsed();
@@ -596,6 +606,14 @@ pub fn run_clone(
                     break;
                 }
                 now = crate::clock::now();
+            }
+            // serialize_overlap: an I/O overlapping one in flight waits for it.
+            if spec.control.serialize_overlap
+                && inflight > 0
+                && overlaps_inflight(&slots, &free, &req)
+            {
+                held = Some(req);
+                break;
             }
             if let Some(os) = &mut openset {
                 match os.ensure(
@@ -1121,6 +1139,61 @@ pub fn run_clone(
     }
     out.elapsed = t_start.elapsed();
     out
+}
+
+/// `lockmem`: memory pinned with mlock(2) for as long as this lives.
+struct LockedMem(Vec<u8>);
+
+impl LockedMem {
+    fn new(bytes: u64) -> Result<Option<LockedMem>, String> {
+        if bytes == 0 {
+            return Ok(None);
+        }
+        // SAFETY: sysconf has no preconditions.
+        let (pages, page) = unsafe {
+            (
+                libc::sysconf(libc::_SC_AVPHYS_PAGES),
+                libc::sysconf(libc::_SC_PAGESIZE),
+            )
+        };
+        let avail = (pages.max(0) as u64).saturating_mul(page.max(0) as u64);
+        if bytes > avail {
+            return Err(format!(
+                "lockmem={bytes}: more than this machine's available memory ({avail} bytes)"
+            ));
+        }
+        let mut v: Vec<u8> = Vec::new();
+        v.try_reserve_exact(bytes as usize)
+            .map_err(|e| format!("lockmem={bytes}: {e}"))?;
+        // SAFETY: mlock over the Vec's own allocation (its capacity; mlock faults the
+        // pages in, nothing reads them), which lives as long as `self`.
+        if unsafe { libc::mlock(v.as_mut_ptr().cast(), v.capacity()) } != 0 {
+            let e = std::io::Error::last_os_error();
+            return Err(format!(
+                "lockmem={bytes}: mlock failed: {e}; raise the locked-memory limit \
+                 (ulimit -l) or run as root"
+            ));
+        }
+        Ok(Some(LockedMem(v)))
+    }
+}
+
+impl Drop for LockedMem {
+    fn drop(&mut self) {
+        // SAFETY: unlocks the range locked in `new`, still allocated.
+        unsafe { libc::munlock(self.0.as_ptr().cast(), self.0.capacity()) };
+    }
+}
+
+/// True when `req` overlaps an I/O still in flight (a slot not in `free`) on its file.
+fn overlaps_inflight(slots: &[Slot], free: &[usize], req: &IoReq) -> bool {
+    let idle: std::collections::HashSet<usize> = free.iter().copied().collect();
+    slots.iter().enumerate().any(|(i, s)| {
+        !idle.contains(&i)
+            && s.req.file == req.file
+            && s.req.offset < req.offset + req.len
+            && req.offset < s.req.offset + s.req.len
+    })
 }
 
 /// exec_prerun / exec_postrun: `sh -c CMD`, its output in `JOB.WHICH.txt` (fio's file).

@@ -23,6 +23,11 @@ pub struct Control {
     /// `pre_read`: read the job's files through the page cache before the clock starts
     /// (and do not drop the cache, as with invalidate=0).
     pub pre_read: bool,
+    /// `lockmem`: bytes each clone pins with mlock(2) while it runs (0: none), to leave the
+    /// page cache less memory.
+    pub lockmem: u64,
+    /// `serialize_overlap`: an I/O that overlaps one in flight waits for it.
+    pub serialize_overlap: bool,
     /// `disk_util=0`: leave this job's devices out of the disk utilisation report.
     pub no_disk_util: bool,
     /// `bwavgtime`: the bandwidth sampling interval (bw_min/max/dev/samples).

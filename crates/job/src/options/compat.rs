@@ -139,6 +139,32 @@ pub(super) static OPTS: &[OptDef] = &[
         },
     },
     OptDef {
+        name: "lockmem",
+        aliases: &[],
+        category: C,
+        ty: "size",
+        default: "0",
+        doc: "Pin this much memory with mlock(2) in each clone while it runs (to test with less memory for the page cache)",
+        flag: false,
+        apply: |j, v, c| {
+            j.control.lockmem = super::size(v, c)?;
+            Ok(())
+        },
+    },
+    OptDef {
+        name: "serialize_overlap",
+        aliases: &[],
+        category: C,
+        ty: "bool",
+        default: "0",
+        doc: "An I/O that overlaps one still in flight (same file, intersecting bytes) waits for it to complete",
+        flag: true,
+        apply: |j, v, _| {
+            j.control.serialize_overlap = parse_bool(v)?;
+            Ok(())
+        },
+    },
+    OptDef {
         name: "bwavgtime",
         aliases: &[],
         category: C,

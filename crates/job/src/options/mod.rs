@@ -112,6 +112,20 @@ pub static REFUSED: &[(&str, &str)] = &[
         "see cgroup: fathom makes no cgroups, so there is none to keep",
     ),
     (
+        "trim_percentage",
+        "fathom checks trims with a trimming job (rw=trimwrite, randtrim or randrw with \
+         trims) and verify with trim_verify_zero=1, which reads each trimmed block back as \
+         zeroes; fio's trimming of a share of already verified blocks is not built",
+    ),
+    (
+        "trim_backlog",
+        "see trim_percentage: trims are verified through trim_verify_zero",
+    ),
+    (
+        "trim_backlog_batch",
+        "see trim_percentage: trims are verified through trim_verify_zero",
+    ),
+    (
         "ioscheduler",
         "fathom does not change a device's I/O scheduler for you; set it before the run \
          (echo NAME > /sys/block/DEV/queue/scheduler) and fathom records the device",

@@ -57,11 +57,9 @@ pub(super) static NAMES: &[&str] = &[
     "iomem",
     "mem",
     "hugepage-size",
-    "lockmem",
     "invalidate_on_close",
     // Depth and batching
     "io_submit_mode",
-    "serialize_overlap",
     // Rate, latency, think time
     "rate_ignore_thinktime",
     "thinkcycles",
