@@ -500,7 +500,7 @@ pub fn table(o: &Opts, r: &Results) -> String {
     };
     if o.size > 0 {
         s.push_str(&format!(
-            "Version {:>9}   ------Sequential Output------ --Sequential Input- --Random-\n\
+            "Version {:<12}------Sequential Output------ --Sequential Input- --Random-\n\
              \x20                   -Per Chr- --Block-- -Rewrite- -Per Chr- --Block-- --Seeks--\n\
              Name:Size etc        /sec %CP  /sec %CP  /sec %CP  /sec %CP  /sec %CP  /sec %CP\n",
             "2.00a"
@@ -529,14 +529,17 @@ pub fn table(o: &Opts, r: &Results) -> String {
         ));
     }
     if o.files > 0 {
-        s.push_str(
-            "                    ------Sequential Create------ --------Random Create--------\n\
-             \x20                   -Create-- --Read--- -Delete-- -Create-- --Read--- -Delete--\n\
-             \x20     files:max:min  /sec %CP  /sec %CP  /sec %CP  /sec %CP  /sec %CP  /sec %CP\n",
-        );
+        // As bonnie++ 2.00a: the version line again, the machine on the test-name line,
+        // and the file count alone in the first column.
+        s.push_str(&format!(
+            "Version {:<12}------Sequential Create------ --------Random Create--------\n\
+             {:<20}-Create-- --Read--- -Delete-- -Create-- --Read--- -Delete--\n\
+             \x20             files  /sec %CP  /sec %CP  /sec %CP  /sec %CP  /sec %CP  /sec %CP\n",
+            "2.00a", o.machine
+        ));
         s.push_str(&format!(
             "{:>19} {:>5} {:>3} {:>5} {:>3} {:>5} {:>3} {:>5} {:>3} {:>5} {:>3} {:>5} {:>3}\n",
-            desc(&o.machine, a[21]),
+            a[21],
             a[26],
             a[27],
             a[28],
