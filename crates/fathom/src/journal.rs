@@ -4,13 +4,16 @@
 //! appended to the journal; after it completes, its *acknowledgement*. The journal is
 //! opened with O_DSYNC, so every record is on stable storage before the write it
 //! announces is issued, and it is never behind what was acknowledged. After a crash
-//! (SIGKILL, power cut) [`check`] replays it: every acknowledged chunk must hold its
-//! acknowledged generation, or a newer one whose write was in flight; a chunk in flight
-//! may hold the old or the new data, never anything else.
+//! (SIGKILL, power cut) [`check`] replays it: a chunk some write of which was acknowledged
+//! must hold one of the generations that may have landed last: any generation that was
+//! issued and not surely overwritten, where a generation is surely overwritten once a
+//! later one, issued after its acknowledgement, is acknowledged. Two writes of one chunk
+//! in flight together may land in either order, so both stay legal.
 //!
 //! Layout: one JSON line (format, files, the verifier's parameters), then 32-byte records:
-//! kind (1 intent, 2 ack), file index, generation, offset, length, CRC-32C. A record
-//! torn by the crash ends the replay.
+//! kind (1 intent, 2 ack), file index, generation, offset, length, CRC-32C. The records
+//! are read as a stream. Records torn by the crash (the last write's, at the end) end the
+//! replay; a bad record followed by good ones is damage to the journal, and said so.
 
 use crate::verify::{Verifier, VerifierParts};
 use std::collections::HashMap;
@@ -29,6 +32,10 @@ struct JournalHeader {
     version: u32,
     files: Vec<PathBuf>,
     verifier: VerifierParts,
+    /// The most records one write appends (a crash can tear that many at the end); 0 in
+    /// journals written before it was recorded.
+    #[serde(default)]
+    max_batch: u64,
 }
 
 /// Appends a clone's intents and acknowledgements.
@@ -39,7 +46,12 @@ pub(crate) struct JournalWriter {
 
 impl JournalWriter {
     /// Start a journal at `path` (replacing an old one) for a clone's files.
-    pub(crate) fn create(path: &Path, files: &[PathBuf], v: &Verifier) -> io::Result<Self> {
+    pub(crate) fn create(
+        path: &Path,
+        files: &[PathBuf],
+        v: &Verifier,
+        max_batch: u64,
+    ) -> io::Result<Self> {
         let mut file = std::fs::OpenOptions::new()
             .write(true)
             .create(true)
@@ -54,6 +66,7 @@ impl JournalWriter {
                 .map(|p| std::path::absolute(p).unwrap_or_else(|_| p.clone()))
                 .collect(),
             verifier: v.parts(),
+            max_batch,
         };
         let mut line = serde_json::to_vec(&header).map_err(io::Error::other)?;
         line.push(b'\n');
@@ -112,57 +125,133 @@ pub struct JournalReport {
     pub acknowledged: Vec<(PathBuf, u64)>,
 }
 
+/// One generation of a chunk that may still be what the chunk holds: when its intent
+/// and its acknowledgement were recorded (record numbers).
+#[derive(Clone, Copy)]
+struct Live {
+    generation: u32,
+    intent: u64,
+    ack: Option<u64>,
+}
+
+/// What the replay knows of one chunk.
+#[derive(Default)]
+struct Chunk {
+    live: Vec<Live>,
+    acked: bool,
+}
+
+impl Chunk {
+    fn intent(&mut self, generation: u32, at: u64) {
+        self.live.push(Live {
+            generation,
+            intent: at,
+            ack: None,
+        });
+    }
+
+    fn ack(&mut self, generation: u32, at: u64) {
+        let Some(i) = self.live.iter().position(|l| l.generation == generation) else {
+            return;
+        };
+        self.live[i].ack = Some(at);
+        self.acked = true;
+        // Every generation acknowledged before this one was issued landed before it.
+        let issued = self.live[i].intent;
+        self.live.retain(|l| l.ack.is_none_or(|a| a > issued));
+    }
+}
+
+/// The largest header line a journal may have (files and verifier parameters).
+const MAX_HEADER: u64 = 16 << 20;
+
 /// Replay the journal at `path` and check every acknowledged chunk of its files.
 pub fn check(path: &Path) -> Result<JournalReport, String> {
-    let mut f = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let mut all = Vec::new();
-    f.read_to_end(&mut all)
-        .map_err(|e| format!("{}: {e}", path.display()))?;
-    let nl = all
-        .iter()
-        .position(|&b| b == b'\n')
-        .ok_or_else(|| format!("{}: not a fathom verify journal", path.display()))?;
-    let header: JournalHeader = serde_json::from_slice(&all[..nl])
-        .map_err(|e| format!("{}: not a fathom verify journal ({e})", path.display()))?;
+    let shown = path.display();
+    let f = std::fs::File::open(path).map_err(|e| format!("{shown}: {e}"))?;
+    let md = f.metadata().map_err(|e| format!("{shown}: {e}"))?;
+    if !md.is_file() {
+        return Err(format!(
+            "{shown}: not a regular file; give the journal file"
+        ));
+    }
+    let mut r = io::BufReader::with_capacity(1 << 20, f);
+    let mut line = Vec::new();
+    io::BufRead::read_until(&mut (&mut r).take(MAX_HEADER), b'\n', &mut line)
+        .map_err(|e| format!("{shown}: {e}"))?;
+    if line.last() != Some(&b'\n') {
+        return Err(format!("{shown}: not a fathom verify journal"));
+    }
+    let header: JournalHeader = serde_json::from_slice(&line[..line.len() - 1])
+        .map_err(|e| format!("{shown}: not a fathom verify journal ({e})"))?;
     if header.format != FORMAT || header.version != 1 {
-        return Err(format!("{}: not a fathom verify journal", path.display()));
+        return Err(format!("{shown}: not a fathom verify journal"));
     }
-    let v = Verifier::from_parts(&header.verifier)?;
-    // Per (file, chunk): the last acknowledged generation and the newest intended one.
-    let mut state: HashMap<(u16, u64), (u32, u32, u32)> = HashMap::new();
-    for r in all[nl + 1..].chunks_exact(RECORD) {
-        let crc = u32::from_le_bytes(r[24..28].try_into().unwrap());
-        if crc32c::crc32c(&r[..24]) != crc {
-            break; // torn by the crash: nothing after it was written
+    let v = Verifier::from_parts(&header.verifier).map_err(|e| format!("{shown}: {e}"))?;
+    let mut chunks: HashMap<(u16, u64), Chunk> = HashMap::new();
+    let mut rec = [0u8; RECORD];
+    let (mut n, mut torn) = (0u64, None::<u64>);
+    loop {
+        match r.read_exact(&mut rec) {
+            Ok(()) => {}
+            Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => break,
+            Err(e) => return Err(format!("{shown}: {e}")),
         }
-        let file = u16::from_le_bytes([r[2], r[3]]);
-        let g = u32::from_le_bytes(r[4..8].try_into().unwrap());
-        let off = u64::from_le_bytes(r[8..16].try_into().unwrap());
-        let len = u32::from_le_bytes(r[16..20].try_into().unwrap());
-        let e = state.entry((file, off)).or_insert((0, 0, len));
-        match r[0] {
-            INTENT => e.1 = e.1.max(g),
-            ACK => e.0 = e.0.max(g),
-            _ => return Err(format!("{}: unknown record kind {}", path.display(), r[0])),
+        let crc = u32::from_le_bytes(rec[24..28].try_into().expect("4 bytes"));
+        let good = crc32c::crc32c(&rec[..24]) == crc && matches!(rec[0], INTENT | ACK);
+        if !good {
+            torn.get_or_insert(n);
+            n += 1;
+            continue;
+        }
+        if let Some(bad) = torn {
+            return Err(format!(
+                "{shown}: the journal is damaged: record {bad} (byte {}) fails its checksum \
+                 but record {n} after it is good; a crash only tears the last records, so \
+                 the journal itself was changed (the files were not checked)",
+                line.len() as u64 + bad * RECORD as u64
+            ));
+        }
+        let file = u16::from_le_bytes([rec[2], rec[3]]);
+        let g = u32::from_le_bytes(rec[4..8].try_into().expect("4 bytes"));
+        let off = u64::from_le_bytes(rec[8..16].try_into().expect("8 bytes"));
+        let c = chunks.entry((file, off)).or_default();
+        if rec[0] == INTENT {
+            c.intent(g, n);
+        } else {
+            c.ack(g, n);
+        }
+        n += 1;
+    }
+    if let Some(bad) = torn {
+        // Only the last write's records can be torn: a longer bad tail is damage.
+        if header.max_batch > 0 && n - bad > header.max_batch {
+            return Err(format!(
+                "{shown}: the journal is damaged: its last {} records (from record {bad}, \
+                 byte {}) fail their checksums, more than the {} one write appends, so a \
+                 crash cannot explain them (the files were not checked)",
+                n - bad,
+                line.len() as u64 + bad * RECORD as u64,
+                header.max_batch
+            ));
         }
     }
-    let mut keys: Vec<_> = state.keys().copied().collect();
-    keys.sort();
+    let mut keys: Vec<_> = chunks.keys().copied().collect();
+    keys.sort_unstable();
     let mut report = JournalReport::default();
     let mut open: HashMap<u16, std::fs::File> = HashMap::new();
     for (file, off) in keys {
-        let (acked, intended, _) = state[&(file, off)];
-        let in_flight = intended > acked;
-        if in_flight {
+        let c = &chunks[&(file, off)];
+        if c.live.iter().any(|l| l.ack.is_none()) {
             report.in_flight += 1;
         }
-        if acked == 0 {
+        if !c.acked {
             continue; // never acknowledged: its old contents are not ours to judge
         }
         let p = header
             .files
             .get(file as usize)
-            .ok_or_else(|| format!("{}: record for unknown file {file}", path.display()))?;
+            .ok_or_else(|| format!("{shown}: record for unknown file {file}"))?;
         let fh = match open.get(&file) {
             Some(h) => h,
             None => {
@@ -170,8 +259,7 @@ pub fn check(path: &Path) -> Result<JournalReport, String> {
                 open.entry(file).or_insert(h)
             }
         };
-        let n = v.interval as usize;
-        let mut b = vec![0u8; n];
+        let mut b = vec![0u8; v.interval as usize];
         let got = fh
             .read_at(&mut b, off)
             .map_err(|e| format!("{}: read at {off}: {e}", p.display()))?;
@@ -179,12 +267,22 @@ pub fn check(path: &Path) -> Result<JournalReport, String> {
         report.checked += 1;
         report.bytes += got as u64;
         report.acknowledged.push((p.clone(), off));
-        let ok = v.check(&b, off, Some(acked as u64));
-        let ok = match ok {
-            Err(_) if in_flight => v.check(&b, off, Some(intended as u64)),
-            r => r,
-        };
-        if let Err(f) = ok {
+        // The newest legal generation first: its failure is the one reported.
+        let mut legal: Vec<u32> = c.live.iter().map(|l| l.generation).collect();
+        legal.sort_unstable_by(|a, b| b.cmp(a));
+        let mut first = None;
+        for g in legal {
+            match v.check(&b, off, Some(g as u64)) {
+                Ok(()) => {
+                    first = None;
+                    break;
+                }
+                Err(f) => {
+                    first.get_or_insert(f);
+                }
+            }
+        }
+        if let Some(f) = first {
             report.failures.push(f.text(p));
         }
     }

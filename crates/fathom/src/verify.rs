@@ -452,6 +452,19 @@ impl Verifier {
 
     /// A verifier from a journal's parts.
     pub(crate) fn from_parts(p: &VerifierParts) -> Result<Verifier, String> {
+        // A damaged or hand-made header must not panic or exhaust memory.
+        if p.interval == 0 || p.interval > 1 << 30 {
+            return Err(format!(
+                "the journal's verify interval {} is not 1 byte to 1 GiB: the header is damaged",
+                p.interval
+            ));
+        }
+        if p.pattern.is_empty() {
+            return Err("the journal's verify pattern is empty: the header is damaged".into());
+        }
+        if p.pattern_offsets.iter().any(|&o| o + 8 > p.pattern.len()) {
+            return Err("the journal's pattern offsets lie outside its pattern".into());
+        }
         let kind = VerifyKind::NAMES
             .iter()
             .find(|(n, _)| *n == p.kind)

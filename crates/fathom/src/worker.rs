@@ -363,7 +363,18 @@ pub fn run_clone(
             };
             let files: Vec<std::path::PathBuf> =
                 clone.files.iter().map(|f| f.path.clone()).collect();
-            match crate::journal::JournalWriter::create(std::path::Path::new(&path), &files, v) {
+            // The most records one write makes: a crash can tear that many at the end.
+            let max_len = (0..3)
+                .map(|d| clone.params.len_range(d).1)
+                .max()
+                .unwrap_or(0);
+            let batch = max_len.div_ceil(v.interval.max(1));
+            match crate::journal::JournalWriter::create(
+                std::path::Path::new(&path),
+                &files,
+                v,
+                batch,
+            ) {
                 Ok(j) => Some(j),
                 Err(e) => {
                     fail(
