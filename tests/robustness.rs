@@ -323,3 +323,75 @@ fathomtest!(sigusr1_prints_a_status_block_and_the_run_goes_on, |env| {
     let rt = v["jobs"][0]["read"]["runtime"].as_u64().unwrap();
     assert!(rt >= 2900, "the run went on: {rt} ms");
 });
+
+fathomtest!(hostile_inputs_get_clear_errors_not_hangs_or_aborts, |env| {
+    // Each case: arguments, and what the error says. None of them may panic (exit 101),
+    // abort (134) or read without end.
+    env.write("inc.fio", "[a]\ninclude /dev/zero\n");
+    env.write(
+        "deep.fio",
+        &format!(
+            "[a]\nioengine=null\nsize={}1m{}\n",
+            "(".repeat(100_000),
+            ")".repeat(100_000)
+        ),
+    );
+    env.write(
+        "long.fio",
+        &format!("[a]\nioengine=null\nsize=1m\n{}=1\n", "x".repeat(1_000_000)),
+    );
+    let cases: &[(&[&str], &str)] = &[
+        (&["inc.fio"], "include /dev/zero: not a regular file"),
+        (&["/dev/zero"], "not a regular file"),
+        (&["merge", "/dev/zero"], "not a regular file"),
+        (
+            &["--parse-only", "deep.fio"],
+            "nested deeper than 256 levels",
+        ),
+        (&["--parse-only", "long.fio"], "(1000000 characters)"),
+        (
+            &["--name=a", "--ioengine=null", "--bs=", "--size=1m"],
+            "'bs' requires a value",
+        ),
+        (
+            &["--name=a", "--ioengine=null", "--rw=randread", "--size=1p"],
+            "add norandommap",
+        ),
+        (
+            &["--name=a", "--ioengine=null", "--size=18446744073709551615"],
+            "more than the 8 EiB",
+        ),
+        (
+            &["--name=a", "--ioengine=null", "--size=8e"],
+            "more than the 8 EiB",
+        ),
+        (
+            &[
+                "--name=a",
+                "--ioengine=null",
+                "--size=1m",
+                "--iomem_align=1t",
+            ],
+            "at most 64 MiB",
+        ),
+        (
+            &[
+                "--name=a",
+                "--ioengine=null",
+                "--size=1m",
+                "--iomem_align=4294967296",
+            ],
+            "at most 64 MiB",
+        ),
+    ];
+    for (args, says) in cases {
+        let o = env.run(args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        let e = stderr(&o);
+        assert!(e.contains(says), "{args:?}: {e}");
+        assert!(
+            e.len() < 2000,
+            "{args:?}: a short message, not the input back"
+        );
+    }
+});

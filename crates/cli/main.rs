@@ -66,6 +66,13 @@ fn unknown_flag_message(e: &clap::Error) -> Option<String> {
         _ => return None,
     };
     let name = arg.strip_prefix("--")?.split('=').next()?.to_string();
+    if name.len() > 64 {
+        return Some(format!(
+            "unknown option '--{}…' ({} characters); `fathom --help` lists fathom's flags",
+            &name[..name.char_indices().nth(32).map_or(name.len(), |(i, _)| i)],
+            name.len()
+        ));
+    }
     let own: Vec<String> = args::Cli::command()
         .get_arguments()
         .filter_map(|a| a.get_long().map(str::to_string))
@@ -93,6 +100,12 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
         c.downcast_ref::<std::io::Error>()
             .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
     })
+}
+
+/// A result file (native, fio JSON) of at most 4 GiB; devices are refused.
+fn read_result_file(f: &str) -> Result<String> {
+    fathom_job::read_text_bounded(std::path::Path::new(f), 4 << 30)
+        .with_context(|| format!("reading {f}"))
 }
 
 /// fio's "NAME: Laying out IO file (1 file / 16MiB)" lines: per job, the files that do not
@@ -263,9 +276,10 @@ fn real_main() -> Result<u8, Failure> {
             })
             .unwrap_or_else(|| "fathom".into());
         for f in &cli.files {
-            let text = std::fs::read_to_string(f)
-                .with_context(|| format!("--showcmd {f}"))
-                .map_err(usage)?;
+            let text =
+                fathom_job::read_text_bounded(std::path::Path::new(f), fathom_job::MAX_JOB_FILE)
+                    .with_context(|| format!("--showcmd {f}"))
+                    .map_err(usage)?;
             print_stdout(&fathom_job::showcmd(&text, f, &prog).map_err(usage)?)?;
         }
         return Ok(exit::OK);
@@ -591,7 +605,7 @@ fn merge_main(argv: &[std::ffi::OsString]) -> Result<u8, Failure> {
                 .context("reading stdin")?;
             s
         } else {
-            std::fs::read_to_string(f).with_context(|| format!("reading {f}"))?
+            read_result_file(f)?
         };
         let run =
             fathom_report::native::read(&text).map_err(|e| usage(anyhow::anyhow!("{f}: {e}")))?;
@@ -800,7 +814,7 @@ fn compare_main(argv: &[std::ffi::OsString]) -> Result<u8, Failure> {
         None => Vec::new(),
     };
     let load = |f: &str| -> Result<(fathom::Report, Vec<fathom::Report>), Failure> {
-        let text = std::fs::read_to_string(f).with_context(|| format!("reading {f}"))?;
+        let text = read_result_file(f)?;
         fathom_report::native::read_full(&text).map_err(|e| usage(anyhow::anyhow!("{f}: {e}")))
     };
     let (b, breps) = load(&cli.base)?;
@@ -867,7 +881,7 @@ fn plot_main(argv: &[std::ffi::OsString]) -> Result<u8, Failure> {
     };
     let mut inputs = Vec::new();
     for f in &cli.files {
-        let text = std::fs::read_to_string(f).with_context(|| format!("reading {f}"))?;
+        let text = read_result_file(f)?;
         let run = match fathom_report::native::read(&text) {
             Ok(r) => r,
             Err(native_err) => fathom_report::plot::from_fio_json(&text).map_err(|e| {

@@ -1005,6 +1005,23 @@ fn plan_clone(
             (None, (FileServiceKind::Sequential, n)) => FileService::Sequential(n),
         },
     };
+    // The random map takes a bit per block: refuse one this machine cannot hold (fio
+    // advises norandommap the same way) before allocating it.
+    if params.randommap && spec.rw.kind.is_random() {
+        let blocks: u64 = files.iter().map(|f| f.region.len / min_bs.max(1)).sum();
+        let bytes = blocks / 8;
+        let have = physical_memory();
+        if bytes > have / 2 {
+            return Err(plan_err(
+                spec,
+                format!(
+                    "the random map of {blocks} blocks would take {bytes} bytes, more than \
+                     half of this machine's {have} bytes of memory; add norandommap (or \
+                     random_generator=lfsr), or use a larger bs or a smaller size"
+                ),
+            ));
+        }
+    }
     // Check now, before anything is created, that every region holds a block.
     fathom_workload::Generator::new(params.clone()).map_err(|e| {
         plan_err(

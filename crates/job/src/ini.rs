@@ -112,9 +112,11 @@ fn read_lines(
                 });
             }
             let target = resolve_include(file.trim(), path);
-            let text = std::fs::read_to_string(&target).map_err(|e| JobError::Syntax {
-                loc: loc.clone(),
-                msg: format!("include {}: {e}", target.display()),
+            let text = crate::read_text_bounded(&target, crate::MAX_JOB_FILE).map_err(|e| {
+                JobError::Syntax {
+                    loc: loc.clone(),
+                    msg: format!("include {}: {e}", target.display()),
+                }
             })?;
             let tpath = target.to_string_lossy().into_owned();
             read_lines(&text, &tpath, sections, true, depth + 1)?;

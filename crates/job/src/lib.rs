@@ -78,6 +78,32 @@ pub fn parse_fio_str(text: &str, path: &str) -> Result<JobSet, JobError> {
     finish(&ini::read_ini(text, path)?, &[], 0)
 }
 
+/// The largest job file (or include) fathom reads.
+pub const MAX_JOB_FILE: u64 = 64 << 20;
+
+/// Read a text file of at most `limit` bytes: a device is refused at once (`include
+/// /dev/zero`), and a stream longer than the limit stops being read there, so no input
+/// can make fathom read without end. Pipes and regular files are read.
+pub fn read_text_bounded(path: &std::path::Path, limit: u64) -> std::io::Result<String> {
+    use std::io::Read;
+    use std::os::unix::fs::FileTypeExt;
+    let bad = |m: String| std::io::Error::new(std::io::ErrorKind::InvalidInput, m);
+    let ft = std::fs::metadata(path)?.file_type();
+    if ft.is_block_device() || ft.is_char_device() || ft.is_dir() {
+        return Err(bad("not a regular file".into()));
+    }
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)?
+        .take(limit + 1)
+        .read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > limit {
+        return Err(bad(format!(
+            "larger than {limit} bytes: not a file fathom reads"
+        )));
+    }
+    String::from_utf8(bytes).map_err(|_| bad("not a text file (invalid UTF-8)".into()))
+}
+
 /// fio's `--showcmd`: a job file (fio INI or TOML text) as one command line, `prog`
 /// followed by each job's options in order: a `[global]` section's options, all of them
 /// so far, before each job that follows it, then `--name=JOB` and the job's own options.
@@ -185,16 +211,21 @@ pub fn parse_all_overriding(
             })?;
             (s, "<stdin>".to_string())
         } else {
-            let text = std::fs::read(f).map_err(|e| JobError::Io {
-                path: f.clone(),
-                source: e,
-            })?;
-            let text = String::from_utf8(text).map_err(|_| JobError::Syntax {
-                loc: Location {
-                    file: f.clone(),
-                    line: 0,
-                },
-                msg: "not a text file (invalid UTF-8); give a fio job file or a .toml file".into(),
+            let text = read_text_bounded(std::path::Path::new(f), MAX_JOB_FILE).map_err(|e| {
+                if e.kind() == std::io::ErrorKind::InvalidInput {
+                    JobError::Syntax {
+                        loc: Location {
+                            file: f.clone(),
+                            line: 0,
+                        },
+                        msg: format!("{e}; give a fio job file or a .toml file"),
+                    }
+                } else {
+                    JobError::Io {
+                        path: f.clone(),
+                        source: e,
+                    }
+                }
             })?;
             (text, f.clone())
         };

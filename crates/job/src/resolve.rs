@@ -47,13 +47,35 @@ fn apply_one(job: &mut JobSpec, o: &RawOpt, ctx: &Ctx) -> Result<(), JobError> {
         let hint = options::suggest(&o.name)
             .map(|s| format!(" (did you mean '{s}'?)"))
             .unwrap_or_default();
+        // A name no option could have is shortened in the message.
+        let name = if o.name.len() > 64 {
+            let cut = o
+                .name
+                .char_indices()
+                .nth(32)
+                .map_or(o.name.len(), |(i, _)| i);
+            format!("{}… ({} characters)", &o.name[..cut], o.name.len())
+        } else {
+            o.name.clone()
+        };
         return Err(JobError::UnknownOption {
             loc: o.loc.clone(),
-            name: o.name.clone(),
+            name,
             hint,
         });
     };
+    // A number, size or time option written with nothing after '=' (`bs=`) has no value.
+    let numeric = ["size", "int", "time"]
+        .iter()
+        .any(|t| def.ty.starts_with(t));
     let value = match &o.value {
+        Some(v) if numeric && v.trim().is_empty() => {
+            return Err(JobError::MissingValue {
+                loc: o.loc.clone(),
+                name: o.name.clone(),
+                example: options::example(def).unwrap_or_else(|| "...".into()),
+            })
+        }
         Some(v) => v.clone(),
         None if def.flag => "1".to_string(),
         None => {
@@ -69,10 +91,17 @@ fn apply_one(job: &mut JobSpec, o: &RawOpt, ctx: &Ctx) -> Result<(), JobError> {
             Some(ex) if !why.contains("e.g.") => format!("{why}; e.g. {}={ex}", o.name),
             _ => why,
         };
+        // A huge value is shortened in the message.
+        let value = if value.len() > 120 {
+            let cut = value.char_indices().nth(60).map_or(value.len(), |(i, _)| i);
+            format!("{}… ({} characters)", &value[..cut], value.len())
+        } else {
+            value.to_string()
+        };
         JobError::InvalidValue {
             loc: o.loc.clone(),
             name: o.name.clone(),
-            value: value.to_string(),
+            value,
             why,
         }
     };

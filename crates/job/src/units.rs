@@ -271,7 +271,12 @@ pub fn split_paths(s: &str) -> Vec<String> {
 /// Integer semantics (as fio's `bc` with scale 0) when every operand is an integer.
 pub fn eval_expr(s: &str, time: bool) -> Result<f64, String> {
     let toks = tokenize(s)?;
-    let mut p = Parser { toks, pos: 0, time };
+    let mut p = Parser {
+        toks,
+        pos: 0,
+        time,
+        depth: 0,
+    };
     let v = p.expr()?;
     if p.pos != p.toks.len() {
         return Err(format!(
@@ -325,9 +330,24 @@ struct Parser {
     toks: Vec<Tok>,
     pos: usize,
     time: bool,
+    /// Nesting so far (parentheses, signs, powers): bounded, so no input overflows the
+    /// stack.
+    depth: u32,
 }
 
+/// The deepest an expression may nest.
+const MAX_NESTING: u32 = 256;
+
 impl Parser {
+    fn deeper(&mut self) -> Result<(), String> {
+        self.depth += 1;
+        if self.depth > MAX_NESTING {
+            return Err(format!(
+                "expression nested deeper than {MAX_NESTING} levels"
+            ));
+        }
+        Ok(())
+    }
     fn peek_op(&self) -> Option<char> {
         match self.toks.get(self.pos) {
             Some(Tok::Op(c)) => Some(*c),
@@ -374,7 +394,9 @@ impl Parser {
         let b = self.unary()?;
         if self.peek_op() == Some('^') {
             self.pos += 1;
+            self.deeper()?;
             let e = self.power()?;
+            self.depth -= 1;
             return Ok(b.powf(e));
         }
         Ok(b)
@@ -382,7 +404,10 @@ impl Parser {
     fn unary(&mut self) -> Result<f64, String> {
         if self.peek_op() == Some('-') {
             self.pos += 1;
-            return Ok(-self.unary()?);
+            self.deeper()?;
+            let v = -self.unary()?;
+            self.depth -= 1;
+            return Ok(v);
         }
         self.atom()
     }
@@ -390,7 +415,9 @@ impl Parser {
         match self.toks.get(self.pos).cloned() {
             Some(Tok::Op('(')) => {
                 self.pos += 1;
+                self.deeper()?;
                 let v = self.expr()?;
+                self.depth -= 1;
                 if self.peek_op() != Some(')') {
                     return Err("missing ')'".into());
                 }

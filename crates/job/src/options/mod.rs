@@ -147,6 +147,11 @@ pub fn unsupported_names() -> impl Iterator<Item = &'static str> {
 
 /// The closest known option name, for "did you mean".
 pub fn suggest(name: &str) -> Option<&'static str> {
+    // No option name is longer than 64 characters: a longer one is no misspelling, and
+    // comparing it would cost time in the square of its length.
+    if name.len() > 64 {
+        return None;
+    }
     let mut best: Option<(usize, &'static str)> = None;
     let candidates = table()
         .flat_map(|o| std::iter::once(o.name).chain(o.aliases.iter().copied()))
@@ -271,14 +276,23 @@ pub fn example(def: &OptDef) -> Option<String> {
 
 /// A size, or an arithmetic expression in `( )`.
 pub(crate) fn size(v: &str, c: &Ctx) -> Result<u64, String> {
-    if v.trim_start().starts_with('(') && c.dialect == Dialect::Fio {
+    let n = if v.trim_start().starts_with('(') && c.dialect == Dialect::Fio {
         let x = units::eval_expr(v, false)?;
         if x < 0.0 {
             return Err("negative size".into());
         }
-        return Ok(x as u64);
+        x as u64
+    } else {
+        units::parse_size(v, c.kb_base, c.dialect)?
+    };
+    // File offsets are signed 64-bit: no size or offset can go past 8 EiB.
+    if n > i64::MAX as u64 {
+        return Err(format!(
+            "{n} bytes is more than the 8 EiB ({}) a file offset can address",
+            i64::MAX
+        ));
     }
-    units::parse_size(v, c.kb_base, c.dialect)
+    Ok(n)
 }
 
 /// A time with the option's default unit, or an expression (µs inside `( )`).
@@ -412,6 +426,11 @@ mod tests {
 
     #[test]
     fn suggestions_find_close_names() {
+        assert_eq!(
+            suggest(&"x".repeat(1 << 20)),
+            None,
+            "a huge name is not compared"
+        );
         assert_eq!(suggest("rwmixred"), Some("rwmixread"));
         assert_eq!(suggest("blocksiz"), Some("blocksize"));
         assert_eq!(suggest("completely_different"), None);
