@@ -2,6 +2,7 @@
 
 mod common;
 use common::*;
+use std::time::{Duration, Instant};
 
 fathomtest!(version_prints_the_version, |env| {
     let o = env.run(&["--version"]);
@@ -397,12 +398,68 @@ fathomtest!(thinktime_iotime_stalls_after_that_much_io_time, |env| {
     assert!(o.status.success(), "{}", stderr(&o));
     let v = json(&o);
     assert_eq!(v["jobs"][0]["read"]["total_ios"], 256);
-    // 256 issued I/Os in blocks of 32: 8 stalls of 2 ms.
+    // 256 issued I/Os in blocks of 32: a 2 ms stall before each next block, 7 in all
+    // (as fio, none after the last I/O).
     assert!(
-        v["jobs"][0]["job_runtime"].as_u64().unwrap() >= 14,
+        v["jobs"][0]["job_runtime"].as_u64().unwrap() >= 13,
         "{}",
         v["jobs"][0]["job_runtime"]
     );
+});
+
+fathomtest!(thinktime_stops_at_the_deadline_and_on_a_signal, |env| {
+    // An async engine at depth 8 with a 1 s stall per I/O over 3 s: fio's semantics (the
+    // queue drains, then one stall before the next I/O) end near 3 s, not one stall per
+    // I/O still in flight (that took 11 s).
+    let started = Instant::now();
+    let o = env.run(&[
+        "--output-format=json",
+        "--name=t",
+        "--ioengine=libaio",
+        "--iodepth=8",
+        "--rw=randread",
+        "--filename=data",
+        "--size=1m",
+        "--thinktime=1s",
+        "--time_based",
+        "--runtime=3",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let took = started.elapsed();
+    assert!(took < Duration::from_secs(6), "took {took:?}");
+    let rt = json(&o)["jobs"][0]["job_runtime"].as_u64().unwrap();
+    assert!((2_900..=3_600).contains(&rt), "runtime {rt} ms");
+    // SIGINT in the middle of a 30 s stall ends the job at once.
+    let child = env
+        .cmd()
+        .args([
+            "--name=s",
+            "--ioengine=libaio",
+            "--iodepth=32",
+            "--rw=randread",
+        ])
+        .args([
+            "--filename=data",
+            "--size=1m",
+            "--thinktime=30s",
+            "--time_based",
+        ])
+        .args(["--runtime=120", "--output-format=json"])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(500));
+    let sent = Instant::now();
+    // SAFETY: signalling our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let o = child.wait_with_output().unwrap();
+    assert!(
+        sent.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        sent.elapsed()
+    );
+    assert_eq!(o.status.code(), Some(130));
+    assert!(json(&o)["jobs"][0]["read"]["total_ios"].as_u64().unwrap() >= 1);
 });
 
 fathomtest!(exitall_stops_the_other_jobs_as_exit_what_says, |env| {

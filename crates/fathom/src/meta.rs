@@ -352,7 +352,9 @@ pub(crate) fn run(
                 }
             }
         }
-        thinker.count();
+        if thinker.count() && !thinker.stall(cancel, deadline) {
+            break;
+        }
     }
     if ramping {
         out.stats = fresh(&mix_spec);

@@ -580,6 +580,19 @@ pub fn run_clone(
                 stopping = true;
                 break;
             }
+            if thinker.due {
+                // thinktime: the queue drains first (fio quiesces), then the stall.
+                if inflight > 0 {
+                    quiesce = true;
+                    break;
+                }
+                if !thinker.stall(cancel, deadline) {
+                    stopping = true;
+                    break;
+                }
+                now = crate::clock::now();
+                continue;
+            }
             if ramping && now >= ramp_end {
                 // Ramp over: forget what was recorded and start the measured window.
                 ramping = false;
@@ -760,9 +773,7 @@ pub fn run_clone(
                         break;
                     }
                     // A synchronous I/O is issued and completed at once.
-                    if thinker.count() {
-                        now = crate::clock::now();
-                    }
+                    thinker.count();
                 }
                 Ok(Queued::Queued) => {
                     if thinker.t.on_issue {
@@ -2203,6 +2214,8 @@ pub(crate) struct Thinker {
     t: crate::plan::ThinkTime,
     since: u32,
     io_start: Instant,
+    /// A stall is due before the next I/O is issued.
+    pub(crate) due: bool,
 }
 
 impl Thinker {
@@ -2211,9 +2224,12 @@ impl Thinker {
             t,
             since: 0,
             io_start: crate::clock::now(),
+            due: false,
         }
     }
-    /// One more I/O; true if it stalled.
+    /// One more I/O; true if a stall is now due. As fio, the stall comes before the next
+    /// I/O is issued (after the queue has drained), so I/Os completing at the end of a
+    /// job make none.
     #[inline]
     pub(crate) fn count(&mut self) -> bool {
         if self.t.time.is_zero() {
@@ -2227,26 +2243,28 @@ impl Thinker {
             self.t.blocks > 1 && self.since >= self.t.blocks
         };
         let by_time = !self.t.iotime.is_zero() && self.io_start.elapsed() >= self.t.iotime;
-        if !(by_blocks || by_time) {
-            return false;
+        if by_blocks || by_time {
+            self.since = 0;
+            self.due = true;
         }
-        self.since = 0;
-        think_stall(&self.t);
+        self.due
+    }
+    /// Make the due stall: spin for `thinktime_spin`, sleep the rest. False when a stop
+    /// or the deadline came first (checked at least every 50 ms).
+    pub(crate) fn stall(&mut self, cancel: &AtomicBool, deadline: Option<Instant>) -> bool {
+        self.due = false;
+        let start = crate::clock::now();
+        let spin = self.t.spin.min(self.t.time);
+        while start.elapsed() < spin {
+            std::hint::spin_loop();
+        }
+        // A stall that would outlast the runtime sleeps until the deadline and ends
+        // the job there, as fio's does.
+        let end = start + self.t.time;
+        let until = deadline.map_or(end, |d| d.min(end));
+        let woke = wait_until(until, cancel, None);
         self.io_start = crate::clock::now();
-        true
-    }
-}
-
-/// fio's thinktime: spin for `spin`, sleep for the rest.
-fn think_stall(t: &crate::plan::ThinkTime) {
-    let start = crate::clock::now();
-    let spin = t.spin.min(t.time);
-    while start.elapsed() < spin {
-        std::hint::spin_loop();
-    }
-    let rest = t.time - spin;
-    if !rest.is_zero() {
-        std::thread::sleep(rest);
+        woke && until == end
     }
 }
 
