@@ -3,7 +3,7 @@
 use crate::buf::fill_random;
 use fathom_job::Fallocate;
 use std::fs::{File, OpenOptions as FsOpen};
-use std::io::{self, Write};
+use std::io;
 use std::os::fd::AsRawFd;
 use std::path::Path;
 
@@ -52,7 +52,7 @@ pub fn layout_file(path: &Path, req: &LayoutRequest) -> io::Result<LayoutOutcome
             return Ok(LayoutOutcome::default());
         }
     }
-    let mut f = FsOpen::new()
+    let f = FsOpen::new()
         .write(true)
         .create(true)
         .truncate(false)
@@ -72,10 +72,9 @@ pub fn layout_file(path: &Path, req: &LayoutRequest) -> io::Result<LayoutOutcome
     }
     let mut written = 0;
     if req.fill {
-        use std::io::Seek;
-        f.seek(io::SeekFrom::Start(start))
-            .map_err(|e| with_path(e, path))?;
-        let mut buf = vec![0u8; CHUNK];
+        use std::os::unix::fs::FileExt;
+        // No bigger than the data to write: the cost of a small file stays small.
+        let mut buf = vec![0u8; (req.size - start).min(CHUNK as u64) as usize];
         let mut state = req.seed;
         // Random data generated once; every 4 KiB block then gets its own 8-byte stamp
         // (its offset mixed with the seed), so no two blocks are equal (nothing for a
@@ -95,8 +94,9 @@ pub fn layout_file(path: &Path, req: &LayoutRequest) -> io::Result<LayoutOutcome
                     block[..m].copy_from_slice(&stamp.to_le_bytes()[..m]);
                 }
             }
+            f.write_all_at(&buf[..n], at)
+                .map_err(|e| with_path(e, path))?;
             at += n as u64;
-            f.write_all(&buf[..n]).map_err(|e| with_path(e, path))?;
             left -= n as u64;
             written += n as u64;
         }
@@ -160,6 +160,12 @@ pub fn invalidate(path: &Path) -> io::Result<()> {
     // SAFETY: plain syscall on an fd we own.
     unsafe { libc::posix_fadvise(f.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
     Ok(())
+}
+
+/// [`invalidate`] through a descriptor already open on the file.
+pub fn invalidate_fd(fd: std::os::fd::RawFd) {
+    // SAFETY: posix_fadvise only advises the kernel; a bad fd is an error, not UB.
+    unsafe { libc::posix_fadvise(fd, 0, 0, libc::POSIX_FADV_DONTNEED) };
 }
 
 fn with_path(e: io::Error, path: &Path) -> io::Error {

@@ -33,6 +33,13 @@ macro_rules! fd_file_methods {
         fn close_file(&mut self, file: usize) -> std::io::Result<()> {
             self.fds.close(file)
         }
+        fn add_closed_file(
+            &mut self,
+            _path: &std::path::Path,
+            _opts: &$crate::OpenOptions,
+        ) -> std::io::Result<usize> {
+            Ok(self.fds.add_closed())
+        }
         fn reopen_file(
             &mut self,
             file: usize,
@@ -255,6 +262,14 @@ pub trait IoEngine: Send {
             io::ErrorKind::Unsupported,
             format!("the {} engine keeps its files open", self.name()),
         ))
+    }
+    /// Give a file an index without keeping it open (`openfiles` below the number of
+    /// files): [`IoEngine::reopen_file`] opens it when it is used. Engines with
+    /// [`Caps::reopen`] only; by default the file is opened and closed again.
+    fn add_closed_file(&mut self, path: &Path, opts: &OpenOptions) -> io::Result<usize> {
+        let i = self.open_file(path, opts)?;
+        self.close_file(i)?;
+        Ok(i)
     }
     /// Open again, at the same index, a file closed with [`IoEngine::close_file`].
     fn reopen_file(&mut self, _file: usize, _path: &Path, _opts: &OpenOptions) -> io::Result<()> {

@@ -67,6 +67,8 @@ pub struct MetaEngine {
     kind: Kind,
     stat_type: StatType,
     paths: Vec<CString>,
+    /// The last parent directory known to exist.
+    checked_dir: Option<std::path::PathBuf>,
 }
 
 impl MetaEngine {
@@ -75,6 +77,7 @@ impl MetaEngine {
             kind,
             stat_type,
             paths: Vec::new(),
+            checked_dir: None,
         }
     }
 }
@@ -96,9 +99,13 @@ impl IoEngine for MetaEngine {
         }
     }
     fn open_file(&mut self, path: &Path, _opts: &OpenOptions) -> io::Result<usize> {
+        // The parent directory, checked once for a run of files in it.
         if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-            if !parent.is_dir() {
-                std::fs::create_dir_all(parent).map_err(|e| fsop::named(e, "mkdir", parent))?;
+            if self.checked_dir.as_deref() != Some(parent) {
+                if !parent.is_dir() {
+                    std::fs::create_dir_all(parent).map_err(|e| fsop::named(e, "mkdir", parent))?;
+                }
+                self.checked_dir = Some(parent.to_path_buf());
             }
         }
         if matches!(self.kind, Kind::DirStat | Kind::DirDelete) {

@@ -217,6 +217,12 @@ impl Fds {
         self.pos.push(0);
         Ok(self.fds.len() - 1)
     }
+    /// A new slot with no file open in it (opened later with [`Fds::reopen`]); its index.
+    pub(crate) fn add_closed(&mut self) -> usize {
+        self.fds.push(-1);
+        self.pos.push(0);
+        self.fds.len() - 1
+    }
     /// Close the file in slot `i`, keeping the slot.
     pub(crate) fn close(&mut self, i: usize) -> io::Result<()> {
         let fd = std::mem::replace(&mut self.fds[i], -1);

@@ -137,9 +137,17 @@ pub fn target(job: &str, path: &Path, diskless: bool) -> TargetFacts {
     t
 }
 
-/// The block device a path lives on (the device itself for a block device; for a path
-/// not made yet, the nearest existing parent's): its sysfs name and `stat` file.
-fn block_device_of(path: &Path) -> Option<(String, PathBuf)> {
+/// The block device with number `dev`: its sysfs name and `stat` file.
+fn block_device_of(dev: u64) -> Option<(String, PathBuf)> {
+    let (major, minor) = (libc::major(dev), libc::minor(dev));
+    let (name, _) = sys_block_name(major, minor)?;
+    let stat = PathBuf::from(format!("/sys/dev/block/{major}:{minor}/stat"));
+    stat.exists().then_some((name, stat))
+}
+
+/// The device number a path's data lives on: the device itself for a block device; for a
+/// path not made yet, the nearest existing parent's.
+fn device_number_of(path: &Path) -> Option<u64> {
     let md = path.ancestors().find_map(|p| {
         let p = if p.as_os_str().is_empty() {
             Path::new(".")
@@ -148,15 +156,11 @@ fn block_device_of(path: &Path) -> Option<(String, PathBuf)> {
         };
         std::fs::metadata(p).ok()
     })?;
-    let dev = if md.file_type().is_block_device() {
+    Some(if md.file_type().is_block_device() {
         md.rdev()
     } else {
         md.dev()
-    };
-    let (major, minor) = (libc::major(dev), libc::minor(dev));
-    let (name, _) = sys_block_name(major, minor)?;
-    let stat = PathBuf::from(format!("/sys/dev/block/{major}:{minor}/stat"));
-    stat.exists().then_some((name, stat))
+    })
 }
 
 /// The 11 counters of a block device's `stat` file.
@@ -180,8 +184,36 @@ impl DiskWatch {
     /// block device, such as tmpfs, have none).
     pub fn start<'a>(paths: impl Iterator<Item = &'a Path>) -> DiskWatch {
         let mut devs: Vec<(String, PathBuf, [u64; 11])> = Vec::new();
+        // Sysfs is read once per device.
+        let mut numbers = std::collections::HashSet::new();
+        // Directories whose first path was a regular file (or not made yet): the rest of
+        // their files are on the same device, so they are not looked up one by one (a
+        // job may have 10^6 files); a directory of devices (/dev) has each one stat'ed.
+        let mut plain_dirs: std::collections::HashSet<&Path> = Default::default();
         for p in paths {
-            if let Some((name, stat)) = block_device_of(p) {
+            if p.parent().is_some_and(|d| plain_dirs.contains(d)) {
+                continue;
+            }
+            let md = std::fs::metadata(p).ok();
+            let device = md
+                .as_ref()
+                .is_some_and(|m| m.file_type().is_block_device() || m.file_type().is_char_device());
+            if !device {
+                plain_dirs.extend(p.parent());
+            }
+            let dev = match md {
+                Some(m) if m.file_type().is_block_device() => Some(m.rdev()),
+                Some(m) => Some(m.dev()),
+                // Not made yet: the nearest existing parent's device.
+                None => device_number_of(p),
+            };
+            let Some(dev) = dev else {
+                continue;
+            };
+            if !numbers.insert(dev) {
+                continue;
+            }
+            if let Some((name, stat)) = block_device_of(dev) {
                 if devs.iter().all(|d| d.0 != name) {
                     if let Some(c) = read_stat(&stat) {
                         devs.push((name, stat, c));

@@ -250,12 +250,11 @@ fn guard_job(job: &PlannedJob) -> Result<(), RunError> {
     if !(s.rw.kind.writes() || s.rw.kind.trims()) || job.caps.diskless {
         return Ok(());
     }
-    let mut seen: Vec<&Path> = Vec::new();
+    let mut seen: std::collections::HashSet<&Path> = std::collections::HashSet::new();
     for f in job.clones.iter().flat_map(|c| &c.files) {
-        if seen.contains(&f.path.as_path()) {
+        if !seen.insert(&f.path) {
             continue;
         }
-        seen.push(&f.path);
         let findings = crate::guard::check_block_device(&f.path).map_err(|e| RunError::Setup {
             job: s.name.clone(),
             path: f.path.clone(),
@@ -427,6 +426,21 @@ pub fn plan_with(set: &JobSet, limits: Limits) -> Result<Plan, RunError> {
             }
         }
     }
+    // Descriptors: jobs of many files (with no openfiles below that) keep them all open.
+    let need: u64 = out
+        .jobs
+        .iter()
+        .filter(|j| !j.caps.diskless && j.caps.metadata.is_none())
+        .flat_map(|j| {
+            let open = j.spec.openfiles.map_or(u64::MAX, u64::from);
+            j.clones
+                .iter()
+                .map(move |c| (c.files.len() as u64).min(open))
+        })
+        .sum();
+    if let Some(w) = raise_nofile(need) {
+        out.warnings.push(w);
+    }
     // Number the clones of the run from 1, in job order (log file names use it).
     let mut n = 0;
     for c in out.jobs.iter_mut().flat_map(|j| j.clones.iter_mut()) {
@@ -434,6 +448,8 @@ pub fn plan_with(set: &JobSet, limits: Limits) -> Result<Plan, RunError> {
         c.index = n;
     }
     // Files each phase needs, merged by path: the largest size wins; fill if any job reads.
+    let mut need_at: std::collections::HashMap<(PathBuf, u32), usize> =
+        std::collections::HashMap::new();
     for j in &out.jobs {
         if j.caps.diskless {
             continue;
@@ -447,15 +463,13 @@ pub fn plan_with(set: &JobSet, limits: Limits) -> Result<Plan, RunError> {
         for c in &j.clones {
             for f in &c.files {
                 let size = f.region.start + f.region.len;
-                if let Some(n) = out
-                    .files
-                    .iter_mut()
-                    .find(|n| n.path == f.path && n.phase == j.phase)
-                {
+                if let Some(&i) = need_at.get(&(f.path.clone(), j.phase)) {
+                    let n = &mut out.files[i];
                     n.size = n.size.max(size);
                     n.fill |= fill;
                     n.unlink |= s.unlink;
                 } else {
+                    need_at.insert((f.path.clone(), j.phase), out.files.len());
                     out.files.push(FileNeed {
                         path: f.path.clone(),
                         size,
@@ -803,10 +817,10 @@ fn plan_clone(
 
     let mut files = Vec::with_capacity(paths.len());
     for path in paths {
-        let existing = if caps.diskless {
-            None
+        let (existing, device) = if caps.diskless {
+            (None, false)
         } else {
-            fathom_engine::file_size(&path).map_err(|e| RunError::Setup {
+            size_of(&path).map_err(|e| RunError::Setup {
                 job: spec.name.clone(),
                 path: path.clone(),
                 source: e,
@@ -931,7 +945,7 @@ fn plan_clone(
             }
             continue;
         }
-        if let (Some(dev_len), true) = (existing, is_device(&path)) {
+        if let (Some(dev_len), true) = (existing, device) {
             if start + len > dev_len {
                 return Err(plan_err(
                     spec,
@@ -1198,6 +1212,54 @@ fn tree_plan(
     }))
 }
 
+/// The soft limit on open files (RLIMIT_NOFILE) now.
+pub fn nofile_soft() -> u64 {
+    nofile().0
+}
+
+fn nofile() -> (u64, u64) {
+    let mut r = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit writes into the struct we pass.
+    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut r) } != 0 {
+        return (1024, 1024);
+    }
+    (r.rlim_cur, r.rlim_max)
+}
+
+/// Raise the soft limit on open files to the hard limit (as much as the kernel allows),
+/// once per process. A note when the job's `need` of descriptors was above the old soft
+/// limit (the raise is what lets it run), or is above even the hard one.
+fn raise_nofile(need: u64) -> Option<String> {
+    let (soft, hard) = nofile();
+    // Leave room for the engine's own descriptors, logs and standard streams.
+    let want = need.saturating_add(64);
+    if soft < hard {
+        let r = libc::rlimit {
+            rlim_cur: hard,
+            rlim_max: hard,
+        };
+        // SAFETY: setrlimit reads the struct we pass; raising the soft limit up to the
+        // hard one needs no privilege.
+        let raised = unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &r) } == 0;
+        if raised && want > soft {
+            return Some(format!(
+                "raised the open-file limit (RLIMIT_NOFILE) from {soft} to {hard} for the \
+                 jobs' {need} files"
+            ));
+        }
+    }
+    let (now, _) = nofile();
+    (want > now).then(|| {
+        format!(
+            "the jobs keep {need} files open and the open-file limit is {now}: set openfiles= \
+             (e.g. openfiles=64) or raise the hard limit (ulimit -Hn)"
+        )
+    })
+}
+
 fn physical_memory() -> u64 {
     // SAFETY: sysconf has no preconditions.
     let (pages, size) = unsafe {
@@ -1209,11 +1271,16 @@ fn physical_memory() -> u64 {
     (pages.max(0) as u64).saturating_mul(size.max(0) as u64)
 }
 
-fn is_device(path: &Path) -> bool {
+/// A file's size (None: it does not exist yet) and whether it is a block device, from one
+/// stat for a regular file.
+fn size_of(path: &Path) -> std::io::Result<(Option<u64>, bool)> {
     use std::os::unix::fs::FileTypeExt;
-    std::fs::metadata(path)
-        .map(|m| m.file_type().is_block_device())
-        .unwrap_or(false)
+    match std::fs::metadata(path) {
+        Ok(m) if m.file_type().is_block_device() => Ok((fathom_engine::file_size(path)?, true)),
+        Ok(m) => Ok((Some(m.len()), false)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok((None, false)),
+        Err(e) => Err(e),
+    }
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@ use crate::plan::{Plan, PlannedJob};
 use crate::worker::{run_clone, CloneOutcome};
 use fathom_engine::layout::{layout_file, LayoutRequest};
 use fathom_stats::{GroupResult, JobResult, RunResult, ThreadStats};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
@@ -17,19 +17,26 @@ use std::time::{Duration, Instant};
 #[derive(Default)]
 struct Cleanup {
     dirs: Vec<PathBuf>,
+    /// Directories known to exist (one check per directory, not per file).
+    present: HashSet<PathBuf>,
     /// Facts about each job's files, taken when its phase ends (before unlink).
     targets: Vec<fathom_stats::TargetFacts>,
 }
 
 impl Cleanup {
     fn ensure_dir(&mut self, dir: &std::path::Path) -> std::io::Result<()> {
-        if dir.as_os_str().is_empty() || dir.exists() {
+        if dir.as_os_str().is_empty() || self.present.contains(dir) {
+            return Ok(());
+        }
+        if dir.exists() {
+            self.present.insert(dir.to_path_buf());
             return Ok(());
         }
         // Create parents first, remembering each one we made.
         if let Some(parent) = dir.parent() {
             self.ensure_dir(parent)?;
         }
+        self.present.insert(dir.to_path_buf());
         match std::fs::create_dir(dir) {
             Ok(()) => self.dirs.push(dir.to_path_buf()),
             // Another process (an MPI rank, a parallel run) made it meanwhile: not ours.
@@ -154,35 +161,32 @@ fn run_phases(
         }
         // Layout, before the clock starts.
         let t0 = Instant::now();
-        for need in plan.files.iter().filter(|n| n.phase == phase) {
-            let owner = jobs
-                .iter()
-                .find(|(_, j)| {
-                    j.clones
-                        .iter()
-                        .any(|c| c.files.iter().any(|f| f.path == need.path))
-                })
-                .map(|(_, j)| j.spec.name.clone())
-                .unwrap_or_default();
-            let setup_err = |e: std::io::Error| RunError::Setup {
-                job: owner.clone(),
-                path: need.path.clone(),
-                source: e,
-            };
-            if let Some(parent) = need.path.parent() {
-                cleanup.ensure_dir(parent).map_err(setup_err)?;
+        // The first job of the phase that uses each path (named in layout errors).
+        let mut owners: HashMap<&Path, &str> = HashMap::new();
+        for (_, j) in jobs.iter().rev() {
+            for f in j.clones.iter().flat_map(|c| c.files.iter()) {
+                owners.insert(&f.path, &j.spec.name);
             }
-            layout_file(
-                &need.path,
-                &LayoutRequest {
-                    size: need.size,
-                    fill: need.fill,
-                    fallocate: need.fallocate,
-                    zero: need.zero,
-                    seed: 0x1a70 ^ need.size,
-                },
-            )
-            .map_err(setup_err)?;
+        }
+        let needs: Vec<&crate::plan::FileNeed> =
+            plan.files.iter().filter(|n| n.phase == phase).collect();
+        let setup_err = |need: &crate::plan::FileNeed, e: std::io::Error| RunError::Setup {
+            job: owners
+                .get(need.path.as_path())
+                .map(|n| n.to_string())
+                .unwrap_or_default(),
+            path: need.path.clone(),
+            source: e,
+        };
+        // An earlier phase's unlink=1 may have removed directories since.
+        cleanup.present.clear();
+        for need in &needs {
+            if let Some(parent) = need.path.parent() {
+                cleanup.ensure_dir(parent).map_err(|e| setup_err(need, e))?;
+            }
+        }
+        if let Some((i, e)) = lay_out(&needs, cancel) {
+            return Err(setup_err(needs[i], e));
         }
         let lt = t0.elapsed();
         for (ji, _) in &jobs {
@@ -365,17 +369,23 @@ fn run_phases(
                 .iter()
                 .map(|t| (t.job.clone(), t.path.clone()))
                 .collect();
-            // Metadata jobs and trees touch many files: their target is the directory.
-            let many = job.caps.metadata.is_some() || job.clones.iter().any(|c| c.tree.is_some());
+            // Metadata jobs, trees and jobs of many files: their targets are the directories.
+            let many = job.caps.metadata.is_some()
+                || job
+                    .clones
+                    .iter()
+                    .any(|c| c.tree.is_some() || c.files.len() > 16);
             let mut paths: Vec<PathBuf> = Vec::new();
             for c in &job.clones {
                 if let Some(t) = &c.tree {
                     paths.push(t.root.clone());
                 } else if many {
+                    let mut dirs = HashSet::new();
                     paths.extend(
                         c.files
-                            .first()
-                            .and_then(|f| f.path.parent())
+                            .iter()
+                            .filter_map(|f| f.path.parent())
+                            .filter(|p| dirs.insert(*p))
                             .map(|p| p.to_path_buf()),
                     );
                 } else {
@@ -433,6 +443,69 @@ fn run_phases(
         }
     }
     Ok(())
+}
+
+/// Lay out the files (see [`layout_file`]), on several threads when there are many: a
+/// layout of small files is system calls, which run in parallel. Stops early on a cancel
+/// (the run then stops before its jobs start). The first failure in file order.
+fn lay_out(
+    needs: &[&crate::plan::FileNeed],
+    cancel: &AtomicBool,
+) -> Option<(usize, std::io::Error)> {
+    let one = |i: usize| -> Option<(usize, std::io::Error)> {
+        let need = needs[i];
+        layout_file(
+            &need.path,
+            &LayoutRequest {
+                size: need.size,
+                fill: need.fill,
+                fallocate: need.fallocate,
+                zero: need.zero,
+                seed: 0x1a70 ^ need.size,
+            },
+        )
+        .err()
+        .map(|e| (i, e))
+    };
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(8)
+        .min(needs.len() / 64)
+        .max(1);
+    let cancelled = || cancel.load(std::sync::atomic::Ordering::Relaxed);
+    if threads == 1 {
+        return (0..needs.len()).take_while(|_| !cancelled()).find_map(one);
+    }
+    // Each thread takes the next file from a shared counter; all stop at a failure.
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let failed = AtomicBool::new(false);
+    let mut errors: Vec<(usize, std::io::Error)> = std::thread::scope(|s| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                s.spawn(|| {
+                    use std::sync::atomic::Ordering::Relaxed;
+                    let mut mine = Vec::new();
+                    while !cancelled() && !failed.load(Relaxed) {
+                        let i = next.fetch_add(1, Relaxed);
+                        if i >= needs.len() {
+                            break;
+                        }
+                        if let Some(e) = one(i) {
+                            failed.store(true, Relaxed);
+                            mine.push(e);
+                        }
+                    }
+                    mine
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().unwrap_or_default())
+            .collect()
+    });
+    errors.sort_by_key(|(i, _)| *i);
+    errors.into_iter().next()
 }
 
 fn assemble(

@@ -272,6 +272,7 @@ pub fn run_clone(
     let lbs = clone
         .files
         .iter()
+        .filter(|_| spec.direct)
         .filter_map(|f| fathom_engine::logical_block_size(&f.path))
         .max()
         .unwrap_or(0) as usize;
@@ -407,7 +408,13 @@ pub fn run_clone(
         out.elapsed = t_start.elapsed();
         return out;
     }
-    for f in &clone.files {
+    // openfiles below the number of files: only the first that many are opened now;
+    // later the least recently used idle file makes way for the next.
+    let open_limit = spec
+        .openfiles
+        .map(|o| o.max(1) as usize)
+        .filter(|&l| l < clone.files.len() && job.caps.metadata.is_none());
+    for (fi, f) in clone.files.iter().enumerate() {
         if spec.control.pre_read && !job.caps.diskless {
             // pre_read: the region through the page cache, before the clock (and no
             // invalidate after it, as in fio).
@@ -421,32 +428,38 @@ pub fn run_clone(
                 out.elapsed = t_start.elapsed();
                 return out;
             }
-        } else if spec.invalidate && !job.caps.diskless && !spec.direct {
-            let _ = fathom_engine::layout::invalidate(&f.path);
         }
-        if let Err(e) = engine.open_file(&f.path, &opts) {
+        let opened = match open_limit {
+            Some(limit) if fi >= limit => engine.add_closed_file(&f.path, &opts),
+            _ => engine.open_file(&f.path, &opts),
+        };
+        // invalidate=1: through the job's own descriptor where the engine has one.
+        let invalidate = spec.invalidate && !spec.control.pre_read && !spec.direct;
+        if invalidate && !job.caps.diskless && job.caps.metadata.is_none() {
+            match opened.as_ref().ok().and_then(|&i| engine.raw_fd(i)) {
+                Some(fd) if fd >= 0 => fathom_engine::layout::invalidate_fd(fd),
+                _ => {
+                    let _ = fathom_engine::layout::invalidate(&f.path);
+                }
+            }
+        }
+        if let Err(e) = opened {
             let errno = fathom_engine::errno_of(&e).unwrap_or(libc::EIO);
-            fail(&mut out, errno, format!("open: {e}"));
+            let hint = if errno == libc::EMFILE || errno == libc::ENFILE {
+                format!(
+                    " (the job has {} files; set openfiles= below the descriptor limit, {})",
+                    clone.files.len(),
+                    crate::plan::nofile_soft()
+                )
+            } else {
+                String::new()
+            };
+            fail(&mut out, errno, format!("open: {e}{hint}"));
             out.elapsed = t_start.elapsed();
             return out;
         }
     }
-    // openfiles below the number of files: keep only that many open (the first ones
-    // now; later the least recently used idle file makes way for the next).
-    let mut openset = match spec.openfiles.map(|o| o.max(1) as usize) {
-        Some(limit) if limit < clone.files.len() && job.caps.metadata.is_none() => {
-            let set = OpenSet::new(clone.files.len(), limit);
-            for fi in limit..clone.files.len() {
-                if let Err(e) = engine.close_file(fi) {
-                    fail(&mut out, libc::EINVAL, format!("openfiles: {e}"));
-                    out.elapsed = t_start.elapsed();
-                    return out;
-                }
-            }
-            Some(set)
-        }
-        _ => None,
-    };
+    let mut openset = open_limit.map(|limit| OpenSet::new(clone.files.len(), limit));
     let mut held: Option<IoReq> = None;
 
     let mut gen = match Generator::new(clone.params.clone()) {
@@ -1526,6 +1539,8 @@ fn verify_chunks(
 /// I/Os each has in flight (a file is closed only when idle).
 struct OpenSet {
     limit: usize,
+    /// The files open now (at most `limit`, more after a verify pass opened them all).
+    opened: Vec<usize>,
     open: Vec<bool>,
     last: Vec<u64>,
     inflight: Vec<u32>,
@@ -1538,6 +1553,7 @@ impl OpenSet {
     fn new(n: usize, limit: usize) -> OpenSet {
         OpenSet {
             limit,
+            opened: (0..limit.min(n)).collect(),
             open: (0..n).map(|i| i < limit).collect(),
             last: vec![0; n],
             inflight: vec![0; n],
@@ -1559,6 +1575,7 @@ impl OpenSet {
             if !self.open[f] {
                 engine.reopen_file(f, &file.path, opts)?;
                 self.open[f] = true;
+                self.opened.push(f);
                 self.count += 1;
             }
         }
@@ -1580,22 +1597,27 @@ impl OpenSet {
         self.tick += 1;
         if !self.open[f] {
             // Down to the limit (more than one after a verify pass opened them all).
+            // The search is over the open files only: its cost follows openfiles, not
+            // the number of files.
             while self.count >= self.limit {
-                let victim = (0..self.open.len())
-                    .filter(|&i| self.open[i] && self.inflight[i] == 0)
-                    .min_by_key(|&i| self.last[i]);
-                let Some(v) = victim else {
+                let victim = (0..self.opened.len())
+                    .filter(|&k| self.inflight[self.opened[k]] == 0)
+                    .min_by_key(|&k| self.last[self.opened[k]]);
+                let Some(k) = victim else {
                     return Ok(false);
                 };
+                let v = self.opened[k];
                 if spec.fsync_on_close && self.written[v] {
                     timed_sync(engine, v, false, st)?;
                 }
                 engine.close_file(v)?;
+                self.opened.swap_remove(k);
                 self.open[v] = false;
                 self.count -= 1;
             }
             engine.reopen_file(f, &files[f].path, opts)?;
             self.open[f] = true;
+            self.opened.push(f);
             self.count += 1;
         }
         self.last[f] = self.tick;
