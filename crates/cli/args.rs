@@ -109,7 +109,8 @@ pub struct Cli {
     #[arg(long)]
     pub warnings: bool,
 
-    /// Parse and validate the jobs, print nothing on success, do no I/O.
+    /// Check the jobs' options only, as fio does: nothing on this machine is looked at
+    /// (targets, sizes, engines' kernel support), nothing printed on success, no I/O.
     #[arg(long)]
     pub parse_only: bool,
 

@@ -350,6 +350,7 @@ fn real_main() -> Result<u8, Failure> {
             readonly: cli.readonly,
             allow_destructive: cli.allow_destructive,
             rank,
+            parse_only: cli.parse_only,
         })
         .map_err(|e| rank_fail(usage(e)))?;
     if cli.parse_only {

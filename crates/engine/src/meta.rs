@@ -353,7 +353,8 @@ impl IoEngine for FileCall {
     }
     fn caps(&self) -> Caps {
         Caps {
-            no_direct: true,
+            // direct=1 opens with O_DIRECT, as fio does; the calls move no data.
+            no_direct: false,
             no_trim: self.truncate,
             reopen: true,
             ..Caps::default()

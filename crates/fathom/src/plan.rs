@@ -338,6 +338,10 @@ pub struct Limits {
     /// This process is one rank of a distributed run (MPI): file names and shared-file
     /// regions are made per rank.
     pub rank: Option<Rank>,
+    /// Check the options only (`--parse-only`): nothing on this machine is looked at
+    /// (targets that do not exist here, their sizes and contents, the kernel's engines,
+    /// memory and limits), as a job file written for another machine must pass.
+    pub parse_only: bool,
 }
 
 /// A process's place in a distributed run.
@@ -385,8 +389,8 @@ pub fn plan_with(set: &JobSet, limits: Limits) -> Result<Plan, RunError> {
         if ji > 0 && spec.stonewall {
             phase += 1;
         }
-        let job = plan_job(ji, spec, groupid, phase, limits.rank, &mut out.warnings)?;
-        if !limits.allow_destructive {
+        let job = plan_job(ji, spec, groupid, phase, limits, &mut out.warnings)?;
+        if !limits.allow_destructive && !limits.parse_only {
             guard_job(&job)?;
         }
         out.jobs.push(job);
@@ -438,8 +442,8 @@ pub fn plan_with(set: &JobSet, limits: Limits) -> Result<Plan, RunError> {
                 .map(move |c| (c.files.len() as u64).min(open))
         })
         .sum();
-    if let Some(w) = raise_nofile(need) {
-        out.warnings.push(w);
+    if !limits.parse_only {
+        out.warnings.extend(raise_nofile(need));
     }
     // Number the clones of the run from 1, in job order (log file names use it).
     let mut n = 0;
@@ -491,7 +495,7 @@ fn plan_job(
     spec: &JobSpec,
     groupid: u32,
     phase: u32,
-    rank: Option<Rank>,
+    limits: Limits,
     warnings: &mut Vec<String>,
 ) -> Result<PlannedJob, RunError> {
     let engine = fathom_engine::create(&spec.ioengine).map_err(|e| RunError::Engine {
@@ -635,7 +639,13 @@ fn plan_job(
             return Err(plan_err(spec, "bs must be greater than 0"));
         }
     }
-    if let Err(e) = engine.probe() {
+    // The kernel's support is this machine's, not the job file's.
+    let probed = if limits.parse_only {
+        Ok(())
+    } else {
+        engine.probe()
+    };
+    if let Err(e) = probed {
         return Err(plan_err(spec, e.to_string()));
     }
     let eo = &spec.engine;
@@ -676,7 +686,7 @@ fn plan_job(
     }
     let mut clones = Vec::with_capacity(spec.numjobs as usize);
     for jobnum in 0..spec.numjobs {
-        clones.push(plan_clone(ji, spec, jobnum, caps, rank)?);
+        clones.push(plan_clone(ji, spec, jobnum, caps, limits)?);
     }
     // Buffers are allocated up front: iodepth × largest block × clones. Refuse what the
     // machine cannot hold rather than run out of memory mid-run.
@@ -686,7 +696,7 @@ fn plan_job(
         .unwrap_or(0);
     let need = (effective_iodepth as u128) * (max_len as u128) * (spec.numjobs as u128);
     let have = physical_memory();
-    if need > (have as u128) / 2 {
+    if need > (have as u128) / 2 && !limits.parse_only {
         return Err(plan_err(
             spec,
             format!(
@@ -751,8 +761,9 @@ fn plan_clone(
     spec: &JobSpec,
     jobnum: u32,
     caps: Caps,
-    rank: Option<Rank>,
+    limits: Limits,
 ) -> Result<PlannedClone, RunError> {
+    let rank = limits.rank;
     let r = rank.map_or(0, |r| r.rank);
     // Under MPI each rank gets its own files unless the job names them (filename=, a
     // shared file) or places $rank itself.
@@ -819,6 +830,9 @@ fn plan_clone(
     for path in paths {
         let (existing, device) = if caps.diskless {
             (None, false)
+        } else if limits.parse_only {
+            // Not looked at: sizes that come from the target are taken as unknown.
+            (None, false)
         } else {
             size_of(&path).map_err(|e| RunError::Setup {
                 job: spec.name.clone(),
@@ -849,6 +863,18 @@ fn plan_clone(
             }
             _ => 0,
         };
+        if existing.is_none() && spec.control.no_file_create && !limits.parse_only {
+            return Err(plan_err(
+                spec,
+                format!(
+                    "{} does not exist and allow_file_create=0 forbids creating it; create \
+                     the file first or drop allow_file_create=0",
+                    path.display()
+                ),
+            ));
+        }
+        // --parse-only: a size that would come from the target is a nominal 1 PiB.
+        let existing = existing.or(limits.parse_only.then_some(1 << 50));
         let per_file = match (drawn, spec.size) {
             (Some(d), _) => d,
             (None, Some(SizeSpec::Bytes(_))) => split,
@@ -1025,7 +1051,7 @@ fn plan_clone(
         let blocks: u64 = files.iter().map(|f| f.region.len / min_bs.max(1)).sum();
         let bytes = blocks / 8;
         let have = physical_memory();
-        if bytes > have / 2 {
+        if bytes > have / 2 && !limits.parse_only {
             return Err(plan_err(
                 spec,
                 format!(
@@ -1036,8 +1062,13 @@ fn plan_clone(
             ));
         }
     }
-    // Check now, before anything is created, that every region holds a block.
-    fathom_workload::Generator::new(params.clone()).map_err(|e| {
+    // Check now, before anything is created, that every region holds a block (without
+    // the random map: the worker allocates that, once).
+    let check = Params {
+        randommap: false,
+        ..params.clone()
+    };
+    fathom_workload::Generator::new(check).map_err(|e| {
         plan_err(
             spec,
             format!("{e}; make size/filesize larger or bs smaller"),

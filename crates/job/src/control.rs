@@ -30,6 +30,8 @@ pub struct Control {
     pub serialize_overlap: bool,
     /// `disk_util=0`: leave this job's devices out of the disk utilisation report.
     pub no_disk_util: bool,
+    /// `allow_file_create=0`: a file the job names must exist already.
+    pub no_file_create: bool,
     /// `bwavgtime`: the bandwidth sampling interval (bw_min/max/dev/samples).
     pub bwavgtime: Option<Duration>,
     /// `iopsavgtime`: the IOPS sampling interval (fathom samples both together, at the

@@ -38,6 +38,21 @@ fn apply_one(job: &mut JobSpec, o: &RawOpt, ctx: &Ctx) -> Result<(), JobError> {
                 why: why.to_string(),
             });
         }
+        if let Some(engines) = options::engine_only(&o.name) {
+            let list = match engines {
+                [one] => format!("fio's {one} engine"),
+                [first @ .., last] => format!("fio's {} and {last} engines", first.join(", ")),
+                [] => "an fio engine".into(),
+            };
+            return Err(JobError::Refused {
+                loc: o.loc.clone(),
+                name: o.name.clone(),
+                why: format!(
+                    "it is an option of {list}, which fathom does not have (`fathom \
+                     --enghelp` lists fathom's engines)"
+                ),
+            });
+        }
         if options::is_unsupported(&o.name) {
             return Err(JobError::NotSupported {
                 loc: o.loc.clone(),

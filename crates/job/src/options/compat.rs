@@ -333,8 +333,44 @@ pub(super) static OPTS: &[OptDef] = &[
     moot_bool!(
         "create_serialize",
         "1",
-        "Accepted for fio job files: fathom always lays files out one after another before any job starts"
+        "Accepted for fio job files: fathom lays out every job's files before any job starts (many small files several at a time), never while jobs run"
     ),
+    OptDef {
+        name: "allow_file_create",
+        aliases: &[],
+        category: C,
+        ty: "bool",
+        default: "1",
+        doc: "0: a file the job names must exist already (the job is refused rather than create it)",
+        flag: true,
+        apply: |j, v, _| {
+            j.control.no_file_create = !parse_bool(v)?;
+            Ok(())
+        },
+    },
+    OptDef {
+        name: "io_submit_mode",
+        aliases: &[],
+        category: C,
+        ty: "inline|offload",
+        default: "inline",
+        doc: "Accepted for fio job files: fathom submits from the job's own thread (inline). fio's offload, a submission thread pool, is meant for rate-driven tests whose latency should not depend on submission; fathom already measures paced I/O from its intended start (no coordinated omission), so offload runs as inline",
+        flag: false,
+        apply: |_, v, _| match v.trim() {
+            "inline" | "offload" => Ok(()),
+            other => Err(format!("unknown io_submit_mode '{other}'; use inline or offload")),
+        },
+    },
+    OptDef {
+        name: "threads",
+        aliases: &[],
+        category: C,
+        ty: "int",
+        default: "",
+        doc: "Accepted for fio job files: the thread count of fio's tiobench profile, which fio takes in every job and where it has no effect (fathom has no profiles; see thread)",
+        flag: false,
+        apply: |_, v, _| int(v).map(|_| ()),
+    },
     OptDef {
         name: "clocksource",
         aliases: &[],

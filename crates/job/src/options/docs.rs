@@ -88,8 +88,21 @@ pub fn markdown() -> String {
     for (n, why) in super::REFUSED {
         s.push_str(&format!("| `{n}` | {} |\n", cell(why)));
     }
+    s.push_str(
+        "\n## Options of fio engines fathom does not have\n\n\
+         A job that sets one is refused with the engine named: what it needs is the engine.\n\n\
+         | fio engines | options |\n|---|---|\n",
+    );
+    for (names, engines) in super::unsupported::ENGINE_ONLY {
+        let opts: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
+        s.push_str(&format!(
+            "| {} | {} |\n",
+            engines.join(", "),
+            opts.join(", ")
+        ));
+    }
     let mut not_yet: Vec<&str> = unsupported_names()
-        .filter(|n| super::refusal(n).is_none())
+        .filter(|n| super::refusal(n).is_none() && super::engine_only(n).is_none())
         .collect();
     not_yet.sort_unstable();
     not_yet.dedup();

@@ -68,6 +68,14 @@ pub fn find(name: &str) -> Option<&'static OptDef> {
     table().find(|o| o.name == name || o.aliases.contains(&name))
 }
 
+/// The fio engines an option belongs to, when they are engines fathom does not have.
+pub fn engine_only(name: &str) -> Option<&'static [&'static str]> {
+    unsupported::ENGINE_ONLY
+        .iter()
+        .find(|(names, _)| names.contains(&name))
+        .map(|(_, engines)| *engines)
+}
+
 /// True if fio has an option of this name that fathom does not implement yet.
 pub fn is_unsupported(name: &str) -> bool {
     unsupported::NAMES.contains(&name)

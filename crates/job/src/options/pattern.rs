@@ -79,11 +79,23 @@ pub(crate) fn distribution(v: &str, c: &Ctx) -> Result<RandomDist, String> {
                 );
             }
             if kind == "zoned" {
+                // A zone with no size (`20/`) gets the rest of the region, shared equally
+                // among such zones (as fio).
+                let given: Vec<Option<f64>> = zones
+                    .iter()
+                    .map(|(_, s)| {
+                        let s = s.trim_end_matches('%');
+                        (!s.is_empty()).then(|| float(s)).transpose()
+                    })
+                    .collect::<Result<_, String>>()?;
+                let missing = given.iter().filter(|g| g.is_none()).count() as f64;
+                let rest = (100.0 - given.iter().flatten().sum::<f64>()).max(0.0);
                 RandomDist::Zoned(
                     zones
-                        .into_iter()
-                        .map(|(p, s)| Ok((p, float(s.trim_end_matches('%'))?)))
-                        .collect::<Result<_, String>>()?,
+                        .iter()
+                        .zip(given)
+                        .map(|((p, _), g)| (*p, g.unwrap_or(rest / missing.max(1.0))))
+                        .collect(),
                 )
             } else {
                 RandomDist::ZonedAbs(

@@ -231,16 +231,29 @@ fn seconds_suffix_spelled_sec_is_an_error_naming_the_fix() {
 }
 
 #[test]
-fn engine_options_of_other_engines_are_not_supported_yet() {
-    for o in ["rbdname", "hostname", "verb", "xnvme_be", "posixaio_yield"] {
+fn engine_options_of_other_engines_name_the_engine() {
+    for (o, engine) in [
+        ("rbdname", "fio's rbd and rados engines"),
+        (
+            "hostname",
+            "fio's net, netsplice, rdma, librpma and libhdfs engines",
+        ),
+        ("verb", "fio's rdma engine"),
+        ("xnvme_be", "fio's xnvme engine"),
+        ("posixaio_yield", ""),
+    ] {
         let text = format!("[a]\n{o}=1\n");
         let e = parse_fio_str(&text, "t.fio").unwrap_err();
         if o == "posixaio_yield" {
             assert!(matches!(e, JobError::UnknownOption { .. }), "{e}");
         } else {
-            assert_eq!(
-                e.to_string(),
-                format!("t.fio:2: option '{o}' is not supported yet")
+            assert!(matches!(e, JobError::Refused { .. }), "{e}");
+            assert!(
+                e.to_string().starts_with(&format!(
+                    "t.fio:2: option '{o}' is not available: it is an option of {engine}, \
+                     which fathom does not have"
+                )),
+                "{e}"
             );
         }
     }
