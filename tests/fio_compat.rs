@@ -551,19 +551,15 @@ fn parse_only_agrees_with_fio_on_fios_example_files() {
         eprintln!("fio-examples not installed: skipping");
         return;
     }
-    // Options fathom does not have yet: zoned block devices, NUMA placement, per-I/O
-    // priorities, dedupe modes, error_dump and fill_device (see docs/options.md).
+    // Options fathom does not have yet: zone modes, per-I/O priorities and dedupe modes
+    // (see docs/options.md).
     let known_gaps = [
         "cmdprio-bssplit.fio",
         "cmdprio-percentage.fio",
         "dedupe-global.fio",
         "disk-zone-profile.fio",
-        "enospc-pressure.fio",
-        "libpmem.fio",
         "libzbc-rand-write.fio",
         "libzbc-seq-read.fio",
-        "numa.fio",
-        "surface-scan.fio",
         "zbd-rand-write.fio",
         "zbd-seq-read.fio",
     ];
@@ -684,3 +680,52 @@ fathomtest!(options_from_real_job_files_act_as_in_fio, |env| {
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(json(&o)["jobs"][0]["write"]["total_ios"], 256);
 });
+
+/// fadvise_hint, seen with strace: the advice given at open is the one fio gives for the
+/// same job (random for random patterns, sequential otherwise, none with 0).
+#[test]
+fn fadvise_hint_gives_the_advice_fio_gives() {
+    let Some(fio) = fio() else { return };
+    if std::process::Command::new("strace")
+        .arg("-V")
+        .output()
+        .is_err()
+    {
+        if std::env::var_os("FATHOM_REQUIRE_FIO").is_some() {
+            panic!("strace is required for this comparison: apt-get install strace");
+        }
+        return;
+    }
+    let env = Env::new();
+    let advice = |tool: &std::path::Path, args: &[&str]| -> Vec<String> {
+        let o = std::process::Command::new("strace")
+            .args(["-f", "-e", "trace=fadvise64"])
+            .arg(tool)
+            .args(["--name=a", "--size=256k", "--filename=adv"])
+            .args(args)
+            .current_dir(env.path())
+            .output()
+            .unwrap();
+        let mut v: Vec<String> = String::from_utf8_lossy(&o.stderr)
+            .lines()
+            .filter_map(|l| l.split("POSIX_FADV_").nth(1))
+            .map(|r| r.split(')').next().unwrap().to_string())
+            .filter(|a| a != "DONTNEED")
+            .collect();
+        v.dedup();
+        v
+    };
+    let ours = std::path::PathBuf::from(env!("CARGO_BIN_EXE_fathom"));
+    for args in [
+        &["--rw=randread"][..],
+        &["--rw=read"],
+        &["--rw=randwrite", "--ioengine=libaio"],
+        &["--rw=read", "--fadvise_hint=0"],
+        &["--rw=randread", "--fadvise_hint=sequential"],
+        &["--rw=read", "--fadvise_hint=random", "--ioengine=mmap"],
+    ] {
+        let (a, b) = (advice(&ours, args), advice(&fio, args));
+        assert_eq!(a, b, "{args:?}: fathom {a:?}, fio {b:?}");
+    }
+    assert_eq!(advice(&ours, &["--rw=randread"]), ["RANDOM"]);
+}

@@ -395,3 +395,78 @@ fathomtest!(hostile_inputs_get_clear_errors_not_hangs_or_aborts, |env| {
         );
     }
 });
+
+fathomtest!(fill_device_writes_until_the_file_system_is_full, |env| {
+    let Some(fs) = SmallFs::new("1m") else { return };
+    let d = fs.dir.path();
+    // Alone: the file is sized to the free space and written whole.
+    let o = env.run(&[
+        "--name=a",
+        "--rw=write",
+        "--bs=64k",
+        &format!("--filename={}", d.join("a").display()),
+        "--fill_device=1",
+        "--output-format=json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let j = json(&o);
+    assert_eq!(j["jobs"][0]["error"], 0);
+    assert_eq!(j["jobs"][0]["write"]["io_bytes"], 1 << 20);
+    std::fs::remove_file(d.join("a")).unwrap();
+    // Beside a job that takes half the space first: ENOSPC ends it, without error.
+    let o = env.run(&[
+        "--name=b",
+        "--rw=write",
+        "--bs=64k",
+        "--size=512k",
+        &format!("--filename={}", d.join("b").display()),
+        "--name=a",
+        "--rw=write",
+        "--bs=64k",
+        &format!("--filename={}", d.join("a").display()),
+        "--fill_fs=1",
+        "--output-format=json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let j = json(&o);
+    assert_eq!(j["jobs"][1]["error"], 0);
+    assert_eq!(j["jobs"][1]["write"]["io_bytes"], 512 << 10);
+    // A read pattern cannot fill: refused with the way to do it.
+    let o = env.run(&[
+        "--name=r",
+        "--rw=read",
+        &format!("--filename={}", d.join("a").display()),
+        "--fill_device=1",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("surface-scan"), "{}", stderr(&o));
+});
+
+fathomtest!(error_dump_prints_each_tolerated_error, |env| {
+    let Some(fs) = SmallFs::new("1m") else { return };
+    let f = format!("--filename={}", fs.dir.path().join("f").display());
+    let args = |dump: &str| {
+        vec![
+            "--name=e".to_string(),
+            "--rw=write".into(),
+            "--bs=64k".into(),
+            "--size=2m".into(),
+            "--fallocate=none".into(),
+            f.clone(),
+            "--continue_on_error=write".into(),
+            format!("--error_dump={dump}"),
+            "--output-format=json".into(),
+        ]
+    };
+    let o = env.cmd().args(args("1")).output().unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let j = json(&o);
+    assert_eq!(j["jobs"][0]["total_err"], 16);
+    let e = stderr(&o);
+    assert_eq!(e.matches("(tolerated)").count(), 16, "{e}");
+    assert!(e.contains("No space left on device"), "{e}");
+    let o = env.cmd().args(args("0")).output().unwrap();
+    assert!(o.status.success());
+    assert_eq!(json(&o)["jobs"][0]["total_err"], 16);
+    assert!(!stderr(&o).contains("(tolerated)"), "{}", stderr(&o));
+});

@@ -120,6 +120,23 @@ pub struct OpenOptions {
     pub sync: bool,
     /// O_DSYNC.
     pub dsync: bool,
+    /// Access advice given to the kernel on each open (fio's fadvise_hint): readahead
+    /// policy for a file, the same advice with madvise for a mapping.
+    pub advice: Advice,
+}
+
+/// fio's `fadvise_hint`, resolved: the advice given for a file when it is opened.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Advice {
+    /// None given.
+    #[default]
+    None,
+    /// POSIX_FADV_RANDOM (no readahead) / MADV_RANDOM.
+    Random,
+    /// POSIX_FADV_SEQUENTIAL (more readahead) / MADV_SEQUENTIAL.
+    Sequential,
+    /// POSIX_FADV_NOREUSE.
+    NoReuse,
 }
 
 /// One I/O handed to an engine.

@@ -25,6 +25,7 @@ struct MapFile {
     fd: i32,
     size: u64,
     write: bool,
+    advice: crate::Advice,
     map: Option<Map>,
 }
 
@@ -69,6 +70,15 @@ impl MapFile {
             if p == libc::MAP_FAILED {
                 return Err(io::Error::last_os_error());
             }
+            let how = match self.advice {
+                crate::Advice::Random => Some(libc::MADV_RANDOM),
+                crate::Advice::Sequential => Some(libc::MADV_SEQUENTIAL),
+                crate::Advice::None | crate::Advice::NoReuse => None,
+            };
+            if let Some(how) = how {
+                // SAFETY: advice on the mapping just made, of this length; advisory only.
+                unsafe { libc::madvise(p, (end - start) as usize, how) };
+            }
             self.map = Some(Map {
                 start,
                 len: end - start,
@@ -111,6 +121,7 @@ impl IoEngine for Mmap {
             fd,
             size,
             write: opts.write,
+            advice: opts.advice,
             map: None,
         });
         Ok(self.files.len() - 1)

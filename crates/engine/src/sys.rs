@@ -37,7 +37,21 @@ pub(crate) fn open(path: &Path, o: &OpenOptions) -> io::Result<i32> {
     if fd < 0 {
         return Err(open_error(io::Error::last_os_error(), path, o.direct));
     }
+    advise(fd, o.advice);
     Ok(fd)
+}
+
+/// Give the kernel `advice` for the whole of `fd` (an advisory call: a file that takes no
+/// advice, a pipe or a character device, is left as it is, as fio does).
+pub(crate) fn advise(fd: i32, advice: crate::Advice) {
+    let how = match advice {
+        crate::Advice::None => return,
+        crate::Advice::Random => libc::POSIX_FADV_RANDOM,
+        crate::Advice::Sequential => libc::POSIX_FADV_SEQUENTIAL,
+        crate::Advice::NoReuse => libc::POSIX_FADV_NOREUSE,
+    };
+    // SAFETY: posix_fadvise only advises the kernel about an fd we own.
+    unsafe { libc::posix_fadvise(fd, 0, 0, how) };
 }
 
 /// An open error that names the file, and for O_DIRECT refusals says what to do. The

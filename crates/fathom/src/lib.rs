@@ -54,6 +54,7 @@ pub mod journal;
 pub mod live;
 pub mod logs;
 mod meta;
+mod numa;
 pub mod plan;
 mod run;
 mod steady;

@@ -648,6 +648,14 @@ fn plan_job(
     if let Err(e) = probed {
         return Err(plan_err(spec, e.to_string()));
     }
+    if !limits.parse_only {
+        if let Some(n) = &spec.control.numa_cpu_nodes {
+            crate::numa::check("numa_cpu_nodes", n).map_err(|e| plan_err(spec, e))?;
+        }
+        if let Some(p) = &spec.control.numa_mem_policy {
+            crate::numa::check("numa_mem_policy", &p.nodes).map_err(|e| plan_err(spec, e))?;
+        }
+    }
     let eo = &spec.engine;
     if eo.hipri && spec.ioengine == "io_uring" && !spec.direct {
         return Err(plan_err(
@@ -875,7 +883,13 @@ fn plan_clone(
         }
         // --parse-only: a size that would come from the target is a nominal 1 PiB.
         let existing = existing.or(limits.parse_only.then_some(1 << 50));
+        let fill = if spec.control.fill_device && !limits.parse_only && !caps.diskless {
+            Some(fill_size(spec, &path, existing, device, nfiles, min_bs)?)
+        } else {
+            None
+        };
         let per_file = match (drawn, spec.size) {
+            _ if fill.is_some() => fill.unwrap_or(0),
             (Some(d), _) => d,
             (None, Some(SizeSpec::Bytes(_))) => split,
             (None, Some(SizeSpec::Percent(p))) => match existing {
@@ -930,7 +944,9 @@ fn plan_clone(
             }
             SizeSpec::Bytes(_) => offset + step * clone_index,
         };
-        let len = if drawn.is_none() && spec.size.is_none() && caps.diskless {
+        let len = if let Some(f) = fill {
+            f.saturating_sub(start)
+        } else if drawn.is_none() && spec.size.is_none() && caps.diskless {
             per_file
         } else {
             region_len(spec, existing, drawn, split, start, min_bs)
@@ -1300,6 +1316,60 @@ fn physical_memory() -> u64 {
         )
     };
     (pages.max(0) as u64).saturating_mul(size.max(0) as u64)
+}
+
+/// fill_device: a device's size, or a file's size now plus its share of the free space of
+/// its file system (the job then writes until ENOSPC).
+fn fill_size(
+    spec: &JobSpec,
+    path: &Path,
+    existing: Option<u64>,
+    device: bool,
+    nfiles: u64,
+    min_bs: u64,
+) -> Result<u64, RunError> {
+    if device {
+        return Ok(existing.unwrap_or(0));
+    }
+    if !spec.rw.kind.writes() {
+        return Err(plan_err(
+            spec,
+            "fill_device with a pattern that does not write: fill the file system in a \
+             write job first, then read it in a stonewalled job (as fio's \
+             examples/surface-scan.fio does)",
+        ));
+    }
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let dir = dir
+        .ancestors()
+        .find(|p| p.exists())
+        .unwrap_or(Path::new("."));
+    let c = std::ffi::CString::new(dir.as_os_str().as_encoded_bytes())
+        .map_err(|_| plan_err(spec, "fill_device: the directory name contains NUL"))?;
+    // SAFETY: statvfs writes into the zeroed struct; the path is NUL-terminated.
+    let mut v: libc::statvfs = unsafe { std::mem::zeroed() };
+    if unsafe { libc::statvfs(c.as_ptr(), &mut v) } != 0 {
+        return Err(plan_err(
+            spec,
+            format!(
+                "fill_device: {}: {}",
+                dir.display(),
+                std::io::Error::last_os_error()
+            ),
+        ));
+    }
+    let free = (v.f_bavail as u64).saturating_mul(v.f_frsize as u64);
+    let share = free / nfiles.max(1) / min_bs * min_bs;
+    if share == 0 {
+        return Err(plan_err(
+            spec,
+            format!("fill_device: {} has no free space", dir.display()),
+        ));
+    }
+    Ok(existing.unwrap_or(0) + share)
 }
 
 /// A file's size (None: it does not exist yet) and whether it is a block device, from one

@@ -31,6 +31,14 @@ pub struct CloneOutcome {
     pub notes: Vec<String>,
 }
 
+/// fill_device: a full file system is where the job ends, not an error.
+fn fills_device(spec: &fathom_job::JobSpec, errno: i32) -> bool {
+    spec.control.fill_device && (errno == libc::ENOSPC || errno == libc::EDQUOT)
+}
+
+/// How many tolerated errors `error_dump` prints per clone.
+const ERROR_DUMP_MAX: u64 = 100;
+
 /// Interval of bandwidth/IOPS samples (fio's bwavgtime/iopsavgtime default).
 pub const SAMPLE_INTERVAL: Duration = Duration::from_millis(500);
 
@@ -261,6 +269,17 @@ pub fn run_clone(
         create: spec.create_on_open,
         sync: spec.sync == fathom_job::SyncMode::Sync,
         dsync: spec.sync == fathom_job::SyncMode::Dsync,
+        advice: {
+            use fathom_engine::Advice as A;
+            use fathom_job::FadviseHint as F;
+            match spec.control.fadvise_hint {
+                F::None => A::None,
+                F::ByPattern if k.is_random() => A::Random,
+                F::ByPattern | F::Sequential => A::Sequential,
+                F::Random => A::Random,
+                F::NoReuse => A::NoReuse,
+            }
+        },
     };
     // Buffers: one per I/O slot, aligned for O_DIRECT, allocated once.
     let depth = job.effective_iodepth.max(1) as usize;
@@ -760,7 +779,9 @@ pub fn run_clone(
                     if let Some((errno, text)) =
                         complete(&mut rec, &slots[si], &c, None, clat, &clone.files)
                     {
-                        fail(&mut out, errno, text);
+                        if !fills_device(spec, errno) {
+                            fail(&mut out, errno, text);
+                        }
                         stopping = true;
                         break;
                     }
@@ -923,7 +944,7 @@ pub fn run_clone(
             if let Some((errno, text)) =
                 complete(&mut rec, &slots[si], &c, Some(slat), clat, &clone.files)
             {
-                if out.error_text.is_none() {
+                if out.error_text.is_none() && !fills_device(spec, errno) {
                     fail(&mut out, errno, text);
                 }
                 stopping = true;
@@ -1811,6 +1832,12 @@ impl Drop for FlowMember<'_> {
 /// Apply cpus_allowed/cpumask (with cpus_allowed_policy), nice, prio and prioclass to the
 /// calling thread.
 fn place_thread(spec: &fathom_job::JobSpec, jobnum: u32) -> Result<(), String> {
+    if let Some(nodes) = &spec.control.numa_cpu_nodes {
+        crate::numa::run_on_nodes(nodes, spec.cpus.as_deref())?;
+    }
+    if let Some(p) = &spec.control.numa_mem_policy {
+        crate::numa::set_mem_policy(p)?;
+    }
     // SAFETY: the libc calls below take plain values and a zeroed cpu_set_t we own.
     unsafe {
         let tid = libc::gettid();
@@ -1953,6 +1980,9 @@ struct Recorder<'a> {
     fake: bool,
     /// `max_latency` in ns (0: none): a slower I/O ends the job with ETIMEDOUT.
     max_lat: u64,
+    /// `error_dump`: print each tolerated error (the first 100) on stderr, as fio does.
+    dump: bool,
+    job: &'a str,
 }
 
 impl<'a> Recorder<'a> {
@@ -1969,6 +1999,8 @@ impl<'a> Recorder<'a> {
             log,
             fake: false,
             max_lat: spec.control.max_latency.as_nanos() as u64,
+            dump: !spec.control.no_error_dump,
+            job: &spec.name,
         }
     }
 }
@@ -2000,6 +2032,15 @@ fn complete(
         if st.tolerate[d] || st.ignore[d].contains(&errno) {
             // continue_on_error / ignore_error: count it and go on.
             st.stats.total_err += 1;
+            if st.dump && st.stats.total_err <= ERROR_DUMP_MAX {
+                eprintln!("fathom: job '{}': {text} (tolerated)", st.job);
+                if st.stats.total_err == ERROR_DUMP_MAX {
+                    eprintln!(
+                        "fathom: job '{}': further tolerated errors are counted, not printed",
+                        st.job
+                    );
+                }
+            }
             if st.stats.first_error == 0 {
                 st.stats.first_error = errno;
                 *st.first_error_text = Some(text);

@@ -32,9 +32,61 @@ pub struct Control {
     pub no_disk_util: bool,
     /// `allow_file_create=0`: a file the job names must exist already.
     pub no_file_create: bool,
+    /// `fill_device` / `fill_fs`: write until the file system is full (ENOSPC or EDQUOT
+    /// ends the job without error).
+    pub fill_device: bool,
+    /// `error_dump=0`: do not print the errors continue_on_error/ignore_error tolerate.
+    pub no_error_dump: bool,
+    /// `fadvise_hint`: the access advice given for each file when it is opened.
+    pub fadvise_hint: FadviseHint,
+    /// `numa_cpu_nodes`: run on the CPUs of these NUMA nodes (None: `all`, unchanged).
+    pub numa_cpu_nodes: Option<Vec<u32>>,
+    /// `numa_mem_policy`: the memory policy of the job's threads, set before its buffers
+    /// are allocated.
+    pub numa_mem_policy: Option<NumaPolicy>,
     /// `bwavgtime`: the bandwidth sampling interval (bw_min/max/dev/samples).
     pub bwavgtime: Option<Duration>,
     /// `iopsavgtime`: the IOPS sampling interval (fathom samples both together, at the
     /// shorter of the two).
     pub iopsavgtime: Option<Duration>,
+}
+
+/// fio's `fadvise_hint`: what the kernel is told of a file's access pattern at each open.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum FadviseHint {
+    /// `0`: nothing.
+    None,
+    /// `1` (the default): random for random patterns, sequential otherwise.
+    #[default]
+    ByPattern,
+    /// `random`.
+    Random,
+    /// `sequential`.
+    Sequential,
+    /// `noreuse`.
+    NoReuse,
+}
+
+/// fio's `numa_mem_policy`: a set_mempolicy(2) mode and its nodes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NumaPolicy {
+    /// The mode.
+    pub mode: NumaMode,
+    /// The nodes (empty for `default` and `local`; one for `prefer`).
+    pub nodes: Vec<u32>,
+}
+
+/// The modes of [`NumaPolicy`], as set_mempolicy(2) numbers them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NumaMode {
+    /// MPOL_DEFAULT.
+    Default = 0,
+    /// MPOL_PREFERRED: one node first.
+    Prefer = 1,
+    /// MPOL_BIND: only these nodes.
+    Bind = 2,
+    /// MPOL_INTERLEAVE: pages round-robin over these nodes.
+    Interleave = 3,
+    /// MPOL_LOCAL: the node of the CPU that allocates.
+    Local = 4,
 }

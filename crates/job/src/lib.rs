@@ -52,7 +52,7 @@ mod toml_in;
 pub mod units;
 
 pub use builder::{Engine, Job, JobBuilder};
-pub use control::Control;
+pub use control::{Control, FadviseHint, NumaMode, NumaPolicy};
 pub use error::JobError;
 pub use spec::*;
 

@@ -25,6 +25,16 @@ macro_rules! moot_bool {
     };
 }
 
+/// A NUMA node list, `0-1,3`.
+fn node_list(v: &str) -> Result<Vec<u32>, String> {
+    super::time::cpu_list(v)
+        .map(|l| l.into_iter().map(|n| n as u32).collect())
+        .map_err(|e| {
+            e.replace("CPU", "node")
+                .replace("cpus_allowed", "numa_cpu_nodes")
+        })
+}
+
 fn nonzero(t: std::time::Duration) -> Result<std::time::Duration, String> {
     if t.is_zero() {
         Err("must be more than 0".into())
@@ -345,6 +355,144 @@ pub(super) static OPTS: &[OptDef] = &[
         flag: true,
         apply: |j, v, _| {
             j.control.no_file_create = !parse_bool(v)?;
+            Ok(())
+        },
+    },
+    OptDef {
+        name: "fadvise_hint",
+        aliases: &[],
+        category: C,
+        ty: "0|1|random|sequential|noreuse",
+        default: "1",
+        doc: "Advice given for each file when it is opened (posix_fadvise; madvise on the mmap engine's mappings): 1 = random for random patterns, sequential otherwise; 0 = none",
+        flag: false,
+        apply: |j, v, _| {
+            use crate::control::FadviseHint as F;
+            j.control.fadvise_hint = match v.trim() {
+                "0" | "none" => F::None,
+                "1" | "type" => F::ByPattern,
+                "random" => F::Random,
+                "sequential" => F::Sequential,
+                "noreuse" => F::NoReuse,
+                other => {
+                    return Err(format!(
+                        "unknown fadvise_hint '{other}'; use 0, 1, random, sequential or noreuse"
+                    ))
+                }
+            };
+            Ok(())
+        },
+    },
+    OptDef {
+        name: "iomem",
+        aliases: &["mem"],
+        category: C,
+        ty: "malloc|shm|mmap|mmapshared",
+        default: "malloc",
+        doc: "Where I/O buffers come from. fathom allocates every buffer as zeroed, page-aligned anonymous memory (see iomem_align), which is what malloc, shm, mmap and mmapshared give an I/O too; huge-page types (shmhuge, mmaphuge), file-backed mmap:PATH and cudamalloc are refused with the reason",
+        flag: false,
+        apply: |_, v, _| {
+            let v = v.trim();
+            match v {
+                "malloc" | "shm" | "mmap" | "mmapshared" => Ok(()),
+                _ if v.starts_with("shmhuge") || v.starts_with("mmaphuge") => Err(
+                    "huge-page buffers are not in fathom (its buffers are anonymous pages); \
+                     use mem=malloc, with iomem_align=2m to align buffers to huge-page \
+                     boundaries"
+                        .into(),
+                ),
+                _ if v.starts_with("mmap:") || v.starts_with("mmapshared:") => Err(
+                    "buffers mapped from a file are not in fathom; use mem=mmap (anonymous)"
+                        .into(),
+                ),
+                "cudamalloc" => Err("GPU memory needs fio's CUDA engines, not in fathom".into()),
+                other => Err(format!(
+                    "unknown memory type '{other}'; use malloc, shm, mmap or mmapshared"
+                )),
+            }
+        },
+    },
+    OptDef {
+        name: "numa_cpu_nodes",
+        aliases: &[],
+        category: C,
+        ty: "node list|all",
+        default: "all",
+        doc: "Run the job's threads on the CPUs of these NUMA nodes (0-1,3), from /sys/devices/system/node",
+        flag: false,
+        apply: |j, v, _| {
+            j.control.numa_cpu_nodes = match v.trim() {
+                "all" => None,
+                list => Some(node_list(list)?),
+            };
+            Ok(())
+        },
+    },
+    OptDef {
+        name: "numa_mem_policy",
+        aliases: &[],
+        category: C,
+        ty: "default|prefer:N|bind:LIST|interleave:LIST|local",
+        default: "default",
+        doc: "The memory policy of the job's threads (set_mempolicy), set before the I/O buffers are allocated",
+        flag: false,
+        apply: |j, v, _| {
+            use crate::control::{NumaMode as M, NumaPolicy};
+            let (mode, list) = match v.trim().split_once(':') {
+                Some((m, l)) => (m.trim(), Some(l.trim())),
+                None => (v.trim(), None),
+            };
+            let mode = match mode {
+                "default" => M::Default,
+                "prefer" => M::Prefer,
+                "bind" => M::Bind,
+                "interleave" => M::Interleave,
+                "local" => M::Local,
+                other => {
+                    return Err(format!(
+                        "unknown policy '{other}'; use default, prefer:N, bind:LIST, \
+                         interleave:LIST or local"
+                    ))
+                }
+            };
+            let nodes = match (mode, list) {
+                (M::Default | M::Local, None) => Vec::new(),
+                (M::Default | M::Local, Some(_)) => {
+                    return Err("default and local take no node list".into())
+                }
+                (_, None) => return Err("give the nodes, e.g. bind:0-1 or prefer:0".into()),
+                (_, Some(l)) => node_list(l)?,
+            };
+            if mode == M::Prefer && nodes.len() != 1 {
+                return Err("prefer takes one node, e.g. prefer:0".into());
+            }
+            j.control.numa_mem_policy = Some(NumaPolicy { mode, nodes });
+            Ok(())
+        },
+    },
+    OptDef {
+        name: "fill_device",
+        aliases: &["fill_fs"],
+        category: C,
+        ty: "bool",
+        default: "0",
+        doc: "Size each file to the free space of its file system (the device's size for a device) and end the job without error when a write meets ENOSPC or EDQUOT: a write job that fills the file system",
+        flag: true,
+        apply: |j, v, _| {
+            j.control.fill_device = parse_bool(v)?;
+            Ok(())
+        },
+    },
+    OptDef {
+        name: "error_dump",
+        aliases: &[],
+        category: C,
+        ty: "bool",
+        default: "1",
+        doc: "Print each error that continue_on_error or ignore_error tolerates on stderr (the first 100 per thread; all are counted in total_err)",
+        flag: true,
+        apply: |j, v, _| {
+            j.control.no_error_dump = !parse_bool(v)?;
             Ok(())
         },
     },

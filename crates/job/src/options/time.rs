@@ -496,7 +496,7 @@ pub(super) static OPTS: &[OptDef] = &[
 ];
 
 /// `0-3,6` → [0, 1, 2, 3, 6].
-fn cpu_list(v: &str) -> Result<Vec<usize>, String> {
+pub(super) fn cpu_list(v: &str) -> Result<Vec<usize>, String> {
     let mut out = Vec::new();
     for part in v.split(',').map(str::trim).filter(|p| !p.is_empty()) {
         let (lo, hi) = match part.split_once('-') {

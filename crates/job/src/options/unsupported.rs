@@ -13,8 +13,6 @@ pub(super) static NAMES: &[&str] = &[
     "ioscheduler",
     "create_fsync",
     "file_append",
-    "fill_device",
-    "fill_fs",
     "filetype",
     "opendir",
     "unlink_each_loop",
@@ -31,7 +29,6 @@ pub(super) static NAMES: &[&str] = &[
     "read_beyond_wp",
     "recover_zbd_write_error",
     "write_zone_remainder",
-    "fadvise_hint",
     "write_hint",
     "dsync",
     "end_syncfs",
@@ -53,8 +50,6 @@ pub(super) static NAMES: &[&str] = &[
     "dedupe_mode",
     "dedupe_working_set_percentage",
     "dedupe_global",
-    "iomem",
-    "mem",
     "hugepage-size",
     "invalidate_on_close",
     // Depth and batching
@@ -76,8 +71,6 @@ pub(super) static NAMES: &[&str] = &[
     "merge_blktrace_scalars",
     "merge_blktrace_iters",
     // Threads, processes, groups
-    "numa_cpu_nodes",
-    "numa_mem_policy",
     "priohint",
     "cmdprio_percentage",
     "cmdprio_class",
@@ -105,7 +98,6 @@ pub(super) static NAMES: &[&str] = &[
     "log_entries",
     "block_error_percentiles",
     // Errors
-    "error_dump",
     // Engine options
     "hipri_percentage",
     "uncached",
