@@ -627,11 +627,11 @@ fn plan_job(
             ),
         ));
     }
-    if spec.lfsr && spec.norandommap {
-        return Err(plan_err(
-            spec,
-            "random_generator=lfsr promises every block once per pass, which fathom keeps \
-             with its random map: drop norandommap (or use random_generator=tausworthe)",
+    if spec.lfsr && spec.norandommap && spec.rw.kind.is_random() {
+        warnings.push(format!(
+            "note: job '{}': random_generator=lfsr visits every block once per pass, which \
+             fathom keeps with its random map (a bit per block) even with norandommap",
+            spec.name
         ));
     }
     for (i, &bs) in spec.bs.0.iter().enumerate() {
@@ -1022,7 +1022,8 @@ fn plan_clone(
         time_based: spec.time_based,
         wrap: spec.io_size.is_some() || spec.time_based,
         seed,
-        randommap: !spec.norandommap,
+        // lfsr promises each block once per pass: fathom keeps it with the map.
+        randommap: !spec.norandommap || spec.lfsr,
         bs_mix: [0, 1, 2].map(|i| {
             if !spec.bssplit[i].is_empty() {
                 Some(BsMix::Split(spec.bssplit[i].clone()))

@@ -9,39 +9,109 @@ const B: &str = "Buffers and queue depth";
 
 /// fio's pattern syntax: `0x` hex bytes, a quoted string, or a decimal number.
 pub(crate) fn pattern(v: &str) -> Result<Vec<u8>, String> {
-    let v = v.trim();
-    if let Some(h) = v.strip_prefix("0x").or_else(|| v.strip_prefix("0X")) {
-        if h.is_empty()
-            || h.len() % 2 == 1 && h.len() > 1 && !h.chars().all(|c| c.is_ascii_hexdigit())
-        {
-            return Err("hex patterns look like 0xdeadbeef".into());
-        }
-        let h = if h.len() % 2 == 1 {
-            format!("0{h}")
-        } else {
-            h.to_string()
-        };
-        return (0..h.len())
-            .step_by(2)
-            .map(|i| {
-                u8::from_str_radix(&h[i..i + 2], 16).map_err(|_| "not a hex pattern".to_string())
-            })
-            .collect();
+    // fio's pattern: elements written one after another, no separator: "text", 'file'
+    // (the file's bytes), 0xHEX, and decimal numbers (`"abcd"-120xdeadface` is "abcd",
+    // then -12 as 4 bytes, then de ad fa ce).
+    const MAX: usize = 512;
+    let mut rest = v.trim();
+    if rest.is_empty() {
+        return Err("the pattern is empty; e.g. 0xdeadbeef".into());
     }
-    for q in ['"', '\''] {
-        if let Some(s) = v.strip_prefix(q).and_then(|s| s.strip_suffix(q)) {
-            if s.is_empty() {
-                return Err("empty pattern".into());
+    let mut out = Vec::new();
+    while !rest.is_empty() {
+        let b = rest.as_bytes();
+        if b[0] == b'"' || b[0] == b'\'' {
+            let q = b[0] as char;
+            let body = &rest[1..];
+            let end = body
+                .find(q)
+                .ok_or_else(|| format!("the {q}...{q} element needs its closing {q}"))?;
+            let inner = &body[..end];
+            if inner.is_empty() {
+                return Err(format!("an empty {q}{q} element"));
             }
-            return Ok(s.as_bytes().to_vec());
+            if q == '"' {
+                out.extend_from_slice(inner.as_bytes());
+            } else {
+                // 'file': the file's bytes, as fio reads them (bounded).
+                use std::io::Read;
+                let mut data = Vec::new();
+                std::fs::File::open(inner)
+                    .and_then(|f| f.take(MAX as u64 + 1).read_to_end(&mut data))
+                    .map_err(|e| format!("pattern file '{inner}': {e}"))?;
+                if data.is_empty() || data.len() > MAX {
+                    return Err(format!(
+                        "pattern file '{inner}' must hold 1 to {MAX} bytes"
+                    ));
+                }
+                out.extend(data);
+            }
+            rest = &body[end + 1..];
+        } else if b.len() > 2
+            && b[0] == b'0'
+            && (b[1] | 0x20) == b'x'
+            && b[2].is_ascii_hexdigit()
+        {
+            let digits = &rest[2..];
+            let mut n = digits
+                .bytes()
+                .take_while(u8::is_ascii_hexdigit)
+                .count();
+            // `0xff0x14`: the 0 before the next x starts the next element.
+            if n > 1 && digits.as_bytes().get(n).is_some_and(|c| c | 0x20 == b'x') {
+                n -= 1;
+            }
+            let h = &digits[..n];
+            let h = if n % 2 == 1 {
+                format!("0{h}")
+            } else {
+                h.to_string()
+            };
+            for k in (0..h.len()).step_by(2) {
+                out.push(u8::from_str_radix(&h[k..k + 2], 16).map_err(|e| e.to_string())?);
+            }
+            rest = &digits[n..];
+        } else if b[0] == b'%' {
+            return Err("a %o element is for verify_pattern only".into());
+        } else {
+            // A decimal number, up to the next 0x.
+            let stop = rest
+                .to_ascii_lowercase()
+                .find("0x")
+                .filter(|&p| p > 0)
+                .unwrap_or(rest.len());
+            let sign = usize::from(b[0] == b'-' || b[0] == b'+');
+            let len = sign + rest[sign..stop].bytes().take_while(u8::is_ascii_digit).count();
+            let text = &rest[..len];
+            if len == sign {
+                return Err(format!(
+                    "'{}' is not a pattern element: use 0xHEX, \"text\" or a number",
+                    rest.chars().take(16).collect::<String>()
+                ));
+            }
+            let bytes: Vec<u8> = match text.parse::<i64>() {
+                Ok(0) => vec![0],
+                Ok(n) if (i32::MIN as i64..=u32::MAX as i64).contains(&n) => {
+                    let u = n as u32;
+                    let k = 4 - u.leading_zeros() as usize / 8;
+                    u.to_le_bytes()[..k].to_vec()
+                }
+                _ => {
+                    let n: u64 = text
+                        .parse()
+                        .map_err(|_| format!("'{text}' is out of range for a pattern"))?;
+                    let k = 8 - n.leading_zeros() as usize / 8;
+                    n.to_le_bytes()[..k].to_vec()
+                }
+            };
+            out.extend(bytes);
+            rest = &rest[len..];
+        }
+        if out.len() > MAX {
+            return Err(format!("the pattern is longer than {MAX} bytes"));
         }
     }
-    let n: u64 = v
-        .parse()
-        .map_err(|_| "use 0xHEX, \"text\" or a number".to_string())?;
-    let bytes = n.to_le_bytes();
-    let len = (8 - n.leading_zeros() as usize / 8).max(1);
-    Ok(bytes[..len].to_vec())
+    Ok(out)
 }
 
 pub(super) static OPTS: &[OptDef] = &[
@@ -77,8 +147,24 @@ mod tests {
         assert_eq!(pattern("0xdeadbeef"), Ok(vec![0xde, 0xad, 0xbe, 0xef]));
         assert_eq!(pattern("0xabc"), Ok(vec![0x0a, 0xbc]));
         assert_eq!(pattern("\"ab\""), Ok(b"ab".to_vec()));
-        assert_eq!(pattern("'x'"), Ok(b"x".to_vec()));
         assert_eq!(pattern("1"), Ok(vec![1]));
+        assert_eq!(pattern("0"), Ok(vec![0]));
         assert!(pattern("0xzz").is_err());
+        // Elements one after another, as fio: string, decimal (4 bytes for -12), hex.
+        assert_eq!(
+            pattern("\"abcd\"-120xdeadface"),
+            Ok(vec![b'a', b'b', b'c', b'd', 0xf4, 0xff, 0xff, 0xff, 0xde, 0xad, 0xfa, 0xce])
+        );
+        assert_eq!(pattern("0xff0x14"), Ok(vec![0xff, 0x14]));
+        assert_eq!(pattern("0x12\"z\"300"), Ok(vec![0x12, b'z', 0x2c, 0x01]));
+        // 'file': the file's bytes.
+        let dir = std::env::temp_dir().join(format!("fathom-pat-{}", std::process::id()));
+        std::fs::write(&dir, b"\x01\x02xyz").unwrap();
+        let p = pattern(&format!("'{}'0x09", dir.display())).unwrap();
+        std::fs::remove_file(&dir).unwrap();
+        assert_eq!(p, b"\x01\x02xyz\x09");
+        assert!(pattern("'/nonexistent/p'").is_err());
+        assert!(pattern("\"open").is_err());
+        assert!(pattern("abc").is_err());
     }
 }
