@@ -153,3 +153,87 @@ fathomtest!(compare_explains_bad_input, |env| {
         stderr(&o)
     );
 });
+
+/// fio's JSON and JSON+ are baselines: a rate-limited fio run (5k IOPS) against a fathom
+/// run (20k IOPS) is "faster" on IOPS by the interval test, the latency mean by Welch's
+/// test on fio's moments; percentiles get the histogram test only from JSON+ bins, and
+/// plain JSON says so. A gate works against a fio baseline.
+fathomtest!(fio_json_and_json_plus_are_baselines, |env| {
+    let Some(fio) = fio() else { return };
+    let job = [
+        "--name=j",
+        "--ioengine=null",
+        "--rw=randread",
+        "--size=64m",
+        "--time_based",
+        "--runtime=2",
+    ];
+    let fio_out = |fmt: &str, file: &str| {
+        let o = std::process::Command::new(&fio)
+            .args(job)
+            .args(["--rate_iops=5000", &format!("--output-format={fmt}")])
+            .current_dir(env.path())
+            .output()
+            .unwrap();
+        assert!(o.status.success());
+        std::fs::write(env.path().join(file), &o.stdout).unwrap();
+    };
+    fio_out("json", "fio.json");
+    fio_out("json+", "fio.jsonplus");
+    let mut args: Vec<&str> = job.to_vec();
+    args.extend([
+        "--rate_iops=20000",
+        "--output-format=json+",
+        "--output=fa.jsonplus",
+    ]);
+    let o = env.run(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let row = |v: &serde_json::Value, m: &str| -> serde_json::Value {
+        v["comparisons"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["metric"] == m)
+            .unwrap_or_else(|| panic!("no {m} row: {v}"))
+            .clone()
+    };
+    for (base, source) in [("fio.json", "fio JSON"), ("fio.jsonplus", "fio JSON+")] {
+        let o = env.run(&["compare", "--format=json", base, "fa.jsonplus"]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let v = json(&o);
+        assert_eq!(v["base_source"], source);
+        assert_eq!(v["new_source"], "fathom JSON+");
+        let iops = row(&v, "iops");
+        assert_eq!(iops["test"], "welch (intervals)");
+        assert_eq!(iops["verdict"], "faster", "{iops}");
+        let change = iops["change_pct"].as_f64().unwrap();
+        assert!(
+            (change - 300.0).abs() < 15.0,
+            "5k → 20k IOPS is +300%: {iops}"
+        );
+        assert_eq!(row(&v, "clat.mean")["test"], "welch (every I/O)");
+        let p99 = row(&v, "clat.p99");
+        if source == "fio JSON" {
+            assert!(p99["test"].as_str().unwrap().starts_with("none"), "{p99}");
+            assert_eq!(p99["verdict"], "within_noise");
+        } else {
+            assert_eq!(p99["test"], "mann-whitney (histograms)");
+        }
+    }
+    // The table says which tests the data allowed.
+    let o = env.run(&["compare", "fio.json", "fa.jsonplus"]);
+    let t = stdout(&o);
+    assert!(t.contains("base: fio.json (fio JSON)"), "{t}");
+    assert!(
+        t.contains("no latency bins: use --output-format=json+"),
+        "{t}"
+    );
+    // fathom slower than the fio baseline fails a gate (exit 3).
+    let o = env.run(&[
+        "compare",
+        "--fail-if-slower=iops=10",
+        "fa.jsonplus",
+        "fio.jsonplus",
+    ]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+});

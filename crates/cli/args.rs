@@ -246,10 +246,10 @@ only when p < alpha and it is at least --noise percent.\n\n\
     fathom compare --fail-if-slower=iops=3,clat.p99=10 --format=markdown a.native b.native"
 )]
 pub struct CompareCli {
-    /// The baseline result.
+    /// The baseline result: native, or JSON/JSON+ written by fio (or fathom).
     #[arg(value_name = "BASE")]
     pub base: String,
-    /// The result to judge.
+    /// The result to judge (native, JSON or JSON+).
     #[arg(value_name = "NEW")]
     pub new: String,
     /// Output: table, markdown or json.

@@ -814,21 +814,24 @@ fn compare_main(argv: &[std::ffi::OsString]) -> Result<u8, Failure> {
         }
         None => Vec::new(),
     };
-    let load = |f: &str| -> Result<(fathom::Report, Vec<fathom::Report>), Failure> {
+    // A native result, or JSON/JSON+ written by fio (or by fathom): fio baselines work.
+    let load = |f: &str| -> Result<fathom_report::figures::Figured, Failure> {
+        use fathom_report::figures;
         let text = read_result_file(f)?;
-        fathom_report::native::read_full(&text).map_err(|e| usage(anyhow::anyhow!("{f}: {e}")))
+        match fathom_report::native::read_full(&text) {
+            Ok((r, reps)) => Ok(figures::of_native(&r, &reps)),
+            Err(native_err) => figures::of_fio_json(&text).map_err(|e| {
+                usage(anyhow::anyhow!(
+                    "{f}: neither a native result ({native_err}) nor fio JSON ({e})"
+                ))
+            }),
+        }
     };
-    let (b, breps) = load(&cli.base)?;
-    let (n, nreps) = load(&cli.new)?;
-    let rows = compare::compare(
-        &compare::Side {
-            result: &b,
-            repetitions: &breps,
-        },
-        &compare::Side {
-            result: &n,
-            repetitions: &nreps,
-        },
+    let b = load(&cli.base)?;
+    let n = load(&cli.new)?;
+    let rows = compare::compare_figured(
+        &b,
+        &n,
         compare::CompareOpts {
             alpha: cli.alpha,
             noise_pct: cli.noise,
@@ -839,13 +842,24 @@ fn compare_main(argv: &[std::ffi::OsString]) -> Result<u8, Failure> {
             "no job and direction with I/O in both results (jobs are matched by name)"
         )));
     }
+    // Where a side is not a native result, say what each was read as.
+    let sources = if b.source != "fathom native" || n.source != "fathom native" {
+        format!(
+            "base: {} ({}); new: {} ({})\n",
+            cli.base, b.source, cli.new, n.source
+        )
+    } else {
+        String::new()
+    };
     let text = match cli.format.as_str() {
-        "table" => compare::table(&rows),
+        "table" => compare::table(&rows) + &sources,
         "markdown" => compare::markdown(&rows),
         "json" => {
             let v = serde_json::json!({
                 "base": cli.base,
                 "new": cli.new,
+                "base_source": b.source,
+                "new_source": n.source,
                 "alpha": cli.alpha,
                 "noise_pct": cli.noise,
                 "comparisons": rows,

@@ -12,6 +12,7 @@
 //! A change is a verdict (faster/slower) only when it is significant (p < 0.05) *and* at
 //! least the noise threshold in size; otherwise it is "within noise".
 
+use crate::figures::{Figured, Figures, JobFigures};
 use fathom_stats::{LatStat, RunResult};
 use statrs::distribution::{ContinuousCDF, Normal, StudentsT};
 
@@ -102,6 +103,11 @@ fn moments(v: &[f64]) -> (f64, f64, f64) {
 fn t95(df: f64) -> f64 {
     if !(df.is_finite() && df > 0.0) {
         return f64::NAN;
+    }
+    // Beyond 10^5 degrees of freedom t is the normal to 5 digits (and statrs' inverse
+    // can take very long there).
+    if df > 1e5 {
+        return 1.959_963_984_540_054;
     }
     StudentsT::new(0.0, 1.0, df).map_or(f64::NAN, |t| t.inverse_cdf(0.975))
 }
@@ -378,7 +384,7 @@ pub struct Comparison {
     /// Two-sided p-value.
     pub p_value: f64,
     /// Which test: "welch (repetitions)", "welch (intervals)", "welch (every I/O)",
-    /// "mann-whitney (histograms)".
+    /// "mann-whitney (histograms)", or "none (why)" when the data allowed none.
     pub test: &'static str,
     /// The verdict.
     pub verdict: Verdict,
@@ -412,29 +418,93 @@ pub struct Side<'a> {
     pub repetitions: &'a [RunResult],
 }
 
-fn job_in<'a>(r: &'a RunResult, name: &str) -> Option<&'a fathom_stats::JobResult> {
-    r.jobs.iter().find(|j| j.name == name)
-}
-
 /// Compare every job, direction and metric present in both.
 pub fn compare(base: &Side, new: &Side, o: CompareOpts) -> Vec<Comparison> {
+    use crate::figures::of_native;
+    compare_figured(
+        &of_native(base.result, base.repetitions),
+        &of_native(new.result, new.repetitions),
+        o,
+    )
+}
+
+fn value(m: MetricKind, f: &Figures) -> f64 {
+    match m {
+        MetricKind::Iops => f.iops,
+        MetricKind::Bw => f.bw,
+        MetricKind::ClatMean => f.clat.0,
+        MetricKind::ClatP50 => f.pct[0],
+        MetricKind::ClatP99 => f.pct[1],
+        MetricKind::ClatP999 => f.pct[2],
+    }
+}
+
+fn figures_of<'a>(jobs: &'a [JobFigures], name: &str, d: usize) -> Option<&'a Figures> {
+    jobs.iter()
+        .find(|j| j.name == name)
+        .and_then(|j| j.dirs[d].as_ref())
+}
+
+/// The test a single-run pair allows for a metric: (p, standard error and degrees of
+/// freedom for the interval, name of the test).
+fn single_run_test(
+    m: MetricKind,
+    b: &Figures,
+    n: &Figures,
+) -> (f64, Option<(f64, f64)>, &'static str) {
+    match m {
+        MetricKind::Iops | MetricKind::Bw => {
+            let (s1, s2) = if m == MetricKind::Iops {
+                (b.iops_samples, n.iops_samples)
+            } else {
+                (b.bw_samples, n.bw_samples)
+            };
+            if s1.2 < 2.0 || s2.2 < 2.0 {
+                return (f64::NAN, None, "none (fewer than 2 interval samples)");
+            }
+            let (p, df, se) = welch(s1.0, s1.1, s1.2, s2.0, s2.1, s2.2);
+            // The change is of the run totals; the interval scales the samples'
+            // standard error to them.
+            let scale = if s1.0 > 0.0 { value(m, b) / s1.0 } else { 1.0 };
+            (p, Some((se * scale, df)), "welch (intervals)")
+        }
+        MetricKind::ClatMean => {
+            let (l1, l2) = (b.clat, n.clat);
+            if l1.2 < 2.0 || l2.2 < 2.0 {
+                return (f64::NAN, None, "none (fewer than 2 latencies)");
+            }
+            let (p, df, se) = welch(l1.0, l1.1, l1.2, l2.0, l2.1, l2.2);
+            (p, Some((se, df)), "welch (every I/O)")
+        }
+        _ => match (&b.hist, &n.hist) {
+            (Some(h1), Some(h2)) => (mann_whitney(h1, h2), None, "mann-whitney (histograms)"),
+            _ => (
+                f64::NAN,
+                None,
+                "none (fio JSON has no latency bins: use --output-format=json+)",
+            ),
+        },
+    }
+}
+
+/// [`compare`] over results read from any source (native, fio JSON or JSON+): each row
+/// names the test its data allowed, "none (...)" where it allowed none (a value only).
+pub fn compare_figured(base: &Figured, new: &Figured, o: CompareOpts) -> Vec<Comparison> {
     let mut out = Vec::new();
     let reps = base.repetitions.len() >= 2 && new.repetitions.len() >= 2;
-    for bj in &base.result.jobs {
-        let Some(nj) = job_in(new.result, &bj.name) else {
-            continue;
-        };
+    for bj in &base.jobs {
         for (d, dname) in DIRS.iter().enumerate() {
-            if bj.stats.dirs[d].ios == 0 || nj.stats.dirs[d].ios == 0 {
+            let (Some(bf), Some(nf)) = (bj.dirs[d].as_ref(), figures_of(&new.jobs, &bj.name, d))
+            else {
                 continue;
-            }
+            };
             for m in MetricKind::ALL {
                 let (b, n, p, se_df, test) = if reps {
-                    let vals = |s: &Side| -> Vec<f64> {
+                    let vals = |s: &Figured| -> Vec<f64> {
                         s.repetitions
                             .iter()
-                            .filter_map(|r| job_in(r, &bj.name))
-                            .map(|j| metric_value(m, j, d))
+                            .filter_map(|r| figures_of(r, &bj.name, d))
+                            .map(|f| value(m, f))
                             .collect()
                     };
                     let (m1, s1, n1) = moments(&vals(base));
@@ -442,49 +512,8 @@ pub fn compare(base: &Side, new: &Side, o: CompareOpts) -> Vec<Comparison> {
                     let (p, df, se) = welch(m1, s1, n1, m2, s2, n2);
                     (m1, m2, p, Some((se, df)), "welch (repetitions)")
                 } else {
-                    let (bv, nv) = (metric_value(m, bj, d), metric_value(m, nj, d));
-                    match m {
-                        MetricKind::Iops | MetricKind::Bw => {
-                            let per = |j: &fathom_stats::JobResult| -> Vec<f64> {
-                                j.stats.dirs[d]
-                                    .samples
-                                    .iter()
-                                    .filter(|s| s.len_ms > 0)
-                                    .map(|s| {
-                                        let x = if m == MetricKind::Iops {
-                                            s.ios
-                                        } else {
-                                            s.bytes
-                                        };
-                                        x as f64 * 1000.0 / s.len_ms as f64
-                                    })
-                                    .collect()
-                            };
-                            let (m1, s1, n1) = moments(&per(bj));
-                            let (m2, s2, n2) = moments(&per(nj));
-                            let (p, df, se) = welch(m1, s1, n1, m2, s2, n2);
-                            // The change is of the run totals; the interval scales the
-                            // samples' standard error to them.
-                            let scale = if m1 > 0.0 { bv / m1 } else { 1.0 };
-                            (bv, nv, p, Some((se * scale, df)), "welch (intervals)")
-                        }
-                        MetricKind::ClatMean => {
-                            let (l1, l2) = (&bj.stats.dirs[d].clat, &nj.stats.dirs[d].clat);
-                            let (p, df, se) = welch(
-                                l1.mean(),
-                                l1.stddev(),
-                                l1.count() as f64,
-                                l2.mean(),
-                                l2.stddev(),
-                                l2.count() as f64,
-                            );
-                            (bv, nv, p, Some((se, df)), "welch (every I/O)")
-                        }
-                        _ => {
-                            let p = mann_whitney(&bj.stats.dirs[d].clat, &nj.stats.dirs[d].clat);
-                            (bv, nv, p, None, "mann-whitney (histograms)")
-                        }
-                    }
+                    let (p, se_df, test) = single_run_test(m, bf, nf);
+                    (value(m, bf), value(m, nf), p, se_df, test)
                 };
                 let change = if b != 0.0 { (n - b) / b * 100.0 } else { 0.0 };
                 let ci = se_df.and_then(|(se, df)| {
@@ -604,7 +633,29 @@ pub fn table(rows: &[Comparison]) -> String {
     for r in &cells {
         line(&mut s, r);
     }
+    s.push_str(&untested(rows));
     s
+}
+
+/// A note naming the rows whose data allowed no test (their verdict is a value only).
+fn untested(rows: &[Comparison]) -> String {
+    let mut why: Vec<(&str, Vec<&str>)> = Vec::new();
+    for c in rows.iter().filter(|c| c.test.starts_with("none")) {
+        match why.iter_mut().find(|(t, _)| *t == c.test) {
+            Some((_, m)) if !m.contains(&c.metric) => m.push(c.metric),
+            Some(_) => {}
+            None => why.push((c.test, vec![c.metric])),
+        }
+    }
+    why.iter()
+        .map(|(t, m)| {
+            format!(
+                "no test for {}: {} (p n/a: within noise unless measured otherwise)\n",
+                m.join(", "),
+                t.trim_start_matches("none (").trim_end_matches(')')
+            )
+        })
+        .collect()
 }
 
 /// A Markdown table (e.g. for a CI job summary).
@@ -629,6 +680,11 @@ pub fn markdown(rows: &[Comparison]) -> String {
             fmt_ci(c),
             fmt_p(c.p_value),
         ));
+    }
+    let note = untested(rows);
+    if !note.is_empty() {
+        s.push('\n');
+        s.push_str(&note);
     }
     s
 }

@@ -25,6 +25,7 @@
 pub const FIO_COMPAT: &str = "3.33";
 
 pub mod compare;
+pub mod figures;
 pub mod json;
 pub mod jsonplus;
 pub mod native;

@@ -40,23 +40,14 @@ pub(crate) fn pattern(v: &str) -> Result<Vec<u8>, String> {
                     .and_then(|f| f.take(MAX as u64 + 1).read_to_end(&mut data))
                     .map_err(|e| format!("pattern file '{inner}': {e}"))?;
                 if data.is_empty() || data.len() > MAX {
-                    return Err(format!(
-                        "pattern file '{inner}' must hold 1 to {MAX} bytes"
-                    ));
+                    return Err(format!("pattern file '{inner}' must hold 1 to {MAX} bytes"));
                 }
                 out.extend(data);
             }
             rest = &body[end + 1..];
-        } else if b.len() > 2
-            && b[0] == b'0'
-            && (b[1] | 0x20) == b'x'
-            && b[2].is_ascii_hexdigit()
-        {
+        } else if b.len() > 2 && b[0] == b'0' && (b[1] | 0x20) == b'x' && b[2].is_ascii_hexdigit() {
             let digits = &rest[2..];
-            let mut n = digits
-                .bytes()
-                .take_while(u8::is_ascii_hexdigit)
-                .count();
+            let mut n = digits.bytes().take_while(u8::is_ascii_hexdigit).count();
             // `0xff0x14`: the 0 before the next x starts the next element.
             if n > 1 && digits.as_bytes().get(n).is_some_and(|c| c | 0x20 == b'x') {
                 n -= 1;
@@ -81,7 +72,11 @@ pub(crate) fn pattern(v: &str) -> Result<Vec<u8>, String> {
                 .filter(|&p| p > 0)
                 .unwrap_or(rest.len());
             let sign = usize::from(b[0] == b'-' || b[0] == b'+');
-            let len = sign + rest[sign..stop].bytes().take_while(u8::is_ascii_digit).count();
+            let len = sign
+                + rest[sign..stop]
+                    .bytes()
+                    .take_while(u8::is_ascii_digit)
+                    .count();
             let text = &rest[..len];
             if len == sign {
                 return Err(format!(
@@ -153,7 +148,9 @@ mod tests {
         // Elements one after another, as fio: string, decimal (4 bytes for -12), hex.
         assert_eq!(
             pattern("\"abcd\"-120xdeadface"),
-            Ok(vec![b'a', b'b', b'c', b'd', 0xf4, 0xff, 0xff, 0xff, 0xde, 0xad, 0xfa, 0xce])
+            Ok(vec![
+                b'a', b'b', b'c', b'd', 0xf4, 0xff, 0xff, 0xff, 0xde, 0xad, 0xfa, 0xce
+            ])
         );
         assert_eq!(pattern("0xff0x14"), Ok(vec![0xff, 0x14]));
         assert_eq!(pattern("0x12\"z\"300"), Ok(vec![0x12, b'z', 0x2c, 0x01]));
