@@ -154,10 +154,10 @@ fathomtest!(compare_explains_bad_input, |env| {
     );
 });
 
-/// fio's JSON and JSON+ are baselines: a rate-limited fio run (5k IOPS) against a fathom
-/// run (20k IOPS) is "faster" on IOPS by the interval test, the latency mean by Welch's
-/// test on fio's moments; percentiles get the histogram test only from JSON+ bins, and
-/// plain JSON says so. A gate works against a fio baseline.
+// fio's JSON and JSON+ are baselines: a rate-limited fio run (5k IOPS) against a fathom
+// run (20k IOPS) is "faster" on IOPS by the interval test, the latency mean by Welch's
+// test on fio's moments; percentiles get the histogram test only from JSON+ bins, and
+// plain JSON says so. A gate works against a fio baseline.
 fathomtest!(fio_json_and_json_plus_are_baselines, |env| {
     let Some(fio) = fio() else { return };
     let job = [
