@@ -647,3 +647,93 @@ fathomtest!(
         assert_eq!(o.status.code(), Some(2));
     }
 );
+
+// A runbook's bonnie++ line, scaled down, runs as written: -u, -x (a CSV header, then a
+// line per run, no table), -n num:max:min:dirs, -s size:chunk, -q (the table on stderr).
+// With bonnie++ installed the same argv runs in both and the CSV lines have the same
+// shape (the same fields empty and filled).
+fathomtest!(bonnie_takes_bonnie_plus_plus_s_own_command_line, |env| {
+    let me = libc_getuid();
+    let d = env.path().to_str().unwrap().to_string();
+    let argv = |extra: &[&str]| -> Vec<String> {
+        let mut v: Vec<String> = [
+            "-d",
+            &d,
+            "-s",
+            "16:4096",
+            "-r",
+            "8",
+            "-n",
+            "1:4k:1k:2",
+            "-m",
+            "raid10",
+            "-u",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        v.push(me.to_string());
+        v.extend(extra.iter().map(|s| s.to_string()));
+        v
+    };
+    let mut a = vec!["suite".to_string(), "bonnie".into()];
+    a.extend(argv(&["-x", "2", "-f"]));
+    let o = env.cmd().args(&a).output().unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 3, "{out}");
+    assert!(lines[0].starts_with("format_version,bonnie_version,name"));
+    for l in &lines[1..] {
+        let f: Vec<&str> = l.split(',').collect();
+        assert_eq!(f.len(), 50, "{l}");
+        assert_eq!(
+            (f[2], f[5], f[21], f[22], f[23], f[24], f[25]),
+            ("raid10", "16M", "1", "4096", "1024", "", "2"),
+            "{l}"
+        );
+    }
+    assert!(
+        stderr(&o).contains(&format!("Using uid:{me}")),
+        "{}",
+        stderr(&o)
+    );
+    // -q: the CSV line alone on stdout, the table on stderr.
+    let mut a = vec!["suite".to_string(), "bonnie".into()];
+    a.extend(argv(&["-q", "-f"]));
+    let o = env.cmd().args(&a).output().unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stdout(&o).lines().count(), 1, "{}", stdout(&o));
+    assert!(stderr(&o).contains("Version 2.00a"));
+    let ours = stdout(&o).trim().to_string();
+    assert!(std::fs::read_dir(env.path()).unwrap().next().is_none());
+    // --help, and flags fathom does not take are refused with the way to do it.
+    let o = env.run(&["suite", "bonnie", "--help"]);
+    assert!(o.status.success() && stdout(&o).contains("-x number-of-tests"));
+    let o = env.run(&["suite", "bonnie", "-p", "3"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("one `fathom suite bonnie` per process"));
+    if let Ok(r) = std::process::Command::new("bonnie++")
+        .args(argv(&["-q", "-f"]))
+        .output()
+    {
+        if r.status.success() {
+            let theirs = String::from_utf8_lossy(&r.stdout).trim().to_string();
+            let empties = |l: &str| l.split(',').map(str::is_empty).collect::<Vec<_>>();
+            assert_eq!(
+                empties(&theirs),
+                empties(&ours),
+                "\nbonnie++: {theirs}\nfathom:   {ours}"
+            );
+        }
+    }
+});
+
+fn libc_getuid() -> u32 {
+    let s = std::fs::read_to_string("/proc/self/status").unwrap();
+    s.lines()
+        .find_map(|l| l.strip_prefix("Uid:"))
+        .and_then(|v| v.split_whitespace().next())
+        .and_then(|v| v.parse().ok())
+        .unwrap()
+}

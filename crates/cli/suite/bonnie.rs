@@ -51,6 +51,20 @@ pub struct Opts {
     /// byte at a time (seen with strace); `-f` alone (fast mode) skips them (None), and
     /// `-f SIZE`, as bonnie++'s manual describes, sizes them.
     pub char_size: Option<u64>,
+    /// `-n num:max:min`: file sizes for the file tests (max 0: empty files).
+    pub file_max: u64,
+    /// Smallest file of the file tests.
+    pub file_min: u64,
+    /// `-n ...:dirs`: the files are spread over this many directories (0: one).
+    pub file_dirs: u32,
+    /// `-q`: quiet: the CSV on stdout, the table and progress on stderr.
+    pub quiet: bool,
+    /// `-x N`: N runs, each a CSV line after one header line (no table).
+    pub runs: u32,
+    /// `-u USER[:GROUP]` / `-g GROUP`: run as this user and group.
+    pub user: Option<String>,
+    /// `-g`.
+    pub group: Option<String>,
 }
 
 /// One measured test: rate per second, CPU %, slowest operation, elapsed.
@@ -299,9 +313,31 @@ fn file_tests(o: &Opts) -> Result<[Option<Measure>; 6]> {
     std::fs::create_dir(&dir).with_context(|| format!("creating {}", dir.display()))?;
     let mut rng = Rng(o.seed | 1);
     let mut out = [None; 6];
+    // -n ...:dirs: the files go round the directories 00000, 00001, ...
+    let subdirs: Vec<PathBuf> = (0..o.file_dirs.max(1))
+        .map(|i| {
+            if o.file_dirs > 0 {
+                dir.join(format!("{i:05}"))
+            } else {
+                dir.clone()
+            }
+        })
+        .collect();
     let result = (|| -> Result<()> {
+        for d in subdirs.iter().filter(|d| **d != dir) {
+            std::fs::create_dir(d)?;
+        }
+        // -n num:max:min: files of a random size in [min, max] get data written when
+        // made and read back in the stat test.
+        let data = vec![b'x'; o.file_max as usize];
+        let mut buf = vec![0u8; o.file_max.max(1) as usize];
         for (k, sequential) in [(0usize, true), (3, false)] {
-            let mut list = names(n, sequential, &mut rng);
+            let names = names(n, sequential, &mut rng);
+            let mut list: Vec<PathBuf> = names
+                .iter()
+                .enumerate()
+                .map(|(i, nm)| subdirs[i % subdirs.len()].join(nm))
+                .collect();
             if !sequential {
                 // Random order: shuffle.
                 for i in (1..list.len()).rev() {
@@ -311,11 +347,23 @@ fn file_tests(o: &Opts) -> Result<[Option<Measure>; 6]> {
             }
             let what = if sequential { "sequential" } else { "random" };
             eprint!("Create files in {what} order...");
+            let sizes: Vec<usize> = (0..list.len())
+                .map(|_| {
+                    if o.file_max == 0 {
+                        0
+                    } else {
+                        (o.file_min + rng.next() % (o.file_max - o.file_min + 1)) as usize
+                    }
+                })
+                .collect();
             out[k] = Some(measure(|| {
                 let mut worst = Duration::ZERO;
-                for name in &list {
+                for (p, &len) in list.iter().zip(&sizes) {
                     let t = Instant::now();
-                    File::create(dir.join(name))?;
+                    let mut f = File::create(p)?;
+                    if len > 0 {
+                        std::io::Write::write_all(&mut f, &data[..len])?;
+                    }
                     worst = worst.max(t.elapsed());
                 }
                 Ok((n as f64, worst))
@@ -325,16 +373,27 @@ fn file_tests(o: &Opts) -> Result<[Option<Measure>; 6]> {
             out[k + 1] = Some(measure(|| {
                 let mut worst = Duration::ZERO;
                 let order: Vec<PathBuf> = if sequential {
-                    // In the order the directory lists them, as bonnie's readdir pass.
-                    std::fs::read_dir(&dir)?
-                        .map(|e| e.map(|e| e.path()))
-                        .collect::<Result<_, _>>()?
+                    // In the order the directories list them, as bonnie's readdir pass.
+                    let mut v = Vec::with_capacity(list.len());
+                    for d in &subdirs {
+                        for e in std::fs::read_dir(d)? {
+                            let e = e?;
+                            if e.file_type()?.is_file() {
+                                v.push(e.path());
+                            }
+                        }
+                    }
+                    v
                 } else {
-                    list.iter().map(|nm| dir.join(nm)).collect()
+                    list.clone()
                 };
                 for p in &order {
                     let t = Instant::now();
-                    std::fs::metadata(p)?;
+                    let md = std::fs::metadata(p)?;
+                    if o.file_max > 0 && md.len() > 0 {
+                        let mut f = File::open(p)?;
+                        std::io::Read::read_exact(&mut f, &mut buf[..md.len() as usize])?;
+                    }
                     worst = worst.max(t.elapsed());
                 }
                 Ok((order.len() as f64, worst))
@@ -343,9 +402,9 @@ fn file_tests(o: &Opts) -> Result<[Option<Measure>; 6]> {
             eprint!("Delete files in {what} order...");
             out[k + 2] = Some(measure(|| {
                 let mut worst = Duration::ZERO;
-                for name in &list {
+                for p in &list {
                     let t = Instant::now();
-                    std::fs::remove_file(dir.join(name))?;
+                    std::fs::remove_file(p)?;
                     worst = worst.max(t.elapsed());
                 }
                 Ok((n as f64, worst))
@@ -375,6 +434,73 @@ pub fn run_tests(o: &Opts) -> Result<Results> {
         [None; 6]
     };
     Ok(Results { io, files })
+}
+
+/// The header line bonnie++ prints before its CSV lines with -x.
+const CSV_HEADER: &str = "format_version,bonnie_version,name,concurrency,seed,file_size,io_chunk_size,putc,putc_cpu,put_block,put_block_cpu,rewrite,rewrite_cpu,getc,getc_cpu,get_block,get_block_cpu,seeks,seeks_cpu,num_files,max_size,min_size,num_dirs,file_chunk_size,seq_create,seq_create_cpu,seq_stat,seq_stat_cpu,seq_del,seq_del_cpu,ran_create,ran_create_cpu,ran_stat,ran_stat_cpu,ran_del,ran_del_cpu,putc_latency,put_block_latency,rewrite_latency,getc_latency,get_block_latency,seeks_latency,seq_create_latency,seq_stat_latency,seq_del_latency,ran_create_latency,ran_stat_latency,ran_del_latency";
+
+/// bonnie++'s -u and -g: run as that user and group (by name or number), as bonnie++
+/// does (it refuses to run as root without -u; fathom runs as whoever starts it).
+fn switch_user(o: &Opts) -> Result<()> {
+    if o.user.is_none() && o.group.is_none() {
+        return Ok(());
+    }
+    let lookup_user = |u: &str| -> Result<(u32, u32)> {
+        if let Ok(n) = u.parse::<u32>() {
+            return Ok((n, unsafe_getgid()));
+        }
+        let c = std::ffi::CString::new(u).map_err(|_| anyhow!("-u {u}: not a user name"))?;
+        // SAFETY: getpwnam reads a NUL-terminated name; the result is read at once.
+        let pw = unsafe { libc::getpwnam(c.as_ptr()) };
+        if pw.is_null() {
+            bail!("-u {u}: no such user");
+        }
+        // SAFETY: pw is non-null, pointing to libc's static passwd entry.
+        Ok(unsafe { ((*pw).pw_uid, (*pw).pw_gid) })
+    };
+    let lookup_group = |g: &str| -> Result<u32> {
+        if let Ok(n) = g.parse::<u32>() {
+            return Ok(n);
+        }
+        let c = std::ffi::CString::new(g).map_err(|_| anyhow!("-g {g}: not a group name"))?;
+        // SAFETY: getgrnam reads a NUL-terminated name; the result is read at once.
+        let gr = unsafe { libc::getgrnam(c.as_ptr()) };
+        if gr.is_null() {
+            bail!("-g {g}: no such group");
+        }
+        // SAFETY: gr is non-null, pointing to libc's static group entry.
+        Ok(unsafe { (*gr).gr_gid })
+    };
+    let (uid, mut gid) = match &o.user {
+        Some(u) => lookup_user(u)?,
+        None => (unsafe_getuid(), unsafe_getgid()),
+    };
+    if let Some(g) = &o.group {
+        gid = lookup_group(g)?;
+    }
+    // SAFETY: plain calls with numbers; group first, while still allowed to change it.
+    unsafe {
+        if libc::getgid() != gid && libc::setgid(gid) != 0 {
+            bail!("-g {gid}: {}", std::io::Error::last_os_error());
+        }
+        if libc::getuid() != uid && libc::setuid(uid) != 0 {
+            bail!("-u {uid}: {}", std::io::Error::last_os_error());
+        }
+    }
+    if !o.quiet {
+        eprintln!("Using uid:{uid}, gid:{gid}.");
+    }
+    Ok(())
+}
+
+fn unsafe_getuid() -> u32 {
+    // SAFETY: getuid cannot fail.
+    unsafe { libc::getuid() }
+}
+
+fn unsafe_getgid() -> u32 {
+    // SAFETY: getgid cannot fail.
+    unsafe { libc::getgid() }
 }
 
 /// bonnie's size notation: 256M, 2G.
@@ -436,12 +562,15 @@ pub fn csv(o: &Opts, r: &Results) -> String {
         f.push(c);
     }
     if o.files > 0 {
+        let opt = |v: u64| if v > 0 { v.to_string() } else { String::new() };
+        // As bonnie++ 2.00a writes them: the number of directories comes after an
+        // empty field (seen with -n 1:4k:1k:3, and with a chunk size too).
         f.extend([
             o.files.to_string(),
+            opt(o.file_max),
+            opt(o.file_min),
             String::new(),
-            String::new(),
-            String::new(),
-            String::new(),
+            opt(o.file_dirs as u64),
         ]);
     } else {
         f.extend([
@@ -595,6 +724,13 @@ pub fn parse(args: &[String]) -> Result<Opts> {
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(1, |d| d.as_nanos() as u64 & 0x7fff_ffff),
         char_size: Some(3 << 20),
+        file_max: 0,
+        file_min: 0,
+        file_dirs: 0,
+        quiet: false,
+        runs: 1,
+        user: None,
+        group: None,
     };
     let mut size_set = false;
     let mut opts = super::Opts::new(args);
@@ -621,15 +757,85 @@ pub fn parse(args: &[String]) -> Result<Opts> {
             }
             "--dir" | "-d" => o.dir = val()?.into(),
             "--size" | "-s" => {
-                o.size = bytes(val()?)?;
+                // bonnie++: size(MiB)[:chunk-size(bytes)].
+                let v = val()?;
+                let (size, chunk) = match v.split_once(':') {
+                    Some((s, c)) => (s.to_string(), Some(c.to_string())),
+                    None => (v, None),
+                };
+                o.size = bytes(size)?;
+                if let Some(c) = chunk {
+                    o.chunk = fathom_job::units::parse_size(&c, 1024, fathom_job::Dialect::Fio)
+                        .map_err(|e| anyhow!("{k} chunk size: {e}"))?
+                        as usize;
+                    if o.chunk == 0 {
+                        bail!("{k}: the chunk size must be more than 0");
+                    }
+                }
                 size_set = true;
             }
             "--ram" | "-r" => o.ram = bytes(val()?)?,
             "--files" | "-n" => {
-                o.files = val()?
-                    .parse()
-                    .map_err(|_| anyhow!("--files: a number (x1024)"))?
+                // bonnie++: number(x1024)[:max-size[:min-size[:num-dirs[:chunk-size]]]].
+                let v = val()?;
+                let mut parts = v.split(':');
+                o.files =
+                    parts.next().unwrap_or("").parse().map_err(|_| {
+                        anyhow!("{k}: a number of files (x1024), e.g. -n 16:64k:1k:8")
+                    })?;
+                let mut size = |what: &str| -> Result<u64> {
+                    match parts.next() {
+                        None | Some("") => Ok(0),
+                        Some(x) if x.chars().all(|c| c.is_ascii_digit()) => Ok(x.parse()?),
+                        Some(x) => fathom_job::units::parse_size(x, 1024, fathom_job::Dialect::Fio)
+                            .map_err(|e| anyhow!("{k} {what}: {e}")),
+                    }
+                };
+                o.file_max = size("max-size")?;
+                o.file_min = size("min-size")?;
+                o.file_dirs = size("num-directories")? as u32;
+                if o.file_min > o.file_max {
+                    bail!(
+                        "{k}: min-size {} is above max-size {}",
+                        o.file_min,
+                        o.file_max
+                    );
+                }
             }
+            "-x" => {
+                o.runs = val()?
+                    .parse()
+                    .map_err(|_| anyhow!("-x: a number of test runs"))?;
+                if o.runs == 0 {
+                    bail!("-x: at least 1 run");
+                }
+            }
+            "-q" => o.quiet = true,
+            "-u" => {
+                let v = val()?;
+                match v.split_once(':') {
+                    Some((u, g)) => {
+                        o.user = Some(u.to_string()).filter(|u| !u.is_empty());
+                        o.group = Some(g.to_string()).filter(|g| !g.is_empty());
+                    }
+                    None => o.user = Some(v),
+                }
+            }
+            "-g" => o.group = Some(val()?),
+            "-z" => {
+                o.seed = val()?
+                    .parse()
+                    .map_err(|_| anyhow!("-z: a number (the seed)"))?
+            }
+            "-Z" => bail!(
+                "-Z (seeds from a file of random data) is not supported: give the seed with -z"
+            ),
+            "-p" | "-y" | "-c" => bail!(
+                "{k} (several bonnie++ processes synchronised by semaphores, or run \
+                 concurrently) is not supported: run one `fathom suite bonnie` per process, \
+                 each with its own -d"
+            ),
+            "--help" | "-h" => bail!("{}", USAGE),
             "--machine" | "-m" => o.machine = val()?,
             "--fsync" | "-b" => o.fsync = true,
             "--direct" | "-D" => o.direct = true,
@@ -643,10 +849,7 @@ pub fn parse(args: &[String]) -> Result<Opts> {
                 "normal" | "text" => o.csv = false,
                 f => bail!("--output-format={f}: use normal or csv"),
             },
-            _ => bail!(
-                "unknown option '{a}' (use --dir, --size, --ram, --files, --machine, --fsync, \
-                 --direct, --seekers, --seeks, --seed, --output-format)"
-            ),
+            _ => bail!("unknown option '{a}'\n{USAGE}"),
         }
     }
     if !size_set {
@@ -666,15 +869,42 @@ pub fn parse(args: &[String]) -> Result<Opts> {
     Ok(o)
 }
 
+/// bonnie++'s usage, with fathom's long spellings.
+pub const USAGE: &str = "usage: fathom suite bonnie [-d scratch-dir] [-s size(MiB)[:chunk-size(b)]]
+      [-n number-to-stat(x1024)[:max-size[:min-size][:num-directories]]]
+      [-m machine-name] [-r ram-size-in-MiB] [-x number-of-tests]
+      [-u uid-to-use:gid-to-use] [-g gid-to-use] [-q] [-f [size]] [-b] [-D] [-z seed]
+  fathom's spellings: --dir --size --ram --files --machine --fsync --direct --char-size
+  --seekers --seeks --seed --output-format=normal|csv
+  e.g. fathom suite bonnie -d /mnt/raid -s 16g -r 8g -n 16 -m raid10 -u root -x 3";
+
 /// Run `fathom suite bonnie`.
 pub fn run(args: &[String]) -> Result<super::Outcome> {
+    if args.iter().any(|a| a == "--help" || a == "-h") {
+        println!("{USAGE}");
+        return Ok((0, Vec::new()));
+    }
     let o = parse(args)?;
-    let r = run_tests(&o)?;
-    if o.csv {
-        print!("{}", csv(&o, &r));
-    } else {
-        print!("{}", table(&o, &r));
-        print!("{}", csv(&o, &r));
+    switch_user(&o)?;
+    if o.runs > 1 {
+        // bonnie++ -x N: the CSV header, then a line per run (no table).
+        println!("{CSV_HEADER}");
+    }
+    let mut r = run_tests(&o)?;
+    for k in 1..=o.runs {
+        if k > 1 {
+            r = run_tests(&o)?;
+        }
+        if o.runs > 1 || o.csv {
+            print!("{}", csv(&o, &r));
+        } else if o.quiet {
+            // bonnie++ -q: the CSV line on stdout, the table on stderr.
+            eprint!("{}", table(&o, &r));
+            print!("{}", csv(&o, &r));
+        } else {
+            print!("{}", table(&o, &r));
+            print!("{}", csv(&o, &r));
+        }
     }
     const NAMES: [&str; 12] = [
         "per-char write KiB/s",
