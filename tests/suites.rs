@@ -457,7 +457,7 @@ fathomtest!(
         let d = dir.to_str().unwrap();
         // N-1 segmented: every block of the shared file written, and nothing more.
         let o = env.run(&[
-            "suite", "ior", "-o", d, "-N", "3", "-b", "64k", "-t", "64k", "-s", "4", "-i", "2",
+            "suite", "ior", "--dir", d, "-N", "3", "-b", "64k", "-t", "64k", "-s", "4", "-i", "2",
             "-k",
         ]);
         assert!(o.status.success(), "{}", stderr(&o));
@@ -480,7 +480,7 @@ fathomtest!(
         );
         // N-N: a file per task, block x segments each; removed without -k.
         let o = env.run(&[
-            "suite", "ior", "-o", d, "-N", "2", "-b", "256k", "-t", "64k", "-s", "2", "-F", "-k",
+            "suite", "ior", "--dir", d, "-N", "2", "-b", "256k", "-t", "64k", "-s", "2", "-F", "-k",
         ]);
         assert!(o.status.success(), "{}", stderr(&o));
         for t in 0..2 {
@@ -492,7 +492,7 @@ fathomtest!(
             );
         }
         let o = env.run(&[
-            "suite", "ior", "-o", d, "-N", "2", "-b", "256k", "-t", "64k", "-F",
+            "suite", "ior", "--dir", d, "-N", "2", "-b", "256k", "-t", "64k", "-F",
         ]);
         assert!(o.status.success());
         assert!(!dir.join("ior.0.0").exists());
@@ -737,3 +737,66 @@ fn libc_getuid() -> u32 {
         .and_then(|v| v.parse().ok())
         .unwrap()
 }
+
+// IOR's own command line from a runbook (`IOR -a POSIX -b 64k -F -i 10 -s 200000 -t 4k`,
+// scaled down): -o names the test file, -F makes FILE.TASK, -w -k then -r reads what was
+// kept, -a MMAP maps, -z randomises, other APIs are refused by name.
+fathomtest!(ior_takes_ior_s_own_command_line, |env| {
+    let f = env.path().join("testFile");
+    let f = f.to_str().unwrap();
+    let o = env.run(&[
+        "suite", "ior", "-a", "POSIX", "-b", "64k", "-F", "-i", "2", "-s", "4", "-t", "4k", "-N",
+        "2", "-o", f, "-C", "-g", "-e",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(
+        out.contains("access              : file-per-process"),
+        "{out}"
+    );
+    assert!(out.contains("aggregate filesize  : 0.50 MiB"), "{out}");
+    assert_eq!(
+        out.matches("\nwrite ").count() + out.matches("\nread ").count(),
+        6,
+        "{out}"
+    );
+    assert!(
+        out.contains("Max Write:") && out.contains("Max Read:"),
+        "{out}"
+    );
+    assert!(
+        std::fs::read_dir(env.path()).unwrap().next().is_none(),
+        "files removed"
+    );
+    // -w -k writes and keeps (FILE.0, FILE.1), -r alone reads them back.
+    let o = env.run(&[
+        "suite", "ior", "-a", "MMAP", "-b", "64k", "-t", "4k", "-F", "-N", "2", "-w", "-k", "-o", f,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(!stdout(&o).contains("Max Read"), "{}", stdout(&o));
+    for t in 0..2 {
+        let len = std::fs::metadata(format!("{f}.{t}")).unwrap().len();
+        assert_eq!(len, 64 << 10);
+    }
+    let o = env.run(&[
+        "suite", "ior", "-b", "64k", "-t", "4k", "-F", "-N", "2", "-r", "-z", "-o", f,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(
+        out.contains("Max Read:") && !out.contains("Max Write"),
+        "{out}"
+    );
+    assert!(
+        !std::path::Path::new(&format!("{f}.0")).exists(),
+        "removed without -k"
+    );
+    let o = env.run(&["suite", "ior", "-a", "MPIIO"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("-a MPIIO"), "{}", stderr(&o));
+    let o = env.run(&["suite", "ior", "-r", "-o", f]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("-w -k"), "{}", stderr(&o));
+    let o = env.run(&["suite", "ior", "--help"]);
+    assert!(o.status.success() && stdout(&o).contains("-a POSIX|MMAP"));
+});
