@@ -334,15 +334,26 @@ fathomtest!(
                 "{g}: every block once"
             );
         }
+        // lfsr with norandommap (fio takes it: lfsr visits every block once per pass):
+        // each block once, written to a log to see the offsets.
         let o = env.run(&[
             "--random_generator=lfsr",
             "--norandommap",
             "--name=r",
-            "--ioengine=null",
+            "--rw=randread",
             "--size=1m",
+            "--filename=lf",
+            "--write_lat_log=lf",
+            "--warnings",
         ]);
-        assert_eq!(o.status.code(), Some(2));
-        assert!(stderr(&o).contains("drop norandommap"), "{}", stderr(&o));
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert!(stderr(&o).contains("random map"), "{}", stderr(&o));
+        let log = std::fs::read_to_string(env.path().join("lf_lat.1.log")).unwrap();
+        let mut offs: Vec<&str> = log.lines().filter_map(|l| l.split(", ").nth(4)).collect();
+        assert_eq!(offs.len(), 256, "{log}");
+        offs.sort_unstable();
+        offs.dedup();
+        assert_eq!(offs.len(), 256, "every block once");
         let o = env.run(&[
             "--random_generator=mt19937",
             "--name=r",
