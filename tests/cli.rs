@@ -344,6 +344,7 @@ fathomtest!(
             "--size=1m",
             "--filename=lf",
             "--write_lat_log=lf",
+            "--log_offset=1",
             "--warnings",
         ]);
         assert!(o.status.success(), "{}", stderr(&o));
