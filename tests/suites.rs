@@ -800,3 +800,87 @@ fathomtest!(ior_takes_ior_s_own_command_line, |env| {
     let o = env.run(&["suite", "ior", "--help"]);
     assert!(o.status.success() && stdout(&o).contains("-a POSIX|MMAP"));
 });
+
+// SIGINT and SIGTERM stop a suite as they stop a run: what was finished is printed, the
+// suite's files are removed, and the exit code is 130 or 143.
+fathomtest!(
+    suites_stop_on_a_signal_with_a_partial_report_and_no_files_left,
+    |env| {
+        let d = env.path().to_str().unwrap().to_string();
+        let tf = format!("{d}/testFile");
+        let cases: Vec<(Vec<String>, i32, &str)> = vec![
+            (
+                [
+                    "bonnie", "-d", &d, "-s", "4g", "-r", "2g", "-n", "4", "-m", "sig",
+                ]
+                .map(String::from)
+                .to_vec(),
+                libc::SIGINT,
+                "Version 2.00a",
+            ),
+            (
+                [
+                    "ior", "-a", "POSIX", "-b", "1g", "-t", "4k", "-N", "2", "-i", "3", "-o", &tf,
+                ]
+                .map(String::from)
+                .to_vec(),
+                libc::SIGTERM,
+                "Summary of all tests:",
+            ),
+            (
+                ["iozone", "-a", "-n", "1m", "-g", "1g", "-f", &d]
+                    .map(String::from)
+                    .to_vec(),
+                libc::SIGINT,
+                "reclen",
+            ),
+            (
+                [
+                    "cdm",
+                    &format!("--dir={d}"),
+                    "--size=64m",
+                    "--loops=3",
+                    "--runtime=2",
+                ]
+                .map(String::from)
+                .to_vec(),
+                libc::SIGINT,
+                "Read MB/s",
+            ),
+        ];
+        for (args, sig, shows) in cases {
+            let child = env
+                .cmd()
+                .arg("suite")
+                .args(&args)
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap();
+            std::thread::sleep(std::time::Duration::from_millis(1500));
+            // SAFETY: signalling our own child.
+            unsafe { libc::kill(child.id() as i32, sig) };
+            let t = std::time::Instant::now();
+            let o = child.wait_with_output().unwrap();
+            assert!(
+                t.elapsed() < std::time::Duration::from_secs(10),
+                "{}: took {:?} to stop",
+                args[0],
+                t.elapsed()
+            );
+            assert_eq!(
+                o.status.code(),
+                Some(128 + sig),
+                "{}: {}",
+                args[0],
+                stderr(&o)
+            );
+            assert!(stdout(&o).contains(shows), "{}: {}", args[0], stdout(&o));
+            let left: Vec<_> = std::fs::read_dir(env.path())
+                .unwrap()
+                .map(|e| e.unwrap().file_name())
+                .collect();
+            assert!(left.is_empty(), "{}: left {left:?}", args[0]);
+        }
+    }
+);

@@ -102,6 +102,35 @@ fn measure(f: impl FnOnce() -> Result<(f64, Duration)>) -> Result<Measure> {
     })
 }
 
+/// A test cut short by SIGINT/SIGTERM counts as not run (its cells stay empty).
+fn unless_stopped(r: Result<Measure>) -> Result<Option<Measure>> {
+    match r {
+        Ok(m) if !super::stopped() => Ok(Some(m)),
+        Ok(_) => Ok(None),
+        Err(_) if super::stopped() => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+/// Run a test unless a signal stopped the suite (then: not run).
+macro_rules! test_or_skip {
+    ($e:expr) => {
+        if super::stopped() {
+            None
+        } else {
+            unless_stopped($e)?
+        }
+    };
+}
+
+/// Inside a test's loop: end it when a signal stopped the suite.
+fn check_stop() -> Result<()> {
+    if super::stopped() {
+        bail!("stopped by a signal");
+    }
+    Ok(())
+}
+
 struct Rng(u64);
 
 impl Rng {
@@ -146,10 +175,13 @@ fn io_tests(o: &Opts, path: &Path) -> Result<[Option<Measure>; 6]> {
         None => None,
         Some(n) => {
             eprint!("Writing a byte at a time...");
-            let m = measure(|| {
+            let m = test_or_skip!(measure(|| {
                 let mut f = open(path, true, true, false)?;
                 let mut worst = Duration::ZERO;
                 for i in 0..n {
+                    if i % 65536 == 0 {
+                        check_stop()?;
+                    }
                     let t = Instant::now();
                     f.write_all(&[(i & 0x7f) as u8])?;
                     if o.fsync {
@@ -158,18 +190,19 @@ fn io_tests(o: &Opts, path: &Path) -> Result<[Option<Measure>; 6]> {
                     worst = worst.max(t.elapsed());
                 }
                 Ok((n as f64 / 1024.0, worst))
-            })?;
+            }));
             eprintln!("done");
-            Some(m)
+            m
         }
     };
     // Block write.
     eprint!("Writing intelligently...");
     let mut buf = aligned(chunk);
-    let block = measure(|| {
+    let block = test_or_skip!(measure(|| {
         let f = open(path, true, true, o.direct)?;
         let mut worst = Duration::ZERO;
         for c in 0..chunks {
+            check_stop()?;
             buf.as_mut_slice()[..8].copy_from_slice(&c.to_le_bytes());
             let t = Instant::now();
             f.write_all_at(buf.as_slice(), c * chunk as u64)?;
@@ -180,14 +213,15 @@ fn io_tests(o: &Opts, path: &Path) -> Result<[Option<Measure>; 6]> {
         }
         f.sync_all()?;
         Ok(((chunks * chunk as u64) as f64 / 1024.0, worst))
-    })?;
+    }));
     eprintln!("done");
     // Rewrite: read a chunk, change it, write it back in place.
     eprint!("Rewriting...");
-    let rewrite = measure(|| {
+    let rewrite = test_or_skip!(measure(|| {
         let f = open(path, true, false, o.direct)?;
         let mut worst = Duration::ZERO;
         for c in 0..chunks {
+            check_stop()?;
             let t = Instant::now();
             let off = c * chunk as u64;
             f.read_exact_at(buf.as_mut_slice(), off)?;
@@ -199,20 +233,23 @@ fn io_tests(o: &Opts, path: &Path) -> Result<[Option<Measure>; 6]> {
             worst = worst.max(t.elapsed());
         }
         Ok(((chunks * chunk as u64) as f64 / 1024.0, worst))
-    })?;
+    }));
     eprintln!("done");
     // Per character read: one read(2) of one byte per character, as bonnie++ 2.00.
     let getc = match char_bytes {
         None => None,
         Some(n) => {
             eprint!("Reading a byte at a time...");
-            let m = measure(|| {
+            let m = test_or_skip!(measure(|| {
                 let mut f = open(path, false, false, false)?;
                 let mut byte = [0u8; 1];
                 let mut worst = Duration::ZERO;
                 let mut sum = 0u64;
                 let mut done = 0u64;
                 while done < n {
+                    if done % 65536 == 0 {
+                        check_stop()?;
+                    }
                     let t = Instant::now();
                     if f.read(&mut byte)? != 1 {
                         break;
@@ -223,27 +260,28 @@ fn io_tests(o: &Opts, path: &Path) -> Result<[Option<Measure>; 6]> {
                 }
                 std::hint::black_box(sum);
                 Ok((done as f64 / 1024.0, worst))
-            })?;
+            }));
             eprintln!("done");
-            Some(m)
+            m
         }
     };
     // Block read.
     eprint!("Reading intelligently...");
-    let bread = measure(|| {
+    let bread = test_or_skip!(measure(|| {
         let f = open(path, false, false, o.direct)?;
         let mut worst = Duration::ZERO;
         for c in 0..chunks {
+            check_stop()?;
             let t = Instant::now();
             f.read_exact_at(buf.as_mut_slice(), c * chunk as u64)?;
             worst = worst.max(t.elapsed());
         }
         Ok(((chunks * chunk as u64) as f64 / 1024.0, worst))
-    })?;
+    }));
     eprintln!("done");
     // Random seeks: seekers in parallel.
     eprint!("start 'em...");
-    let seeks = measure(|| {
+    let seeks = test_or_skip!(measure(|| {
         let results: Vec<Result<Duration>> = std::thread::scope(|s| {
             let handles: Vec<_> = (0..o.seekers)
                 .map(|k| {
@@ -254,6 +292,7 @@ fn io_tests(o: &Opts, path: &Path) -> Result<[Option<Measure>; 6]> {
                             Rng(o.seed ^ (k as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
                         let mut worst = Duration::ZERO;
                         for _ in 0..o.seeks {
+                            check_stop()?;
                             let off = rng.next() % chunks.max(1) * chunk as u64;
                             let t = Instant::now();
                             f.read_exact_at(b.as_mut_slice(), off)?;
@@ -278,16 +317,9 @@ fn io_tests(o: &Opts, path: &Path) -> Result<[Option<Measure>; 6]> {
             eprint!("done...");
         }
         Ok(((o.seekers * o.seeks) as f64, worst))
-    })?;
+    }));
     eprintln!();
-    Ok([
-        putc,
-        Some(block),
-        Some(rewrite),
-        getc,
-        Some(bread),
-        Some(seeks),
-    ])
+    Ok([putc, block, rewrite, getc, bread, seeks])
 }
 
 /// bonnie-style names: sequential ones start with the number, random ones with letters.
@@ -356,9 +388,10 @@ fn file_tests(o: &Opts) -> Result<[Option<Measure>; 6]> {
                     }
                 })
                 .collect();
-            out[k] = Some(measure(|| {
+            out[k] = test_or_skip!(measure(|| {
                 let mut worst = Duration::ZERO;
                 for (p, &len) in list.iter().zip(&sizes) {
+                    check_stop()?;
                     let t = Instant::now();
                     let mut f = File::create(p)?;
                     if len > 0 {
@@ -367,10 +400,10 @@ fn file_tests(o: &Opts) -> Result<[Option<Measure>; 6]> {
                     worst = worst.max(t.elapsed());
                 }
                 Ok((n as f64, worst))
-            })?);
+            }));
             eprintln!("done.");
             eprint!("Stat files in {what} order...");
-            out[k + 1] = Some(measure(|| {
+            out[k + 1] = test_or_skip!(measure(|| {
                 let mut worst = Duration::ZERO;
                 let order: Vec<PathBuf> = if sequential {
                     // In the order the directories list them, as bonnie's readdir pass.
@@ -388,6 +421,7 @@ fn file_tests(o: &Opts) -> Result<[Option<Measure>; 6]> {
                     list.clone()
                 };
                 for p in &order {
+                    check_stop()?;
                     let t = Instant::now();
                     let md = std::fs::metadata(p)?;
                     if o.file_max > 0 && md.len() > 0 {
@@ -397,18 +431,19 @@ fn file_tests(o: &Opts) -> Result<[Option<Measure>; 6]> {
                     worst = worst.max(t.elapsed());
                 }
                 Ok((order.len() as f64, worst))
-            })?);
+            }));
             eprintln!("done.");
             eprint!("Delete files in {what} order...");
-            out[k + 2] = Some(measure(|| {
+            out[k + 2] = test_or_skip!(measure(|| {
                 let mut worst = Duration::ZERO;
                 for p in &list {
+                    check_stop()?;
                     let t = Instant::now();
                     std::fs::remove_file(p)?;
                     worst = worst.max(t.elapsed());
                 }
                 Ok((n as f64, worst))
-            })?);
+            }));
             eprintln!("done.");
         }
         Ok(())
@@ -893,6 +928,9 @@ pub fn run(args: &[String]) -> Result<super::Outcome> {
     let mut r = run_tests(&o)?;
     for k in 1..=o.runs {
         if k > 1 {
+            if super::stopped() {
+                break;
+            }
             r = run_tests(&o)?;
         }
         if o.runs > 1 || o.csv {

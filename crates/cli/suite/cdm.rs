@@ -4,7 +4,7 @@
 //! CrystalDiskMark reports them.
 
 use anyhow::{bail, Result};
-use fathom::{Engine, Job, Runner, RwKind};
+use fathom::{Engine, Job, RwKind};
 use std::time::Duration;
 
 /// One CrystalDiskMark test.
@@ -103,8 +103,11 @@ fn measure(o: &Opts, t: &Test, write: bool, file: &std::path::Path) -> Result<(f
         .runtime(o.runtime)
         .flag("group_reporting")
         .build()?;
-    let r = Runner::new(job).run()?;
-    let j = &r.jobs[0];
+    let r = super::run_job(job)?;
+    let j = r
+        .jobs
+        .first()
+        .ok_or_else(|| anyhow::anyhow!("stopped before the run started"))?;
     if let Some(e) = &j.error_text {
         bail!("{} {}: {e}", t.label, if write { "write" } else { "read" });
     }
@@ -121,20 +124,34 @@ pub fn run_tests(o: &Opts) -> Result<Vec<(Test, Score)>> {
     let result = (|| {
         let mut out = Vec::new();
         for t in &o.tests {
+            if super::stopped() {
+                // A signal: the tests finished so far are reported.
+                break;
+            }
             let mut s = Score::default();
             for _ in 0..o.loops.max(1) {
-                let (bw, iops) = measure(o, t, false, &file)?;
+                let (bw, iops) = match measure(o, t, false, &file) {
+                    Ok(x) => x,
+                    Err(_) if super::stopped() => break,
+                    Err(e) => return Err(e),
+                };
                 if bw > s.read_bw {
                     (s.read_bw, s.read_iops) = (bw, iops);
                 }
             }
             for _ in 0..o.loops.max(1) {
-                let (bw, iops) = measure(o, t, true, &file)?;
+                let (bw, iops) = match measure(o, t, true, &file) {
+                    Ok(x) => x,
+                    Err(_) if super::stopped() => break,
+                    Err(e) => return Err(e),
+                };
                 if bw > s.write_bw {
                     (s.write_bw, s.write_iops) = (bw, iops);
                 }
             }
-            out.push((*t, s));
+            if !super::stopped() {
+                out.push((*t, s));
+            }
         }
         Ok(out)
     })();

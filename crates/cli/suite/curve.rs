@@ -6,7 +6,7 @@
 //! response time against rate.
 
 use anyhow::{anyhow, bail, Result};
-use fathom::{Job, Runner};
+use fathom::Job;
 use std::time::Duration;
 
 /// Options.
@@ -52,8 +52,11 @@ fn one_run(o: &Opts, rate: Option<u64>) -> Result<Point> {
     if let Some(r) = rate {
         b = b.option("rate_iops", r.max(1).to_string());
     }
-    let r = Runner::new(b.build()?).run()?;
-    let j = &r.jobs[0];
+    let r = super::run_job(b.build()?)?;
+    let j = r
+        .jobs
+        .first()
+        .ok_or_else(|| anyhow::anyhow!("stopped before the run started"))?;
     if let Some(e) = &j.error_text {
         bail!("{e}");
     }
@@ -87,9 +90,20 @@ pub fn run_curve(o: &Opts) -> Result<Vec<Point>> {
     let max = one_run(o, None)?;
     let mut out = vec![max];
     for &pct in &o.points {
+        if super::stopped() {
+            // A signal: the points measured so far are reported.
+            break;
+        }
         let target = (max.iops * pct / 100.0).round() as u64;
         eprintln!("fathom curve: {pct}% of max = {target} IOPS...");
-        let mut p = one_run(o, Some(target))?;
+        let mut p = match one_run(o, Some(target)) {
+            Ok(p) => p,
+            Err(_) if super::stopped() => break,
+            Err(e) => return Err(e),
+        };
+        if super::stopped() {
+            break;
+        }
         p.pct = Some(pct);
         out.push(p);
         if let Some(stop) = o.stop {

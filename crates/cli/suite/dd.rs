@@ -6,7 +6,7 @@
 //! `iflag`/`oflag` (`direct`, `dsync`, `sync`), `conv` (`fdatasync`, `fsync`).
 
 use anyhow::{anyhow, bail, Result};
-use fathom::{Engine, Job, Runner, RwKind};
+use fathom::{Engine, Job, RwKind};
 
 /// Parsed dd operands.
 #[derive(Debug, Default, PartialEq)]
@@ -200,8 +200,11 @@ pub fn closing_lines(blocks: u64, partial: u64, bytes: u64, secs: f64) -> String
 pub fn run(args: &[String]) -> Result<super::Outcome> {
     let dd = Dd::parse(args)?;
     let (job, writing) = dd.job()?;
-    let report = Runner::new(job).run()?;
-    let j = &report.jobs[0];
+    let report = super::run_job(job)?;
+    let j = report
+        .jobs
+        .first()
+        .ok_or_else(|| anyhow::anyhow!("stopped before the run started"))?;
     let d = &j.stats.dirs[if writing { 1 } else { 0 }];
     if let Some(e) = &j.error_text {
         eprintln!("fathom dd: {e}");

@@ -6,7 +6,7 @@
 //! `mpi` build: every rank runs the same tasks (see the MPI section of the README).
 
 use anyhow::{anyhow, bail, Result};
-use fathom::{Engine, Job, Runner, RwKind};
+use fathom::{Engine, Job, RwKind};
 
 /// Options (IOR's names).
 #[derive(Debug, Clone)]
@@ -129,14 +129,17 @@ fn phase(o: &Opts, write: bool) -> Result<Phase> {
     if !write {
         b = b.option("invalidate", "1");
     }
-    let r = Runner::new(b.build()?).run()?;
-    let j = &r.jobs[0];
+    let r = super::run_job(b.build()?)?;
+    let j = r
+        .jobs
+        .first()
+        .ok_or_else(|| anyhow::anyhow!("stopped before the run started"))?;
     if let Some(e) = &j.error_text {
         bail!("{} phase: {e}", if write { "write" } else { "read" });
     }
     let d = &j.stats.dirs[usize::from(write)];
     let want = xfers_per_task * o.tasks as u64;
-    if d.ios != want {
+    if d.ios != want && !super::stopped() {
         bail!(
             "{} phase did {} transfers, expected {want}",
             if write { "write" } else { "read" },
@@ -357,6 +360,9 @@ pub fn run(args: &[String]) -> Result<super::Outcome> {
     let mut reads = Vec::new();
     let result = (|| -> Result<()> {
         for i in 0..o.iterations {
+            if super::stopped() {
+                break;
+            }
             if i > 0 && o.delay > 0 {
                 std::thread::sleep(std::time::Duration::from_secs(o.delay));
             }
@@ -365,11 +371,14 @@ pub fn run(args: &[String]) -> Result<super::Outcome> {
             } else {
                 None
             };
-            let r = if o.read {
+            // A phase cut short by a signal is not reported (its figures are partial).
+            let w = w.filter(|_| !super::stopped());
+            let r = if o.read && !super::stopped() {
                 Some(phase(&o, false)?)
             } else {
                 None
             };
+            let r = r.filter(|_| !super::stopped());
             for (name, p) in [("write", w), ("read", r)] {
                 let Some(p) = p else { continue };
                 s.push_str(&format!(

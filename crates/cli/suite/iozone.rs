@@ -82,6 +82,7 @@ fn one(o: &Opts, path: &Path, size: u64, rec: u64) -> Result<[Option<u64>; 13]> 
         rate(n * rec, || {
             let f = open(path, true, create, o.direct)?;
             for k in 0..n {
+                super::check_stop()?;
                 f.write_all_at(buf.as_slice(), k * rec)?;
             }
             if o.fsync {
@@ -98,6 +99,7 @@ fn one(o: &Opts, path: &Path, size: u64, rec: u64) -> Result<[Option<u64>; 13]> 
             rate(n * rec, || {
                 let f = open(path, false, false, o.direct)?;
                 for k in 0..n {
+                    super::check_stop()?;
                     f.read_exact_at(buf.as_mut_slice(), order(k) * rec)?;
                 }
                 Ok(())
@@ -125,6 +127,7 @@ fn one(o: &Opts, path: &Path, size: u64, rec: u64) -> Result<[Option<u64>; 13]> 
         r[5] = Some(rate(n * rec, || {
             let f = open(path, true, false, o.direct)?;
             for k in 0..n {
+                super::check_stop()?;
                 f.write_all_at(buf.as_slice(), perm(k) * rec)?;
             }
             if o.fsync {
@@ -142,6 +145,7 @@ fn one(o: &Opts, path: &Path, size: u64, rec: u64) -> Result<[Option<u64>; 13]> 
             let f = open(path, true, false, o.direct)?;
             let at = (n / 2) * rec;
             for _ in 0..n {
+                super::check_stop()?;
                 f.write_all_at(buf.as_slice(), at)?;
             }
             if o.fsync {
@@ -160,6 +164,7 @@ fn one(o: &Opts, path: &Path, size: u64, rec: u64) -> Result<[Option<u64>; 13]> 
                 let f = open(path, true, create, false)?;
                 let mut w = BufWriter::with_capacity(64 << 10, f);
                 for _ in 0..n {
+                    super::check_stop()?;
                     w.write_all(buf.as_slice())?;
                 }
                 w.flush()?;
@@ -177,6 +182,7 @@ fn one(o: &Opts, path: &Path, size: u64, rec: u64) -> Result<[Option<u64>; 13]> 
             rate(n * rec, || {
                 let mut rd = BufReader::with_capacity(64 << 10, open(path, false, false, false)?);
                 for _ in 0..n {
+                    super::check_stop()?;
                     rd.read_exact(&mut buf.as_mut_slice()[..rec as usize])?;
                 }
                 Ok(())
@@ -202,7 +208,15 @@ pub fn run_matrix(o: &Opts) -> Result<Matrix> {
                 if rec > size || (o.sizes.len() > 1 && size > 32 << 20 && rec < 64 << 10) {
                     continue;
                 }
-                out.push((size, rec, one(o, &path, size, rec)?));
+                if super::stopped() {
+                    return Ok(());
+                }
+                match one(o, &path, size, rec) {
+                    Ok(r) => out.push((size, rec, r)),
+                    // Cut short by a signal: the cells finished so far are reported.
+                    Err(_) if super::stopped() => return Ok(()),
+                    Err(e) => return Err(e),
+                }
             }
         }
         Ok(())
@@ -362,6 +376,7 @@ fn throughput(o: &Opts) -> Result<String> {
                             let f = open(p, write, create, o.direct)?;
                             let t = Instant::now();
                             for k in 0..size / rec {
+                                super::check_stop()?;
                                 if write {
                                     f.write_all_at(b.as_slice(), k * rec)?;
                                 } else {
@@ -377,6 +392,10 @@ fn throughput(o: &Opts) -> Result<String> {
                     .collect();
                 hs.into_iter().map(|h| h.join().expect("worker")).collect()
             });
+            if super::stopped() {
+                // Cut short by a signal: the phases finished so far are reported.
+                return Ok(());
+            }
             let rates: Vec<f64> = per.into_iter().collect::<Result<_>>()?;
             let wall = t0.elapsed().as_secs_f64().max(1e-9);
             let sum: f64 = rates.iter().sum();

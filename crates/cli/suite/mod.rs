@@ -83,6 +83,43 @@ fn help() -> String {
 /// the suite N times and ends with each headline figure's mean, stddev, min, max and 95%
 /// confidence interval.
 pub fn run(args: &[String]) -> anyhow::Result<u8> {
+    // SIGINT/SIGTERM: the suite stops at its next check, prints what it measured, removes
+    // its files and exits 130/143, as the main runner does.
+    let signals = crate::signals::install_for_suites();
+    let r = run_repeated(args);
+    match (signals.exit_code(), r) {
+        (Some(code), Ok(_)) => Ok(code),
+        (Some(code), Err(e)) => {
+            eprintln!("fathom: suite stopped by a signal: {e:#}");
+            Ok(code)
+        }
+        (None, r) => r,
+    }
+}
+
+/// Run one fathom job for a suite, stoppable by SIGINT/SIGTERM (the result then holds
+/// what was done; the suite checks [`stopped`] after it).
+pub fn run_job(job: impl Into<fathom::JobSet>) -> Result<fathom::Report, fathom::RunError> {
+    let r = fathom::Runner::new(job);
+    crate::signals::register(r.cancel_handle());
+    r.run()
+}
+
+/// True once SIGINT or SIGTERM asked the suite to stop.
+pub fn stopped() -> bool {
+    crate::signals::stopped()
+}
+
+/// Inside a suite's own I/O loop: an error once a signal asked the suite to stop (the
+/// suite then reports what it finished).
+pub fn check_stop() -> anyhow::Result<()> {
+    if stopped() {
+        anyhow::bail!("stopped by a signal");
+    }
+    Ok(())
+}
+
+fn run_repeated(args: &[String]) -> anyhow::Result<u8> {
     let mut repeat = 1u32;
     let mut rest = Vec::new();
     let mut it = args.iter();
@@ -115,7 +152,7 @@ pub fn run(args: &[String]) -> anyhow::Result<u8> {
         let (c, m) = run_once(&rest)?;
         code = code.max(c);
         runs.push(m);
-        if c != 0 {
+        if c != 0 || stopped() {
             break;
         }
     }

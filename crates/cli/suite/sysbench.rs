@@ -8,7 +8,7 @@
 //! Events are reads + writes + syncs, as sysbench counts them.
 
 use anyhow::{anyhow, bail, Result};
-use fathom::{Engine, Job, Runner, RwKind};
+use fathom::{Engine, Job, RwKind};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -201,8 +201,11 @@ fn prepare(o: &Opts) -> Result<String> {
         .option("file_service_type", "sequential")
         .option("end_fsync", "1")
         .build()?;
-    let r = Runner::new(job).run()?;
-    let j = &r.jobs[0];
+    let r = super::run_job(job)?;
+    let j = r
+        .jobs
+        .first()
+        .ok_or_else(|| anyhow::anyhow!("stopped before the run started"))?;
     if let Some(e) = &j.error_text {
         bail!("{e}");
     }
@@ -297,7 +300,7 @@ fn run(o: &Opts) -> Result<RunOut> {
             b = b.option("end_fsync", "1");
         }
     }
-    let report = Runner::new(b.build()?).run()?;
+    let report = super::run_job(b.build()?)?;
     let failed = report.jobs.iter().any(|j| j.stats.error != 0);
     let mut reads = 0u64;
     let mut writes = 0u64;
