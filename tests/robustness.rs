@@ -470,3 +470,40 @@ fathomtest!(error_dump_prints_each_tolerated_error, |env| {
     assert_eq!(json(&o)["jobs"][0]["total_err"], 16);
     assert!(!stderr(&o).contains("(tolerated)"), "{}", stderr(&o));
 });
+
+fathomtest!(
+    sigint_during_layout_stops_at_once_and_removes_the_partial_file,
+    |env| {
+        // A 4 GiB file to lay out for reading: SIGINT a moment in stops the layout within a
+        // second, exit 130, and the half-written file fathom created is gone.
+        let child = env
+            .cmd()
+            .args([
+                "--name=big",
+                "--rw=read",
+                "--size=4g",
+                "--filename=big",
+                "--output-format=json",
+            ])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(700));
+        let t = std::time::Instant::now();
+        // SAFETY: signalling our own child.
+        unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+        let o = child.wait_with_output().unwrap();
+        assert!(
+            t.elapsed() < std::time::Duration::from_secs(1),
+            "{:?}",
+            t.elapsed()
+        );
+        assert_eq!(o.status.code(), Some(130), "{}", stderr(&o));
+        assert!(
+            !env.path().join("big").exists(),
+            "the partial layout is removed"
+        );
+        assert_eq!(json(&o)["jobs"][0]["read"]["total_ios"], 0);
+    }
+);

@@ -30,6 +30,8 @@ pub struct LayoutOutcome {
     pub created: bool,
     /// Bytes of data written.
     pub written: u64,
+    /// Stopped before the end (see [`layout_file_until`]).
+    pub stopped: bool,
 }
 
 const CHUNK: usize = 1 << 20;
@@ -38,6 +40,16 @@ const CHUNK: usize = 1 << 20;
 /// `req.fill`). An existing regular file that is large enough is left as it is, as fio
 /// does; block devices are never laid out.
 pub fn layout_file(path: &Path, req: &LayoutRequest) -> io::Result<LayoutOutcome> {
+    layout_file_until(path, req, &std::sync::atomic::AtomicBool::new(false))
+}
+
+/// [`layout_file`] that stops writing when `stop` is set (a signal): a file it created
+/// is removed again, and the outcome says `stopped`.
+pub fn layout_file_until(
+    path: &Path,
+    req: &LayoutRequest,
+    stop: &std::sync::atomic::AtomicBool,
+) -> io::Result<LayoutOutcome> {
     use std::os::unix::fs::FileTypeExt;
     let existing = match std::fs::metadata(path) {
         Ok(md) if md.file_type().is_block_device() || md.file_type().is_char_device() => {
@@ -85,6 +97,17 @@ pub fn layout_file(path: &Path, req: &LayoutRequest) -> io::Result<LayoutOutcome
         let mut left = req.size - start;
         let mut at = start;
         while left > 0 {
+            if stop.load(std::sync::atomic::Ordering::Relaxed) {
+                drop(f);
+                if existing.is_none() {
+                    let _ = std::fs::remove_file(path);
+                }
+                return Ok(LayoutOutcome {
+                    created: false,
+                    written,
+                    stopped: true,
+                });
+            }
             let n = left.min(CHUNK as u64) as usize;
             if !req.zero {
                 for (k, block) in buf[..n].chunks_mut(4096).enumerate() {
@@ -109,6 +132,7 @@ pub fn layout_file(path: &Path, req: &LayoutRequest) -> io::Result<LayoutOutcome
     Ok(LayoutOutcome {
         created: existing.is_none(),
         written,
+        stopped: false,
     })
 }
 
@@ -195,9 +219,15 @@ mod tests {
             o,
             LayoutOutcome {
                 created: true,
-                written: 3 << 20
+                written: 3 << 20,
+                stopped: false,
             }
         );
+        // Stopped: nothing more written, and a file it created is removed.
+        let q = d.path().join("g");
+        let stop = std::sync::atomic::AtomicBool::new(true);
+        let o = layout_file_until(&q, &req(3 << 20, true), &stop).unwrap();
+        assert!(o.stopped && !q.exists(), "{o:?}");
         assert_eq!(std::fs::metadata(&p).unwrap().len(), 3 << 20);
         let data = std::fs::read(&p).unwrap();
         assert!(data.iter().filter(|&&b| b == 0).count() < data.len() / 100);

@@ -5,7 +5,7 @@ use crate::error::RunError;
 use crate::events::{Events, ProgressTracker};
 use crate::plan::{Plan, PlannedJob};
 use crate::worker::{run_clone, CloneOutcome};
-use fathom_engine::layout::{layout_file, LayoutRequest};
+use fathom_engine::layout::{layout_file_until, LayoutRequest};
 use fathom_stats::{GroupResult, JobResult, RunResult, ThreadStats};
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -445,7 +445,7 @@ fn run_phases(
     Ok(())
 }
 
-/// Lay out the files (see [`layout_file`]), on several threads when there are many: a
+/// Lay out the files (see [`fathom_engine::layout::layout_file`]), on several threads when there are many: a
 /// layout of small files is system calls, which run in parallel. Stops early on a cancel
 /// (the run then stops before its jobs start). The first failure in file order.
 fn lay_out(
@@ -454,7 +454,7 @@ fn lay_out(
 ) -> Option<(usize, std::io::Error)> {
     let one = |i: usize| -> Option<(usize, std::io::Error)> {
         let need = needs[i];
-        layout_file(
+        layout_file_until(
             &need.path,
             &LayoutRequest {
                 size: need.size,
@@ -463,6 +463,7 @@ fn lay_out(
                 zero: need.zero,
                 seed: 0x1a70 ^ need.size,
             },
+            cancel,
         )
         .err()
         .map(|e| (i, e))
