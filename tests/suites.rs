@@ -884,3 +884,65 @@ fathomtest!(
         }
     }
 );
+
+// fathom under a classic tool's name runs that tool's suite with the line as written:
+// `fathom install-links DIR` makes the links; sysbench's own form with the test name,
+// bonnie++'s and dd's lines run through them; an existing file is left alone.
+fathomtest!(linked_under_a_tools_name_fathom_is_that_tool, |env| {
+    let bin = env.path().join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    std::fs::write(bin.join("dd"), "mine").unwrap();
+    let o = env.run(&["install-links", bin.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(std::fs::read_to_string(bin.join("dd")).unwrap(), "mine");
+    std::fs::remove_file(bin.join("dd")).unwrap();
+    let o = env.run(&["install-links", bin.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let work = env.path().join("w");
+    std::fs::create_dir(&work).unwrap();
+    let tool = |name: &str, args: &[&str]| {
+        std::process::Command::new(bin.join(name))
+            .args(args)
+            .current_dir(&work)
+            .output()
+            .unwrap()
+    };
+    let common = ["fileio", "--file-total-size=8M", "--file-num=2"];
+    let o = tool("sysbench", &[&common[..], &["prepare"]].concat());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = tool(
+        "sysbench",
+        &[
+            &common[..],
+            &[
+                "--file-test-mode=rndrw",
+                "--time=1",
+                "--max-requests=0",
+                "run",
+            ],
+        ]
+        .concat(),
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("Throughput:"), "{}", stdout(&o));
+    let o = tool("sysbench", &[&common[..], &["cleanup"]].concat());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let me = libc_getuid().to_string();
+    let w = work.to_str().unwrap();
+    let o = tool(
+        "bonnie++",
+        &[
+            "-d", w, "-s", "16", "-r", "8", "-n", "0", "-u", &me, "-q", "-f",
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).starts_with("1.98,2.00a,"), "{}", stdout(&o));
+    let of = format!("of={w}/x");
+    let o = tool("dd", &["if=/dev/zero", &of, "bs=64k", "count=4"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("4+0 records out"), "{}", stderr(&o));
+    // A copy is refused, not half done.
+    let o = tool("dd", &[&format!("if={w}/x"), &format!("of={w}/y")]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(!work.join("y").exists());
+});

@@ -170,8 +170,61 @@ fn invoked_as_fio(argv: &[std::ffi::OsString]) -> bool {
         .is_some_and(|n| n == "fio")
 }
 
+/// The suite a binary name stands for: fathom linked (or copied) as a classic tool runs
+/// that tool's suite with the command line as given (`ln -s fathom bonnie++`).
+fn suite_of_name(argv: &[std::ffi::OsString]) -> Option<&'static str> {
+    let name = std::path::Path::new(argv.first()?).file_name()?.to_str()?;
+    Some(match name {
+        "bonnie++" | "bonnie" => "bonnie",
+        "iozone" => "iozone",
+        "sysbench" => "sysbench",
+        "IOR" | "ior" => "ior",
+        "dd" => "dd",
+        _ => return None,
+    })
+}
+
+/// `fathom install-links DIR`: links named as the classic tools, to this binary.
+fn install_links(argv: &[std::ffi::OsString]) -> Result<u8, Failure> {
+    let help = "fathom install-links DIR: make DIR/bonnie++, iozone, sysbench, IOR, dd and fio \
+                links to this binary (existing files are left alone); run under those names, \
+                fathom acts as the tool";
+    let Some(dir) = argv
+        .get(2)
+        .filter(|d| !d.to_string_lossy().starts_with('-'))
+    else {
+        if argv.get(2).is_some_and(|a| a == "--help" || a == "-h") {
+            print_stdout(&format!("{help}\n"))?;
+            return Ok(exit::OK);
+        }
+        return Err(usage(anyhow::anyhow!("{help}")));
+    };
+    let dir = std::path::Path::new(dir);
+    let me = std::env::current_exe().context("finding this binary")?;
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    for name in ["bonnie++", "iozone", "sysbench", "IOR", "dd", "fio"] {
+        let link = dir.join(name);
+        if link.symlink_metadata().is_ok() {
+            eprintln!("fathom: {} exists: left as it is", link.display());
+            continue;
+        }
+        std::os::unix::fs::symlink(&me, &link)
+            .with_context(|| format!("linking {}", link.display()))?;
+        print_stdout(&format!("{} -> {}\n", link.display(), me.display()))?;
+    }
+    Ok(exit::OK)
+}
+
 fn real_main() -> Result<u8, Failure> {
     let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    if let Some(suite) = suite_of_name(&argv) {
+        let mut rest = vec![suite.to_string()];
+        rest.extend(argv[1..].iter().map(|a| a.to_string_lossy().into_owned()));
+        return suite::run(&rest).map_err(usage);
+    }
+    if argv.get(1).is_some_and(|a| a == "install-links") {
+        return install_links(&argv);
+    }
     if invoked_as_fio(&argv) && argv.len() == 2 && argv[1] == "--version" {
         // Linked as `fio`: fio's form first, so scripts that parse `fio-X.Y` keep working,
         // then what really runs.
