@@ -519,7 +519,7 @@ fathomtest!(
             "16k",
             "-q",
             "64k",
-            "-f",
+            "--dir",
             dir.to_str().unwrap(),
             "--svg",
             svg.to_str().unwrap(),
@@ -945,4 +945,73 @@ fathomtest!(linked_under_a_tools_name_fathom_is_that_tool, |env| {
     let o = tool("dd", &[&format!("if={w}/x"), &format!("of={w}/y")]);
     assert_eq!(o.status.code(), Some(2));
     assert!(!work.join("y").exists());
+});
+
+// iozone's runbook line (`iozone -Rb spreadsheet_output_4K.wks -O -i 0 -i 1 -i 2 -e -+n
+// -r 4K -s 16G`, scaled down): clustered flags, ops/s, no re-tests, the -R report and a
+// real spreadsheet (an xlsx zip with the report's cells), -f as the temporary file.
+fathomtest!(iozone_takes_iozone_s_own_command_line, |env| {
+    let book = env.path().join("spreadsheet_output_4K.wks");
+    let tmp = env.path().join("iozone.tmp");
+    let o = env.run(&[
+        "suite",
+        "iozone",
+        "-Rb",
+        book.to_str().unwrap(),
+        "-O",
+        "-i",
+        "0",
+        "-i",
+        "1",
+        "-i",
+        "2",
+        "-e",
+        "-+n",
+        "-r",
+        "4K",
+        "-s16m",
+        "-f",
+        tmp.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(
+        out.contains("OPS Mode. Output is in operations per second."),
+        "{out}"
+    );
+    assert!(out.contains("No retest option selected"), "{out}");
+    let row = out
+        .lines()
+        .find(|l| l.trim_start().starts_with("16384"))
+        .unwrap_or_else(|| panic!("{out}"));
+    let cells: Vec<&str> = row.split_whitespace().collect();
+    // kB, reclen, write, read, random read, random write: no rewrite or reread.
+    assert_eq!(cells.len(), 6, "{row}");
+    for title in [
+        "\"Writer report\"",
+        "\"Reader report\"",
+        "\"Random write report\"",
+    ] {
+        assert!(out.contains(title), "{title}: {out}");
+    }
+    assert!(!out.contains("\"Re-writer report\""), "{out}");
+    assert!(!tmp.exists(), "the temporary file is removed");
+    let bytes = std::fs::read(&book).unwrap();
+    assert_eq!(&bytes[..2], b"PK", "an xlsx (zip) spreadsheet");
+    let listing = std::process::Command::new("python3")
+        .args([
+            "-c",
+            "import sys,zipfile; z=zipfile.ZipFile(sys.argv[1]); \
+             print(z.read('xl/sharedStrings.xml').decode())",
+            book.to_str().unwrap(),
+        ])
+        .output();
+    if let Ok(l) = listing {
+        if l.status.success() {
+            let t = String::from_utf8_lossy(&l.stdout);
+            assert!(t.contains("Writer report (ops/s)"), "{t}");
+        }
+    }
+    let o = env.run(&["suite", "iozone", "--help"]);
+    assert!(o.status.success() && stdout(&o).contains("-Rb report.xlsx"));
 });

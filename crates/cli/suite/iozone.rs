@@ -49,6 +49,20 @@ pub struct Opts {
     pub csv: bool,
     /// `--svg=DIR`.
     pub svg: Option<PathBuf>,
+    /// `-f FILE`: the temporary file's name (None: iozone.PID.tmp in `dir`).
+    pub file: Option<PathBuf>,
+    /// `-O`: operations per second instead of kB/s.
+    pub ops: bool,
+    /// `-+n`: no re-tests (rewrite, reread, frewrite, freread).
+    pub no_retests: bool,
+    /// `-R`: iozone's Excel-style report after the table.
+    pub report: bool,
+    /// `-b FILE`: the report as a spreadsheet (xlsx).
+    pub book: Option<PathBuf>,
+    /// `-w`: keep the temporary file.
+    pub keep: bool,
+    /// `-z`: with -a, small records of large files too.
+    pub small_records: bool,
 }
 
 fn open(p: &Path, write: bool, create: bool, direct: bool) -> Result<File> {
@@ -93,7 +107,9 @@ fn one(o: &Opts, path: &Path, size: u64, rec: u64) -> Result<[Option<u64>; 13]> 
     };
     // Test 0 (write, rewrite) always runs first: the others need the file.
     r[0] = Some(write_pass(&buf, true)?);
-    r[1] = Some(write_pass(&buf, false)?);
+    if !o.no_retests {
+        r[1] = Some(write_pass(&buf, false)?);
+    }
     let read_pass =
         |buf: &mut fathom::engine::AlignedBuf, order: &dyn Fn(u64) -> u64| -> Result<u64> {
             rate(n * rec, || {
@@ -107,7 +123,9 @@ fn one(o: &Opts, path: &Path, size: u64, rec: u64) -> Result<[Option<u64>; 13]> 
         };
     if run(1) {
         r[2] = Some(read_pass(&mut buf, &|k| k)?);
-        r[3] = Some(read_pass(&mut buf, &|k| k)?);
+        if !o.no_retests {
+            r[3] = Some(read_pass(&mut buf, &|k| k)?);
+        }
     }
     // A fixed pseudo-random permutation of record numbers (every record once).
     let mul = (0x9E37_79B9u64 | 1) % n.max(1);
@@ -175,7 +193,9 @@ fn one(o: &Opts, path: &Path, size: u64, rec: u64) -> Result<[Option<u64>; 13]> 
             })
         };
         r[9] = Some(fwrite(true)?);
-        r[10] = Some(fwrite(false)?);
+        if !o.no_retests {
+            r[10] = Some(fwrite(false)?);
+        }
     }
     if run(7) {
         let mut fread = || -> Result<u64> {
@@ -189,7 +209,9 @@ fn one(o: &Opts, path: &Path, size: u64, rec: u64) -> Result<[Option<u64>; 13]> 
             })
         };
         r[11] = Some(fread()?);
-        r[12] = Some(fread()?);
+        if !o.no_retests {
+            r[12] = Some(fread()?);
+        }
     }
     Ok(r)
 }
@@ -200,12 +222,16 @@ pub type Matrix = Vec<(u64, u64, [Option<u64>; 13])>;
 /// Run the matrix (auto mode skips records below 64 KiB for files above 32 MiB, as iozone).
 pub fn run_matrix(o: &Opts) -> Result<Matrix> {
     std::fs::create_dir_all(&o.dir)?;
-    let path = o.dir.join(format!("iozone.{}.tmp", std::process::id()));
+    let path = o
+        .file
+        .clone()
+        .unwrap_or_else(|| o.dir.join(format!("iozone.{}.tmp", std::process::id())));
     let mut out = Vec::new();
     let res = (|| -> Result<()> {
         for &size in &o.sizes {
             for &rec in &o.records {
-                if rec > size || (o.sizes.len() > 1 && size > 32 << 20 && rec < 64 << 10) {
+                let skip_small = o.sizes.len() > 1 && !o.small_records;
+                if rec > size || (skip_small && size > 32 << 20 && rec < 64 << 10) {
                     continue;
                 }
                 if super::stopped() {
@@ -221,7 +247,9 @@ pub fn run_matrix(o: &Opts) -> Result<Matrix> {
         }
         Ok(())
     })();
-    let _ = std::fs::remove_file(&path);
+    if !o.keep {
+        let _ = std::fs::remove_file(&path);
+    }
     res.map(|()| out)
 }
 
@@ -247,6 +275,106 @@ pub fn table(m: &Matrix) -> String {
     s
 }
 
+/// iozone's report titles, in test order.
+const REPORTS: [&str; 13] = [
+    "Writer",
+    "Re-writer",
+    "Reader",
+    "Re-Reader",
+    "Random read",
+    "Random write",
+    "Backward read",
+    "Record rewrite",
+    "Stride read",
+    "Fwrite",
+    "Re-Fwrite",
+    "Fread",
+    "Re-Fread",
+];
+
+/// The file sizes and record sizes of a matrix, in order.
+fn axes(m: &Matrix) -> (Vec<u64>, Vec<u64>) {
+    let mut sizes: Vec<u64> = m.iter().map(|c| c.0).collect();
+    let mut recs: Vec<u64> = m.iter().map(|c| c.1).collect();
+    sizes.sort_unstable();
+    sizes.dedup();
+    recs.sort_unstable();
+    recs.dedup();
+    (sizes, recs)
+}
+
+/// iozone's `-R` report: per test a block titled `"Writer report"`, the record sizes
+/// (kB) across, a row per file size (kB).
+pub fn report(m: &Matrix, ops: bool) -> String {
+    let (sizes, recs) = axes(m);
+    let mut s = String::from("Excel output is below:\n");
+    for (t, title) in REPORTS.iter().enumerate() {
+        if m.iter().all(|c| c.2[t].is_none()) {
+            continue;
+        }
+        let unit = if ops { " (ops/s)" } else { "" };
+        s.push_str(&format!("\n\"{title} report\"{unit}\n        "));
+        for r in &recs {
+            s.push_str(&format!("\"{}\"  ", r / 1024));
+        }
+        s.push('\n');
+        for &size in &sizes {
+            s.push_str(&format!("\"{}\"   ", size / 1024));
+            for &r in &recs {
+                let v = m
+                    .iter()
+                    .find(|c| c.0 == size && c.1 == r)
+                    .and_then(|c| c.2[t]);
+                s.push_str(&v.map_or(String::new(), |v| v.to_string()));
+                s.push(' ');
+            }
+            s.push('\n');
+        }
+    }
+    s
+}
+
+/// `-b FILE`: the report as a spreadsheet (xlsx, which Excel, LibreOffice and pandas
+/// open whatever the file is named), laid out as iozone's: one block per test.
+fn write_book(path: &Path, m: &Matrix, ops: bool) -> Result<()> {
+    use rust_xlsxwriter::Workbook;
+    let (sizes, recs) = axes(m);
+    let mut wb = Workbook::new();
+    let ws = wb.add_worksheet();
+    let mut row = 0u32;
+    let x = |e: rust_xlsxwriter::XlsxError| anyhow!("{}: {e}", path.display());
+    for (t, title) in REPORTS.iter().enumerate() {
+        if m.iter().all(|c| c.2[t].is_none()) {
+            continue;
+        }
+        let unit = if ops { " (ops/s)" } else { " (kB/s)" };
+        ws.write_string(row, 0, format!("{title} report{unit}"))
+            .map_err(x)?;
+        row += 1;
+        for (i, r) in recs.iter().enumerate() {
+            ws.write_number(row, i as u16 + 1, (r / 1024) as f64)
+                .map_err(x)?;
+        }
+        row += 1;
+        for &size in &sizes {
+            ws.write_number(row, 0, (size / 1024) as f64).map_err(x)?;
+            for (i, &r) in recs.iter().enumerate() {
+                if let Some(v) = m
+                    .iter()
+                    .find(|c| c.0 == size && c.1 == r)
+                    .and_then(|c| c.2[t])
+                {
+                    ws.write_number(row, i as u16 + 1, v as f64).map_err(x)?;
+                }
+            }
+            row += 1;
+        }
+        row += 1;
+    }
+    wb.save(path).map_err(x)?;
+    Ok(())
+}
+
 /// CSV: one row per file and record size.
 pub fn csv(m: &Matrix) -> String {
     let mut s = String::from("kB,reclen");
@@ -266,6 +394,57 @@ pub fn csv(m: &Matrix) -> String {
         s.push('\n');
     }
     s
+}
+
+/// iozone's usage, as far as fathom takes it.
+pub const USAGE: &str = "usage: fathom suite iozone [-a] [-s size] [-r record] [-n min] [-g max]
+      [-y minrec] [-q maxrec] [-i test ...] [-f file] [-I] [-e] [-t threads] [-O] [-R]
+      [-b file.xlsx] [-+n] [-w] [-z] [-c] [-M] [--csv] [--svg=DIR]
+  -i: 0 write/rewrite, 1 read/reread, 2 random read/write, 3 backward read,
+      4 record rewrite, 5 stride read, 6 fwrite/frewrite, 7 fread/freread
+  -O operations per second instead of kB/s; -R Excel-style report; -b FILE the report
+  as a spreadsheet (written as .xlsx whatever the name); -+n no re-tests
+  e.g. fathom suite iozone -Rb report.xlsx -O -i 0 -i 1 -i 2 -e -+n -r 4k -s 64m";
+
+/// getopt's clusters as iozone takes them: `-Rab FILE` is `-R -a -b FILE`, `-s16g` is
+/// `-s 16g`, `-+n` stays one flag.
+fn getopt_clusters(args: &[String]) -> Vec<String> {
+    const WITH_VALUE: &str = "bfgnqrstyi";
+    const ALONE: &str = "aAROIewczMh";
+    let mut out = Vec::new();
+    for a in args {
+        let Some(body) = a.strip_prefix('-') else {
+            out.push(a.clone());
+            continue;
+        };
+        if body.len() < 2 || body.starts_with('-') || body.starts_with('+') {
+            out.push(a.clone());
+            continue;
+        }
+        let mut parts = Vec::new();
+        let mut ok = true;
+        for (i, c) in body.char_indices() {
+            if WITH_VALUE.contains(c) {
+                parts.push(format!("-{c}"));
+                let rest = &body[i + c.len_utf8()..];
+                if !rest.is_empty() {
+                    parts.push(rest.to_string());
+                }
+                break;
+            } else if ALONE.contains(c) {
+                parts.push(format!("-{c}"));
+            } else {
+                ok = false;
+                break;
+            }
+        }
+        if ok {
+            out.extend(parts);
+        } else {
+            out.push(a.clone());
+        }
+    }
+    out
 }
 
 fn size(v: &str) -> Result<u64> {
@@ -303,8 +482,16 @@ pub fn parse(args: &[String]) -> Result<Opts> {
         threads: 0,
         csv: false,
         svg: None,
+        file: None,
+        ops: false,
+        no_retests: false,
+        report: false,
+        book: None,
+        keep: false,
+        small_records: false,
     };
-    let mut opts = super::Opts::new(args);
+    let args = getopt_clusters(args);
+    let mut opts = super::Opts::new(&args);
     while let Some((k, a, inline)) = opts.next_opt() {
         let mut val = || opts.value(k, inline.clone());
         match k {
@@ -315,14 +502,44 @@ pub fn parse(args: &[String]) -> Result<Opts> {
             "-q" => qmax = size(&val()?)?,
             "-s" => s_one = Some(size(&val()?)?),
             "-r" => r_one = Some(size(&val()?)?),
-            "-i" => o.groups.push(val()?.parse().map_err(|_| anyhow!("-i: a test number 0-7"))?),
+            "-i" => o.groups.push(
+                val()?
+                    .parse()
+                    .map_err(|_| anyhow!("-i: a test number 0-7"))?,
+            ),
             "-I" => o.direct = true,
             "-e" => o.fsync = true,
             "-t" => o.threads = val()?.parse().map_err(|_| anyhow!("-t: a number"))?,
-            "-f" | "--dir" => o.dir = val()?.into(),
+            "--dir" => o.dir = val()?.into(),
+            "-f" => {
+                // iozone: the temporary file; an existing directory keeps the older
+                // meaning (the file goes in it).
+                let v = PathBuf::from(val()?);
+                if v.is_dir() {
+                    o.dir = v;
+                } else {
+                    o.dir = v
+                        .parent()
+                        .filter(|p| !p.as_os_str().is_empty())
+                        .map_or_else(|| ".".into(), Path::to_path_buf);
+                    o.file = Some(v);
+                }
+            }
+            "-O" => o.ops = true,
+            "-+n" => o.no_retests = true,
+            "-R" => o.report = true,
+            "-b" => o.book = Some(val()?.into()),
+            "-w" => o.keep = true,
+            // Accepted: -z (auto mode also tests small records of large files: fathom's
+            // matrix skips them as iozone does without -z; with -z they run), -M (the
+            // machine's uname, printed first), -c (close inside the timing: every
+            // fathom pass opens and closes its file inside the timing already).
+            "-z" => o.small_records = true,
+            "-M" | "-c" => {}
+            "-h" | "--help" => bail!("{USAGE}"),
             "--csv" => o.csv = true,
             "--svg" => o.svg = Some(val()?.into()),
-            _ => bail!("unknown option '{a}' (use -a, -n, -g, -y, -q, -s, -r, -i, -I, -e, -t, -f, --csv, --svg)"),
+            _ => bail!("unknown option '{a}'\n{USAGE}"),
         }
     }
     if o.groups.iter().any(|&g| g > 7) {
@@ -431,17 +648,42 @@ fn throughput(o: &Opts) -> Result<String> {
 
 /// Run `fathom suite iozone`.
 pub fn run(args: &[String]) -> Result<super::Outcome> {
+    if args.iter().any(|a| a == "-h" || a == "--help") {
+        println!("{USAGE}");
+        return Ok((0, Vec::new()));
+    }
     let o = parse(args)?;
     if o.threads > 0 {
         print!("{}", throughput(&o)?);
         return Ok((0, Vec::new()));
     }
-    let m = run_matrix(&o)?;
+    let measured = run_matrix(&o)?;
+    // -O: operations (records) per second instead of kB/s.
+    let m: Matrix = if o.ops {
+        measured
+            .iter()
+            .map(|&(s, r, v)| (s, r, v.map(|x| x.map(|k| k * 1024 / r.max(1)))))
+            .collect()
+    } else {
+        measured.clone()
+    };
     if o.csv {
         print!("{}", csv(&m));
     } else {
         println!("\tfathom {} (iozone method)\n", fathom::VERSION);
+        if o.ops {
+            println!("\tOPS Mode. Output is in operations per second.\n");
+        }
+        if o.no_retests {
+            println!("\tNo retest option selected\n");
+        }
         print!("{}", table(&m));
+    }
+    if o.report {
+        print!("\n{}", report(&m, o.ops));
+    }
+    if let Some(book) = &o.book {
+        write_book(book, &m, o.ops)?;
     }
     if let Some(dir) = &o.svg {
         std::fs::create_dir_all(dir)?;

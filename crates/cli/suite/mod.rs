@@ -69,7 +69,7 @@ fn help() -> String {
          fathom suite bonnie --dir=/mnt/disk --size=4g --ram=2g --files=16\n  \
          fathom suite curve --rw=randread --bs=4k --directory=/mnt --size=4g --ioengine=libaio --direct=1 --iodepth=16 --stop-curve=5ms --svg=curve.svg\n  \
          fathom suite ior -a POSIX -o /mnt/pfs/testFile -N 8 -b 16m -t 1m -s 4 -i 3 [-F]\n  \
-         fathom suite iozone -a -g 64m -f /mnt/disk --svg=plots/\n  \
+         fathom suite iozone -a -g 64m -f /mnt/disk/iozone.tmp --svg=plots/\n  \
          fathom suite cdm --dir=/mnt/disk --size=1g --loops=3 --runtime=5\n  \
          fathom suite sysbench --file-total-size=1G --file-num=16 prepare\n  \
          fathom suite sysbench --file-total-size=1G --file-num=16 --file-test-mode=rndrw --time=30 run\n\n\
