@@ -507,3 +507,51 @@ fathomtest!(
         assert_eq!(json(&o)["jobs"][0]["read"]["total_ios"], 0);
     }
 );
+
+fathomtest!(
+    a_disk_image_or_a_loop_backing_file_is_refused_as_a_device_is,
+    |env| {
+        // A regular file holding an ext4 image: refused, byte-identical; --allow-destructive
+        // writes it.
+        let img = env.path().join("fs.img");
+        std::fs::File::create(&img)
+            .unwrap()
+            .set_len(32 << 20)
+            .unwrap();
+        let mk = std::process::Command::new("mkfs.ext4")
+            .args(["-q", "-F"])
+            .arg(&img)
+            .status();
+        if mk.is_ok_and(|s| s.success()) {
+            let before = std::fs::read(&img).unwrap();
+            let f = format!("--filename={}", img.display());
+            let o = env.run(&["--name=w", "--rw=write", "--size=1m", &f]);
+            assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+            assert!(stderr(&o).contains("ext2/3/4"), "{}", stderr(&o));
+            assert!(std::fs::read(&img).unwrap() == before, "byte-identical");
+            let o = env.run(&[
+                "--name=w",
+                "--rw=write",
+                "--size=1m",
+                &f,
+                "--allow-destructive",
+            ]);
+            assert!(o.status.success(), "{}", stderr(&o));
+        }
+        // The backing file of an attached loop device (blank): refused, naming the device.
+        let Some(l) = Loop::new(&env, 8 << 20) else {
+            return;
+        };
+        let f = format!("--filename={}", l.img.display());
+        let o = env.run(&["--name=w", "--rw=write", "--size=1m", &f]);
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        assert!(
+            stderr(&o).contains(&format!("backing file of {}", l.dev)),
+            "{}",
+            stderr(&o)
+        );
+        // Reading it is fine.
+        let o = env.run(&["--name=r", "--rw=read", "--size=1m", &f]);
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+);

@@ -4,8 +4,9 @@
 //! it — so that fathom can refuse unless the user overrides.
 //!
 //! The check only reads: the device is opened read-only (so closing it triggers no udev
-//! rescan), its first 72 KiB and last 128 KiB are read with ordinary buffered reads, and
-//! nothing is ever written.
+//! rescan), its first 1.06 MiB and last 128 KiB are read with ordinary buffered reads, and
+//! nothing is ever written. A regular file gets the same signature check (a disk image)
+//! and is refused while it backs an attached loop device.
 
 use std::fs::File;
 use std::io::{self, Seek, SeekFrom};
@@ -25,6 +26,8 @@ pub enum Finding {
     /// Opening it with `O_EXCL` failed with `EBUSY`: another user holds it (a mount,
     /// LVM, RAID, swap).
     Busy,
+    /// A regular file that backs this attached loop device.
+    LoopBacking(String),
 }
 
 impl std::fmt::Display for Finding {
@@ -39,6 +42,7 @@ impl std::fmt::Display for Finding {
             Finding::Busy => {
                 f.write_str("it is in use by another user (opening it exclusively gave EBUSY)")
             }
+            Finding::LoopBacking(dev) => write!(f, "it is the backing file of {dev}"),
         }
     }
 }
@@ -72,13 +76,26 @@ fn phrase(name: &str) -> Option<&'static str> {
         "LUKS" => "a LUKS encrypted volume",
         "Linux RAID" => "a Linux RAID (md) member",
         "bcache" => "a bcache device",
+        "f2fs" => "an f2fs file system",
+        "squashfs" => "a squashfs file system",
+        "bcachefs" => "a bcachefs file system",
+        "zfs_member" => "a ZFS pool member",
+        "ReFS" => "a ReFS file system",
+        "jfs" => "a jfs file system",
+        "reiserfs" => "a reiserfs file system",
+        "ceph_bluestore" => "a Ceph BlueStore device",
+        "DM_integrity" => "a dm-integrity device",
+        "VMFS_volume_member" => "a VMFS volume member",
+        "apfs" => "an APFS container",
+        "hfsplus" => "an HFS+ file system",
         _ => return None,
     })
 }
 
 /// Bytes read from the start of a device: everything the start-relative probes look at
-/// (the btrfs superblock at 64 KiB, swap headers for pages up to 64 KiB).
-const HEAD_LEN: usize = 72 * 1024;
+/// (the btrfs superblock at 64 KiB, swap headers for pages up to 64 KiB, ZFS's
+/// uberblocks at 128-256 KiB, the VMFS volume header at 1 MiB).
+const HEAD_LEN: usize = (1 << 20) + 64 * 1024;
 /// Bytes read from the end of a device: md 0.90/1.0 superblocks and the backup GPT
 /// header.
 const TAIL_LEN: usize = 128 * 1024;
@@ -198,7 +215,50 @@ const PROBES: &[Probe] = &[
         .from(Base::Md090),
     sig("iso9660", &[32769], b"CD001"),
     sig("bcache", &[4096 + 24], &BCACHE_MAGIC),
+    // Checked against util-linux blkid's list (its probes, not its code).
+    sig("f2fs", &[1024], &0xF2F5_2010_u32.to_le_bytes()),
+    sig("squashfs", &[0], b"hsqs"),
+    sig("squashfs", &[0], b"sqsh"),
+    sig("bcachefs", &[4096 + 24], &BCACHEFS_MAGIC),
+    // The slots in use depend on the pool's history: the check counts them all.
+    sig("zfs_member", &[ZFS_UBERBLOCKS], &[]).check(zfs),
+    sig("ReFS", &[3], b"ReFS\0\0\0\0").also(&[(13, b"FSRS")]),
+    sig("jfs", &[32768], b"JFS1"),
+    sig("reiserfs", &[65536 + 52, 8192 + 52], b"ReIsErFs"),
+    sig("reiserfs", &[65536 + 52], b"ReIsEr2Fs"),
+    sig("reiserfs", &[65536 + 52], b"ReIsEr3Fs"),
+    sig("ceph_bluestore", &[0], b"bluestore block device"),
+    sig("DM_integrity", &[0], b"integrt\0"),
+    sig(
+        "VMFS_volume_member",
+        &[1 << 20],
+        &0xC001_D00D_u32.to_le_bytes(),
+    ),
+    sig("apfs", &[32], b"NXSB"),
+    sig("hfsplus", &[1024], b"H+\0\x04"),
+    sig("hfsplus", &[1024], b"HX\0\x05"),
 ];
+
+const BCACHEFS_MAGIC: [u8; 16] = [
+    0xc6, 0x85, 0x73, 0xf6, 0x66, 0xce, 0x90, 0xa9, 0xd9, 0x6a, 0x60, 0xcf, 0x80, 0x3d, 0xf7, 0xef,
+];
+/// ZFS uberblocks: an array of 1 KiB slots from 128 KiB in the first label.
+const ZFS_UBERBLOCKS: i64 = 128 * 1024;
+const ZFS_MAGIC_LE: [u8; 8] = 0x00ba_b10c_u64.to_le_bytes();
+const ZFS_MAGIC_BE: [u8; 8] = 0x00ba_b10c_u64.to_be_bytes();
+
+/// ZFS: the uberblock magic in at least 4 of the 128 slots of the first label (one match
+/// alone could be chance).
+fn zfs(img: &Image, at: u64) -> Option<&'static str> {
+    let hits = (0..128u64)
+        .filter(|k| {
+            let o = at + k * 1024;
+            img.get(o, 8)
+                .is_some_and(|b| b == ZFS_MAGIC_LE || b == ZFS_MAGIC_BE)
+        })
+        .count();
+    (hits >= 4).then_some("zfs_member")
+}
 
 /// An MBR: at least one plausible partition entry and no implausible one.
 fn mbr(img: &Image, at: u64) -> Option<&'static str> {
@@ -318,12 +378,40 @@ pub(crate) fn probe_bytes(image: &[u8]) -> Vec<Finding> {
 /// `/proc/self/mountinfo`, and opens it with `O_EXCL` (`EBUSY`: [`Finding::Busy`]).
 /// Returns every finding; an empty list means writing destroys nothing anyone uses.
 pub fn check_block_device(path: &Path) -> io::Result<Vec<Finding>> {
+    check_target(path, false)
+}
+
+/// [`check_block_device`], and for a regular file: whether it backs an attached loop
+/// device, and (with `probe_files`, for files of 1 MiB or more) whether it holds a disk
+/// image with a partition table or a file-system signature.
+pub fn check_target(path: &Path, probe_files: bool) -> io::Result<Vec<Finding>> {
     let md = match std::fs::metadata(path) {
         Ok(m) => m,
         // Not there yet: fathom will create a file, so there is nothing to protect.
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
         Err(e) => return Err(e),
     };
+    if md.file_type().is_file() {
+        let mut out: Vec<Finding> = loops_backed_by(&md)
+            .into_iter()
+            .map(Finding::LoopBacking)
+            .collect();
+        if probe_files && md.len() >= 1 << 20 {
+            let f = File::open(path)?;
+            let len = md.len();
+            let head = read_at(&f, 0, HEAD_LEN.min(len as usize))?;
+            let tail_at = len.saturating_sub(TAIL_LEN as u64);
+            let tail = read_at(&f, tail_at, (len - tail_at) as usize)?;
+            out.extend(
+                Image {
+                    len,
+                    parts: [(0, &head), (tail_at, &tail)],
+                }
+                .probe(),
+            );
+        }
+        return Ok(out);
+    }
     if !md.file_type().is_block_device() {
         return Ok(Vec::new());
     }
@@ -353,6 +441,50 @@ pub fn check_block_device(path: &Path) -> io::Result<Vec<Finding>> {
         out.push(Finding::Busy);
     }
     Ok(out)
+}
+
+/// The loop devices (`/dev/loopN`) backed by the file with this device and inode number.
+fn loops_backed_by(md: &std::fs::Metadata) -> Vec<String> {
+    // Read from sysfs at most once a second (a job may check 10^6 files), so a loop
+    // device attached since is seen by the next plan.
+    type Backings = (std::time::Instant, Vec<(u64, u64, String)>);
+    static CACHE: std::sync::Mutex<Option<Backings>> = std::sync::Mutex::new(None);
+    let Ok(mut cache) = CACHE.lock() else {
+        return Vec::new();
+    };
+    if cache
+        .as_ref()
+        .is_none_or(|(t, _)| t.elapsed() > std::time::Duration::from_secs(1))
+    {
+        *cache = Some((std::time::Instant::now(), loop_backings()));
+    }
+    cache
+        .as_ref()
+        .map(|(_, v)| {
+            v.iter()
+                .filter(|(dev, ino, _)| *dev == md.dev() && *ino == md.ino())
+                .map(|(_, _, name)| name.clone())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Every attached loop device's backing file as (device, inode, /dev/loopN), from sysfs.
+fn loop_backings() -> Vec<(u64, u64, String)> {
+    let Ok(dir) = std::fs::read_dir("/sys/block") else {
+        return Vec::new();
+    };
+    let mut out: Vec<(u64, u64, String)> = dir
+        .flatten()
+        .filter_map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let backing = std::fs::read_to_string(e.path().join("loop/backing_file")).ok()?;
+            let m = std::fs::metadata(backing.trim_end()).ok()?;
+            Some((m.dev(), m.ino(), format!("/dev/{name}")))
+        })
+        .collect();
+    out.sort();
+    out
 }
 
 /// Up to `n` bytes at `off` (fewer only at the end of the device).
@@ -517,6 +649,52 @@ mod tests {
 
     /// Bytes to put at an offset.
     type Bytes<'a> = (usize, &'a [u8]);
+
+    #[test]
+    fn blkid_s_other_signatures_are_found() {
+        let len = 2usize << 20;
+        let zfs_le = 0x00ba_b10c_u64.to_le_bytes();
+        let cases: &[(&[Bytes], &str)] = &[
+            (&[(1024, &0xF2F5_2010_u32.to_le_bytes())], "f2fs"),
+            (&[(0, b"hsqs")], "squashfs"),
+            (&[(4096 + 24, &BCACHEFS_MAGIC)], "bcachefs"),
+            (
+                &[
+                    (128 << 10, &zfs_le),
+                    ((128 << 10) + 5 * 1024, &zfs_le),
+                    ((128 << 10) + 9 * 1024, &zfs_le),
+                    ((128 << 10) + 77 * 1024, &zfs_le),
+                ],
+                "zfs_member",
+            ),
+            (&[(3, b"ReFS\0\0\0\0"), (16, b"FSRS")], "ReFS"),
+            (&[(32768, b"JFS1")], "jfs"),
+            (&[(65536 + 52, b"ReIsEr2Fs")], "reiserfs"),
+            (&[(0, b"bluestore block device")], "ceph_bluestore"),
+            (&[(0, b"integrt\0")], "DM_integrity"),
+            (
+                &[(1 << 20, &0xC001_D00D_u32.to_le_bytes())],
+                "VMFS_volume_member",
+            ),
+            (&[(32, b"NXSB")], "apfs"),
+            (&[(1024, b"H+\0\x04")], "hfsplus"),
+        ];
+        for (bytes, want) in cases {
+            let mut b = vec![0u8; len];
+            for (at, m) in *bytes {
+                put(&mut b, *at, m);
+            }
+            assert_eq!(probe_bytes(&b), vec![Finding::Signature(want)], "{want}");
+            assert!(Finding::Signature(want).to_string().len() > want.len());
+        }
+        // Three ZFS uberblocks could be chance; ReFS without its second mark is not ReFS.
+        let mut b = vec![0u8; len];
+        for k in [0, 1, 2] {
+            put(&mut b, (128 << 10) + k * 1024, &zfs_le);
+        }
+        put(&mut b, 3, b"ReFS\0\0\0\0");
+        assert!(probe_bytes(&b).is_empty());
+    }
 
     #[test]
     fn each_signature_is_found() {

@@ -251,15 +251,20 @@ fn guard_job(job: &PlannedJob) -> Result<(), RunError> {
         return Ok(());
     }
     let mut seen: std::collections::HashSet<&Path> = std::collections::HashSet::new();
+    // Regular files are read for disk-image signatures up to a bound (a job of many
+    // files is not read whole before it starts); loop backing is checked for all.
+    let mut probes = 0usize;
     for f in job.clones.iter().flat_map(|c| &c.files) {
         if !seen.insert(&f.path) {
             continue;
         }
-        let findings = crate::guard::check_block_device(&f.path).map_err(|e| RunError::Setup {
-            job: s.name.clone(),
-            path: f.path.clone(),
-            source: e,
-        })?;
+        probes += 1;
+        let findings =
+            crate::guard::check_target(&f.path, probes <= 16).map_err(|e| RunError::Setup {
+                job: s.name.clone(),
+                path: f.path.clone(),
+                source: e,
+            })?;
         if findings.is_empty() {
             continue;
         }
