@@ -5,7 +5,6 @@ mod dist;
 mod live;
 mod presets;
 mod signals;
-mod suite;
 
 use anyhow::{Context, Result};
 use clap::Parser;
@@ -215,12 +214,27 @@ fn install_links(argv: &[std::ffi::OsString]) -> Result<u8, Failure> {
     Ok(exit::OK)
 }
 
+/// `fathom suite ...` (or fathom under a tool's name): SIGINT/SIGTERM stop the suite,
+/// which prints what it measured and removes its files; the exit is then 130/143.
+fn run_suite(args: &[String]) -> Result<u8, Failure> {
+    let signals = signals::install_for_suites();
+    let r = fathom_suites::run(args);
+    match (signals.exit_code(), r) {
+        (Some(code), Ok(_)) => Ok(code),
+        (Some(code), Err(e)) => {
+            eprintln!("fathom: suite stopped by a signal: {e:#}");
+            Ok(code)
+        }
+        (None, r) => r.map_err(usage),
+    }
+}
+
 fn real_main() -> Result<u8, Failure> {
     let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
     if let Some(suite) = suite_of_name(&argv) {
         let mut rest = vec![suite.to_string()];
         rest.extend(argv[1..].iter().map(|a| a.to_string_lossy().into_owned()));
-        return suite::run(&rest).map_err(usage);
+        return run_suite(&rest);
     }
     if argv.get(1).is_some_and(|a| a == "install-links") {
         return install_links(&argv);
@@ -257,7 +271,7 @@ fn real_main() -> Result<u8, Failure> {
             .iter()
             .map(|a| a.to_string_lossy().into_owned())
             .collect();
-        return suite::run(&rest).map_err(usage);
+        return run_suite(&rest);
     }
     let (clap_indexed, job_indexed) = args::split_args_indexed(std::env::args_os().collect());
     let clap_args: Vec<_> = clap_indexed.iter().map(|(_, a)| a.clone()).collect();

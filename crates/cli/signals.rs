@@ -63,12 +63,9 @@ pub fn install(cancel: CancelHandle, board: std::sync::Arc<fathom::live::LiveBoa
     Signals
 }
 
-/// The run a suite has going (cancelled on the first SIGINT/SIGTERM).
-static SUITE_RUN: std::sync::Mutex<Option<CancelHandle>> = std::sync::Mutex::new(None);
-
-/// For `fathom suite`: the same handlers; a signal cancels the run the suite has going
-/// (see [`register`]), and the suite stops at its next check of [`stopped`], prints what
-/// it measured, removes its files and exits 130/143.
+/// For `fathom suite`: the same handlers; a signal asks the suite to stop
+/// ([`fathom_suites::stop::request`]): it ends its current test, prints what it measured,
+/// removes its files and the binary exits 130/143.
 pub fn install_for_suites() -> Signals {
     for sig in [libc::SIGINT, libc::SIGTERM] {
         // SAFETY: installing a handler that only touches an atomic and calls _exit.
@@ -80,28 +77,11 @@ pub fn install_for_suites() -> Signals {
         .name("fathom-signals".into())
         .spawn(|| loop {
             if SIGNAL.load(Ordering::SeqCst) != 0 {
-                if let Some(h) = SUITE_RUN.lock().ok().and_then(|g| g.clone()) {
-                    h.cancel();
-                }
+                fathom_suites::stop::request();
                 return;
             }
             std::thread::sleep(Duration::from_millis(20));
         })
         .expect("spawning the signal watcher");
     Signals
-}
-
-/// A suite's run about to start: cancelled at once if a signal came already.
-pub fn register(h: CancelHandle) {
-    if stopped() {
-        h.cancel();
-    }
-    if let Ok(mut g) = SUITE_RUN.lock() {
-        *g = Some(h);
-    }
-}
-
-/// True once SIGINT or SIGTERM arrived.
-pub fn stopped() -> bool {
-    SIGNAL.load(Ordering::SeqCst) != 0
 }

@@ -1,5 +1,12 @@
 //! `fathom suite NAME ...`: the classic tools' methods, run by fathom and printed in their
 //! familiar formats.
+//!
+//! One module per tool, each taking that tool's own command line ([`run`] dispatches on
+//! the first word): [`bonnie`] (bonnie++), [`iozone`], [`ior`] (IOR), [`sysbench`]
+//! (sysbench fileio), [`dd`], [`cdm`] (CrystalDiskMark) and [`curve`] (vdbench's
+//! iorate=curve). Every suite runs its I/O as fathom jobs ([`run_job`]) or its own loop,
+//! and stops early when [`stop`] is asked to (the CLI does on SIGINT/SIGTERM): it then
+//! prints what it measured and removes its files.
 
 pub mod bonnie;
 pub mod cdm;
@@ -7,7 +14,10 @@ pub mod curve;
 pub mod dd;
 pub mod ior;
 pub mod iozone;
+pub mod stop;
 pub mod sysbench;
+
+pub use stop::{check_stop, run_job, stopped};
 
 /// Options in `--key=value`, `--key value` or `-k value` form, as the suites take them.
 pub struct Opts<'a> {
@@ -79,47 +89,10 @@ fn help() -> String {
     s
 }
 
-/// Run `fathom suite ARGS...` (ARGS after the word `suite`). `--repeat=N` anywhere runs
-/// the suite N times and ends with each headline figure's mean, stddev, min, max and 95%
-/// confidence interval.
+/// Run `fathom suite ARGS...` (ARGS after the word `suite`) and return its exit code.
+/// `--repeat=N` anywhere runs the suite N times and ends with each headline figure's
+/// mean, stddev, min, max and 95% confidence interval.
 pub fn run(args: &[String]) -> anyhow::Result<u8> {
-    // SIGINT/SIGTERM: the suite stops at its next check, prints what it measured, removes
-    // its files and exits 130/143, as the main runner does.
-    let signals = crate::signals::install_for_suites();
-    let r = run_repeated(args);
-    match (signals.exit_code(), r) {
-        (Some(code), Ok(_)) => Ok(code),
-        (Some(code), Err(e)) => {
-            eprintln!("fathom: suite stopped by a signal: {e:#}");
-            Ok(code)
-        }
-        (None, r) => r,
-    }
-}
-
-/// Run one fathom job for a suite, stoppable by SIGINT/SIGTERM (the result then holds
-/// what was done; the suite checks [`stopped`] after it).
-pub fn run_job(job: impl Into<fathom::JobSet>) -> Result<fathom::Report, fathom::RunError> {
-    let r = fathom::Runner::new(job);
-    crate::signals::register(r.cancel_handle());
-    r.run()
-}
-
-/// True once SIGINT or SIGTERM asked the suite to stop.
-pub fn stopped() -> bool {
-    crate::signals::stopped()
-}
-
-/// Inside a suite's own I/O loop: an error once a signal asked the suite to stop (the
-/// suite then reports what it finished).
-pub fn check_stop() -> anyhow::Result<()> {
-    if stopped() {
-        anyhow::bail!("stopped by a signal");
-    }
-    Ok(())
-}
-
-fn run_repeated(args: &[String]) -> anyhow::Result<u8> {
     let mut repeat = 1u32;
     let mut rest = Vec::new();
     let mut it = args.iter();
@@ -152,7 +125,7 @@ fn run_repeated(args: &[String]) -> anyhow::Result<u8> {
         let (c, m) = run_once(&rest)?;
         code = code.max(c);
         runs.push(m);
-        if c != 0 || stopped() {
+        if c != 0 || stop::stopped() {
             break;
         }
     }

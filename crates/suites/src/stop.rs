@@ -1,0 +1,51 @@
+//! Stopping a suite early: [`request`] (what the CLI's SIGINT/SIGTERM handler calls)
+//! cancels the fathom run a suite has going and makes [`stopped`] true; the suite then
+//! ends its current test, prints what it finished and removes its files.
+
+use fathom::CancelHandle;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
+
+static STOP: AtomicBool = AtomicBool::new(false);
+
+/// The run a suite has going (cancelled by [`request`]).
+static RUN: Mutex<Option<CancelHandle>> = Mutex::new(None);
+
+/// Ask the running suite to stop: its current run is cancelled, and it stops at its next
+/// check. Not for a signal handler itself (it takes a lock): call it from a thread that
+/// watches for the signal.
+pub fn request() {
+    STOP.store(true, Ordering::SeqCst);
+    if let Some(h) = RUN.lock().ok().and_then(|g| g.clone()) {
+        h.cancel();
+    }
+}
+
+/// True once [`request`] asked the suite to stop.
+pub fn stopped() -> bool {
+    STOP.load(Ordering::SeqCst)
+}
+
+/// Inside a suite's own I/O loop: an error once the suite was asked to stop (the suite
+/// then reports what it finished).
+pub fn check_stop() -> anyhow::Result<()> {
+    if stopped() {
+        anyhow::bail!("stopped by a signal");
+    }
+    Ok(())
+}
+
+/// Run one fathom job for a suite, cancelled by [`request`] (the result then holds what
+/// was done; the suite checks [`stopped`] after it).
+pub fn run_job(job: impl Into<fathom::JobSet>) -> Result<fathom::Report, fathom::RunError> {
+    let r = fathom::Runner::new(job);
+    let h = r.cancel_handle();
+    if let Ok(mut g) = RUN.lock() {
+        *g = Some(h.clone());
+    }
+    // A request that came before the handle was registered.
+    if stopped() {
+        h.cancel();
+    }
+    r.run()
+}
