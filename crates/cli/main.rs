@@ -1,10 +1,12 @@
 //! The `fathom` binary: parse the command line and job files, run, report, exit.
 
 mod args;
+mod common;
 mod dist;
 mod live;
 mod presets;
 mod signals;
+mod sub;
 
 use anyhow::{Context, Result};
 use clap::Parser;
@@ -13,35 +15,8 @@ use fathom_report::Format;
 use std::io::Write;
 use std::process::ExitCode;
 
-/// Exit codes (documented in the README and --help).
-mod exit {
-    pub const OK: u8 = 0;
-    pub const IO_ERROR: u8 = 1;
-    pub const USAGE: u8 = 2;
-    pub const CHECK_FAILED: u8 = 3;
-}
-
-/// An error with the exit code it maps to.
-struct Failure {
-    code: u8,
-    err: anyhow::Error,
-}
-
-impl<E: Into<anyhow::Error>> From<E> for Failure {
-    fn from(e: E) -> Self {
-        Failure {
-            code: exit::USAGE,
-            err: e.into(),
-        }
-    }
-}
-
-fn usage(err: impl Into<anyhow::Error>) -> Failure {
-    Failure {
-        code: exit::USAGE,
-        err: err.into(),
-    }
-}
+use common::*;
+use sub::*;
 
 fn main() -> ExitCode {
     match real_main() {
@@ -94,19 +69,6 @@ fn unknown_flag_message(e: &clap::Error) -> Option<String> {
     ))
 }
 
-fn is_broken_pipe(e: &anyhow::Error) -> bool {
-    e.chain().any(|c| {
-        c.downcast_ref::<std::io::Error>()
-            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
-    })
-}
-
-/// A result file (native, fio JSON) of at most 4 GiB; devices are refused.
-fn read_result_file(f: &str) -> Result<String> {
-    fathom_job::read_text_bounded(std::path::Path::new(f), 4 << 30)
-        .with_context(|| format!("reading {f}"))
-}
-
 /// fio's "NAME: Laying out IO file (1 file / 16MiB)" lines: per job, the files that do not
 /// exist yet or are shorter than the job's region (fio's rule for laying a file out), with
 /// the MiB they will hold.
@@ -148,20 +110,6 @@ fn layout_lines(plan: &fathom::plan::Plan) -> String {
     text
 }
 
-/// An error and its causes, each said once: a cause whose text the message already holds
-/// (an I/O error quoted by the error that wraps it) is not repeated.
-fn error_text(err: &anyhow::Error) -> String {
-    let mut text = err.to_string();
-    for cause in err.chain().skip(1) {
-        let c = cause.to_string();
-        if !text.contains(&c) {
-            text.push_str(": ");
-            text.push_str(&c);
-        }
-    }
-    text
-}
-
 /// True when the binary was started under the name `fio` (a link or a copy).
 fn invoked_as_fio(argv: &[std::ffi::OsString]) -> bool {
     argv.first()
@@ -181,37 +129,6 @@ fn suite_of_name(argv: &[std::ffi::OsString]) -> Option<&'static str> {
         "dd" => "dd",
         _ => return None,
     })
-}
-
-/// `fathom install-links DIR`: links named as the classic tools, to this binary.
-fn install_links(argv: &[std::ffi::OsString]) -> Result<u8, Failure> {
-    let help = "fathom install-links DIR: make DIR/bonnie++, iozone, sysbench, IOR, dd and fio \
-                links to this binary (existing files are left alone); run under those names, \
-                fathom acts as the tool";
-    let Some(dir) = argv
-        .get(2)
-        .filter(|d| !d.to_string_lossy().starts_with('-'))
-    else {
-        if argv.get(2).is_some_and(|a| a == "--help" || a == "-h") {
-            print_stdout(&format!("{help}\n"))?;
-            return Ok(exit::OK);
-        }
-        return Err(usage(anyhow::anyhow!("{help}")));
-    };
-    let dir = std::path::Path::new(dir);
-    let me = std::env::current_exe().context("finding this binary")?;
-    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    for name in ["bonnie++", "iozone", "sysbench", "IOR", "dd", "fio"] {
-        let link = dir.join(name);
-        if link.symlink_metadata().is_ok() {
-            eprintln!("fathom: {} exists: left as it is", link.display());
-            continue;
-        }
-        std::os::unix::fs::symlink(&me, &link)
-            .with_context(|| format!("linking {}", link.display()))?;
-        print_stdout(&format!("{} -> {}\n", link.display(), me.display()))?;
-    }
-    Ok(exit::OK)
 }
 
 /// `fathom suite ...` (or fathom under a tool's name): SIGINT/SIGTERM stop the suite,
@@ -644,93 +561,6 @@ fn real_main() -> Result<u8, Failure> {
     })
 }
 
-/// Parse a subcommand's arguments; on --help or a usage error, print clap's text and give
-/// the exit code.
-fn parse_sub<T: clap::Parser>(argv: &[std::ffi::OsString]) -> Result<T, u8> {
-    T::try_parse_from(argv).map_err(|e| {
-        let code = match e.kind() {
-            clap::error::ErrorKind::DisplayHelp => exit::OK,
-            _ => exit::USAGE,
-        };
-        let _ = e.print();
-        code
-    })
-}
-
-/// `fathom merge A B ...`: read native results, add them, write the merged result.
-fn merge_main(argv: &[std::ffi::OsString]) -> Result<u8, Failure> {
-    let cli = match parse_sub::<args::MergeCli>(argv) {
-        Ok(c) => c,
-        Err(code) => return Ok(code),
-    };
-    let formats = fathom_report::parse_formats(&cli.output_format)
-        .map_err(|e| usage(anyhow::anyhow!("--output-format: {e}")))?;
-    let mut runs = Vec::new();
-    for f in &cli.files {
-        let text = if f == "-" {
-            let mut s = String::new();
-            std::io::Read::read_to_string(&mut std::io::stdin(), &mut s)
-                .context("reading stdin")?;
-            s
-        } else {
-            read_result_file(f)?
-        };
-        let run =
-            fathom_report::native::read(&text).map_err(|e| usage(anyhow::anyhow!("{f}: {e}")))?;
-        runs.push(run);
-    }
-    let merged = fathom::Report::merge(runs).map_err(|e| usage(anyhow::anyhow!("{e}")))?;
-    let mut out: Box<dyn Write> = match &cli.output {
-        Some(p) => Box::new(std::io::BufWriter::new(
-            std::fs::File::create(p).with_context(|| format!("--output {}", p.display()))?,
-        )),
-        None => Box::new(std::io::stdout().lock()),
-    };
-    for f in &formats {
-        fathom_report::reporter(*f).write_report(&merged, &mut out)?;
-    }
-    out.flush()?;
-    Ok(exit::OK)
-}
-
-/// `fathom verify --journal PATH`: check a crashed journaled run.
-fn verify_main(argv: &[std::ffi::OsString]) -> Result<u8, Failure> {
-    let cli = match parse_sub::<args::VerifyCli>(argv) {
-        Ok(c) => c,
-        Err(code) => return Ok(code),
-    };
-    let r = fathom::journal::check(&cli.journal).map_err(|e| usage(anyhow::anyhow!("{e}")))?;
-    let mut out = std::io::stdout().lock();
-    if cli.offsets {
-        let files: std::collections::BTreeSet<_> = r.acknowledged.iter().map(|a| &a.0).collect();
-        for (f, off) in &r.acknowledged {
-            if files.len() > 1 {
-                writeln!(out, "{}\t{off}", f.display())?;
-            } else {
-                writeln!(out, "{off}")?;
-            }
-        }
-    } else {
-        for f in &r.failures {
-            writeln!(out, "{f}")?;
-        }
-        writeln!(
-            out,
-            "verify: {} acknowledged chunks ({} bytes) checked, {} failed; {} in flight at the crash",
-            r.checked,
-            r.bytes,
-            r.failures.len(),
-            r.in_flight
-        )?;
-    }
-    out.flush()?;
-    Ok(if r.failures.is_empty() {
-        exit::OK
-    } else {
-        exit::IO_ERROR
-    })
-}
-
 /// `--bandwidth-log`: per direction, every job's interval samples added up by interval,
 /// as fio's log lines (`time_ms, KiB/s, ddir, 0, 0`).
 fn write_bandwidth_logs(run: &fathom::Report) -> std::io::Result<()> {
@@ -865,203 +695,5 @@ fn write_repeated(
             f => fathom_report::reporter(*f).write_report(merged, out)?,
         }
     }
-    Ok(())
-}
-
-/// `fathom compare BASE NEW`: per-metric verdicts, optionally a CI gate.
-fn compare_main(argv: &[std::ffi::OsString]) -> Result<u8, Failure> {
-    let cli = match parse_sub::<args::CompareCli>(argv) {
-        Ok(c) => c,
-        Err(code) => return Ok(code),
-    };
-    use fathom_report::compare;
-    let gate = match &cli.fail_if_slower {
-        Some(g) => {
-            compare::parse_gate(g).map_err(|e| usage(anyhow::anyhow!("--fail-if-slower: {e}")))?
-        }
-        None => Vec::new(),
-    };
-    // A native result, or JSON/JSON+ written by fio (or by fathom): fio baselines work.
-    let load = |f: &str| -> Result<fathom_report::figures::Figured, Failure> {
-        use fathom_report::figures;
-        let text = read_result_file(f)?;
-        match fathom_report::native::read_full(&text) {
-            Ok((r, reps)) => Ok(figures::of_native(&r, &reps)),
-            Err(native_err) => figures::of_fio_json(&text).map_err(|e| {
-                usage(anyhow::anyhow!(
-                    "{f}: neither a native result ({native_err}) nor fio JSON ({e})"
-                ))
-            }),
-        }
-    };
-    let b = load(&cli.base)?;
-    let n = load(&cli.new)?;
-    let rows = compare::compare_figured(
-        &b,
-        &n,
-        compare::CompareOpts {
-            alpha: cli.alpha,
-            noise_pct: cli.noise,
-        },
-    );
-    if rows.is_empty() {
-        return Err(usage(anyhow::anyhow!(
-            "no job and direction with I/O in both results (jobs are matched by name)"
-        )));
-    }
-    // Where a side is not a native result, say what each was read as.
-    let sources = if b.source != "fathom native" || n.source != "fathom native" {
-        format!(
-            "base: {} ({}); new: {} ({})\n",
-            cli.base, b.source, cli.new, n.source
-        )
-    } else {
-        String::new()
-    };
-    let text = match cli.format.as_str() {
-        "table" => compare::table(&rows) + &sources,
-        "markdown" => compare::markdown(&rows),
-        "json" => {
-            let v = serde_json::json!({
-                "base": cli.base,
-                "new": cli.new,
-                "base_source": b.source,
-                "new_source": n.source,
-                "alpha": cli.alpha,
-                "noise_pct": cli.noise,
-                "comparisons": rows,
-                "gate_failures": compare::gate_failures(&rows, &gate).len(),
-            });
-            serde_json::to_string_pretty(&v).context("json")? + "\n"
-        }
-        f => {
-            return Err(usage(anyhow::anyhow!(
-                "--format={f}: use table, markdown or json"
-            )))
-        }
-    };
-    print_stdout(&text)?;
-    let failed = compare::gate_failures(&rows, &gate);
-    for c in &failed {
-        eprintln!(
-            "fathom: compare: job '{}' {} {} is {:.1}% worse (p={:.4}): over the --fail-if-slower limit",
-            c.job, c.dir, c.metric, c.worse_pct, c.p_value
-        );
-    }
-    Ok(if failed.is_empty() {
-        exit::OK
-    } else {
-        exit::CHECK_FAILED
-    })
-}
-
-/// `fathom plot A [B ...] -o DIR`: SVG charts of results.
-fn plot_main(argv: &[std::ffi::OsString]) -> Result<u8, Failure> {
-    let cli = match parse_sub::<args::PlotCli>(argv) {
-        Ok(c) => c,
-        Err(code) => return Ok(code),
-    };
-    let mut inputs = Vec::new();
-    for f in &cli.files {
-        let text = read_result_file(f)?;
-        let run = match fathom_report::native::read(&text) {
-            Ok(r) => r,
-            Err(native_err) => fathom_report::plot::from_fio_json(&text).map_err(|e| {
-                usage(anyhow::anyhow!(
-                    "{f}: neither a native result ({native_err}) nor fio JSON ({e})"
-                ))
-            })?,
-        };
-        let label = std::path::Path::new(f)
-            .file_stem()
-            .map_or_else(|| f.clone(), |s| s.to_string_lossy().into_owned());
-        inputs.push(fathom_report::plot::Input { label, run });
-    }
-    let charts = fathom_report::plot::charts(&inputs).map_err(|e| usage(anyhow::anyhow!(e)))?;
-    if charts.is_empty() {
-        return Err(usage(anyhow::anyhow!(
-            "nothing to plot: the results hold no I/O"
-        )));
-    }
-    std::fs::create_dir_all(&cli.output)
-        .with_context(|| format!("creating {}", cli.output.display()))?;
-    let mut listing = String::new();
-    for c in &charts {
-        let p = cli.output.join(&c.file);
-        std::fs::write(&p, &c.svg).with_context(|| format!("writing {}", p.display()))?;
-        listing.push_str(&format!("{}  {}\n", p.display(), c.title));
-    }
-    print_stdout(&listing)?;
-    Ok(exit::OK)
-}
-
-/// Options each engine honours (their docs come from the option table).
-const ENGINE_OPTIONS: &[(&str, &[&str])] = &[
-    (
-        "io_uring",
-        &[
-            "hipri",
-            "fixedbufs",
-            "registerfiles",
-            "sqthread_poll",
-            "sqthread_poll_cpu",
-            "nonvectored",
-            "force_async",
-        ],
-    ),
-    ("libaio", &["userspace_reap"]),
-    ("pvsync2", &["hipri", "nowait"]),
-    ("filestat", &["stat_type"]),
-    ("dirstat", &["stat_type"]),
-    (
-        "filetree",
-        &[
-            "meta_mix",
-            "fileselect",
-            "tree_format",
-            "tree_depth",
-            "tree_width",
-            "tree_distribution",
-            "unique_dir",
-            "stat_type",
-        ],
-    ),
-];
-
-fn enghelp(engine: &str) -> Result<String> {
-    if engine.is_empty() {
-        let mut s = String::from("Available I/O engines:\n");
-        for (name, doc) in fathom_engine::ENGINES {
-            s.push_str(&format!("  {name:<10} {doc}\n"));
-        }
-        s.push_str("\nfathom --enghelp=ENGINE lists an engine's options.\n");
-        return Ok(s);
-    }
-    let engine = match engine {
-        "aio" | "linuxaio" => "libaio",
-        e => e,
-    };
-    let Some((name, doc)) = fathom_engine::ENGINES.iter().find(|e| e.0 == engine) else {
-        fathom_engine::create(engine)?;
-        anyhow::bail!("engine '{engine}' has no help");
-    };
-    let mut s = format!("{name}: {doc}\n");
-    match ENGINE_OPTIONS.iter().find(|e| e.0 == engine) {
-        Some((_, opts)) => {
-            s.push_str("options:\n");
-            for o in *opts {
-                let doc = fathom_job::options::find(o).map(|d| d.doc).unwrap_or("");
-                s.push_str(&format!("  {o:<18} {doc}\n"));
-            }
-        }
-        None => s.push_str("  (no engine-specific options)\n"),
-    }
-    Ok(s)
-}
-
-fn print_stdout(s: &str) -> Result<()> {
-    let mut o = std::io::stdout().lock();
-    o.write_all(s.as_bytes())?;
-    o.flush()?;
     Ok(())
 }

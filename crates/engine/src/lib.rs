@@ -6,6 +6,11 @@
 //! completed; asynchronous engines return it queued and hand it back from
 //! [`IoEngine::reap`]. The one place that maps an engine name to an engine is [`create`].
 //!
+//! One file per engine, except the five synchronous fd engines (`sync`, `psync`, `vsync`,
+//! `pvsync`, `pvsync2`), which share `fd.rs`: one transfer path (short transfers, EINTR,
+//! trims) and a choice of the system call. `sys.rs` holds the file table and the calls
+//! every fd engine makes.
+//!
 //! ```
 //! use fathom_engine::{create, AlignedBuf, IoUnit, OpenOptions, Queued};
 //! use fathom_job::Ddir;
@@ -61,6 +66,7 @@ macro_rules! fd_file_methods {
 }
 
 mod buf;
+mod fd;
 mod io_uring;
 pub mod layout;
 mod libaio;
@@ -69,13 +75,8 @@ mod mmap;
 mod null;
 mod pattern;
 mod posixaio;
-mod psync;
-mod pvsync;
-mod pvsync2;
-mod sync;
 mod sys;
 mod tokio;
-mod vsync;
 
 pub use buf::{fill_random, AlignedBuf};
 pub use meta::{fsop, StatType};
@@ -406,13 +407,11 @@ pub fn create_with(name: &str, opts: &EngineOptions) -> Result<Box<dyn IoEngine>
         "libaio" | "aio" | "linuxaio" => Ok(Box::new(libaio::Libaio::new(opts))),
         "posixaio" => Ok(Box::new(posixaio::PosixAio::default())),
         "io_uring" => Ok(Box::new(io_uring::IoUringEngine::new(*opts))),
-        "vsync" => Ok(Box::new(vsync::Vsync::default())),
-        "pvsync" => Ok(Box::new(pvsync::Pvsync::default())),
-        "pvsync2" => Ok(Box::new(pvsync2::Pvsync2::new(opts))),
         "mmap" => Ok(Box::new(mmap::Mmap::default())),
         "tokio" => Ok(Box::new(tokio::TokioEngine::default())),
-        "psync" => Ok(Box::new(psync::Psync::default())),
-        "sync" => Ok(Box::new(sync::Sync::default())),
+        "sync" | "psync" | "vsync" | "pvsync" | "pvsync2" => Ok(Box::new(
+            fd::FdEngine::named(name, opts).expect("an fd engine name"),
+        )),
         "null" => Ok(Box::new(null::Null::default())),
         "falloc" => Ok(Box::new(meta::FileCall::falloc())),
         "ftruncate" => Ok(Box::new(meta::FileCall::ftruncate())),

@@ -138,7 +138,7 @@ pub(crate) struct ProgressTracker {
 }
 
 impl ProgressTracker {
-    pub(crate) fn new(plan: &crate::Plan) -> ProgressTracker {
+    pub(crate) fn new(plan: &crate::plan::Plan) -> ProgressTracker {
         let mut at = 0;
         let clones_of = plan
             .jobs
@@ -162,7 +162,7 @@ impl ProgressTracker {
     pub(crate) fn finish<'a>(
         &mut self,
         j: usize,
-        clones: impl Iterator<Item = &'a crate::worker::CloneOutcome>,
+        clones: impl Iterator<Item = &'a crate::record::outcome::CloneOutcome>,
     ) {
         let mut ios = [0u64; 3];
         let mut bytes = [0u64; 3];
@@ -175,7 +175,7 @@ impl ProgressTracker {
         self.finals[j] = Some((ios, bytes));
     }
 
-    pub(crate) fn snapshot(&mut self, board: &crate::live::LiveBoard) -> Progress {
+    pub(crate) fn snapshot(&mut self, board: &crate::record::live::LiveBoard) -> Progress {
         use std::sync::atomic::Ordering::Relaxed;
         let now = std::time::Instant::now();
         let interval = now - self.last;

@@ -42,24 +42,33 @@
 //! (what SIGINT does in the binary). Custom I/O paths plug in as engines: implement
 //! [`IoEngine`] and [`register_engine`] it by name, then jobs say `ioengine=NAME` (the
 //! crate's `examples/memory_engine.rs` does this with an in-memory engine).
+//!
+//! The source is in rooms, in the order a run passes through them: `plan/` decides
+//! everything before the clock starts (groups, clones, files, sizes, limits, the
+//! [`guard`]); `run.rs` starts a thread per clone, phase by phase; `io/` is a clone's
+//! thread and timing loop (`worker.rs` generates, paces and issues; `slot.rs` issues an
+//! I/O and accounts its completion), `meta.rs` the metadata engines' loop; `pace/` holds
+//! every wait (think time, rate_min, latency_target, flow, steady state); `verify/`
+//! checks what was written (and keeps the crash [`journal`]); `record/` holds what comes
+//! out besides the statistics (clone outcomes, [`logs`], [`live`] counters, [`facts`],
+//! [`gate`]s).
 #![deny(missing_docs)]
 
 pub mod clock;
 mod error;
 pub mod events;
-pub mod facts;
-pub mod gate;
-pub mod guard;
-pub mod journal;
-pub mod live;
-pub mod logs;
+mod io;
 mod meta;
-mod numa;
+mod pace;
 pub mod plan;
+pub mod record;
 mod run;
-mod steady;
 mod verify;
-pub mod worker;
+
+pub use io::worker;
+pub use plan::guard;
+pub use record::{facts, gate, live, logs};
+pub use verify::journal;
 
 pub use error::RunError;
 pub use events::{JobProgress, Progress};

@@ -8,7 +8,7 @@
 //! counted as skipped, never silently turned into another.
 
 use crate::plan::{PlannedClone, PlannedJob, TreePlan};
-use crate::worker::CloneOutcome;
+use crate::record::outcome::CloneOutcome;
 use fathom_engine::{fsop, StatType};
 use fathom_job::{MetaOp, TreeFormat};
 use fathom_stats::{CpuUsage, ThreadStats};
@@ -170,7 +170,7 @@ pub(crate) fn run(
     clone: &PlannedClone,
     t: &TreePlan,
     cancel: &AtomicBool,
-    live: Option<&crate::live::LiveClone>,
+    live: Option<&crate::record::live::LiveClone>,
     mut out: CloneOutcome,
     t_start: Instant,
 ) -> CloneOutcome {
@@ -248,7 +248,7 @@ pub(crate) fn run(
             )
         })
     };
-    let mut thinker = crate::worker::Thinker::new(job.thinktime);
+    let mut thinker = crate::pace::Thinker::new(job.thinktime);
     let fresh = |mix: &[(MetaOp, u32)]| {
         let mut s = ThreadStats::new();
         s.count_errors = tolerate;
@@ -261,7 +261,7 @@ pub(crate) fn run(
     let mut flow = job
         .flow
         .as_deref()
-        .map(|f| crate::worker::FlowMember::join(f, spec.flow));
+        .map(|f| crate::pace::flow::FlowMember::join(f, spec.flow));
     let io_start = crate::clock::now();
     let ramp_end = io_start + spec.ramp_time;
     let mut ramping = !spec.ramp_time.is_zero();
@@ -292,7 +292,7 @@ pub(crate) fn run(
             .and_then(|s| s.intended(0, 0))
             .map(|d| sched_origin + d)
         {
-            if at > now && !crate::worker::wait_until(at, cancel, deadline) {
+            if at > now && !crate::pace::wait_until(at, cancel, deadline) {
                 break;
             }
         }

@@ -3,8 +3,9 @@
 
 use crate::error::RunError;
 use crate::events::{Events, ProgressTracker};
+use crate::io::worker::run_clone;
 use crate::plan::{Plan, PlannedJob};
-use crate::worker::{run_clone, CloneOutcome};
+use crate::record::outcome::CloneOutcome;
 use fathom_engine::layout::{layout_file_until, LayoutRequest};
 use fathom_stats::{GroupResult, JobResult, RunResult, ThreadStats};
 use std::collections::{HashMap, HashSet};
@@ -56,7 +57,7 @@ impl Cleanup {
 pub(crate) fn execute(
     plan: &Plan,
     cancel: &Arc<AtomicBool>,
-    board: &Arc<crate::live::LiveBoard>,
+    board: &Arc<crate::record::live::LiveBoard>,
     events: &mut Events,
 ) -> Result<RunResult, RunError> {
     let run_start_ms = std::time::SystemTime::now()
@@ -69,7 +70,7 @@ pub(crate) fn execute(
     crate::clock::init();
     let mut cleanup = Cleanup::default();
     // fio's disk utilisation: the devices under every file the jobs use.
-    let disks = crate::facts::DiskWatch::start(
+    let disks = crate::record::facts::DiskWatch::start(
         plan.jobs
             .iter()
             .filter(|j| !j.caps.diskless && !j.spec.control.no_disk_util)
@@ -90,7 +91,7 @@ pub(crate) fn execute(
     result?;
     let mut run = assemble(plan, outcomes, layout_time, run_start_ms);
     run.interrupted = cancel.load(std::sync::atomic::Ordering::SeqCst);
-    run.host = crate::facts::host();
+    run.host = crate::record::facts::host();
     run.targets = targets;
     run.disk_util = disks.finish();
     Ok(run)
@@ -99,7 +100,7 @@ pub(crate) fn execute(
 fn run_phases(
     plan: &Plan,
     cancel: &Arc<AtomicBool>,
-    board: &Arc<crate::live::LiveBoard>,
+    board: &Arc<crate::record::live::LiveBoard>,
     events: &mut Events,
     outcomes: &mut [Vec<CloneOutcome>],
     layout_time: &mut [Duration],
@@ -206,12 +207,12 @@ fn run_phases(
             .collect();
         // Steady-state watches of this phase's jobs, fed from the live board.
         let phase_start = Instant::now();
-        let mut trackers: Vec<Option<crate::steady::Tracker>> = plan
+        let mut trackers: Vec<Option<crate::pace::steady::Tracker>> = plan
             .jobs
             .iter()
             .map(|j| {
                 (j.phase == phase)
-                    .then(|| crate::steady::Tracker::new(&j.spec, phase_start))
+                    .then(|| crate::pace::steady::Tracker::new(&j.spec, phase_start))
                     .flatten()
             })
             .collect();
@@ -274,7 +275,7 @@ fn run_phases(
                         .iter()
                         .map(|j| j.clones.len())
                         .sum::<usize>();
-                    let mut tot = crate::steady::Totals::default();
+                    let mut tot = crate::pace::steady::Totals::default();
                     for (_, l) in &board.clones[first..first + plan.jobs[ji].clones.len()] {
                         let r = std::sync::atomic::Ordering::Relaxed;
                         tot.ios += l.ios.iter().map(|x| x.load(r)).sum::<u64>();
@@ -401,7 +402,7 @@ fn run_phases(
                 let diskless = job.caps.diskless && job.caps.metadata.is_none();
                 cleanup
                     .targets
-                    .push(crate::facts::target(&job.spec.name, &p, diskless));
+                    .push(crate::record::facts::target(&job.spec.name, &p, diskless));
             }
         }
         // unlink=1: remove this phase's files, but only those fathom created: a file that
@@ -519,7 +520,7 @@ fn assemble(
     let mut run = RunResult {
         global_options: plan.global_options.clone(),
         timestamp_ms,
-        version: crate::VERSION.to_string(),
+        version: env!("CARGO_PKG_VERSION").to_string(),
         threads: plan.threads(),
         ..Default::default()
     };

@@ -35,7 +35,8 @@
 
 use crate::error::JobError;
 use crate::ini::{RawOpt, RawSection};
-use crate::spec::{Dialect, JobSet, JobSpec, Location, RwKind};
+use crate::spec::{JobSet, JobSpec};
+use crate::words::{Dialect, Location, RwKind};
 use std::time::Duration;
 
 /// An I/O engine, by name (`ioengine=`). [`Engine::Custom`] names an engine registered at

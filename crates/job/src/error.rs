@@ -1,6 +1,6 @@
 //! Errors of parsing and resolving job files.
 
-use crate::spec::Location;
+use crate::words::Location;
 
 /// A job file, TOML file or command line could not be turned into jobs. Every variant
 /// names where the problem is (file and line) and, where it helps, what to write instead.

@@ -16,8 +16,8 @@
 //! assert!(a[1].holds(1_500_000.0));
 //! ```
 
-use crate::spec::{Ddir, Dialect};
 use crate::units;
+use crate::words::{Ddir, Dialect};
 
 /// A latency population.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -5,8 +5,8 @@
 //! of the value, so `bs = 8k` would be 8 bytes there).
 
 use crate::error::JobError;
-use crate::spec::{Dialect, Location};
 use crate::units::substitute;
+use crate::words::{Dialect, Location};
 use std::path::{Path, PathBuf};
 
 /// One `key[=value]` as written.

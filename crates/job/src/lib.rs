@@ -6,6 +6,11 @@
 //! definition in the option table. An option fio has that fathom does not implement is an
 //! error naming it; an unknown option gets a did-you-mean.
 //!
+//! Modules, lowest first: `words` (the vocabulary: directions, patterns, sizes,
+//! locations), [`units`] (numbers, sizes, times), [`gate`] (CI assertions), `spec` (the
+//! resolved job), [`options`] (the option table, one module per area), then the readers:
+//! `ini` (fio's dialect), `toml_in`, `resolve` (sections to jobs) and `builder`.
+//!
 //! # Where fathom deliberately differs from fio
 //!
 //! fio job files follow fio's rules (sections, `[global*]` scoping, comments, `include`,
@@ -50,11 +55,13 @@ mod resolve;
 mod spec;
 mod toml_in;
 pub mod units;
+mod words;
 
 pub use builder::{Engine, Job, JobBuilder};
 pub use control::{Control, FadviseHint, NumaMode, NumaPolicy};
 pub use error::JobError;
 pub use spec::*;
+pub use words::*;
 
 use ini::RawSection;
 

@@ -3,8 +3,9 @@
 use crate::error::JobError;
 use crate::ini::{RawOpt, RawSection};
 use crate::options::{self, Ctx};
-use crate::spec::{Dialect, JobSpec, Location};
+use crate::spec::JobSpec;
 use crate::units;
+use crate::words::{Dialect, Location};
 
 /// Apply options in order to a job (later ones win). `kb_base` is taken from the options
 /// first, so it applies to sizes written before it too.

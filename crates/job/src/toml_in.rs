@@ -4,7 +4,7 @@
 
 use crate::error::JobError;
 use crate::ini::{RawOpt, RawSection};
-use crate::spec::{Dialect, Location};
+use crate::words::{Dialect, Location};
 use indexmap::IndexMap;
 use serde::Deserialize;
 use toml::Spanned;

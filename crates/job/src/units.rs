@@ -10,7 +10,7 @@
 //! assert_eq!(parse_time("500ms", TimeUnit::Seconds).unwrap().as_millis(), 500);
 //! ```
 
-use crate::spec::Dialect;
+use crate::words::Dialect;
 use std::time::Duration;
 
 /// Multiplier of a size suffix. `kb_base` 1024 (fio's default) makes `k` 1024 and the IEC

@@ -1,8 +1,8 @@
 //! Job description, files and sizes.
 
 use super::{int_in, size, size_or_percent, OptDef};
-use crate::spec::Fallocate;
 use crate::units::{parse_bool, parse_range, split_paths};
+use crate::words::Fallocate;
 
 const C: &str = "Job description and files";
 

@@ -1,8 +1,8 @@
 //! I/O pattern, block sizes, engine, depth, sync cadence and buffers.
 
 use super::{int_in, size, OptDef};
-use crate::spec::{Rw, RwKind};
 use crate::units::{parse_bool, split_rwt};
+use crate::words::{Rw, RwKind};
 
 const C: &str = "I/O type, size and engine";
 
@@ -279,7 +279,7 @@ pub(super) static OPTS: &[OptDef] = &[
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::spec::Dialect;
+    use crate::words::Dialect;
 
     #[test]
     fn rw_suffixes() {

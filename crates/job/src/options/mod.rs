@@ -14,8 +14,9 @@ mod time;
 mod unsupported;
 mod verify;
 
-use crate::spec::{Dialect, JobSpec};
+use crate::spec::JobSpec;
 use crate::units;
+use crate::words::Dialect;
 
 /// What an option's value is applied with.
 pub(crate) struct Ctx {
@@ -369,7 +370,7 @@ pub(crate) fn int_in(v: &str, lo: u64, hi: u64) -> Result<u32, String> {
 }
 
 /// A size or a percentage (`50%`).
-pub(crate) fn size_or_percent(v: &str, c: &Ctx) -> Result<crate::spec::SizeSpec, String> {
+pub(crate) fn size_or_percent(v: &str, c: &Ctx) -> Result<crate::words::SizeSpec, String> {
     if let Some(p) = v.trim().strip_suffix('%') {
         let p: f64 = p
             .trim()
@@ -378,9 +379,9 @@ pub(crate) fn size_or_percent(v: &str, c: &Ctx) -> Result<crate::spec::SizeSpec,
         if !(p > 0.0 && p <= 100.0) {
             return Err("a percentage must be in (0, 100]".into());
         }
-        return Ok(crate::spec::SizeSpec::Percent(p));
+        return Ok(crate::words::SizeSpec::Percent(p));
     }
-    size(v, c).map(crate::spec::SizeSpec::Bytes)
+    size(v, c).map(crate::words::SizeSpec::Bytes)
 }
 
 #[cfg(test)]

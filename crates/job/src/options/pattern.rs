@@ -352,7 +352,7 @@ pub(super) static OPTS: &[OptDef] = &[
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::spec::Dialect;
+    use crate::words::Dialect;
 
     fn c() -> Ctx {
         Ctx {

@@ -16,6 +16,9 @@
 //! - **bit flip** / **corrupted data**: the digest does not match; the first differing
 //!   byte is named.
 
+pub mod journal;
+pub(crate) mod readback;
+
 use fathom_job::{VerifyKind, VerifySpec};
 use std::fmt::Write as _;
 

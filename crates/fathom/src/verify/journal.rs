@@ -288,3 +288,33 @@ pub fn check(path: &Path) -> Result<JournalReport, String> {
     }
     Ok(report)
 }
+
+/// The journal of one clone at `path` (verify_journal=): `$jobnum` in the path, or a
+/// `.N` suffix when the job has several clones, tells clones apart; its header records
+/// the most records one write appends (a crash can tear that many at the end).
+pub(crate) fn journal_for(
+    clone: &crate::plan::PlannedClone,
+    spec: &fathom_job::JobSpec,
+    path: &str,
+    v: &Verifier,
+) -> Result<JournalWriter, (i32, String)> {
+    let path = if path.contains("$jobnum") {
+        path.replace("$jobnum", &clone.jobnum.to_string())
+    } else if spec.numjobs > 1 {
+        format!("{path}.{}", clone.jobnum)
+    } else {
+        path.to_string()
+    };
+    let files: Vec<PathBuf> = clone.files.iter().map(|f| f.path.clone()).collect();
+    let max_len = (0..3)
+        .map(|d| clone.params.len_range(d).1)
+        .max()
+        .unwrap_or(0);
+    let batch = max_len.div_ceil(v.interval.max(1));
+    JournalWriter::create(Path::new(&path), &files, v, batch).map_err(|e| {
+        (
+            fathom_engine::errno_of(&e).unwrap_or(libc::EIO),
+            format!("verify_journal {path}: {e}"),
+        )
+    })
+}

@@ -1,6 +1,6 @@
 //! Checking a run's results against the jobs' `assert` conditions (fathom extension).
 
-use crate::Plan;
+use crate::plan::Plan;
 use fathom_job::gate::{Assertion, LatKind, LatStatKind, Metric};
 use fathom_stats::{JobResult, RunResult};
 

@@ -1,0 +1,148 @@
+//! openfiles=N: which files are open, and the least recently used idle one closed to open the next.
+
+use crate::io::sync::timed_sync;
+use fathom_engine::OpenOptions;
+use fathom_stats::ThreadStats;
+
+/// openfiles: which of a clone's files are open, how recently each was used, and the
+/// I/Os each has in flight (a file is closed only when idle).
+pub(crate) struct OpenSet {
+    pub(crate) limit: usize,
+    /// The files open now (at most `limit`, more after a verify pass opened them all).
+    pub(crate) opened: Vec<usize>,
+    pub(crate) open: Vec<bool>,
+    pub(crate) last: Vec<u64>,
+    pub(crate) inflight: Vec<u32>,
+    pub(crate) written: Vec<bool>,
+    pub(crate) tick: u64,
+    pub(crate) count: usize,
+}
+
+impl OpenSet {
+    pub(crate) fn new(n: usize, limit: usize) -> OpenSet {
+        OpenSet {
+            limit,
+            opened: (0..limit.min(n)).collect(),
+            open: (0..n).map(|i| i < limit).collect(),
+            last: vec![0; n],
+            inflight: vec![0; n],
+            written: vec![false; n],
+            tick: 0,
+            count: limit.min(n),
+        }
+    }
+
+    /// Open every closed file (a verify pass reads them all); later I/O closes the least
+    /// recently used ones again down to the limit.
+    pub(crate) fn open_all(
+        &mut self,
+        engine: &mut dyn fathom_engine::IoEngine,
+        files: &[crate::plan::PlannedFile],
+        opts: &OpenOptions,
+    ) -> std::io::Result<()> {
+        for (f, file) in files.iter().enumerate() {
+            if !self.open[f] {
+                engine.reopen_file(f, &file.path, opts)?;
+                self.open[f] = true;
+                self.opened.push(f);
+                self.count += 1;
+            }
+        }
+        Ok(())
+    }
+
+    /// Make file `f` open for an I/O, closing the least recently used idle file when at
+    /// the limit (after an fsync with fsync_on_close). False: every open file has I/O in
+    /// flight, so nothing can be closed yet.
+    pub(crate) fn ensure(
+        &mut self,
+        f: usize,
+        engine: &mut dyn fathom_engine::IoEngine,
+        files: &[crate::plan::PlannedFile],
+        opts: &OpenOptions,
+        spec: &fathom_job::JobSpec,
+        st: &mut ThreadStats,
+    ) -> std::io::Result<bool> {
+        self.tick += 1;
+        if !self.open[f] {
+            // Down to the limit (more than one after a verify pass opened them all).
+            // The search is over the open files only: its cost follows openfiles, not
+            // the number of files.
+            while self.count >= self.limit {
+                let victim = (0..self.opened.len())
+                    .filter(|&k| self.inflight[self.opened[k]] == 0)
+                    .min_by_key(|&k| self.last[self.opened[k]]);
+                let Some(k) = victim else {
+                    return Ok(false);
+                };
+                let v = self.opened[k];
+                if spec.fsync_on_close && self.written[v] {
+                    timed_sync(engine, v, false, st)?;
+                }
+                engine.close_file(v)?;
+                self.opened.swap_remove(k);
+                self.open[v] = false;
+                self.count -= 1;
+            }
+            engine.reopen_file(f, &files[f].path, opts)?;
+            self.open[f] = true;
+            self.opened.push(f);
+            self.count += 1;
+        }
+        self.last[f] = self.tick;
+        Ok(true)
+    }
+}
+
+/// Open the clone's files before its clock starts: pre_read each region first, open the
+/// first `open_limit` (all without openfiles=) and register the rest closed, and drop
+/// each file's cached pages for invalidate=1. An EMFILE names the descriptor limit.
+pub(crate) fn open_files(
+    engine: &mut dyn fathom_engine::IoEngine,
+    job: &crate::plan::PlannedJob,
+    clone: &crate::plan::PlannedClone,
+    opts: &OpenOptions,
+    open_limit: Option<usize>,
+) -> Result<(), (i32, String)> {
+    let spec = &job.spec;
+    for (fi, f) in clone.files.iter().enumerate() {
+        if spec.control.pre_read && !job.caps.diskless {
+            // pre_read: the region through the page cache, before the clock (and no
+            // invalidate after it, as in fio).
+            crate::io::thread::pre_read(&f.path, f.region.start, f.region.len).map_err(|e| {
+                (
+                    e.raw_os_error().unwrap_or(libc::EIO),
+                    format!("pre_read {}: {e}", f.path.display()),
+                )
+            })?;
+        }
+        let opened = match open_limit {
+            Some(limit) if fi >= limit => engine.add_closed_file(&f.path, opts),
+            _ => engine.open_file(&f.path, opts),
+        };
+        // invalidate=1: through the job's own descriptor where the engine has one.
+        let invalidate = spec.invalidate && !spec.control.pre_read && !spec.direct;
+        if invalidate && !job.caps.diskless && job.caps.metadata.is_none() {
+            match opened.as_ref().ok().and_then(|&i| engine.raw_fd(i)) {
+                Some(fd) if fd >= 0 => fathom_engine::layout::invalidate_fd(fd),
+                _ => {
+                    let _ = fathom_engine::layout::invalidate(&f.path);
+                }
+            }
+        }
+        if let Err(e) = opened {
+            let errno = fathom_engine::errno_of(&e).unwrap_or(libc::EIO);
+            let hint = if errno == libc::EMFILE || errno == libc::ENFILE {
+                format!(
+                    " (the job has {} files; set openfiles= below the descriptor limit, {})",
+                    clone.files.len(),
+                    crate::plan::nofile_soft()
+                )
+            } else {
+                String::new()
+            };
+            return Err((errno, format!("open: {e}{hint}")));
+        }
+    }
+    Ok(())
+}

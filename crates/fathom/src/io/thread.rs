@@ -1,0 +1,144 @@
+//! The clone's thread before its loop: CPU and NUMA placement, priorities, locked memory, exec_prerun/postrun hooks, pre_read.
+
+/// Apply cpus_allowed/cpumask (with cpus_allowed_policy), nice, prio and prioclass to the
+/// calling thread.
+pub(crate) fn place_thread(spec: &fathom_job::JobSpec, jobnum: u32) -> Result<(), String> {
+    if let Some(nodes) = &spec.control.numa_cpu_nodes {
+        crate::plan::numa::run_on_nodes(nodes, spec.cpus.as_deref())?;
+    }
+    if let Some(p) = &spec.control.numa_mem_policy {
+        crate::plan::numa::set_mem_policy(p)?;
+    }
+    // SAFETY: the libc calls below take plain values and a zeroed cpu_set_t we own.
+    unsafe {
+        let tid = libc::gettid();
+        if let Some(cpus) = &spec.cpus {
+            let mine: Vec<usize> = if spec.cpus_split {
+                vec![cpus[jobnum as usize % cpus.len()]]
+            } else {
+                cpus.clone()
+            };
+            let mut set: libc::cpu_set_t = std::mem::zeroed();
+            for &c in &mine {
+                libc::CPU_SET(c, &mut set);
+            }
+            if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) != 0 {
+                return Err(format!(
+                    "cpus_allowed {mine:?}: {} (the machine has {} CPUs online)",
+                    std::io::Error::last_os_error(),
+                    std::thread::available_parallelism().map_or(1, |n| n.get())
+                ));
+            }
+        }
+        if let Some(n) = spec.nice {
+            if libc::setpriority(libc::PRIO_PROCESS, tid as libc::id_t, n) != 0 {
+                return Err(format!("nice={n}: {}", std::io::Error::last_os_error()));
+            }
+        }
+        if spec.prio.is_some() || spec.prioclass.is_some() {
+            // Best-effort when only prio is given, priority 4 when only the class is.
+            let class = spec.prioclass.unwrap_or(2) as libc::c_long;
+            let prio = spec.prio.unwrap_or(4) as libc::c_long;
+            const IOPRIO_WHO_PROCESS: libc::c_long = 1;
+            let value = (class << 13) | prio;
+            if libc::syscall(
+                libc::SYS_ioprio_set,
+                IOPRIO_WHO_PROCESS,
+                tid as libc::c_long,
+                value,
+            ) != 0
+            {
+                return Err(format!(
+                    "prioclass={class} prio={prio}: {}",
+                    std::io::Error::last_os_error()
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `lockmem`: memory pinned with mlock(2) for as long as this lives.
+pub(crate) struct LockedMem(Vec<u8>);
+
+impl LockedMem {
+    pub(crate) fn new(bytes: u64) -> Result<Option<LockedMem>, String> {
+        if bytes == 0 {
+            return Ok(None);
+        }
+        // SAFETY: sysconf has no preconditions.
+        let (pages, page) = unsafe {
+            (
+                libc::sysconf(libc::_SC_AVPHYS_PAGES),
+                libc::sysconf(libc::_SC_PAGESIZE),
+            )
+        };
+        let avail = (pages.max(0) as u64).saturating_mul(page.max(0) as u64);
+        if bytes > avail {
+            return Err(format!(
+                "lockmem={bytes}: more than this machine's available memory ({avail} bytes)"
+            ));
+        }
+        let mut v: Vec<u8> = Vec::new();
+        v.try_reserve_exact(bytes as usize)
+            .map_err(|e| format!("lockmem={bytes}: {e}"))?;
+        // SAFETY: mlock over the Vec's own allocation (its capacity; mlock faults the
+        // pages in, nothing reads them), which lives as long as `self`.
+        if unsafe { libc::mlock(v.as_mut_ptr().cast(), v.capacity()) } != 0 {
+            let e = std::io::Error::last_os_error();
+            return Err(format!(
+                "lockmem={bytes}: mlock failed: {e}; raise the locked-memory limit \
+                 (ulimit -l) or run as root"
+            ));
+        }
+        Ok(Some(LockedMem(v)))
+    }
+}
+
+impl Drop for LockedMem {
+    fn drop(&mut self) {
+        // SAFETY: unlocks the range locked in `new`, still allocated.
+        unsafe { libc::munlock(self.0.as_ptr().cast(), self.0.capacity()) };
+    }
+}
+
+/// exec_prerun / exec_postrun: `sh -c CMD`, its output in `JOB.WHICH.txt` (fio's file).
+pub(crate) fn exec_hook(job: &str, which: &str, cmd: &str) -> Result<(), String> {
+    let log = format!("{job}.{which}.txt");
+    let file = std::fs::File::create(&log).map_err(|e| format!("exec_{which}: {log}: {e}"))?;
+    let err = file
+        .try_clone()
+        .map_err(|e| format!("exec_{which}: {log}: {e}"))?;
+    let status = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(cmd)
+        .stdin(std::process::Stdio::null())
+        .stdout(file)
+        .stderr(err)
+        .status()
+        .map_err(|e| format!("exec_{which} '{cmd}': {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "exec_{which} '{cmd}' failed ({status}); its output is in {log}"
+        ))
+    }
+}
+
+/// pre_read: read `len` bytes of `path` from `start` through the page cache.
+pub(crate) fn pre_read(path: &std::path::Path, start: u64, len: u64) -> std::io::Result<()> {
+    use std::io::{Read, Seek};
+    let mut f = std::fs::File::open(path)?;
+    f.seek(std::io::SeekFrom::Start(start))?;
+    let mut buf = vec![0u8; 1 << 20];
+    let mut left = len;
+    while left > 0 {
+        let n = f.read(&mut buf[..left.min(1 << 20) as usize])?;
+        if n == 0 {
+            break;
+        }
+        left -= n as u64;
+    }
+    Ok(())
+}

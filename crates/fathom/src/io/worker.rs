@@ -1,0 +1,860 @@
+//! The per-clone thread: open files, then the timing loop. Everything here is owned by
+//! the thread: generator, engine, buffers and recorder; nothing is shared on the hot path
+//! except the cancel flag (a relaxed atomic load per I/O).
+
+use crate::io::openset::{open_files, OpenSet};
+use crate::io::sampler::{epoch_ms, sample_interval, Sampler};
+use crate::io::slot::{complete, overlaps_inflight, submit, Recorder, Slot};
+use crate::io::sync::{due_syncs, sync_cadence, SyncState};
+use crate::io::thread::{exec_hook, place_thread, LockedMem};
+use crate::pace::flow::FlowMember;
+use crate::pace::latency_target::{LatTarget, LtEvent};
+use crate::pace::{sleep_cancellable, wait_until, MinRate, Thinker};
+use crate::plan::{PlannedClone, PlannedJob};
+use crate::record::outcome::{fills_device, CloneOutcome};
+use crate::verify::readback::{after_io, verify_chunks, Backlog, ReadBack};
+use fathom_engine::{EngineBuf, OpenOptions, Queued};
+use fathom_job::Ddir;
+use fathom_stats::{batch_index, depth_level_index, CpuUsage, ThreadStats};
+use fathom_workload::{Generator, IoReq};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+/// Run one clone to completion.
+pub fn run_clone(
+    job: &PlannedJob,
+    clone: &PlannedClone,
+    cancel: &AtomicBool,
+    live: Option<&crate::record::live::LiveClone>,
+) -> CloneOutcome {
+    let spec = &job.spec;
+    let mut out = CloneOutcome {
+        stats: ThreadStats {
+            count_errors: spec.continue_on_error_set
+                || spec.ignore_error.iter().any(|l| !l.is_empty()),
+            ..ThreadStats::new()
+        },
+        start_ms: epoch_ms(),
+        ..Default::default()
+    };
+    let t_start = crate::clock::now();
+    // CPU affinity, nice value and I/O priority of this clone's thread.
+    if let Err(text) = place_thread(spec, clone.jobnum) {
+        out.stats.error = libc::EINVAL;
+        out.error_text = Some(text);
+        out.elapsed = t_start.elapsed();
+        return out;
+    }
+    // Start delay (a random value in the range when one is given).
+    let (lo, hi) = spec.startdelay;
+    let delay = if hi > lo {
+        let mut r = fathom_workload::Rng::new(clone.params.seed ^ 0xde1a);
+        lo + Duration::from_nanos(r.below((hi - lo).as_nanos() as u64 + 1))
+    } else {
+        lo
+    };
+    if !delay.is_zero() && !sleep_cancellable(delay, cancel) {
+        out.elapsed = t_start.elapsed();
+        return out;
+    }
+
+    // lockmem: this clone pins that much memory while it runs.
+    let _locked = match LockedMem::new(spec.control.lockmem) {
+        Ok(l) => l,
+        Err(text) => {
+            out.stats.error = libc::ENOMEM;
+            out.error_text = Some(text);
+            out.elapsed = t_start.elapsed();
+            return out;
+        }
+    };
+    if spec.control.create_only {
+        // The files were laid out before the clones started; no I/O.
+        out.elapsed = t_start.elapsed();
+        return out;
+    }
+    if let Some(cmd) = &spec.control.exec_prerun {
+        if let Err(text) = exec_hook(&spec.name, "prerun", cmd) {
+            out.stats.error = libc::EINVAL;
+            out.error_text = Some(text);
+            out.elapsed = t_start.elapsed();
+            return out;
+        }
+    }
+    if let Some(t) = &clone.tree {
+        return crate::meta::run(job, clone, t, cancel, live, out, t_start);
+    }
+    let fail = |out: &mut CloneOutcome, errno: i32, text: String| {
+        out.stats.error = errno;
+        out.error_text = Some(text);
+    };
+
+    let mut engine = match fathom_engine::create_with(&spec.ioengine, &job.engine_options) {
+        Ok(e) => e,
+        Err(e) => {
+            fail(&mut out, libc::EINVAL, e.to_string());
+            return out;
+        }
+    };
+    let k = spec.rw.kind;
+    let opts = OpenOptions {
+        write: k.writes() || k.trims(),
+        direct: spec.direct,
+        create: spec.create_on_open,
+        sync: spec.sync == fathom_job::SyncMode::Sync,
+        dsync: spec.sync == fathom_job::SyncMode::Dsync,
+        advice: {
+            use fathom_engine::Advice as A;
+            use fathom_job::FadviseHint as F;
+            match spec.control.fadvise_hint {
+                F::None => A::None,
+                F::ByPattern if k.is_random() => A::Random,
+                F::ByPattern | F::Sequential => A::Sequential,
+                F::Random => A::Random,
+                F::NoReuse => A::NoReuse,
+            }
+        },
+    };
+    // Buffers: one per I/O slot, aligned for O_DIRECT, allocated once.
+    let depth = job.effective_iodepth.max(1) as usize;
+    let max_bs = (0..3)
+        .map(|d| clone.params.len_range(d).1)
+        .max()
+        .unwrap_or(4096) as usize;
+    // O_DIRECT buffers: aligned to max(logical block size, page size, iomem_align).
+    let lbs = clone
+        .files
+        .iter()
+        .filter(|_| spec.direct)
+        .filter_map(|f| fathom_engine::logical_block_size(&f.path))
+        .max()
+        .unwrap_or(0) as usize;
+    let align = (spec.iomem_align as usize)
+        .max(4096)
+        .max(lbs.next_power_of_two());
+    let mut slots: Vec<Slot> = (0..depth).map(|_| Slot::new(max_bs, align)).collect();
+    // fio's batching: I/Os per submit call, completions per reap, refill low-water mark.
+    let batch = match spec.iodepth_batch_submit as usize {
+        0 => depth,
+        b => b.min(depth),
+    };
+    let cmin = (spec.iodepth_batch_complete_min as usize).min(depth);
+    let cmax = match spec.iodepth_batch_complete_max as usize {
+        0 => cmin.max(1),
+        m => m.max(cmin).max(1),
+    };
+    let low = spec
+        .iodepth_low
+        .map(|l| l as usize)
+        .unwrap_or(depth)
+        .min(depth);
+    let mut draining = false;
+    let content = &job.buffers;
+    let mut draw = fathom_workload::Rng::new(clone.params.seed ^ 0xb0f);
+    for (i, s) in slots.iter_mut().enumerate() {
+        content.fill(
+            s.buf.as_mut_slice(),
+            clone.params.seed ^ (i as u64 + 1) << 48,
+            100,
+        );
+    }
+    let refill = content.refills();
+    let mut writes = 0u64;
+    // verify: the clone's verifier, the completed writes waiting for a backlog check.
+    let mut verifier = match crate::verify::readback::verifier_for(clone, spec, &mut out.stats) {
+        Ok(v) => v,
+        Err((errno, text)) => {
+            fail(&mut out, errno, text);
+            out.elapsed = t_start.elapsed();
+            return out;
+        }
+    };
+    let mut backlog = Backlog::default();
+    // verify_journal: intents and acknowledgements of this clone's writes.
+    // verify_journal: intents and acknowledgements of this clone's writes.
+    let mut journal = match (&verifier, &spec.verify.journal) {
+        (Some(v), Some(p)) => match crate::verify::journal::journal_for(clone, spec, p, v) {
+            Ok(j) => Some(j),
+            Err((errno, text)) => {
+                fail(&mut out, errno, text);
+                out.elapsed = t_start.elapsed();
+                return out;
+            }
+        },
+        _ => None,
+    };
+    let ebufs: Vec<EngineBuf> = slots
+        .iter_mut()
+        .map(|s| EngineBuf {
+            ptr: s.buf.as_mut_ptr(),
+            len: s.buf.len(),
+        })
+        .collect();
+    // SAFETY: `slots` (and so every buffer) lives until after the engine is closed and
+    // dropped at the end of this function; buffers are never reallocated.
+    if let Err(e) = unsafe { engine.setup(depth, &ebufs) } {
+        fail(
+            &mut out,
+            e.raw_os_error().unwrap_or(libc::EINVAL),
+            e.to_string(),
+        );
+        out.elapsed = t_start.elapsed();
+        return out;
+    }
+    // openfiles below the number of files: only the first that many are opened now;
+    // later the least recently used idle file makes way for the next.
+    // openfiles below the number of files: only the first that many are opened now;
+    // later the least recently used idle file makes way for the next.
+    let open_limit = spec
+        .openfiles
+        .map(|o| o.max(1) as usize)
+        .filter(|&l| l < clone.files.len() && job.caps.metadata.is_none());
+    if let Err((errno, text)) = open_files(&mut *engine, job, clone, &opts, open_limit) {
+        fail(&mut out, errno, text);
+        out.elapsed = t_start.elapsed();
+        return out;
+    }
+    let mut openset = open_limit.map(|limit| OpenSet::new(clone.files.len(), limit));
+    let mut held: Option<IoReq> = None;
+
+    let mut gen = match Generator::new(clone.params.clone()) {
+        Ok(g) => g,
+        Err(e) => {
+            fail(&mut out, libc::EINVAL, e.to_string());
+            return out;
+        }
+    };
+
+    let mut schedule = job
+        .rate
+        .is_limited()
+        .then(|| fathom_workload::Schedule::new(job.rate, clone.params.seed));
+    let mut thinker = Thinker::new(job.thinktime);
+    let dirs = [k.reads(), k.writes(), k.trims()];
+    let ramp = spec.ramp_time;
+    let runtime = spec.runtime;
+    let mut flow = job.flow.as_deref().map(|f| FlowMember::join(f, spec.flow));
+    let io_start = crate::clock::now();
+    // latency_target: the queue-depth search (and, after a ramp down, a quiesce).
+    let mut lt = LatTarget::new(spec, depth as u32, io_start);
+    let mut quiesce = false;
+    let mut ramping = !ramp.is_zero();
+    let mut measure_start = io_start;
+    // Per-I/O events, only when the job writes log files.
+    let mut iolog = spec.logs.any().then(crate::record::logs::IoLog::default);
+    let mut cpu_start = CpuUsage::current_thread();
+    let sampling = (dirs, sample_interval(spec));
+    let mut sampler = Sampler::new(io_start, sampling, live);
+    let mut min_rate = MinRate::new(spec, io_start);
+    let mut deadline = runtime.map(|r| io_start + ramp + r);
+    let ramp_end = io_start + ramp;
+    let mut syncs = SyncState {
+        ranges: vec![None; clone.files.len()],
+        ..Default::default()
+    };
+    let mut wrote = false;
+    let mut now = io_start;
+
+    let mut sched_origin = io_start;
+    let mut free: Vec<usize> = (0..depth).rev().collect();
+    let mut pending: Vec<usize> = Vec::with_capacity(depth);
+    let mut inflight = 0usize;
+    let mut stopping = false;
+    let mut comps = Vec::with_capacity(depth);
+    let mut engine_broken = false;
+    // Metadata engines: the operation's name, the direction its time is reported in (as
+    // fio: read if the job reads, else write), and what is left of each file's pass.
+    let meta_op = job.caps.metadata;
+    let stat_dir = if k.reads() || !k.writes() { 0 } else { 1 };
+    let mut meta_left: Vec<u64> = match meta_op {
+        Some(_) => vec![0; clone.files.len()],
+        None => Vec::new(),
+    };
+
+    // Start the measured window afresh (after ramp_time, or for latency_target's final
+    // window): forget what was recorded so far.
+    macro_rules! restart_window {
+        ($now:expr) => {{
+            out.stats = ThreadStats::new();
+            measure_start = $now;
+            if let Some(l) = &mut iolog {
+                l.events.clear();
+            }
+            cpu_start = CpuUsage::current_thread();
+            sampler = Sampler::new($now, sampling, live);
+            min_rate = MinRate::new(spec, $now);
+        }};
+    }
+
+    'run: loop {
+        if spec.verify.only {
+            // verify_only: nothing is written; the check below reads everything back.
+            break;
+        }
+        // Issue while there are free slots (and, after the queue filled up, once it has
+        // drained to iodepth_low).
+        if draining && inflight <= low {
+            draining = false;
+        }
+        if quiesce && inflight == 0 {
+            quiesce = false;
+        }
+        if backlog.due && inflight == 0 {
+            // verify_backlog: every write of the batch has completed; check them now.
+            backlog.due = false;
+            let mut batch = std::mem::take(&mut backlog.chunks);
+            if let Some(os) = &mut openset {
+                if let Err(e) = os.open_all(&mut *engine, &clone.files, &opts) {
+                    fail(
+                        &mut out,
+                        libc::EIO,
+                        format!("verify: reopening the files: {e}"),
+                    );
+                    stopping = true;
+                }
+            }
+            if spec.verify.backlog_batch > 0 && (spec.verify.backlog_batch as usize) < batch.len() {
+                batch.drain(..batch.len() - spec.verify.backlog_batch as usize);
+            }
+            let vf = verifier.as_mut().expect("a backlog needs a verifier");
+            if let Err((errno, text)) = verify_chunks(
+                &mut *engine,
+                &mut slots[0].buf,
+                &ReadBack {
+                    v: vf,
+                    files: &clone.files,
+                    known: true,
+                    spec,
+                },
+                &batch,
+                &mut out.stats,
+            ) {
+                fail(&mut out, errno, text);
+                stopping = true;
+            }
+            for &(file, offset, _) in &batch {
+                vf.checked(file, offset);
+            }
+            now = crate::clock::now();
+        }
+        while !stopping
+            && !free.is_empty()
+            && !draining
+            && !quiesce
+            && !backlog.due
+            && lt.as_ref().is_none_or(|l| inflight < l.qd as usize)
+        {
+            if cancel.load(Ordering::Relaxed) || deadline.is_some_and(|d| now >= d) {
+                stopping = true;
+                break;
+            }
+            if thinker.due {
+                // thinktime: the queue drains first (fio quiesces), then the stall.
+                if inflight > 0 {
+                    quiesce = true;
+                    break;
+                }
+                if !thinker.stall(cancel, deadline) {
+                    stopping = true;
+                    break;
+                }
+                now = crate::clock::now();
+                continue;
+            }
+            if ramping && now >= ramp_end {
+                // Ramp over: forget what was recorded and start the measured window.
+                ramping = false;
+                restart_window!(now);
+                deadline = runtime.map(|r| now + r);
+                if let Some(s) = &mut schedule {
+                    s.reset();
+                    sched_origin = now;
+                }
+            }
+            if let Some(f) = &mut flow {
+                if f.ahead() {
+                    // Ahead of this job's share of its flow group: wait, or go reap.
+                    if !spec.flow_sleep.is_zero() {
+                        sleep_cancellable(spec.flow_sleep, cancel);
+                    } else {
+                        std::thread::yield_now();
+                    }
+                    now = crate::clock::now();
+                    if inflight > 0 {
+                        break;
+                    }
+                    continue;
+                }
+                f.issued();
+            }
+            let Some(req) = held.take().or_else(|| gen.next_io()) else {
+                stopping = true;
+                break;
+            };
+            if !syncs.due.is_empty() {
+                if let Some(err) = due_syncs(&mut *engine, &mut syncs, &mut out.stats) {
+                    fail(&mut out, err.0, err.1);
+                    stopping = true;
+                    break;
+                }
+                now = crate::clock::now();
+            }
+            // serialize_overlap: an I/O overlapping one in flight waits for it.
+            if spec.control.serialize_overlap
+                && inflight > 0
+                && overlaps_inflight(&slots, &free, &req)
+            {
+                held = Some(req);
+                break;
+            }
+            if let Some(os) = &mut openset {
+                match os.ensure(
+                    req.file,
+                    &mut *engine,
+                    &clone.files,
+                    &opts,
+                    spec,
+                    &mut out.stats,
+                ) {
+                    Ok(true) => os.written[req.file] |= req.ddir == Ddir::Write,
+                    // Every open file has I/O in flight: reap, then try again.
+                    Ok(false) => {
+                        held = Some(req);
+                        break;
+                    }
+                    Err(e) => {
+                        let errno = fathom_engine::errno_of(&e).unwrap_or(libc::EIO);
+                        fail(&mut out, errno, format!("openfiles: {e}"));
+                        stopping = true;
+                        break;
+                    }
+                }
+            }
+            // Rate limit: wait for this I/O's intended issue time.
+            let intended = match &mut schedule {
+                Some(s) => s
+                    .intended(req.ddir.index(), req.len)
+                    .map(|t| sched_origin + t),
+                None => None,
+            };
+            if let Some(at) = intended {
+                if at > now {
+                    if !wait_until(at, cancel, deadline) {
+                        stopping = true;
+                        break;
+                    }
+                    now = crate::clock::now();
+                }
+            }
+            if let Some(op) = meta_op {
+                // A metadata engine: opening the file is the operation (at its first I/O
+                // and again after each full pass over it); its I/Os are fake.
+                let left = &mut meta_left[req.file];
+                if *left == 0 {
+                    match engine.file_op(req.file) {
+                        Ok(ns) => out.stats.record_op(op, Some(stat_dir), ns, 0, true),
+                        Err(e) => {
+                            let errno = fathom_engine::errno_of(&e).unwrap_or(libc::EIO);
+                            fail(&mut out, errno, e.to_string());
+                            stopping = true;
+                            break;
+                        }
+                    }
+                    *left = clone.files[req.file].region.len.max(1);
+                }
+                *left = left.saturating_sub(req.len);
+            }
+            let si = free.pop().expect("a free slot");
+            let slot = &mut slots[si];
+            slot.req = req;
+            slot.done = 0;
+            slot.short = 0;
+            slot.intended = intended;
+            if req.ddir == Ddir::Write {
+                let data = &mut slot.buf.as_mut_slice()[..req.len as usize];
+                if refill {
+                    // Refilled data is a function of the seed and the offset, so the same
+                    // job writes the same bytes on every engine and at every depth.
+                    let unique = clone.params.seed ^ req.offset.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+                    content.fill(data, unique, draw.below(100));
+                } else if content.scramble {
+                    writes += 1;
+                    content.scramble(data, clone.params.seed ^ writes);
+                }
+                if let Some(v) = &mut verifier {
+                    v.fill_noting(req.file, req.offset, data, &mut slot.gens);
+                    if let Some(j) = &mut journal {
+                        if let Err(e) = j.intent(req.file, &slot.gens, v.interval) {
+                            free.push(si);
+                            fail(&mut out, libc::EIO, format!("verify_journal: {e}"));
+                            stopping = true;
+                            break;
+                        }
+                    }
+                }
+            }
+            let io = slot.unit(si, &clone.files);
+            let st = &mut out.stats;
+            st.issued[req.ddir.index()] += 1;
+            let t0 = crate::clock::now();
+            slot.t_start = t0;
+            // SAFETY: the slot's buffer holds max_bs ≥ io.len bytes, is 4096-aligned, and
+            // is neither touched nor freed until the I/O completes (the slot is off the
+            // free list until then, and the loop drains every in-flight I/O before exit).
+            match unsafe { engine.queue(&io) } {
+                Ok(Queued::Done(c)) => {
+                    now = crate::clock::now();
+                    st.depth_levels[depth_level_index(inflight as u32 + 1)] += 1;
+                    st.depth_submit[batch_index(1)] += 1;
+                    st.depth_complete[batch_index(1)] += 1;
+                    let clat = now.duration_since(t0).as_nanos() as u64;
+                    free.push(si);
+                    let mut rec =
+                        Recorder::new(&mut out, spec, iolog.as_mut().map(|l| (l, measure_start)));
+                    rec.fake = meta_op.is_some();
+                    if let Some((errno, text)) =
+                        complete(&mut rec, &slots[si], &c, None, clat, &clone.files)
+                    {
+                        if !fills_device(spec, errno) {
+                            fail(&mut out, errno, text);
+                        }
+                        stopping = true;
+                        break;
+                    }
+                    if let Some(l) = &mut lt {
+                        if l.on_complete(clat, now, &out.stats) {
+                            fail(&mut out, libc::ETIMEDOUT, l.fatal_text(clat));
+                            stopping = true;
+                            break;
+                        }
+                        match l.check(now, &out.stats) {
+                            LtEvent::Reset => restart_window!(now),
+                            LtEvent::Done => {
+                                stopping = true;
+                                break;
+                            }
+                            LtEvent::None => {}
+                        }
+                    }
+                    sampler.tick(now, &mut out.stats);
+                    if let Some(text) = min_rate.check(now, &out.stats) {
+                        fail(&mut out, libc::EIO, text);
+                        stopping = true;
+                        break;
+                    }
+                    // A synchronous I/O is issued and completed at once.
+                    thinker.count();
+                }
+                Ok(Queued::Queued) => {
+                    if thinker.t.on_issue {
+                        thinker.count();
+                    }
+                    if let Some(os) = &mut openset {
+                        os.inflight[req.file] += 1;
+                    }
+                    inflight += 1;
+                    st.depth_levels[depth_level_index(inflight as u32)] += 1;
+                    pending.push(si);
+                    if inflight >= depth && low < depth {
+                        draining = true;
+                    }
+                    if pending.len() >= batch
+                        && !submit(&mut *engine, &mut pending, &mut slots, &mut out)
+                    {
+                        stopping = true;
+                        engine_broken = true;
+                        break;
+                    }
+                    continue;
+                }
+                Err(e) => {
+                    free.push(si);
+                    fail(
+                        &mut out,
+                        e.raw_os_error().unwrap_or(libc::EIO),
+                        e.to_string(),
+                    );
+                    stopping = true;
+                    break;
+                }
+            }
+            // Synchronous completion: writes may call for a sync.
+            if req.ddir == Ddir::Write {
+                wrote = true;
+                if let Some(err) = sync_cadence(
+                    &mut *engine,
+                    spec,
+                    (req.file, req.offset, req.len),
+                    &mut syncs,
+                    &mut out.stats,
+                ) {
+                    fail(&mut out, err.0, err.1);
+                    stopping = true;
+                    break;
+                }
+            }
+            if let Some(v) = &mut verifier {
+                if let Err((errno, text)) = after_io(
+                    v,
+                    journal.as_mut(),
+                    (req.ddir, req.file, req.offset, req.len),
+                    (
+                        &slots[si].gens,
+                        slots[si].buf.as_slice(),
+                        &clone.files[req.file].path,
+                    ),
+                    spec,
+                    &mut backlog,
+                    &mut out.stats,
+                ) {
+                    fail(&mut out, errno, text);
+                    stopping = true;
+                    break;
+                }
+            }
+        }
+        if !pending.is_empty()
+            && !engine_broken
+            && !submit(&mut *engine, &mut pending, &mut slots, &mut out)
+        {
+            stopping = true;
+            engine_broken = true;
+        }
+        if inflight == 0 {
+            if stopping {
+                break;
+            }
+            continue;
+        }
+        if engine_broken {
+            break;
+        }
+        // Reap: wait for iodepth_batch_complete_min (0 = poll), take at most _max. When no
+        // more I/O will be issued, wait for at least one.
+        comps.clear();
+        let min = if stopping { cmin.max(1) } else { cmin };
+        let n = match engine.reap(min, cmax, &mut comps) {
+            Ok(n) => n,
+            Err(e) => {
+                fail(
+                    &mut out,
+                    e.raw_os_error().unwrap_or(libc::EIO),
+                    format!("reap: {e}"),
+                );
+                engine_broken = true;
+                break;
+            }
+        };
+        now = crate::clock::now();
+        if n > 0 {
+            out.stats.depth_complete[batch_index(n as u32)] += 1;
+        }
+        for &c0 in comps.iter() {
+            let si = c0.tag as usize;
+            let slot = &mut slots[si];
+            let mut c = c0;
+            // A short transfer: reissue the remainder from the same slot.
+            if c.res > 0 && slot.done + (c.res as u64) < slot.req.len {
+                slot.done += c.res as u64;
+                slot.short += 1;
+                let io = slot.unit(si, &clone.files);
+                // SAFETY: as for the first submission of this slot.
+                match unsafe { engine.queue(&io) } {
+                    Ok(Queued::Queued) => {
+                        pending.push(si);
+                        continue;
+                    }
+                    Ok(Queued::Done(rest)) => c = rest,
+                    Err(e) => {
+                        c.res = -(e.raw_os_error().unwrap_or(libc::EIO) as i64);
+                    }
+                }
+            }
+            inflight -= 1;
+            if let Some(os) = &mut openset {
+                os.inflight[slot.req.file] -= 1;
+            }
+            let slat = slot.t_sub.duration_since(slot.t_start).as_nanos() as u64;
+            let clat = now.duration_since(slot.t_sub).as_nanos() as u64;
+            let ddir = slot.req.ddir;
+            let file = slot.req.file;
+            let (off, len) = (slot.req.offset, slot.req.len);
+            free.push(si);
+            let mut rec = Recorder::new(&mut out, spec, iolog.as_mut().map(|l| (l, measure_start)));
+            if let Some((errno, text)) =
+                complete(&mut rec, &slots[si], &c, Some(slat), clat, &clone.files)
+            {
+                if out.error_text.is_none() && !fills_device(spec, errno) {
+                    fail(&mut out, errno, text);
+                }
+                stopping = true;
+                continue;
+            }
+            if let Some(l) = &mut lt {
+                let before = l.qd;
+                if l.on_complete(slat + clat, now, &out.stats) {
+                    if out.error_text.is_none() {
+                        fail(&mut out, libc::ETIMEDOUT, l.fatal_text(slat + clat));
+                    }
+                    stopping = true;
+                    continue;
+                }
+                // Ramped down: let the deeper queue drain before judging the new depth.
+                quiesce |= l.qd < before;
+            }
+            if !thinker.t.on_issue {
+                thinker.count();
+            }
+            if ddir == Ddir::Write {
+                wrote = true;
+                if let Some(err) = sync_cadence(
+                    &mut *engine,
+                    spec,
+                    (file, off, len),
+                    &mut syncs,
+                    &mut out.stats,
+                ) {
+                    fail(&mut out, err.0, err.1);
+                    stopping = true;
+                }
+            }
+            if let Some(v) = &mut verifier {
+                if let Err((errno, text)) = after_io(
+                    v,
+                    journal.as_mut(),
+                    (ddir, file, off, len),
+                    (
+                        &slots[si].gens,
+                        slots[si].buf.as_slice(),
+                        &clone.files[file].path,
+                    ),
+                    spec,
+                    &mut backlog,
+                    &mut out.stats,
+                ) {
+                    if out.error_text.is_none() {
+                        fail(&mut out, errno, text);
+                    }
+                    stopping = true;
+                }
+            }
+        }
+        if let Some(l) = lt.as_mut().filter(|_| !stopping) {
+            let before = l.qd;
+            match l.check(now, &out.stats) {
+                LtEvent::Reset => {
+                    restart_window!(now);
+                    quiesce = true;
+                }
+                LtEvent::Done => stopping = true,
+                LtEvent::None => quiesce |= l.qd < before,
+            }
+        }
+        sampler.tick(now, &mut out.stats);
+        if let Some(text) = min_rate.check(now, &out.stats) {
+            fail(&mut out, libc::EIO, text);
+            stopping = true;
+        }
+        if !pending.is_empty() {
+            continue 'run;
+        }
+    }
+    if engine_broken && inflight > 0 {
+        // The engine cannot tell us when the kernel is done with these buffers: keep
+        // them allocated for the rest of the process rather than risk a use after free.
+        std::mem::forget(slots);
+        slots = Vec::new();
+    }
+    if ramping {
+        // The job ended during ramp: nothing was measured.
+        let v = out.stats.verify.take();
+        out.stats = ThreadStats::new();
+        out.stats.verify = v;
+        measure_start = crate::clock::now();
+    }
+    if let Some(v) = &verifier {
+        if spec.verify.state_save && k.writes() && !spec.verify.only {
+            crate::verify::readback::save_state(v, spec, clone.jobnum, &mut out);
+        }
+        let pass = crate::verify::readback::reads_back(spec);
+        if let (Some(os), true) = (&mut openset, pass) {
+            // The check reads every file: open the ones openfiles had closed.
+            if let Err(e) = os.open_all(&mut *engine, &clone.files, &opts) {
+                fail(
+                    &mut out,
+                    libc::EIO,
+                    format!("verify: reopening the files: {e}"),
+                );
+            }
+        }
+        let run = pass && !engine_broken && inflight == 0;
+        crate::verify::readback::verify_pass(
+            v,
+            (clone, spec),
+            (&mut *engine, &mut slots[0].buf),
+            run,
+            &mut out,
+        );
+    }
+    if wrote && (spec.end_fsync || spec.fsync_on_close) && out.error_text.is_none() {
+        for fi in 0..clone.files.len() {
+            if let Some(os) = &openset {
+                // A closed file was synced on close (fsync_on_close) or is synced now
+                // through a fresh descriptor.
+                if !os.open[fi] {
+                    if spec.fsync_on_close || !os.written[fi] {
+                        continue;
+                    }
+                    if let Err(e) = engine.reopen_file(fi, &clone.files[fi].path, &opts) {
+                        out.stats.error = fathom_engine::errno_of(&e).unwrap_or(libc::EIO);
+                        out.error_text = Some(format!("end fsync: {e}"));
+                        break;
+                    }
+                }
+            }
+            // As fio, the closing sync is not one of the job's syncs (JSON `sync`): it
+            // is timed into the runtime, not counted.
+            if let Err(e) = engine.sync_file(fi, false) {
+                out.stats.error = e.raw_os_error().unwrap_or(libc::EIO);
+                out.error_text = Some(format!("end fsync: {e}"));
+                break;
+            }
+        }
+    }
+    let end = crate::clock::now();
+    if let Some(l) = &lt {
+        out.stats.latency_depth = l.qd;
+    }
+    out.stats.finish();
+    out.stats.runtime = end.duration_since(measure_start);
+    out.stats.cpu = CpuUsage::current_thread().since(&cpu_start);
+    if let Err(e) = engine.close_files() {
+        if out.error_text.is_none() {
+            out.stats.error = e.raw_os_error().unwrap_or(libc::EIO);
+            out.error_text = Some(format!("close: {e}"));
+        }
+    }
+    drop(engine);
+    drop(slots);
+    if let Some(l) = &iolog {
+        let deadline_ns =
+            deadline.map(|d| d.saturating_duration_since(measure_start).as_nanos() as u64);
+        let base = crate::record::logs::epoch_base_ms(&spec.logs, measure_start.elapsed());
+        if let Err(e) =
+            crate::record::logs::write_logs(&spec.logs, clone.index, l, deadline_ns, base)
+        {
+            if out.error_text.is_none() {
+                out.stats.error = e.raw_os_error().unwrap_or(libc::EIO);
+                out.error_text = Some(format!("writing the job's logs: {e}"));
+            }
+        }
+    }
+    if let Some(cmd) = &spec.control.exec_postrun {
+        // As fio, a failing postrun command is reported but does not fail the job.
+        if let Err(text) = exec_hook(&spec.name, "postrun", cmd) {
+            out.notes.push(text);
+        }
+    }
+    out.elapsed = t_start.elapsed();
+    out
+}

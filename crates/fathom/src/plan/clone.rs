@@ -1,0 +1,548 @@
+//! One clone's plan: its files (names, sizes, regions, layout owners), its generator parameters, its directory tree.
+
+use super::limits::physical_memory;
+use super::types::*;
+use crate::error::RunError;
+use fathom_engine::Caps;
+use fathom_job::FileServiceKind;
+use fathom_job::{JobSpec, SizeSpec};
+use fathom_workload::{splitmix64, BsMix, Distribution, FileRegion, FileService, Params};
+use std::path::{Path, PathBuf};
+
+pub(crate) fn plan_clone(
+    ji: usize,
+    spec: &JobSpec,
+    jobnum: u32,
+    caps: Caps,
+    limits: Limits,
+) -> Result<PlannedClone, RunError> {
+    let rank = limits.rank;
+    let r = rank.map_or(0, |r| r.rank);
+    // Under MPI each rank gets its own files unless the job names them (filename=, a
+    // shared file) or places $rank itself.
+    let format = if rank.is_some() && !spec.filename_format.contains("$rank") {
+        format!("{}.$rank", spec.filename_format)
+    } else {
+        spec.filename_format.clone()
+    };
+    let dir = if spec.directories.is_empty() {
+        None
+    } else {
+        Some(spec.directories[jobnum as usize % spec.directories.len()].as_str())
+    };
+    let tree_plan = tree_plan(spec, &format, dir, jobnum, r)?;
+    if caps.metadata == Some("mix") {
+        let tree = tree_plan.expect("filetree jobs always have a tree");
+        let mut seed_state = spec.randseed ^ ((ji as u64) << 40) ^ ((jobnum as u64) << 20);
+        let seed = splitmix64(&mut seed_state);
+        let region = FileRegion { start: 0, len: 0 };
+        return Ok(PlannedClone {
+            jobnum,
+            index: 0,
+            files: Vec::new(),
+            params: Params::simple(spec.rw, 4096, region, seed),
+            tree: Some(tree),
+        });
+    }
+    let paths: Vec<PathBuf> = if let Some(t) = &tree_plan {
+        (0..t.tree.files()).map(|i| t.file_path(i)).collect()
+    } else if !spec.filenames.is_empty() {
+        spec.filenames.iter().map(|f| join_dir(dir, f)).collect()
+    } else {
+        (0..spec.nrfiles.max(1))
+            .map(|n| {
+                join_dir(
+                    dir,
+                    &expand_filename_format_rank(&format, &spec.name, jobnum, n, r),
+                )
+            })
+            .collect()
+    };
+    let nfiles = paths.len() as u64;
+    let min_bs = spec
+        .bs
+        .0
+        .iter()
+        .copied()
+        .filter(|&b| b > 0)
+        .min()
+        .unwrap_or(4096);
+    let mut seed_state =
+        spec.randseed ^ ((ji as u64) << 40) ^ ((jobnum as u64) << 20) ^ ((r as u64) << 52);
+    if !spec.randrepeat {
+        seed_state ^= std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos() as u64)
+            .unwrap_or(0)
+            ^ ((std::process::id() as u64) << 32);
+    }
+    let seed = splitmix64(&mut seed_state);
+    let mut size_rng = fathom_workload::Rng::new(seed ^ 0x5eed);
+
+    let mut files = Vec::with_capacity(paths.len());
+    for path in paths {
+        let (existing, device) = if caps.diskless {
+            (None, false)
+        } else if limits.parse_only {
+            // Not looked at: sizes that come from the target are taken as unknown.
+            (None, false)
+        } else {
+            size_of(&path).map_err(|e| RunError::Setup {
+                job: spec.name.clone(),
+                path: path.clone(),
+                source: e,
+            })?
+        };
+        // The file's nominal size: filesize (a draw from its range), or size split
+        // over the files. Percentages of offset and offset_increment take the existing
+        // file's size, or this one.
+        let drawn = spec.filesize.map(|(lo, hi)| {
+            if hi > lo {
+                (lo + size_rng.below(hi - lo + 1)) / min_bs * min_bs
+            } else {
+                lo
+            }
+        });
+        let split = match spec.size {
+            Some(SizeSpec::Bytes(b)) => {
+                // fio makes the first files a block bigger when size does not split evenly.
+                let extra = (b - b / nfiles * nfiles) / min_bs;
+                b / nfiles
+                    + if (files.len() as u64) < extra {
+                        min_bs
+                    } else {
+                        0
+                    }
+            }
+            _ => 0,
+        };
+        if existing.is_none() && spec.control.no_file_create && !limits.parse_only {
+            return Err(plan_err(
+                spec,
+                format!(
+                    "{} does not exist and allow_file_create=0 forbids creating it; create \
+                     the file first or drop allow_file_create=0",
+                    path.display()
+                ),
+            ));
+        }
+        // --parse-only: a size that would come from the target is a nominal 1 PiB.
+        let existing = existing.or(limits.parse_only.then_some(1 << 50));
+        let fill = if spec.control.fill_device && !limits.parse_only && !caps.diskless {
+            Some(fill_size(spec, &path, existing, device, nfiles, min_bs)?)
+        } else {
+            None
+        };
+        let per_file = match (drawn, spec.size) {
+            _ if fill.is_some() => fill.unwrap_or(0),
+            (Some(d), _) => d,
+            (None, Some(SizeSpec::Bytes(_))) => split,
+            (None, Some(SizeSpec::Percent(p))) => match existing {
+                Some(len) => SizeSpec::Percent(p).resolve(len, min_bs),
+                None => {
+                    return Err(plan_err(
+                        spec,
+                        format!(
+                            "size={p}% needs an existing file or device, and {} does not exist",
+                            path.display()
+                        ),
+                    ))
+                }
+            },
+            // fio's filecreate, dircreate, dirstat and dirdelete: one block per file.
+            (None, None) if caps.metadata.is_some() && caps.diskless => min_bs,
+            (None, None) => match existing {
+                Some(len) if len > 0 => len,
+                _ => {
+                    return Err(plan_err(
+                        spec,
+                        format!(
+                            "no size given and {} does not exist; set size= (e.g. size=1g)",
+                            path.display()
+                        ),
+                    ))
+                }
+            },
+        };
+        let base = existing.unwrap_or(per_file);
+        let offset = spec.offset.resolve(base, min_bs);
+        let incr = spec.offset_increment.resolve(base, min_bs);
+        // Ranks sharing named files (N-1) continue the clone numbering: rank r's clone j is
+        // clone r*numjobs+j, each in its own region (offset_increment, or size when none).
+        let shared = rank.is_some() && !spec.filenames.is_empty();
+        let clone_index = if shared {
+            r as u64 * spec.numjobs as u64 + jobnum as u64
+        } else {
+            jobnum as u64
+        };
+        let step = if shared && incr == 0 { per_file } else { incr };
+        let start = match spec.offset {
+            // As fio: a percentage offset, with its increment, rounds up to offset_align
+            // (default the minimum block size).
+            SizeSpec::Percent(_) => {
+                let align = if spec.offset_align > 0 {
+                    spec.offset_align
+                } else {
+                    min_bs
+                };
+                (spec.offset.resolve(base, 1) + step * clone_index).div_ceil(align) * align
+            }
+            SizeSpec::Bytes(_) => offset + step * clone_index,
+        };
+        let len = if let Some(f) = fill {
+            f.saturating_sub(start)
+        } else if drawn.is_none() && spec.size.is_none() && caps.diskless {
+            per_file
+        } else {
+            region_len(spec, existing, drawn, split, start, min_bs)
+                .map_err(|m| plan_err(spec, format!("{}: {m}", path.display())))?
+        };
+        if spec.segments > 1 {
+            // IOR's segmented layout: the file is `segments` segments, each holding one
+            // block per clone of the run (every rank's clones under MPI); clone c's block
+            // of segment s starts at offset + s × clones × block + c × block.
+            if spec.filenames.is_empty() {
+                return Err(plan_err(
+                    spec,
+                    "segments lays out one shared file: name it with filename= (each clone \
+                     of every rank then gets its block in each segment)",
+                ));
+            }
+            let clones = rank.map_or(1, |r| r.size as u64) * spec.numjobs as u64;
+            let block = per_file / spec.segments as u64 / min_bs * min_bs;
+            if block == 0 {
+                return Err(plan_err(
+                    spec,
+                    format!(
+                        "size {per_file} split into {} segments leaves less than a block \
+                         ({min_bs} bytes) per segment",
+                        spec.segments
+                    ),
+                ));
+            }
+            let index = r as u64 * spec.numjobs as u64 + jobnum as u64;
+            for s in 0..spec.segments as u64 {
+                files.push(PlannedFile {
+                    path: path.clone(),
+                    region: FileRegion {
+                        start: offset + s * clones * block + index * block,
+                        len: block,
+                    },
+                });
+            }
+            continue;
+        }
+        if let (Some(dev_len), true) = (existing, device) {
+            if start + len > dev_len {
+                return Err(plan_err(
+                    spec,
+                    format!(
+                        "the I/O region ends at byte {} but {} has only {dev_len} bytes",
+                        start + len,
+                        path.display()
+                    ),
+                ));
+            }
+        }
+        files.push(PlannedFile {
+            path,
+            region: FileRegion { start, len },
+        });
+    }
+    let total: u64 = files.iter().map(|f| f.region.len).sum();
+    // fio's rule: size= bounds the job's I/O when it is smaller than its files' regions
+    // (filesize=16m size=4m does 4 MiB of I/O over a 16 MiB file); io_size overrides both.
+    let size_cap = match spec.size {
+        Some(SizeSpec::Bytes(b)) if b > 0 && b < total => b,
+        _ => total,
+    };
+    let params = Params {
+        rw: spec.rw,
+        bs: spec.bs.0,
+        rwmixread: spec.rwmixread,
+        files: files.iter().map(|f| f.region).collect(),
+        io_bytes: spec.io_size.unwrap_or(size_cap),
+        loops: spec.loops.max(1),
+        number_ios: spec.number_ios,
+        time_based: spec.time_based,
+        wrap: spec.io_size.is_some() || spec.time_based,
+        seed,
+        // lfsr promises each block once per pass: fathom keeps it with the map.
+        randommap: !spec.norandommap || spec.lfsr,
+        bs_mix: [0, 1, 2].map(|i| {
+            if !spec.bssplit[i].is_empty() {
+                Some(BsMix::Split(spec.bssplit[i].clone()))
+            } else {
+                spec.bsrange[i].map(|(lo, hi)| BsMix::Range {
+                    lo,
+                    hi,
+                    unaligned: spec.bs_unaligned,
+                })
+            }
+        }),
+        blockalign: spec.blockalign.0,
+        dist: distribution(&spec.random_distribution),
+        percentage_random: spec.percentage_random.0,
+        sequencer_identical: spec.rw_sequencer_identical,
+        bs_is_seq_rand: spec.bs_is_seq_rand,
+        open_limit: match spec.openfiles {
+            Some(o) if caps.metadata.is_none() => o.max(1) as usize,
+            _ => 0,
+        },
+        dist_dirs: spec.random_distribution_dirs.as_ref().map(|d| {
+            [0, 1, 2].map(|i| {
+                d[i].as_ref()
+                    .map(distribution)
+                    .unwrap_or(Distribution::Random)
+            })
+        }),
+        // A segmented layout goes through its segments in order, as IOR does.
+        file_service: match (&spec.file_service_dist, spec.file_service) {
+            (None, (FileServiceKind::RoundRobin, 1)) if spec.segments > 1 => {
+                FileService::Sequential(0)
+            }
+            (Some(d), _) => FileService::Dist(distribution(d)),
+            (None, (FileServiceKind::RoundRobin, n)) => FileService::RoundRobin(n),
+            (None, (FileServiceKind::Random, n)) => FileService::Random(n),
+            (None, (FileServiceKind::Sequential, n)) => FileService::Sequential(n),
+        },
+    };
+    // The random map takes a bit per block: refuse one this machine cannot hold (fio
+    // advises norandommap the same way) before allocating it.
+    if params.randommap && spec.rw.kind.is_random() {
+        let blocks: u64 = files.iter().map(|f| f.region.len / min_bs.max(1)).sum();
+        let bytes = blocks / 8;
+        let have = physical_memory();
+        if bytes > have / 2 && !limits.parse_only {
+            return Err(plan_err(
+                spec,
+                format!(
+                    "the random map of {blocks} blocks would take {bytes} bytes, more than \
+                     half of this machine's {have} bytes of memory; add norandommap (or \
+                     random_generator=lfsr), or use a larger bs or a smaller size"
+                ),
+            ));
+        }
+    }
+    // Check now, before anything is created, that every region holds a block (without
+    // the random map: the worker allocates that, once).
+    let check = Params {
+        randommap: false,
+        ..params.clone()
+    };
+    fathom_workload::Generator::new(check).map_err(|e| {
+        plan_err(
+            spec,
+            format!("{e}; make size/filesize larger or bs smaller"),
+        )
+    })?;
+    Ok(PlannedClone {
+        jobnum,
+        index: 0,
+        files,
+        params,
+        tree: None,
+    })
+}
+
+/// The length of one file's I/O region from `start`, by fio's rules: with `filesize`, the
+/// file's size (`drawn` from the range, or the existing file's when it lies in the range)
+/// less the start; with `size`, its even `split` over the files; with neither, the existing
+/// file from the start. `size=N%` then keeps N% of the file (start included), no more than
+/// the region, aligned down to the smallest block.
+pub(crate) fn region_len(
+    spec: &JobSpec,
+    existing: Option<u64>,
+    drawn: Option<u64>,
+    split: u64,
+    start: u64,
+    min_bs: u64,
+) -> Result<u64, String> {
+    let file = match (spec.filesize, drawn) {
+        (Some((lo, hi)), Some(d)) => match existing {
+            Some(e) if e >= lo && e <= hi => e,
+            _ => d,
+        },
+        _ if split > 0 => return Ok(split),
+        _ => existing.unwrap_or(0),
+    };
+    let Some(mut len) = file.checked_sub(start) else {
+        return Err(format!(
+            "the offset {start} lies beyond the end of the file ({file} bytes); \
+             make filesize/size larger or the offset smaller"
+        ));
+    };
+    if let Some(SizeSpec::Percent(p)) = spec.size {
+        if p < 100.0 {
+            len = len.min(((len + start) as f64 * p / 100.0) as u64);
+            len -= len % min_bs.max(1);
+        }
+    }
+    Ok(len)
+}
+
+/// The clone's directory tree: for `filetree` jobs always, for other jobs when they ask
+/// for one (tree_depth or unique_dir). None: the job's files are named as fio names them.
+pub(crate) fn tree_plan(
+    spec: &JobSpec,
+    format: &str,
+    dir: Option<&str>,
+    jobnum: u32,
+    rank: u32,
+) -> Result<Option<TreePlan>, RunError> {
+    let t = &spec.tree;
+    let filetree = spec.ioengine == "filetree";
+    if !filetree && t.depth == 0 && !t.unique {
+        return Ok(None);
+    }
+    if !spec.filenames.is_empty() {
+        return Err(plan_err(
+            spec,
+            "a directory tree names its own files: drop filename= (use directory= for the \
+             tree's root)",
+        ));
+    }
+    let tree =
+        fathom_workload::Tree::new(t.depth, t.width, spec.nrfiles.max(1) as u64, t.all_levels)
+            .map_err(|e| plan_err(spec, e))?;
+    // filetree files are named for their clone and number, not the job, so the phases
+    // of an mdtest-style run (create, stat, delete jobs) meet the same files.
+    let format =
+        if filetree && spec.filename_format == fathom_job::JobSpec::default().filename_format {
+            format.replacen("$jobname", "f", 1)
+        } else {
+            format.to_string()
+        };
+    const MARK: u32 = u32::MAX;
+    let template = expand_filename_format_rank(&format, &spec.name, jobnum, MARK, rank);
+    let (name_prefix, name_suffix) = match template.split_once(&MARK.to_string()) {
+        Some((a, b)) => (a.to_string(), b.to_string()),
+        None if tree.files_per_dir() <= 1 => (template.clone(), String::new()),
+        None => {
+            return Err(plan_err(
+                spec,
+                format!(
+                    "filename_format={} has no $filenum, so the {} files of a directory \
+                     would share one name; add $filenum",
+                    spec.filename_format,
+                    tree.files_per_dir()
+                ),
+            ))
+        }
+    };
+    if name_prefix.contains('/') || name_suffix.contains('/') {
+        return Err(plan_err(
+            spec,
+            "in a directory tree filename_format names a file, not a path: drop the '/'",
+        ));
+    }
+    let base = join_dir(dir, "");
+    let root = if t.unique {
+        // Named for the clone alone, so the phases of a run (separate jobs) share trees.
+        base.join(format!(
+            "tree.{}",
+            rank as u64 * spec.numjobs as u64 + jobnum as u64
+        ))
+    } else {
+        base
+    };
+    Ok(Some(TreePlan {
+        root,
+        tree,
+        name_prefix,
+        name_suffix,
+    }))
+}
+
+/// Expand fio's `filename_format` keywords.
+pub fn expand_filename_format(fmt: &str, jobname: &str, jobnum: u32, filenum: u32) -> String {
+    expand_filename_format_rank(fmt, jobname, jobnum, filenum, 0)
+}
+
+/// [`expand_filename_format`] with fathom's `$rank` (the MPI rank; 0 outside MPI).
+pub fn expand_filename_format_rank(
+    fmt: &str,
+    jobname: &str,
+    jobnum: u32,
+    filenum: u32,
+    rank: u32,
+) -> String {
+    fmt.replace("$jobname", jobname)
+        .replace("$jobnum", &jobnum.to_string())
+        .replace("$filenum", &filenum.to_string())
+        .replace("$rank", &rank.to_string())
+}
+
+pub(crate) fn join_dir(dir: Option<&str>, name: &str) -> PathBuf {
+    let p = Path::new(name);
+    match dir {
+        Some(d) if !p.is_absolute() => Path::new(d).join(p),
+        _ => p.to_path_buf(),
+    }
+}
+
+/// fill_device: a device's size, or a file's size now plus its share of the free space of
+/// its file system (the job then writes until ENOSPC).
+pub(crate) fn fill_size(
+    spec: &JobSpec,
+    path: &Path,
+    existing: Option<u64>,
+    device: bool,
+    nfiles: u64,
+    min_bs: u64,
+) -> Result<u64, RunError> {
+    if device {
+        return Ok(existing.unwrap_or(0));
+    }
+    if !spec.rw.kind.writes() {
+        return Err(plan_err(
+            spec,
+            "fill_device with a pattern that does not write: fill the file system in a \
+             write job first, then read it in a stonewalled job (as fio's \
+             examples/surface-scan.fio does)",
+        ));
+    }
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let dir = dir
+        .ancestors()
+        .find(|p| p.exists())
+        .unwrap_or(Path::new("."));
+    let c = std::ffi::CString::new(dir.as_os_str().as_encoded_bytes())
+        .map_err(|_| plan_err(spec, "fill_device: the directory name contains NUL"))?;
+    // SAFETY: statvfs writes into the zeroed struct; the path is NUL-terminated.
+    let mut v: libc::statvfs = unsafe { std::mem::zeroed() };
+    if unsafe { libc::statvfs(c.as_ptr(), &mut v) } != 0 {
+        return Err(plan_err(
+            spec,
+            format!(
+                "fill_device: {}: {}",
+                dir.display(),
+                std::io::Error::last_os_error()
+            ),
+        ));
+    }
+    let free = (v.f_bavail as u64).saturating_mul(v.f_frsize as u64);
+    let share = free / nfiles.max(1) / min_bs * min_bs;
+    if share == 0 {
+        return Err(plan_err(
+            spec,
+            format!("fill_device: {} has no free space", dir.display()),
+        ));
+    }
+    Ok(existing.unwrap_or(0) + share)
+}
+
+/// A file's size (None: it does not exist yet) and whether it is a block device, from one
+/// stat for a regular file.
+pub(crate) fn size_of(path: &Path) -> std::io::Result<(Option<u64>, bool)> {
+    use std::os::unix::fs::FileTypeExt;
+    match std::fs::metadata(path) {
+        Ok(m) if m.file_type().is_block_device() => Ok((fathom_engine::file_size(path)?, true)),
+        Ok(m) => Ok((Some(m.len()), false)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok((None, false)),
+        Err(e) => Err(e),
+    }
+}

@@ -1,0 +1,389 @@
+//! One job's plan: its options checked against its engine and target, sizes, block sizes and verify interval resolved, its clones planned.
+
+use super::clone::plan_clone;
+use super::limits::physical_memory;
+use super::types::*;
+use crate::error::RunError;
+use fathom_job::JobSpec;
+use std::path::Path;
+use std::sync::Arc;
+
+/// Refuse to write or trim a block device that holds data (see [`crate::plan::guard`]).
+pub(crate) fn guard_job(job: &PlannedJob) -> Result<(), RunError> {
+    let s = &job.spec;
+    if !(s.rw.kind.writes() || s.rw.kind.trims()) || job.caps.diskless {
+        return Ok(());
+    }
+    let mut seen: std::collections::HashSet<&Path> = std::collections::HashSet::new();
+    // Regular files are read for disk-image signatures up to a bound (a job of many
+    // files is not read whole before it starts); loop backing is checked for all.
+    let mut probes = 0usize;
+    for f in job.clones.iter().flat_map(|c| &c.files) {
+        if !seen.insert(&f.path) {
+            continue;
+        }
+        probes += 1;
+        let findings = crate::plan::guard::check_target(&f.path, probes <= 16).map_err(|e| {
+            RunError::Setup {
+                job: s.name.clone(),
+                path: f.path.clone(),
+                source: e,
+            }
+        })?;
+        if findings.is_empty() {
+            continue;
+        }
+        let mounted = findings
+            .iter()
+            .any(|x| matches!(x, crate::plan::guard::Finding::Mounted(_)));
+        if mounted && s.allow_mounted_write {
+            continue;
+        }
+        let what: Vec<String> = findings.iter().map(|x| x.to_string()).collect();
+        return Err(plan_err(
+            s,
+            format!(
+                "refusing to {} {}: {}. Writing would destroy that data; if that is what you \
+                 want, add --allow-destructive{}",
+                if s.rw.kind.writes() {
+                    "write to"
+                } else {
+                    "trim"
+                },
+                f.path.display(),
+                what.join(", "),
+                if mounted {
+                    " (or allow_mounted_write=1)"
+                } else {
+                    ""
+                }
+            ),
+        ));
+    }
+    Ok(())
+}
+
+pub(crate) fn plan_job(
+    ji: usize,
+    spec: &JobSpec,
+    groupid: u32,
+    phase: u32,
+    limits: Limits,
+    warnings: &mut Vec<String>,
+) -> Result<PlannedJob, RunError> {
+    let engine = fathom_engine::create(&spec.ioengine).map_err(|e| RunError::Engine {
+        job: spec.name.clone(),
+        location: spec.origin.to_string(),
+        source: e,
+    })?;
+    let caps = engine.caps();
+    let k = spec.rw.kind;
+    if k.trims() && caps.no_trim {
+        return Err(plan_err(
+            spec,
+            format!(
+                "rw={} needs trim, which the {} engine cannot do",
+                k.name(),
+                spec.ioengine
+            ),
+        ));
+    }
+    let nfiles = if spec.filenames.is_empty() {
+        spec.nrfiles
+    } else {
+        spec.filenames.len() as u32
+    };
+    // Metadata engines hold a file only for its operation; filetree's open table is
+    // openfiles long.
+    let reopen = caps.reopen && !(spec.ioengine == "io_uring" && spec.engine.registerfiles);
+    if spec.openfiles.is_some_and(|o| o < nfiles) && caps.metadata.is_none() && !reopen {
+        return Err(plan_err(
+            spec,
+            format!(
+                "openfiles={} is below the job's {nfiles} files, and the {} engine{} keeps \
+                 every file open; use psync, sync, vsync, pvsync, pvsync2, libaio or \
+                 io_uring (without registerfiles), or drop openfiles",
+                spec.openfiles.unwrap_or(0),
+                spec.ioengine,
+                if spec.engine.registerfiles {
+                    " with registerfiles"
+                } else {
+                    ""
+                }
+            ),
+        ));
+    }
+    if spec.numjobs == 0 {
+        return Err(plan_err(spec, "numjobs must be at least 1"));
+    }
+    let vs = &spec.verify;
+    if vs.kind.is_none()
+        && (vs.backlog > 0
+            || vs.only
+            || vs.interval > 0
+            || vs.offset > 0
+            || vs.fatal
+            || vs.journal.is_some())
+    {
+        return Err(plan_err(
+            spec,
+            "verify_backlog, verify_only, verify_interval, verify_offset, verify_fatal and \
+             verify_journal need verify=TYPE (e.g. verify=crc32c)",
+        ));
+    }
+    if let Some(kind) = spec.verify.kind {
+        use fathom_job::VerifyKind;
+        let why = if caps.metadata.is_some() {
+            Some(format!(
+                "the {} engine moves no data to verify",
+                spec.ioengine
+            ))
+        } else if caps.diskless && kind != VerifyKind::Null {
+            Some(format!(
+                "the {} engine stores nothing to read back; use a real engine or verify=null",
+                spec.ioengine
+            ))
+        } else if matches!(kind, VerifyKind::Pattern | VerifyKind::PatternHdr)
+            && spec.verify.pattern.is_none()
+        {
+            Some(format!(
+                "verify={} needs verify_pattern (e.g. verify_pattern=0xdeadbeef)",
+                kind.name()
+            ))
+        } else {
+            None
+        };
+        if let Some(why) = why {
+            return Err(plan_err(spec, why));
+        }
+        let iv = verify_interval(spec);
+        if iv > 0 {
+            for d in 0..3 {
+                if let Some(b) = block_sizes(spec, d)
+                    .into_iter()
+                    .find(|&b| b > 0 && b % iv != 0)
+                {
+                    return Err(plan_err(
+                        spec,
+                        format!("verify_interval={iv} does not divide the block size {b}"),
+                    ));
+                }
+            }
+        }
+    }
+    if caps.metadata == Some("mix") {
+        let dir_ops = spec
+            .meta_mix
+            .iter()
+            .any(|(o, _)| matches!(o, fathom_job::MetaOp::Mkdir | fathom_job::MetaOp::Rmdir));
+        if dir_ops && spec.numjobs > 1 && !spec.tree.unique {
+            return Err(plan_err(
+                spec,
+                "mkdir and rmdir change the directories every clone of a shared tree uses: \
+                 add unique_dir=1 (a tree per clone) or use numjobs=1",
+            ));
+        }
+        if spec.rate.0.iter().any(|&r| r > 0) {
+            return Err(plan_err(
+                spec,
+                "a filetree job runs operations, not bytes: give its rate as rate_iops \
+                 (operations per second)",
+            ));
+        }
+    } else if !spec.meta_mix.is_empty() || spec.fileselect_sequential || spec.tree.format.is_some()
+    {
+        return Err(plan_err(
+            spec,
+            format!(
+                "meta_mix, fileselect and tree_format are for ioengine=filetree, not {}",
+                spec.ioengine
+            ),
+        ));
+    }
+    if spec.lfsr && spec.norandommap && spec.rw.kind.is_random() {
+        warnings.push(format!(
+            "note: job '{}': random_generator=lfsr visits every block once per pass, which \
+             fathom keeps with its random map (a bit per block) even with norandommap",
+            spec.name
+        ));
+    }
+    for (i, &bs) in spec.bs.0.iter().enumerate() {
+        if bs == 0 && [k.reads(), k.writes(), k.trims()][i] {
+            return Err(plan_err(spec, "bs must be greater than 0"));
+        }
+    }
+    // The kernel's support is this machine's, not the job file's.
+    let probed = if limits.parse_only {
+        Ok(())
+    } else {
+        engine.probe()
+    };
+    if let Err(e) = probed {
+        return Err(plan_err(spec, e.to_string()));
+    }
+    if !limits.parse_only {
+        if let Some(n) = &spec.control.numa_cpu_nodes {
+            crate::plan::numa::check("numa_cpu_nodes", n).map_err(|e| plan_err(spec, e))?;
+        }
+        if let Some(p) = &spec.control.numa_mem_policy {
+            crate::plan::numa::check("numa_mem_policy", &p.nodes).map_err(|e| plan_err(spec, e))?;
+        }
+    }
+    let eo = &spec.engine;
+    if eo.hipri && spec.ioengine == "io_uring" && !spec.direct {
+        return Err(plan_err(
+            spec,
+            "hipri (IOPOLL) needs direct=1 on a device that supports polled I/O",
+        ));
+    }
+    let effective_iodepth = if caps.is_async {
+        spec.iodepth.max(1)
+    } else {
+        1
+    };
+    if spec.iodepth > 1 && !caps.is_async {
+        warnings.push(format!(
+            "note: job '{}': the {} engine is synchronous; iodepth={} is capped at 1",
+            spec.name, spec.ioengine, spec.iodepth
+        ));
+    }
+    if spec.iodepth > 1 && spec.ioengine == "libaio" && !spec.direct && !caps.diskless {
+        warnings.push(format!(
+            "note: job '{}': libaio without direct=1 completes buffered I/O inside io_submit, \
+             so iodepth={} is rarely reached; add direct=1, or use io_uring for buffered \
+             asynchronous I/O",
+            spec.name, spec.iodepth
+        ));
+    }
+    if spec.direct && caps.no_direct {
+        return Err(plan_err(
+            spec,
+            format!(
+                "the {} engine cannot do direct I/O (its data path copies through buffers \
+                 it owns); use direct=0, or io_uring/libaio for direct I/O",
+                spec.ioengine
+            ),
+        ));
+    }
+    let mut clones = Vec::with_capacity(spec.numjobs as usize);
+    for jobnum in 0..spec.numjobs {
+        clones.push(plan_clone(ji, spec, jobnum, caps, limits)?);
+    }
+    // Buffers are allocated up front: iodepth × largest block × clones. Refuse what the
+    // machine cannot hold rather than run out of memory mid-run.
+    let max_len = clones
+        .first()
+        .map(|c| (0..3).map(|d| c.params.len_range(d).1).max().unwrap_or(0))
+        .unwrap_or(0);
+    let need = (effective_iodepth as u128) * (max_len as u128) * (spec.numjobs as u128);
+    let have = physical_memory();
+    if need > (have as u128) / 2 && !limits.parse_only {
+        return Err(plan_err(
+            spec,
+            format!(
+                "I/O buffers would need {} bytes (iodepth {} × block {} × {} clones), more than \
+                 half of this machine's {} bytes of memory; lower iodepth, bs or numjobs",
+                need, effective_iodepth, max_len, spec.numjobs, have
+            ),
+        ));
+    }
+    let mut spec = spec.clone();
+    spec.verify.interval = verify_interval(&spec);
+    // The ioprio value the logs' priority column shows: fio's class << 13 | level (a
+    // level alone is in the best-effort class).
+    spec.logs.ioprio = match (spec.prioclass, spec.prio) {
+        (Some(c), p) => ((c as u16 & 7) << 13) | p.unwrap_or(0) as u16 & 0x1fff,
+        (None, Some(p)) => (2 << 13) | p as u16 & 0x1fff,
+        (None, None) => 0,
+    };
+    let spec = &spec;
+    Ok(PlannedJob {
+        spec: Arc::new(spec.clone()),
+        groupid,
+        phase,
+        caps,
+        clones,
+        effective_iodepth,
+        engine_options: fathom_engine::EngineOptions {
+            job: *eo,
+            poll_reap: spec.iodepth_batch_complete_min == 0,
+        },
+        rate: fathom_workload::RateSpec {
+            bytes_per_sec: spec.rate.0,
+            iops: spec.rate_iops.0,
+            process: if spec.rate_poisson {
+                fathom_workload::RateProcess::Poisson
+            } else {
+                fathom_workload::RateProcess::Linear
+            },
+        },
+        thinktime: ThinkTime {
+            time: spec.thinktime,
+            spin: spec.thinktime_spin,
+            blocks: spec.thinktime_blocks,
+            on_issue: spec.thinktime_on_issue,
+            iotime: spec.thinktime_iotime,
+        },
+        buffers: fathom_engine::BufferContent {
+            zero: spec.zero_buffers,
+            refill: spec.refill_buffers,
+            pattern: spec.buffer_pattern.clone(),
+            compress_percentage: spec.buffer_compress_percentage,
+            compress_chunk: spec.buffer_compress_chunk as usize,
+            dedupe_percentage: spec.dedupe_percentage,
+            scramble: spec.scramble_buffers,
+        },
+        flow: None,
+    })
+}
+
+/// A direction's block sizes: its bssplit entries, bsrange ends, or bs.
+pub(crate) fn block_sizes(spec: &JobSpec, d: usize) -> Vec<u64> {
+    if !spec.bssplit[d].is_empty() {
+        spec.bssplit[d].iter().map(|b| b.0).collect()
+    } else if let Some((lo, hi)) = spec.bsrange[d] {
+        vec![lo, hi]
+    } else {
+        vec![spec.bs.0[d]]
+    }
+}
+
+/// verify_interval as fio applies it: no larger than the smallest write (for a job that
+/// reads, also read) block, and a factor of the smallest and largest write block (else
+/// their greatest common divisor). 0 (unset) stays 0: each write is one chunk when all
+/// writes have one size, else the smallest size.
+pub(crate) fn verify_interval(spec: &JobSpec) -> u64 {
+    let writes = block_sizes(spec, 1);
+    let (lo, hi) = (
+        writes.iter().copied().filter(|&b| b > 0).min().unwrap_or(0),
+        writes.iter().copied().max().unwrap_or(0),
+    );
+    let mut iv = spec.verify.interval;
+    if lo == 0 {
+        return iv;
+    }
+    if iv == 0 && hi != lo {
+        iv = lo;
+    }
+    if iv == 0 {
+        return 0;
+    }
+    let read_lo = block_sizes(spec, 0).into_iter().filter(|&b| b > 0).min();
+    if iv > lo {
+        iv = lo;
+    } else if let Some(r) = read_lo.filter(|&r| spec.rw.kind.reads() && iv > r) {
+        iv = r;
+    }
+    if lo % iv != 0 || hi % iv != 0 {
+        iv = gcd(lo, hi);
+    }
+    iv
+}
+
+pub(crate) fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
+    }
+}

@@ -1,0 +1,60 @@
+//! The machine's limits a plan checks against: open-file descriptors (raised to the hard limit), physical memory.
+
+/// The soft limit on open files (RLIMIT_NOFILE) now.
+pub fn nofile_soft() -> u64 {
+    nofile().0
+}
+
+pub(crate) fn nofile() -> (u64, u64) {
+    let mut r = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit writes into the struct we pass.
+    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut r) } != 0 {
+        return (1024, 1024);
+    }
+    (r.rlim_cur, r.rlim_max)
+}
+
+/// Raise the soft limit on open files to the hard limit (as much as the kernel allows),
+/// once per process. A note when the job's `need` of descriptors was above the old soft
+/// limit (the raise is what lets it run), or is above even the hard one.
+pub(crate) fn raise_nofile(need: u64) -> Option<String> {
+    let (soft, hard) = nofile();
+    // Leave room for the engine's own descriptors, logs and standard streams.
+    let want = need.saturating_add(64);
+    if soft < hard {
+        let r = libc::rlimit {
+            rlim_cur: hard,
+            rlim_max: hard,
+        };
+        // SAFETY: setrlimit reads the struct we pass; raising the soft limit up to the
+        // hard one needs no privilege.
+        let raised = unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &r) } == 0;
+        if raised && want > soft {
+            return Some(format!(
+                "raised the open-file limit (RLIMIT_NOFILE) from {soft} to {hard} for the \
+                 jobs' {need} files"
+            ));
+        }
+    }
+    let (now, _) = nofile();
+    (want > now).then(|| {
+        format!(
+            "the jobs keep {need} files open and the open-file limit is {now}: set openfiles= \
+             (e.g. openfiles=64) or raise the hard limit (ulimit -Hn)"
+        )
+    })
+}
+
+pub(crate) fn physical_memory() -> u64 {
+    // SAFETY: sysconf has no preconditions.
+    let (pages, size) = unsafe {
+        (
+            libc::sysconf(libc::_SC_PHYS_PAGES),
+            libc::sysconf(libc::_SC_PAGESIZE),
+        )
+    };
+    (pages.max(0) as u64).saturating_mul(size.max(0) as u64)
+}

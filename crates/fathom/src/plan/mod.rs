@@ -1,0 +1,264 @@
+//! Planning: groups, phases, clones, files and sizes, all decided before the clock starts.
+
+//!
+//! [`plan_with`] walks the job set: [`job`] checks each job and resolves its sizes,
+//! [`clone`] lays out each clone's files, regions and generator parameters, [`limits`]
+//! knows the machine's limits, [`guard`] refuses targets that hold data; [`types`] holds
+//! what the plan is made of.
+
+pub use clone::{expand_filename_format, expand_filename_format_rank};
+pub use limits::nofile_soft;
+pub use types::*;
+
+use job::*;
+use limits::*;
+
+mod clone;
+pub mod guard;
+mod job;
+mod limits;
+pub(crate) mod numa;
+mod types;
+
+use crate::error::RunError;
+use fathom_job::JobSet;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// Plan a job set: check every job against its engine and work out each clone's files,
+/// regions and generator parameters.
+pub fn plan(set: &JobSet) -> Result<Plan, RunError> {
+    plan_with(set, Limits::default())
+}
+
+/// [`plan`] with run limits.
+pub fn plan_with(set: &JobSet, limits: Limits) -> Result<Plan, RunError> {
+    if limits.readonly {
+        if let Some(j) = set
+            .jobs
+            .iter()
+            .find(|j| j.rw.kind.writes() || j.rw.kind.trims())
+        {
+            return Err(plan_err(
+                j,
+                format!(
+                    "rw={} writes or trims, and --readonly forbids that; use a read pattern",
+                    j.rw.kind.name()
+                ),
+            ));
+        }
+    }
+    let mut out = Plan {
+        global_options: set.global_options.clone(),
+        ..Default::default()
+    };
+    let mut groupid = 0u32;
+    let mut phase = 0u32;
+    for (ji, spec) in set.jobs.iter().enumerate() {
+        if ji > 0 && (spec.stonewall || spec.new_group) {
+            groupid += 1;
+        }
+        if ji > 0 && spec.stonewall {
+            phase += 1;
+        }
+        let job = plan_job(ji, spec, groupid, phase, limits, &mut out.warnings)?;
+        if !limits.allow_destructive && !limits.parse_only {
+            guard_job(&job)?;
+        }
+        out.jobs.push(job);
+    }
+    // Flow groups: one shared counter per flow_id.
+    let mut flows: Vec<(u32, Arc<Flow>)> = Vec::new();
+    for j in out.jobs.iter_mut().filter(|j| j.spec.flow > 0) {
+        let id = j.spec.flow_id;
+        let f = match flows.iter().find(|(i, _)| *i == id) {
+            Some((_, f)) => f.clone(),
+            None => {
+                let f = Arc::new(Flow {
+                    counter: 1.into(),
+                    total_weight: 0.into(),
+                });
+                flows.push((id, f.clone()));
+                f
+            }
+        };
+        j.flow = Some(f);
+    }
+    // wait_for names an earlier job.
+    for (ji, j) in out.jobs.iter().enumerate() {
+        if let Some(w) = &j.spec.wait_for {
+            if !out.jobs[..ji].iter().any(|o| &o.spec.name == w) {
+                return Err(plan_err(
+                    &j.spec,
+                    format!(
+                        "wait_for={w}: no job of that name before this one (have: {})",
+                        out.jobs[..ji]
+                            .iter()
+                            .map(|o| o.spec.name.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                ));
+            }
+        }
+    }
+    // Descriptors: jobs of many files (with no openfiles below that) keep them all open.
+    let need: u64 = out
+        .jobs
+        .iter()
+        .filter(|j| !j.caps.diskless && j.caps.metadata.is_none())
+        .flat_map(|j| {
+            let open = j.spec.openfiles.map_or(u64::MAX, u64::from);
+            j.clones
+                .iter()
+                .map(move |c| (c.files.len() as u64).min(open))
+        })
+        .sum();
+    if !limits.parse_only {
+        out.warnings.extend(raise_nofile(need));
+    }
+    // Number the clones of the run from 1, in job order (log file names use it).
+    let mut n = 0;
+    for c in out.jobs.iter_mut().flat_map(|j| j.clones.iter_mut()) {
+        n += 1;
+        c.index = n;
+    }
+    // Files each phase needs, merged by path: the largest size wins; fill if any job reads.
+    let mut need_at: std::collections::HashMap<(PathBuf, u32), usize> =
+        std::collections::HashMap::new();
+    for j in &out.jobs {
+        if j.caps.diskless {
+            continue;
+        }
+        let s = &j.spec;
+        let fill = s.rw.kind.reads() || s.overwrite;
+        if s.create_on_open && !fill {
+            // The files are created when the job opens them, not during setup.
+            continue;
+        }
+        for c in &j.clones {
+            for f in &c.files {
+                let size = f.region.start + f.region.len;
+                if let Some(&i) = need_at.get(&(f.path.clone(), j.phase)) {
+                    let n = &mut out.files[i];
+                    n.size = n.size.max(size);
+                    n.fill |= fill;
+                    n.unlink |= s.unlink;
+                } else {
+                    need_at.insert((f.path.clone(), j.phase), out.files.len());
+                    out.files.push(FileNeed {
+                        path: f.path.clone(),
+                        size,
+                        fill,
+                        zero: s.zero_buffers,
+                        fallocate: s.fallocate,
+                        unlink: s.unlink,
+                        phase: j.phase,
+                    });
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use fathom_job::{JobSpec, Rw, RwKind, SizeSpec};
+    use fathom_workload::FileRegion;
+
+    fn job(name: &str) -> JobSpec {
+        JobSpec {
+            name: name.into(),
+            size: Some(SizeSpec::Bytes(1 << 20)),
+            directories: vec!["/nonexistent-dir".into()],
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn groups_and_phases_follow_stonewall_and_new_group() {
+        let mut b = job("b");
+        b.new_group = true;
+        let mut c = job("c");
+        c.stonewall = true;
+        let set = JobSet {
+            jobs: vec![job("a"), b, c],
+            global_options: vec![],
+        };
+        let p = plan(&set).unwrap();
+        let gp: Vec<_> = p.jobs.iter().map(|j| (j.groupid, j.phase)).collect();
+        assert_eq!(gp, vec![(0, 0), (1, 0), (2, 1)]);
+    }
+
+    #[test]
+    fn clones_get_their_own_files_and_offsets() {
+        let mut a = job("a");
+        a.numjobs = 2;
+        a.nrfiles = 2;
+        a.offset = SizeSpec::Bytes(4096);
+        a.offset_increment = SizeSpec::Bytes(1 << 20);
+        let p = plan(&JobSet {
+            jobs: vec![a],
+            global_options: vec![],
+        })
+        .unwrap();
+        let c1 = &p.jobs[0].clones[1];
+        assert_eq!(c1.files[1].path, PathBuf::from("/nonexistent-dir/a.1.1"));
+        assert_eq!(
+            c1.files[0].region,
+            FileRegion {
+                start: 4096 + (1 << 20),
+                len: 1 << 19
+            }
+        );
+        assert_eq!(p.files.len(), 4);
+        assert_ne!(p.jobs[0].clones[0].params.seed, c1.params.seed);
+    }
+
+    #[test]
+    fn a_shared_file_is_laid_out_once_at_the_largest_size() {
+        let mut a = job("a");
+        a.numjobs = 2;
+        a.filenames = vec!["shared".into()];
+        a.offset_increment = SizeSpec::Bytes(256 << 10);
+        a.rw = Rw {
+            kind: RwKind::Read,
+            suffix: 0,
+        };
+        let p = plan(&JobSet {
+            jobs: vec![a],
+            global_options: vec![],
+        })
+        .unwrap();
+        assert_eq!(p.files.len(), 1);
+        assert_eq!(p.files[0].size, (1 << 20) + (256 << 10));
+        assert!(p.files[0].fill);
+    }
+
+    #[test]
+    fn missing_size_and_file_is_a_clear_error() {
+        let mut a = job("a");
+        a.size = None;
+        let e = plan(&JobSet {
+            jobs: vec![a],
+            global_options: vec![],
+        })
+        .unwrap_err();
+        assert!(e.to_string().contains("set size="), "{e}");
+    }
+
+    #[test]
+    fn sync_engines_cap_iodepth_with_a_note() {
+        let mut a = job("a");
+        a.iodepth = 32;
+        let p = plan(&JobSet {
+            jobs: vec![a],
+            global_options: vec![],
+        })
+        .unwrap();
+        assert_eq!(p.jobs[0].effective_iodepth, 1);
+        assert!(p.warnings[0].contains("capped at 1"));
+    }
+}

@@ -1,0 +1,278 @@
+//! What a plan holds: the planned jobs, clones, files and directory trees, and the limits planning checks against.
+
+use crate::error::RunError;
+use fathom_engine::Caps;
+use fathom_job::JobSpec;
+use fathom_job::RandomDist;
+use fathom_stats::JobInfo;
+use fathom_workload::{Distribution, FileRegion, Params, Zone};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// One file a clone uses.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PlannedFile {
+    /// Path.
+    pub path: PathBuf,
+    /// The part of the file the clone does I/O to.
+    pub region: FileRegion,
+}
+
+/// One job clone (one thread).
+#[derive(Clone, Debug)]
+pub struct PlannedClone {
+    /// Clone number within its job (fio's `$jobnum`).
+    pub jobnum: u32,
+    /// The clone's number in the whole run, from 1 (names log files, as fio's thread
+    /// numbers do).
+    pub index: u32,
+    /// The clone's files, in order.
+    pub files: Vec<PlannedFile>,
+    /// Generator parameters.
+    pub params: Params,
+    /// `filetree` jobs: the clone's tree (the clone runs an operation mix over it, not
+    /// I/Os; `files` is empty).
+    pub tree: Option<TreePlan>,
+}
+
+/// A `filetree` clone's tree: where it is, its shape, and how its files are named.
+#[derive(Clone, Debug)]
+pub struct TreePlan {
+    /// The tree's root directory.
+    pub root: PathBuf,
+    /// The shape.
+    pub tree: fathom_workload::Tree,
+    /// A file's name is this prefix, its number within its directory, and the suffix
+    /// (`filename_format` with `$filenum` in between).
+    pub name_prefix: String,
+    /// See `name_prefix`.
+    pub name_suffix: String,
+}
+
+impl TreePlan {
+    /// Path of directory `k` of the tree (None: the root).
+    pub fn dir_path(&self, k: Option<u64>) -> PathBuf {
+        match k {
+            Some(k) => self.root.join(self.tree.dir_rel(k)),
+            None => self.root.clone(),
+        }
+    }
+    /// Path of file `i`.
+    pub fn file_path(&self, i: u64) -> PathBuf {
+        let mut p = self.dir_path(self.tree.file_dir(i));
+        p.push(format!(
+            "{}{}{}",
+            self.name_prefix,
+            self.tree.file_in_dir(i),
+            self.name_suffix
+        ));
+        p
+    }
+}
+
+/// One job, with its clones.
+#[derive(Clone, Debug)]
+pub struct PlannedJob {
+    /// The job as parsed.
+    pub spec: Arc<JobSpec>,
+    /// Reporting group.
+    pub groupid: u32,
+    /// Execution phase: jobs of one phase run together; a stonewall starts a new phase.
+    pub phase: u32,
+    /// Engine capabilities.
+    pub caps: Caps,
+    /// The clones.
+    pub clones: Vec<PlannedClone>,
+    /// The iodepth the engine will really use.
+    pub effective_iodepth: u32,
+    /// Engine-specific options.
+    pub engine_options: fathom_engine::EngineOptions,
+    /// Rate limits (intended issue times) for each clone.
+    pub rate: fathom_workload::RateSpec,
+    /// Think time after each block of I/Os.
+    pub thinktime: ThinkTime,
+    /// What write buffers hold.
+    pub buffers: fathom_engine::BufferContent,
+    /// The flow group (`flow`/`flow_id`) this job's clones share with other jobs.
+    pub flow: Option<Arc<Flow>>,
+}
+
+/// A flow group (fio's flow control): I/Os issued by all its members and their total
+/// weight; a member ahead of its weighted share waits.
+#[derive(Debug)]
+pub struct Flow {
+    /// I/Os issued by the members running now (+1, as fio starts it).
+    pub counter: std::sync::atomic::AtomicU64,
+    /// Sum of the weights of the members running now.
+    pub total_weight: std::sync::atomic::AtomicU64,
+}
+
+/// fio's thinktime options.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ThinkTime {
+    /// Stall after each block of I/Os.
+    pub time: std::time::Duration,
+    /// Of the stall, how much to busy-spin (the rest sleeps).
+    pub spin: std::time::Duration,
+    /// I/Os between stalls (≥ 1).
+    pub blocks: u32,
+    /// Count issued I/Os (thinktime_blocks_type=issue), not completed ones.
+    pub on_issue: bool,
+    /// Stall after this much I/O time too (thinktime_iotime; zero = off).
+    pub iotime: std::time::Duration,
+}
+
+/// What a file needs before its phase starts.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FileNeed {
+    /// Path.
+    pub path: PathBuf,
+    /// Minimum size in bytes.
+    pub size: u64,
+    /// Some job of the phase reads it (or asked for `overwrite`): fill it with data.
+    pub fill: bool,
+    /// Zero fill.
+    pub zero: bool,
+    /// Preallocation.
+    pub fallocate: fathom_job::Fallocate,
+    /// Remove at the end of the phase (`unlink=1`).
+    pub unlink: bool,
+    /// Phase.
+    pub phase: u32,
+}
+
+/// A whole run, planned.
+#[derive(Clone, Debug, Default)]
+pub struct Plan {
+    /// Jobs in order.
+    pub jobs: Vec<PlannedJob>,
+    /// Files to lay out, per phase, deduplicated by path.
+    pub files: Vec<FileNeed>,
+    /// Warnings to show the user (stderr).
+    pub warnings: Vec<String>,
+    /// Options from `[global]` sections.
+    pub global_options: Vec<(String, String)>,
+}
+
+impl Plan {
+    /// Number of phases.
+    pub fn phases(&self) -> u32 {
+        self.jobs.iter().map(|j| j.phase + 1).max().unwrap_or(0)
+    }
+    /// Total number of clones (threads).
+    pub fn threads(&self) -> u32 {
+        self.jobs.iter().map(|j| j.clones.len() as u32).sum()
+    }
+}
+
+/// The workload crate's form of `random_distribution`.
+pub(crate) fn distribution(d: &RandomDist) -> Distribution {
+    match d {
+        RandomDist::Random => Distribution::Random,
+        RandomDist::Zipf(theta, center) => Distribution::Zipf {
+            theta: *theta,
+            center: *center,
+        },
+        RandomDist::Pareto(h, center) => Distribution::Pareto {
+            h: *h,
+            center: *center,
+        },
+        RandomDist::Normal(dev, center) => Distribution::Normal {
+            dev: *dev,
+            center: *center,
+        },
+        RandomDist::Zoned(z) => {
+            Distribution::Zoned(z.iter().map(|&(pct, size)| Zone { pct, size }).collect())
+        }
+        RandomDist::ZonedAbs(z) => Distribution::ZonedAbs(
+            z.iter()
+                .map(|&(pct, size)| Zone {
+                    pct,
+                    size: size as f64,
+                })
+                .collect(),
+        ),
+    }
+}
+
+impl PlannedJob {
+    /// What the report prints about the job besides its numbers.
+    pub fn info(&self) -> JobInfo {
+        let s = &self.spec;
+        let ranges = match self.clones.first() {
+            Some(c) => [0, 1, 2].map(|d| c.params.len_range(d)),
+            None => [0, 1, 2].map(|d| (s.bs.0[d], s.bs.0[d])),
+        };
+        // A filetree job's "pattern" is its operation mix.
+        let rw = if self.caps.metadata == Some("mix") {
+            let mix = if s.meta_mix.is_empty() {
+                "create/100".to_string()
+            } else {
+                s.meta_mix
+                    .iter()
+                    .map(|(o, p)| format!("{}/{p}", o.name()))
+                    .collect::<Vec<_>>()
+                    .join(":")
+            };
+            format!("meta_mix={mix}")
+        } else {
+            s.rw.kind.name().to_string()
+        };
+        JobInfo {
+            rw,
+            bs: ranges,
+            ioengine: s.ioengine.clone(),
+            iodepth: s.iodepth,
+            percentile_list: s.percentile_list.clone(),
+            clat_percentiles: s.clat_percentiles,
+            lat_percentiles: s.lat_percentiles,
+            slat_percentiles: s.control.slat_percentiles,
+            kb_base: s.kb_base,
+            description: s.description.clone(),
+            job_options: s.job_options.clone(),
+            unit_base: s.unit_base,
+            sig_figs: s.sig_figs,
+            unified_rw: s.unified_rw,
+            latency_target_ns: s.latency_target.as_nanos() as u64,
+            latency_window_us: s.latency_window.as_micros() as u64,
+            latency_percentile: if s.latency_target.is_zero() {
+                0.0
+            } else {
+                s.latency_percentile
+            },
+        }
+    }
+}
+
+pub(crate) fn plan_err(spec: &JobSpec, message: impl Into<String>) -> RunError {
+    RunError::Plan {
+        job: spec.name.clone(),
+        location: spec.origin.to_string(),
+        message: message.into(),
+    }
+}
+
+/// Checks that depend on how the run is invoked rather than on the jobs.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Limits {
+    /// Refuse any job that writes or trims (`--readonly`).
+    pub readonly: bool,
+    /// Write to block devices even when they hold data (`--allow-destructive`).
+    pub allow_destructive: bool,
+    /// This process is one rank of a distributed run (MPI): file names and shared-file
+    /// regions are made per rank.
+    pub rank: Option<Rank>,
+    /// Check the options only (`--parse-only`): nothing on this machine is looked at
+    /// (targets that do not exist here, their sizes and contents, the kernel's engines,
+    /// memory and limits), as a job file written for another machine must pass.
+    pub parse_only: bool,
+}
+
+/// A process's place in a distributed run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Rank {
+    /// This rank, 0-based.
+    pub rank: u32,
+    /// Number of ranks.
+    pub size: u32,
+}

@@ -1,0 +1,427 @@
+//! Reading written data back and checking it: after each I/O (journal, backlog), the verify pass, verify_async threads.
+
+use crate::plan::PlannedClone;
+use crate::record::outcome::{errno_text, CloneOutcome};
+use fathom_engine::{AlignedBuf, IoUnit, Queued};
+use fathom_job::Ddir;
+use fathom_stats::ThreadStats;
+
+/// verify_backlog: completed writes waiting for a check, and whether one is due.
+#[derive(Default)]
+pub(crate) struct Backlog {
+    pub(crate) chunks: Vec<(usize, u64, u64)>,
+    pub(crate) due: bool,
+}
+
+/// After a completed I/O of a verifying job, on either completion path: a write is
+/// acknowledged in the journal (verify_journal) and joins the backlog (a full backlog asks
+/// for a check); a read of a read-only job is checked at once.
+pub(crate) fn after_io(
+    v: &mut crate::verify::Verifier,
+    journal: Option<&mut crate::verify::journal::JournalWriter>,
+    (ddir, file, offset, len): (Ddir, usize, u64, u64),
+    (gens, data, path): (&[(u64, u32)], &[u8], &std::path::Path),
+    spec: &fathom_job::JobSpec,
+    backlog: &mut Backlog,
+    st: &mut ThreadStats,
+) -> Result<(), (i32, String)> {
+    let k = spec.rw.kind;
+    if let (Some(j), Ddir::Write) = (journal, ddir) {
+        j.ack(file, gens, v.interval)
+            .map_err(|e| (libc::EIO, format!("verify_journal: {e}")))?;
+    }
+    if ddir == Ddir::Write && spec.verify.backlog > 0 {
+        backlog.chunks.push((file, offset, len));
+        if backlog.chunks.len() as u64 >= spec.verify.backlog {
+            backlog.due = true;
+        }
+    } else if ddir == Ddir::Trim {
+        v.trimmed(file, offset, len);
+    } else if ddir == Ddir::Read && !k.writes() {
+        let data = &data[..len as usize];
+        for (off, n) in v.chunks(offset, len) {
+            let b = &data[(off - offset) as usize..(off - offset + n) as usize];
+            check_chunk(v, (path, b, off), None, spec, st)?;
+        }
+    }
+    Ok(())
+}
+
+/// Record the check of one chunk; Err ends the job (verify_fatal).
+pub(crate) fn check_chunk(
+    v: &crate::verify::Verifier,
+    (path, b, offset): (&std::path::Path, &[u8], u64),
+    expected: Option<u64>,
+    spec: &fathom_job::JobSpec,
+    st: &mut ThreadStats,
+) -> Result<(), (i32, String)> {
+    let r = v.check(b, offset, expected);
+    record_check(v, (path, b.len(), Some(b)), r, spec, st)
+}
+
+/// Count a chunk's check (done here or by a verify_async thread); Err ends the job
+/// (verify_fatal). verify_dump writes a failed chunk as read and as expected.
+pub(crate) fn record_check(
+    v: &crate::verify::Verifier,
+    (path, len, data): (&std::path::Path, usize, Option<&[u8]>),
+    r: Result<(), Box<crate::verify::Failure>>,
+    spec: &fathom_job::JobSpec,
+    st: &mut ThreadStats,
+) -> Result<(), (i32, String)> {
+    let vs = st.verify.get_or_insert_with(Default::default);
+    vs.blocks += 1;
+    vs.bytes += len as u64;
+    if let Err(f) = r {
+        vs.failures += 1;
+        let mut text = f.text(path);
+        if let (true, Some(b)) = (spec.verify.dump, data) {
+            let base = format!("{}.{}", path.display(), f.offset);
+            let expected = v.expected_of(&f, b.len());
+            let wrote = std::fs::write(format!("{base}.received"), b)
+                .and_then(|_| std::fs::write(format!("{base}.expected"), expected));
+            text.push_str(&match wrote {
+                Ok(()) => format!("; dumped to {base}.received and {base}.expected"),
+                Err(e) => format!("; verify_dump failed: {e}"),
+            });
+        }
+        if vs.first.len() < fathom_stats::VERIFY_FAILURES_KEPT {
+            vs.first.push(text.clone());
+        }
+        if spec.verify.fatal {
+            return Err((libc::EILSEQ, text));
+        }
+    }
+    Ok(())
+}
+
+/// Read back and check chunks (file, offset, length), one at a time through the engine
+/// with nothing else in flight; the reads count as reads of the job, as in fio. With
+/// `checkers`, each chunk goes to the verify_async threads instead of being checked here.
+pub(crate) fn read_and_check(
+    engine: &mut dyn fathom_engine::IoEngine,
+    buf: &mut AlignedBuf,
+    rb: &ReadBack<'_>,
+    list: &[(usize, u64, u64)],
+    st: &mut ThreadStats,
+    checkers: Option<&std::sync::mpsc::SyncSender<CheckItem>>,
+) -> Result<(), (i32, String)> {
+    let ReadBack {
+        v,
+        files,
+        known,
+        spec,
+    } = *rb;
+    let mut comps = Vec::with_capacity(1);
+    for &(file, offset, len) in list {
+        // One read per block, as fio reads a write back; its chunks are checked apart.
+        let chunks: Vec<(u64, u64, bool)> = v
+            .chunks(offset, len)
+            .map(|(o, n)| (o, n, v.is_trimmed(file, o)))
+            .collect();
+        if !spec.verify.trim_zero && chunks.iter().all(|c| c.2) {
+            continue; // trim_verify_zero=0: trimmed chunks are not checked
+        }
+        let io = IoUnit {
+            ddir: Ddir::Read,
+            file,
+            offset,
+            buf: buf.as_mut_ptr(),
+            len: len as usize,
+            tag: 0,
+        };
+        let t0 = crate::clock::now();
+        let path = &files[file].path;
+        let io_err = |e: std::io::Error| {
+            (
+                fathom_engine::errno_of(&e).unwrap_or(libc::EIO),
+                format!("verify read of {} at offset {offset}: {e}", path.display()),
+            )
+        };
+        // SAFETY: `buf` holds at least `len` bytes (a block is at most the largest block
+        // size), is aligned for the files' open mode, and nothing else is in flight.
+        let (res, slat) = match unsafe { engine.queue(&io) }.map_err(io_err)? {
+            Queued::Done(c) => (c.res, None),
+            Queued::Queued => {
+                engine.commit().map_err(io_err)?;
+                let t_sub = crate::clock::now();
+                comps.clear();
+                while comps.is_empty() {
+                    engine.reap(1, 1, &mut comps).map_err(io_err)?;
+                }
+                (
+                    comps[0].res,
+                    Some(t_sub.duration_since(t0).as_nanos() as u64),
+                )
+            }
+        };
+        let total = crate::clock::now().duration_since(t0).as_nanos() as u64;
+        if res != len as i64 {
+            let errno = if res < 0 { (-res) as i32 } else { libc::EIO };
+            return Err((
+                errno,
+                format!(
+                    "verify read of {} at offset {offset} (0x{offset:x}), length {len}: {}",
+                    path.display(),
+                    if res < 0 {
+                        errno_text(errno)
+                    } else {
+                        format!("short read of {res} bytes")
+                    }
+                ),
+            ));
+        }
+        st.record_io_deferred(0, len, slat, total.saturating_sub(slat.unwrap_or(0)));
+        for (off, n, trimmed) in chunks {
+            let at = (off - offset) as usize;
+            let data = &buf.as_slice()[at..at + n as usize];
+            if trimmed {
+                if spec.verify.trim_zero {
+                    let r = v.check_trimmed(data, off);
+                    record_check(v, (path, data.len(), Some(data)), r, spec, st)?;
+                }
+                continue;
+            }
+            let expected = known.then(|| v.generation(file, off) as u64);
+            match checkers {
+                Some(tx) => {
+                    if tx.send((file, off, expected, data.to_vec())).is_err() {
+                        return Ok(());
+                    }
+                }
+                None => check_chunk(v, (path, data, off), expected, spec, st)?,
+            }
+        }
+    }
+    Ok(())
+}
+
+/// verify_state_save/load's file: `local-JOB-N-verify.state` in the working directory.
+pub(crate) fn state_path(spec: &fathom_job::JobSpec, jobnum: u32) -> std::path::PathBuf {
+    std::path::PathBuf::from(format!("local-{}-{jobnum}-verify.state", spec.name))
+}
+
+/// What a read-back pass checks against: the verifier, the clone's files, whether the
+/// expected generations are known, and the job.
+#[derive(Clone, Copy)]
+pub(crate) struct ReadBack<'a> {
+    pub(crate) v: &'a crate::verify::Verifier,
+    pub(crate) files: &'a [crate::plan::PlannedFile],
+    pub(crate) known: bool,
+    pub(crate) spec: &'a fathom_job::JobSpec,
+}
+
+/// A chunk for a verify_async thread: (file, offset, expected generation, data).
+pub(crate) type CheckItem = (usize, u64, Option<u64>, Vec<u8>);
+
+/// [`read_and_check`] with verify_async: the reads stay on this thread, the checks run
+/// on `spec.verify.async_threads` threads; results are counted here, in read order.
+pub(crate) fn verify_chunks(
+    engine: &mut dyn fathom_engine::IoEngine,
+    buf: &mut AlignedBuf,
+    rb: &ReadBack<'_>,
+    list: &[(usize, u64, u64)],
+    st: &mut ThreadStats,
+) -> Result<(), (i32, String)> {
+    let ReadBack { v, files, spec, .. } = *rb;
+    let threads = spec.verify.async_threads as usize;
+    if threads == 0 {
+        return read_and_check(engine, buf, rb, list, st, None);
+    }
+    // (file, length, result, the data when the check failed)
+    type Checked = (
+        usize,
+        usize,
+        Result<(), Box<crate::verify::Failure>>,
+        Option<Vec<u8>>,
+    );
+    let (tx, rx) = std::sync::mpsc::sync_channel::<CheckItem>(threads * 4);
+    let rx = std::sync::Mutex::new(rx);
+    let (rtx, rrx) = std::sync::mpsc::channel::<Checked>();
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            let (rx, rtx) = (&rx, rtx.clone());
+            s.spawn(move || loop {
+                let item = rx.lock().unwrap_or_else(|e| e.into_inner()).recv();
+                let Ok((file, off, expected, data)) = item else {
+                    break;
+                };
+                let r = v.check(&data, off, expected);
+                let keep = r.is_err().then_some(data.clone());
+                if rtx.send((file, data.len(), r, keep)).is_err() {
+                    break;
+                }
+            });
+        }
+        drop(rtx);
+        // Results are counted as they come; a fatal failure stops the reads.
+        let read = read_and_check(engine, buf, rb, list, st, Some(&tx));
+        drop(tx);
+        let mut outcome = read;
+        for (file, len, r, data) in rrx {
+            let at = (files[file].path.as_path(), len, data.as_deref());
+            if let Err(e) = record_check(v, at, r, spec, st) {
+                if outcome.is_ok() {
+                    outcome = Err(e);
+                }
+            }
+        }
+        outcome
+    })
+}
+
+/// The clone's verifier (None when the job does not verify), with its verify statistics
+/// started and, for verify_state_load, the saved state loaded.
+pub(crate) fn verifier_for(
+    clone: &PlannedClone,
+    spec: &fathom_job::JobSpec,
+    stats: &mut ThreadStats,
+) -> Result<Option<crate::verify::Verifier>, (i32, String)> {
+    let Some(kind) = spec.verify.kind else {
+        return Ok(None);
+    };
+    let min_bs = (0..3)
+        .filter(|&d| clone.params.len_range(d).0 > 0)
+        .map(|d| clone.params.len_range(d).0)
+        .min()
+        .unwrap_or(4096);
+    let regions: Vec<(u64, u64)> = clone
+        .files
+        .iter()
+        .map(|f| (f.region.start, f.region.len))
+        .collect();
+    let mut v = crate::verify::Verifier::new(
+        &spec.verify,
+        kind,
+        clone.params.seed,
+        clone.index,
+        min_bs,
+        &regions,
+    )
+    .map_err(|text| (libc::EINVAL, text))?;
+    stats.verify = Some(fathom_stats::VerifyStats {
+        kind: kind.name().to_string(),
+        ..Default::default()
+    });
+    if spec.verify.state_load {
+        v.load_state(&state_path(spec, clone.jobnum))
+            .map_err(|text| (libc::ENOENT, format!("verify_state_load: {text}")))?;
+    }
+    Ok(Some(v))
+}
+
+/// verify_state_save: as fio, a verifying job that writes leaves what it wrote,
+/// generation by generation, for a later verify_state_load (a run cut short included).
+pub(crate) fn save_state(
+    v: &crate::verify::Verifier,
+    spec: &fathom_job::JobSpec,
+    jobnum: u32,
+    out: &mut CloneOutcome,
+) {
+    let p = state_path(spec, jobnum);
+    if let Err(e) = v.save_state(&p) {
+        if out.error_text.is_none() {
+            out.stats.error = e.raw_os_error().unwrap_or(libc::EIO);
+            out.error_text = Some(format!("verify_state_save {}: {e}", p.display()));
+        }
+    }
+}
+
+/// Whether the job reads back at its end: a verifying job that writes or trims, or
+/// verify_only.
+pub(crate) fn reads_back(spec: &fathom_job::JobSpec) -> bool {
+    let k = spec.rw.kind;
+    (spec.verify.do_verify && (k.writes() || k.trims())) || spec.verify.only
+}
+
+/// The verify pass (when `run`: the job reads back and nothing is in flight): read back
+/// every chunk this clone wrote (verify_only: every chunk of its regions, or with a
+/// loaded state those it knows) and check it; then the verdict — failures end the job
+/// with EILSEQ unless tolerated, and a pass that checked nothing is an error.
+pub(crate) fn verify_pass(
+    v: &crate::verify::Verifier,
+    (clone, spec): (&PlannedClone, &fathom_job::JobSpec),
+    (engine, buf): (&mut dyn fathom_engine::IoEngine, &mut AlignedBuf),
+    run: bool,
+    out: &mut CloneOutcome,
+) {
+    let fail = |out: &mut CloneOutcome, errno: i32, text: String| {
+        out.stats.error = errno;
+        out.error_text = Some(text);
+    };
+    let pass = reads_back(spec);
+    if run && out.error_text.is_none() {
+        let mut list: Vec<(usize, u64, u64)> = (0..clone.files.len())
+            .flat_map(|fi| {
+                let r = clone.files[fi].region;
+                let blocks: Vec<(u64, u64)> = if spec.verify.only && !spec.verify.state_load {
+                    (0..r.len / v.interval)
+                        .map(|i| (r.start + i * v.interval, v.interval))
+                        .collect()
+                } else if spec.verify.only {
+                    v.written(fi).map(|o| (o, v.interval)).collect()
+                } else {
+                    // Each write not yet checked (verify_backlog checked the others).
+                    v.unchecked(fi)
+                };
+                blocks.into_iter().map(move |(o, n)| (fi, o, n))
+            })
+            .collect();
+        if spec.verify.experimental && !spec.verify.only {
+            // experimental_verify: replay the job's writes from its seed and read
+            // them back in the order they were written (as many as were written).
+            let writes = out.stats.issued[1];
+            let mut g = fathom_workload::Generator::new(clone.params.clone())
+                .expect("the generator was built from these parameters before");
+            list = std::iter::from_fn(|| g.next_io())
+                .filter(|io| io.ddir == Ddir::Write)
+                .take(writes as usize)
+                .map(|io| (io.file, io.offset, io.len))
+                .collect();
+        }
+        let known = !spec.verify.only || spec.verify.state_load;
+        if let Err((errno, text)) = verify_chunks(
+            engine,
+            buf,
+            &ReadBack {
+                v,
+                files: &clone.files,
+                known,
+                spec,
+            },
+            &list,
+            &mut out.stats,
+        ) {
+            fail(out, errno, text);
+        }
+    }
+    let vs = out.stats.verify.clone().unwrap_or_default();
+    let tolerated =
+        spec.continue_on_error_verify || spec.ignore_error_verify.contains(&libc::EILSEQ);
+    if vs.failures > 0 && out.error_text.is_none() && tolerated {
+        // continue_on_error=verify / ignore_error=,,EILSEQ: counted, not fatal.
+        out.stats.count_errors = true;
+        out.stats.total_err += vs.failures;
+        if out.stats.first_error == 0 {
+            out.stats.first_error = libc::EILSEQ;
+            out.first_error_text = vs.first.first().cloned();
+        }
+    } else if vs.failures > 0 && out.error_text.is_none() {
+        let more = if vs.failures > 1 {
+            format!(" (and {} more failed chunks)", vs.failures - 1)
+        } else {
+            String::new()
+        };
+        let first = vs.first.first().cloned().unwrap_or_default();
+        fail(out, libc::EILSEQ, format!("{first}{more}"));
+    } else if vs.blocks == 0 && out.error_text.is_none() && (pass || spec.verify.backlog > 0) {
+        fail(
+            out,
+            libc::EINVAL,
+            format!(
+                "verify={} checked nothing: no written (or, with trim_verify_zero, \
+                 trimmed) chunk to read back",
+                vs.kind
+            ),
+        );
+    }
+}
