@@ -56,23 +56,11 @@ pub fn shapes(plan: &Plan) -> Vec<JobShape> {
 }
 
 fn rate(b: f64) -> String {
-    if b >= 1073741824.0 {
-        format!("{:.1}GiB/s", b / 1073741824.0)
-    } else if b >= 1048576.0 {
-        format!("{:.1}MiB/s", b / 1048576.0)
-    } else {
-        format!("{:.0}KiB/s", b / 1024.0)
-    }
+    fathom_report::units::short_rate(b, true)
 }
 
 fn count(v: f64) -> String {
-    if v >= 1e6 {
-        format!("{:.2}M", v / 1e6)
-    } else if v >= 1e3 {
-        format!("{:.1}k", v / 1e3)
-    } else {
-        format!("{v:.0}")
-    }
+    fathom_report::units::short_count(v)
 }
 
 /// fio's ETA line: `Jobs: N (f=N): [r(1)][45.5%][r=..,w=..][r=..,w=.. IOPS][eta 00m:06s]`.

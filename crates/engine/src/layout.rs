@@ -4,7 +4,6 @@ use crate::buf::fill_random;
 use fathom_job::Fallocate;
 use std::fs::{File, OpenOptions as FsOpen};
 use std::io;
-use std::os::fd::AsRawFd;
 use std::path::Path;
 
 /// What a job needs of one file before it starts.
@@ -140,29 +139,20 @@ fn preallocate(f: &File, start: u64, end: u64, how: Fallocate) -> io::Result<()>
     if end <= start {
         return Ok(());
     }
-    let fd = f.as_raw_fd();
     let len = (end - start) as i64;
     match how {
         Fallocate::None => Ok(()),
         Fallocate::Truncate => f.set_len(end),
-        Fallocate::Posix => {
-            // SAFETY: plain syscall on an fd we own.
-            let r = unsafe { libc::posix_fallocate(fd, start as i64, len) };
-            if r != 0 {
-                return Err(io::Error::from_raw_os_error(r));
-            }
-            Ok(())
-        }
+        Fallocate::Posix => Ok(nix::fcntl::posix_fallocate(f, start as i64, len)?),
         Fallocate::Native | Fallocate::Keep => {
+            use nix::fcntl::FallocateFlags;
             let mode = if how == Fallocate::Keep {
-                libc::FALLOC_FL_KEEP_SIZE
+                FallocateFlags::FALLOC_FL_KEEP_SIZE
             } else {
-                0
+                FallocateFlags::empty()
             };
-            // SAFETY: plain syscall on an fd we own.
-            let r = unsafe { libc::fallocate(fd, mode, start as i64, len) };
-            if r < 0 {
-                let e = io::Error::last_os_error();
+            if let Err(e) = nix::fcntl::fallocate(f, mode, start as i64, len) {
+                let e = io::Error::from(e);
                 // fio's native mode falls back to no preallocation when unsupported.
                 if matches!(
                     e.raw_os_error(),
@@ -181,8 +171,12 @@ fn preallocate(f: &File, start: u64, end: u64, how: Fallocate) -> io::Result<()>
 /// kernel cannot advise are skipped silently, as fio does.
 pub fn invalidate(path: &Path) -> io::Result<()> {
     let f = File::open(path).map_err(|e| with_path(e, path))?;
-    // SAFETY: plain syscall on an fd we own.
-    unsafe { libc::posix_fadvise(f.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
+    let _ = nix::fcntl::posix_fadvise(
+        &f,
+        0,
+        0,
+        nix::fcntl::PosixFadviseAdvice::POSIX_FADV_DONTNEED,
+    );
     Ok(())
 }
 

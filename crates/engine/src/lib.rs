@@ -108,6 +108,21 @@ pub struct Caps {
     pub metadata: Option<&'static str>,
 }
 
+impl Caps {
+    /// An asynchronous engine over the job's file descriptors (libaio, posixaio):
+    /// completions come through `reap`, and files can be reopened one at a time.
+    pub const fn async_fd() -> Caps {
+        Caps {
+            is_async: true,
+            diskless: false,
+            no_trim: false,
+            no_direct: false,
+            reopen: true,
+            metadata: None,
+        }
+    }
+}
+
 /// How to open a file.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct OpenOptions {

@@ -133,11 +133,7 @@ impl IoEngine for Libaio {
         "libaio"
     }
     fn caps(&self) -> Caps {
-        Caps {
-            is_async: true,
-            reopen: true,
-            ..Caps::default()
-        }
+        Caps::async_fd()
     }
     unsafe fn setup(&mut self, depth: usize, _bufs: &[EngineBuf]) -> io::Result<()> {
         let mut ctx: AioContext = 0;

@@ -163,8 +163,11 @@ impl IoEngine for MetaEngine {
 /// sequence), with the errno kept in the error.
 pub mod fsop {
     use super::StatType;
+    use nix::fcntl::{OFlag, AT_FDCWD};
+    use nix::sys::stat::Mode;
     use std::ffi::CString;
     use std::io;
+    use std::os::fd::IntoRawFd;
     use std::os::unix::ffi::OsStrExt;
     use std::path::Path;
 
@@ -200,22 +203,16 @@ pub mod fsop {
 
     /// open(O_CREAT | `mode`, 0600); returns the fd.
     pub fn create_c(p: &CString, mode: libc::c_int) -> io::Result<i32> {
-        // SAFETY: p is NUL-terminated; the mode argument is used with O_CREAT.
-        let fd = unsafe { libc::open(p.as_ptr(), libc::O_CREAT | libc::O_CLOEXEC | mode, 0o600) };
-        if fd < 0 {
-            return Err(io::Error::last_os_error());
-        }
-        Ok(fd)
+        let flags = OFlag::from_bits_retain(libc::O_CREAT | libc::O_CLOEXEC | mode);
+        let fd = nix::fcntl::open(p.as_c_str(), flags, Mode::from_bits_truncate(0o600))?;
+        Ok(fd.into_raw_fd())
     }
 
     /// open(2) with `flags`; returns the fd.
     pub fn open_c(p: &CString, flags: libc::c_int) -> io::Result<i32> {
-        // SAFETY: p is NUL-terminated.
-        let fd = unsafe { libc::open(p.as_ptr(), flags | libc::O_CLOEXEC) };
-        if fd < 0 {
-            return Err(io::Error::last_os_error());
-        }
-        Ok(fd)
+        let flags = OFlag::from_bits_retain(flags | libc::O_CLOEXEC);
+        let fd = nix::fcntl::open(p.as_c_str(), flags, Mode::empty())?;
+        Ok(fd.into_raw_fd())
     }
 
     /// close(2).
@@ -225,18 +222,13 @@ pub mod fsop {
 
     /// stat(2), lstat(2) or statx(2).
     pub fn stat_c(p: &CString, how: StatType) -> io::Result<()> {
-        // SAFETY: the out-buffers are zeroed structs we own; p is NUL-terminated.
-        unsafe {
-            match how {
-                StatType::Stat => {
-                    let mut st: libc::stat = std::mem::zeroed();
-                    check(libc::stat(p.as_ptr(), &mut st))
-                }
-                StatType::Lstat => {
-                    let mut st: libc::stat = std::mem::zeroed();
-                    check(libc::lstat(p.as_ptr(), &mut st))
-                }
-                StatType::Statx => {
+        match how {
+            StatType::Stat => nix::sys::stat::stat(p.as_c_str()).map(drop)?,
+            StatType::Lstat => nix::sys::stat::lstat(p.as_c_str()).map(drop)?,
+            StatType::Statx => {
+                // nix has no statx.
+                // SAFETY: the out-buffer is a zeroed struct we own; p is NUL-terminated.
+                unsafe {
                     let mut st: libc::statx = std::mem::zeroed();
                     check(libc::statx(
                         libc::AT_FDCWD,
@@ -244,40 +236,51 @@ pub mod fsop {
                         0,
                         libc::STATX_ALL,
                         &mut st,
-                    ))
+                    ))?
                 }
             }
         }
+        Ok(())
     }
 
     /// unlink(2).
     pub fn unlink_c(p: &CString) -> io::Result<()> {
-        // SAFETY: p is NUL-terminated.
-        check(unsafe { libc::unlink(p.as_ptr()) })
+        Ok(nix::unistd::unlink(p.as_c_str())?)
     }
 
     /// mkdir(2), mode 0700.
     pub fn mkdir_c(p: &CString) -> io::Result<()> {
-        // SAFETY: p is NUL-terminated.
-        check(unsafe { libc::mkdir(p.as_ptr(), 0o700) })
+        Ok(nix::unistd::mkdir(p.as_c_str(), Mode::S_IRWXU)?)
     }
 
-    /// rmdir(2).
+    /// rmdir(2) (as unlinkat(AT_REMOVEDIR)).
     pub fn rmdir_c(p: &CString) -> io::Result<()> {
-        // SAFETY: p is NUL-terminated.
-        check(unsafe { libc::rmdir(p.as_ptr()) })
+        use nix::unistd::{unlinkat, UnlinkatFlags};
+        Ok(unlinkat(AT_FDCWD, p.as_c_str(), UnlinkatFlags::RemoveDir)?)
     }
 
-    /// rename(2).
+    /// rename(2) (as renameat in the working directory).
     pub fn rename_c(from: &CString, to: &CString) -> io::Result<()> {
-        // SAFETY: both are NUL-terminated.
-        check(unsafe { libc::rename(from.as_ptr(), to.as_ptr()) })
+        Ok(nix::fcntl::renameat(
+            AT_FDCWD,
+            from.as_c_str(),
+            AT_FDCWD,
+            to.as_c_str(),
+        )?)
     }
 
     /// Set access and modification times to now (utimensat(2)): a setattr.
     pub fn touch_c(p: &CString) -> io::Result<()> {
-        // SAFETY: a null times pointer means "now"; p is NUL-terminated.
-        check(unsafe { libc::utimensat(libc::AT_FDCWD, p.as_ptr(), std::ptr::null(), 0) })
+        use nix::sys::stat::{utimensat, UtimensatFlags};
+        use nix::sys::time::TimeSpec;
+        let now = TimeSpec::UTIME_NOW;
+        Ok(utimensat(
+            AT_FDCWD,
+            p.as_c_str(),
+            &now,
+            &now,
+            UtimensatFlags::FollowSymlink,
+        )?)
     }
 
     /// Write `len` bytes from the start of `fd` in chunks of at most `buf.len()`.

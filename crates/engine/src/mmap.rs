@@ -91,8 +91,8 @@ impl MapFile {
 }
 
 fn page_size() -> u64 {
-    // SAFETY: sysconf has no preconditions.
-    (unsafe { libc::sysconf(libc::_SC_PAGESIZE) }).max(4096) as u64
+    let page = nix::unistd::sysconf(nix::unistd::SysconfVar::PAGE_SIZE);
+    page.ok().flatten().unwrap_or(4096).max(4096) as u64
 }
 
 /// The mmap engine.

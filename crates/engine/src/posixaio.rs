@@ -62,11 +62,7 @@ impl IoEngine for PosixAio {
         "posixaio"
     }
     fn caps(&self) -> Caps {
-        Caps {
-            is_async: true,
-            reopen: true,
-            ..Caps::default()
-        }
+        Caps::async_fd()
     }
     unsafe fn setup(&mut self, depth: usize, _bufs: &[EngineBuf]) -> io::Result<()> {
         // SAFETY: an all-zero aiocb is a valid, idle control block.

@@ -32,26 +32,28 @@ pub(crate) fn open(path: &Path, o: &OpenOptions) -> io::Result<i32> {
     if o.dsync {
         flags |= libc::O_DSYNC;
     }
-    // SAFETY: c is a valid NUL-terminated path; the mode is used only with O_CREAT.
-    let fd = unsafe { libc::open(c.as_ptr(), flags, 0o644 as libc::c_uint) };
-    if fd < 0 {
-        return Err(open_error(io::Error::last_os_error(), path, o.direct));
-    }
-    advise(fd, o.advice);
-    Ok(fd)
+    let mode = nix::sys::stat::Mode::from_bits_truncate(0o644);
+    let fd = nix::fcntl::open(
+        c.as_c_str(),
+        nix::fcntl::OFlag::from_bits_retain(flags),
+        mode,
+    )
+    .map_err(|e| open_error(e.into(), path, o.direct))?;
+    advise(&fd, o.advice);
+    Ok(std::os::fd::IntoRawFd::into_raw_fd(fd))
 }
 
 /// Give the kernel `advice` for the whole of `fd` (an advisory call: a file that takes no
 /// advice, a pipe or a character device, is left as it is, as fio does).
-pub(crate) fn advise(fd: i32, advice: crate::Advice) {
+pub(crate) fn advise(fd: impl std::os::fd::AsFd, advice: crate::Advice) {
+    use nix::fcntl::PosixFadviseAdvice as A;
     let how = match advice {
         crate::Advice::None => return,
-        crate::Advice::Random => libc::POSIX_FADV_RANDOM,
-        crate::Advice::Sequential => libc::POSIX_FADV_SEQUENTIAL,
-        crate::Advice::NoReuse => libc::POSIX_FADV_NOREUSE,
+        crate::Advice::Random => A::POSIX_FADV_RANDOM,
+        crate::Advice::Sequential => A::POSIX_FADV_SEQUENTIAL,
+        crate::Advice::NoReuse => A::POSIX_FADV_NOREUSE,
     };
-    // SAFETY: posix_fadvise only advises the kernel about an fd we own.
-    unsafe { libc::posix_fadvise(fd, 0, 0, how) };
+    let _ = nix::fcntl::posix_fadvise(fd, 0, 0, how);
 }
 
 /// An open error that names the file, and for O_DIRECT refusals says what to do. The

@@ -66,7 +66,7 @@ impl IoEngine for TokioEngine {
             let f = rt
                 .block_on(open_opts(opts).open(path))
                 .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
-            crate::sys::advise(std::os::fd::AsRawFd::as_raw_fd(&f), opts.advice);
+            crate::sys::advise(&f, opts.advice);
             opened.push(f);
         }
         for (slot, f) in opened.into_iter().enumerate() {

@@ -661,22 +661,18 @@ impl Filesystem for Fs {
     }
 
     fn statfs(&self, _req: &Request, _ino: INodeNo, reply: ReplyStatfs) {
-        let c =
-            std::ffi::CString::new(self.root.as_os_str().as_encoded_bytes()).unwrap_or_default();
-        // SAFETY: statvfs fills the zeroed struct; the path is NUL-terminated.
-        let mut s: libc::statvfs = unsafe { std::mem::zeroed() };
-        if unsafe { libc::statvfs(c.as_ptr(), &mut s) } != 0 {
+        let Ok(s) = nix::sys::statvfs::statvfs(&self.root) else {
             return reply.error(Errno::EIO);
-        }
+        };
         reply.statfs(
-            s.f_blocks,
-            s.f_bfree,
-            s.f_bavail,
-            s.f_files,
-            s.f_ffree,
-            s.f_bsize as u32,
-            s.f_namemax as u32,
-            s.f_frsize as u32,
+            s.blocks(),
+            s.blocks_free(),
+            s.blocks_available(),
+            s.files(),
+            s.files_free(),
+            s.block_size() as u32,
+            s.name_max() as u32,
+            s.fragment_size() as u32,
         );
     }
 }

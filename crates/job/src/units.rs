@@ -453,14 +453,14 @@ impl Parser {
 
 /// Values of fio's reserved keywords.
 pub fn keyword(name: &str) -> Option<u64> {
-    // SAFETY: sysconf has no preconditions.
-    let sc = |k| unsafe { libc::sysconf(k) };
+    use nix::unistd::{sysconf, SysconfVar};
+    let sc = |k| sysconf(k).ok().flatten().unwrap_or(0);
     match name {
-        "pagesize" => Some(sc(libc::_SC_PAGESIZE).max(1) as u64),
-        "ncpus" => Some(sc(libc::_SC_NPROCESSORS_CONF).max(1) as u64),
+        "pagesize" => Some(sc(SysconfVar::PAGE_SIZE).max(1) as u64),
+        "ncpus" => Some(sc(SysconfVar::_NPROCESSORS_CONF).max(1) as u64),
         "mb_memory" => {
-            let pages = sc(libc::_SC_PHYS_PAGES).max(0) as u64;
-            let psz = sc(libc::_SC_PAGESIZE).max(1) as u64;
+            let pages = sc(SysconfVar::_PHYS_PAGES).max(0) as u64;
+            let psz = sc(SysconfVar::PAGE_SIZE).max(1) as u64;
             Some(pages * psz / (1 << 20))
         }
         _ => None,

@@ -12,7 +12,7 @@
 //! A change is a verdict (faster/slower) only when it is significant (p < 0.05) *and* at
 //! least the noise threshold in size; otherwise it is "within noise".
 
-use crate::figures::{Figured, Figures, JobFigures};
+use crate::figures::{moments, Figured, Figures, JobFigures};
 use fathom_stats::{LatStat, RunResult};
 use statrs::distribution::{ContinuousCDF, Normal, StudentsT};
 
@@ -82,21 +82,6 @@ pub fn metric_value(m: MetricKind, j: &fathom_stats::JobResult, dir: usize) -> f
         MetricKind::Iops | MetricKind::Bw => 0.0,
         _ => m.of_latency(&d.clat),
     }
-}
-
-/// Mean, sample standard deviation and count.
-fn moments(v: &[f64]) -> (f64, f64, f64) {
-    let n = v.len() as f64;
-    if v.is_empty() {
-        return (0.0, 0.0, 0.0);
-    }
-    let mean = v.iter().sum::<f64>() / n;
-    let var = if v.len() > 1 {
-        v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0)
-    } else {
-        0.0
-    };
-    (mean, var.sqrt(), n)
 }
 
 /// Two-sided t quantile for a 95% interval with `df` degrees of freedom.

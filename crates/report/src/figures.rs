@@ -47,20 +47,6 @@ pub struct Figured {
     pub source: &'static str,
 }
 
-fn moments(v: &[f64]) -> (f64, f64, f64) {
-    let n = v.len() as f64;
-    if v.is_empty() {
-        return (0.0, 0.0, 0.0);
-    }
-    let mean = v.iter().sum::<f64>() / n;
-    let var = if v.len() > 1 {
-        v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0)
-    } else {
-        0.0
-    };
-    (mean, var.sqrt(), n)
-}
-
 /// The figures of a fathom result.
 pub fn of_run(r: &RunResult) -> Vec<JobFigures> {
     r.jobs
@@ -181,6 +167,21 @@ pub fn of_fio_json(text: &str) -> Result<Figured, String> {
             (false, false) => "fio JSON",
         },
     })
+}
+
+/// Mean, sample standard deviation and count.
+pub(crate) fn moments(v: &[f64]) -> (f64, f64, f64) {
+    let n = v.len() as f64;
+    if v.is_empty() {
+        return (0.0, 0.0, 0.0);
+    }
+    let mean = v.iter().sum::<f64>() / n;
+    let var = if v.len() > 1 {
+        v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0)
+    } else {
+        0.0
+    };
+    (mean, var.sqrt(), n)
 }
 
 #[cfg(test)]

@@ -128,23 +128,11 @@ fn time(ns: f64) -> String {
 }
 
 fn bytes_per_sec(b: f64) -> String {
-    if b >= 1073741824.0 {
-        format!("{:.2} GiB/s", b / 1073741824.0)
-    } else if b >= 1048576.0 {
-        format!("{:.1} MiB/s", b / 1048576.0)
-    } else {
-        format!("{:.1} KiB/s", b / 1024.0)
-    }
+    crate::units::short_rate(b, false)
 }
 
 fn count(v: f64) -> String {
-    if v >= 1e6 {
-        format!("{:.2}M", v / 1e6)
-    } else if v >= 1e3 {
-        format!("{:.1}k", v / 1e3)
-    } else {
-        format!("{v:.0}")
-    }
+    crate::units::short_count(v)
 }
 
 /// Markdown (a table for a CI job summary).

@@ -175,8 +175,54 @@ pub fn ctime(ms: u64) -> String {
     }
 }
 
+/// A count per second as a short figure for tables and the live line: `12.40M`, `3.5k`,
+/// `812`.
+pub fn short_count(v: f64) -> String {
+    if v >= 1e6 {
+        format!("{:.2}M", v / 1e6)
+    } else if v >= 1e3 {
+        format!("{:.1}k", v / 1e3)
+    } else {
+        format!("{v:.0}")
+    }
+}
+
+/// A byte rate in binary units for tables (`1.25 GiB/s`, `812.4 MiB/s`, `96.0 KiB/s`)
+/// or, `tight`, for the live line (`1.2GiB/s`, `812.4MiB/s`, `96KiB/s`).
+pub fn short_rate(b: f64, tight: bool) -> String {
+    const GIB: f64 = 1073741824.0;
+    const MIB: f64 = 1048576.0;
+    let (v, unit) = if b >= GIB {
+        (b / GIB, "GiB/s")
+    } else if b >= MIB {
+        (b / MIB, "MiB/s")
+    } else {
+        (b / 1024.0, "KiB/s")
+    };
+    match (tight, unit) {
+        (true, "KiB/s") => format!("{v:.0}{unit}"),
+        (true, _) => format!("{v:.1}{unit}"),
+        (false, "GiB/s") => format!("{v:.2} {unit}"),
+        (false, _) => format!("{v:.1} {unit}"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn short_figures_for_tables_and_the_live_line() {
+        assert_eq!(short_count(12_403_000.0), "12.40M");
+        assert_eq!(short_count(3_456.0), "3.5k");
+        assert_eq!(short_count(812.4), "812");
+        let g = 1.5 * 1073741824.0;
+        assert_eq!(short_rate(g, false), "1.50 GiB/s");
+        assert_eq!(short_rate(g, true), "1.5GiB/s");
+        assert_eq!(short_rate(812.44 * 1048576.0, false), "812.4 MiB/s");
+        assert_eq!(short_rate(812.44 * 1048576.0, true), "812.4MiB/s");
+        assert_eq!(short_rate(96.0 * 1024.0, false), "96.0 KiB/s");
+        assert_eq!(short_rate(96.0 * 1024.0, true), "96KiB/s");
+    }
+
     use super::*;
 
     #[test]

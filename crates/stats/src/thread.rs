@@ -270,22 +270,19 @@ pub struct CpuUsage {
 impl CpuUsage {
     /// Usage of the calling thread so far (getrusage RUSAGE_THREAD).
     pub fn current_thread() -> CpuUsage {
-        // SAFETY: getrusage writes into the zeroed struct we own; RUSAGE_THREAD is valid
-        // on Linux.
-        let ru = unsafe {
-            let mut ru: libc::rusage = std::mem::zeroed();
-            libc::getrusage(libc::RUSAGE_THREAD, &mut ru);
-            ru
+        use nix::sys::resource::{getrusage, UsageWho};
+        let Ok(ru) = getrusage(UsageWho::RUSAGE_THREAD) else {
+            return CpuUsage::default();
         };
-        let tv = |t: libc::timeval| {
-            Duration::from_secs(t.tv_sec as u64) + Duration::from_micros(t.tv_usec as u64)
+        let tv = |t: nix::sys::time::TimeVal| {
+            Duration::from_secs(t.tv_sec() as u64) + Duration::from_micros(t.tv_usec() as u64)
         };
         CpuUsage {
-            usr: tv(ru.ru_utime),
-            sys: tv(ru.ru_stime),
-            ctx: (ru.ru_nvcsw + ru.ru_nivcsw) as u64,
-            majf: ru.ru_majflt as u64,
-            minf: ru.ru_minflt as u64,
+            usr: tv(ru.user_time()),
+            sys: tv(ru.system_time()),
+            ctx: (ru.voluntary_context_switches() + ru.involuntary_context_switches()) as u64,
+            majf: ru.major_page_faults() as u64,
+            minf: ru.minor_page_faults() as u64,
         }
     }
     /// The usage between `earlier` and `self`.

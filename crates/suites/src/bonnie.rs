@@ -81,11 +81,13 @@ pub struct Measure {
 }
 
 fn cpu_now() -> Duration {
-    // SAFETY: getrusage fills the zeroed struct.
-    let mut u: libc::rusage = unsafe { std::mem::zeroed() };
-    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut u) };
-    let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
-    tv(u.ru_utime) + tv(u.ru_stime)
+    use nix::sys::resource::{getrusage, UsageWho};
+    let Ok(u) = getrusage(UsageWho::RUSAGE_SELF) else {
+        return Duration::ZERO;
+    };
+    let tv =
+        |t: nix::sys::time::TimeVal| Duration::new(t.tv_sec() as u64, t.tv_usec() as u32 * 1000);
+    tv(u.user_time()) + tv(u.system_time())
 }
 
 /// Times a test: `f` returns (units done, slowest operation).
@@ -480,62 +482,45 @@ fn switch_user(o: &Opts) -> Result<()> {
     if o.user.is_none() && o.group.is_none() {
         return Ok(());
     }
+    use nix::unistd::{getgid, getuid, setgid, setuid, Gid, Group, Uid, User};
     let lookup_user = |u: &str| -> Result<(u32, u32)> {
         if let Ok(n) = u.parse::<u32>() {
-            return Ok((n, unsafe_getgid()));
+            return Ok((n, getgid().as_raw()));
         }
-        let c = std::ffi::CString::new(u).map_err(|_| anyhow!("-u {u}: not a user name"))?;
-        // SAFETY: getpwnam reads a NUL-terminated name; the result is read at once.
-        let pw = unsafe { libc::getpwnam(c.as_ptr()) };
-        if pw.is_null() {
-            bail!("-u {u}: no such user");
+        match User::from_name(u) {
+            Ok(Some(pw)) => Ok((pw.uid.as_raw(), pw.gid.as_raw())),
+            Ok(None) => bail!("-u {u}: no such user"),
+            Err(e) => bail!("-u {u}: {e}"),
         }
-        // SAFETY: pw is non-null, pointing to libc's static passwd entry.
-        Ok(unsafe { ((*pw).pw_uid, (*pw).pw_gid) })
     };
     let lookup_group = |g: &str| -> Result<u32> {
         if let Ok(n) = g.parse::<u32>() {
             return Ok(n);
         }
-        let c = std::ffi::CString::new(g).map_err(|_| anyhow!("-g {g}: not a group name"))?;
-        // SAFETY: getgrnam reads a NUL-terminated name; the result is read at once.
-        let gr = unsafe { libc::getgrnam(c.as_ptr()) };
-        if gr.is_null() {
-            bail!("-g {g}: no such group");
+        match Group::from_name(g) {
+            Ok(Some(gr)) => Ok(gr.gid.as_raw()),
+            Ok(None) => bail!("-g {g}: no such group"),
+            Err(e) => bail!("-g {g}: {e}"),
         }
-        // SAFETY: gr is non-null, pointing to libc's static group entry.
-        Ok(unsafe { (*gr).gr_gid })
     };
     let (uid, mut gid) = match &o.user {
         Some(u) => lookup_user(u)?,
-        None => (unsafe_getuid(), unsafe_getgid()),
+        None => (getuid().as_raw(), getgid().as_raw()),
     };
     if let Some(g) = &o.group {
         gid = lookup_group(g)?;
     }
-    // SAFETY: plain calls with numbers; group first, while still allowed to change it.
-    unsafe {
-        if libc::getgid() != gid && libc::setgid(gid) != 0 {
-            bail!("-g {gid}: {}", std::io::Error::last_os_error());
-        }
-        if libc::getuid() != uid && libc::setuid(uid) != 0 {
-            bail!("-u {uid}: {}", std::io::Error::last_os_error());
-        }
+    // The group first, while still allowed to change it.
+    if getgid().as_raw() != gid {
+        setgid(Gid::from_raw(gid)).map_err(|e| anyhow!("-g {gid}: {e}"))?;
+    }
+    if getuid().as_raw() != uid {
+        setuid(Uid::from_raw(uid)).map_err(|e| anyhow!("-u {uid}: {e}"))?;
     }
     if !o.quiet {
         eprintln!("Using uid:{uid}, gid:{gid}.");
     }
     Ok(())
-}
-
-fn unsafe_getuid() -> u32 {
-    // SAFETY: getuid cannot fail.
-    unsafe { libc::getuid() }
-}
-
-fn unsafe_getgid() -> u32 {
-    // SAFETY: getgid cannot fail.
-    unsafe { libc::getgid() }
 }
 
 /// bonnie's size notation: 256M, 2G.

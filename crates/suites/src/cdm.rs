@@ -103,14 +103,8 @@ fn measure(o: &Opts, t: &Test, write: bool, file: &std::path::Path) -> Result<(f
         .runtime(o.runtime)
         .flag("group_reporting")
         .build()?;
-    let r = super::run_job(job)?;
-    let j = r
-        .jobs
-        .first()
-        .ok_or_else(|| anyhow::anyhow!("stopped before the run started"))?;
-    if let Some(e) = &j.error_text {
-        bail!("{} {}: {e}", t.label, if write { "write" } else { "read" });
-    }
+    let what = format!("{} {}", t.label, if write { "write" } else { "read" });
+    let j = super::run_step(job, &what)?;
     let d = &j.stats.dirs[usize::from(write)];
     let secs = j.stats.runtime.as_secs_f64().max(1e-9);
     Ok((d.bytes as f64 / secs, d.ios as f64 / secs))

@@ -52,14 +52,7 @@ fn one_run(o: &Opts, rate: Option<u64>) -> Result<Point> {
     if let Some(r) = rate {
         b = b.option("rate_iops", r.max(1).to_string());
     }
-    let r = super::run_job(b.build()?)?;
-    let j = r
-        .jobs
-        .first()
-        .ok_or_else(|| anyhow::anyhow!("stopped before the run started"))?;
-    if let Some(e) = &j.error_text {
-        bail!("{e}");
-    }
+    let j = super::run_step(b.build()?, "")?;
     let secs = j.stats.runtime.as_secs_f64().max(1e-9);
     // Sum over directions (a mixed job's total rate).
     let mut ios = 0;

@@ -129,14 +129,8 @@ fn phase(o: &Opts, write: bool) -> Result<Phase> {
     if !write {
         b = b.option("invalidate", "1");
     }
-    let r = super::run_job(b.build()?)?;
-    let j = r
-        .jobs
-        .first()
-        .ok_or_else(|| anyhow::anyhow!("stopped before the run started"))?;
-    if let Some(e) = &j.error_text {
-        bail!("{} phase: {e}", if write { "write" } else { "read" });
-    }
+    let what = if write { "write phase" } else { "read phase" };
+    let j = super::run_step(b.build()?, what)?;
     let d = &j.stats.dirs[usize::from(write)];
     let want = xfers_per_task * o.tasks as u64;
     if d.ios != want && !super::stopped() {
@@ -214,15 +208,10 @@ pub fn parse(args: &[String]) -> Result<Opts> {
             "--dir" => o.dir = val()?.into(),
             "-o" | "--testFile" => {
                 // IOR: the test file; an existing directory keeps fathom's older meaning.
-                let v = std::path::PathBuf::from(val()?);
-                if v.is_dir() {
-                    o.dir = v;
-                } else {
-                    o.dir = v
-                        .parent()
-                        .filter(|p| !p.as_os_str().is_empty())
-                        .map_or_else(|| ".".into(), |p| p.to_path_buf());
-                    o.name = v.file_name().map(|n| n.to_string_lossy().into_owned());
+                let (dir, file) = super::file_arg(val()?.into());
+                o.dir = dir;
+                if let Some(f) = file {
+                    o.name = f.file_name().map(|n| n.to_string_lossy().into_owned());
                 }
             }
             "-a" | "--api" => match val()?.to_ascii_uppercase().as_str() {

@@ -514,15 +514,10 @@ pub fn parse(args: &[String]) -> Result<Opts> {
             "-f" => {
                 // iozone: the temporary file; an existing directory keeps the older
                 // meaning (the file goes in it).
-                let v = PathBuf::from(val()?);
-                if v.is_dir() {
-                    o.dir = v;
-                } else {
-                    o.dir = v
-                        .parent()
-                        .filter(|p| !p.as_os_str().is_empty())
-                        .map_or_else(|| ".".into(), Path::to_path_buf);
-                    o.file = Some(v);
+                let (dir, file) = super::file_arg(val()?.into());
+                o.dir = dir;
+                if file.is_some() {
+                    o.file = file;
                 }
             }
             "-O" => o.ops = true,

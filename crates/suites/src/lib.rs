@@ -17,7 +17,7 @@ pub mod iozone;
 pub mod stop;
 pub mod sysbench;
 
-pub use stop::{check_stop, run_job, stopped};
+pub use stop::{check_stop, run_job, run_step, stopped};
 
 /// Options in `--key=value`, `--key value` or `-k value` form, as the suites take them.
 pub struct Opts<'a> {
@@ -51,6 +51,20 @@ impl<'a> Opts<'a> {
             .or_else(|| self.it.next().cloned())
             .ok_or_else(|| anyhow::anyhow!("{key} needs a value"))
     }
+}
+
+/// A tool's file argument (IOR's `-o`, iozone's `-f`): the directory the files go in and
+/// the file itself; an existing directory keeps fathom's older meaning (the files go in
+/// it, named by the suite).
+pub fn file_arg(v: std::path::PathBuf) -> (std::path::PathBuf, Option<std::path::PathBuf>) {
+    if v.is_dir() {
+        return (v, None);
+    }
+    let dir = v
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .map_or_else(|| ".".into(), std::path::Path::to_path_buf);
+    (dir, Some(v))
 }
 
 /// A suite run's exit code and its headline figures (for `--repeat`).

@@ -49,3 +49,19 @@ pub fn run_job(job: impl Into<fathom::JobSet>) -> Result<fathom::Report, fathom:
     }
     r.run()
 }
+
+/// Run a one-job step of a suite and take that job's result; the job's error, after
+/// `what` (a phase's name, or nothing), is the step's error.
+pub fn run_step(job: impl Into<fathom::JobSet>, what: &str) -> anyhow::Result<fathom::JobResult> {
+    let r = run_job(job)?;
+    let j = r
+        .jobs
+        .into_iter()
+        .next()
+        .ok_or_else(|| anyhow::anyhow!("stopped before the run started"))?;
+    match &j.error_text {
+        Some(e) if what.is_empty() => anyhow::bail!("{e}"),
+        Some(e) => anyhow::bail!("{what}: {e}"),
+        None => Ok(j),
+    }
+}

@@ -201,14 +201,7 @@ fn prepare(o: &Opts) -> Result<String> {
         .option("file_service_type", "sequential")
         .option("end_fsync", "1")
         .build()?;
-    let r = super::run_job(job)?;
-    let j = r
-        .jobs
-        .first()
-        .ok_or_else(|| anyhow::anyhow!("stopped before the run started"))?;
-    if let Some(e) = &j.error_text {
-        bail!("{e}");
-    }
+    let j = super::run_step(job, "")?;
     let secs = j.elapsed.as_secs_f64().max(1e-9);
     let bytes = j.stats.dirs[1].bytes;
     s.push_str(&format!(

@@ -43,6 +43,7 @@ impl Slot {
             gens: Vec::new(),
         }
     }
+    #[inline]
     pub(crate) fn unit(&mut self, si: usize, _files: &[crate::plan::PlannedFile]) -> IoUnit {
         IoUnit {
             ddir: self.req.ddir,
@@ -56,6 +57,7 @@ impl Slot {
 }
 
 /// True when `req` overlaps an I/O still in flight (a slot not in `free`) on its file.
+#[inline]
 pub(crate) fn overlaps_inflight(slots: &[Slot], free: &[usize], req: &IoReq) -> bool {
     let idle: std::collections::HashSet<usize> = free.iter().copied().collect();
     slots.iter().enumerate().any(|(i, s)| {
@@ -67,6 +69,7 @@ pub(crate) fn overlaps_inflight(slots: &[Slot], free: &[usize], req: &IoReq) -> 
 }
 
 /// Submit what is pending; on failure record it in the outcome and return false.
+#[inline]
 pub(crate) fn submit(
     engine: &mut dyn fathom_engine::IoEngine,
     pending: &mut Vec<usize>,
@@ -84,6 +87,7 @@ pub(crate) fn submit(
 }
 
 /// Submit what is pending; stamps each I/O's submission time.
+#[inline]
 pub(crate) fn commit(
     engine: &mut dyn fathom_engine::IoEngine,
     pending: &mut Vec<usize>,
@@ -120,6 +124,7 @@ pub(crate) struct Recorder<'a> {
 }
 
 impl<'a> Recorder<'a> {
+    #[inline]
     pub(crate) fn new(
         out: &'a mut CloneOutcome,
         spec: &'a fathom_job::JobSpec,
@@ -141,6 +146,7 @@ impl<'a> Recorder<'a> {
 
 /// Record a completed I/O; returns (errno, text) if it failed and the failure ends the
 /// job (errors tolerated by continue_on_error/ignore_error are counted instead).
+#[inline]
 pub(crate) fn complete(
     st: &mut Recorder<'_>,
     slot: &Slot,

@@ -17,6 +17,7 @@ pub(crate) struct SyncState {
 }
 
 /// Issue the fsync/fdatasync calls `sync_cadence` found due, timed and counted.
+#[inline]
 pub(crate) fn due_syncs(
     engine: &mut dyn fathom_engine::IoEngine,
     s: &mut SyncState,

@@ -9,27 +9,28 @@ pub(crate) fn place_thread(spec: &fathom_job::JobSpec, jobnum: u32) -> Result<()
     if let Some(p) = &spec.control.numa_mem_policy {
         crate::plan::numa::set_mem_policy(p)?;
     }
-    // SAFETY: the libc calls below take plain values and a zeroed cpu_set_t we own.
-    unsafe {
-        let tid = libc::gettid();
-        if let Some(cpus) = &spec.cpus {
-            let mine: Vec<usize> = if spec.cpus_split {
-                vec![cpus[jobnum as usize % cpus.len()]]
-            } else {
-                cpus.clone()
-            };
-            let mut set: libc::cpu_set_t = std::mem::zeroed();
-            for &c in &mine {
-                libc::CPU_SET(c, &mut set);
-            }
-            if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) != 0 {
-                return Err(format!(
-                    "cpus_allowed {mine:?}: {} (the machine has {} CPUs online)",
-                    std::io::Error::last_os_error(),
-                    std::thread::available_parallelism().map_or(1, |n| n.get())
-                ));
-            }
+    let tid = nix::unistd::gettid().as_raw();
+    if let Some(cpus) = &spec.cpus {
+        let mine: Vec<usize> = if spec.cpus_split {
+            vec![cpus[jobnum as usize % cpus.len()]]
+        } else {
+            cpus.clone()
+        };
+        let online = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let mut set = nix::sched::CpuSet::new();
+        let set_all = mine
+            .iter()
+            .try_for_each(|&c| set.set(c))
+            .and_then(|()| nix::sched::sched_setaffinity(nix::unistd::Pid::from_raw(0), &set));
+        if let Err(e) = set_all {
+            return Err(format!(
+                "cpus_allowed {mine:?}: {} (the machine has {online} CPUs online)",
+                std::io::Error::from(e)
+            ));
         }
+    }
+    // SAFETY: setpriority and ioprio_set take plain values and change only this thread.
+    unsafe {
         if let Some(n) = spec.nice {
             if libc::setpriority(libc::PRIO_PROCESS, tid as libc::id_t, n) != 0 {
                 return Err(format!("nice={n}: {}", std::io::Error::last_os_error()));
@@ -66,14 +67,9 @@ impl LockedMem {
         if bytes == 0 {
             return Ok(None);
         }
-        // SAFETY: sysconf has no preconditions.
-        let (pages, page) = unsafe {
-            (
-                libc::sysconf(libc::_SC_AVPHYS_PAGES),
-                libc::sysconf(libc::_SC_PAGESIZE),
-            )
-        };
-        let avail = (pages.max(0) as u64).saturating_mul(page.max(0) as u64);
+        use nix::unistd::{sysconf, SysconfVar};
+        let sc = |k| sysconf(k).ok().flatten().unwrap_or(0).max(0) as u64;
+        let avail = sc(SysconfVar::_AVPHYS_PAGES).saturating_mul(sc(SysconfVar::PAGE_SIZE));
         if bytes > avail {
             return Err(format!(
                 "lockmem={bytes}: more than this machine's available memory ({avail} bytes)"

@@ -510,21 +510,17 @@ pub(crate) fn fill_size(
         .ancestors()
         .find(|p| p.exists())
         .unwrap_or(Path::new("."));
-    let c = std::ffi::CString::new(dir.as_os_str().as_encoded_bytes())
-        .map_err(|_| plan_err(spec, "fill_device: the directory name contains NUL"))?;
-    // SAFETY: statvfs writes into the zeroed struct; the path is NUL-terminated.
-    let mut v: libc::statvfs = unsafe { std::mem::zeroed() };
-    if unsafe { libc::statvfs(c.as_ptr(), &mut v) } != 0 {
-        return Err(plan_err(
+    let v = nix::sys::statvfs::statvfs(dir).map_err(|e| {
+        plan_err(
             spec,
             format!(
                 "fill_device: {}: {}",
                 dir.display(),
-                std::io::Error::last_os_error()
+                std::io::Error::from(e)
             ),
-        ));
-    }
-    let free = (v.f_bavail as u64).saturating_mul(v.f_frsize as u64);
+        )
+    })?;
+    let free = (v.blocks_available() as u64).saturating_mul(v.fragment_size() as u64);
     let share = free / nfiles.max(1) / min_bs * min_bs;
     if share == 0 {
         return Err(plan_err(

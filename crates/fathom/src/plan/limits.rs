@@ -6,15 +6,8 @@ pub fn nofile_soft() -> u64 {
 }
 
 pub(crate) fn nofile() -> (u64, u64) {
-    let mut r = libc::rlimit {
-        rlim_cur: 0,
-        rlim_max: 0,
-    };
-    // SAFETY: getrlimit writes into the struct we pass.
-    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut r) } != 0 {
-        return (1024, 1024);
-    }
-    (r.rlim_cur, r.rlim_max)
+    nix::sys::resource::getrlimit(nix::sys::resource::Resource::RLIMIT_NOFILE)
+        .unwrap_or((1024, 1024))
 }
 
 /// Raise the soft limit on open files to the hard limit (as much as the kernel allows),
@@ -25,13 +18,10 @@ pub(crate) fn raise_nofile(need: u64) -> Option<String> {
     // Leave room for the engine's own descriptors, logs and standard streams.
     let want = need.saturating_add(64);
     if soft < hard {
-        let r = libc::rlimit {
-            rlim_cur: hard,
-            rlim_max: hard,
-        };
-        // SAFETY: setrlimit reads the struct we pass; raising the soft limit up to the
-        // hard one needs no privilege.
-        let raised = unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &r) } == 0;
+        // Raising the soft limit up to the hard one needs no privilege.
+        let raised =
+            nix::sys::resource::setrlimit(nix::sys::resource::Resource::RLIMIT_NOFILE, hard, hard)
+                .is_ok();
         if raised && want > soft {
             return Some(format!(
                 "raised the open-file limit (RLIMIT_NOFILE) from {soft} to {hard} for the \
@@ -49,12 +39,7 @@ pub(crate) fn raise_nofile(need: u64) -> Option<String> {
 }
 
 pub(crate) fn physical_memory() -> u64 {
-    // SAFETY: sysconf has no preconditions.
-    let (pages, size) = unsafe {
-        (
-            libc::sysconf(libc::_SC_PHYS_PAGES),
-            libc::sysconf(libc::_SC_PAGESIZE),
-        )
-    };
-    (pages.max(0) as u64).saturating_mul(size.max(0) as u64)
+    use nix::unistd::{sysconf, SysconfVar};
+    let sc = |k| sysconf(k).ok().flatten().unwrap_or(0).max(0) as u64;
+    sc(SysconfVar::_PHYS_PAGES).saturating_mul(sc(SysconfVar::PAGE_SIZE))
 }

@@ -63,20 +63,13 @@ pub fn run_on_nodes(nodes: &[u32], allowed: Option<&[usize]>) -> Result<(), Stri
             "numa_cpu_nodes {nodes:?}: no CPU of those nodes is in cpus_allowed"
         ));
     }
-    // SAFETY: a zeroed cpu_set_t we own, filled with CPU_SET, passed by pointer.
-    unsafe {
-        let mut set: libc::cpu_set_t = std::mem::zeroed();
-        for &c in cpus.iter().filter(|&&c| c < libc::CPU_SETSIZE as usize) {
-            libc::CPU_SET(c, &mut set);
-        }
-        if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) != 0 {
-            return Err(format!(
-                "numa_cpu_nodes {nodes:?}: {}",
-                std::io::Error::last_os_error()
-            ));
-        }
+    let mut set = nix::sched::CpuSet::new();
+    for &c in cpus.iter().filter(|&&c| c < nix::sched::CpuSet::count()) {
+        set.set(c)
+            .map_err(|e| format!("numa_cpu_nodes {nodes:?}: CPU {c}: {e}"))?;
     }
-    Ok(())
+    nix::sched::sched_setaffinity(nix::unistd::Pid::from_raw(0), &set)
+        .map_err(|e| format!("numa_cpu_nodes {nodes:?}: {}", std::io::Error::from(e)))
 }
 
 /// Set the calling thread's memory policy.

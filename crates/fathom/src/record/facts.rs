@@ -6,24 +6,15 @@ use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::{Path, PathBuf};
 
 fn uname() -> (String, String, String, String) {
-    // SAFETY: uname fills the struct it is given; a zeroed utsname is valid input.
-    let mut u: libc::utsname = unsafe { std::mem::zeroed() };
-    if unsafe { libc::uname(&mut u) } != 0 {
+    let Ok(u) = nix::sys::utsname::uname() else {
         return Default::default();
-    }
-    let field = |f: &[libc::c_char]| {
-        let bytes: Vec<u8> = f
-            .iter()
-            .take_while(|&&c| c != 0)
-            .map(|&c| c as u8)
-            .collect();
-        String::from_utf8_lossy(&bytes).into_owned()
     };
+    let field = |f: &std::ffi::OsStr| f.to_string_lossy().into_owned();
     (
-        field(&u.nodename),
-        field(&u.sysname),
-        field(&u.release),
-        field(&u.machine),
+        field(u.nodename()),
+        field(u.sysname()),
+        field(u.release()),
+        field(u.machine()),
     )
 }
 
@@ -119,12 +110,8 @@ pub fn target(job: &str, path: &Path, diskless: bool) -> TargetFacts {
         md.rdev()
     } else {
         t.size = md.len();
-        if let Ok(c) = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()) {
-            // SAFETY: statfs writes into the zeroed struct; the path is NUL-terminated.
-            let mut sfs: libc::statfs = unsafe { std::mem::zeroed() };
-            if unsafe { libc::statfs(c.as_ptr(), &mut sfs) } == 0 {
-                t.fs_type = fs_name(sfs.f_type as i64);
-            }
+        if let Ok(sfs) = nix::sys::statfs::statfs(path) {
+            t.fs_type = fs_name(sfs.filesystem_type().0);
         }
         md.dev()
     };

@@ -269,16 +269,12 @@ pub fn epoch_base_ms(spec: &LogSpec, since_start: std::time::Duration) -> u64 {
     if !spec.unix_epoch && !spec.alt_epoch {
         return 0;
     }
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: clock_gettime writes into the timespec we own; the clock id was checked
-    // when the job was parsed.
-    if unsafe { libc::clock_gettime(spec.epoch_clock, &mut ts) } != 0 {
+    // The clock id was checked when the job was parsed.
+    let clock = nix::time::ClockId::from_raw(spec.epoch_clock);
+    let Ok(ts) = nix::time::clock_gettime(clock) else {
         return 0;
-    }
-    let now_ms = ts.tv_sec as u64 * 1000 + ts.tv_nsec as u64 / 1_000_000;
+    };
+    let now_ms = ts.tv_sec() as u64 * 1000 + ts.tv_nsec() as u64 / 1_000_000;
     now_ms.saturating_sub(since_start.as_millis() as u64)
 }
 
