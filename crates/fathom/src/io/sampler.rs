@@ -64,7 +64,6 @@ impl<'a> Sampler<'a> {
         }
     }
     #[inline]
-    #[inline]
     pub(crate) fn tick(&mut self, now: Instant, st: &mut ThreadStats) {
         if now < self.wake {
             return;

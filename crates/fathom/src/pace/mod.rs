@@ -81,7 +81,6 @@ impl MinRate {
         }
     }
     #[inline]
-    #[inline]
     pub(crate) fn check(&mut self, now: Instant, st: &ThreadStats) -> Option<String> {
         if now < self.next? {
             return None;
@@ -138,7 +137,6 @@ impl Thinker {
     /// One more I/O; true if a stall is now due. As fio, the stall comes before the next
     /// I/O is issued (after the queue has drained), so I/Os completing at the end of a
     /// job make none.
-    #[inline]
     #[inline]
     pub(crate) fn count(&mut self) -> bool {
         if self.t.time.is_zero() {
