@@ -15,7 +15,7 @@
 //! Every one retries short transfers for the rest (counting them), retries EINTR, and
 //! trims with the block device's discard (or a hole punch in a file).
 
-use crate::sys::{full_transfer, iov, ret, trim_done, Fds};
+use crate::sys::{full_transfer, iov, ret, Fds};
 use crate::{Caps, Completion, EngineOptions, IoEngine, IoUnit, Queued};
 use fathom_job::Ddir;
 use std::io;
@@ -89,7 +89,7 @@ impl IoEngine for FdEngine {
         let write = match io.ddir {
             Ddir::Read => false,
             Ddir::Write => true,
-            Ddir::Trim => return Ok(trim_done(self.fds[io.file], io)),
+            Ddir::Trim => return Ok(self.fds.trim_done(io)),
         };
         let (buf, len, offset) = (io.buf, io.len, io.offset);
         let (res, short) = match self.call {

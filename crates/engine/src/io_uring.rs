@@ -2,7 +2,7 @@
 //! fixedbufs (registered buffers), registerfiles, sqthread_poll (+ _cpu), hipri
 //! (IOPOLL), nonvectored and force_async.
 
-use crate::sys::{trim_done, Fds};
+use crate::sys::Fds;
 use crate::{Caps, Completion, EngineBuf, EngineOptions, IoEngine, IoUnit, OpenOptions, Queued};
 use fathom_job::Ddir;
 use io_uring::{opcode, squeue, types, IoUring};
@@ -158,7 +158,7 @@ impl IoEngine for IoUringEngine {
     unsafe fn queue(&mut self, io: &IoUnit) -> io::Result<Queued> {
         if io.ddir == Ddir::Trim {
             // Trims are done synchronously (fallocate / BLKDISCARD).
-            return Ok(trim_done(self.fds[io.file], io));
+            return Ok(self.fds.trim_done(io));
         }
         self.register_files()?;
         let slot = io.tag as usize;

@@ -4,7 +4,7 @@
 //! Truly asynchronous only with `direct=1`: on buffered files the kernel completes the
 //! I/O inside io_submit, as with fio.
 
-use crate::sys::{trim_done, Fds};
+use crate::sys::Fds;
 use crate::{Caps, Completion, EngineBuf, IoEngine, IoUnit, Queued};
 use fathom_job::Ddir;
 use std::io;
@@ -157,7 +157,7 @@ impl IoEngine for Libaio {
             Ddir::Read => IOCB_CMD_PREAD,
             Ddir::Write => IOCB_CMD_PWRITE,
             // The kernel's AIO has no discard: trims complete synchronously.
-            Ddir::Trim => return Ok(trim_done(self.fds[io.file], io)),
+            Ddir::Trim => return Ok(self.fds.trim_done(io)),
         };
         self.iocbs[slot] = Iocb {
             aio_data: io.tag,

@@ -167,7 +167,7 @@ pub mod fsop {
     use nix::sys::stat::Mode;
     use std::ffi::CString;
     use std::io;
-    use std::os::fd::IntoRawFd;
+    use std::os::fd::{AsFd, OwnedFd};
     use std::os::unix::ffi::OsStrExt;
     use std::path::Path;
 
@@ -201,22 +201,24 @@ pub mod fsop {
         }
     }
 
-    /// open(O_CREAT | `mode`, 0600); returns the fd.
-    pub fn create_c(p: &CString, mode: libc::c_int) -> io::Result<i32> {
+    /// open(O_CREAT | `mode`, 0600).
+    pub fn create_c(p: &CString, mode: libc::c_int) -> io::Result<OwnedFd> {
         let flags = OFlag::from_bits_retain(libc::O_CREAT | libc::O_CLOEXEC | mode);
-        let fd = nix::fcntl::open(p.as_c_str(), flags, Mode::from_bits_truncate(0o600))?;
-        Ok(fd.into_raw_fd())
+        Ok(nix::fcntl::open(
+            p.as_c_str(),
+            flags,
+            Mode::from_bits_truncate(0o600),
+        )?)
     }
 
-    /// open(2) with `flags`; returns the fd.
-    pub fn open_c(p: &CString, flags: libc::c_int) -> io::Result<i32> {
+    /// open(2) with `flags`.
+    pub fn open_c(p: &CString, flags: libc::c_int) -> io::Result<OwnedFd> {
         let flags = OFlag::from_bits_retain(flags | libc::O_CLOEXEC);
-        let fd = nix::fcntl::open(p.as_c_str(), flags, Mode::empty())?;
-        Ok(fd.into_raw_fd())
+        Ok(nix::fcntl::open(p.as_c_str(), flags, Mode::empty())?)
     }
 
-    /// close(2).
-    pub fn close(fd: i32) -> io::Result<()> {
+    /// close(2), its error reported.
+    pub fn close(fd: OwnedFd) -> io::Result<()> {
         crate::sys::close(fd)
     }
 
@@ -284,15 +286,11 @@ pub mod fsop {
     }
 
     /// Write `len` bytes from the start of `fd` in chunks of at most `buf.len()`.
-    pub fn write_fd(fd: i32, buf: &[u8], len: u64) -> io::Result<u64> {
+    pub fn write_fd(fd: impl AsFd, buf: &[u8], len: u64) -> io::Result<u64> {
         let mut done = 0u64;
         while done < len {
             let n = (len - done).min(buf.len() as u64) as usize;
-            // SAFETY: buf holds at least n bytes.
-            let r = unsafe { libc::pwrite(fd, buf.as_ptr().cast(), n, done as i64) };
-            if r < 0 {
-                return Err(io::Error::last_os_error());
-            }
+            let r = nix::sys::uio::pwrite(fd.as_fd(), &buf[..n], done as i64)?;
             if r == 0 {
                 return Err(io::Error::from_raw_os_error(libc::EIO));
             }
@@ -302,15 +300,11 @@ pub mod fsop {
     }
 
     /// Read `fd` from its start to its end (or `limit` bytes) in chunks of `buf.len()`.
-    pub fn read_fd(fd: i32, buf: &mut [u8], limit: u64) -> io::Result<u64> {
+    pub fn read_fd(fd: impl AsFd, buf: &mut [u8], limit: u64) -> io::Result<u64> {
         let mut done = 0u64;
         while done < limit {
             let n = (limit - done).min(buf.len() as u64) as usize;
-            // SAFETY: buf holds at least n bytes and is ours to write.
-            let r = unsafe { libc::pread(fd, buf.as_mut_ptr().cast(), n, done as i64) };
-            if r < 0 {
-                return Err(io::Error::last_os_error());
-            }
+            let r = nix::sys::uio::pread(fd.as_fd(), &mut buf[..n], done as i64)?;
             if r == 0 {
                 break;
             }
@@ -373,7 +367,13 @@ impl IoEngine for FileCall {
         self.files.open(path, &o)
     }
     unsafe fn queue(&mut self, io: &IoUnit) -> io::Result<Queued> {
-        let fd = self.files[io.file];
+        let Some(fd) = self.files.borrow(io.file) else {
+            return Ok(Queued::Done(Completion {
+                tag: io.tag,
+                res: -(libc::EBADF as i64),
+                short: 0,
+            }));
+        };
         let r = if self.truncate {
             if io.ddir != crate::Ddir::Write {
                 return Ok(Queued::Done(Completion {
@@ -382,23 +382,19 @@ impl IoEngine for FileCall {
                     short: 0,
                 }));
             }
-            // SAFETY: a plain system call on an fd we own.
-            unsafe { libc::ftruncate(fd, io.offset as i64) }
+            nix::unistd::ftruncate(fd, io.offset as i64)
         } else {
+            use nix::fcntl::FallocateFlags as F;
             let mode = match io.ddir {
-                crate::Ddir::Read => libc::FALLOC_FL_KEEP_SIZE,
-                crate::Ddir::Write => 0,
-                crate::Ddir::Trim => libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_KEEP_SIZE,
+                crate::Ddir::Read => F::FALLOC_FL_KEEP_SIZE,
+                crate::Ddir::Write => F::empty(),
+                crate::Ddir::Trim => F::FALLOC_FL_PUNCH_HOLE | F::FALLOC_FL_KEEP_SIZE,
             };
-            // SAFETY: a plain system call on an fd we own.
-            unsafe { libc::fallocate(fd, mode, io.offset as i64, io.len as i64) }
+            nix::fcntl::fallocate(fd, mode, io.offset as i64, io.len as i64)
         };
-        let res = if r < 0 {
-            -(io::Error::last_os_error()
-                .raw_os_error()
-                .unwrap_or(libc::EIO) as i64)
-        } else {
-            io.len as i64
+        let res = match r {
+            Ok(()) => io.len as i64,
+            Err(e) => -(e as i64),
         };
         Ok(Queued::Done(Completion {
             tag: io.tag,

@@ -22,7 +22,7 @@ struct Map {
 }
 
 struct MapFile {
-    fd: i32,
+    fd: std::os::fd::OwnedFd,
     size: u64,
     write: bool,
     advice: crate::Advice,
@@ -63,7 +63,7 @@ impl MapFile {
                     (end - start) as usize,
                     prot,
                     libc::MAP_SHARED,
-                    self.fd,
+                    std::os::fd::AsRawFd::as_raw_fd(&self.fd),
                     start as i64,
                 )
             };
@@ -115,7 +115,7 @@ impl IoEngine for Mmap {
         let fd = open(path, opts)?;
         let size = match std::fs::metadata(path) {
             Ok(m) if !std::os::unix::fs::FileTypeExt::is_block_device(&m.file_type()) => m.len(),
-            _ => device_size(fd)?,
+            _ => device_size(std::os::fd::AsRawFd::as_raw_fd(&fd))?,
         };
         self.files.push(MapFile {
             fd,
@@ -129,7 +129,7 @@ impl IoEngine for Mmap {
     unsafe fn queue(&mut self, io: &IoUnit) -> io::Result<Queued> {
         let f = &mut self.files[io.file];
         let res = match io.ddir {
-            Ddir::Trim => crate::sys::trim(f.fd, io.offset, io.len),
+            Ddir::Trim => crate::sys::trim(std::os::fd::AsFd::as_fd(&f.fd), io.offset, io.len),
             d => match f.at(io.offset, io.len as u64) {
                 Ok(p) => {
                     // SAFETY: `p` is valid for io.len bytes of the mapping (checked in
@@ -154,7 +154,7 @@ impl IoEngine for Mmap {
         }))
     }
     fn raw_fd(&self, file: usize) -> Option<i32> {
-        Some(self.files[file].fd)
+        Some(std::os::fd::AsRawFd::as_raw_fd(&self.files[file].fd))
     }
     fn sync_file(&mut self, file: usize, _data_only: bool) -> io::Result<()> {
         let f = &self.files[file];

@@ -2,7 +2,7 @@
 //! aio_suspend), as fio's engine of that name. glibc runs these on its own helper
 //! threads, so unlike libaio they are asynchronous on buffered files too.
 
-use crate::sys::{trim_done, Fds};
+use crate::sys::Fds;
 use crate::{Caps, Completion, EngineBuf, IoEngine, IoUnit, Queued};
 use fathom_job::Ddir;
 use std::io;
@@ -77,7 +77,7 @@ impl IoEngine for PosixAio {
         let slot = io.tag as usize;
         if io.ddir == Ddir::Trim {
             // POSIX AIO has no discard: trims complete synchronously.
-            return Ok(trim_done(self.fds[io.file], io));
+            return Ok(self.fds.trim_done(io));
         }
         let cb = &mut self.cbs[slot];
         // SAFETY: zeroing leaves no request in the block (it is idle: its slot is free).

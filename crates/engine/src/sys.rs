@@ -2,6 +2,7 @@
 
 use std::ffi::CString;
 use std::io;
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
@@ -10,8 +11,8 @@ use crate::{Completion, IoUnit, OpenOptions, Queued};
 /// `BLKGETSIZE64`: size of a block device in bytes.
 const BLKGETSIZE64: libc::c_ulong = 0x8008_1272;
 
-/// Open `path` with fathom's flags; returns the raw fd.
-pub(crate) fn open(path: &Path, o: &OpenOptions) -> io::Result<i32> {
+/// Open `path` with fathom's flags.
+pub(crate) fn open(path: &Path, o: &OpenOptions) -> io::Result<OwnedFd> {
     let c = CString::new(path.as_os_str().as_bytes())
         .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "file name contains NUL"))?;
     let mut flags = libc::O_CLOEXEC
@@ -40,7 +41,7 @@ pub(crate) fn open(path: &Path, o: &OpenOptions) -> io::Result<i32> {
     )
     .map_err(|e| open_error(e.into(), path, o.direct))?;
     advise(&fd, o.advice);
-    Ok(std::os::fd::IntoRawFd::into_raw_fd(fd))
+    Ok(fd)
 }
 
 /// Give the kernel `advice` for the whole of `fd` (an advisory call: a file that takes no
@@ -125,29 +126,24 @@ mod tests {
     }
 }
 
-/// Close an fd, reporting errors (a failed close can lose written data on NFS).
-pub(crate) fn close(fd: i32) -> io::Result<()> {
-    // SAFETY: fd was opened by us and is closed once.
-    if unsafe { libc::close(fd) } < 0 {
-        return Err(io::Error::last_os_error());
+/// Close an fd, reporting errors (a failed close can lose written data on NFS; dropping
+/// an `OwnedFd` would not say).
+pub(crate) fn close(fd: OwnedFd) -> io::Result<()> {
+    Ok(nix::unistd::close(fd)?)
+}
+
+/// fsync/fdatasync an fd.
+pub(crate) fn sync_fd(fd: BorrowedFd<'_>, data_only: bool) -> io::Result<()> {
+    if data_only {
+        nix::unistd::fdatasync(fd)?;
+    } else {
+        nix::unistd::fsync(fd)?;
     }
     Ok(())
 }
 
-/// fsync/fdatasync an fd.
-pub(crate) fn sync_fd(fd: i32, data_only: bool) -> io::Result<()> {
-    // SAFETY: plain syscalls on an fd we own.
-    let r = unsafe {
-        if data_only {
-            libc::fdatasync(fd)
-        } else {
-            libc::fsync(fd)
-        }
-    };
-    if r < 0 {
-        return Err(io::Error::last_os_error());
-    }
-    Ok(())
+fn ebadf() -> io::Error {
+    io::Error::from_raw_os_error(libc::EBADF)
 }
 
 /// Result of a read/write syscall as a kernel-style i64 (bytes, or negated errno).
@@ -216,11 +212,13 @@ pub(crate) fn full_transfer(
     }
 }
 
-/// An fd engine's file table: a slot per file the job opened, -1 while it is closed, and
-/// each file's last known position for the engines that read and write at the file
-/// position (`sync`, `vsync`).
+/// An fd engine's file table: a slot per file the job opened (its descriptor owned here,
+/// none while it is closed), the raw numbers the hot path hands to the kernel (-1 while
+/// closed), and each file's last known position for the engines that read and write at
+/// the file position (`sync`, `vsync`).
 #[derive(Default)]
 pub(crate) struct Fds {
+    owned: Vec<Option<OwnedFd>>,
     fds: Vec<i32>,
     /// Last known file position per slot (u64::MAX = unknown).
     pos: Vec<u64>,
@@ -229,39 +227,54 @@ pub(crate) struct Fds {
 impl Fds {
     /// Open `path` into a new slot; its index.
     pub(crate) fn open(&mut self, path: &Path, o: &OpenOptions) -> io::Result<usize> {
-        self.fds.push(open(path, o)?);
+        let fd = open(path, o)?;
+        self.fds.push(fd.as_raw_fd());
+        self.owned.push(Some(fd));
         self.pos.push(0);
         Ok(self.fds.len() - 1)
     }
     /// A new slot with no file open in it (opened later with [`Fds::reopen`]); its index.
     pub(crate) fn add_closed(&mut self) -> usize {
         self.fds.push(-1);
+        self.owned.push(None);
         self.pos.push(0);
         self.fds.len() - 1
     }
     /// Close the file in slot `i`, keeping the slot.
     pub(crate) fn close(&mut self, i: usize) -> io::Result<()> {
-        let fd = std::mem::replace(&mut self.fds[i], -1);
-        if fd >= 0 {
-            close(fd)?;
+        self.fds[i] = -1;
+        match self.owned[i].take() {
+            Some(fd) => close(fd),
+            None => Ok(()),
         }
-        Ok(())
     }
     /// Open `path` again into slot `i`.
     pub(crate) fn reopen(&mut self, i: usize, path: &Path, o: &OpenOptions) -> io::Result<()> {
         self.close(i)?;
-        self.fds[i] = open(path, o)?;
+        let fd = open(path, o)?;
+        self.fds[i] = fd.as_raw_fd();
+        self.owned[i] = Some(fd);
         self.pos[i] = 0;
         Ok(())
     }
+    /// The descriptor open in slot `i` (None while the slot is closed).
+    #[inline]
+    pub(crate) fn borrow(&self, i: usize) -> Option<BorrowedFd<'_>> {
+        self.owned[i].as_ref().map(|f| f.as_fd())
+    }
     pub(crate) fn sync(&self, i: usize, data_only: bool) -> io::Result<()> {
-        sync_fd(self.fds[i], data_only)
+        sync_fd(self.borrow(i).ok_or_else(ebadf)?, data_only)
+    }
+    /// Trim the I/O's range of its file, as a completed I/O.
+    pub(crate) fn trim_done(&self, io: &IoUnit) -> Queued {
+        trim_done(self.borrow(io.file), io)
     }
     /// Close every open file and forget every slot; the first error, after trying all.
     pub(crate) fn close_all(&mut self) -> io::Result<()> {
         self.pos.clear();
+        self.fds.clear();
         let mut first = Ok(());
-        for fd in self.fds.drain(..).filter(|&fd| fd >= 0) {
+        for fd in self.owned.drain(..).flatten() {
             if let Err(e) = close(fd) {
                 first = first.and(Err(e));
             }
@@ -284,14 +297,17 @@ impl Fds {
         offset: u64,
     ) -> (i64, u32) {
         let fd = self.fds[i];
+        let Some(owned) = self.owned[i].as_ref() else {
+            return (-(libc::EBADF as i64), 0);
+        };
         let pos = &mut self.pos[i];
         full_transfer(
             |b, n, off| {
                 if *pos != off {
-                    // SAFETY: lseek on an fd we own.
-                    if unsafe { libc::lseek(fd, off as i64, libc::SEEK_SET) } < 0 {
+                    use nix::unistd::{lseek, Whence};
+                    if let Err(e) = lseek(owned.as_fd(), off as i64, Whence::SeekSet) {
                         *pos = u64::MAX;
-                        return ret(-1);
+                        return -(e as i64);
                     }
                     *pos = off;
                 }
@@ -307,11 +323,11 @@ impl Fds {
 }
 
 /// A trim done here and now, as a completed I/O (the engines without an asynchronous
-/// discard).
-pub(crate) fn trim_done(fd: i32, io: &IoUnit) -> Queued {
+/// discard); EBADF when the file is not open.
+pub(crate) fn trim_done(fd: Option<BorrowedFd<'_>>, io: &IoUnit) -> Queued {
     Queued::Done(Completion {
         tag: io.tag,
-        res: trim(fd, io.offset, io.len),
+        res: fd.map_or(-(libc::EBADF as i64), |fd| trim(fd, io.offset, io.len)),
         short: 0,
     })
 }
@@ -337,34 +353,25 @@ const BLKDISCARD: libc::c_ulong = 0x1277;
 
 /// Trim `len` bytes at `offset`: BLKDISCARD on a block device, fallocate(PUNCH_HOLE |
 /// KEEP_SIZE) on a file. Returns bytes trimmed or a negated errno.
-pub(crate) fn trim(fd: i32, offset: u64, len: usize) -> i64 {
-    // SAFETY: fstat fills the zeroed struct for an fd we own.
-    let st = unsafe {
-        let mut st: libc::stat = std::mem::zeroed();
-        if libc::fstat(fd, &mut st) < 0 {
+pub(crate) fn trim(fd: BorrowedFd<'_>, offset: u64, len: usize) -> i64 {
+    let st = match nix::sys::stat::fstat(fd) {
+        Ok(st) => st,
+        Err(e) => return -(e as i64),
+    };
+    if st.st_mode & libc::S_IFMT == libc::S_IFBLK {
+        let range = [offset, len as u64];
+        // SAFETY: BLKDISCARD reads two u64s (offset, length) from `range`, which lives
+        // across the call; the fd is open (borrowed).
+        if unsafe { libc::ioctl(fd.as_raw_fd(), BLKDISCARD as _, range.as_ptr()) } < 0 {
             return ret(-1);
         }
-        st
-    };
-    let r = if st.st_mode & libc::S_IFMT == libc::S_IFBLK {
-        let range = [offset, len as u64];
-        // SAFETY: BLKDISCARD reads two u64s (offset, length).
-        unsafe { libc::ioctl(fd, BLKDISCARD as _, range.as_ptr()) }
-    } else {
-        // SAFETY: plain syscall on an fd we own.
-        unsafe {
-            libc::fallocate(
-                fd,
-                libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_KEEP_SIZE,
-                offset as i64,
-                len as i64,
-            )
-        }
-    };
-    if r < 0 {
-        ret(-1)
-    } else {
-        len as i64
+        return len as i64;
+    }
+    use nix::fcntl::FallocateFlags as F;
+    let punch = F::FALLOC_FL_PUNCH_HOLE | F::FALLOC_FL_KEEP_SIZE;
+    match nix::fcntl::fallocate(fd, punch, offset as i64, len as i64) {
+        Ok(()) => len as i64,
+        Err(e) => -(e as i64),
     }
 }
 

@@ -79,9 +79,9 @@ impl IoEngine for TokioEngine {
         let slot = io.tag as usize;
         if io.ddir == Ddir::Trim {
             // tokio has no trim; punch the hole through the slot's own descriptor.
-            use std::os::fd::AsRawFd;
+            use std::os::fd::AsFd;
             let res = match &self.handles[slot][io.file] {
-                Some(f) => crate::sys::trim(f.as_raw_fd(), io.offset, io.len),
+                Some(f) => crate::sys::trim(f.as_fd(), io.offset, io.len),
                 None => -(libc::EBUSY as i64),
             };
             return Ok(Queued::Done(Completion {

@@ -75,7 +75,7 @@ struct State<'a> {
     made_dirs: Vec<bool>,
     /// Files that were there before the run (unlink=1 leaves them: they are the user's).
     foreign: Vec<bool>,
-    open: Vec<(u64, i32)>,
+    open: Vec<(u64, std::os::fd::OwnedFd)>,
     open_max: usize,
     cursors: [u64; 11],
 }
@@ -472,7 +472,7 @@ fn format(
                     };
                     let fd = fsop::create_c(&p, libc::O_WRONLY | libc::O_EXCL)
                         .map_err(|e| fsop::named(e, "create", &t.file_path(i)))?;
-                    let r = fsop::write_fd(fd, buf, size);
+                    let r = fsop::write_fd(&fd, buf, size);
                     fsop::close(fd)?;
                     r.map_err(|e| fsop::named(e, "write", &t.file_path(i)))?;
                     st.file_made(i);
@@ -519,7 +519,7 @@ fn do_op(
             let cp = c(&p);
             let r = timed(&mut || {
                 let fd = fsop::create_c(&cp, libc::O_WRONLY | libc::O_EXCL)?;
-                let w = fsop::write_fd(fd, buf, size);
+                let w = fsop::write_fd(&fd, buf, size);
                 fsop::close(fd)?;
                 w
             });
@@ -535,12 +535,12 @@ fn do_op(
             let i = st.pick_file(op, true, seq, rng)?;
             let p = path_of(i);
             let cp = c(&p);
-            let mut fd = -1;
+            let mut fd = None;
             let r = timed(&mut || {
-                fd = fsop::open_c(&cp, libc::O_RDONLY)?;
+                fd = Some(fsop::open_c(&cp, libc::O_RDONLY)?);
                 Ok(0)
             });
-            if r.2.is_ok() {
+            if let (Ok(_), Some(fd)) = (&r.2, fd) {
                 st.open.push((i, fd));
             }
             named(r, &p)
@@ -555,7 +555,11 @@ fn do_op(
                 rng.below(st.open.len() as u64) as usize
             };
             let (i, fd) = st.open.swap_remove(k);
-            let r = timed(&mut || fsop::close(fd).map(|_| 0));
+            let mut fd = Some(fd);
+            let r = timed(&mut || match fd.take() {
+                Some(fd) => fsop::close(fd).map(|_| 0),
+                None => Ok(0),
+            });
             named(r, &path_of(i))
         }
         MetaOp::Stat | MetaOp::Setattr | MetaOp::Delete => {
@@ -588,9 +592,9 @@ fn do_op(
                 };
                 let fd = fsop::open_c(&cp, flags)?;
                 let n = if op == MetaOp::Read {
-                    fsop::read_fd(fd, buf, u64::MAX)
+                    fsop::read_fd(&fd, buf, u64::MAX)
                 } else {
-                    fsop::write_fd(fd, buf, len)
+                    fsop::write_fd(&fd, buf, len)
                 };
                 fsop::close(fd)?;
                 n

@@ -1,9 +1,8 @@
 //! Planning: groups, phases, clones, files and sizes, all decided before the clock starts.
-
 //!
-//! [`plan_with`] walks the job set: [`job`] checks each job and resolves its sizes,
-//! [`clone`] lays out each clone's files, regions and generator parameters, [`limits`]
-//! knows the machine's limits, [`guard`] refuses targets that hold data; [`types`] holds
+//! [`plan_with`] walks the job set: `job` checks each job and resolves its sizes,
+//! `clone` lays out each clone's files, regions and generator parameters, `limits`
+//! knows the machine's limits, [`guard`] refuses targets that hold data; `types` holds
 //! what the plan is made of.
 
 pub use clone::{expand_filename_format, expand_filename_format_rank};
