@@ -8,6 +8,9 @@
 //! exponent of each tool (the slope of log time over log size: 1.0 is linear). Files
 //! that a case needs beforehand (filestat, filedelete) are made untimed before each run.
 
+mod common;
+
+use common::{median, which};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
@@ -176,18 +179,6 @@ fn empty(dir: &Path) {
     std::fs::create_dir_all(dir).unwrap();
 }
 
-fn median(v: &mut [f64]) -> f64 {
-    v.sort_by(|a, b| a.total_cmp(b));
-    let n = v.len();
-    if n == 0 {
-        0.0
-    } else if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
-    }
-}
-
 /// Least-squares slope of log(time) over log(size).
 fn exponent(points: &[(u64, f64)]) -> f64 {
     let pts: Vec<(f64, f64)> = points
@@ -307,12 +298,4 @@ fn main() {
     }
     let _ = std::fs::remove_dir_all(&base);
     println!("(ratio = fathom time / fio time, < 1 is faster; exponent 1.00 = linear growth)");
-}
-
-fn which(name: &str) -> Option<PathBuf> {
-    std::env::var_os("PATH").and_then(|p| {
-        std::env::split_paths(&p)
-            .map(|d| d.join(name))
-            .find(|p| p.is_file())
-    })
 }

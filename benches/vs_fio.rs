@@ -6,6 +6,9 @@
 //! CPU time per I/O and the peak RSS of each tool. Needs `fio` on PATH; tmpfs cases use
 //! /dev/shm, disk cases the target directory.
 
+mod common;
+
+use common::{median, which};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -285,18 +288,6 @@ fn sample(tool: &Path, case: &Case, dir: &Path, fio: bool) -> Sample {
     }
 }
 
-fn median(v: &mut [f64]) -> f64 {
-    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
-    let n = v.len();
-    if n == 0 {
-        0.0
-    } else if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
-    }
-}
-
 fn main() {
     let mut pairs = 5usize;
     let mut runtime = 3u32;
@@ -388,12 +379,4 @@ fn main() {
     }
     let _ = std::fs::remove_dir_all(&shm);
     println!("(layout: wall time in ms; ratio = fio time / fathom time, > 1 is faster)");
-}
-
-fn which(name: &str) -> Option<PathBuf> {
-    std::env::var_os("PATH").and_then(|p| {
-        std::env::split_paths(&p)
-            .map(|d| d.join(name))
-            .find(|p| p.is_file())
-    })
 }

@@ -77,9 +77,10 @@ pub fn engine_only(name: &str) -> Option<&'static [&'static str]> {
         .map(|(_, engines)| *engines)
 }
 
-/// True if fio has an option of this name that fathom does not implement yet.
+/// True if fio has an option of this name that fathom does not implement yet (engine-only
+/// options included).
 pub fn is_unsupported(name: &str) -> bool {
-    unsupported::NAMES.contains(&name)
+    unsupported::NAMES.contains(&name) || engine_only(name).is_some()
 }
 
 /// A data pattern as fio writes it (`0xHEX`, `"text"`, a number).
@@ -149,9 +150,13 @@ pub fn refusal(name: &str) -> Option<&'static str> {
         .map(|(_, why)| *why)
 }
 
-/// Names of the fio options fathom recognises but does not implement yet.
+/// Names of the fio options fathom recognises but does not implement yet (engine-only
+/// options included).
 pub fn unsupported_names() -> impl Iterator<Item = &'static str> {
-    unsupported::NAMES.iter().copied()
+    let engine_only = unsupported::ENGINE_ONLY
+        .iter()
+        .flat_map(|(n, _)| n.iter().copied());
+    unsupported::NAMES.iter().copied().chain(engine_only)
 }
 
 /// The closest known option name, for "did you mean".
@@ -164,7 +169,7 @@ pub fn suggest(name: &str) -> Option<&'static str> {
     let mut best: Option<(usize, &'static str)> = None;
     let candidates = table()
         .flat_map(|o| std::iter::once(o.name).chain(o.aliases.iter().copied()))
-        .chain(unsupported::NAMES.iter().copied());
+        .chain(unsupported_names());
     for c in candidates {
         let d = strsim::levenshtein(name, c);
         if d <= (name.len() / 3).max(2) && best.is_none_or(|(bd, _)| d < bd) {
