@@ -244,6 +244,33 @@ impl IoEngine for IoUringEngine {
         self.queued -= n.min(self.queued);
         Ok(n)
     }
+    fn reap_until(
+        &mut self,
+        max: usize,
+        out: &mut Vec<Completion>,
+        wait: std::time::Duration,
+    ) -> io::Result<usize> {
+        let n = self.reap(0, max, out)?;
+        if n > 0 || self.inflight == 0 || wait.is_zero() {
+            return Ok(n);
+        }
+        let ts = io_uring::types::Timespec::new()
+            .sec(wait.as_secs())
+            .nsec(wait.subsec_nanos());
+        let args = io_uring::types::SubmitArgs::new().timespec(&ts);
+        match self.ring().submitter().submit_with_args(1, &args) {
+            Ok(_) => {}
+            // ETIME: the wait ran out; EINTR, EBUSY: try again later; EINVAL: a kernel
+            // without timed waits (before 5.11), so the wait is a poll.
+            Err(e)
+                if matches!(
+                    e.raw_os_error(),
+                    Some(libc::ETIME) | Some(libc::EINTR) | Some(libc::EBUSY) | Some(libc::EINVAL)
+                ) => {}
+            Err(e) => return Err(e),
+        }
+        self.reap(0, max, out)
+    }
     fn reap(&mut self, min: usize, max: usize, out: &mut Vec<Completion>) -> io::Result<usize> {
         if self.inflight == 0 {
             return Ok(0);

@@ -280,6 +280,18 @@ pub trait IoEngine: Send {
     fn reap(&mut self, _min: usize, _max: usize, _out: &mut Vec<Completion>) -> io::Result<usize> {
         Ok(0)
     }
+    /// Wait up to `wait` for at least one completion and take at most `max` (a rate-limited
+    /// job waiting for its next I/O's time reaps what completes meanwhile, so each
+    /// completion is stamped when it happens). Engines without a timed wait poll once.
+    fn reap_until(
+        &mut self,
+        max: usize,
+        out: &mut Vec<Completion>,
+        wait: std::time::Duration,
+    ) -> io::Result<usize> {
+        let _ = wait;
+        self.reap(0, max, out)
+    }
     /// Metadata engines ([`Caps::metadata`]): do the operation on file `file` (create it,
     /// stat it, remove it, …) and return how long the operation itself took, in ns.
     fn file_op(&mut self, _file: usize) -> io::Result<u64> {

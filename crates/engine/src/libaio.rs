@@ -205,6 +205,48 @@ impl IoEngine for Libaio {
         self.inflight += done;
         Ok(done)
     }
+    fn reap_until(
+        &mut self,
+        max: usize,
+        out: &mut Vec<Completion>,
+        wait: std::time::Duration,
+    ) -> io::Result<usize> {
+        if self.inflight == 0 {
+            return Ok(0);
+        }
+        let max = max.clamp(1, self.inflight);
+        let ts = libc::timespec {
+            tv_sec: wait.as_secs() as libc::time_t,
+            tv_nsec: wait.subsec_nanos() as libc::c_long,
+        };
+        // SAFETY: events has room for `inflight` ≥ max entries; ts lives for the call.
+        let r = unsafe {
+            libc::syscall(
+                libc::SYS_io_getevents,
+                self.ctx,
+                1 as libc::c_long,
+                max as libc::c_long,
+                self.events.as_mut_ptr(),
+                &ts as *const libc::timespec,
+            )
+        };
+        match Self::check(r) {
+            Ok(n) => {
+                let n = n as usize;
+                for ev in &self.events[..n] {
+                    out.push(Completion {
+                        tag: ev.data,
+                        res: ev.res,
+                        short: 0,
+                    });
+                }
+                self.inflight -= n;
+                Ok(n)
+            }
+            Err(e) if e.raw_os_error() == Some(libc::EINTR) => Ok(0),
+            Err(e) => Err(e),
+        }
+    }
     fn reap(&mut self, min: usize, max: usize, out: &mut Vec<Completion>) -> io::Result<usize> {
         if self.inflight == 0 {
             return Ok(0);

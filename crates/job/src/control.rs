@@ -49,6 +49,20 @@ pub struct Control {
     /// `iopsavgtime`: the IOPS sampling interval (fathom samples both together, at the
     /// shorter of the two).
     pub iopsavgtime: Option<Duration>,
+    /// Library setting (no job-file option): also record the last, partial sampling
+    /// interval when the job ends, so the samples add up to the whole run (fio keeps
+    /// whole windows only). The vdbench front end sets it for its per-interval lines.
+    pub final_sample: bool,
+    /// Library setting (no job-file option): one rate schedule for reads and writes
+    /// together, from the read rate (vdbench's iorate= is the total, with reads and
+    /// writes drawn by rdpct); fio's rate_iops holds each direction to its own rate, so
+    /// a mixed job falls a few percent short of the sum.
+    pub rate_combined: bool,
+    /// Library setting (no job-file option): a verifying job that also writes checks
+    /// each read of a chunk it wrote during the run, against the generation written last
+    /// (vdbench's data validation; fio checks reads only in read-only jobs). Set it with
+    /// `serialize_overlap`, so no read overlaps a write in flight.
+    pub verify_mixed_reads: bool,
 }
 
 /// fio's `fadvise_hint`: what the kernel is told of a file's access pattern at each open.

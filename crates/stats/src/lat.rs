@@ -95,6 +95,10 @@ impl LatStat {
     pub fn sum(&self) -> u128 {
         self.sum
     }
+    /// Sum of the squares of all samples, ns².
+    pub fn sumsq(&self) -> u128 {
+        self.sumsq
+    }
     /// Exact arithmetic mean (0 when empty).
     pub fn mean(&self) -> f64 {
         if self.n == 0 {

@@ -49,11 +49,11 @@ pub struct JobInfo {
     pub latency_percentile: f64,
 }
 
-fn is_zero_u64(v: &u64) -> bool {
+pub(crate) fn is_zero_u64(v: &u64) -> bool {
     *v == 0
 }
 
-fn is_zero_f64(v: &f64) -> bool {
+pub(crate) fn is_zero_f64(v: &f64) -> bool {
     *v == 0.0
 }
 

@@ -78,7 +78,7 @@ pub fn batch_index(n: u32) -> usize {
 }
 
 /// One interval sample: bytes and ios completed in one sampling interval.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Sample {
     /// Milliseconds since the start of the measured window at the end of the interval.
     pub t_ms: u64,
@@ -101,6 +101,13 @@ pub struct Sample {
     /// Maximum.
     #[serde(default)]
     pub clat_max: u64,
+    /// Exact sum of this interval's completion latencies, ns (its mean is this over
+    /// `ios`; merged samples add).
+    #[serde(default, skip_serializing_if = "crate::result::is_zero_u64")]
+    pub clat_sum: u64,
+    /// Sum of their squares, ns² (for the interval's standard deviation).
+    #[serde(default, skip_serializing_if = "crate::result::is_zero_f64")]
+    pub clat_sumsq: f64,
 }
 
 /// Statistics of one direction (read, write or trim).
@@ -169,6 +176,15 @@ impl DirStats {
         self.clat.max().max(self.clat_noslat.max())
     }
 
+    /// Exact sum and sum of squares of every completion latency recorded so far (the
+    /// deferred ones included): the difference of two readings is one interval's.
+    pub fn clat_sums(&self) -> (u128, u128) {
+        (
+            self.clat.sum() + self.clat_noslat.sum(),
+            self.clat.sumsq() + self.clat_noslat.sumsq(),
+        )
+    }
+
     /// Every completion latency recorded so far (the deferred ones included), for
     /// per-interval percentiles: the difference of two snapshots is one interval.
     pub fn clat_snapshot(&self) -> hdrhistogram::Histogram<u64> {
@@ -201,6 +217,8 @@ impl DirStats {
                         d.clat_p99 = d.clat_p99.max(s.clat_p99);
                         d.clat_p999 = d.clat_p999.max(s.clat_p999);
                         d.clat_max = d.clat_max.max(s.clat_max);
+                        d.clat_sum += s.clat_sum;
+                        d.clat_sumsq += s.clat_sumsq;
                         d.len_ms = d.len_ms.max(s.len_ms);
                         d.t_ms = d.t_ms.max(s.t_ms);
                     }

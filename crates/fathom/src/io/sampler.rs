@@ -38,6 +38,8 @@ pub(crate) struct Sampler<'a> {
     /// Completion latencies up to the previous sample (the next one's percentiles are
     /// of the difference).
     pub(crate) last_clat: [Option<hdrhistogram::Histogram<u64>>; 3],
+    /// Exact latency sums up to the previous sample.
+    pub(crate) last_sums: [(u128, u128); 3],
     pub(crate) dirs: [bool; 3],
     /// Time between samples (see [`sample_interval`]).
     pub(crate) every: Duration,
@@ -60,6 +62,7 @@ impl<'a> Sampler<'a> {
             last_bytes: [0; 3],
             last_ios: [0; 3],
             last_clat: [None, None, None],
+            last_sums: [(0, 0); 3],
             dirs,
         }
     }
@@ -82,6 +85,14 @@ impl<'a> Sampler<'a> {
         self.wake = self.next.min(self.live_next);
     }
 
+    /// At the job's end with `final_sample`: the last, partial interval too (when it
+    /// lasted at least a millisecond).
+    pub(crate) fn finish(&mut self, now: Instant, st: &mut ThreadStats) {
+        if now.duration_since(self.last_at) >= Duration::from_millis(1) {
+            self.sample(now, st);
+        }
+    }
+
     pub(crate) fn sample(&mut self, now: Instant, st: &mut ThreadStats) {
         let len_ms = now.duration_since(self.last_at).as_millis() as u64;
         let t_ms = now.duration_since(self.start).as_millis() as u64;
@@ -93,6 +104,12 @@ impl<'a> Sampler<'a> {
             // This interval's latencies: everything so far minus the previous snapshot
             // (a few tens of KiB copied every 500 ms, nothing per I/O).
             let now_h = ds.clat_snapshot();
+            let sums = ds.clat_sums();
+            let (sum, sumsq) = (
+                sums.0.saturating_sub(self.last_sums[d].0),
+                sums.1.saturating_sub(self.last_sums[d].1),
+            );
+            self.last_sums[d] = sums;
             let mut delta = now_h.clone();
             if let Some(prev) = &self.last_clat[d] {
                 let _ = delta.subtract(prev);
@@ -119,6 +136,8 @@ impl<'a> Sampler<'a> {
                 } else {
                     delta.max().min(ds.clat_exact_max())
                 },
+                clat_sum: sum.min(u64::MAX as u128) as u64,
+                clat_sumsq: sumsq as f64,
             });
             self.last_clat[d] = Some(now_h);
             self.last_bytes[d] = ds.bytes;

@@ -18,7 +18,7 @@ use fathom_job::Ddir;
 use fathom_stats::{batch_index, depth_level_index, CpuUsage, ThreadStats};
 use fathom_workload::{Generator, IoReq};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// Run one clone to completion.
 pub fn run_clone(
@@ -216,6 +216,10 @@ pub fn run_clone(
     }
     let mut openset = open_limit.map(|limit| OpenSet::new(clone.files.len(), limit));
     let mut held: Option<IoReq> = None;
+    // A held I/O's intended issue time (rate limits), taken from the schedule once.
+    let mut held_at: Option<Instant> = None;
+    // Reap until this time rather than sleep to it: the next I/O is due then.
+    let mut wake: Option<Instant> = None;
 
     let mut gen = match Generator::new(clone.params.clone()) {
         Ok(g) => g,
@@ -371,7 +375,8 @@ pub fn run_clone(
                     sched_origin = now;
                 }
             }
-            if let Some(f) = &mut flow {
+            // (An I/O held for its issue time was counted by its flow group already.)
+            if let Some(f) = flow.as_mut().filter(|_| held_at.is_none()) {
                 if f.ahead() {
                     // Ahead of this job's share of its flow group: wait, or go reap.
                     if !spec.flow_sleep.is_zero() {
@@ -431,13 +436,29 @@ pub fn run_clone(
                 }
             }
             // Rate limit: wait for this I/O's intended issue time.
-            let intended = match &mut schedule {
-                Some(s) => s
-                    .intended(req.ddir.index(), req.len)
+            let intended = match (held_at.take(), &mut schedule) {
+                (Some(at), _) => Some(at),
+                (None, Some(s)) => s
+                    .intended(
+                        if spec.control.rate_combined {
+                            0
+                        } else {
+                            req.ddir.index()
+                        },
+                        req.len,
+                    )
                     .map(|t| sched_origin + t),
-                None => None,
+                (None, None) => None,
             };
             if let Some(at) = intended {
+                if at > now && inflight > 0 {
+                    // I/Os are in flight: reap them as they complete until this one is
+                    // due (sleeping instead would stamp their completions late).
+                    held = Some(req);
+                    held_at = Some(at);
+                    wake = Some(at);
+                    break;
+                }
                 if at > now {
                     if !wait_until(at, cancel, deadline) {
                         stopping = true;
@@ -633,7 +654,15 @@ pub fn run_clone(
         // more I/O will be issued, wait for at least one.
         comps.clear();
         let min = if stopping { cmin.max(1) } else { cmin };
-        let n = match engine.reap(min, cmax, &mut comps) {
+        let waited = match wake.take() {
+            Some(at) if min == 0 => {
+                // Never past the deadline: the job ends then.
+                let until = deadline.map_or(at, |d| d.min(at));
+                Some(engine.reap_until(cmax, &mut comps, until.saturating_duration_since(now)))
+            }
+            _ => None,
+        };
+        let n = match waited.unwrap_or_else(|| engine.reap(min, cmax, &mut comps)) {
             Ok(n) => n,
             Err(e) => {
                 fail(
@@ -764,6 +793,9 @@ pub fn run_clone(
         // them allocated for the rest of the process rather than risk a use after free.
         std::mem::forget(slots);
         slots = Vec::new();
+    }
+    if spec.control.final_sample && !ramping {
+        sampler.finish(crate::clock::now(), &mut out.stats);
     }
     if ramping {
         // The job ended during ramp: nothing was measured.

@@ -15,7 +15,8 @@ pub(crate) struct Backlog {
 
 /// After a completed I/O of a verifying job, on either completion path: a write is
 /// acknowledged in the journal (verify_journal) and joins the backlog (a full backlog asks
-/// for a check); a read of a read-only job is checked at once.
+/// for a check); a read of a read-only job is checked at once, and with
+/// `verify_mixed_reads` a read of a chunk the job wrote.
 pub(crate) fn after_io(
     v: &mut crate::verify::Verifier,
     journal: Option<&mut crate::verify::journal::JournalWriter>,
@@ -42,6 +43,16 @@ pub(crate) fn after_io(
         for (off, n) in v.chunks(offset, len) {
             let b = &data[(off - offset) as usize..(off - offset + n) as usize];
             check_chunk(v, (path, b, off), None, spec, st)?;
+        }
+    } else if ddir == Ddir::Read && spec.control.verify_mixed_reads {
+        // A mixed job: chunks this run wrote hold their last generation.
+        let data = &data[..len as usize];
+        for (off, n) in v.chunks(offset, len) {
+            let g = v.generation(file, off);
+            if g > 0 {
+                let b = &data[(off - offset) as usize..(off - offset + n) as usize];
+                check_chunk(v, (path, b, off), Some(g as u64), spec, st)?;
+            }
         }
     }
     Ok(())
