@@ -127,6 +127,7 @@ fn suite_of_name(argv: &[std::ffi::OsString]) -> Option<&'static str> {
         "sysbench" => "sysbench",
         "IOR" | "ior" => "ior",
         "dd" => "dd",
+        "vdbench" => "vdbench",
         _ => return None,
     })
 }
@@ -146,12 +147,37 @@ fn run_suite(args: &[String]) -> Result<u8, Failure> {
     }
 }
 
+/// `fathom vdbench ...` (or fathom linked as `vdbench`): a vdbench parameter file; signals
+/// stop it as they stop a suite.
+fn run_vdbench(args: &[String]) -> Result<u8, Failure> {
+    let signals = signals::install_for_suites();
+    let r = fathom_vdbench::main(args);
+    match (signals.exit_code(), r) {
+        (Some(code), Ok(_)) => Ok(code),
+        (Some(code), Err(e)) => {
+            eprintln!("fathom vdbench: stopped by a signal: {e:#}");
+            Ok(code)
+        }
+        (None, r) => r.map_err(usage),
+    }
+}
+
 fn real_main() -> Result<u8, Failure> {
     let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
     if let Some(suite) = suite_of_name(&argv) {
         let mut rest = vec![suite.to_string()];
         rest.extend(argv[1..].iter().map(|a| a.to_string_lossy().into_owned()));
+        if suite == "vdbench" {
+            return run_vdbench(&rest[1..]);
+        }
         return run_suite(&rest);
+    }
+    if argv.get(1).is_some_and(|a| a == "vdbench") {
+        let rest: Vec<String> = argv[2..]
+            .iter()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect();
+        return run_vdbench(&rest);
     }
     if argv.get(1).is_some_and(|a| a == "install-links") {
         return install_links(&argv);

@@ -38,7 +38,11 @@ pub fn check_stop() -> anyhow::Result<()> {
 /// Run one fathom job for a suite, cancelled by [`request`] (the result then holds what
 /// was done; the suite checks [`stopped`] after it).
 pub fn run_job(job: impl Into<fathom::JobSet>) -> Result<fathom::Report, fathom::RunError> {
-    let r = fathom::Runner::new(job);
+    run_runner(fathom::Runner::new(job))
+}
+
+/// [`run_job`] for a runner already set up (with its interval events).
+pub fn run_runner(r: fathom::Runner) -> Result<fathom::Report, fathom::RunError> {
     let h = r.cancel_handle();
     if let Ok(mut g) = RUN.lock() {
         *g = Some(h.clone());

@@ -1,0 +1,608 @@
+//! Running the runs: each as fathom jobs, its intervals printed as vdbench prints them,
+//! and the output folder written as it goes (summary, totals, flat file, histograms,
+//! per-SD and per-WD reports, the error log, and each run's native fathom result).
+
+use crate::jobs::{self, JobOpts, JobTag};
+use crate::model::{Format, Model};
+use crate::report::{self, Iv, RunFacts};
+use crate::runs::{Run, RunRate};
+use anyhow::{anyhow, bail, Context, Result};
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// Journal handling (`-j`, `-jr`, `-jn`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum JournalMode {
+    /// No journal.
+    #[default]
+    Off,
+    /// Journal each validated write (`-j`, `-jn`).
+    On,
+    /// Check the journals of an earlier run first, then go on journalling (`-jr`).
+    Recover,
+}
+
+/// What the command line asked for.
+#[derive(Debug, Clone, Default)]
+pub struct ExecOpts {
+    /// The output folder.
+    pub out: PathBuf,
+    /// Validate data.
+    pub validate: bool,
+    /// Journal.
+    pub journal: JournalMode,
+    /// Delete file-system trees first (`-c`).
+    pub clean_first: bool,
+    /// Engine for raw runs (None: io_uring when the kernel has it, else libaio).
+    pub ioengine: Option<String>,
+}
+
+/// Local time of day and a timestamp, as vdbench stamps lines.
+fn now_stamps() -> (String, String) {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
+    let t = secs.as_secs() as libc::time_t;
+    let mut tm: libc::tm = unsafe { std::mem::zeroed() };
+    // SAFETY: localtime_r writes only into `tm`, which lives for the call.
+    unsafe { libc::localtime_r(&t, &mut tm) };
+    let tod = format!(
+        "{:02}:{:02}:{:02}.{:03}",
+        tm.tm_hour,
+        tm.tm_min,
+        tm.tm_sec,
+        secs.subsec_millis()
+    );
+    let stamp = format!(
+        "{:02}/{:02}/{:04}-{:02}:{:02}:{:02}",
+        tm.tm_mon + 1,
+        tm.tm_mday,
+        tm.tm_year + 1900,
+        tm.tm_hour,
+        tm.tm_min,
+        tm.tm_sec
+    );
+    (tod, stamp)
+}
+
+/// /proc/stat's busy and system jiffies and the total.
+fn cpu_ticks() -> Option<(u64, u64, u64)> {
+    let s = std::fs::read_to_string("/proc/stat").ok()?;
+    let l = s.lines().next()?;
+    let v: Vec<u64> = l
+        .split_whitespace()
+        .skip(1)
+        .filter_map(|x| x.parse().ok())
+        .collect();
+    if v.len() < 5 {
+        return None;
+    }
+    let total: u64 = v.iter().take(8).sum();
+    let idle = v[3] + v[4];
+    Some((total - idle, v[2], total))
+}
+
+struct Out {
+    dir: PathBuf,
+}
+
+impl Out {
+    fn append(&self, name: &str, text: &str) -> Result<()> {
+        let p = self.dir.join(name);
+        let mut f = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&p)
+            .with_context(|| format!("writing {}", p.display()))?;
+        f.write_all(text.as_bytes())?;
+        Ok(())
+    }
+    fn log(&self, text: &str) -> Result<()> {
+        let (tod, _) = now_stamps();
+        self.append("logfile.html", &format!("{tod} {text}\n"))
+    }
+}
+
+/// The measured intervals of one run: all jobs, per SD, per WD.
+struct Measured {
+    all: Vec<Iv>,
+    by_sd: BTreeMap<String, Vec<Iv>>,
+    by_wd: BTreeMap<String, Vec<Iv>>,
+}
+
+fn side_by_side(into: &mut Vec<Iv>, add: &[Iv]) {
+    if into.len() < add.len() {
+        into.resize(add.len(), Iv::default());
+    }
+    for (a, b) in into.iter_mut().zip(add) {
+        a.add_side(b);
+    }
+}
+
+/// The average over intervals `first..=n` (1-based), as `avg_first-n`.
+fn average(ivs: &[Iv], first: usize) -> (String, Iv) {
+    let n = ivs.len();
+    let first = first.min(n).max(1);
+    let mut a = Iv::default();
+    for iv in &ivs[first - 1..] {
+        a.add_after(iv);
+    }
+    (format!("avg_{first}-{n}"), a)
+}
+
+/// Run everything; returns the exit code.
+pub fn execute(m: &Model, runs: &[Run], parm_text: &str, o: &ExecOpts) -> Result<u8> {
+    if m.hds.len() > 1 {
+        let systems: Vec<String> = m
+            .hds
+            .iter()
+            .map(|h| h.system.clone().unwrap_or_else(|| h.name.clone()))
+            .collect();
+        bail!(
+            "this parameter file names {} hosts (hd=); fathom's vdbench front end runs on one host. \
+             Run it on each host with that host's SDs/FSDs, or run fathom's MPI build with a fio-style job \
+             (mpirun --hostfile HOSTS -np {} fathom --mpi JOB); hosts: {}",
+            m.hds.len(),
+            m.hds.len(),
+            systems.join(" ")
+        );
+    }
+    std::fs::create_dir_all(&o.out).with_context(|| format!("creating {}", o.out.display()))?;
+    for f in [
+        "summary.html",
+        "totals.html",
+        "logfile.html",
+        "flatfile.html",
+        "histogram.html",
+        "errorlog.html",
+        "parmfile.html",
+    ] {
+        let _ = std::fs::remove_file(o.out.join(f));
+    }
+    let out = Out { dir: o.out.clone() };
+    out.append("parmfile.html", parm_text)?;
+    let mut flat_head = String::from("* fathom vdbench flat file: one row per interval and one per run average (Interval avg_F-N).\n");
+    flat_head.push_str(&report::FLAT_COLUMNS.join(" "));
+    flat_head.push('\n');
+    out.append("flatfile.html", &flat_head)?;
+    out.log(&format!(
+        "fathom {} vdbench front end; output directory {}",
+        fathom::VERSION,
+        o.out.display()
+    ))?;
+    let ioengine = o.ioengine.clone().unwrap_or_else(|| {
+        let ok = fathom::engine::create("io_uring")
+            .ok()
+            .is_some_and(|e| e.probe().is_ok());
+        if ok { "io_uring" } else { "libaio" }.to_string()
+    });
+    out.log(&format!(
+        "raw I/O through ioengine={ioengine}; an SD's threads= are its I/Os in flight"
+    ))?;
+    let journal_dir = match (o.journal, &m.general.journal) {
+        (JournalMode::Off, _) => None,
+        (_, Some(d)) if !d.is_empty() => Some(PathBuf::from(d)),
+        _ => Some(o.out.join("journal")),
+    };
+    let validate = o.validate || m.general.validate || journal_dir.is_some();
+    if let Some(d) = &journal_dir {
+        std::fs::create_dir_all(d)
+            .with_context(|| format!("creating journal folder {}", d.display()))?;
+    }
+    let jo = JobOpts {
+        ioengine,
+        validate,
+        journal: journal_dir.clone(),
+        data_errors: m.general.data_errors,
+        compratio: m.general.compratio,
+    };
+    let mut code = 0u8;
+    if o.journal == JournalMode::Recover {
+        code = code.max(recover(
+            journal_dir.as_deref().expect("journal folder"),
+            &out,
+        )?);
+        if code != 0 {
+            println!(
+                "fathom vdbench: journal recovery found data errors: see {}",
+                o.out.join("errorlog.html").display()
+            );
+            return Ok(code);
+        }
+    }
+    if o.clean_first {
+        for f in &m.fsds {
+            crate::tree::clean(f)?;
+        }
+    }
+    if let Some(c) = &m.general.startcmd {
+        shell(c, &out)?;
+    }
+    for run in runs {
+        if fathom_suites_stopped() {
+            break;
+        }
+        match run.rate {
+            RunRate::Curve => {
+                let max = one_run(run, &run.rd, RunRate::Curve, &jo, &out, m)?;
+                code = code.max(max.1);
+                for p in &run.curve {
+                    if fathom_suites_stopped() {
+                        break;
+                    }
+                    let target = round_rate(max.0 * p / 100.0);
+                    let name = format!("{}_({}%)", run.rd, crate::value::show_num(*p));
+                    let (_, c, resp) = one_run(run, &name, RunRate::Fixed(target), &jo, &out, m)?;
+                    code = code.max(c);
+                    if let Some(stop) = run.stopcurve {
+                        if resp > stop {
+                            let msg = format!("curve stopped: requested stopcurve={stop:.3} with observed response time of {resp:.3} ms");
+                            println!("{msg}");
+                            out.log(&msg)?;
+                            break;
+                        }
+                    }
+                }
+            }
+            r => {
+                let (_, c, _) = one_run(run, &run.rd, r, &jo, &out, m)?;
+                code = code.max(c);
+            }
+        }
+        if run.pause > 0.0 && !fathom_suites_stopped() {
+            std::thread::sleep(Duration::from_secs_f64(run.pause));
+        }
+    }
+    if let Some(c) = &m.general.endcmd {
+        shell(c, &out)?;
+    }
+    let (tod, _) = now_stamps();
+    let how = if code == 0 {
+        "completed successfully"
+    } else {
+        "completed with errors"
+    };
+    println!(
+        "{tod} fathom vdbench {how}. Output directory: {}",
+        o.out.display()
+    );
+    out.log(how)?;
+    Ok(code)
+}
+
+fn fathom_suites_stopped() -> bool {
+    crate::stop::stopped()
+}
+
+/// vdbench rounds a curve point's rate: to hundreds above 1000, tens above 100.
+fn round_rate(r: f64) -> f64 {
+    if r >= 1000.0 {
+        (r / 100.0).round() * 100.0
+    } else if r >= 100.0 {
+        (r / 10.0).round() * 10.0
+    } else {
+        r.round().max(1.0)
+    }
+}
+
+fn shell(cmd: &str, out: &Out) -> Result<()> {
+    out.log(&format!("running: {cmd}"))?;
+    let st = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(cmd)
+        .status()?;
+    if !st.success() {
+        bail!("'{cmd}' failed ({st})");
+    }
+    Ok(())
+}
+
+/// `-jr`: check every journal of the folder (what the journal says was acknowledged is
+/// read back and checked).
+fn recover(dir: &Path, out: &Out) -> Result<u8> {
+    let mut journals: Vec<PathBuf> = std::fs::read_dir(dir)
+        .with_context(|| format!("-jr: reading journal folder {}", dir.display()))?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "jnl"))
+        .collect();
+    journals.sort();
+    if journals.is_empty() {
+        bail!(
+            "-jr: no journals (*.jnl) in {}; write them with -j first",
+            dir.display()
+        );
+    }
+    let mut bad = 0usize;
+    for j in &journals {
+        let r = fathom::journal::check(j).map_err(|e| anyhow!("-jr: {e}"))?;
+        let msg = format!(
+            "journal recovery {}: {} blocks ({} bytes) checked, {} in flight at the end, {} errors",
+            j.display(),
+            r.checked,
+            r.bytes,
+            r.in_flight,
+            r.failures.len()
+        );
+        println!("{msg}");
+        out.log(&msg)?;
+        for f in &r.failures {
+            let line = format!("Data Validation error: {f}");
+            println!("{line}");
+            out.append("errorlog.html", &format!("{line}\n"))?;
+        }
+        bad += r.failures.len();
+    }
+    Ok(if bad > 0 { 1 } else { 0 })
+}
+
+/// One run (or curve point): jobs, the run itself, its report. Returns its average rate,
+/// its exit code, and its average response time in ms.
+fn one_run(
+    run: &Run,
+    name: &str,
+    rate: RunRate,
+    jo: &JobOpts,
+    out: &Out,
+    m: &Model,
+) -> Result<(f64, u8, f64)> {
+    let (tod, _) = now_stamps();
+    let rate_text = match rate {
+        RunRate::Max => "Uncontrolled MAX".to_string(),
+        RunRate::Curve => "Uncontrolled curve".to_string(),
+        RunRate::Fixed(r) => crate::value::show_num(r),
+    };
+    let warm = if run.warmup > 0.0 {
+        format!(" warmup={}", crate::value::show_num(run.warmup))
+    } else {
+        String::new()
+    };
+    let banner = format!(
+        "{tod} Starting RD={name}; I/O rate: {rate_text}; elapsed={}{warm}{}\n",
+        crate::value::show_num(run.elapsed),
+        run.loop_text()
+    );
+    if run.is_fs() && !prepare_trees(run, out, m.general.create_anchors)? {
+        return Ok((0.0, 0, 0.0));
+    }
+    let specs: Vec<(fathom::JobSpec, JobTag)> = if run.is_fs() {
+        jobs::fs_jobs(run, rate, jo)?
+    } else {
+        jobs::raw_jobs(run, rate, jo)?
+    };
+    if matches!(rate, RunRate::Max | RunRate::Curve)
+        && run.wds.len() > 1
+        && run.wds.iter().any(|w| w.p.skew.is_some())
+    {
+        let msg = "note: skew= is held only at a fixed iorate; at iorate=max each WD runs uncapped";
+        println!("{msg}");
+        out.log(msg)?;
+    }
+    print!("\n{banner}");
+    out.append("summary.html", &format!("\n{banner}"))?;
+    out.append("totals.html", &format!("\n{banner}"))?;
+    out.log(&banner.trim_end()[13..])?;
+    let tags: Vec<JobTag> = specs.iter().map(|s| s.1.clone()).collect();
+    let set: Vec<fathom::JobSpec> = specs.into_iter().map(|s| s.0).collect();
+    // Machine CPU per interval, read beside the run.
+    type Cpu = (Vec<(f64, f64)>, Option<(u64, u64, u64)>);
+    let cpu: std::sync::Arc<std::sync::Mutex<Cpu>> =
+        std::sync::Arc::new(std::sync::Mutex::new((Vec::new(), cpu_ticks())));
+    let tick = |c: &std::sync::Mutex<Cpu>| {
+        let mut g = c.lock().unwrap_or_else(|e| e.into_inner());
+        let now = cpu_ticks();
+        if let (Some(a), Some(b)) = (g.1, now) {
+            let total = (b.2 - a.2).max(1) as f64;
+            g.0.push((
+                (b.0 - a.0) as f64 * 100.0 / total,
+                (b.1 - a.1) as f64 * 100.0 / total,
+            ));
+        }
+        g.1 = now;
+    };
+    let seen = cpu.clone();
+    let runner = fathom::Runner::new(set)
+        .on_interval(Duration::from_secs_f64(run.interval), move |_| tick(&seen));
+    let report = crate::stop::run(runner).map_err(|e| anyhow!("rd={name}: {e}"))?;
+    // The last interval (the run ended before its event).
+    tick(&cpu);
+    let cpu = cpu.lock().unwrap_or_else(|e| e.into_inner()).0.clone();
+    let mut meas = Measured {
+        all: Vec::new(),
+        by_sd: BTreeMap::new(),
+        by_wd: BTreeMap::new(),
+    };
+    let mut code = 0u8;
+    for (j, tag) in report.jobs.iter().zip(&tags) {
+        let ivs = report::intervals_of(j, run.interval);
+        side_by_side(&mut meas.all, &ivs);
+        side_by_side(meas.by_sd.entry(tag.sd.clone()).or_default(), &ivs);
+        side_by_side(meas.by_wd.entry(tag.wd.clone()).or_default(), &ivs);
+        if let Some(e) = &j.error_text {
+            let msg = format!("rd={name} wd={} sd={}: {e}", tag.wd, tag.sd);
+            println!("{msg}");
+            out.log(&msg)?;
+            out.append("errorlog.html", &format!("{msg}\n"))?;
+            code = 1;
+        }
+        if let Some(v) = &j.stats.verify {
+            for f in &v.first {
+                let line = format!(
+                    "Data Validation error: rd={name} sd={} lun={}: {f}",
+                    tag.sd,
+                    sd_lun(m, &tag.sd)
+                );
+                println!("{line}");
+                out.append("errorlog.html", &format!("{line}\n"))?;
+                code = 1;
+            }
+            if v.failures > 0 {
+                code = 1;
+            }
+        }
+    }
+    for (i, iv) in meas.all.iter_mut().enumerate() {
+        iv.cpu = cpu.get(i).copied();
+    }
+    let first = ((run.warmup / run.interval).round() as usize + 1).max(2);
+    let facts = facts(run, name, rate, m);
+    let mut text = report::header();
+    let mut flat = String::new();
+    let (tod0, stamp) = now_stamps();
+    for (i, iv) in meas.all.iter().enumerate() {
+        text.push_str(&report::line(&tod0, &(i + 1).to_string(), iv));
+        flat.push_str(&report::flat_row(
+            &tod0,
+            &stamp,
+            &(i + 1).to_string(),
+            &facts,
+            iv,
+        ));
+    }
+    let (label, avg) = average(&meas.all, first);
+    let avg_line = report::line(&tod0, &label, &avg);
+    text.push_str(&avg_line);
+    flat.push_str(&report::flat_row(&tod0, &stamp, &label, &facts, &avg));
+    print!("{text}");
+    let _ = std::io::stdout().flush();
+    out.append("summary.html", &text)?;
+    out.append("totals.html", &format!("{}{avg_line}", report::header()))?;
+    out.append("flatfile.html", &flat)?;
+    for (what, map) in [("sd", &meas.by_sd), ("wd", &meas.by_wd)] {
+        for (n, ivs) in map {
+            let mut t = format!("\n{banner}{}", report::header());
+            for (i, iv) in ivs.iter().enumerate() {
+                t.push_str(&report::line(&tod0, &(i + 1).to_string(), iv));
+            }
+            let (l, a) = average(ivs, first);
+            t.push_str(&report::line(&tod0, &l, &a));
+            out.append(&format!("{what}_{n}.html"), &t)?;
+        }
+    }
+    let mut lat = fathom::LatStat::new();
+    for j in &report.jobs {
+        for d in &j.stats.dirs[..2] {
+            lat += &d.clat;
+        }
+    }
+    out.append(
+        "histogram.html",
+        &format!("\n{banner}{}", report::histogram(&lat)),
+    )?;
+    let native = out
+        .dir
+        .join(format!("{}.fathom.json", name.replace(['/', ' '], "_")));
+    let mut f = std::fs::File::create(&native)?;
+    fathom_report::native::write_with_repetitions(&report, &[], &mut f)?;
+    Ok((avg.rate(), code, avg.resp()[0]))
+}
+
+fn sd_lun(m: &Model, sd: &str) -> String {
+    m.sds
+        .iter()
+        .find(|s| s.name == sd)
+        .map_or_else(String::new, |s| s.lun.clone())
+}
+
+fn facts(run: &Run, name: &str, rate: RunRate, m: &Model) -> RunFacts {
+    let (xfer, rdpct, rh, wh, seek) = match run.wds.first() {
+        Some(w) => (
+            w.p.xfer.mean(),
+            w.p.rdpct,
+            w.p.rhpct,
+            w.p.whpct,
+            w.p.seek.show(),
+        ),
+        None => match run.fwds.first() {
+            Some(f) => (
+                f.p.xfer.mean(),
+                f.p.rdpct
+                    .unwrap_or(if f.p.operation == "read" { 100.0 } else { 0.0 }),
+                0.0,
+                0.0,
+                if f.p.fileio_random {
+                    "100".into()
+                } else {
+                    "0".into()
+                },
+            ),
+            None => (0.0, 0.0, 0.0, 0.0, String::new()),
+        },
+    };
+    let mut lun = 0u64;
+    let mut seen = std::collections::HashSet::new();
+    for w in &run.wds {
+        for s in &w.sds {
+            if seen.insert(s.name.clone()) {
+                lun += s.size.or_else(|| jobs::lun_size(&s.lun)).unwrap_or(0);
+            }
+        }
+    }
+    for f in &run.fwds {
+        for s in &f.fsds {
+            if seen.insert(s.name.clone()) {
+                lun += crate::tree::file_list(s).iter().map(|x| x.1).sum::<u64>();
+            }
+        }
+    }
+    RunFacts {
+        run: name.to_string(),
+        reqrate: match rate {
+            RunRate::Fixed(r) => r,
+            _ => 0.0,
+        },
+        xfersize: xfer,
+        threads: run.threads(),
+        rdpct,
+        rhpct: rh,
+        whpct: wh,
+        seekpct: seek,
+        lunsize: lun as f64 / (1u64 << 30) as f64,
+        compratio: run
+            .wds
+            .first()
+            .and_then(|w| w.p.compratio)
+            .unwrap_or(m.general.compratio),
+    }
+}
+
+/// Build, check or clean the run's trees as its format= says; false when the run is
+/// over after that (format=only, clean).
+fn prepare_trees(run: &Run, out: &Out, create_anchors: bool) -> Result<bool> {
+    let xfer = run.format_fwd.as_ref().map_or(128 << 10, |f| f.xfer.max());
+    let mut seen = std::collections::HashSet::new();
+    for f in run.fwds.iter().flat_map(|w| w.fsds.iter()) {
+        if !seen.insert(f.name.clone()) {
+            continue;
+        }
+        match run.format {
+            Format::No => crate::tree::check(f)?,
+            Format::Clean => crate::tree::clean(f)?,
+            Format::Yes | Format::Only => {
+                crate::tree::clean(f)?;
+                let b = crate::tree::build(f, xfer, create_anchors)?;
+                let msg = format!(
+                    "fsd={}: format made {} directories and {} files ({} bytes)",
+                    f.name, b.dirs, b.files, b.bytes
+                );
+                println!("{msg}");
+                out.log(&msg)?;
+            }
+            Format::Restart | Format::RestartOnly => {
+                let b = crate::tree::build(f, xfer, create_anchors)?;
+                let msg = format!(
+                    "fsd={}: format=restart made {} directories and {} files ({} bytes)",
+                    f.name, b.dirs, b.files, b.bytes
+                );
+                println!("{msg}");
+                out.log(&msg)?;
+            }
+        }
+    }
+    Ok(matches!(
+        run.format,
+        Format::No | Format::Yes | Format::Restart
+    ))
+}

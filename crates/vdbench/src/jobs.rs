@@ -1,0 +1,456 @@
+//! A run as fathom jobs, in fio's option names (so every check fathom makes of a job file
+//! applies): one job per WD and SD (its I/Os in flight are the SD's threads, its rate the
+//! WD's share of the run's), one job per FWD over its trees' files.
+
+use crate::model::{Arrival, Seek, Xfer};
+use crate::runs::{Run, RunRate};
+use anyhow::{anyhow, bail, Result};
+use fathom::JobSpec;
+use std::collections::HashMap;
+use std::io::{Seek as _, SeekFrom};
+
+/// How the jobs are made: choices outside the parameter file.
+#[derive(Debug, Clone)]
+pub struct JobOpts {
+    /// The engine for raw I/O (an asynchronous one: threads are I/Os in flight).
+    pub ioengine: String,
+    /// Data validation: keyed blocks checked on every read (`-v`).
+    pub validate: bool,
+    /// Journal folder for validation (`-j`): one journal per job.
+    pub journal: Option<std::path::PathBuf>,
+    /// Stop after this many validation errors (data_errors=): 1 stops at the first.
+    pub data_errors: u64,
+    /// compratio (general parameter; a WD's own wins).
+    pub compratio: f64,
+}
+
+/// What each job of a run is: its WD (or FWD) and its SD (or FSD).
+#[derive(Debug, Clone, PartialEq)]
+pub struct JobTag {
+    /// WD or FWD name.
+    pub wd: String,
+    /// SD or FSD name.
+    pub sd: String,
+}
+
+/// The size of a lun (file or device), None when it does not exist.
+pub fn lun_size(lun: &str) -> Option<u64> {
+    let mut f = std::fs::File::open(lun).ok()?;
+    f.seek(SeekFrom::End(0)).ok()
+}
+
+fn bs_options(x: &Xfer, o: &mut Vec<(String, String)>) -> Result<()> {
+    match x {
+        Xfer::Fixed(v) => o.push(("bs".into(), v.to_string())),
+        Xfer::Split(v) => o.push((
+            "bssplit".into(),
+            v.iter()
+                .map(|(s, p)| format!("{s}/{}", crate::value::show_num(*p)))
+                .collect::<Vec<_>>()
+                .join(":"),
+        )),
+        Xfer::Range(a, b, al) => {
+            if al != a {
+                bail!("xfersize=({a},{b},{al}): an alignment other than the smallest size is not implemented (fathom's sizes are multiples of the smallest)");
+            }
+            o.push(("bsrange".into(), format!("{a}-{b}")));
+        }
+    }
+    Ok(())
+}
+
+/// The jobs of `run` at `rate` (for a curve point, the rate asked for), with their tags.
+pub fn raw_jobs(run: &Run, rate: RunRate, jo: &JobOpts) -> Result<Vec<(JobSpec, JobTag)>> {
+    // Threads of an SD are shared by the WDs that use it.
+    let mut users: HashMap<&str, u32> = HashMap::new();
+    for w in &run.wds {
+        for s in &w.sds {
+            *users.entry(s.name.as_str()).or_default() += 1;
+        }
+    }
+    // Each WD's share of the rate: its skew, the rest split evenly.
+    let skewed: f64 = run.wds.iter().filter_map(|w| w.p.skew).sum();
+    if skewed > 100.0 + 1e-9 {
+        bail!(
+            "rd={}: the WDs' skews add up to {skewed}%, over 100",
+            run.rd
+        );
+    }
+    let unskewed = run.wds.iter().filter(|w| w.p.skew.is_none()).count();
+    let share = |w: &crate::runs::WdRun| -> f64 {
+        match w.p.skew {
+            Some(s) => s / 100.0,
+            None if unskewed > 0 => (100.0 - skewed) / 100.0 / unskewed as f64,
+            None => 0.0,
+        }
+    };
+    // Sizes first: maxdata as a multiple needs them all.
+    let mut regions = Vec::new();
+    let mut total_region = 0u64;
+    for w in &run.wds {
+        for s in &w.sds {
+            let full = match (s.size, lun_size(&s.lun)) {
+                (Some(z), _) => z,
+                (None, Some(z)) if z > 0 => z,
+                (None, _) => bail!(
+                    "sd={}: lun={} does not exist (or is empty) and no size= is given; add size= to create it",
+                    s.name,
+                    s.lun
+                ),
+            };
+            if full <= s.offset {
+                bail!(
+                    "sd={}: offset={} is past the end of lun={} ({} bytes)",
+                    s.name,
+                    s.offset,
+                    s.lun,
+                    full
+                );
+            }
+            let avail = full - s.offset;
+            let (a, b) = w.p.range.or(s.range).unwrap_or((0.0, 100.0));
+            let unit = w.p.xfer.max().max(512);
+            let start = (avail as f64 * a / 100.0) as u64 / unit * unit;
+            let end = ((avail as f64 * b / 100.0) as u64 / unit * unit).max(start + unit);
+            if end > avail {
+                bail!(
+                    "sd={}: {} bytes hold no {unit}-byte transfer",
+                    s.name,
+                    avail
+                );
+            }
+            regions.push((s.offset + start, end - start, full));
+            total_region += end - start;
+        }
+    }
+    let maxdata = run.maxdata.map(|m| {
+        if m <= 100.0 {
+            m * total_region as f64
+        } else {
+            m
+        }
+    });
+    let njobs = regions.len().max(1) as f64;
+    let mut out = Vec::new();
+    let mut k = 0;
+    for w in &run.wds {
+        let wshare = share(w);
+        let flags = w.p.flags.unwrap_or_default();
+        for s in &w.sds {
+            let (offset, len, full) = regions[k];
+            k += 1;
+            let mut o: Vec<(String, String)> = Vec::new();
+            o.push(("filename".into(), s.lun.clone()));
+            o.push(("ioengine".into(), jo.ioengine.clone()));
+            let threads = w.p.threads.unwrap_or(s.threads);
+            let n = users[s.name.as_str()];
+            o.push(("iodepth".into(), (threads / n).max(1).to_string()));
+            if s.size.is_some() && lun_size(&s.lun).is_none_or(|z| z < full) {
+                // A missing (or short) file is made at size= first, as vdbench does.
+                o.push(("filesize".into(), full.to_string()));
+            }
+            o.push(("offset".into(), offset.to_string()));
+            o.push(("size".into(), len.to_string()));
+            bs_options(&w.p.xfer, &mut o)?;
+            let align = if s.align > 0 { s.align } else { w.p.xfer.min() };
+            if !matches!(w.p.seek, Seek::Seq | Seek::Eof) && align != w.p.xfer.min() {
+                o.push(("blockalign".into(), align.to_string()));
+            }
+            let rd = w.p.rdpct;
+            let (seq, random_pct) = match w.p.seek {
+                Seek::Seq | Seek::Eof => (true, None),
+                Seek::Pct(p) if p >= 100.0 => (false, None),
+                Seek::Pct(p) if p <= 0.0 => (true, None),
+                Seek::Pct(p) => (false, Some(p)),
+            };
+            let rw = match (seq, rd) {
+                (true, r) if r >= 100.0 => "read",
+                (true, r) if r <= 0.0 => "write",
+                (true, _) => "rw",
+                (false, r) if r >= 100.0 => "randread",
+                (false, r) if r <= 0.0 => "randwrite",
+                (false, _) => "randrw",
+            };
+            o.push(("rw".into(), rw.into()));
+            if rd > 0.0 && rd < 100.0 {
+                o.push(("rwmixread".into(), crate::value::show_num(rd)));
+            }
+            if let Some(p) = random_pct {
+                o.push(("percentage_random".into(), format!("{}", p.round() as u32)));
+            }
+            if w.p.rhpct > 0.0 || w.p.whpct > 0.0 {
+                if seq {
+                    bail!(
+                        "wd={}: rhpct=/whpct= need random I/O (seekpct above 0)",
+                        w.name
+                    );
+                }
+                let hit = s.hitarea.unwrap_or(w.p.hitarea).min(len);
+                let rest = len - hit;
+                if rest == 0 {
+                    bail!(
+                        "wd={}: the hit area ({hit} bytes) covers the whole SD",
+                        w.name
+                    );
+                }
+                let zone = |p: f64| {
+                    format!(
+                        "zoned_abs:{}/{hit}:{}/{rest}",
+                        p.round() as u32,
+                        100 - p.round() as u32
+                    )
+                };
+                o.push((
+                    "random_distribution".into(),
+                    format!("{},{}", zone(w.p.rhpct), zone(w.p.whpct)),
+                ));
+            }
+            if flags.direct {
+                o.push(("direct".into(), "1".into()));
+            }
+            if flags.dsync {
+                o.push(("sync".into(), "dsync".into()));
+            } else if flags.sync {
+                o.push(("sync".into(), "1".into()));
+            }
+            if flags.fsync {
+                o.push(("fsync_on_close".into(), "1".into()));
+            }
+            let cr = w.p.compratio.unwrap_or(jo.compratio);
+            if cr > 1.0 {
+                o.push((
+                    "buffer_compress_percentage".into(),
+                    format!("{}", (100.0 - 100.0 / cr).round() as u32),
+                ));
+                o.push(("refill_buffers".into(), "1".into()));
+            }
+            // Rate: the WD's own, else its share of the run's, split over its SDs.
+            let rate_of = |r: f64| -> f64 { w.p.iorate.unwrap_or(r * wshare) / w.sds.len() as f64 };
+            if let RunRate::Fixed(r) = rate {
+                o.push((
+                    "rate_iops".into(),
+                    format!("{}", rate_of(r).round().max(1.0)),
+                ));
+                if run.arrival == Arrival::Exponential {
+                    o.push(("rate_process".into(), "poisson".into()));
+                }
+            } else if let Some(r) = w.p.iorate {
+                o.push((
+                    "rate_iops".into(),
+                    format!("{}", (r / w.sds.len() as f64).round().max(1.0)),
+                ));
+            }
+            let secs = run.elapsed + run.warmup;
+            o.push((
+                "runtime".into(),
+                format!("{}ms", (secs * 1000.0).round() as u64),
+            ));
+            if w.p.seek != Seek::Eof {
+                o.push(("time_based".into(), "1".into()));
+            }
+            if let Some(m) = maxdata {
+                let part = (m / njobs).ceil().max(w.p.xfer.max() as f64) as u64;
+                o.push(("io_size".into(), part.to_string()));
+                // io_size past the region wraps to its start, as vdbench's maxdata does.
+                o.retain(|(k, _)| k != "time_based");
+            }
+            let iv = format!("{}", (run.interval * 1000.0).round() as u64);
+            o.push(("bwavgtime".into(), iv.clone()));
+            o.push(("iopsavgtime".into(), iv));
+            if jo.validate {
+                o.push(("verify".into(), "crc32c".into()));
+                o.push(("verify_interval".into(), "512".into()));
+                o.push(("do_verify".into(), "0".into()));
+                o.push((
+                    "verify_fatal".into(),
+                    if jo.data_errors <= 1 { "1" } else { "0" }.into(),
+                ));
+                o.push(("serialize_overlap".into(), "1".into()));
+                if let Some(dir) = &jo.journal {
+                    o.push((
+                        "verify_journal".into(),
+                        dir.join(format!("{}.{}.jnl", w.name, s.name))
+                            .display()
+                            .to_string(),
+                    ));
+                }
+            }
+            let name = format!("{}.{}", w.name, s.name);
+            let mut b = fathom::Job::builder(name.clone());
+            for (k, v) in &o {
+                b = b.option(k.clone(), v.clone());
+            }
+            let mut spec = b
+                .build()
+                .map_err(|e| anyhow!("wd={} sd={}: {e}", w.name, s.name))?;
+            spec.control.final_sample = true;
+            // iorate= is the total of reads and writes.
+            spec.control.rate_combined = true;
+            // -v checks every read of a block written in the run.
+            spec.control.verify_mixed_reads = jo.validate;
+            out.push((
+                spec,
+                JobTag {
+                    wd: w.name.clone(),
+                    sd: s.name.clone(),
+                },
+            ));
+        }
+    }
+    Ok(out)
+}
+
+/// What can be refused before any file is looked at (`-s` refuses it too).
+pub fn check_static(run: &Run) -> Result<()> {
+    for f in &run.fwds {
+        let op = f.p.operation.as_str();
+        if op != "read" && op != "write" {
+            bail!(
+                "rd={} fwd={}: operation={op} is not implemented by `fathom vdbench` (read and write are); \
+                 fathom's filetree engine runs metadata mixes: --ioengine=filetree --meta_mix={}/100",
+                run.rd,
+                f.name,
+                match op {
+                    "getattr" => "stat",
+                    "move" => "rename",
+                    o => o,
+                }
+            );
+        }
+    }
+    for w in &run.wds {
+        if let Xfer::Range(a, b, al) = w.p.xfer {
+            if al != a {
+                bail!("rd={} wd={}: xfersize=({a},{b},{al}): an alignment other than the smallest size is not implemented", run.rd, w.name);
+            }
+        }
+        if (w.p.rhpct > 0.0 || w.p.whpct > 0.0) && matches!(w.p.seek, Seek::Seq | Seek::Eof) {
+            bail!(
+                "rd={} wd={}: rhpct=/whpct= need random I/O (seekpct above 0)",
+                run.rd,
+                w.name
+            );
+        }
+    }
+    Ok(())
+}
+
+/// The jobs of a file-system run (read and write operations over the trees' files),
+/// with the files each job uses.
+pub fn fs_jobs(run: &Run, rate: RunRate, jo: &JobOpts) -> Result<Vec<(JobSpec, JobTag)>> {
+    let mut out = Vec::new();
+    let total_threads: u32 = run.fwds.iter().map(|f| f.p.threads).sum();
+    check_static(run)?;
+    for f in &run.fwds {
+        let op = f.p.operation.as_str();
+        if op != "read" && op != "write" {
+            bail!(
+                "fwd={}: operation={op} is not implemented by `fathom vdbench` yet (read and write are); \
+                 fathom's filetree engine runs metadata mixes: --ioengine=filetree --meta_mix={}/100",
+                f.name,
+                match op {
+                    "delete" => "delete",
+                    "getattr" => "stat",
+                    "move" => "rename",
+                    o => o,
+                }
+            );
+        }
+        for fsd in &f.fsds {
+            let files = crate::tree::file_list(fsd);
+            if files.is_empty() {
+                bail!("fsd={}: the tree holds no files", fsd.name);
+            }
+            let mut o: Vec<(String, String)> = Vec::new();
+            let names: Vec<String> = files
+                .iter()
+                .map(|(p, _)| p.display().to_string().replace(':', "\\:"))
+                .collect();
+            o.push(("filename".into(), names.join(":")));
+            o.push(("ioengine".into(), "psync".into()));
+            o.push(("numjobs".into(), f.p.threads.to_string()));
+            o.push(("group_reporting".into(), "1".into()));
+            bs_options(&f.p.xfer, &mut o)?;
+            let rw = match (f.p.fileio_random, op, f.p.rdpct) {
+                (r, _, Some(p)) if p > 0.0 && p < 100.0 => {
+                    o.push(("rwmixread".into(), crate::value::show_num(p)));
+                    if r {
+                        "randrw"
+                    } else {
+                        "rw"
+                    }
+                }
+                (true, "read", _) => "randread",
+                (true, _, _) => "randwrite",
+                (false, "read", _) => "read",
+                (false, _, _) => "write",
+            };
+            o.push(("rw".into(), rw.into()));
+            let per_file = f.p.stopafter.map(|n| n.to_string()).unwrap_or_default();
+            let fst = if f.p.fileselect_seq {
+                "sequential"
+            } else {
+                "random"
+            };
+            let per_file = if per_file.is_empty() {
+                // A file is read (written) once through before the next is picked.
+                let size = fsd.sizes.iter().map(|s| s.0).max().unwrap_or(0);
+                (size / f.p.xfer.max().max(1)).max(1).to_string()
+            } else {
+                per_file
+            };
+            o.push(("file_service_type".into(), format!("{fst}:{per_file}")));
+            let flags = f.p.flags.unwrap_or(fsd.flags);
+            if flags.direct {
+                o.push(("direct".into(), "1".into()));
+            }
+            if flags.fsync {
+                o.push(("fsync_on_close".into(), "1".into()));
+            }
+            if flags.dsync {
+                o.push(("sync".into(), "dsync".into()));
+            }
+            if let RunRate::Fixed(r) = rate {
+                let share =
+                    f.p.skew
+                        .map_or(f.p.threads as f64 / total_threads as f64, |s| s / 100.0);
+                let per = (r * share / f.fsds.len() as f64 / f.p.threads as f64)
+                    .round()
+                    .max(1.0);
+                o.push(("rate_iops".into(), format!("{per}")));
+                if run.arrival == Arrival::Exponential {
+                    o.push(("rate_process".into(), "poisson".into()));
+                }
+            }
+            let secs = run.elapsed + run.warmup;
+            o.push((
+                "runtime".into(),
+                format!("{}ms", (secs * 1000.0).round() as u64),
+            ));
+            o.push(("time_based".into(), "1".into()));
+            let iv = format!("{}", (run.interval * 1000.0).round() as u64);
+            o.push(("bwavgtime".into(), iv.clone()));
+            o.push(("iopsavgtime".into(), iv));
+            if jo.validate {
+                bail!("fwd={}: data validation of file-system runs is not implemented; -v checks raw (SD) runs", f.name);
+            }
+            let mut b = fathom::Job::builder(format!("{}.{}", f.name, fsd.name));
+            for (k, v) in &o {
+                b = b.option(k.clone(), v.clone());
+            }
+            let mut spec = b
+                .build()
+                .map_err(|e| anyhow!("fwd={} fsd={}: {e}", f.name, fsd.name))?;
+            spec.control.final_sample = true;
+            spec.control.rate_combined = true;
+            out.push((
+                spec,
+                JobTag {
+                    wd: f.name.clone(),
+                    sd: fsd.name.clone(),
+                },
+            ));
+        }
+    }
+    Ok(out)
+}

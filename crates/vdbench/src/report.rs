@@ -1,0 +1,382 @@
+//! vdbench's report lines: per interval and the `avg_F-N` line, on the console, in
+//! summary.html, totals.html, the per-SD and per-WD reports, and as flatfile.html rows.
+
+use fathom::JobResult;
+
+/// One interval's counts (or several added together).
+#[derive(Debug, Default, Clone, Copy, PartialEq)]
+pub struct Iv {
+    /// Length, seconds.
+    pub secs: f64,
+    /// I/Os: read, write.
+    pub ios: [u64; 2],
+    /// Bytes: read, write.
+    pub bytes: [u64; 2],
+    /// Sum of response times, ns.
+    pub sum: [f64; 2],
+    /// Sum of their squares, ns².
+    pub sumsq: [f64; 2],
+    /// Largest, ns.
+    pub max: [u64; 2],
+    /// Machine CPU busy % (user+sys) and sys % over the interval.
+    pub cpu: Option<(f64, f64)>,
+}
+
+impl Iv {
+    /// Add another job's same interval (side by side: the length is the longer).
+    pub fn add_side(&mut self, o: &Iv) {
+        self.secs = self.secs.max(o.secs);
+        for d in 0..2 {
+            self.ios[d] += o.ios[d];
+            self.bytes[d] += o.bytes[d];
+            self.sum[d] += o.sum[d];
+            self.sumsq[d] += o.sumsq[d];
+            self.max[d] = self.max[d].max(o.max[d]);
+        }
+        if self.cpu.is_none() {
+            self.cpu = o.cpu;
+        }
+    }
+    /// Add a later interval (one after another: lengths add, CPU weighs by length).
+    pub fn add_after(&mut self, o: &Iv) {
+        let cpu = match (self.cpu, o.cpu) {
+            (Some(a), Some(b)) if self.secs + o.secs > 0.0 => {
+                let w = |x: f64, y: f64| (x * self.secs + y * o.secs) / (self.secs + o.secs);
+                Some((w(a.0, b.0), w(a.1, b.1)))
+            }
+            (a, b) => a.or(b),
+        };
+        let secs = self.secs + o.secs;
+        self.secs = 0.0;
+        self.add_side(o);
+        self.secs = secs;
+        self.cpu = cpu;
+    }
+    /// I/Os per second.
+    pub fn rate(&self) -> f64 {
+        let n = (self.ios[0] + self.ios[1]) as f64;
+        if self.secs > 0.0 {
+            n / self.secs
+        } else {
+            0.0
+        }
+    }
+    /// MB/s (1024²).
+    pub fn mbs(&self) -> f64 {
+        if self.secs > 0.0 {
+            (self.bytes[0] + self.bytes[1]) as f64 / self.secs / 1048576.0
+        } else {
+            0.0
+        }
+    }
+    /// Mean bytes per I/O.
+    pub fn bytes_per_io(&self) -> u64 {
+        let n = self.ios[0] + self.ios[1];
+        (self.bytes[0] + self.bytes[1]).checked_div(n).unwrap_or(0)
+    }
+    /// Read percentage.
+    pub fn readpct(&self) -> f64 {
+        let n = self.ios[0] + self.ios[1];
+        if n == 0 {
+            0.0
+        } else {
+            self.ios[0] as f64 * 100.0 / n as f64
+        }
+    }
+    fn mean_of(n: u64, sum: f64) -> f64 {
+        if n == 0 {
+            0.0
+        } else {
+            sum / n as f64 / 1e6
+        }
+    }
+    /// Mean response, ms (both directions, read, write).
+    pub fn resp(&self) -> [f64; 3] {
+        [
+            Self::mean_of(self.ios[0] + self.ios[1], self.sum[0] + self.sum[1]),
+            Self::mean_of(self.ios[0], self.sum[0]),
+            Self::mean_of(self.ios[1], self.sum[1]),
+        ]
+    }
+    fn std_of(n: u64, sum: f64, sumsq: f64) -> f64 {
+        if n < 2 {
+            return 0.0;
+        }
+        let n = n as f64;
+        ((sumsq - sum * sum / n) / (n - 1.0)).max(0.0).sqrt() / 1e6
+    }
+    /// Response standard deviation, ms (both, read, write).
+    pub fn std(&self) -> [f64; 3] {
+        [
+            Self::std_of(
+                self.ios[0] + self.ios[1],
+                self.sum[0] + self.sum[1],
+                self.sumsq[0] + self.sumsq[1],
+            ),
+            Self::std_of(self.ios[0], self.sum[0], self.sumsq[0]),
+            Self::std_of(self.ios[1], self.sum[1], self.sumsq[1]),
+        ]
+    }
+    /// Largest response, ms (both, read, write).
+    pub fn max_ms(&self) -> [f64; 3] {
+        let m = |v: u64| v as f64 / 1e6;
+        [
+            m(self.max[0].max(self.max[1])),
+            m(self.max[0]),
+            m(self.max[1]),
+        ]
+    }
+    /// Mean I/Os in flight (Little's law: rate × response).
+    pub fn queue_depth(&self) -> f64 {
+        self.rate() * self.resp()[0] / 1e3
+    }
+}
+
+/// A job's intervals from its samples (reads and writes); a last piece shorter than half
+/// an interval (I/Os completing after the deadline) joins the interval before it.
+pub fn intervals_of(j: &JobResult, interval: f64) -> Vec<Iv> {
+    let mut out: Vec<Iv> = Vec::new();
+    for d in 0..2 {
+        for (i, s) in j.stats.dirs[d].samples.iter().enumerate() {
+            if out.len() <= i {
+                out.resize(i + 1, Iv::default());
+            }
+            let iv = &mut out[i];
+            iv.secs = iv.secs.max(s.len_ms as f64 / 1e3);
+            iv.ios[d] += s.ios;
+            iv.bytes[d] += s.bytes;
+            iv.sum[d] += s.clat_sum as f64;
+            iv.sumsq[d] += s.clat_sumsq;
+            iv.max[d] = iv.max[d].max(s.clat_max);
+        }
+    }
+    if out.len() >= 2 && out[out.len() - 1].secs < interval / 2.0 {
+        let tail = out.pop().expect("two or more");
+        let last = out.last_mut().expect("one or more");
+        last.add_after(&tail);
+    }
+    out
+}
+
+/// The header lines (with the tod column's room).
+pub fn header() -> String {
+    let pad = " ".repeat(13);
+    format!(
+        "{pad}interval        i/o   MB/sec   bytes   read     resp     read    write     read    write     resp  queue  cpu%  cpu%\n\
+         {pad}               rate  1024**2     i/o    pct     time     resp     resp      max      max   stddev  depth sys+u   sys\n"
+    )
+}
+
+/// One report line: `tod label rate MB/s bytes/io read% resp read write rmax wmax std qd cpu sys`.
+pub fn line(tod: &str, label: &str, iv: &Iv) -> String {
+    let r = iv.resp();
+    let m = iv.max_ms();
+    let (cpu, sys) = iv.cpu.unwrap_or((0.0, 0.0));
+    format!(
+        "{tod:<12} {label:>8}{:>11.1}{:>9.2}{:>8}{:>7.2}{:>9.3}{:>9.3}{:>9.3}{:>9.2}{:>9.2}{:>9.3}{:>7.1}{:>6.1}{:>6.1}\n",
+        iv.rate(),
+        iv.mbs(),
+        iv.bytes_per_io(),
+        iv.readpct(),
+        r[0],
+        r[1],
+        r[2],
+        m[1],
+        m[2],
+        iv.std()[0],
+        iv.queue_depth(),
+        cpu,
+        sys
+    )
+}
+
+/// The flat file's column names, in order.
+pub const FLAT_COLUMNS: &[&str] = &[
+    "tod",
+    "timestamp",
+    "Run",
+    "Interval",
+    "reqrate",
+    "rate",
+    "MB/sec",
+    "bytes/io",
+    "read%",
+    "resp",
+    "read_resp",
+    "write_resp",
+    "resp_max",
+    "read_max",
+    "write_max",
+    "resp_std",
+    "read_std",
+    "write_std",
+    "xfersize",
+    "threads",
+    "rdpct",
+    "rhpct",
+    "whpct",
+    "seekpct",
+    "lunsize",
+    "version",
+    "compratio",
+    "dedupratio",
+    "queue_depth",
+    "cpu_used",
+    "cpu_user",
+    "cpu_kernel",
+    "cpu_wait",
+    "cpu_idle",
+];
+
+/// What the flat file says of the run beside the measured figures.
+#[derive(Debug, Clone, Default)]
+pub struct RunFacts {
+    /// Run name.
+    pub run: String,
+    /// Requested rate (0: max).
+    pub reqrate: f64,
+    /// xfersize requested (mean).
+    pub xfersize: f64,
+    /// Threads.
+    pub threads: u32,
+    /// rdpct, rhpct, whpct requested.
+    pub rdpct: f64,
+    /// See rdpct.
+    pub rhpct: f64,
+    /// See rdpct.
+    pub whpct: f64,
+    /// seekpct as written.
+    pub seekpct: String,
+    /// GiB of all luns.
+    pub lunsize: f64,
+    /// compratio.
+    pub compratio: f64,
+}
+
+/// One flat file row.
+pub fn flat_row(tod: &str, stamp: &str, interval: &str, f: &RunFacts, iv: &Iv) -> String {
+    let r = iv.resp();
+    let m = iv.max_ms();
+    let s = iv.std();
+    let (cpu, sys) = iv.cpu.unwrap_or((0.0, 0.0));
+    let fields: Vec<String> = vec![
+        tod.to_string(),
+        stamp.to_string(),
+        f.run.clone(),
+        interval.to_string(),
+        format!("{:.1}", f.reqrate),
+        format!("{:.1}", iv.rate()),
+        format!("{:.2}", iv.mbs()),
+        iv.bytes_per_io().to_string(),
+        format!("{:.2}", iv.readpct()),
+        format!("{:.3}", r[0]),
+        format!("{:.3}", r[1]),
+        format!("{:.3}", r[2]),
+        format!("{:.3}", m[0]),
+        format!("{:.3}", m[1]),
+        format!("{:.3}", m[2]),
+        format!("{:.3}", s[0]),
+        format!("{:.3}", s[1]),
+        format!("{:.3}", s[2]),
+        format!("{:.0}", f.xfersize),
+        f.threads.to_string(),
+        format!("{:.2}", f.rdpct),
+        format!("{:.2}", f.rhpct),
+        format!("{:.2}", f.whpct),
+        if f.seekpct.is_empty() {
+            "n/a".into()
+        } else {
+            f.seekpct.clone()
+        },
+        format!("{:.3}", f.lunsize),
+        format!("fathom-{}", fathom::VERSION),
+        format!("{:.2}", f.compratio),
+        "1.00".into(),
+        format!("{:.1}", iv.queue_depth()),
+        format!("{cpu:.1}"),
+        format!("{:.1}", (cpu - sys).max(0.0)),
+        format!("{sys:.1}"),
+        "0.0".into(),
+        format!("{:.1}", (100.0 - cpu).max(0.0)),
+    ];
+    let mut line = fields.join(" ");
+    line.push('\n');
+    line
+}
+
+/// Response-time histogram of a run (histogram.html): buckets doubling from 1 µs.
+pub fn histogram(lat: &fathom::LatStat) -> String {
+    let n = lat.count();
+    let mut s = String::from("     min(ms)      max(ms)       count     pct  cumulative\n");
+    if n == 0 {
+        return s;
+    }
+    let h = lat.histogram();
+    let mut lo = 0u64;
+    let mut hi = 1000u64;
+    let mut cum = 0u64;
+    while lo <= lat.max() {
+        let c = h.count_between(lo, hi.saturating_sub(1));
+        if c > 0 {
+            cum += c;
+            s.push_str(&format!(
+                "{:>12.3} {:>12.3} {:>11} {:>7.2} {:>11.2}\n",
+                lo as f64 / 1e6,
+                hi as f64 / 1e6,
+                c,
+                c as f64 * 100.0 / n as f64,
+                cum as f64 * 100.0 / n as f64
+            ));
+        }
+        lo = hi;
+        hi = hi.saturating_mul(2);
+        if hi == u64::MAX {
+            break;
+        }
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn figures_from_counts() {
+        let iv = Iv {
+            secs: 2.0,
+            ios: [300, 100],
+            bytes: [300 * 4096, 100 * 4096],
+            sum: [300.0 * 1e6, 100.0 * 3e6],
+            sumsq: [300.0 * 1e12, 100.0 * 9e12],
+            max: [1_000_000, 3_000_000],
+            cpu: Some((10.0, 4.0)),
+        };
+        assert_eq!(iv.rate(), 200.0);
+        assert_eq!(iv.bytes_per_io(), 4096);
+        assert_eq!(iv.readpct(), 75.0);
+        assert_eq!(iv.resp(), [1.5, 1.0, 3.0]);
+        assert!(iv.std()[1].abs() < 1e-9);
+        assert!((iv.queue_depth() - 0.3).abs() < 1e-9);
+        let l = line("10:00:00.000", "1", &iv);
+        assert!(
+            l.contains("   200.0     0.78    4096  75.00    1.500    1.000    3.000"),
+            "{l}"
+        );
+        let f = flat_row(
+            "t",
+            "s",
+            "avg_2-3",
+            &RunFacts {
+                run: "rd1".into(),
+                ..Default::default()
+            },
+            &iv,
+        );
+        assert_eq!(f.split_whitespace().count(), FLAT_COLUMNS.len());
+        let mut a = iv;
+        a.add_after(&iv);
+        assert_eq!(a.secs, 4.0);
+        assert_eq!(a.rate(), 200.0);
+    }
+}

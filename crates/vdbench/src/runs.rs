@@ -1,0 +1,385 @@
+//! Runs: each RD expands into one run per combination of its for-loops (the first loop
+//! written is the outermost, a list of rates the innermost), with the RD's workload
+//! parameters laid over each WD's and the loop's values over both.
+
+use crate::model::{Arrival, Format, Fsd, FwdParams, Model, Rate, Sd, WdParams};
+use crate::parse::{At, Item, VdbError};
+
+/// The rate a run asks for.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum RunRate {
+    /// Uncontrolled.
+    Max,
+    /// I/Os (operations) per second.
+    Fixed(f64),
+    /// A curve: the max run, then points of it.
+    Curve,
+}
+
+/// A WD as one run uses it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WdRun {
+    /// Name.
+    pub name: String,
+    /// Parameters after the RD's and the loop's.
+    pub p: WdParams,
+    /// Its SDs.
+    pub sds: Vec<Sd>,
+}
+
+/// An FWD as one run uses it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FwdRun {
+    /// Name.
+    pub name: String,
+    /// Parameters after the RD's and the loop's.
+    pub p: FwdParams,
+    /// Its FSDs (shape after the loop's).
+    pub fsds: Vec<Fsd>,
+}
+
+/// One run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Run {
+    /// The RD's name.
+    pub rd: String,
+    /// Loop values, as `key=value` words for the banner.
+    pub loops: Vec<(String, String)>,
+    /// Rate.
+    pub rate: RunRate,
+    /// Raw workloads.
+    pub wds: Vec<WdRun>,
+    /// File-system workloads.
+    pub fwds: Vec<FwdRun>,
+    /// `fwd=format` parameters (threads, xfersize) for building trees.
+    pub format_fwd: Option<FwdParams>,
+    /// Seconds measured.
+    pub elapsed: f64,
+    /// Reporting interval.
+    pub interval: f64,
+    /// Warmup.
+    pub warmup: f64,
+    /// Pause after.
+    pub pause: f64,
+    /// Byte limit (resolved: multipliers of the SD sizes stay as given, ≤ 100).
+    pub maxdata: Option<f64>,
+    /// Arrivals.
+    pub arrival: Arrival,
+    /// Format.
+    pub format: Format,
+    /// Curve points.
+    pub curve: Vec<f64>,
+    /// Stop a curve past this response time, ms.
+    pub stopcurve: Option<f64>,
+}
+
+impl Run {
+    /// Raw (SD/WD) or file system (FSD/FWD).
+    pub fn is_fs(&self) -> bool {
+        !self.fwds.is_empty()
+    }
+    /// `For loops: xfersize=4k threads=8`, or nothing.
+    pub fn loop_text(&self) -> String {
+        if self.loops.is_empty() {
+            return String::new();
+        }
+        let v: Vec<String> = self.loops.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        format!("; For loops: {}", v.join(" "))
+    }
+    /// The threads the run asks for (the first SD's or FWD's, as the flat file shows).
+    pub fn threads(&self) -> u32 {
+        if let Some(w) = self.wds.first() {
+            return w
+                .p
+                .threads
+                .unwrap_or_else(|| w.sds.first().map_or(8, |s| s.threads));
+        }
+        self.fwds.first().map_or(1, |f| f.p.threads)
+    }
+}
+
+fn item(key: &str, value: &str) -> Item {
+    Item {
+        key: key.to_string(),
+        raw: value.to_string(),
+        list: vec![value.to_string()],
+        at: At::default(),
+    }
+}
+
+/// Every run of the model, in order.
+pub fn expand(m: &Model) -> Result<Vec<Run>, VdbError> {
+    let mut out = Vec::new();
+    for rd in &m.rds {
+        let mut dims: Vec<(String, Vec<String>)> = rd.loops.clone();
+        let mut base_rate = match &rd.rate {
+            Rate::Max => RunRate::Max,
+            Rate::Curve => RunRate::Curve,
+            Rate::Fixed(v) if v.len() == 1 => RunRate::Fixed(v[0]),
+            Rate::Fixed(v) => {
+                dims.push((
+                    "iorate".into(),
+                    v.iter().map(|r| crate::value::show_num(*r)).collect(),
+                ));
+                RunRate::Fixed(v[0])
+            }
+        };
+        if dims.iter().any(|(k, _)| k == "iorate") && rd.rate == Rate::Curve {
+            return Err(VdbError::new(
+                &At::default(),
+                Some("foriorate"),
+                format!("rd={}: a curve and a list of rates together", rd.name),
+            ));
+        }
+        // Every combination: an odometer whose last digit turns fastest.
+        let mut idx = vec![0usize; dims.len()];
+        loop {
+            let combo: Vec<(String, String)> = dims
+                .iter()
+                .zip(&idx)
+                .map(|((k, v), i)| (k.clone(), v[*i].clone()))
+                .collect();
+            let mut run = one_run(m, rd, &combo)?;
+            if let Some((_, r)) = combo.iter().find(|(k, _)| k == "iorate") {
+                base_rate = RunRate::Fixed(r.parse().unwrap_or(1.0));
+            }
+            run.rate = base_rate;
+            out.push(run);
+            let mut d = dims.len();
+            loop {
+                if d == 0 {
+                    break;
+                }
+                d -= 1;
+                idx[d] += 1;
+                if idx[d] < dims[d].1.len() {
+                    break;
+                }
+                idx[d] = 0;
+                if d == 0 {
+                    d = usize::MAX;
+                    break;
+                }
+            }
+            if dims.is_empty() || d == usize::MAX {
+                break;
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn one_run(m: &Model, rd: &crate::model::Rd, combo: &[(String, String)]) -> Result<Run, VdbError> {
+    let loops: Vec<(String, String)> = combo.to_vec();
+    let mut wds = Vec::new();
+    let raw_wds: Vec<(String, WdParams, Vec<String>)> = if rd.wds.is_empty() && !rd.sds.is_empty() {
+        vec![(
+            format!("{}_wd", rd.name),
+            WdParams::default(),
+            rd.sds.clone(),
+        )]
+    } else {
+        rd.wds
+            .iter()
+            .map(|n| {
+                let w = m.wd(n);
+                let sds = if rd.sds.is_empty() {
+                    w.sds.clone()
+                } else {
+                    w.sds
+                        .iter()
+                        .filter(|s| rd.sds.contains(s))
+                        .cloned()
+                        .collect()
+                };
+                (w.name.clone(), w.p.clone(), sds)
+            })
+            .collect()
+    };
+    for (name, mut p, sds) in raw_wds {
+        for it in &rd.wdp {
+            if it.key == "threads" {
+                p.threads = Some(positive(it)?);
+            } else {
+                p.apply(it)?;
+            }
+        }
+        for (k, v) in combo {
+            match k.as_str() {
+                "threads" => p.threads = Some(positive(&item(k, v))?),
+                "iorate" => {}
+                _ => {
+                    p.apply(&item(k, v))?;
+                }
+            }
+        }
+        if sds.is_empty() {
+            continue;
+        }
+        wds.push(WdRun {
+            name,
+            p,
+            sds: sds.iter().map(|s| m.sd(s).clone()).collect(),
+        });
+    }
+    let mut fwds = Vec::new();
+    for n in &rd.fwds {
+        let f = m.fwd(n);
+        let mut p = f.p.clone();
+        for it in &rd.fwdp {
+            p.apply(it)?;
+        }
+        let mut fsds: Vec<Fsd> = f.fsds.iter().map(|s| m.fsd(s).clone()).collect();
+        for s in &mut fsds {
+            for it in &rd.fsdp {
+                s.apply_shape(it)?;
+            }
+        }
+        for (k, v) in combo {
+            let it = item(k, v);
+            match k.as_str() {
+                "depth" | "width" | "files" | "sizes" => {
+                    for s in &mut fsds {
+                        s.apply_shape(&it)?;
+                    }
+                }
+                "iorate" => {}
+                _ => {
+                    p.apply(&it)?;
+                }
+            }
+        }
+        fwds.push(FwdRun {
+            name: f.name.clone(),
+            p,
+            fsds,
+        });
+    }
+    if wds.is_empty() && fwds.is_empty() {
+        return Err(VdbError::new(
+            &At::default(),
+            Some("rd"),
+            format!("rd={}: its WDs use none of its SDs", rd.name),
+        ));
+    }
+    Ok(Run {
+        rd: rd.name.clone(),
+        loops,
+        rate: RunRate::Max,
+        wds,
+        fwds,
+        format_fwd: m.format_fwd.clone(),
+        elapsed: rd.elapsed,
+        interval: rd.interval,
+        warmup: rd.warmup,
+        pause: rd.pause,
+        maxdata: rd.maxdata,
+        arrival: rd.arrival,
+        format: rd.format,
+        curve: rd.curve.clone(),
+        stopcurve: rd.stopcurve,
+    })
+}
+
+fn positive(it: &Item) -> Result<u32, VdbError> {
+    let v: f64 = it.one()?.parse().map_err(|_| it.err("a whole number"))?;
+    if v < 1.0 || v.fract() != 0.0 {
+        return Err(it.err("a whole number from 1"));
+    }
+    Ok(v as u32)
+}
+
+/// The `-s` listing: each run with its loop values, rate and length, no I/O.
+pub fn simulate(runs: &[Run]) -> String {
+    let mut s = String::new();
+    for (i, r) in runs.iter().enumerate() {
+        let rate = match r.rate {
+            RunRate::Max => "Uncontrolled MAX".to_string(),
+            RunRate::Curve => format!(
+                "Uncontrolled curve, then {}",
+                r.curve
+                    .iter()
+                    .map(|p| format!("{}%", crate::value::show_num(*p)))
+                    .collect::<Vec<_>>()
+                    .join(",")
+            ),
+            RunRate::Fixed(v) => crate::value::show_num(v),
+        };
+        let what = if r.is_fs() {
+            format!(
+                "fwd={}",
+                r.fwds
+                    .iter()
+                    .map(|w| w.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(",")
+            )
+        } else {
+            format!(
+                "wd={}",
+                r.wds
+                    .iter()
+                    .map(|w| w.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(",")
+            )
+        };
+        s.push_str(&format!(
+            "run {:>3}: rd={}; {what}; I/O rate: {rate}; elapsed={}{}{}\n",
+            i + 1,
+            r.rd,
+            crate::value::show_num(r.elapsed),
+            if r.warmup > 0.0 {
+                format!(" warmup={}", crate::value::show_num(r.warmup))
+            } else {
+                String::new()
+            },
+            r.loop_text()
+        ));
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+    use std::path::Path;
+
+    fn runs(s: &str) -> Vec<Run> {
+        let pf = crate::parse::read_str(Path::new("t"), s, &HashMap::new()).unwrap();
+        expand(&Model::from_parm(&pf).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn loops_nest_first_outermost_and_rates_innermost() {
+        let r = runs(
+            "sd=sd1,lun=/x,size=1m\nwd=wd1,sd=sd1\n\
+             rd=rd1,wd=wd1,forxfersize=(4k,8k),forthreads=(1,2,4),iorate=(100,200)\n",
+        );
+        assert_eq!(r.len(), 12);
+        assert_eq!(
+            r[0].loops,
+            vec![
+                ("xfersize".into(), "4k".into()),
+                ("threads".into(), "1".into()),
+                ("iorate".into(), "100".into())
+            ]
+        );
+        assert_eq!(r[1].rate, RunRate::Fixed(200.0));
+        assert_eq!(r[2].loops[1].1, "2");
+        assert_eq!(r[6].wds[0].p.xfer, crate::model::Xfer::Fixed(8192));
+        assert_eq!(r[11].wds[0].p.threads, Some(4));
+    }
+
+    #[test]
+    fn rd_parameters_override_and_sd_only_runs_get_a_workload() {
+        let r = runs("sd=sd1,lun=/x,size=1m\nsd=sd2,lun=/y,size=1m\nrd=prep,sd=*,xfersize=256k,rdpct=0,seekpct=eof,maxdata=1\n");
+        assert_eq!(r.len(), 1);
+        assert_eq!(r[0].wds[0].sds.len(), 2);
+        assert_eq!(r[0].wds[0].p.rdpct, 0.0);
+        assert_eq!(r[0].wds[0].p.seek, crate::model::Seek::Eof);
+        assert_eq!(r[0].maxdata, Some(1.0));
+        assert!(simulate(&r).contains("rd=prep"));
+    }
+}

@@ -1,0 +1,227 @@
+//! vdbench's file-system trees: `ANCHOR/vdb.1_1.dir/vdb.2_1.dir/.../vdb_f0001.file`
+//! (level and number within the parent, from 1; files numbered from 1 in each directory
+//! that holds files), and `vdb_control.file` in the anchor recording the shape, built
+//! (format=yes, restart), checked (format=no) and removed (format=clean) here.
+
+use crate::model::Fsd;
+use anyhow::{bail, Context, Result};
+use std::io::Write;
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+
+/// The control file's name.
+pub const CONTROL: &str = "vdb_control.file";
+
+/// Relative paths of every directory, parents first.
+fn dirs(f: &Fsd) -> Vec<(u32, PathBuf)> {
+    let mut out = vec![(0u32, PathBuf::new())];
+    let mut level = vec![PathBuf::new()];
+    for l in 1..=f.depth {
+        let mut next = Vec::new();
+        for parent in &level {
+            for i in 1..=f.width {
+                let p = parent.join(format!("vdb.{l}_{i}.dir"));
+                out.push((l, p.clone()));
+                next.push(p);
+            }
+        }
+        level = next;
+    }
+    out
+}
+
+/// Every file of the tree with its size, in order.
+pub fn file_list(f: &Fsd) -> Vec<(PathBuf, u64)> {
+    let anchor = Path::new(&f.anchor);
+    let mut out = Vec::new();
+    let holders: Vec<PathBuf> = dirs(f)
+        .into_iter()
+        .filter(|(l, _)| f.all || *l == f.depth)
+        .map(|(_, p)| p)
+        .collect();
+    let total = holders.len() as u64 * f.files as u64;
+    let mut k = 0u64;
+    for d in holders {
+        for i in 1..=f.files {
+            out.push((
+                anchor.join(&d).join(format!("vdb_f{i:04}.file")),
+                size_of(f, k, total),
+            ));
+            k += 1;
+        }
+    }
+    out
+}
+
+/// File k's size: the sizes= distribution laid over the files in order.
+fn size_of(f: &Fsd, k: u64, total: u64) -> u64 {
+    let at = (k as f64 + 0.5) / total.max(1) as f64 * 100.0;
+    let mut acc = 0.0;
+    for (s, p) in &f.sizes {
+        acc += p;
+        if at < acc {
+            return *s;
+        }
+    }
+    f.sizes.last().map_or(0, |s| s.0)
+}
+
+fn control_text(f: &Fsd) -> String {
+    format!(
+        "* vdbench control file (written by fathom)\nfsd={},depth={},width={},files={},sizes=({}),distribution={}\n",
+        f.name,
+        f.depth,
+        f.width,
+        f.files,
+        f.sizes
+            .iter()
+            .map(|(s, p)| format!("{},{}", s, crate::value::show_num(*p)))
+            .collect::<Vec<_>>()
+            .join(","),
+        if f.all { "all" } else { "bottom" }
+    )
+}
+
+/// Remove the tree (the vdb directories and the control file; nothing else).
+pub fn clean(f: &Fsd) -> Result<()> {
+    let anchor = Path::new(&f.anchor);
+    let Ok(rd) = std::fs::read_dir(anchor) else {
+        return Ok(());
+    };
+    for e in rd.flatten() {
+        let n = e.file_name().to_string_lossy().into_owned();
+        if n.starts_with("vdb.") && n.ends_with(".dir") {
+            std::fs::remove_dir_all(e.path())
+                .with_context(|| format!("removing {}", e.path().display()))?;
+        } else if n == CONTROL {
+            std::fs::remove_file(e.path())?;
+        }
+    }
+    Ok(())
+}
+
+/// What building did.
+#[derive(Debug, Default, Clone, Copy, PartialEq)]
+pub struct Built {
+    /// Directories made.
+    pub dirs: u64,
+    /// Files made or completed.
+    pub files: u64,
+    /// Bytes written.
+    pub bytes: u64,
+}
+
+/// Build what is missing (`restart`), or everything after a clean (`yes`), writing
+/// files in `xfer`-byte pieces.
+pub fn build(f: &Fsd, xfer: u64, create_anchor: bool) -> Result<Built> {
+    if f.sizes.iter().all(|s| s.0 == 0) {
+        bail!("fsd={}: no size= (or sizes=) for its files", f.name);
+    }
+    let anchor = Path::new(&f.anchor);
+    if !anchor.is_dir() {
+        if create_anchor || anchor.parent().is_some_and(Path::is_dir) {
+            std::fs::create_dir_all(anchor)
+                .with_context(|| format!("fsd={}: creating anchor {}", f.name, anchor.display()))?;
+        } else {
+            bail!(
+                "fsd={}: anchor {} does not exist (create_anchors=yes makes it)",
+                f.name,
+                anchor.display()
+            );
+        }
+    }
+    let mut b = Built::default();
+    for (_, d) in dirs(f).into_iter().skip(1) {
+        let p = anchor.join(d);
+        if !p.is_dir() {
+            std::fs::create_dir(&p).with_context(|| format!("creating {}", p.display()))?;
+            b.dirs += 1;
+        }
+    }
+    let xfer = xfer.clamp(512, 16 << 20) as usize;
+    let mut buf = vec![0u8; xfer];
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+    for c in buf.chunks_mut(8) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let v = x.to_le_bytes();
+        c.copy_from_slice(&v[..c.len()]);
+    }
+    for (p, size) in file_list(f) {
+        let have = std::fs::metadata(&p).map(|m| m.len()).unwrap_or(0);
+        if have >= size && p.exists() {
+            continue;
+        }
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .write(true)
+            .truncate(false)
+            .open(&p)
+            .with_context(|| format!("creating {}", p.display()))?;
+        let mut off = have;
+        while off < size {
+            let n = ((size - off) as usize).min(xfer);
+            file.write_all_at(&buf[..n], off)
+                .with_context(|| format!("writing {}", p.display()))?;
+            off += n as u64;
+            b.bytes += n as u64;
+        }
+        b.files += 1;
+    }
+    let mut c = std::fs::File::create(anchor.join(CONTROL))?;
+    c.write_all(control_text(f).as_bytes())?;
+    Ok(b)
+}
+
+/// Check that the tree is there in full (format=no).
+pub fn check(f: &Fsd) -> Result<()> {
+    for (p, size) in file_list(f) {
+        match std::fs::metadata(&p) {
+            Ok(m) if m.len() >= size => {}
+            Ok(_) => bail!(
+                "fsd={}: {} is shorter than its size; run with format=restart to complete the tree",
+                f.name,
+                p.display()
+            ),
+            Err(_) => bail!(
+                "fsd={}: {} is missing; run with format=yes (or restart) to build the tree",
+                f.name,
+                p.display()
+            ),
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_and_counts() {
+        let f = Fsd {
+            name: "fsd1".into(),
+            anchor: "/a".into(),
+            depth: 2,
+            width: 2,
+            files: 2,
+            sizes: vec![(1024, 50.0), (4096, 50.0)],
+            ..Fsd::default()
+        };
+        let l = file_list(&f);
+        assert_eq!(l.len(), 8);
+        assert_eq!(
+            l[0].0,
+            PathBuf::from("/a/vdb.1_1.dir/vdb.2_1.dir/vdb_f0001.file")
+        );
+        assert_eq!(
+            l[7].0,
+            PathBuf::from("/a/vdb.1_2.dir/vdb.2_2.dir/vdb_f0002.file")
+        );
+        assert_eq!(l[0].1, 1024);
+        assert_eq!(l[7].1, 4096);
+        let all = Fsd { all: true, ..f };
+        assert_eq!(file_list(&all).len(), 14);
+    }
+}

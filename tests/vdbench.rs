@@ -1,0 +1,545 @@
+//! `fathom vdbench`: parameter files run end to end on small files in /dev/shm (the
+//! test's folder where there is none), the output folder, curves, file trees, data
+//! validation with journal recovery, parseflat, presets, and parameter files written
+//! elsewhere (tests/fixtures/vdbench, sources in SOURCES.md) accepted by `-s`.
+
+mod common;
+use common::*;
+use std::path::{Path, PathBuf};
+
+/// A scratch folder in /dev/shm, removed at the end.
+struct Shm(PathBuf);
+
+impl Shm {
+    fn new(env: &Env, name: &str) -> Shm {
+        let base = Path::new("/dev/shm");
+        let p = if base.is_dir() {
+            base.join(format!("fathom-vdb-{}-{name}", std::process::id()))
+        } else {
+            env.path().join(name)
+        };
+        let _ = std::fs::remove_dir_all(&p);
+        std::fs::create_dir_all(&p).unwrap();
+        Shm(p)
+    }
+    fn s(&self, f: &str) -> String {
+        self.0.join(f).display().to_string()
+    }
+}
+
+impl Drop for Shm {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// The flat file's rows as maps of column to value.
+fn flat(dir: &Path) -> Vec<std::collections::HashMap<String, String>> {
+    let text = std::fs::read_to_string(dir.join("flatfile.html")).unwrap();
+    let mut lines = text.lines().filter(|l| !l.starts_with('*'));
+    let head: Vec<&str> = lines.next().unwrap().split_whitespace().collect();
+    assert_eq!(head.len(), 34, "{head:?}");
+    lines
+        .map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            assert_eq!(f.len(), head.len(), "a row with {} fields: {l}", f.len());
+            head.iter()
+                .map(|h| h.to_string())
+                .zip(f.iter().map(|x| x.to_string()))
+                .collect()
+        })
+        .collect()
+}
+
+fn num(row: &std::collections::HashMap<String, String>, col: &str) -> f64 {
+    row[col]
+        .parse()
+        .unwrap_or_else(|_| panic!("{col}={}", row[col]))
+}
+
+fathomtest!(
+    for_loops_give_one_run_per_combination_with_vdbench_output,
+    |env| {
+        let shm = Shm::new(&env, "loops");
+        let p = env.write(
+            "loops.vdb",
+            &format!(
+                "* two SDs, one WD, a for-loop over sizes and threads\n\
+             sd=default,size=16m\nsd=sd1,lun={}\nsd=sd2,lun={}\n\
+             wd=wd1,sd=sd*,rdpct=70\n\
+             rd=rd1,wd=wd1,iorate=max,elapsed=2,interval=1,forxfersize=(4k,8k),forthreads=(1,2)\n",
+                shm.s("a"),
+                shm.s("b")
+            ),
+        );
+        let o = env.run(&["vdbench", "-f", p.to_str().unwrap(), "-o", "out"]);
+        assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+        let out = stdout(&o);
+        let banners: Vec<&str> = out.lines().filter(|l| l.contains("Starting RD=")).collect();
+        assert_eq!(banners.len(), 4, "{out}");
+        assert!(
+            banners[0].ends_with("For loops: xfersize=4k threads=1"),
+            "{}",
+            banners[0]
+        );
+        assert!(
+            banners[3].ends_with("For loops: xfersize=8k threads=2"),
+            "{}",
+            banners[3]
+        );
+        assert!(
+            out.contains("interval        i/o   MB/sec   bytes   read     resp"),
+            "{out}"
+        );
+        assert_eq!(out.matches("avg_2-2").count(), 4, "{out}");
+        let dir = env.path().join("out");
+        for f in [
+            "summary.html",
+            "totals.html",
+            "logfile.html",
+            "parmfile.html",
+            "flatfile.html",
+            "histogram.html",
+            "sd_sd1.html",
+            "sd_sd2.html",
+            "wd_wd1.html",
+            "rd1.fathom.json",
+        ] {
+            assert!(dir.join(f).is_file(), "{f} missing");
+        }
+        assert!(std::fs::read_to_string(dir.join("parmfile.html"))
+            .unwrap()
+            .contains("forxfersize=(4k,8k)"));
+        let rows = flat(&dir);
+        // Two intervals and the average per run.
+        assert_eq!(rows.len(), 12);
+        let avgs: Vec<_> = rows
+            .iter()
+            .filter(|r| r["Interval"].starts_with("avg"))
+            .collect();
+        assert_eq!(avgs.len(), 4);
+        assert_eq!(avgs[1]["threads"], "2");
+        assert_eq!(avgs[2]["xfersize"], "8192");
+        for a in &avgs {
+            assert_eq!(a["bytes/io"], a["xfersize"], "{a:?}");
+            let rd = num(a, "read%");
+            assert!((60.0..80.0).contains(&rd), "read% {rd}");
+            assert!(num(a, "rate") > 0.0);
+            // MB/sec is rate × bytes / 1024².
+            let mbs = num(a, "rate") * num(a, "bytes/io") / 1048576.0;
+            assert!((num(a, "MB/sec") - mbs).abs() <= mbs * 0.01 + 0.01, "{a:?}");
+            assert_eq!(a["lunsize"], "0.031");
+        }
+        // The native result of a run reads back with fathom's tools.
+        let o = env.run(&["compare", "out/rd1.fathom.json", "out/rd1.fathom.json"]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        // parseflat: averages only, chosen columns.
+        let o = env.run(&[
+            "vdbench",
+            "parseflat",
+            "-i",
+            "out/flatfile.html",
+            "-o",
+            "x.csv",
+            "-c",
+            "run",
+            "interval",
+            "rate",
+            "-a",
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let csv = std::fs::read_to_string(env.path().join("x.csv")).unwrap();
+        let lines: Vec<&str> = csv.lines().collect();
+        assert_eq!(lines[0], "Run,Interval,rate");
+        assert_eq!(lines.len(), 5, "{csv}");
+        assert!(lines[1].starts_with("rd1,avg_2-2,"), "{csv}");
+    }
+);
+
+fathomtest!(a_curve_runs_the_max_then_each_point_at_its_rate, |env| {
+    let shm = Shm::new(&env, "curve");
+    // 1 MiB sequential reads of a cached file: a few thousand per second, so each point's
+    // rate is held closely (deterministic arrivals).
+    let p = env.write(
+        "curve.vdb",
+        &format!(
+            "sd=sd1,lun={},size=64m,threads=2\nwd=wd1,sd=sd1,xfersize=1m,seekpct=seq\n\
+             rd=rd1,wd=wd1,iorate=curve,curve=(20,50),distribution=deterministic,elapsed=3,interval=1\n",
+            shm.s("c")
+        ),
+    );
+    let o = env.run(&["vdbench", "-f", p.to_str().unwrap(), "-o", "out"]);
+    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+    let out = stdout(&o);
+    assert!(
+        out.contains("Starting RD=rd1; I/O rate: Uncontrolled curve"),
+        "{out}"
+    );
+    assert!(out.contains("Starting RD=rd1_(20%)"), "{out}");
+    assert!(out.contains("Starting RD=rd1_(50%)"), "{out}");
+    let rows = flat(&env.path().join("out"));
+    let avgs: Vec<_> = rows
+        .iter()
+        .filter(|r| r["Interval"].starts_with("avg"))
+        .collect();
+    assert_eq!(avgs.len(), 3);
+    let max = num(avgs[0], "rate");
+    for (a, pct) in avgs[1..].iter().zip([20.0, 50.0]) {
+        let req = num(a, "reqrate");
+        // vdbench rounds a point's rate (to tens above 100, hundreds above 1000).
+        let want = max * pct / 100.0;
+        assert!(
+            (req - want).abs() <= want * 0.05 + 10.0,
+            "asked {req} for {pct}% of {max}"
+        );
+        let got = num(a, "rate");
+        assert!(
+            (got - req).abs() <= req * 0.01,
+            "{pct}%: asked {req}, got {got}"
+        );
+    }
+});
+
+fathomtest!(a_file_tree_has_vdbench_names_and_is_read, |env| {
+    let shm = Shm::new(&env, "tree");
+    let anchor = shm.0.join("anchor");
+    let p = env.write(
+        "fs.vdb",
+        &format!(
+            "create_anchors=yes\nfsd=fsd1,anchor={},depth=2,width=3,files=4,size=16k\n\
+             fwd=format,xfersize=8k\n\
+             fwd=fwd1,fsd=fsd1,operation=read,xfersize=4k,fileio=random,fileselect=random,stopafter=10,threads=2\n\
+             rd=rd1,fwd=fwd1,fwdrate=max,format=yes,elapsed=2,interval=1\n",
+            anchor.display()
+        ),
+    );
+    let o = env.run(&["vdbench", "-f", p.to_str().unwrap(), "-o", "out"]);
+    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+    assert!(
+        stdout(&o).contains("format made 12 directories and 36 files"),
+        "{}",
+        stdout(&o)
+    );
+    let mut files = Vec::new();
+    let mut stack = vec![anchor.clone()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            if e.path().is_dir() {
+                stack.push(e.path());
+            } else {
+                files.push(
+                    e.path()
+                        .strip_prefix(&anchor)
+                        .unwrap()
+                        .display()
+                        .to_string(),
+                );
+            }
+        }
+    }
+    files.sort();
+    // W^D × F files, and the control file.
+    assert_eq!(files.len(), 3 * 3 * 4 + 1, "{files:?}");
+    assert!(files.contains(&"vdb.1_1.dir/vdb.2_1.dir/vdb_f0001.file".to_string()));
+    assert!(files.contains(&"vdb.1_3.dir/vdb.2_3.dir/vdb_f0004.file".to_string()));
+    assert!(files.contains(&"vdb_control.file".to_string()));
+    let size = std::fs::metadata(anchor.join("vdb.1_2.dir/vdb.2_1.dir/vdb_f0003.file"))
+        .unwrap()
+        .len();
+    assert_eq!(size, 16384);
+    let rows = flat(&env.path().join("out"));
+    let avg = rows
+        .iter()
+        .find(|r| r["Interval"].starts_with("avg"))
+        .unwrap();
+    assert!(num(avg, "rate") > 0.0);
+    assert_eq!(avg["bytes/io"], "4096");
+    assert_eq!(num(avg, "read%"), 100.0);
+    // format=no on an intact tree runs; a missing file is named.
+    std::fs::remove_file(anchor.join("vdb.1_1.dir/vdb.2_2.dir/vdb_f0002.file")).unwrap();
+    let p = env.write(
+        "fs2.vdb",
+        &format!(
+            "fsd=fsd1,anchor={},depth=2,width=3,files=4,size=16k\n\
+             fwd=fwd1,fsd=fsd1,operation=read\nrd=rd1,fwd=fwd1,format=no,elapsed=2,interval=1\n",
+            anchor.display()
+        ),
+    );
+    let o = env.run(&["vdbench", "-f", p.to_str().unwrap(), "-o", "out2"]);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("vdb.2_2.dir/vdb_f0002.file is missing"),
+        "{}",
+        stderr(&o)
+    );
+});
+
+fathomtest!(
+    a_byte_corrupted_between_runs_is_found_by_journal_recovery,
+    |env| {
+        let shm = Shm::new(&env, "dv");
+        let lun = shm.s("dv");
+        let p = env.write(
+        "dv.vdb",
+        &format!(
+            "data_errors=1\nsd=sd1,lun={lun},size=4m,threads=4\nwd=wd1,sd=sd1,xfersize=4k,rdpct=50\n\
+             rd=rd1,wd=wd1,iorate=max,elapsed=2,interval=1\n"
+        ),
+    );
+        let o = env.run(&[
+            "vdbench",
+            "-f",
+            p.to_str().unwrap(),
+            "-o",
+            "out",
+            "-v",
+            "-j",
+        ]);
+        assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+        // -v checked the run's reads of blocks it had written.
+        let native = std::fs::read_to_string(env.path().join("out/rd1.fathom.json")).unwrap();
+        let v: serde_json::Value = serde_json::from_str(&native).unwrap();
+        let checked = v["result"]["jobs"][0]["stats"]["verify"]["blocks"]
+            .as_u64()
+            .unwrap();
+        assert!(checked > 1000, "{checked}");
+        // Flip one byte in the middle of the lun.
+        let mut data = std::fs::read(&lun).unwrap();
+        let at = 1_048_576 + 300;
+        data[at] ^= 0x5a;
+        std::fs::write(&lun, &data).unwrap();
+        let o = env.run(&["vdbench", "-f", p.to_str().unwrap(), "-o", "out", "-jr"]);
+        assert_eq!(o.status.code(), Some(1), "{}{}", stdout(&o), stderr(&o));
+        let out = stdout(&o);
+        assert!(out.contains("Data Validation error"), "{out}");
+        assert!(out.contains("at offset 1048576 (0x100000)"), "{out}");
+        assert!(
+            out.contains(&format!("first differing byte at {at}")),
+            "{out}"
+        );
+        let log = std::fs::read_to_string(env.path().join("out/errorlog.html")).unwrap();
+        assert!(log.contains("0x100000"), "{log}");
+        // An intact lun recovers cleanly and the run goes on.
+        data[at] ^= 0x5a;
+        std::fs::write(&lun, &data).unwrap();
+        let o = env.run(&[
+            "vdbench",
+            "-f",
+            p.to_str().unwrap(),
+            "-o",
+            "out",
+            "-jr",
+            "-e",
+            "2",
+        ]);
+        assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+        assert!(stdout(&o).contains("0 errors"), "{}", stdout(&o));
+    }
+);
+
+fathomtest!(
+    simulate_lists_runs_without_io_and_bad_input_is_named,
+    |env| {
+        let lun = env.path().join("never");
+        let p = env.write(
+            "s.vdb",
+            &format!(
+                "sd=sd1,lun={},size=1g\nwd=wd1,sd=sd1\n\
+             rd=rd1,wd=wd1,iorate=(100,200),elapsed=10,interval=5,forrdpct=(0,50,100)\n",
+                lun.display()
+            ),
+        );
+        let o = env.run(&["vdbench", "-s", "-f", p.to_str().unwrap()]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let out = stdout(&o);
+        assert_eq!(
+            out.lines().filter(|l| l.starts_with("run ")).count(),
+            6,
+            "{out}"
+        );
+        assert!(
+            out.contains("I/O rate: 200; elapsed=10; For loops: rdpct=0 iorate=200"),
+            "{out}"
+        );
+        assert!(!lun.exists(), "-s created the lun");
+        assert!(
+            !env.path().join("output").exists(),
+            "-s wrote an output folder"
+        );
+        let p = env.write(
+            "bad.vdb",
+            "sd=sd1,lun=/x\nwd=wd1,sd=sd1,\n   rdpc=50\nrd=rd1,wd=wd1\n",
+        );
+        let o = env.run(&["vdbench", "-s", "-f", p.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(2));
+        let e = stderr(&o);
+        assert!(
+            e.contains("bad.vdb:3: 'rdpc': not a vdbench WD parameter (did you mean rdpct=?)"),
+            "{e}"
+        );
+        let p = env.write("v.vdb", "sd=sd1,lun=$lun\nwd=wd1,sd=sd1\nrd=rd1,wd=wd1\n");
+        let o = env.run(&["vdbench", "-s", "-f", p.to_str().unwrap()]);
+        assert!(stderr(&o).contains("$lun has no value"), "{}", stderr(&o));
+        let o = env.run(&["vdbench", "-s", "-f", p.to_str().unwrap(), "lun=/dev/null"]);
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+);
+
+fathomtest!(
+    parameter_files_from_elsewhere_are_accepted_or_refused_by_name,
+    |env| {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/vdbench");
+        let mut seen = 0;
+        for e in std::fs::read_dir(&dir).unwrap().flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            if name.ends_with(".md") {
+                continue;
+            }
+            seen += 1;
+            let text = std::fs::read_to_string(e.path()).unwrap();
+            let mut args = vec![
+                "vdbench".to_string(),
+                "-s".into(),
+                "-f".into(),
+                e.path().display().to_string(),
+            ];
+            if text.contains("$threads") {
+                args.push("threads=4".into());
+            }
+            let a: Vec<&str> = args.iter().map(String::as_str).collect();
+            let o = env.run(&a);
+            if name == "fs_delete_files" {
+                // Metadata operations are refused by name.
+                assert_eq!(o.status.code(), Some(2), "{name}");
+                assert!(
+                    stderr(&o).contains("operation=delete is not implemented"),
+                    "{name}: {}",
+                    stderr(&o)
+                );
+                continue;
+            }
+            assert!(o.status.success(), "{name}: {}", stderr(&o));
+            assert!(stdout(&o).contains("no I/O done"), "{name}");
+            if name == "raw_random_write_xfersizes" {
+                assert!(stdout(&o).contains("8 run(s)"), "{}", stdout(&o));
+                assert!(stdout(&o).contains("xfersize=512k"), "{}", stdout(&o));
+            }
+            if name == "raw_curve_stopcurve" {
+                assert!(stdout(&o).contains("then 5%,55%"), "{}", stdout(&o));
+            }
+        }
+        assert!(seen >= 10, "{seen} fixtures");
+        // Many hosts are refused with the advice when the run would start.
+        let o = env.run(&[
+            "vdbench",
+            "-f",
+            dir.join("raw_multi_host").to_str().unwrap(),
+            "-o",
+            "mh",
+        ]);
+        assert_eq!(o.status.code(), Some(2));
+        assert!(stderr(&o).contains("names 2 hosts"), "{}", stderr(&o));
+    }
+);
+
+fathomtest!(presets_run, |env| {
+    let shm = Shm::new(&env, "presets");
+    let jobs = Path::new(env!("CARGO_MANIFEST_DIR")).join("jobs/vdbench");
+    for (f, vars) in [
+        (
+            "prefill.vdb",
+            vec![format!("lun={}", shm.s("p")), "size=8m".to_string()],
+        ),
+        (
+            "random_4k_70_30.vdb",
+            vec![format!("lun={}", shm.s("r")), "size=8m".into()],
+        ),
+        (
+            "sequential_1m.vdb",
+            vec![format!("lun={}", shm.s("s")), "size=8m".into()],
+        ),
+        (
+            "curve.vdb",
+            vec![format!("lun={}", shm.s("c")), "size=8m".into()],
+        ),
+        ("filetree.vdb", vec![format!("anchor={}", shm.s("t"))]),
+    ] {
+        let path = jobs.join(f);
+        let mut args = vec![
+            "vdbench",
+            "-f",
+            path.to_str().unwrap(),
+            "-o",
+            "out",
+            "-e",
+            "2",
+            "-i",
+            "1",
+            "-w",
+            "0",
+        ];
+        for v in &vars {
+            args.push(v);
+        }
+        // Direct I/O is not offered by tmpfs: the presets run buffered here.
+        let text = std::fs::read_to_string(&path)
+            .unwrap()
+            .replace(",openflags=o_direct", "");
+        let local = env.write(f, &text);
+        args[2] = local.to_str().unwrap();
+        let o = env.run(&args);
+        assert!(o.status.success(), "{f}: {}{}", stdout(&o), stderr(&o));
+        assert!(stdout(&o).contains("avg_"), "{f}: {}", stdout(&o));
+    }
+    // The pre-fill wrote 1.2 times the lun (made at size=), then stopped.
+    assert_eq!(std::fs::metadata(shm.0.join("p")).unwrap().len(), 8 << 20);
+    let native = std::fs::read_to_string(env.path().join("out/prefill.fathom.json")).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&native).unwrap();
+    let wrote = v["result"]["jobs"][0]["stats"]["dirs"][1]["bytes"]
+        .as_u64()
+        .unwrap();
+    let want = (8u64 << 20) * 12 / 10;
+    assert!((want..want + (1 << 20)).contains(&wrote), "{wrote}");
+});
+
+fathomtest!(the_builtin_test_runs, |env| {
+    let o = env.run(&["vdbench", "-t", "-o", "t"]);
+    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+    assert!(
+        stdout(&o).contains("Starting RD=rd1; I/O rate: 100; elapsed=5"),
+        "{}",
+        stdout(&o)
+    );
+    let rows = flat(&env.path().join("t"));
+    let avg = rows
+        .iter()
+        .find(|r| r["Interval"].starts_with("avg"))
+        .unwrap();
+    let rate = num(avg, "rate");
+    assert!((90.0..=110.0).contains(&rate), "{rate}");
+});
+
+fathomtest!(linked_as_vdbench_fathom_takes_vdbench_flags, |env| {
+    let bin = env.path().join("bin");
+    let o = env.run(&["install-links", bin.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let p = env.write(
+        "l.vdb",
+        "sd=sd1,lun=/dev/null,size=1m\nwd=wd1,sd=sd1\nrd=rd1,wd=wd1,elapsed=4,interval=2\n",
+    );
+    let o = std::process::Command::new(bin.join("vdbench"))
+        .args(["-s", "-f", p.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("run   1: rd=rd1; wd=wd1; I/O rate: Uncontrolled MAX; elapsed=4"),
+        "{}",
+        stdout(&o)
+    );
+    let o = std::process::Command::new(bin.join("vdbench"))
+        .arg("--help")
+        .output()
+        .unwrap();
+    assert!(stdout(&o).contains("parseflat"), "{}", stdout(&o));
+});
