@@ -185,3 +185,100 @@ fathomtest!(
         );
     }
 );
+
+// vdbench parameter files with several hosts: one rank per hd= (mpirun -np N on one
+// machine), work placed by host=, one merged report printed by rank 0.
+fathomtest!(
+    vdbench_hosts_are_ranks_and_rank_0_reports_them_merged,
+    |env| {
+        let anchor = env.path().join("tree");
+        let p = env.write(
+            "clients.vdb",
+            &format!(
+                "messagescan=no\n\
+             hd=default,vdbench=/opt/vdbench,user=root,shell=ssh\n\
+             hd=hd1,system=node1\nhd=hd2,system=node2\nhd=hd3,system=node3\n\
+             fsd=fsd1,anchor={},depth=1,width=4,files=6,size=64k,shared=yes\n\
+             fwd=format,threads=2,xfersize=64k\n\
+             fwd=default,xfersize=16k,fileio=random,fileselect=random,rdpct=100,threads=2\n\
+             fwd=fwd1,fsd=fsd1,host=hd1\nfwd=fwd2,fsd=fsd1,host=hd2\nfwd=fwd3,fsd=fsd1,host=hd3\n\
+             rd=rd1,fwd=fwd*,fwdrate=max,format=restart,elapsed=2,interval=1\n",
+                anchor.display()
+            ),
+        );
+        let o = mpirun(
+            &env,
+            3,
+            &["vdbench", "-f", p.to_str().unwrap(), "-o", "out"],
+        );
+        assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+        let out = stdout(&o);
+        assert_eq!(
+            out.matches("Starting RD=rd1").count(),
+            1,
+            "only rank 0 prints: {out}"
+        );
+        assert_eq!(out.matches("avg_2-2").count(), 1, "{out}");
+        let mut files = 0;
+        for d in std::fs::read_dir(&anchor).unwrap().flatten() {
+            if d.path().is_dir() {
+                files += std::fs::read_dir(d.path()).unwrap().count();
+            }
+        }
+        assert_eq!(files, 4 * 6, "the hosts built the shared tree between them");
+        for f in [
+            "wd_fwd1.html",
+            "wd_fwd2.html",
+            "wd_fwd3.html",
+            "flatfile.html",
+        ] {
+            assert!(env.path().join("out").join(f).is_file(), "{f}");
+        }
+        // Every host's reads are in the merged result.
+        let native = std::fs::read_to_string(env.path().join("out/rd1.fathom.json")).unwrap();
+        let v: serde_json::Value = serde_json::from_str(&native).unwrap();
+        let jobs = v["result"]["jobs"].as_array().unwrap();
+        assert_eq!(jobs.len(), 3, "one job per FWD, one FWD per host");
+        for j in jobs {
+            assert!(
+                j["stats"]["dirs"][0]["ios"].as_u64().unwrap() > 0,
+                "{}",
+                j["name"]
+            );
+        }
+
+        // Raw: an SD per host; the run's iorate is the total over the hosts.
+        let p = env.write(
+            "raw.vdb",
+            &format!(
+                "hd=hd1,system=a\nhd=hd2,system=b\n\
+             sd=default,size=8m,threads=2\nsd=sd1,host=hd1,lun={}\nsd=sd2,host=hd2,lun={}\n\
+             wd=wd1,sd=sd*,xfersize=4k,rdpct=100\n\
+             rd=rd1,wd=wd1,iorate=600,distribution=deterministic,elapsed=3,interval=1\n",
+                env.path().join("a.lun").display(),
+                env.path().join("b.lun").display()
+            ),
+        );
+        let o = mpirun(
+            &env,
+            2,
+            &["vdbench", "-f", p.to_str().unwrap(), "-o", "raw"],
+        );
+        assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+        let avg = stdout(&o)
+            .lines()
+            .find(|l| l.contains("avg_2-3"))
+            .unwrap()
+            .to_string();
+        let rate: f64 = avg.split_whitespace().nth(2).unwrap().parse().unwrap();
+        assert!((570.0..=630.0).contains(&rate), "{avg}");
+        // The wrong number of ranks is refused with the right one.
+        let o = mpirun(
+            &env,
+            3,
+            &["vdbench", "-f", p.to_str().unwrap(), "-o", "raw"],
+        );
+        assert!(!o.status.success());
+        assert!(stderr(&o).contains("use mpirun -np 2"), "{}", stderr(&o));
+    }
+);

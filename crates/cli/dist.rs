@@ -223,6 +223,14 @@ mod imp {
             Ok(out)
         }
 
+        /// Rank 0's value at every rank.
+        pub fn broadcast_f64(&self, v: f64) -> f64 {
+            let world = mpi::topology::SimpleCommunicator::world();
+            let mut x = v;
+            world.process_at_rank(0).broadcast_into(&mut x);
+            x
+        }
+
         /// Rank 0 tells every rank the exit code.
         pub fn agree_exit_code(&self, code: u8) -> u8 {
             let world = mpi::topology::SimpleCommunicator::world();
@@ -266,5 +274,30 @@ impl Dist {
     /// Unreachable without MPI.
     pub fn agree_exit_code(&self, code: u8) -> u8 {
         code
+    }
+    /// Unreachable without MPI.
+    pub fn broadcast_f64(&self, v: f64) -> f64 {
+        v
+    }
+}
+
+/// The MPI run as the vdbench front end sees it (one rank per `hd=`).
+pub struct VdbCluster<'a>(pub &'a Dist);
+
+impl fathom_vdbench::exec::Cluster for VdbCluster<'_> {
+    fn rank(&self) -> u32 {
+        self.0.rank.rank
+    }
+    fn size(&self) -> u32 {
+        self.0.rank.size
+    }
+    fn barrier(&self) {
+        Dist::barrier();
+    }
+    fn gather(&self, mine: &Report) -> anyhow::Result<Vec<Report>> {
+        Ok(self.0.gather(mine)?.into_iter().map(|r| r.result).collect())
+    }
+    fn broadcast(&self, v: f64) -> f64 {
+        self.0.broadcast_f64(v)
     }
 }

@@ -151,7 +151,14 @@ fn run_suite(args: &[String]) -> Result<u8, Failure> {
 /// stop it as they stop a suite.
 fn run_vdbench(args: &[String]) -> Result<u8, Failure> {
     let signals = signals::install_for_suites();
-    let r = fathom_vdbench::main(args);
+    let dist = dist::Dist::detect().map_err(usage)?;
+    let cluster = dist.as_ref().map(dist::VdbCluster);
+    let r = fathom_vdbench::main_with(
+        args,
+        cluster
+            .as_ref()
+            .map(|c| c as &dyn fathom_vdbench::exec::Cluster),
+    );
     match (signals.exit_code(), r) {
         (Some(code), Ok(_)) => Ok(code),
         (Some(code), Err(e)) => {

@@ -282,14 +282,19 @@ pub trait IoEngine: Send {
     }
     /// Wait up to `wait` for at least one completion and take at most `max` (a rate-limited
     /// job waiting for its next I/O's time reaps what completes meanwhile, so each
-    /// completion is stamped when it happens). Engines without a timed wait poll once.
+    /// completion is stamped when it happens). Engines without a timed wait poll, and
+    /// when nothing has completed nap up to 100 µs and poll again (no busy loop).
     fn reap_until(
         &mut self,
         max: usize,
         out: &mut Vec<Completion>,
         wait: std::time::Duration,
     ) -> io::Result<usize> {
-        let _ = wait;
+        let n = self.reap(0, max, out)?;
+        if n > 0 || wait.is_zero() {
+            return Ok(n);
+        }
+        std::thread::sleep(wait.min(std::time::Duration::from_micros(100)));
         self.reap(0, max, out)
     }
     /// Metadata engines ([`Caps::metadata`]): do the operation on file `file` (create it,

@@ -2,7 +2,7 @@
 //! and the output folder written as it goes (summary, totals, flat file, histograms,
 //! per-SD and per-WD reports, the error log, and each run's native fathom result).
 
-use crate::jobs::{self, JobOpts, JobTag};
+use crate::jobs::{self, JobOpts, JobTag, Place};
 use crate::model::{Format, Model};
 use crate::report::{self, Iv, RunFacts};
 use crate::runs::{Run, RunRate};
@@ -11,6 +11,20 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
+
+/// Many hosts: what the MPI build gives the vdbench front end (one rank per `hd=`).
+pub trait Cluster {
+    /// This rank.
+    fn rank(&self) -> u32;
+    /// How many ranks.
+    fn size(&self) -> u32;
+    /// Wait for every rank.
+    fn barrier(&self);
+    /// Every rank's report, in rank order, at rank 0; nothing elsewhere.
+    fn gather(&self, mine: &fathom::Report) -> Result<Vec<fathom::Report>>;
+    /// Rank 0's value, at every rank.
+    fn broadcast(&self, v: f64) -> f64;
+}
 
 /// Journal handling (`-j`, `-jr`, `-jn`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -86,10 +100,20 @@ fn cpu_ticks() -> Option<(u64, u64, u64)> {
 
 struct Out {
     dir: PathBuf,
+    /// Not rank 0: nothing is printed or written.
+    quiet: bool,
 }
 
 impl Out {
+    fn say(&self, text: &str) {
+        if !self.quiet {
+            println!("{text}");
+        }
+    }
     fn append(&self, name: &str, text: &str) -> Result<()> {
+        if self.quiet {
+            return Ok(());
+        }
         let p = self.dir.join(name);
         let mut f = std::fs::OpenOptions::new()
             .create(true)
@@ -132,24 +156,74 @@ fn average(ivs: &[Iv], first: usize) -> (String, Iv) {
     (format!("avg_{first}-{n}"), a)
 }
 
+/// The hostfile lines for `mpirun --hostfile` from the hd list (one slot per host, in
+/// rank order).
+pub fn hostfile(m: &Model) -> String {
+    m.hds
+        .iter()
+        .map(|h| {
+            format!(
+                "{} slots=1\n",
+                h.system.clone().unwrap_or_else(|| h.name.clone())
+            )
+        })
+        .collect()
+}
+
 /// Run everything; returns the exit code.
-pub fn execute(m: &Model, runs: &[Run], parm_text: &str, o: &ExecOpts) -> Result<u8> {
-    if m.hds.len() > 1 {
-        let systems: Vec<String> = m
-            .hds
-            .iter()
-            .map(|h| h.system.clone().unwrap_or_else(|| h.name.clone()))
-            .collect();
-        bail!(
-            "this parameter file names {} hosts (hd=); fathom's vdbench front end runs on one host. \
-             Run it on each host with that host's SDs/FSDs, or run fathom's MPI build with a fio-style job \
-             (mpirun --hostfile HOSTS -np {} fathom --mpi JOB); hosts: {}",
-            m.hds.len(),
-            m.hds.len(),
-            systems.join(" ")
-        );
+pub fn execute(
+    m: &Model,
+    runs: &[Run],
+    parm_text: &str,
+    o: &ExecOpts,
+    cluster: Option<&dyn Cluster>,
+) -> Result<u8> {
+    let place = match cluster {
+        Some(c) if m.hds.len() > 1 => {
+            if c.size() as usize != m.hds.len() {
+                bail!(
+                    "the parameter file names {} hosts (hd=) but mpirun started {} ranks: \
+                     use mpirun -np {} (one rank per hd, in their order)",
+                    m.hds.len(),
+                    c.size(),
+                    m.hds.len()
+                );
+            }
+            if o.journal != JournalMode::Off {
+                bail!("-j/-jr with many hosts are not implemented: journal each host's run on its own, or use -v");
+            }
+            Place {
+                rank: c.rank(),
+                hosts: m.hds.iter().map(|h| h.name.clone()).collect(),
+            }
+        }
+        Some(c) if c.size() > 1 => bail!(
+            "started under mpirun with {} ranks, but the parameter file names {} host(s): \
+             a many-host run has one hd= per rank",
+            c.size(),
+            m.hds.len()
+        ),
+        _ if m.hds.len() > 1 => {
+            let systems: Vec<String> = m
+                .hds
+                .iter()
+                .map(|h| h.system.clone().unwrap_or_else(|| h.name.clone()))
+                .collect();
+            bail!(
+                "this parameter file names {n} hosts (hd=): run it on fathom's MPI build, one rank \
+                 per hd in their order: `fathom vdbench --hostfile -f FILE > hosts` writes the \
+                 hostfile, then `mpirun --hostfile hosts -np {n} fathom vdbench -f FILE` \
+                 (hosts: {})",
+                systems.join(" "),
+                n = m.hds.len()
+            );
+        }
+        _ => Place::default(),
+    };
+    let cl = cluster.filter(|_| !place.hosts.is_empty());
+    if place.rank == 0 {
+        std::fs::create_dir_all(&o.out).with_context(|| format!("creating {}", o.out.display()))?;
     }
-    std::fs::create_dir_all(&o.out).with_context(|| format!("creating {}", o.out.display()))?;
     for f in [
         "summary.html",
         "totals.html",
@@ -159,9 +233,14 @@ pub fn execute(m: &Model, runs: &[Run], parm_text: &str, o: &ExecOpts) -> Result
         "errorlog.html",
         "parmfile.html",
     ] {
-        let _ = std::fs::remove_file(o.out.join(f));
+        if place.rank == 0 {
+            let _ = std::fs::remove_file(o.out.join(f));
+        }
     }
-    let out = Out { dir: o.out.clone() };
+    let out = Out {
+        dir: o.out.clone(),
+        quiet: place.rank != 0,
+    };
     out.append("parmfile.html", parm_text)?;
     let mut flat_head = String::from("* fathom vdbench flat file: one row per interval and one per run average (Interval avg_F-N).\n");
     flat_head.push_str(&report::FLAT_COLUMNS.join(" "));
@@ -205,41 +284,56 @@ pub fn execute(m: &Model, runs: &[Run], parm_text: &str, o: &ExecOpts) -> Result
             &out,
         )?);
         if code != 0 {
-            println!(
+            out.say(&format!(
                 "fathom vdbench: journal recovery found data errors: see {}",
                 o.out.join("errorlog.html").display()
-            );
+            ));
             return Ok(code);
         }
     }
-    if o.clean_first {
+    if o.clean_first && place.rank == 0 {
         for f in &m.fsds {
             crate::tree::clean(f)?;
         }
     }
-    if let Some(c) = &m.general.startcmd {
-        shell(c, &out)?;
+    if let Some(c) = cl {
+        c.barrier();
     }
+    if let Some(c) = &m.general.startcmd {
+        if place.rank == 0 {
+            shell(c, &out)?;
+        }
+    }
+    let ctx = Ctx {
+        m,
+        jo: &jo,
+        out: &out,
+        place: &place,
+        cluster: cl,
+    };
     for run in runs {
         if fathom_suites_stopped() {
             break;
         }
         match run.rate {
             RunRate::Curve => {
-                let max = one_run(run, &run.rd, RunRate::Curve, &jo, &out, m)?;
+                let max = one_run(&ctx, run, &run.rd, RunRate::Curve)?;
                 code = code.max(max.1);
+                // Every host holds the rate rank 0 measured.
+                let max_rate = cl.map_or(max.0, |c| c.broadcast(max.0));
                 for p in &run.curve {
                     if fathom_suites_stopped() {
                         break;
                     }
-                    let target = round_rate(max.0 * p / 100.0);
+                    let target = round_rate(max_rate * p / 100.0);
                     let name = format!("{}_({}%)", run.rd, crate::value::show_num(*p));
-                    let (_, c, resp) = one_run(run, &name, RunRate::Fixed(target), &jo, &out, m)?;
+                    let (_, c, resp) = one_run(&ctx, run, &name, RunRate::Fixed(target))?;
                     code = code.max(c);
+                    let resp = cl.map_or(resp, |c| c.broadcast(resp));
                     if let Some(stop) = run.stopcurve {
                         if resp > stop {
                             let msg = format!("curve stopped: requested stopcurve={stop:.3} with observed response time of {resp:.3} ms");
-                            println!("{msg}");
+                            out.say(&msg);
                             out.log(&msg)?;
                             break;
                         }
@@ -247,7 +341,7 @@ pub fn execute(m: &Model, runs: &[Run], parm_text: &str, o: &ExecOpts) -> Result
                 }
             }
             r => {
-                let (_, c, _) = one_run(run, &run.rd, r, &jo, &out, m)?;
+                let (_, c, _) = one_run(&ctx, run, &run.rd, r)?;
                 code = code.max(c);
             }
         }
@@ -255,8 +349,13 @@ pub fn execute(m: &Model, runs: &[Run], parm_text: &str, o: &ExecOpts) -> Result
             std::thread::sleep(Duration::from_secs_f64(run.pause));
         }
     }
+    if let Some(c) = cl {
+        code = c.broadcast(code as f64) as u8;
+    }
     if let Some(c) = &m.general.endcmd {
-        shell(c, &out)?;
+        if place.rank == 0 {
+            shell(c, &out)?;
+        }
     }
     let (tod, _) = now_stamps();
     let how = if code == 0 {
@@ -264,10 +363,10 @@ pub fn execute(m: &Model, runs: &[Run], parm_text: &str, o: &ExecOpts) -> Result
     } else {
         "completed with errors"
     };
-    println!(
+    out.say(&format!(
         "{tod} fathom vdbench {how}. Output directory: {}",
         o.out.display()
-    );
+    ));
     out.log(how)?;
     Ok(code)
 }
@@ -340,14 +439,17 @@ fn recover(dir: &Path, out: &Out) -> Result<u8> {
 
 /// One run (or curve point): jobs, the run itself, its report. Returns its average rate,
 /// its exit code, and its average response time in ms.
-fn one_run(
-    run: &Run,
-    name: &str,
-    rate: RunRate,
-    jo: &JobOpts,
-    out: &Out,
-    m: &Model,
-) -> Result<(f64, u8, f64)> {
+/// What every run of an execution shares.
+struct Ctx<'a> {
+    m: &'a Model,
+    jo: &'a JobOpts,
+    out: &'a Out,
+    place: &'a Place,
+    cluster: Option<&'a dyn Cluster>,
+}
+
+fn one_run(ctx: &Ctx<'_>, run: &Run, name: &str, rate: RunRate) -> Result<(f64, u8, f64)> {
+    let (m, jo, out) = (ctx.m, ctx.jo, ctx.out);
     let (tod, _) = now_stamps();
     let rate_text = match rate {
         RunRate::Max => "Uncontrolled MAX".to_string(),
@@ -364,28 +466,33 @@ fn one_run(
         crate::value::show_num(run.elapsed),
         run.loop_text()
     );
-    if run.is_fs() && !prepare_trees(run, out, m.general.create_anchors)? {
+    if run.is_fs() && !prepare_trees(ctx, run)? {
         return Ok((0.0, 0, 0.0));
     }
     let specs: Vec<(fathom::JobSpec, JobTag)> = if run.is_fs() {
-        jobs::fs_jobs(run, rate, jo)?
+        jobs::fs_jobs(run, rate, jo, ctx.place)?
     } else {
-        jobs::raw_jobs(run, rate, jo)?
+        jobs::raw_jobs(run, rate, jo, ctx.place)?
     };
     if matches!(rate, RunRate::Max | RunRate::Curve)
         && run.wds.len() > 1
         && run.wds.iter().any(|w| w.p.skew.is_some())
     {
         let msg = "note: skew= is held only at a fixed iorate; at iorate=max each WD runs uncapped";
-        println!("{msg}");
+        out.say(msg);
         out.log(msg)?;
     }
-    print!("\n{banner}");
+    if !out.quiet {
+        print!("\n{banner}");
+    }
     out.append("summary.html", &format!("\n{banner}"))?;
     out.append("totals.html", &format!("\n{banner}"))?;
     out.log(&banner.trim_end()[13..])?;
-    let tags: Vec<JobTag> = specs.iter().map(|s| s.1.clone()).collect();
     let set: Vec<fathom::JobSpec> = specs.into_iter().map(|s| s.0).collect();
+    // Every host starts the run together.
+    if let Some(c) = ctx.cluster {
+        c.barrier();
+    }
     // Machine CPU per interval, read beside the run.
     type Cpu = (Vec<(f64, f64)>, Option<(u64, u64, u64)>);
     let cpu: std::sync::Arc<std::sync::Mutex<Cpu>> =
@@ -403,26 +510,43 @@ fn one_run(
         g.1 = now;
     };
     let seen = cpu.clone();
-    let runner = fathom::Runner::new(set)
-        .on_interval(Duration::from_secs_f64(run.interval), move |_| tick(&seen));
-    let report = crate::stop::run(runner).map_err(|e| anyhow!("rd={name}: {e}"))?;
+    let report = if set.is_empty() {
+        // A host with no work in this run (its SDs or FWDs are elsewhere).
+        fathom::Report::default()
+    } else {
+        let runner = fathom::Runner::new(set)
+            .on_interval(Duration::from_secs_f64(run.interval), move |_| tick(&seen));
+        crate::stop::run(runner).map_err(|e| anyhow!("rd={name}: {e}"))?
+    };
     // The last interval (the run ended before its event).
     tick(&cpu);
     let cpu = cpu.lock().unwrap_or_else(|e| e.into_inner()).0.clone();
+    // Rank 0 reports every host's jobs.
+    let reports = match ctx.cluster {
+        Some(c) => {
+            let all = c.gather(&report)?;
+            if c.rank() != 0 {
+                return Ok((0.0, 0, 0.0));
+            }
+            all
+        }
+        None => vec![report],
+    };
     let mut meas = Measured {
         all: Vec::new(),
         by_sd: BTreeMap::new(),
         by_wd: BTreeMap::new(),
     };
     let mut code = 0u8;
-    for (j, tag) in report.jobs.iter().zip(&tags) {
+    for j in reports.iter().flat_map(|r| r.jobs.iter()) {
+        let tag = JobTag::of_name(&j.name);
         let ivs = report::intervals_of(j, run.interval);
         side_by_side(&mut meas.all, &ivs);
         side_by_side(meas.by_sd.entry(tag.sd.clone()).or_default(), &ivs);
         side_by_side(meas.by_wd.entry(tag.wd.clone()).or_default(), &ivs);
         if let Some(e) = &j.error_text {
             let msg = format!("rd={name} wd={} sd={}: {e}", tag.wd, tag.sd);
-            println!("{msg}");
+            out.say(&msg);
             out.log(&msg)?;
             out.append("errorlog.html", &format!("{msg}\n"))?;
             code = 1;
@@ -434,7 +558,7 @@ fn one_run(
                     tag.sd,
                     sd_lun(m, &tag.sd)
                 );
-                println!("{line}");
+                out.say(&line);
                 out.append("errorlog.html", &format!("{line}\n"))?;
                 code = 1;
             }
@@ -482,7 +606,7 @@ fn one_run(
         }
     }
     let mut lat = fathom::LatStat::new();
-    for j in &report.jobs {
+    for j in reports.iter().flat_map(|r| r.jobs.iter()) {
         for d in &j.stats.dirs[..2] {
             lat += &d.clat;
         }
@@ -494,8 +618,15 @@ fn one_run(
     let native = out
         .dir
         .join(format!("{}.fathom.json", name.replace(['/', ' '], "_")));
+    // Hosts side by side: their results add up (every job of every host kept).
+    let whole = if reports.len() == 1 {
+        reports.into_iter().next().expect("one report")
+    } else {
+        fathom::Report::merge(reports.into_iter().filter(|r| !r.jobs.is_empty()).collect())
+            .map_err(|e| anyhow!("merging the hosts' results: {e}"))?
+    };
     let mut f = std::fs::File::create(&native)?;
-    fathom_report::native::write_with_repetitions(&report, &[], &mut f)?;
+    fathom_report::native::write_with_repetitions(&whole, &[], &mut f)?;
     Ok((avg.rate(), code, avg.resp()[0]))
 }
 
@@ -568,39 +699,54 @@ fn facts(run: &Run, name: &str, rate: RunRate, m: &Model) -> RunFacts {
     }
 }
 
-/// Build, check or clean the run's trees as its format= says; false when the run is
-/// over after that (format=only, clean).
-fn prepare_trees(run: &Run, out: &Out, create_anchors: bool) -> Result<bool> {
+/// Build, check or clean the run's trees as its format= says (with many hosts: rank 0
+/// cleans, then each host builds or checks its share of the files); false when the run
+/// is over after that (format=only, clean).
+fn prepare_trees(ctx: &Ctx<'_>, run: &Run) -> Result<bool> {
+    let out = ctx.out;
     let xfer = run.format_fwd.as_ref().map_or(128 << 10, |f| f.xfer.max());
-    let mut seen = std::collections::HashSet::new();
+    let shares = jobs::fsd_shares(run, ctx.place)?;
+    let mut fsds: Vec<&crate::model::Fsd> = Vec::new();
     for f in run.fwds.iter().flat_map(|w| w.fsds.iter()) {
-        if !seen.insert(f.name.clone()) {
-            continue;
+        if !fsds.iter().any(|x| x.name == f.name) {
+            fsds.push(f);
         }
-        match run.format {
-            Format::No => crate::tree::check(f)?,
-            Format::Clean => crate::tree::clean(f)?,
-            Format::Yes | Format::Only => {
+    }
+    let barrier = || {
+        if let Some(c) = ctx.cluster {
+            c.barrier();
+        }
+    };
+    if matches!(run.format, Format::Clean | Format::Yes | Format::Only) {
+        if ctx.place.rank == 0 {
+            for f in &fsds {
                 crate::tree::clean(f)?;
-                let b = crate::tree::build(f, xfer, create_anchors)?;
-                let msg = format!(
-                    "fsd={}: format made {} directories and {} files ({} bytes)",
-                    f.name, b.dirs, b.files, b.bytes
-                );
-                println!("{msg}");
-                out.log(&msg)?;
             }
-            Format::Restart | Format::RestartOnly => {
-                let b = crate::tree::build(f, xfer, create_anchors)?;
+        }
+        barrier();
+    }
+    for f in &fsds {
+        let mine = jobs::my_files(f, &shares, ctx.place.rank);
+        match run.format {
+            Format::No => crate::tree::check(f, &mine)?,
+            Format::Clean => {}
+            Format::Yes | Format::Only | Format::Restart | Format::RestartOnly => {
+                let b = crate::tree::build(f, &mine, xfer, ctx.m.general.create_anchors)?;
+                let what = if matches!(run.format, Format::Yes | Format::Only) {
+                    "format"
+                } else {
+                    "format=restart"
+                };
                 let msg = format!(
-                    "fsd={}: format=restart made {} directories and {} files ({} bytes)",
+                    "fsd={}: {what} made {} directories and {} files ({} bytes)",
                     f.name, b.dirs, b.files, b.bytes
                 );
-                println!("{msg}");
+                out.say(&msg);
                 out.log(&msg)?;
             }
         }
     }
+    barrier();
     Ok(matches!(
         run.format,
         Format::No | Format::Yes | Format::Restart

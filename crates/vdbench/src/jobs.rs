@@ -24,13 +24,54 @@ pub struct JobOpts {
     pub compratio: f64,
 }
 
-/// What each job of a run is: its WD (or FWD) and its SD (or FSD).
+/// Where the jobs run: one rank per host (`hd=` in order) under MPI; one place otherwise.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Place {
+    /// This rank.
+    pub rank: u32,
+    /// The hosts' names, in rank order (empty: one host, everything runs here).
+    pub hosts: Vec<String>,
+}
+
+impl Place {
+    /// The ranks that run work placed with `host=` (None: every host).
+    pub fn ranks(&self, host: Option<&str>) -> Result<Vec<u32>> {
+        if self.hosts.is_empty() {
+            return Ok(vec![0]);
+        }
+        match host {
+            None => Ok((0..self.hosts.len() as u32).collect()),
+            Some(h) => match self.hosts.iter().position(|x| x == h) {
+                Some(i) => Ok(vec![i as u32]),
+                None => bail!("host={h} names no hd= (hosts: {})", self.hosts.join(", ")),
+            },
+        }
+    }
+}
+
+/// What each job of a run is: its WD (or FWD) and its SD (or FSD); the job's name is
+/// `WD@SD`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct JobTag {
     /// WD or FWD name.
     pub wd: String,
     /// SD or FSD name.
     pub sd: String,
+}
+
+impl JobTag {
+    /// The job name for this pair.
+    pub fn name(&self) -> String {
+        format!("{}@{}", self.wd, self.sd)
+    }
+    /// The pair a job name stands for.
+    pub fn of_name(n: &str) -> JobTag {
+        let (wd, sd) = n.split_once('@').unwrap_or((n, n));
+        JobTag {
+            wd: wd.to_string(),
+            sd: sd.to_string(),
+        }
+    }
 }
 
 /// The size of a lun (file or device), None when it does not exist.
@@ -60,7 +101,12 @@ fn bs_options(x: &Xfer, o: &mut Vec<(String, String)>) -> Result<()> {
 }
 
 /// The jobs of `run` at `rate` (for a curve point, the rate asked for), with their tags.
-pub fn raw_jobs(run: &Run, rate: RunRate, jo: &JobOpts) -> Result<Vec<(JobSpec, JobTag)>> {
+pub fn raw_jobs(
+    run: &Run,
+    rate: RunRate,
+    jo: &JobOpts,
+    place: &Place,
+) -> Result<Vec<(JobSpec, JobTag)>> {
     // Threads of an SD are shared by the WDs that use it.
     let mut users: HashMap<&str, u32> = HashMap::new();
     for w in &run.wds {
@@ -130,7 +176,14 @@ pub fn raw_jobs(run: &Run, rate: RunRate, jo: &JobOpts) -> Result<Vec<(JobSpec, 
             m
         }
     });
-    let njobs = regions.len().max(1) as f64;
+    // Where each WD/SD pair runs (an SD without host= runs on every host).
+    let mut ranks = Vec::new();
+    for w in &run.wds {
+        for s in &w.sds {
+            ranks.push(place.ranks(s.host.as_deref().or(w.host.as_deref()))?);
+        }
+    }
+    let njobs = ranks.iter().map(Vec::len).sum::<usize>().max(1) as f64;
     let mut out = Vec::new();
     let mut k = 0;
     for w in &run.wds {
@@ -138,7 +191,13 @@ pub fn raw_jobs(run: &Run, rate: RunRate, jo: &JobOpts) -> Result<Vec<(JobSpec, 
         let flags = w.p.flags.unwrap_or_default();
         for s in &w.sds {
             let (offset, len, full) = regions[k];
+            let here = &ranks[k];
             k += 1;
+            if !here.contains(&place.rank) {
+                continue;
+            }
+            // A rate is the run's total: hosts running the same pair share it.
+            let hosts = here.len() as f64;
             let mut o: Vec<(String, String)> = Vec::new();
             o.push(("filename".into(), s.lun.clone()));
             o.push(("ioengine".into(), jo.ioengine.clone()));
@@ -225,7 +284,8 @@ pub fn raw_jobs(run: &Run, rate: RunRate, jo: &JobOpts) -> Result<Vec<(JobSpec, 
                 o.push(("refill_buffers".into(), "1".into()));
             }
             // Rate: the WD's own, else its share of the run's, split over its SDs.
-            let rate_of = |r: f64| -> f64 { w.p.iorate.unwrap_or(r * wshare) / w.sds.len() as f64 };
+            let rate_of =
+                |r: f64| -> f64 { w.p.iorate.unwrap_or(r * wshare) / w.sds.len() as f64 / hosts };
             if let RunRate::Fixed(r) = rate {
                 o.push((
                     "rate_iops".into(),
@@ -237,7 +297,7 @@ pub fn raw_jobs(run: &Run, rate: RunRate, jo: &JobOpts) -> Result<Vec<(JobSpec, 
             } else if let Some(r) = w.p.iorate {
                 o.push((
                     "rate_iops".into(),
-                    format!("{}", (r / w.sds.len() as f64).round().max(1.0)),
+                    format!("{}", (r / w.sds.len() as f64 / hosts).round().max(1.0)),
                 ));
             }
             let secs = run.elapsed + run.warmup;
@@ -275,7 +335,11 @@ pub fn raw_jobs(run: &Run, rate: RunRate, jo: &JobOpts) -> Result<Vec<(JobSpec, 
                     ));
                 }
             }
-            let name = format!("{}.{}", w.name, s.name);
+            let name = JobTag {
+                wd: w.name.clone(),
+                sd: s.name.clone(),
+            }
+            .name();
             let mut b = fathom::Job::builder(name.clone());
             for (k, v) in &o {
                 b = b.option(k.clone(), v.clone());
@@ -298,6 +362,60 @@ pub fn raw_jobs(run: &Run, rate: RunRate, jo: &JobOpts) -> Result<Vec<(JobSpec, 
         }
     }
     Ok(out)
+}
+
+/// For each FSD of a run, the ranks that use it (in rank order). A tree used by several
+/// hosts must say shared=yes; they then split its files.
+pub fn fsd_shares(run: &Run, place: &Place) -> Result<Vec<(String, Vec<u32>)>> {
+    let mut out: Vec<(String, Vec<u32>)> = Vec::new();
+    for f in &run.fwds {
+        let ranks = place.ranks(f.host.as_deref())?;
+        for fsd in &f.fsds {
+            let i = match out.iter().position(|(n, _)| *n == fsd.name) {
+                Some(i) => i,
+                None => {
+                    out.push((fsd.name.clone(), Vec::new()));
+                    out.len() - 1
+                }
+            };
+            for r in &ranks {
+                if !out[i].1.contains(r) {
+                    out[i].1.push(*r);
+                }
+            }
+            out[i].1.sort_unstable();
+            if out[i].1.len() > 1 && !fsd.shared {
+                bail!(
+                    "fsd={} is used by {} hosts: add shared=yes to let them split its files",
+                    fsd.name,
+                    out[i].1.len()
+                );
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The files of `fsd` this rank works on: all, or its share of a shared tree (file i goes
+/// to the (i mod n)-th of the n hosts using it).
+pub fn my_files(
+    fsd: &crate::model::Fsd,
+    shares: &[(String, Vec<u32>)],
+    rank: u32,
+) -> Vec<(std::path::PathBuf, u64)> {
+    let all = crate::tree::file_list(fsd);
+    let Some((_, users)) = shares.iter().find(|(n, _)| *n == fsd.name) else {
+        return all;
+    };
+    let Some(pos) = users.iter().position(|r| *r == rank) else {
+        return Vec::new();
+    };
+    let n = users.len();
+    all.into_iter()
+        .enumerate()
+        .filter(|(i, _)| i % n == pos)
+        .map(|(_, f)| f)
+        .collect()
 }
 
 /// What can be refused before any file is looked at (`-s` refuses it too).
@@ -337,11 +455,22 @@ pub fn check_static(run: &Run) -> Result<()> {
 
 /// The jobs of a file-system run (read and write operations over the trees' files),
 /// with the files each job uses.
-pub fn fs_jobs(run: &Run, rate: RunRate, jo: &JobOpts) -> Result<Vec<(JobSpec, JobTag)>> {
+pub fn fs_jobs(
+    run: &Run,
+    rate: RunRate,
+    jo: &JobOpts,
+    place: &Place,
+) -> Result<Vec<(JobSpec, JobTag)>> {
     let mut out = Vec::new();
     let total_threads: u32 = run.fwds.iter().map(|f| f.p.threads).sum();
     check_static(run)?;
+    let shares = fsd_shares(run, place)?;
     for f in &run.fwds {
+        let here = place.ranks(f.host.as_deref())?;
+        if !here.contains(&place.rank) {
+            continue;
+        }
+        let hosts = here.len() as f64;
         let op = f.p.operation.as_str();
         if op != "read" && op != "write" {
             bail!(
@@ -357,7 +486,7 @@ pub fn fs_jobs(run: &Run, rate: RunRate, jo: &JobOpts) -> Result<Vec<(JobSpec, J
             );
         }
         for fsd in &f.fsds {
-            let files = crate::tree::file_list(fsd);
+            let files = my_files(fsd, &shares, place.rank);
             if files.is_empty() {
                 bail!("fsd={}: the tree holds no files", fsd.name);
             }
@@ -414,7 +543,7 @@ pub fn fs_jobs(run: &Run, rate: RunRate, jo: &JobOpts) -> Result<Vec<(JobSpec, J
                 let share =
                     f.p.skew
                         .map_or(f.p.threads as f64 / total_threads as f64, |s| s / 100.0);
-                let per = (r * share / f.fsds.len() as f64 / f.p.threads as f64)
+                let per = (r * share / f.fsds.len() as f64 / f.p.threads as f64 / hosts)
                     .round()
                     .max(1.0);
                 o.push(("rate_iops".into(), format!("{per}")));
@@ -434,7 +563,13 @@ pub fn fs_jobs(run: &Run, rate: RunRate, jo: &JobOpts) -> Result<Vec<(JobSpec, J
             if jo.validate {
                 bail!("fwd={}: data validation of file-system runs is not implemented; -v checks raw (SD) runs", f.name);
             }
-            let mut b = fathom::Job::builder(format!("{}.{}", f.name, fsd.name));
+            let mut b = fathom::Job::builder(
+                JobTag {
+                    wd: f.name.clone(),
+                    sd: fsd.name.clone(),
+                }
+                .name(),
+            );
             for (k, v) in &o {
                 b = b.option(k.clone(), v.clone());
             }

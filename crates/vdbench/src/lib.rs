@@ -55,6 +55,13 @@ usage: fathom vdbench -f PARMFILE [-f MORE...] [-o OUTDIR[+]] [-e SECS] [-i SECS
   var=value   replace $var (or ${var}) in the parameter file
   --ioengine  raw I/O engine (default io_uring, else libaio): an SD's threads= are its
               I/Os in flight on one asynchronous job
+  --hostfile  print mpirun's hostfile from the file's hd= list (one slot per host)
+
+Many hosts (hd=): fathom's MPI build runs one rank per hd, in their order; SDs, WDs and
+FWDs with host= run on that rank (without host=, on every rank), an FSD shared=yes splits
+its files between the hosts using it, rank 0 prints and writes the merged report:
+  fathom vdbench --hostfile -f FILE > hosts
+  mpirun --hostfile hosts -np N fathom vdbench -f FILE
 
 Output folder: summary.html (every interval and average), totals.html (averages),
 flatfile.html (one row per interval and average, whitespace-separated columns),
@@ -63,8 +70,8 @@ and RUN.fathom.json (fathom's native result: `fathom compare`, `fathom plot`).
 Interval lines: times in ms, MB/sec in 1024², the average line avg_F-N leaves out the first
 interval and the warmup. Lines are printed when each run ends.
 
-Not implemented (refused by name): many-host runs (hd= with several hosts), metadata
-file operations other than read/write in FWDs, dedup, replay, streams/stride, priority.
+Not implemented (refused by name): metadata file operations other than read/write in
+FWDs, -j/-jr with many hosts, dedup, replay, streams/stride, priority.
 ";
 
 /// What `fathom vdbench` was asked.
@@ -94,6 +101,8 @@ pub struct Cli {
     pub vars: HashMap<String, String>,
     /// --ioengine.
     pub ioengine: Option<String>,
+    /// --hostfile: print mpirun's hostfile from the hd list.
+    pub hostfile: bool,
 }
 
 /// Read the command line (after `vdbench`).
@@ -128,6 +137,7 @@ pub fn parse_cli(args: &[String]) -> Result<Cli> {
             "-s" => c.simulate = true,
             "-c" => c.clean = true,
             "-t" => c.test = true,
+            "--hostfile" => c.hostfile = true,
             s if s.starts_with("--ioengine=") => {
                 c.ioengine = Some(s["--ioengine=".len()..].to_string())
             }
@@ -206,6 +216,11 @@ pub fn load(c: &Cli) -> Result<(model::Model, Vec<runs::Run>, String)> {
 
 /// Run `fathom vdbench ARGS` (after the word `vdbench`); the exit code.
 pub fn main(args: &[String]) -> Result<u8> {
+    main_with(args, None)
+}
+
+/// [`main`] on many hosts: `cluster` is MPI (one rank per `hd=`), or None.
+pub fn main_with(args: &[String], cluster: Option<&dyn exec::Cluster>) -> Result<u8> {
     if args.first().is_some_and(|a| a == "parseflat") {
         let o = flat::parse_args(&args[1..])?;
         let text = std::fs::read_to_string(&o.input).map_err(|e| anyhow!("{}: {e}", o.input))?;
@@ -244,8 +259,22 @@ pub fn main(args: &[String]) -> Result<u8> {
         _tmp = TempDir(dir);
     }
     let (m, runs, text) = load(&c)?;
+    if c.hostfile {
+        if m.hds.is_empty() {
+            bail!("--hostfile: the parameter file names no hosts (hd=)");
+        }
+        print!("{}", exec::hostfile(&m));
+        return Ok(0);
+    }
     if c.simulate {
         print!("{}", runs::simulate(&runs));
+        if m.hds.len() > 1 {
+            println!(
+                "{} hosts (hd=): the run needs fathom's MPI build, one rank per hd: mpirun -np {} fathom vdbench ...",
+                m.hds.len(),
+                m.hds.len()
+            );
+        }
         println!("fathom vdbench -s: {} run(s), no I/O done", runs.len());
         return Ok(0);
     }
@@ -256,7 +285,7 @@ pub fn main(args: &[String]) -> Result<u8> {
         clean_first: c.clean,
         ioengine: c.ioengine.clone(),
     };
-    exec::execute(&m, &runs, &text, &o)
+    exec::execute(&m, &runs, &text, &o, cluster)
 }
 
 struct TempDir(PathBuf);

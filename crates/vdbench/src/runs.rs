@@ -25,6 +25,8 @@ pub struct WdRun {
     pub p: WdParams,
     /// Its SDs.
     pub sds: Vec<Sd>,
+    /// Its host (`host=`; None: its SDs' hosts, or every host).
+    pub host: Option<String>,
 }
 
 /// An FWD as one run uses it.
@@ -36,6 +38,8 @@ pub struct FwdRun {
     pub p: FwdParams,
     /// Its FSDs (shape after the loop's).
     pub fsds: Vec<Fsd>,
+    /// Its host (`host=`; None: every host).
+    pub host: Option<String>,
 }
 
 /// One run.
@@ -172,11 +176,13 @@ pub fn expand(m: &Model) -> Result<Vec<Run>, VdbError> {
 fn one_run(m: &Model, rd: &crate::model::Rd, combo: &[(String, String)]) -> Result<Run, VdbError> {
     let loops: Vec<(String, String)> = combo.to_vec();
     let mut wds = Vec::new();
-    let raw_wds: Vec<(String, WdParams, Vec<String>)> = if rd.wds.is_empty() && !rd.sds.is_empty() {
+    type RawWd = (String, WdParams, Vec<String>, Option<String>);
+    let raw_wds: Vec<RawWd> = if rd.wds.is_empty() && !rd.sds.is_empty() {
         vec![(
             format!("{}_wd", rd.name),
             WdParams::default(),
             rd.sds.clone(),
+            None,
         )]
     } else {
         rd.wds
@@ -192,11 +198,11 @@ fn one_run(m: &Model, rd: &crate::model::Rd, combo: &[(String, String)]) -> Resu
                         .cloned()
                         .collect()
                 };
-                (w.name.clone(), w.p.clone(), sds)
+                (w.name.clone(), w.p.clone(), sds, w.host.clone())
             })
             .collect()
     };
-    for (name, mut p, sds) in raw_wds {
+    for (name, mut p, sds, host) in raw_wds {
         for it in &rd.wdp {
             if it.key == "threads" {
                 p.threads = Some(positive(it)?);
@@ -220,6 +226,7 @@ fn one_run(m: &Model, rd: &crate::model::Rd, combo: &[(String, String)]) -> Resu
             name,
             p,
             sds: sds.iter().map(|s| m.sd(s).clone()).collect(),
+            host,
         });
     }
     let mut fwds = Vec::new();
@@ -253,6 +260,7 @@ fn one_run(m: &Model, rd: &crate::model::Rd, combo: &[(String, String)]) -> Resu
             name: f.name.clone(),
             p,
             fsds,
+            host: f.host.clone(),
         });
     }
     if wds.is_empty() && fwds.is_empty() {

@@ -112,8 +112,8 @@ pub struct Built {
 }
 
 /// Build what is missing (`restart`), or everything after a clean (`yes`), writing
-/// files in `xfer`-byte pieces.
-pub fn build(f: &Fsd, xfer: u64, create_anchor: bool) -> Result<Built> {
+/// files in `xfer`-byte pieces: `files` (all of the tree's, or this host's share).
+pub fn build(f: &Fsd, files: &[(PathBuf, u64)], xfer: u64, create_anchor: bool) -> Result<Built> {
     if f.sizes.iter().all(|s| s.0 == 0) {
         bail!("fsd={}: no size= (or sizes=) for its files", f.name);
     }
@@ -134,8 +134,12 @@ pub fn build(f: &Fsd, xfer: u64, create_anchor: bool) -> Result<Built> {
     for (_, d) in dirs(f).into_iter().skip(1) {
         let p = anchor.join(d);
         if !p.is_dir() {
-            std::fs::create_dir(&p).with_context(|| format!("creating {}", p.display()))?;
-            b.dirs += 1;
+            match std::fs::create_dir(&p) {
+                Ok(()) => b.dirs += 1,
+                // Another host sharing the tree made it first.
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+                Err(e) => return Err(e).with_context(|| format!("creating {}", p.display())),
+            }
         }
     }
     let xfer = xfer.clamp(512, 16 << 20) as usize;
@@ -148,7 +152,7 @@ pub fn build(f: &Fsd, xfer: u64, create_anchor: bool) -> Result<Built> {
         let v = x.to_le_bytes();
         c.copy_from_slice(&v[..c.len()]);
     }
-    for (p, size) in file_list(f) {
+    for (p, size) in files.iter().cloned() {
         let have = std::fs::metadata(&p).map(|m| m.len()).unwrap_or(0);
         if have >= size && p.exists() {
             continue;
@@ -174,9 +178,9 @@ pub fn build(f: &Fsd, xfer: u64, create_anchor: bool) -> Result<Built> {
     Ok(b)
 }
 
-/// Check that the tree is there in full (format=no).
-pub fn check(f: &Fsd) -> Result<()> {
-    for (p, size) in file_list(f) {
+/// Check that the files are there in full (format=no).
+pub fn check(f: &Fsd, files: &[(PathBuf, u64)]) -> Result<()> {
+    for (p, size) in files.iter().cloned() {
         match std::fs::metadata(&p) {
             Ok(m) if m.len() >= size => {}
             Ok(_) => bail!(
