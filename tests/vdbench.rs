@@ -543,3 +543,34 @@ fathomtest!(linked_as_vdbench_fathom_takes_vdbench_flags, |env| {
         .unwrap();
     assert!(stdout(&o).contains("parseflat"), "{}", stdout(&o));
 });
+
+fathomtest!(interval_lines_are_printed_as_the_run_goes, |env| {
+    let shm = Shm::new(&env, "live");
+    let p = env.write(
+        "live.vdb",
+        &format!(
+            "sd=sd1,lun={},size=8m,threads=2\nwd=wd1,sd=sd1,xfersize=4k\n\
+             rd=rd1,wd=wd1,iorate=500,elapsed=4,interval=1\n",
+            shm.s("l")
+        ),
+    );
+    let o = env.run(&["vdbench", "-f", p.to_str().unwrap(), "-o", "out"]);
+    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+    let out = stdout(&o);
+    // Each line carries the time it was printed: the first interval's line comes about
+    // three seconds before the average's, not with it.
+    let secs = |label: &str| -> f64 {
+        let l = out
+            .lines()
+            .find(|l| l.split_whitespace().nth(1) == Some(label))
+            .unwrap_or_else(|| panic!("no line {label}: {out}"));
+        let tod = l.split_whitespace().next().unwrap();
+        let f: Vec<f64> = tod.split(':').map(|x| x.parse().unwrap()).collect();
+        f[0] * 3600.0 + f[1] * 60.0 + f[2]
+    };
+    let gap = secs("avg_2-4") - secs("1");
+    assert!(
+        (2.0..6.0).contains(&gap),
+        "line 1 printed {gap} s before the average: {out}"
+    );
+});

@@ -63,6 +63,10 @@ pub struct Control {
     /// (vdbench's data validation; fio checks reads only in read-only jobs). Set it with
     /// `serialize_overlap`, so no read overlaps a write in flight.
     pub verify_mixed_reads: bool,
+    /// Library setting (no job-file option): hand each interval sample to the run's live
+    /// board as it is taken (the live board's `samples`), so a front
+    /// end can print intervals while the run goes on (vdbench's console lines).
+    pub live_samples: bool,
 }
 
 /// fio's `fadvise_hint`: what the kernel is told of a file's access pattern at each open.

@@ -10,6 +10,7 @@ use anyhow::{anyhow, bail, Context, Result};
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 /// Many hosts: what the MPI build gives the vdbench front end (one rank per `hd=`).
@@ -51,6 +52,13 @@ pub struct ExecOpts {
     pub clean_first: bool,
     /// Engine for raw runs (None: io_uring when the kernel has it, else libaio).
     pub ioengine: Option<String>,
+}
+
+/// Write to stdout now; a closed stdout (`| head`) does not stop the run.
+pub fn emit(text: &str) {
+    let mut o = std::io::stdout().lock();
+    let _ = o.write_all(text.as_bytes());
+    let _ = o.flush();
 }
 
 /// Local time of day and a timestamp, as vdbench stamps lines.
@@ -107,7 +115,7 @@ struct Out {
 impl Out {
     fn say(&self, text: &str) {
         if !self.quiet {
-            println!("{text}");
+            emit(&format!("{text}\n"));
         }
     }
     fn append(&self, name: &str, text: &str) -> Result<()> {
@@ -425,11 +433,11 @@ fn recover(dir: &Path, out: &Out) -> Result<u8> {
             r.in_flight,
             r.failures.len()
         );
-        println!("{msg}");
+        emit(&format!("{msg}\n"));
         out.log(&msg)?;
         for f in &r.failures {
             let line = format!("Data Validation error: {f}");
-            println!("{line}");
+            emit(&format!("{line}\n"));
             out.append("errorlog.html", &format!("{line}\n"))?;
         }
         bad += r.failures.len();
@@ -483,21 +491,29 @@ fn one_run(ctx: &Ctx<'_>, run: &Run, name: &str, rate: RunRate) -> Result<(f64, 
         out.log(msg)?;
     }
     if !out.quiet {
-        print!("\n{banner}");
+        emit(&format!("\n{banner}"));
     }
     out.append("summary.html", &format!("\n{banner}"))?;
     out.append("totals.html", &format!("\n{banner}"))?;
     out.log(&banner.trim_end()[13..])?;
-    let set: Vec<fathom::JobSpec> = specs.into_iter().map(|s| s.0).collect();
+    // One host: interval lines are printed as each interval ends (from the samples the
+    // jobs hand to the live board); with many hosts rank 0 prints them after the run.
+    let live = ctx.cluster.is_none();
+    let set: Vec<fathom::JobSpec> = specs
+        .into_iter()
+        .map(|mut s| {
+            s.0.control.live_samples = live;
+            s.0
+        })
+        .collect();
     // Every host starts the run together.
     if let Some(c) = ctx.cluster {
         c.barrier();
     }
-    // Machine CPU per interval, read beside the run.
+    // Machine CPU per interval: read when each interval's line is due.
     type Cpu = (Vec<(f64, f64)>, Option<(u64, u64, u64)>);
-    let cpu: std::sync::Arc<std::sync::Mutex<Cpu>> =
-        std::sync::Arc::new(std::sync::Mutex::new((Vec::new(), cpu_ticks())));
-    let tick = |c: &std::sync::Mutex<Cpu>| {
+    let cpu: Arc<Mutex<Cpu>> = Arc::new(Mutex::new((Vec::new(), cpu_ticks())));
+    let tick = |c: &Mutex<Cpu>| {
         let mut g = c.lock().unwrap_or_else(|e| e.into_inner());
         let now = cpu_ticks();
         if let (Some(a), Some(b)) = (g.1, now) {
@@ -509,18 +525,68 @@ fn one_run(ctx: &Ctx<'_>, run: &Run, name: &str, rate: RunRate) -> Result<(f64, 
         }
         g.1 = now;
     };
-    let seen = cpu.clone();
+    // Lines printed while the run went on.
+    let printed = Arc::new(Mutex::new(0usize));
     let report = if set.is_empty() {
         // A host with no work in this run (its SDs or FWDs are elsewhere).
         fathom::Report::default()
     } else {
-        let runner = fathom::Runner::new(set)
-            .on_interval(Duration::from_secs_f64(run.interval), move |_| tick(&seen));
+        let runner = fathom::Runner::new(set);
+        let plan = runner.plan().map_err(|e| anyhow!("rd={name}: {e}"))?;
+        let board = runner.live_board(&plan);
+        let (seen, done) = (cpu.clone(), printed.clone());
+        let interval = run.interval;
+        let period = Duration::from_secs_f64(if live {
+            (interval / 10.0).min(0.1)
+        } else {
+            interval
+        });
+        let runner = runner.on_interval(period, move |_| {
+            if !live {
+                tick(&seen);
+                return;
+            }
+            let mut k = done.lock().unwrap_or_else(|e| e.into_inner());
+            loop {
+                // Interval k is complete once every clone has it.
+                let mut line = Iv::default();
+                let mut ready = true;
+                for (_, c) in &board.clones {
+                    let g = c.samples.lock().unwrap_or_else(|e| e.into_inner());
+                    match report::iv_of(&g, *k) {
+                        Some(iv) if iv.secs >= interval / 2.0 => line.add_side(&iv),
+                        _ => {
+                            ready = false;
+                            break;
+                        }
+                    }
+                }
+                if !ready {
+                    break;
+                }
+                tick(&seen);
+                line.cpu = seen
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .0
+                    .last()
+                    .copied();
+                let (tod, _) = now_stamps();
+                let mut text = String::new();
+                if *k == 0 {
+                    text.push_str(&report::header());
+                }
+                text.push_str(&report::line(&tod, &(*k + 1).to_string(), &line));
+                emit(&text);
+                *k += 1;
+            }
+        });
         crate::stop::run(runner).map_err(|e| anyhow!("rd={name}: {e}"))?
     };
     // The last interval (the run ended before its event).
     tick(&cpu);
     let cpu = cpu.lock().unwrap_or_else(|e| e.into_inner()).0.clone();
+    let printed = *printed.lock().unwrap_or_else(|e| e.into_inner());
     // Rank 0 reports every host's jobs.
     let reports = match ctx.cluster {
         Some(c) => {
@@ -573,10 +639,19 @@ fn one_run(ctx: &Ctx<'_>, run: &Run, name: &str, rate: RunRate) -> Result<(f64, 
     let first = ((run.warmup / run.interval).round() as usize + 1).max(2);
     let facts = facts(run, name, rate, m);
     let mut text = report::header();
+    let mut console = if printed == 0 {
+        report::header()
+    } else {
+        String::new()
+    };
     let mut flat = String::new();
     let (tod0, stamp) = now_stamps();
     for (i, iv) in meas.all.iter().enumerate() {
-        text.push_str(&report::line(&tod0, &(i + 1).to_string(), iv));
+        let l = report::line(&tod0, &(i + 1).to_string(), iv);
+        if i >= printed {
+            console.push_str(&l);
+        }
+        text.push_str(&l);
         flat.push_str(&report::flat_row(
             &tod0,
             &stamp,
@@ -588,9 +663,9 @@ fn one_run(ctx: &Ctx<'_>, run: &Run, name: &str, rate: RunRate) -> Result<(f64, 
     let (label, avg) = average(&meas.all, first);
     let avg_line = report::line(&tod0, &label, &avg);
     text.push_str(&avg_line);
+    console.push_str(&avg_line);
     flat.push_str(&report::flat_row(&tod0, &stamp, &label, &facts, &avg));
-    print!("{text}");
-    let _ = std::io::stdout().flush();
+    emit(&console);
     out.append("summary.html", &text)?;
     out.append("totals.html", &format!("{}{avg_line}", report::header()))?;
     out.append("flatfile.html", &flat)?;

@@ -68,7 +68,8 @@ flatfile.html (one row per interval and average, whitespace-separated columns),
 histogram.html, logfile.html, parmfile.html, errorlog.html, sd_NAME.html, wd_NAME.html
 and RUN.fathom.json (fathom's native result: `fathom compare`, `fathom plot`).
 Interval lines: times in ms, MB/sec in 1024², the average line avg_F-N leaves out the first
-interval and the warmup. Lines are printed when each run ends.
+interval and the warmup. Lines are printed as each interval ends (with many hosts, by
+rank 0 when the run ends).
 
 Not implemented (refused by name): metadata file operations other than read/write in
 FWDs, -j/-jr with many hosts, dedup, replay, streams/stride, priority.
@@ -226,7 +227,7 @@ pub fn main_with(args: &[String], cluster: Option<&dyn exec::Cluster>) -> Result
         let text = std::fs::read_to_string(&o.input).map_err(|e| anyhow!("{}: {e}", o.input))?;
         let csv = flat::to_csv(&text, &o)?;
         match o.output.as_deref() {
-            None | Some("-") => print!("{csv}"),
+            None | Some("-") => exec::emit(&csv),
             Some(p) => std::fs::write(p, csv).map_err(|e| anyhow!("{p}: {e}"))?,
         }
         return Ok(0);
@@ -236,7 +237,7 @@ pub fn main_with(args: &[String], cluster: Option<&dyn exec::Cluster>) -> Result
         .any(|a| a == "--help" || a == "-h" || a == "-help")
         || args.is_empty()
     {
-        print!("{HELP}");
+        exec::emit(HELP);
         return Ok(0);
     }
     let mut c = parse_cli(args)?;
@@ -263,19 +264,22 @@ pub fn main_with(args: &[String], cluster: Option<&dyn exec::Cluster>) -> Result
         if m.hds.is_empty() {
             bail!("--hostfile: the parameter file names no hosts (hd=)");
         }
-        print!("{}", exec::hostfile(&m));
+        exec::emit(&exec::hostfile(&m));
         return Ok(0);
     }
     if c.simulate {
-        print!("{}", runs::simulate(&runs));
+        exec::emit(&runs::simulate(&runs));
         if m.hds.len() > 1 {
-            println!(
-                "{} hosts (hd=): the run needs fathom's MPI build, one rank per hd: mpirun -np {} fathom vdbench ...",
+            exec::emit(&format!(
+                "{} hosts (hd=): the run needs fathom's MPI build, one rank per hd: mpirun -np {} fathom vdbench ...\n",
                 m.hds.len(),
                 m.hds.len()
-            );
+            ));
         }
-        println!("fathom vdbench -s: {} run(s), no I/O done", runs.len());
+        exec::emit(&format!(
+            "fathom vdbench -s: {} run(s), no I/O done\n",
+            runs.len()
+        ));
         return Ok(0);
     }
     let o = exec::ExecOpts {

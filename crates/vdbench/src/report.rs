@@ -132,6 +132,24 @@ impl Iv {
     }
 }
 
+/// Interval `k` of one clone from its samples (reads and writes), if it has it.
+pub fn iv_of(dirs: &[Vec<fathom::Sample>; 3], k: usize) -> Option<Iv> {
+    let mut iv = Iv::default();
+    let mut any = false;
+    for (d, samples) in dirs.iter().enumerate().take(2) {
+        if let Some(s) = samples.get(k) {
+            any = true;
+            iv.secs = iv.secs.max(s.len_ms as f64 / 1e3);
+            iv.ios[d] += s.ios;
+            iv.bytes[d] += s.bytes;
+            iv.sum[d] += s.clat_sum as f64;
+            iv.sumsq[d] += s.clat_sumsq;
+            iv.max[d] = iv.max[d].max(s.clat_max);
+        }
+    }
+    any.then_some(iv)
+}
+
 /// A job's intervals from its samples (reads and writes); a last piece shorter than half
 /// an interval (I/Os completing after the deadline) joins the interval before it.
 pub fn intervals_of(j: &JobResult, interval: f64) -> Vec<Iv> {

@@ -43,12 +43,14 @@ pub(crate) struct Sampler<'a> {
     pub(crate) dirs: [bool; 3],
     /// Time between samples (see [`sample_interval`]).
     pub(crate) every: Duration,
+    /// `live_samples`: hand each sample to the live board too.
+    pub(crate) share: bool,
 }
 
 impl<'a> Sampler<'a> {
     pub(crate) fn new(
         start: Instant,
-        (dirs, every): ([bool; 3], Duration),
+        (dirs, every, share): ([bool; 3], Duration, bool),
         live: Option<&'a crate::record::live::LiveClone>,
     ) -> Sampler<'a> {
         Sampler {
@@ -64,6 +66,7 @@ impl<'a> Sampler<'a> {
             last_clat: [None, None, None],
             last_sums: [(0, 0); 3],
             dirs,
+            share,
         }
     }
     #[inline]
@@ -139,6 +142,9 @@ impl<'a> Sampler<'a> {
                 clat_sum: sum.min(u64::MAX as u128) as u64,
                 clat_sumsq: sumsq as f64,
             });
+            if let (true, Some(l), Some(last)) = (self.share, self.live, ds.samples.last()) {
+                l.push_sample(d, *last);
+            }
             self.last_clat[d] = Some(now_h);
             self.last_bytes[d] = ds.bytes;
             self.last_ios[d] = ds.ios;

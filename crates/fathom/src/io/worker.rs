@@ -247,7 +247,7 @@ pub fn run_clone(
     // Per-I/O events, only when the job writes log files.
     let mut iolog = spec.logs.any().then(crate::record::logs::IoLog::default);
     let mut cpu_start = CpuUsage::current_thread();
-    let sampling = (dirs, sample_interval(spec));
+    let sampling = (dirs, sample_interval(spec), spec.control.live_samples);
     let mut sampler = Sampler::new(io_start, sampling, live);
     let mut min_rate = MinRate::new(spec, io_start);
     let mut deadline = runtime.map(|r| io_start + ramp + r);

@@ -19,6 +19,9 @@ pub struct LiveClone {
     pub clat_sum_ns: AtomicU64,
     /// Number of those latencies.
     pub clat_n: AtomicU64,
+    /// With the `live_samples` setting: each interval sample as it is taken, per
+    /// direction (read, write, trim), for a reader printing intervals while the run goes on.
+    pub samples: std::sync::Mutex<[Vec<fathom_stats::Sample>; 3]>,
 }
 
 /// The board: one entry per clone, in plan order, with its job's name.
@@ -80,6 +83,13 @@ impl LiveClone {
             self.bytes[d].store(bytes[d], Ordering::Relaxed);
         }
         self.at_ms.store(at_ms, Ordering::Relaxed);
+    }
+
+    /// Hand over an interval sample (`live_samples`).
+    pub(crate) fn push_sample(&self, dir: usize, s: fathom_stats::Sample) {
+        if let Ok(mut g) = self.samples.lock() {
+            g[dir].push(s);
+        }
     }
 
     /// Publish a clone's counters with its completion latencies.
