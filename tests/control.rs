@@ -292,8 +292,9 @@ fathomtest!(
     |env| {
         let _g = serial();
         // Between two rate-limited I/Os the job used to sleep with the first in flight, so
-        // its completion was stamped at the next wake-up: a tmpfs read at 200 IOPS showed a
-        // mean completion latency of ~2.5 ms (fio: a few µs). It now reaps while it waits.
+        // its completion was stamped at the next wake-up: half the gap on average, 10 ms at
+        // 50 IOPS (fio: µs; io_uring's worker threads can add a millisecond on a loaded
+        // machine). It now reaps while it waits.
         let f = env.path().join("rate.dat");
         std::fs::write(&f, vec![7u8; 4 << 20]).unwrap();
         let file = format!("--filename={}", f.display());
@@ -304,9 +305,9 @@ fathomtest!(
                 &format!("--ioengine={engine}"),
                 "--iodepth=4",
                 "--rw=randread",
-                "--rate_iops=200",
+                "--rate_iops=50",
                 "--time_based",
-                "--runtime=1500ms",
+                "--runtime=2s",
                 "--output-format=json",
             ]);
             if engine == "io_uring" && !o.status.success() && stderr(&o).contains("io_uring") {
@@ -316,11 +317,11 @@ fathomtest!(
             let v = json(&o);
             let read = &v["jobs"][0]["read"];
             let iops = read["iops"].as_f64().unwrap();
-            assert!((170.0..=230.0).contains(&iops), "{engine}: {iops}");
+            assert!((40.0..=60.0).contains(&iops), "{engine}: {iops}");
             let mean_us = read["clat_ns"]["mean"].as_f64().unwrap() / 1e3;
             assert!(
-                mean_us < 1000.0,
-                "{engine}: mean clat {mean_us} µs at 200 IOPS on a cached file"
+                mean_us < 3000.0,
+                "{engine}: mean clat {mean_us} µs at 50 IOPS on a cached file"
             );
         }
     }
