@@ -9,7 +9,7 @@ use crate::runs::{Run, RunRate};
 use anyhow::{anyhow, bail, Context, Result};
 use std::collections::BTreeMap;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -274,7 +274,19 @@ pub fn execute(
         _ => Some(o.out.join("journal")),
     };
     let validate = o.validate || m.general.validate || journal_dir.is_some();
+    // The journal folders: the run's, and any SD's own journal=.
+    let mut journal_dirs: Vec<PathBuf> = Vec::new();
     if let Some(d) = &journal_dir {
+        journal_dirs.push(d.clone());
+        for sd in &m.sds {
+            if let Some(j) = &sd.journal {
+                if !journal_dirs.contains(&PathBuf::from(j)) {
+                    journal_dirs.push(PathBuf::from(j));
+                }
+            }
+        }
+    }
+    for d in &journal_dirs {
         std::fs::create_dir_all(d)
             .with_context(|| format!("creating journal folder {}", d.display()))?;
     }
@@ -287,10 +299,7 @@ pub fn execute(
     };
     let mut code = 0u8;
     if o.journal == JournalMode::Recover {
-        code = code.max(recover(
-            journal_dir.as_deref().expect("journal folder"),
-            &out,
-        )?);
+        code = code.max(recover(&journal_dirs, &out)?);
         if code != 0 {
             out.say(&format!(
                 "fathom vdbench: journal recovery found data errors: see {}",
@@ -408,18 +417,25 @@ fn shell(cmd: &str, out: &Out) -> Result<()> {
 
 /// `-jr`: check every journal of the folder (what the journal says was acknowledged is
 /// read back and checked).
-fn recover(dir: &Path, out: &Out) -> Result<u8> {
-    let mut journals: Vec<PathBuf> = std::fs::read_dir(dir)
-        .with_context(|| format!("-jr: reading journal folder {}", dir.display()))?
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "jnl"))
-        .collect();
+fn recover(dirs: &[PathBuf], out: &Out) -> Result<u8> {
+    let mut journals: Vec<PathBuf> = Vec::new();
+    for dir in dirs {
+        journals.extend(
+            std::fs::read_dir(dir)
+                .with_context(|| format!("-jr: reading journal folder {}", dir.display()))?
+                .flatten()
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_some_and(|x| x == "jnl")),
+        );
+    }
     journals.sort();
     if journals.is_empty() {
         bail!(
             "-jr: no journals (*.jnl) in {}; write them with -j first",
-            dir.display()
+            dirs.iter()
+                .map(|d| d.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
         );
     }
     let mut bad = 0usize;

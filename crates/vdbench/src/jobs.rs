@@ -327,6 +327,11 @@ pub fn raw_jobs(
                 ));
                 o.push(("serialize_overlap".into(), "1".into()));
                 if let Some(dir) = &jo.journal {
+                    // An SD's own journal= folder wins.
+                    let dir = s
+                        .journal
+                        .as_ref()
+                        .map_or(dir.clone(), std::path::PathBuf::from);
                     o.push((
                         "verify_journal".into(),
                         dir.join(format!("{}.{}.jnl", w.name, s.name))

@@ -296,6 +296,8 @@ pub struct Sd {
     pub host: Option<String>,
     /// Cache hit area.
     pub hitarea: Option<u64>,
+    /// `journal=`: the folder for this SD's journal (with `-j`).
+    pub journal: Option<String>,
 }
 
 const SD_KEYS: &[&str] = &[
@@ -338,7 +340,8 @@ impl Sd {
             "range" => self.range = Some(range_pct(it)?),
             "host" | "hd" => self.host = Some(it.one()?.to_string()),
             "hitarea" => self.hitarea = Some(bytes(it)?),
-            "journal" | "count" => {}
+            "journal" => self.journal = Some(it.one()?.to_string()),
+            "count" => {}
             _ => return Err(refuse_or_unknown(it, "SD", SD_KEYS)),
         }
         Ok(())
