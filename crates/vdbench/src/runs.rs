@@ -135,6 +135,17 @@ pub fn expand(m: &Model) -> Result<Vec<Run>, VdbError> {
                 format!("rd={}: a curve and a list of rates together", rd.name),
             ));
         }
+        let combos = dims
+            .iter()
+            .try_fold(1usize, |n, (_, v)| n.checked_mul(v.len()))
+            .unwrap_or(usize::MAX);
+        if combos > 100_000 {
+            return Err(VdbError::new(
+                &At::default(),
+                Some("rd"),
+                format!("rd={}: its for-loops make {combos} runs; fathom runs at most 100000 from one RD", rd.name),
+            ));
+        }
         // Every combination: an odometer whose last digit turns fastest.
         let mut idx = vec![0usize; dims.len()];
         loop {

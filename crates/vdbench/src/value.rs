@@ -105,7 +105,9 @@ pub fn expand(item: &Item, one: fn(&str) -> Result<f64, String>) -> Result<Vec<f
 }
 
 fn split_range(w: &str) -> Option<(&str, &str)> {
-    let i = w[1.min(w.len())..].find('-')? + 1;
+    // A '-' after the first character (a leading one would be a sign).
+    let skip = w.chars().next()?.len_utf8();
+    let i = w[skip..].find('-')? + skip;
     Some((&w[..i], &w[i + 1..]))
 }
 

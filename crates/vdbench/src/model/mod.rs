@@ -1,0 +1,692 @@
+//! Typed definitions: general parameters, HD, SD, WD, FSD, FWD and RD, with `default`
+//! definitions applied, names resolved (`sd=sd*`, `wd=(wd1,wd2)`), and every keyword
+//! either understood or refused by name.
+
+use crate::parse::{Def, Item, Kind, ParmFile, VdbError};
+use crate::value::{expand, number, secs, size, size_f};
+
+mod fs;
+mod raw;
+mod rd;
+pub use fs::*;
+pub use raw::*;
+pub use rd::*;
+
+/// vdbench keywords fathom knows but does not implement, with why or what to use.
+const REFUSED: &[(&str, &str)] = &[
+    ("dedupratio", "deduplicated data patterns are not implemented; remove it (dedupratio=1 is accepted)"),
+    ("dedupunit", "deduplicated data patterns are not implemented"),
+    ("dedupsets", "deduplicated data patterns are not implemented"),
+    ("dedupflipflop", "deduplicated data patterns are not implemented"),
+    ("dedupdirectory", "deduplicated data patterns are not implemented"),
+    ("streams", "independent sequential streams are not implemented"),
+    ("stride", "strided sequential access is not implemented"),
+    ("priority", "WD priorities are not implemented; give each WD its own skew= instead"),
+    ("replay", "I/O replay is not implemented; fathom runs fio iologs (read_iolog=) instead"),
+    ("rg", "replay groups are not implemented"),
+    ("concatenatesds", "concatenated SDs are not implemented"),
+    ("showlba", "showlba is not implemented"),
+    ("jvms", "fathom runs one process per host; remove jvms="),
+    ("port", "fathom's many-host runs use MPI, not vdbench's port"),
+    ("monitor", "monitor files are not implemented"),
+    ("loop", "repeating the whole parameter file is not implemented; use fathom's --repeat on a job file"),
+    ("patterns", "data pattern files are not implemented"),
+    ("pattern", "data pattern files are not implemented"),
+    ("timeout", "timeout= is not implemented"),
+    ("swat", "SWAT replay is not implemented"),
+    ("tape", "tape testing is not implemented"),
+    ("resetbus", "bus resets are not implemented"),
+    ("formatxfersize", "formatsds= is not implemented; run a sequential write RD first (seekpct=eof,rdpct=0)"),
+    ("mirror", "mirrored SDs are not implemented"),
+    ("hotband", "hot bands are not implemented"),
+    ("fwd_thread_adjust", "fwd_thread_adjust is not implemented"),
+    ("clean_port_on_exit", "vdbench's many-host ports are not used"),
+    ("compression", "compression= was replaced by compratio= in vdbench 5.03"),
+];
+
+fn refuse_or_unknown(it: &Item, kind: &str, known: &[&str]) -> VdbError {
+    if let Some((_, why)) = REFUSED.iter().find(|(k, _)| *k == it.key) {
+        return it
+            .err(format!("vdbench's {} is not implemented by fathom", it.key))
+            .hint(*why);
+    }
+    let mut best: Option<(usize, &str)> = None;
+    for c in known {
+        let d = strsim::levenshtein(&it.key, c);
+        if d <= (it.key.len() / 3).max(2) && best.is_none_or(|(b, _)| d < b) {
+            best = Some((d, c));
+        }
+    }
+    let e = it.err(format!("not a vdbench {kind} parameter"));
+    match best {
+        Some((_, c)) => e.hint(format!("did you mean {c}=?")),
+        None => e.hint(format!("{kind} parameters: {}", known.join(", "))),
+    }
+}
+
+/// General parameters.
+#[derive(Debug, Clone, PartialEq)]
+pub struct General {
+    /// Stop after this many data validation errors.
+    pub data_errors: u64,
+    /// Requested compression ratio (data pattern).
+    pub compratio: f64,
+    /// `validate=yes`: as `-v`.
+    pub validate: bool,
+    /// `journal=yes` or a folder: as `-j`.
+    pub journal: Option<String>,
+    /// `create_anchors=yes`: make missing FSD anchors.
+    pub create_anchors: bool,
+    /// `startcmd=` / `endcmd=`: shell commands before the first and after the last run.
+    pub startcmd: Option<String>,
+    /// See `startcmd`.
+    pub endcmd: Option<String>,
+}
+
+impl Default for General {
+    fn default() -> Self {
+        General {
+            data_errors: 50,
+            compratio: 1.0,
+            validate: false,
+            journal: None,
+            create_anchors: false,
+            startcmd: None,
+            endcmd: None,
+        }
+    }
+}
+
+const GENERAL_KEYS: &[&str] = &[
+    "data_errors",
+    "compratio",
+    "dedupratio",
+    "validate",
+    "journal",
+    "messagescan",
+    "histogram",
+    "report",
+    "create_anchors",
+    "startcmd",
+    "start_cmd",
+    "endcmd",
+    "end_cmd",
+    "formatsds",
+    "debug",
+    "include",
+    "abort_failed_skew",
+    "fwd_thread_adjust",
+    "showlba",
+];
+
+fn yes(it: &Item) -> Result<bool, VdbError> {
+    match it.one()?.to_ascii_lowercase().as_str() {
+        "yes" | "y" | "true" | "1" => Ok(true),
+        "no" | "n" | "false" | "0" => Ok(false),
+        _ => Err(it.err("use yes or no")),
+    }
+}
+
+fn num(it: &Item) -> Result<f64, VdbError> {
+    number(it.one()?).map_err(|e| it.err(e))
+}
+
+fn pct(it: &Item) -> Result<f64, VdbError> {
+    let v = num(it)?;
+    if v > 100.0 {
+        return Err(it.err("a percentage, 0 to 100"));
+    }
+    Ok(v)
+}
+
+fn bytes(it: &Item) -> Result<u64, VdbError> {
+    size(it.one()?).map_err(|e| it.err(e))
+}
+
+impl General {
+    fn apply(&mut self, it: &Item) -> Result<(), VdbError> {
+        match it.key.as_str() {
+            "data_errors" => self.data_errors = num(it)? as u64,
+            "compratio" => {
+                self.compratio = num(it)?;
+                if self.compratio < 1.0 {
+                    return Err(it.err("a ratio of at least 1 (compratio=2 is 2:1)"));
+                }
+            }
+            "dedupratio" => {
+                if num(it)? != 1.0 {
+                    return Err(refuse_or_unknown(it, "general", GENERAL_KEYS));
+                }
+            }
+            "validate" => {
+                self.validate = match it.one()?.to_ascii_lowercase().as_str() {
+                    "no" => false,
+                    "yes" | "read_after_write" | "continue_old_map" => true,
+                    v => {
+                        return Err(it
+                            .err(format!("validate={v} is not implemented"))
+                            .hint("use validate=yes or -v"))
+                    }
+                }
+            }
+            "journal" => {
+                let v = it.one()?;
+                self.journal = match v.to_ascii_lowercase().as_str() {
+                    "no" => None,
+                    "yes" | "recover" | "noflush" | "maponly" => Some(String::new()),
+                    _ => Some(v.to_string()),
+                };
+            }
+            "messagescan" | "debug" | "abort_failed_skew" => {}
+            "histogram" => {
+                if it.list.first().map(String::as_str) != Some("default") {
+                    return Err(it.err("only histogram=default is implemented (fathom's histograms are exact to 0.1%)"));
+                }
+            }
+            "report" => {
+                for w in &it.list {
+                    if !matches!(
+                        w.as_str(),
+                        "host_detail"
+                            | "slave_detail"
+                            | "sd_detail"
+                            | "no_sd_detail"
+                            | "run_detail"
+                            | "all"
+                    ) {
+                        return Err(it.err(format!("report={w} is not implemented")));
+                    }
+                }
+            }
+            "create_anchors" => self.create_anchors = yes(it)?,
+            "startcmd" | "start_cmd" => self.startcmd = Some(it.raw.trim_matches('"').to_string()),
+            "endcmd" | "end_cmd" => self.endcmd = Some(it.raw.trim_matches('"').to_string()),
+            "formatsds" => {
+                if yes(it)? {
+                    return Err(it.err("formatsds=yes is not implemented").hint("run a sequential write RD first: rd=format,wd=...,seekpct=eof,rdpct=0,iorate=max"));
+                }
+            }
+            _ => return Err(refuse_or_unknown(it, "general", GENERAL_KEYS)),
+        }
+        Ok(())
+    }
+}
+
+/// A host.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Hd {
+    /// Name.
+    pub name: String,
+    /// `system=`: the host's address.
+    pub system: Option<String>,
+}
+
+const HD_KEYS: &[&str] = &[
+    "system", "vdbench", "user", "shell", "jvms", "clients", "mount",
+];
+
+/// Known names by kind, for resolving `sd=sd*` and `wd=(wd1,wd2)`.
+#[derive(Debug, Default)]
+struct Names {
+    sd: Vec<String>,
+    wd: Vec<String>,
+    fsd: Vec<String>,
+    fwd: Vec<String>,
+}
+
+fn glob(pat: &str, name: &str) -> bool {
+    match pat.split_once('*') {
+        None => pat == name,
+        Some((a, b)) => name.len() >= a.len() + b.len() && name.starts_with(a) && name.ends_with(b),
+    }
+}
+
+impl Names {
+    fn resolve(&self, it: &Item, known: &[String], kind: &str) -> Result<Vec<String>, VdbError> {
+        let mut out: Vec<String> = Vec::new();
+        for w in &it.list {
+            let hits: Vec<&String> = known.iter().filter(|n| glob(w, n)).collect();
+            if hits.is_empty() {
+                let e = it.err(format!("no {kind} named '{w}'"));
+                return Err(if known.is_empty() {
+                    e.hint(format!("define the {kind}s before the lines that use them"))
+                } else {
+                    e.hint(format!("{kind}s defined above: {}", known.join(", ")))
+                });
+            }
+            for h in hits {
+                if !out.contains(h) {
+                    out.push(h.clone());
+                }
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// A whole parameter file, typed.
+#[derive(Debug, Clone, Default)]
+pub struct Model {
+    /// General parameters.
+    pub general: General,
+    /// Hosts.
+    pub hds: Vec<Hd>,
+    /// Storage.
+    pub sds: Vec<Sd>,
+    /// Workloads.
+    pub wds: Vec<Wd>,
+    /// File systems.
+    pub fsds: Vec<Fsd>,
+    /// File workloads (`format` excluded).
+    pub fwds: Vec<Fwd>,
+    /// `fwd=format`: how trees are built.
+    pub format_fwd: Option<FwdParams>,
+    /// Runs.
+    pub rds: Vec<Rd>,
+}
+
+impl Model {
+    /// Type a parameter file.
+    pub fn from_parm(pf: &ParmFile) -> Result<Model, VdbError> {
+        let mut m = Model::default();
+        for it in &pf.general {
+            m.general.apply(it)?;
+        }
+        let mut names = Names::default();
+        let (mut sd_def, mut wd_def, mut fsd_def, mut fwd_def) = (
+            Sd {
+                threads: 8,
+                ..Sd::default()
+            },
+            Wd::default(),
+            Fsd {
+                depth: 1,
+                width: 1,
+                files: 1,
+                sizes: vec![(0, 100.0)],
+                ..Fsd::default()
+            },
+            Fwd::default(),
+        );
+        let mut rd_def = Rd::default();
+        let mut rank = 0;
+        for d in &pf.defs {
+            let r = match d.kind {
+                Kind::Hd => 0,
+                Kind::Sd | Kind::Fsd => 1,
+                Kind::Wd | Kind::Fwd => 2,
+                Kind::Rd => 3,
+            };
+            if r < rank && d.name != "default" {
+                return Err(VdbError::new(&d.at, Some(d.kind.word()), format!("{}={} comes after a later kind of definition", d.kind.word(), d.name))
+                    .hint("order the file: general parameters, then HD, then SD/FSD, then WD/FWD, then RD"));
+            }
+            rank = rank.max(r);
+            let dup = |list: &[String]| -> Result<(), VdbError> {
+                if d.name != "default" && list.contains(&d.name) {
+                    return Err(VdbError::new(
+                        &d.at,
+                        Some(d.kind.word()),
+                        format!("'{}' is defined twice", d.name),
+                    ));
+                }
+                Ok(())
+            };
+            match d.kind {
+                Kind::Hd => {
+                    let mut h = Hd {
+                        name: d.name.clone(),
+                        system: None,
+                    };
+                    for it in &d.items {
+                        match it.key.as_str() {
+                            "system" => h.system = Some(it.one()?.to_string()),
+                            "vdbench" | "user" | "shell" | "clients" | "mount" => {}
+                            _ => return Err(refuse_or_unknown(it, "HD", HD_KEYS)),
+                        }
+                    }
+                    if d.name != "default" {
+                        m.hds.push(h);
+                    }
+                }
+                Kind::Sd => {
+                    let mut sd = sd_def.clone();
+                    sd.name = d.name.clone();
+                    let mut count = None;
+                    for it in &d.items {
+                        sd.apply(it)?;
+                        if it.key == "count" {
+                            let v = expand(it, number)?;
+                            let [a, n] = v.as_slice() else {
+                                return Err(it.err("count=(start,number)"));
+                            };
+                            count = Some((*a as u64, *n as u64));
+                        }
+                    }
+                    if d.name == "default" {
+                        sd_def = sd;
+                        continue;
+                    }
+                    let made: Vec<Sd> = match count {
+                        None => vec![sd],
+                        Some((a, n)) => (a..a + n)
+                            .map(|i| Sd {
+                                name: format!("{}{i}", sd.name),
+                                lun: format!("{}{i}", sd.lun),
+                                ..sd.clone()
+                            })
+                            .collect(),
+                    };
+                    for s in made {
+                        dup(&names.sd)?;
+                        if s.lun.is_empty() {
+                            return Err(VdbError::new(
+                                &d.at,
+                                Some("lun"),
+                                format!("sd={} has no lun=", s.name),
+                            )
+                            .hint(
+                                "name the device or file: lun=/dev/sdb or lun=/data/file,size=10g",
+                            ));
+                        }
+                        names.sd.push(s.name.clone());
+                        m.sds.push(s);
+                    }
+                }
+                Kind::Wd => {
+                    let mut wd = wd_def.clone();
+                    wd.name = d.name.clone();
+                    for it in &d.items {
+                        match it.key.as_str() {
+                            "sd" => wd.sds = names.resolve(it, &names.sd, "SD")?,
+                            "host" | "hd" => wd.host = Some(it.one()?.to_string()),
+                            "iorate" => wd.p.iorate = Some(num(it)?),
+                            "threads" => {
+                                return Err(
+                                    it.err("threads= belongs on the SD or the RD, not the WD")
+                                )
+                            }
+                            _ => {
+                                if !wd.p.apply(it)? {
+                                    return Err(refuse_or_unknown(it, "WD", WD_KEYS));
+                                }
+                            }
+                        }
+                    }
+                    if d.name == "default" {
+                        wd_def = wd;
+                        continue;
+                    }
+                    dup(&names.wd)?;
+                    if wd.sds.is_empty() {
+                        if names.sd.len() == 1 {
+                            wd.sds = names.sd.clone();
+                        } else {
+                            return Err(VdbError::new(
+                                &d.at,
+                                Some("sd"),
+                                format!("wd={} names no SD", wd.name),
+                            )
+                            .hint("add sd=sd1 (or sd=sd* for all)"));
+                        }
+                    }
+                    names.wd.push(wd.name.clone());
+                    m.wds.push(wd);
+                }
+                Kind::Fsd => {
+                    let mut f = fsd_def.clone();
+                    f.name = d.name.clone();
+                    for it in &d.items {
+                        f.apply(it)?;
+                    }
+                    if d.name == "default" {
+                        fsd_def = f;
+                        continue;
+                    }
+                    dup(&names.fsd)?;
+                    if f.anchor.is_empty() {
+                        return Err(VdbError::new(
+                            &d.at,
+                            Some("anchor"),
+                            format!("fsd={} has no anchor=", f.name),
+                        )
+                        .hint("anchor=/mnt/test/dir"));
+                    }
+                    names.fsd.push(f.name.clone());
+                    m.fsds.push(f);
+                }
+                Kind::Fwd => {
+                    let mut f = fwd_def.clone();
+                    f.name = d.name.clone();
+                    for it in &d.items {
+                        match it.key.as_str() {
+                            "fsd" => f.fsds = names.resolve(it, &names.fsd, "FSD")?,
+                            "host" | "hd" => f.host = Some(it.one()?.to_string()),
+                            _ => {
+                                if !f.p.apply(it)? {
+                                    return Err(refuse_or_unknown(it, "FWD", FWD_KEYS));
+                                }
+                            }
+                        }
+                    }
+                    match d.name.as_str() {
+                        "default" => fwd_def = f,
+                        "format" => m.format_fwd = Some(f.p),
+                        _ => {
+                            dup(&names.fwd)?;
+                            if f.fsds.is_empty() {
+                                if names.fsd.len() == 1 {
+                                    f.fsds = names.fsd.clone();
+                                } else {
+                                    return Err(VdbError::new(
+                                        &d.at,
+                                        Some("fsd"),
+                                        format!("fwd={} names no FSD", f.name),
+                                    )
+                                    .hint("add fsd=fsd1"));
+                                }
+                            }
+                            names.fwd.push(f.name.clone());
+                            m.fwds.push(f);
+                        }
+                    }
+                }
+                Kind::Rd => {
+                    let mut rd = rd_def.clone();
+                    rd.name = d.name.clone();
+                    for it in &d.items {
+                        rd.apply(it, &names)?;
+                    }
+                    if d.name == "default" {
+                        rd_def = rd;
+                        continue;
+                    }
+                    if m.rds.iter().any(|r| r.name == rd.name) {
+                        return Err(VdbError::new(
+                            &d.at,
+                            Some("rd"),
+                            format!("'{}' is defined twice", rd.name),
+                        ));
+                    }
+                    if rd.wds.is_empty() && rd.sds.is_empty() && rd.fwds.is_empty() {
+                        if !names.wd.is_empty() {
+                            rd.wds = names.wd.clone();
+                        } else if !names.fwd.is_empty() {
+                            rd.fwds = names.fwd.clone();
+                        } else {
+                            return Err(VdbError::new(
+                                &d.at,
+                                Some("rd"),
+                                format!("rd={} runs no workload", rd.name),
+                            )
+                            .hint("add wd=wd1, sd=* or fwd=fwd1"));
+                        }
+                    }
+                    if !rd.fwds.is_empty() && (!rd.wds.is_empty() || !rd.sds.is_empty()) {
+                        return Err(VdbError::new(
+                            &d.at,
+                            Some("rd"),
+                            "one RD runs raw (wd=, sd=) or file-system (fwd=) workloads, not both",
+                        ));
+                    }
+                    let iv = rd.interval;
+                    if iv <= 0.0 {
+                        return Err(VdbError::new(&d.at, Some("interval"), "must be above 0"));
+                    }
+                    if rd.elapsed / iv < 2.0
+                        && rd.format != Format::Only
+                        && rd.format != Format::RestartOnly
+                        && rd.format != Format::Clean
+                    {
+                        return Err(VdbError::new(
+                            &d.at,
+                            Some("elapsed"),
+                            format!(
+                                "elapsed={} must be at least twice interval={}",
+                                rd.elapsed, iv
+                            ),
+                        )
+                        .hint("vdbench refuses it too"));
+                    }
+                    if (rd.elapsed / iv).fract().abs() > 1e-9 {
+                        return Err(VdbError::new(
+                            &d.at,
+                            Some("elapsed"),
+                            format!(
+                                "elapsed={} must be a multiple of interval={}",
+                                rd.elapsed, iv
+                            ),
+                        ));
+                    }
+                    if (rd.warmup / iv).fract().abs() > 1e-9 {
+                        return Err(VdbError::new(
+                            &d.at,
+                            Some("warmup"),
+                            format!("warmup={} must be a multiple of interval={}", rd.warmup, iv),
+                        ));
+                    }
+                    m.rds.push(rd);
+                }
+            }
+        }
+        if m.rds.is_empty() {
+            return Err(VdbError::new(
+                &crate::parse::At {
+                    file: pf
+                        .defs
+                        .first()
+                        .map(|d| d.at.file.clone())
+                        .unwrap_or_default(),
+                    line: 0,
+                },
+                Some("rd"),
+                "no run definition (rd=)",
+            )
+            .hint("end the file with e.g. rd=rd1,wd=wd1,iorate=max,elapsed=30,interval=1"));
+        }
+        Ok(m)
+    }
+
+    /// The SD named `n`.
+    pub fn sd(&self, n: &str) -> &Sd {
+        self.sds
+            .iter()
+            .find(|s| s.name == n)
+            .expect("resolved SD names exist")
+    }
+    /// The WD named `n`.
+    pub fn wd(&self, n: &str) -> &Wd {
+        self.wds
+            .iter()
+            .find(|s| s.name == n)
+            .expect("resolved WD names exist")
+    }
+    /// The FSD named `n`.
+    pub fn fsd(&self, n: &str) -> &Fsd {
+        self.fsds
+            .iter()
+            .find(|s| s.name == n)
+            .expect("resolved FSD names exist")
+    }
+    /// The FWD named `n`.
+    pub fn fwd(&self, n: &str) -> &Fwd {
+        self.fwds
+            .iter()
+            .find(|s| s.name == n)
+            .expect("resolved FWD names exist")
+    }
+}
+
+/// Split a general parameter file's definitions by kind (for the `-s` listing).
+pub fn count_kind(pf: &ParmFile, k: Kind) -> usize {
+    pf.defs
+        .iter()
+        .filter(|d: &&Def| d.kind == k && d.name != "default")
+        .count()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+    use std::path::Path;
+
+    fn model(s: &str) -> Result<Model, VdbError> {
+        Model::from_parm(&crate::parse::read_str(Path::new("t"), s, &HashMap::new())?)
+    }
+
+    #[test]
+    fn defaults_wildcards_and_overrides() {
+        let m = model(
+            "sd=default,size=1m,threads=4\nsd=sd1,lun=/tmp/a\nsd=sd2,lun=/tmp/b,threads=2\n\
+             wd=wd1,sd=sd*,xfersize=(4k,30,64k,70),rdpct=70\nrd=rd1,wd=wd*,iorate=curve,forthreads=(1-4,d)\n",
+        )
+        .unwrap();
+        assert_eq!(m.sds.len(), 2);
+        assert_eq!(m.sds[0].threads, 4);
+        assert_eq!(m.sds[1].threads, 2);
+        assert_eq!(m.sds[1].size, Some(1 << 20));
+        assert_eq!(m.wds[0].sds, vec!["sd1", "sd2"]);
+        assert_eq!(
+            m.wds[0].p.xfer,
+            Xfer::Split(vec![(4096, 30.0), (65536, 70.0)])
+        );
+        assert_eq!(m.rds[0].rate, Rate::Curve);
+        assert_eq!(
+            m.rds[0].loops,
+            vec![(
+                "threads".to_string(),
+                vec!["1".into(), "2".into(), "4".into()]
+            )]
+        );
+    }
+
+    #[test]
+    fn refused_and_unknown_keywords_are_named() {
+        let e = model("sd=sd1,lun=/x\nwd=wd1,sd=sd1,stride=(4k,8k)\nrd=rd1,wd=wd1\n").unwrap_err();
+        assert_eq!(e.key.as_deref(), Some("stride"));
+        assert!(e.to_string().contains("not implemented"), "{e}");
+        let e = model("sd=sd1,lun=/x\nwd=wd1,sd=sd1,rdpc=50\nrd=rd1,wd=wd1\n").unwrap_err();
+        assert!(e.to_string().contains("did you mean rdpct="), "{e}");
+        assert_eq!(e.at.line, 2);
+        let e = model("sd=sd1,lun=/x\nwd=wd1,sd=sd9\nrd=rd1,wd=wd1\n").unwrap_err();
+        assert!(e.to_string().contains("no SD named 'sd9'"), "{e}");
+        let e = model("sd=sd1,lun=/x\nwd=wd1,sd=sd1\nrd=rd1,wd=wd1,elapsed=1,interval=1\n")
+            .unwrap_err();
+        assert!(e.to_string().contains("at least twice"), "{e}");
+    }
+
+    #[test]
+    fn count_makes_numbered_sds() {
+        let m = model("sd=sd,lun=/dev/loop,count=(0,3)\nwd=wd1,sd=sd*\nrd=r,wd=wd1\n").unwrap();
+        let luns: Vec<&str> = m.sds.iter().map(|s| s.lun.as_str()).collect();
+        assert_eq!(luns, vec!["/dev/loop0", "/dev/loop1", "/dev/loop2"]);
+    }
+
+    #[test]
+    fn fs_tree_counts() {
+        let m = model("fsd=fsd1,anchor=/tmp/t,depth=2,width=3,files=4,size=8k\nfwd=fwd1,fsd=fsd1,operation=read\nrd=rd1,fwd=fwd1,format=yes\n").unwrap();
+        assert_eq!(m.fsds[0].total_files(), 36);
+        assert_eq!(m.rds[0].format, Format::Yes);
+    }
+}
