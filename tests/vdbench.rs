@@ -220,6 +220,18 @@ fathomtest!(a_file_tree_has_vdbench_names_and_is_read, |env| {
         "{}",
         stdout(&o)
     );
+    // vdbench's file-system layout: requested operations, cpu, reads, writes, MB/s, size,
+    // then the metadata operations (none here: the files stay open while measured).
+    let out = stdout(&o);
+    assert!(
+        out.contains("ReqstdOps") && out.contains("mkdir") && out.contains("delete"),
+        "{out}"
+    );
+    let avg_line = out.lines().find(|l| l.contains("avg_2-2")).unwrap();
+    let f: Vec<&str> = avg_line.split_whitespace().collect();
+    assert_eq!(f.len(), 2 + 25, "{avg_line}");
+    assert_eq!(f[6], "100.0", "read pct: {avg_line}");
+    assert_eq!(f[14], "4096", "xfer size: {avg_line}");
     let mut files = Vec::new();
     let mut stack = vec![anchor.clone()];
     while let Some(d) = stack.pop() {

@@ -541,6 +541,22 @@ fn one_run(ctx: &Ctx<'_>, run: &Run, name: &str, rate: RunRate) -> Result<(f64, 
         }
         g.1 = now;
     };
+    // The line layout: vdbench's file-system layout for FSD runs, else the raw one.
+    let fs = run.is_fs();
+    let header = move || {
+        if fs {
+            report::fs_header()
+        } else {
+            report::header()
+        }
+    };
+    let fmt_line = move |tod: &str, label: &str, iv: &Iv| {
+        if fs {
+            report::fs_line(tod, label, iv)
+        } else {
+            report::line(tod, label, iv)
+        }
+    };
     // Lines printed while the run went on.
     let printed = Arc::new(Mutex::new(0usize));
     let report = if set.is_empty() {
@@ -590,9 +606,9 @@ fn one_run(ctx: &Ctx<'_>, run: &Run, name: &str, rate: RunRate) -> Result<(f64, 
                 let (tod, _) = now_stamps();
                 let mut text = String::new();
                 if *k == 0 {
-                    text.push_str(&report::header());
+                    text.push_str(&header());
                 }
-                text.push_str(&report::line(&tod, &(*k + 1).to_string(), &line));
+                text.push_str(&fmt_line(&tod, &(*k + 1).to_string(), &line));
                 emit(&text);
                 *k += 1;
             }
@@ -654,16 +670,16 @@ fn one_run(ctx: &Ctx<'_>, run: &Run, name: &str, rate: RunRate) -> Result<(f64, 
     }
     let first = ((run.warmup / run.interval).round() as usize + 1).max(2);
     let facts = facts(run, name, rate, m);
-    let mut text = report::header();
+    let mut text = header();
     let mut console = if printed == 0 {
-        report::header()
+        header()
     } else {
         String::new()
     };
     let mut flat = String::new();
     let (tod0, stamp) = now_stamps();
     for (i, iv) in meas.all.iter().enumerate() {
-        let l = report::line(&tod0, &(i + 1).to_string(), iv);
+        let l = fmt_line(&tod0, &(i + 1).to_string(), iv);
         if i >= printed {
             console.push_str(&l);
         }
@@ -677,22 +693,22 @@ fn one_run(ctx: &Ctx<'_>, run: &Run, name: &str, rate: RunRate) -> Result<(f64, 
         ));
     }
     let (label, avg) = average(&meas.all, first);
-    let avg_line = report::line(&tod0, &label, &avg);
+    let avg_line = fmt_line(&tod0, &label, &avg);
     text.push_str(&avg_line);
     console.push_str(&avg_line);
     flat.push_str(&report::flat_row(&tod0, &stamp, &label, &facts, &avg));
     emit(&console);
     out.append("summary.html", &text)?;
-    out.append("totals.html", &format!("{}{avg_line}", report::header()))?;
+    out.append("totals.html", &format!("{}{avg_line}", header()))?;
     out.append("flatfile.html", &flat)?;
     for (what, map) in [("sd", &meas.by_sd), ("wd", &meas.by_wd)] {
         for (n, ivs) in map {
-            let mut t = format!("\n{banner}{}", report::header());
+            let mut t = format!("\n{banner}{}", header());
             for (i, iv) in ivs.iter().enumerate() {
-                t.push_str(&report::line(&tod0, &(i + 1).to_string(), iv));
+                t.push_str(&fmt_line(&tod0, &(i + 1).to_string(), iv));
             }
             let (l, a) = average(ivs, first);
-            t.push_str(&report::line(&tod0, &l, &a));
+            t.push_str(&fmt_line(&tod0, &l, &a));
             out.append(&format!("{what}_{n}.html"), &t)?;
         }
     }

@@ -208,6 +208,100 @@ pub fn line(tod: &str, label: &str, iv: &Iv) -> String {
     )
 }
 
+/// A file-system line's columns: (group, column, width) — vdbench's layout: requested
+/// operations, cpu, reads, writes, MB/s, transfer size, then the metadata operations.
+const FS_COLS: &[(&str, &str, usize)] = &[
+    ("ReqstdOps", "rate", 9),
+    ("ReqstdOps", "resp", 7),
+    ("cpu%", "total", 6),
+    ("cpu%", "sys", 5),
+    ("read", "pct", 6),
+    ("read", "rate", 9),
+    ("read", "resp", 7),
+    ("write", "rate", 9),
+    ("write", "resp", 7),
+    ("mb/sec", "read", 8),
+    ("mb/sec", "write", 8),
+    ("mb/sec", "total", 8),
+    ("xfer", "size", 8),
+    ("mkdir", "rate", 7),
+    ("mkdir", "resp", 7),
+    ("rmdir", "rate", 7),
+    ("rmdir", "resp", 7),
+    ("create", "rate", 7),
+    ("create", "resp", 7),
+    ("open", "rate", 7),
+    ("open", "resp", 7),
+    ("close", "rate", 7),
+    ("close", "resp", 7),
+    ("delete", "rate", 7),
+    ("delete", "resp", 7),
+];
+
+/// The header of a file-system run's lines.
+pub fn fs_header() -> String {
+    let mut top = format!("{}{:>11}", " ".repeat(13), ".Interval.");
+    let mut sub = format!("{}{:>11}", " ".repeat(13), "");
+    let mut k = 0;
+    while k < FS_COLS.len() {
+        let g = FS_COLS[k].0;
+        let mut width = 0;
+        while k < FS_COLS.len() && FS_COLS[k].0 == g {
+            width += FS_COLS[k].2;
+            sub.push_str(&format!("{:>w$}", FS_COLS[k].1, w = FS_COLS[k].2));
+            k += 1;
+        }
+        let label = format!(" {g} ");
+        let dots = width.saturating_sub(label.len());
+        top.push_str(&format!(
+            " {}{label}{}",
+            ".".repeat(dots / 2),
+            ".".repeat(dots - dots / 2 - 1)
+        ));
+    }
+    format!("{top}\n{sub}\n")
+}
+
+/// One file-system run line. The runs fathom does here are reads and writes of files it
+/// keeps open, so the metadata columns (mkdir, rmdir, create, open, close, delete) are
+/// zero: none of those happened while the run was measured.
+pub fn fs_line(tod: &str, label: &str, iv: &Iv) -> String {
+    let r = iv.resp();
+    let (cpu, sys) = iv.cpu.unwrap_or((0.0, 0.0));
+    let secs = iv.secs.max(1e-9);
+    let rate = |n: u64| n as f64 / secs;
+    let mb = |b: u64| b as f64 / secs / 1048576.0;
+    let values = [
+        format!("{:.1}", iv.rate()),
+        format!("{:.3}", r[0]),
+        format!("{cpu:.1}"),
+        format!("{sys:.1}"),
+        format!("{:.1}", iv.readpct()),
+        format!("{:.1}", rate(iv.ios[0])),
+        format!("{:.3}", r[1]),
+        format!("{:.1}", rate(iv.ios[1])),
+        format!("{:.3}", r[2]),
+        format!("{:.2}", mb(iv.bytes[0])),
+        format!("{:.2}", mb(iv.bytes[1])),
+        format!("{:.2}", iv.mbs()),
+        iv.bytes_per_io().to_string(),
+    ];
+    let mut l = format!("{tod:<12} {label:>11}");
+    for (k, (_, _, w)) in FS_COLS.iter().enumerate() {
+        let v = values.get(k).cloned().unwrap_or_else(|| {
+            if k % 2 == 1 {
+                "0.0".into()
+            } else {
+                "0.000".into()
+            }
+        });
+        // Always a space between columns, however wide a value grows.
+        l.push_str(&format!(" {v:>w$}", w = w - 1));
+    }
+    l.push('\n');
+    l
+}
+
 /// The flat file's column names, in order.
 pub const FLAT_COLUMNS: &[&str] = &[
     "tod",
