@@ -812,6 +812,7 @@ fn facts(run: &Run, name: &str, rate: RunRate, m: &Model) -> RunFacts {
 fn prepare_trees(ctx: &Ctx<'_>, run: &Run) -> Result<bool> {
     let out = ctx.out;
     let xfer = run.format_fwd.as_ref().map_or(128 << 10, |f| f.xfer.max());
+    let threads = run.format_fwd.as_ref().map_or(1, |f| f.threads as usize);
     let shares = jobs::fsd_shares(run, ctx.place)?;
     let mut fsds: Vec<&crate::model::Fsd> = Vec::new();
     for f in run.fwds.iter().flat_map(|w| w.fsds.iter()) {
@@ -838,7 +839,8 @@ fn prepare_trees(ctx: &Ctx<'_>, run: &Run) -> Result<bool> {
             Format::No => crate::tree::check(f, &mine)?,
             Format::Clean => {}
             Format::Yes | Format::Only | Format::Restart | Format::RestartOnly => {
-                let b = crate::tree::build(f, &mine, xfer, ctx.m.general.create_anchors)?;
+                let b =
+                    crate::tree::build(f, &mine, (xfer, threads), ctx.m.general.create_anchors)?;
                 let what = if matches!(run.format, Format::Yes | Format::Only) {
                     "format"
                 } else {

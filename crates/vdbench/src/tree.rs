@@ -112,8 +112,14 @@ pub struct Built {
 }
 
 /// Build what is missing (`restart`), or everything after a clean (`yes`), writing
-/// files in `xfer`-byte pieces: `files` (all of the tree's, or this host's share).
-pub fn build(f: &Fsd, files: &[(PathBuf, u64)], xfer: u64, create_anchor: bool) -> Result<Built> {
+/// files in `xfer`-byte pieces on `threads` threads: `files` (all of the tree's, or this
+/// host's share).
+pub fn build(
+    f: &Fsd,
+    files: &[(PathBuf, u64)],
+    (xfer, threads): (u64, usize),
+    create_anchor: bool,
+) -> Result<Built> {
     if f.sizes.iter().all(|s| s.0 == 0) {
         bail!("fsd={}: no size= (or sizes=) for its files", f.name);
     }
@@ -152,26 +158,52 @@ pub fn build(f: &Fsd, files: &[(PathBuf, u64)], xfer: u64, create_anchor: bool) 
         let v = x.to_le_bytes();
         c.copy_from_slice(&v[..c.len()]);
     }
-    for (p, size) in files.iter().cloned() {
-        let have = std::fs::metadata(&p).map(|m| m.len()).unwrap_or(0);
-        if have >= size && p.exists() {
-            continue;
-        }
-        let file = std::fs::OpenOptions::new()
-            .create(true)
-            .write(true)
-            .truncate(false)
-            .open(&p)
-            .with_context(|| format!("creating {}", p.display()))?;
-        let mut off = have;
-        while off < size {
-            let n = ((size - off) as usize).min(xfer);
-            file.write_all_at(&buf[..n], off)
-                .with_context(|| format!("writing {}", p.display()))?;
-            off += n as u64;
-            b.bytes += n as u64;
-        }
-        b.files += 1;
+    // The files are written by `threads` threads (fwd=format's threads=), each taking
+    // every n-th file.
+    let threads = threads.clamp(1, 256).min(files.len().max(1));
+    let parts: Vec<Result<(u64, u64)>> = std::thread::scope(|sc| {
+        let handles: Vec<_> = (0..threads)
+            .map(|t| {
+                let buf = &buf;
+                sc.spawn(move || -> Result<(u64, u64)> {
+                    let (mut made, mut bytes) = (0u64, 0u64);
+                    for (p, size) in files.iter().skip(t).step_by(threads) {
+                        let have = std::fs::metadata(p).map(|m| m.len()).unwrap_or(0);
+                        if have >= *size && p.exists() {
+                            continue;
+                        }
+                        let file = std::fs::OpenOptions::new()
+                            .create(true)
+                            .write(true)
+                            .truncate(false)
+                            .open(p)
+                            .with_context(|| format!("creating {}", p.display()))?;
+                        let mut off = have;
+                        while off < *size {
+                            let n = ((size - off) as usize).min(xfer);
+                            file.write_all_at(&buf[..n], off)
+                                .with_context(|| format!("writing {}", p.display()))?;
+                            off += n as u64;
+                            bytes += n as u64;
+                        }
+                        made += 1;
+                    }
+                    Ok((made, bytes))
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err(anyhow::anyhow!("a format thread panicked")))
+            })
+            .collect()
+    });
+    for p in parts {
+        let (made, bytes) = p?;
+        b.files += made;
+        b.bytes += bytes;
     }
     let mut c = std::fs::File::create(anchor.join(CONTROL))?;
     c.write_all(control_text(f).as_bytes())?;
