@@ -252,16 +252,18 @@ pub fn raw_jobs(
                         w.name
                     );
                 }
+                // Hits in the first hitarea bytes, misses in the rest; reads and writes
+                // each with their own split (fio's per-direction zone lists).
                 let zone = |p: f64| {
                     format!(
-                        "zoned_abs:{}/{hit}:{}/{rest}",
+                        "{}/{hit}:{}/{rest}",
                         p.round() as u32,
                         100 - p.round() as u32
                     )
                 };
                 o.push((
                     "random_distribution".into(),
-                    format!("{},{}", zone(w.p.rhpct), zone(w.p.whpct)),
+                    format!("zoned_abs:{},{}", zone(w.p.rhpct), zone(w.p.whpct)),
                 ));
             }
             if flags.direct {
@@ -593,4 +595,91 @@ pub fn fs_jobs(
         }
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use fathom_job::{RandomDist, RwKind};
+    use std::path::Path;
+
+    fn jobs_of(text: &str) -> Vec<(JobSpec, JobTag)> {
+        let pf = crate::parse::read_str(Path::new("t"), text, &HashMap::new()).unwrap();
+        let m = crate::model::Model::from_parm(&pf).unwrap();
+        let runs = crate::runs::expand(&m).unwrap();
+        let jo = JobOpts {
+            ioengine: "libaio".into(),
+            validate: false,
+            journal: None,
+            data_errors: 50,
+            compratio: 1.0,
+        };
+        raw_jobs(&runs[0], runs[0].rate, &jo, &Place::default()).unwrap()
+    }
+
+    #[test]
+    fn hit_areas_are_zones_per_direction() {
+        let j = jobs_of(
+            "sd=sd1,lun=/nonexistent/x,size=16m\n\
+             wd=wd1,sd=sd1,rdpct=50,rhpct=80,whpct=20,hitarea=1m\nrd=rd1,wd=wd1\n",
+        );
+        let spec = &j[0].0;
+        assert_eq!(spec.rw.kind, RwKind::RandRw);
+        let dirs = spec
+            .random_distribution_dirs
+            .as_ref()
+            .expect("per-direction zones");
+        assert_eq!(
+            dirs[0],
+            Some(RandomDist::ZonedAbs(vec![
+                (80.0, 1 << 20),
+                (20.0, 15 << 20)
+            ]))
+        );
+        assert_eq!(
+            dirs[1],
+            Some(RandomDist::ZonedAbs(vec![
+                (20.0, 1 << 20),
+                (80.0, 15 << 20)
+            ]))
+        );
+    }
+
+    #[test]
+    fn threads_seek_range_and_rates_map_to_job_options() {
+        let j = jobs_of(
+            "sd=default,size=64m,threads=8\nsd=sd1,lun=/nonexistent/a\nsd=sd2,lun=/nonexistent/b\n\
+             wd=wa,sd=sd1,skew=75,seekpct=eof,rdpct=0,xfersize=64k,range=(50,100)\n\
+             wd=wb,sd=sd*,skew=25,seekpct=30\n\
+             rd=rd1,wd=(wa,wb),iorate=1000,distribution=deterministic\n",
+        );
+        assert_eq!(j.len(), 3);
+        let opt = |i: usize, k: &str| -> Option<String> {
+            j[i].0
+                .job_options
+                .iter()
+                .find(|(n, _)| n == k)
+                .map(|(_, v)| v.clone())
+        };
+        // sd1 is shared by two WDs: 4 threads each; sd2 has wb alone: 8.
+        assert_eq!(opt(0, "iodepth").as_deref(), Some("4"));
+        assert_eq!(opt(2, "iodepth").as_deref(), Some("8"));
+        // eof: once through the second half of sd1, no time_based.
+        assert_eq!(j[0].0.rw.kind, RwKind::Write);
+        assert_eq!(
+            opt(0, "offset").as_deref(),
+            Some(&*(32u64 << 20).to_string())
+        );
+        assert_eq!(opt(0, "time_based"), None);
+        // 75% of 1000 for wa's one SD; 25% of 1000 over wb's two SDs.
+        assert_eq!(opt(0, "rate_iops").as_deref(), Some("750"));
+        assert_eq!(opt(1, "rate_iops").as_deref(), Some("125"));
+        assert_eq!(opt(1, "percentage_random").as_deref(), Some("30"));
+        assert_eq!(
+            opt(1, "rate_process"),
+            None,
+            "deterministic arrivals are linear"
+        );
+        assert!(j[0].0.control.rate_combined && j[0].0.control.final_sample);
+    }
 }
