@@ -7,6 +7,14 @@ mod common;
 use common::*;
 use std::path::{Path, PathBuf};
 
+/// The tests that do I/O run one at a time: rates and interval lines are measured, and a
+/// 2-core machine running two of them at once falls behind a rate schedule.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 /// A scratch folder in /dev/shm, removed at the end.
 struct Shm(PathBuf);
 
@@ -60,6 +68,7 @@ fn num(row: &std::collections::HashMap<String, String>, col: &str) -> f64 {
 fathomtest!(
     for_loops_give_one_run_per_combination_with_vdbench_output,
     |env| {
+        let _turn = serial();
         let shm = Shm::new(&env, "loops");
         let p = env.write(
             "loops.vdb",
@@ -157,6 +166,7 @@ fathomtest!(
 );
 
 fathomtest!(a_curve_runs_the_max_then_each_point_at_its_rate, |env| {
+    let _turn = serial();
     let shm = Shm::new(&env, "curve");
     // 1 MiB sequential reads of a cached file: a few thousand per second, so each point's
     // rate is held closely (deterministic arrivals).
@@ -201,6 +211,7 @@ fathomtest!(a_curve_runs_the_max_then_each_point_at_its_rate, |env| {
 });
 
 fathomtest!(a_file_tree_has_vdbench_names_and_is_read, |env| {
+    let _turn = serial();
     let shm = Shm::new(&env, "tree");
     let anchor = shm.0.join("anchor");
     let p = env.write(
@@ -289,6 +300,7 @@ fathomtest!(a_file_tree_has_vdbench_names_and_is_read, |env| {
 fathomtest!(
     a_byte_corrupted_between_runs_is_found_by_journal_recovery,
     |env| {
+        let _turn = serial();
         let shm = Shm::new(&env, "dv");
         let lun = shm.s("dv");
         let p = env.write(
@@ -455,6 +467,7 @@ fathomtest!(
 );
 
 fathomtest!(presets_run, |env| {
+    let _turn = serial();
     let shm = Shm::new(&env, "presets");
     let jobs = Path::new(env!("CARGO_MANIFEST_DIR")).join("jobs/vdbench");
     for (f, vars) in [
@@ -515,6 +528,7 @@ fathomtest!(presets_run, |env| {
 });
 
 fathomtest!(the_builtin_test_runs, |env| {
+    let _turn = serial();
     let o = env.run(&["vdbench", "-t", "-o", "t"]);
     assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
     assert!(
@@ -532,6 +546,7 @@ fathomtest!(the_builtin_test_runs, |env| {
 });
 
 fathomtest!(linked_as_vdbench_fathom_takes_vdbench_flags, |env| {
+    let _turn = serial();
     let bin = env.path().join("bin");
     let o = env.run(&["install-links", bin.to_str().unwrap()]);
     assert!(o.status.success(), "{}", stderr(&o));
@@ -557,6 +572,7 @@ fathomtest!(linked_as_vdbench_fathom_takes_vdbench_flags, |env| {
 });
 
 fathomtest!(interval_lines_are_printed_as_the_run_goes, |env| {
+    let _turn = serial();
     let shm = Shm::new(&env, "live");
     let p = env.write(
         "live.vdb",
