@@ -602,3 +602,66 @@ fathomtest!(interval_lines_are_printed_as_the_run_goes, |env| {
         "line 1 printed {gap} s before the average: {out}"
     );
 });
+
+fathomtest!(
+    each_fwd_is_reported_apart_and_threads_own_their_files,
+    |env| {
+        let _turn = serial();
+        let shm = Shm::new(&env, "fwds");
+        let text = |fileio: &str, threads: u32| {
+            format!(
+                "create_anchors=yes\nfsd=default,depth=1,width=2,files=2,size=32k\n\
+             fsd=fsd1,anchor={}\nfsd=fsd2,anchor={}\n\
+             fwd=default,xfersize=4k,fileio={fileio},fileselect=random,threads={threads}\n\
+             fwd=fwd1,fsd=fsd1,operation=read\nfwd=fwd2,fsd=fsd2,operation=write\n\
+             rd=rd1,fwd=fwd*,fwdrate=max,format=restart,elapsed=2,interval=1\n",
+                shm.s("t1"),
+                shm.s("t2")
+            )
+        };
+        let p = env.write("f.vdb", &text("random", 2));
+        let o = env.run(&["vdbench", "-f", p.to_str().unwrap(), "-o", "out"]);
+        assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+        let native = std::fs::read_to_string(env.path().join("out/rd1.fathom.json")).unwrap();
+        let v: serde_json::Value = serde_json::from_str(&native).unwrap();
+        let jobs = v["result"]["jobs"].as_array().unwrap();
+        let ios = |name: &str, d: usize| {
+            jobs.iter()
+                .find(|j| j["name"] == name)
+                .unwrap_or_else(|| panic!("no {name}: {native}"))["stats"]["dirs"][d]["ios"]
+                .as_u64()
+                .unwrap()
+        };
+        // The reading FWD read only, the writing one wrote only: each its own report.
+        assert!(ios("fwd1@fsd1", 0) > 0 && ios("fwd1@fsd1", 1) == 0);
+        assert!(ios("fwd2@fsd2", 1) > 0 && ios("fwd2@fsd2", 0) == 0);
+        for f in [
+            "wd_fwd1.html",
+            "wd_fwd2.html",
+            "sd_fsd1.html",
+            "sd_fsd2.html",
+        ] {
+            assert!(env.path().join("out").join(f).is_file(), "{f}");
+        }
+        // A file is one thread's: 8 threads for 4 files is refused, unless shared.
+        let p = env.write("g.vdb", &text("random", 8));
+        let o = env.run(&["vdbench", "-f", p.to_str().unwrap(), "-o", "out"]);
+        assert_eq!(o.status.code(), Some(2));
+        assert!(
+            stderr(&o).contains("8 threads but fsd=fsd1 has 4 files"),
+            "{}",
+            stderr(&o)
+        );
+        let p = env.write("h.vdb", &text("(random,shared)", 8));
+        let o = env.run(&["vdbench", "-f", p.to_str().unwrap(), "-o", "out"]);
+        assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+        let p = env.write("i.vdb", &text("(sequential,delete)", 2));
+        let o = env.run(&["vdbench", "-s", "-f", p.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(2));
+        assert!(
+            stderr(&o).contains("fileio=(sequential,delete) is not implemented"),
+            "{}",
+            stderr(&o)
+        );
+    }
+);

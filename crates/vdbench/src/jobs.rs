@@ -493,105 +493,131 @@ pub fn fs_jobs(
             );
         }
         for fsd in &f.fsds {
-            let files = my_files(fsd, &shares, place.rank);
-            if files.is_empty() {
+            let all = my_files(fsd, &shares, place.rank);
+            if all.is_empty() {
                 bail!("fsd={}: the tree holds no files", fsd.name);
             }
-            let mut o: Vec<(String, String)> = Vec::new();
-            let names: Vec<String> = files
-                .iter()
-                .map(|(p, _)| p.display().to_string().replace(':', "\\:"))
-                .collect();
-            o.push(("filename".into(), names.join(":")));
-            o.push(("ioengine".into(), "psync".into()));
-            o.push(("numjobs".into(), f.p.threads.to_string()));
-            o.push(("group_reporting".into(), "1".into()));
-            bs_options(&f.p.xfer, &mut o)?;
-            let rw = match (f.p.fileio_random, op, f.p.rdpct) {
-                (r, _, Some(p)) if p > 0.0 && p < 100.0 => {
-                    o.push(("rwmixread".into(), crate::value::show_num(p)));
-                    if r {
-                        "randrw"
-                    } else {
-                        "rw"
+            // vdbench gives a file to one thread at a time: each thread works on files of
+            // its own (every n-th); fileio=(random,shared) lets all threads use all files.
+            let threads = f.p.threads as usize;
+            let parts: Vec<(Vec<(std::path::PathBuf, u64)>, usize)> = if f.p.fileio_shared {
+                vec![(all, threads)]
+            } else {
+                if all.len() < threads {
+                    bail!(
+                        "fwd={}: {threads} threads but fsd={} has {} files for them; \
+                         give it more files, fewer threads, or fileio=(random,shared)",
+                        f.name,
+                        fsd.name,
+                        all.len()
+                    );
+                }
+                (0..threads)
+                    .map(|t| (all.iter().skip(t).step_by(threads).cloned().collect(), 1))
+                    .collect()
+            };
+            for (part, (files, numjobs)) in parts.into_iter().enumerate() {
+                let mut o: Vec<(String, String)> = Vec::new();
+                let names: Vec<String> = files
+                    .iter()
+                    .map(|(p, _)| p.display().to_string().replace(':', "\\:"))
+                    .collect();
+                o.push(("filename".into(), names.join(":")));
+                o.push(("ioengine".into(), "psync".into()));
+                o.push(("numjobs".into(), numjobs.to_string()));
+                // One reporting group per FWD and FSD: its threads are reported together,
+                // apart from the other FWDs'.
+                o.push(("group_reporting".into(), "1".into()));
+                if part == 0 {
+                    o.push(("new_group".into(), "1".into()));
+                }
+                bs_options(&f.p.xfer, &mut o)?;
+                let rw = match (f.p.fileio_random, op, f.p.rdpct) {
+                    (r, _, Some(p)) if p > 0.0 && p < 100.0 => {
+                        o.push(("rwmixread".into(), crate::value::show_num(p)));
+                        if r {
+                            "randrw"
+                        } else {
+                            "rw"
+                        }
+                    }
+                    (true, "read", _) => "randread",
+                    (true, _, _) => "randwrite",
+                    (false, "read", _) => "read",
+                    (false, _, _) => "write",
+                };
+                o.push(("rw".into(), rw.into()));
+                let per_file = f.p.stopafter.map(|n| n.to_string()).unwrap_or_default();
+                let fst = if f.p.fileselect_seq {
+                    "sequential"
+                } else {
+                    "random"
+                };
+                let per_file = if per_file.is_empty() {
+                    // A file is read (written) once through before the next is picked.
+                    let size = fsd.sizes.iter().map(|s| s.0).max().unwrap_or(0);
+                    (size / f.p.xfer.max().max(1)).max(1).to_string()
+                } else {
+                    per_file
+                };
+                o.push(("file_service_type".into(), format!("{fst}:{per_file}")));
+                let flags = f.p.flags.unwrap_or(fsd.flags);
+                if flags.direct {
+                    o.push(("direct".into(), "1".into()));
+                }
+                if flags.fsync {
+                    o.push(("fsync_on_close".into(), "1".into()));
+                }
+                if flags.dsync {
+                    o.push(("sync".into(), "dsync".into()));
+                }
+                if let RunRate::Fixed(r) = rate {
+                    let share =
+                        f.p.skew
+                            .map_or(f.p.threads as f64 / total_threads as f64, |s| s / 100.0);
+                    let per = (r * share / f.fsds.len() as f64 / f.p.threads as f64 / hosts)
+                        .round()
+                        .max(1.0);
+                    o.push(("rate_iops".into(), format!("{per}")));
+                    if run.arrival == Arrival::Exponential {
+                        o.push(("rate_process".into(), "poisson".into()));
                     }
                 }
-                (true, "read", _) => "randread",
-                (true, _, _) => "randwrite",
-                (false, "read", _) => "read",
-                (false, _, _) => "write",
-            };
-            o.push(("rw".into(), rw.into()));
-            let per_file = f.p.stopafter.map(|n| n.to_string()).unwrap_or_default();
-            let fst = if f.p.fileselect_seq {
-                "sequential"
-            } else {
-                "random"
-            };
-            let per_file = if per_file.is_empty() {
-                // A file is read (written) once through before the next is picked.
-                let size = fsd.sizes.iter().map(|s| s.0).max().unwrap_or(0);
-                (size / f.p.xfer.max().max(1)).max(1).to_string()
-            } else {
-                per_file
-            };
-            o.push(("file_service_type".into(), format!("{fst}:{per_file}")));
-            let flags = f.p.flags.unwrap_or(fsd.flags);
-            if flags.direct {
-                o.push(("direct".into(), "1".into()));
-            }
-            if flags.fsync {
-                o.push(("fsync_on_close".into(), "1".into()));
-            }
-            if flags.dsync {
-                o.push(("sync".into(), "dsync".into()));
-            }
-            if let RunRate::Fixed(r) = rate {
-                let share =
-                    f.p.skew
-                        .map_or(f.p.threads as f64 / total_threads as f64, |s| s / 100.0);
-                let per = (r * share / f.fsds.len() as f64 / f.p.threads as f64 / hosts)
-                    .round()
-                    .max(1.0);
-                o.push(("rate_iops".into(), format!("{per}")));
-                if run.arrival == Arrival::Exponential {
-                    o.push(("rate_process".into(), "poisson".into()));
+                let secs = run.elapsed + run.warmup;
+                o.push((
+                    "runtime".into(),
+                    format!("{}ms", (secs * 1000.0).round() as u64),
+                ));
+                o.push(("time_based".into(), "1".into()));
+                let iv = format!("{}", (run.interval * 1000.0).round() as u64);
+                o.push(("bwavgtime".into(), iv.clone()));
+                o.push(("iopsavgtime".into(), iv));
+                if jo.validate {
+                    bail!("fwd={}: data validation of file-system runs is not implemented; -v checks raw (SD) runs", f.name);
                 }
-            }
-            let secs = run.elapsed + run.warmup;
-            o.push((
-                "runtime".into(),
-                format!("{}ms", (secs * 1000.0).round() as u64),
-            ));
-            o.push(("time_based".into(), "1".into()));
-            let iv = format!("{}", (run.interval * 1000.0).round() as u64);
-            o.push(("bwavgtime".into(), iv.clone()));
-            o.push(("iopsavgtime".into(), iv));
-            if jo.validate {
-                bail!("fwd={}: data validation of file-system runs is not implemented; -v checks raw (SD) runs", f.name);
-            }
-            let mut b = fathom::Job::builder(
-                JobTag {
-                    wd: f.name.clone(),
-                    sd: fsd.name.clone(),
+                let mut b = fathom::Job::builder(
+                    JobTag {
+                        wd: f.name.clone(),
+                        sd: fsd.name.clone(),
+                    }
+                    .name(),
+                );
+                for (k, v) in &o {
+                    b = b.option(k.clone(), v.clone());
                 }
-                .name(),
-            );
-            for (k, v) in &o {
-                b = b.option(k.clone(), v.clone());
+                let mut spec = b
+                    .build()
+                    .map_err(|e| anyhow!("fwd={} fsd={}: {e}", f.name, fsd.name))?;
+                spec.control.final_sample = true;
+                spec.control.rate_combined = true;
+                out.push((
+                    spec,
+                    JobTag {
+                        wd: f.name.clone(),
+                        sd: fsd.name.clone(),
+                    },
+                ));
             }
-            let mut spec = b
-                .build()
-                .map_err(|e| anyhow!("fwd={} fsd={}: {e}", f.name, fsd.name))?;
-            spec.control.final_sample = true;
-            spec.control.rate_combined = true;
-            out.push((
-                spec,
-                JobTag {
-                    wd: f.name.clone(),
-                    sd: fsd.name.clone(),
-                },
-            ));
         }
     }
     Ok(out)

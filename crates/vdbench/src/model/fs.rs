@@ -134,8 +134,8 @@ pub struct FwdParams {
     pub operation: String,
     /// Random I/O within a file.
     pub fileio_random: bool,
-    /// `(seq,delete)`: a file is deleted before it is written again.
-    pub fileio_delete: bool,
+    /// `(random,shared)`: every thread may use every file (else a file is one thread's).
+    pub fileio_shared: bool,
     /// Pick files in order.
     pub fileselect_seq: bool,
     /// Transfer size.
@@ -157,7 +157,7 @@ impl Default for FwdParams {
         FwdParams {
             operation: "read".into(),
             fileio_random: false,
-            fileio_delete: false,
+            fileio_shared: false,
             fileselect_seq: false,
             xfer: Xfer::Fixed(128 << 10),
             threads: 1,
@@ -192,15 +192,15 @@ impl FwdParams {
                             .err("use sequential, random, (random,shared) or (sequential,delete)"))
                     }
                 };
-                self.fileio_delete = false;
-                for extra in &w[1..] {
+                self.fileio_shared = false;
+                for extra in w.iter().skip(1) {
                     match extra.as_str() {
-                        "delete" if !self.fileio_random => self.fileio_delete = true,
-                        "shared" => {
+                        "delete" if !self.fileio_random => {
                             return Err(it
-                                .err("fileio=(random,shared) is not implemented")
-                                .hint("each thread works on files of its own"))
+                                .err("fileio=(sequential,delete) is not implemented")
+                                .hint("use fileio=sequential: fathom rewrites files in place"))
                         }
+                        "shared" if self.fileio_random => self.fileio_shared = true,
                         "noshared" => {}
                         _ => return Err(it.err(format!("'{extra}' is not a fileio option"))),
                     }
