@@ -219,32 +219,9 @@ impl IoEngine for Libaio {
             tv_sec: wait.as_secs() as libc::time_t,
             tv_nsec: wait.subsec_nanos() as libc::c_long,
         };
-        // SAFETY: events has room for `inflight` ≥ max entries; ts lives for the call.
-        let r = unsafe {
-            libc::syscall(
-                libc::SYS_io_getevents,
-                self.ctx,
-                1 as libc::c_long,
-                max as libc::c_long,
-                self.events.as_mut_ptr(),
-                &ts as *const libc::timespec,
-            )
-        };
-        match Self::check(r) {
-            Ok(n) => {
-                let n = n as usize;
-                for ev in &self.events[..n] {
-                    out.push(Completion {
-                        tag: ev.data,
-                        res: ev.res,
-                        short: 0,
-                    });
-                }
-                self.inflight -= n;
-                Ok(n)
-            }
+        match self.getevents(1, max, &ts, out) {
             Err(e) if e.raw_os_error() == Some(libc::EINTR) => Ok(0),
-            Err(e) => Err(e),
+            r => r,
         }
     }
     fn reap(&mut self, min: usize, max: usize, out: &mut Vec<Completion>) -> io::Result<usize> {
@@ -257,34 +234,46 @@ impl IoEngine for Libaio {
             return Ok(self.reap_ring(max, out));
         }
         loop {
-            // SAFETY: events has room for `inflight` ≤ depth entries.
-            let r = unsafe {
-                libc::syscall(
-                    libc::SYS_io_getevents,
-                    self.ctx,
-                    min as libc::c_long,
-                    max as libc::c_long,
-                    self.events.as_mut_ptr(),
-                    std::ptr::null_mut::<libc::timespec>(),
-                )
-            };
-            match Self::check(r) {
-                Ok(n) => {
-                    let n = n as usize;
-                    for ev in &self.events[..n] {
-                        out.push(Completion {
-                            tag: ev.data,
-                            res: ev.res,
-                            short: 0,
-                        });
-                    }
-                    self.inflight -= n;
-                    return Ok(n);
-                }
+            match self.getevents(min, max, std::ptr::null(), out) {
                 Err(e) if e.raw_os_error() == Some(libc::EINTR) => continue,
-                Err(e) => return Err(e),
+                r => return r,
             }
         }
+    }
+}
+
+impl Libaio {
+    /// io_getevents for `min..=max` completions (waiting at most `timeout`, or without
+    /// limit when null), added to `out`.
+    fn getevents(
+        &mut self,
+        min: usize,
+        max: usize,
+        timeout: *const libc::timespec,
+        out: &mut Vec<Completion>,
+    ) -> io::Result<usize> {
+        // SAFETY: events has room for `inflight` ≥ max entries; the timeout (if any)
+        // lives for the call.
+        let r = unsafe {
+            libc::syscall(
+                libc::SYS_io_getevents,
+                self.ctx,
+                min as libc::c_long,
+                max as libc::c_long,
+                self.events.as_mut_ptr(),
+                timeout,
+            )
+        };
+        let n = Self::check(r)? as usize;
+        for ev in &self.events[..n] {
+            out.push(Completion {
+                tag: ev.data,
+                res: ev.res,
+                short: 0,
+            });
+        }
+        self.inflight -= n;
+        Ok(n)
     }
 }
 

@@ -158,6 +158,11 @@ pub fn percentile_precision(list: &[f64]) -> usize {
 /// The C library's `ctime` text for a Unix time in ms (local time), without newline:
 /// `Sun Nov 22 12:27:25 2026`.
 pub fn ctime(ms: u64) -> String {
+    local_time(ms, c"%a %b %e %H:%M:%S %Y")
+}
+
+/// A Unix time in ms as local time in a `strftime` format (at most 63 bytes of text).
+pub fn local_time(ms: u64, format: &std::ffi::CStr) -> String {
     let t = (ms / 1000) as libc::time_t;
     // SAFETY: localtime_r writes into the zeroed tm we own; strftime writes at most
     // buf.len() bytes and returns the length written.
@@ -165,12 +170,7 @@ pub fn ctime(ms: u64) -> String {
         let mut tm: libc::tm = std::mem::zeroed();
         libc::localtime_r(&t, &mut tm);
         let mut buf = [0u8; 64];
-        let n = libc::strftime(
-            buf.as_mut_ptr().cast(),
-            buf.len(),
-            c"%a %b %e %H:%M:%S %Y".as_ptr(),
-            &tm,
-        );
+        let n = libc::strftime(buf.as_mut_ptr().cast(), buf.len(), format.as_ptr(), &tm);
         String::from_utf8_lossy(&buf[..n]).into_owned()
     }
 }

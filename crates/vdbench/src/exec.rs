@@ -63,30 +63,19 @@ pub fn emit(text: &str) {
 
 /// Local time of day and a timestamp, as vdbench stamps lines.
 fn now_stamps() -> (String, String) {
-    let secs = std::time::SystemTime::now()
+    let ms = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
-        .unwrap_or_default();
-    let t = secs.as_secs() as libc::time_t;
-    let mut tm: libc::tm = unsafe { std::mem::zeroed() };
-    // SAFETY: localtime_r writes only into `tm`, which lives for the call.
-    unsafe { libc::localtime_r(&t, &mut tm) };
+        .unwrap_or_default()
+        .as_millis() as u64;
     let tod = format!(
-        "{:02}:{:02}:{:02}.{:03}",
-        tm.tm_hour,
-        tm.tm_min,
-        tm.tm_sec,
-        secs.subsec_millis()
+        "{}.{:03}",
+        fathom_report::units::local_time(ms, c"%H:%M:%S"),
+        ms % 1000
     );
-    let stamp = format!(
-        "{:02}/{:02}/{:04}-{:02}:{:02}:{:02}",
-        tm.tm_mon + 1,
-        tm.tm_mday,
-        tm.tm_year + 1900,
-        tm.tm_hour,
-        tm.tm_min,
-        tm.tm_sec
-    );
-    (tod, stamp)
+    (
+        tod,
+        fathom_report::units::local_time(ms, c"%m/%d/%Y-%H:%M:%S"),
+    )
 }
 
 /// /proc/stat's busy and system jiffies and the total.
@@ -329,7 +318,7 @@ pub fn execute(
         cluster: cl,
     };
     for run in runs {
-        if fathom_suites_stopped() {
+        if crate::stop::stopped() {
             break;
         }
         match run.rate {
@@ -339,7 +328,7 @@ pub fn execute(
                 // Every host holds the rate rank 0 measured.
                 let max_rate = cl.map_or(max.0, |c| c.broadcast(max.0));
                 for p in &run.curve {
-                    if fathom_suites_stopped() {
+                    if crate::stop::stopped() {
                         break;
                     }
                     let target = round_rate(max_rate * p / 100.0);
@@ -362,7 +351,7 @@ pub fn execute(
                 code = code.max(c);
             }
         }
-        if run.pause > 0.0 && !fathom_suites_stopped() {
+        if run.pause > 0.0 && !crate::stop::stopped() {
             std::thread::sleep(Duration::from_secs_f64(run.pause));
         }
     }
@@ -386,10 +375,6 @@ pub fn execute(
     ));
     out.log(how)?;
     Ok(code)
-}
-
-fn fathom_suites_stopped() -> bool {
-    crate::stop::stopped()
 }
 
 /// vdbench rounds a curve point's rate: to hundreds above 1000, tens above 100.
@@ -585,7 +570,7 @@ fn one_run(ctx: &Ctx<'_>, run: &Run, name: &str, rate: RunRate) -> Result<(f64, 
                 let mut ready = true;
                 for (_, c) in &board.clones {
                     let g = c.samples.lock().unwrap_or_else(|e| e.into_inner());
-                    match report::iv_of(&g, *k) {
+                    match report::iv_of([&g[0], &g[1]], *k) {
                         Some(iv) if iv.secs >= interval / 2.0 => line.add_side(&iv),
                         _ => {
                             ready = false;

@@ -80,7 +80,7 @@ pub fn lun_size(lun: &str) -> Option<u64> {
     f.seek(SeekFrom::End(0)).ok()
 }
 
-fn bs_options(x: &Xfer, o: &mut Vec<(String, String)>) -> Result<()> {
+fn bs_options(x: &Xfer, o: &mut Vec<(String, String)>) {
     match x {
         Xfer::Fixed(v) => o.push(("bs".into(), v.to_string())),
         Xfer::Split(v) => o.push((
@@ -90,14 +90,10 @@ fn bs_options(x: &Xfer, o: &mut Vec<(String, String)>) -> Result<()> {
                 .collect::<Vec<_>>()
                 .join(":"),
         )),
-        Xfer::Range(a, b, al) => {
-            if al != a {
-                bail!("xfersize=({a},{b},{al}): an alignment other than the smallest size is not implemented (fathom's sizes are multiples of the smallest)");
-            }
-            o.push(("bsrange".into(), format!("{a}-{b}")));
-        }
+        // check_static refused an alignment other than the smallest size: fathom's
+        // sizes in a range are multiples of the smallest.
+        Xfer::Range(a, b, _) => o.push(("bsrange".into(), format!("{a}-{b}"))),
     }
-    Ok(())
 }
 
 /// The jobs of `run` at `rate` (for a curve point, the rate asked for), with their tags.
@@ -107,6 +103,7 @@ pub fn raw_jobs(
     jo: &JobOpts,
     place: &Place,
 ) -> Result<Vec<(JobSpec, JobTag)>> {
+    check_static(run)?;
     // Threads of an SD are shared by the WDs that use it.
     let mut users: HashMap<&str, u32> = HashMap::new();
     for w in &run.wds {
@@ -210,7 +207,7 @@ pub fn raw_jobs(
             }
             o.push(("offset".into(), offset.to_string()));
             o.push(("size".into(), len.to_string()));
-            bs_options(&w.p.xfer, &mut o)?;
+            bs_options(&w.p.xfer, &mut o);
             let align = if s.align > 0 { s.align } else { w.p.xfer.min() };
             if !matches!(w.p.seek, Seek::Seq | Seek::Eof) && align != w.p.xfer.min() {
                 o.push(("blockalign".into(), align.to_string()));
@@ -238,12 +235,6 @@ pub fn raw_jobs(
                 o.push(("percentage_random".into(), format!("{}", p.round() as u32)));
             }
             if w.p.rhpct > 0.0 || w.p.whpct > 0.0 {
-                if seq {
-                    bail!(
-                        "wd={}: rhpct=/whpct= need random I/O (seekpct above 0)",
-                        w.name
-                    );
-                }
                 let hit = s.hitarea.unwrap_or(w.p.hitarea).min(len);
                 let rest = len - hit;
                 if rest == 0 {
@@ -443,13 +434,22 @@ pub fn check_static(run: &Run) -> Result<()> {
             );
         }
     }
-    for w in &run.wds {
-        if let Xfer::Range(a, b, al) = w.p.xfer {
+    let xfers = run
+        .wds
+        .iter()
+        .map(|w| (&w.name, &w.p.xfer))
+        .chain(run.fwds.iter().map(|f| (&f.name, &f.p.xfer)));
+    for (name, x) in xfers {
+        if let Xfer::Range(a, b, al) = *x {
             if al != a {
-                bail!("rd={} wd={}: xfersize=({a},{b},{al}): an alignment other than the smallest size is not implemented", run.rd, w.name);
+                bail!("rd={} {name}: xfersize=({a},{b},{al}): an alignment other than the smallest size is not implemented (fathom's sizes are multiples of the smallest)", run.rd);
             }
         }
-        if (w.p.rhpct > 0.0 || w.p.whpct > 0.0) && matches!(w.p.seek, Seek::Seq | Seek::Eof) {
+    }
+    for w in &run.wds {
+        let seq = matches!(w.p.seek, Seek::Seq | Seek::Eof)
+            || matches!(w.p.seek, Seek::Pct(p) if p <= 0.0);
+        if (w.p.rhpct > 0.0 || w.p.whpct > 0.0) && seq {
             bail!(
                 "rd={} wd={}: rhpct=/whpct= need random I/O (seekpct above 0)",
                 run.rd,
@@ -479,19 +479,6 @@ pub fn fs_jobs(
         }
         let hosts = here.len() as f64;
         let op = f.p.operation.as_str();
-        if op != "read" && op != "write" {
-            bail!(
-                "fwd={}: operation={op} is not implemented by `fathom vdbench` yet (read and write are); \
-                 fathom's filetree engine runs metadata mixes: --ioengine=filetree --meta_mix={}/100",
-                f.name,
-                match op {
-                    "delete" => "delete",
-                    "getattr" => "stat",
-                    "move" => "rename",
-                    o => o,
-                }
-            );
-        }
         for fsd in &f.fsds {
             let all = my_files(fsd, &shares, place.rank);
             if all.is_empty() {
@@ -531,7 +518,7 @@ pub fn fs_jobs(
                 if part == 0 {
                     o.push(("new_group".into(), "1".into()));
                 }
-                bs_options(&f.p.xfer, &mut o)?;
+                bs_options(&f.p.xfer, &mut o);
                 let rw = match (f.p.fileio_random, op, f.p.rdpct) {
                     (r, _, Some(p)) if p > 0.0 && p < 100.0 => {
                         o.push(("rwmixread".into(), crate::value::show_num(p)));

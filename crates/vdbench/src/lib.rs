@@ -164,22 +164,12 @@ fn out_dir(o: Option<&str>) -> PathBuf {
     let o = o.unwrap_or("output");
     match o.strip_suffix('+') {
         Some(base) => {
-            let secs = std::time::SystemTime::now()
+            let ms = std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)
                 .unwrap_or_default()
-                .as_secs() as libc::time_t;
-            let mut tm: libc::tm = unsafe { std::mem::zeroed() };
-            // SAFETY: localtime_r writes only into `tm`.
-            unsafe { libc::localtime_r(&secs, &mut tm) };
-            PathBuf::from(format!(
-                "{base}.{:04}{:02}{:02}-{:02}.{:02}.{:02}",
-                tm.tm_year + 1900,
-                tm.tm_mon + 1,
-                tm.tm_mday,
-                tm.tm_hour,
-                tm.tm_min,
-                tm.tm_sec
-            ))
+                .as_millis() as u64;
+            let stamp = fathom_report::units::local_time(ms, c"%Y%m%d-%H.%M.%S");
+            PathBuf::from(format!("{base}.{stamp}"))
         }
         None => PathBuf::from(o),
     }

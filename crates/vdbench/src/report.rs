@@ -132,12 +132,12 @@ impl Iv {
     }
 }
 
-/// Interval `k` of one clone from its samples (reads and writes), if it has it.
-pub fn iv_of(dirs: &[Vec<fathom::Sample>; 3], k: usize) -> Option<Iv> {
+/// Interval `k` from read and write samples (one clone's, or a job's), if there is one.
+pub fn iv_of(samples: [&[fathom::Sample]; 2], k: usize) -> Option<Iv> {
     let mut iv = Iv::default();
     let mut any = false;
-    for (d, samples) in dirs.iter().enumerate().take(2) {
-        if let Some(s) = samples.get(k) {
+    for (d, dir) in samples.iter().enumerate() {
+        if let Some(s) = dir.get(k) {
             any = true;
             iv.secs = iv.secs.max(s.len_ms as f64 / 1e3);
             iv.ios[d] += s.ios;
@@ -153,21 +153,8 @@ pub fn iv_of(dirs: &[Vec<fathom::Sample>; 3], k: usize) -> Option<Iv> {
 /// A job's intervals from its samples (reads and writes); a last piece shorter than half
 /// an interval (I/Os completing after the deadline) joins the interval before it.
 pub fn intervals_of(j: &JobResult, interval: f64) -> Vec<Iv> {
-    let mut out: Vec<Iv> = Vec::new();
-    for d in 0..2 {
-        for (i, s) in j.stats.dirs[d].samples.iter().enumerate() {
-            if out.len() <= i {
-                out.resize(i + 1, Iv::default());
-            }
-            let iv = &mut out[i];
-            iv.secs = iv.secs.max(s.len_ms as f64 / 1e3);
-            iv.ios[d] += s.ios;
-            iv.bytes[d] += s.bytes;
-            iv.sum[d] += s.clat_sum as f64;
-            iv.sumsq[d] += s.clat_sumsq;
-            iv.max[d] = iv.max[d].max(s.clat_max);
-        }
-    }
+    let dirs = [&j.stats.dirs[0].samples[..], &j.stats.dirs[1].samples[..]];
+    let mut out: Vec<Iv> = (0..).map_while(|k| iv_of(dirs, k)).collect();
     if out.len() >= 2 && out[out.len() - 1].secs < interval / 2.0 {
         let tail = out.pop().expect("two or more");
         let last = out.last_mut().expect("one or more");

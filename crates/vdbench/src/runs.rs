@@ -2,7 +2,7 @@
 //! written is the outermost, a list of rates the innermost), with the RD's workload
 //! parameters laid over each WD's and the loop's values over both.
 
-use crate::model::{Arrival, Format, Fsd, FwdParams, Model, Rate, Sd, WdParams};
+use crate::model::{positive, Arrival, Format, Fsd, FwdParams, Model, Rate, Sd, WdParams};
 use crate::parse::{At, Item, VdbError};
 
 /// The rate a run asks for.
@@ -298,14 +298,6 @@ fn one_run(m: &Model, rd: &crate::model::Rd, combo: &[(String, String)]) -> Resu
         curve: rd.curve.clone(),
         stopcurve: rd.stopcurve,
     })
-}
-
-fn positive(it: &Item) -> Result<u32, VdbError> {
-    let v: f64 = it.one()?.parse().map_err(|_| it.err("a whole number"))?;
-    if v < 1.0 || v.fract() != 0.0 {
-        return Err(it.err("a whole number from 1"));
-    }
-    Ok(v as u32)
 }
 
 /// The `-s` listing: each run with its loop values, rate and length, no I/O.

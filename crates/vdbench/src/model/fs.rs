@@ -218,11 +218,7 @@ impl FwdParams {
             "rdpct" => self.rdpct = Some(pct(it)?),
             "skew" => self.skew = Some(pct(it)?),
             "stopafter" => self.stopafter = Some(num(it)? as u64),
-            "openflags" | "openflag" => {
-                let mut f = Flags::default();
-                f.apply(it)?;
-                self.flags = Some(f);
-            }
+            "openflags" | "openflag" => self.flags = Some(Flags::parse(it)?),
             _ => return Ok(false),
         }
         Ok(true)

@@ -15,6 +15,12 @@ pub struct Flags {
 }
 
 impl Flags {
+    /// The flags an `openflags=` item names.
+    pub(super) fn parse(it: &Item) -> Result<Flags, VdbError> {
+        let mut f = Flags::default();
+        f.apply(it)?;
+        Ok(f)
+    }
     pub(super) fn apply(&mut self, it: &Item) -> Result<(), VdbError> {
         *self = Flags::default();
         for w in &it.list {
@@ -131,7 +137,7 @@ impl Sd {
     }
 }
 
-pub(super) fn positive(it: &Item) -> Result<u32, VdbError> {
+pub(crate) fn positive(it: &Item) -> Result<u32, VdbError> {
     let v = num(it)?;
     if v < 1.0 || v.fract() != 0.0 || v > 65536.0 {
         return Err(it.err("a whole number from 1 to 65536"));
@@ -319,11 +325,7 @@ impl WdParams {
             "skew" => self.skew = Some(pct(it)?),
             "range" => self.range = Some(range_pct(it)?),
             "compratio" => self.compratio = Some(num(it)?.max(1.0)),
-            "openflags" => {
-                let mut f = Flags::default();
-                f.apply(it)?;
-                self.flags = Some(f);
-            }
+            "openflags" => self.flags = Some(Flags::parse(it)?),
             _ => return Ok(false),
         }
         Ok(true)
