@@ -193,6 +193,21 @@ fn cases(runtime: u32) -> Vec<Case> {
             dir: Dir::None,
             metric: Metric::Iops,
         },
+        // Memory at depth: 64 threads x 1024 in flight; the rss column is the point
+        // (a read job's 256 MiB of buffers are never touched by either tool).
+        Case {
+            name: "null randread 4k numjobs=64 qd1024",
+            args: tb(&[
+                "--ioengine=null",
+                "--rw=randread",
+                "--bs=4k",
+                "--size=1g",
+                "--numjobs=64",
+                "--iodepth=1024",
+            ]),
+            dir: Dir::None,
+            metric: Metric::Iops,
+        },
         Case {
             name: "layout 1 GiB file",
             args: vec![

@@ -445,25 +445,9 @@ fathomtest!(shared_and_unique_trees_and_mdtest_style_phases, |env| {
     assert!(stderr(&o).contains("unique_dir=1"), "{}", stderr(&o));
 });
 
-/// Peak resident memory of one run of the binary, KiB (wait4's rusage of that child).
+/// Peak resident memory of one run of the binary, KiB.
 fn peak_rss_kib(env: &Env, args: &[&str]) -> (i64, std::process::ExitStatus) {
-    let child = env
-        .cmd()
-        .args(args)
-        .stdout(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let pid = child.id() as i32;
-    std::mem::forget(child); // reaped here with wait4, for its rusage
-    let mut status = 0;
-    // SAFETY: wait4 on our own child fills the zeroed rusage.
-    let ru = unsafe {
-        let mut ru: libc::rusage = std::mem::zeroed();
-        assert_eq!(libc::wait4(pid, &mut status, 0, &mut ru), pid);
-        ru
-    };
-    use std::os::unix::process::ExitStatusExt;
-    (ru.ru_maxrss, std::process::ExitStatus::from_raw(status))
+    common::peak_rss_kib(env.cmd().args(args))
 }
 
 fathomtest!(a_100k_file_tree_stays_within_its_memory_bound, |env| {

@@ -184,3 +184,51 @@ fathomtest!(
         );
     }
 );
+
+fathomtest!(
+    sixty_four_threads_at_depth_1024_take_no_more_memory_than_fio,
+    |env| {
+        // A read job's buffers are never touched (one lazily-zeroed mapping per thread,
+        // filled only when the job writes), and a population's histogram is made on its
+        // first sample: 64 x 1024 x 4 KiB of buffers once cost 604 MB of RSS.
+        let job = [
+            "--name=deep",
+            "--ioengine=null",
+            "--rw=randread",
+            "--bs=4k",
+            "--size=1g",
+            "--numjobs=64",
+            "--iodepth=1024",
+            "--time_based",
+            "--runtime=1",
+            "--output-format=json",
+        ];
+        let (ours, st) = peak_rss_kib(env.cmd().args(job));
+        assert!(st.success());
+        assert!(ours < 128 * 1024, "fathom peak RSS {ours} KiB");
+        if let Some(fio) = fio() {
+            let (theirs, st) = peak_rss_kib(
+                std::process::Command::new(fio)
+                    .current_dir(env.path())
+                    .args(job)
+                    .arg("--thread"),
+            );
+            assert!(st.success());
+            assert!(ours <= theirs, "fathom {ours} KiB, fio {theirs} KiB");
+        }
+        // A write job fills its buffers, as fio does: still bounded by them.
+        let write: Vec<&str> = job
+            .iter()
+            .map(|a| {
+                if *a == "--rw=randread" {
+                    "--rw=randwrite"
+                } else {
+                    a
+                }
+            })
+            .collect();
+        let (w, st) = peak_rss_kib(env.cmd().args(&write));
+        assert!(st.success());
+        assert!(w < (256 + 128) * 1024, "fathom write job peak RSS {w} KiB");
+    }
+);

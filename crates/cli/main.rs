@@ -479,7 +479,8 @@ fn real_main() -> Result<u8, Failure> {
     let signals = signals::install(runner.cancel_handle(), runner.live_board(&plan));
     let n = cli.repeat as usize;
     let mut reps = Vec::with_capacity(n);
-    let mut own = Vec::with_capacity(n);
+    // What this rank's jobs said in the last repetition: (job, notes, error).
+    let mut said: Vec<(String, Vec<String>, Option<String>)> = Vec::new();
     let mut breakdown = None;
     for k in 0..n {
         if n > 1 && is_root {
@@ -495,6 +496,11 @@ fn real_main() -> Result<u8, Failure> {
                 e => usage(e),
             })
             .map_err(rank_fail)?;
+        said = mine
+            .jobs
+            .iter()
+            .map(|j| (j.name.clone(), j.notes.clone(), j.error_text.clone()))
+            .collect();
         // Every rank's result, merged exactly at rank 0.
         let r = match &dist {
             Some(d) => {
@@ -504,10 +510,10 @@ fn real_main() -> Result<u8, Failure> {
                     fathom::Report::merge(all.into_iter().map(|x| x.result).collect())
                         .map_err(|e| rank_fail(usage(anyhow::anyhow!(e))))?
                 } else {
-                    mine.clone()
+                    mine
                 }
             }
-            None => mine.clone(),
+            None => mine,
         };
         if n > 1 && formats.contains(&Format::Normal) {
             let out = outs.get(Format::Normal);
@@ -518,7 +524,6 @@ fn real_main() -> Result<u8, Failure> {
         // A distributed run does every repetition on every rank (no rank stops alone).
         let stop = dist.is_none() && (r.interrupted || r.jobs.iter().any(|j| j.stats.error != 0));
         reps.push(r);
-        own.push(mine);
         if stop {
             break;
         }
@@ -552,13 +557,12 @@ fn real_main() -> Result<u8, Failure> {
     }
 
     // Notes and errors: each rank speaks for its own jobs.
-    let mine = own.last().expect("at least one run");
-    for j in &mine.jobs {
-        for n in j.notes.iter().filter(|_| cli.warnings) {
-            eprintln!("fathom: {who}job '{}': note: {n}", j.name);
+    for (name, notes, error) in &said {
+        for n in notes.iter().filter(|_| cli.warnings) {
+            eprintln!("fathom: {who}job '{name}': note: {n}");
         }
-        if let Some(t) = &j.error_text {
-            eprintln!("fathom: {who}job '{}': {t}", j.name);
+        if let Some(t) = error {
+            eprintln!("fathom: {who}job '{name}': {t}");
         }
     }
     let code = if let Some(code) = signals.exit_code() {

@@ -68,6 +68,23 @@ pub fn json(o: &Output) -> serde_json::Value {
     serde_json::from_str(&s).unwrap_or_else(|e| panic!("stdout is not one JSON document: {e}\n{s}"))
 }
 
+/// Peak resident memory of one run of `cmd` (stdout discarded), KiB, from wait4's
+/// rusage of that child, and its exit status.
+pub fn peak_rss_kib(cmd: &mut Command) -> (i64, std::process::ExitStatus) {
+    let child = cmd.stdout(std::process::Stdio::null()).spawn().unwrap();
+    let pid = child.id() as i32;
+    std::mem::forget(child); // reaped here with wait4, for its rusage
+    let mut status = 0;
+    // SAFETY: wait4 on our own child fills the zeroed rusage.
+    let ru = unsafe {
+        let mut ru: libc::rusage = std::mem::zeroed();
+        assert_eq!(libc::wait4(pid, &mut status, 0, &mut ru), pid);
+        ru
+    };
+    use std::os::unix::process::ExitStatusExt;
+    (ru.ru_maxrss, std::process::ExitStatus::from_raw(status))
+}
+
 /// fio, when installed. With FATHOM_REQUIRE_FIO=1 (CI) a missing fio fails the test.
 pub fn fio() -> Option<PathBuf> {
     let found = std::env::var_os("PATH").and_then(|paths| {

@@ -512,7 +512,7 @@ fn lay_out(
 
 fn assemble(
     plan: &Plan,
-    outcomes: Vec<Vec<CloneOutcome>>,
+    mut outcomes: Vec<Vec<CloneOutcome>>,
     layout_time: Vec<Duration>,
     timestamp_ms: u64,
 ) -> RunResult {
@@ -543,12 +543,12 @@ fn assemble(
         if grouped {
             let mut merged: Option<JobResult> = None;
             for &i in &members {
-                for o in &outcomes[i] {
+                for o in &mut outcomes[i] {
+                    let stats = std::mem::take(&mut o.stats);
+                    let r = job_result(&plan.jobs[i], o, stats, layout_time[i], pid);
                     match &mut merged {
-                        None => {
-                            merged = Some(job_result(&plan.jobs[i], o, layout_time[i], pid));
-                        }
-                        Some(m) => m.absorb(job_result(&plan.jobs[i], o, layout_time[i], pid)),
+                        None => merged = Some(r),
+                        Some(m) => m.absorb(r),
                     }
                 }
             }
@@ -558,7 +558,8 @@ fn assemble(
                 Some(m) => {
                     GroupResult::from_clones(g, first.spec.kb_base, std::iter::once(&m.stats))
                 }
-                None => GroupResult::from_clones(g, first.spec.kb_base, all_stats()),
+                // No clones at all.
+                None => GroupResult::from_clones(g, first.spec.kb_base, std::iter::empty()),
             };
             run.groups.push(group);
             if let Some(m) = merged {
@@ -566,9 +567,12 @@ fn assemble(
             }
         } else {
             for &i in &members {
-                for o in &outcomes[i] {
+                // Each clone's stats move into its result (not copied: a copy of every
+                // clone's histograms at once would be the run's peak memory).
+                for o in &mut outcomes[i] {
+                    let stats = std::mem::take(&mut o.stats);
                     run.jobs
-                        .push(job_result(&plan.jobs[i], o, layout_time[i], pid));
+                        .push(job_result(&plan.jobs[i], o, stats, layout_time[i], pid));
                 }
             }
         }
@@ -606,7 +610,7 @@ fn job_results<'a>(
 ) -> Vec<JobResult> {
     let mut out: Vec<JobResult> = Vec::new();
     for o in clones {
-        let r = job_result(job, o, layout, pid);
+        let r = job_result(job, o, o.stats.clone(), layout, pid);
         match out.first_mut() {
             Some(m) if job.spec.group_reporting => m.absorb(r),
             _ => out.push(r),
@@ -615,9 +619,16 @@ fn job_results<'a>(
     out
 }
 
-fn job_result(job: &PlannedJob, o: &CloneOutcome, layout: Duration, pid: u32) -> JobResult {
+/// `o`'s result, with `stats` (its stats, moved or copied out by the caller).
+fn job_result(
+    job: &PlannedJob,
+    o: &CloneOutcome,
+    stats: ThreadStats,
+    layout: Duration,
+    pid: u32,
+) -> JobResult {
     let mut notes = o.notes.clone();
-    let st = &o.stats;
+    let st = &stats;
     // A filetree job's rate is in operations, checked against its ops, not I/Os.
     if !st.runtime.is_zero() && job.caps.metadata != Some("mix") {
         let k = job.spec.rw.kind;
@@ -657,7 +668,7 @@ fn job_result(job: &PlannedJob, o: &CloneOutcome, layout: Duration, pid: u32) ->
     if let Some(t) = &o.first_error_text {
         notes.push(format!(
             "{} error(s) tolerated (continue_on_error/ignore_error); the first: {t}",
-            o.stats.total_err
+            stats.total_err
         ));
     }
     JobResult {
@@ -665,7 +676,7 @@ fn job_result(job: &PlannedJob, o: &CloneOutcome, layout: Duration, pid: u32) ->
         name: job.spec.name.clone(),
         groupid: job.groupid,
         info: job.info(),
-        stats: o.stats.clone(),
+        stats,
         job_start_ms: o.start_ms,
         elapsed: o.elapsed,
         layout: layout.max(o.setup),

@@ -12,7 +12,10 @@ pub const SIGFIGS: u8 = 3;
 /// moments add, so a merged result equals recording every sample into one.
 #[derive(Clone, Debug)]
 pub struct LatStat {
-    hist: Histogram<u64>,
+    /// Made on the first sample: most populations of a job stay empty (a read job's
+    /// write and trim sides, slat of engines without a submit phase), and an empty
+    /// histogram would still cost 16 KiB per population per thread.
+    hist: Option<Histogram<u64>>,
     n: u64,
     min: u64,
     max: u64,
@@ -29,10 +32,8 @@ impl Default for LatStat {
 impl LatStat {
     /// An empty population.
     pub fn new() -> Self {
-        let mut hist = Histogram::new(SIGFIGS).expect("3 significant figures is valid");
-        hist.auto(true);
         LatStat {
-            hist,
+            hist: None,
             n: 0,
             min: u64::MAX,
             max: 0,
@@ -46,8 +47,9 @@ impl LatStat {
     pub fn record(&mut self, ns: u64) {
         // auto-resize is on: the histogram grows to hold any value it can represent;
         // a value beyond that (centuries in ns) is clamped rather than lost.
-        if self.hist.record(ns).is_err() {
-            self.hist.saturating_record(ns);
+        let h = self.hist.get_or_insert_with(empty_histogram);
+        if h.record(ns).is_err() {
+            h.saturating_record(ns);
         }
         self.n += 1;
         if ns < self.min {
@@ -65,8 +67,9 @@ impl LatStat {
         if n == 0 {
             return;
         }
-        if self.hist.record_n(ns, n).is_err() {
-            self.hist.saturating_record_n(ns, n);
+        let h = self.hist.get_or_insert_with(empty_histogram);
+        if h.record_n(ns, n).is_err() {
+            h.saturating_record_n(ns, n);
         }
         self.n += n;
         self.min = self.min.min(ns);
@@ -132,18 +135,25 @@ impl LatStat {
     /// least p% of samples are ≤ it, reported as the highest value equivalent to that
     /// histogram bucket (never more than 0.1% above the true sample), and clamped to max.
     pub fn percentile(&self, p: f64) -> u64 {
-        if self.n == 0 {
+        let Some(h) = self.hist.as_ref().filter(|_| self.n > 0) else {
             return 0;
-        }
-        self.hist
-            .value_at_quantile(p / 100.0)
-            .min(self.max)
-            .max(self.min())
+        };
+        h.value_at_quantile(p / 100.0).min(self.max).max(self.min())
     }
     /// The underlying histogram (for lossless export).
     pub fn histogram(&self) -> &Histogram<u64> {
-        &self.hist
+        static EMPTY: std::sync::OnceLock<Histogram<u64>> = std::sync::OnceLock::new();
+        self.hist
+            .as_ref()
+            .unwrap_or_else(|| EMPTY.get_or_init(empty_histogram))
     }
+}
+
+/// An empty auto-resizing histogram with [`SIGFIGS`] significant figures.
+fn empty_histogram() -> Histogram<u64> {
+    let mut h = Histogram::new(SIGFIGS).expect("3 significant figures is valid");
+    h.auto(true);
+    h
 }
 
 impl std::ops::AddAssign<&LatStat> for LatStat {
@@ -151,9 +161,11 @@ impl std::ops::AddAssign<&LatStat> for LatStat {
         if o.n == 0 {
             return;
         }
-        self.hist
-            .add(&o.hist)
-            .expect("auto-resizing histograms always add");
+        let theirs = o.histogram();
+        match &mut self.hist {
+            Some(h) => h.add(theirs).expect("auto-resizing histograms always add"),
+            None => self.hist = Some(theirs.clone()),
+        }
         self.n += o.n;
         self.min = self.min.min(o.min);
         self.max = self.max.max(o.max);
@@ -184,7 +196,7 @@ impl serde::Serialize for LatStat {
         } else {
             let mut buf = Vec::new();
             hdrhistogram::serialization::V2Serializer::new()
-                .serialize(&self.hist, &mut buf)
+                .serialize(self.histogram(), &mut buf)
                 .map_err(|e| serde::ser::Error::custom(format!("histogram: {e:?}")))?;
             base64::engine::general_purpose::STANDARD.encode(buf)
         };
@@ -223,7 +235,7 @@ impl<'de> serde::Deserialize<'de> for LatStat {
                 r.count
             )));
         }
-        out.hist = h;
+        out.hist = Some(h);
         out.n = r.count;
         out.min = r.min;
         out.max = r.max;

@@ -539,8 +539,16 @@ impl ThreadStats {
     /// add exactly; runtime is the longest; bandwidth samples add interval by interval.
     pub fn merge(&mut self, o: &ThreadStats) {
         self.finish();
-        let mut o = o.clone();
-        o.finish();
+        // `o` with its no-slat completions folded in, copied only when it has any.
+        let finished;
+        let o = if o.dirs.iter().any(|d| d.clat_noslat.count() > 0) {
+            let mut c = o.clone();
+            c.finish();
+            finished = c;
+            &finished
+        } else {
+            o
+        };
         for i in 0..3 {
             self.dirs[i].merge(&o.dirs[i], true);
             self.issued[i] += o.issued[i];

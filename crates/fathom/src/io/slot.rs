@@ -25,10 +25,17 @@ pub(crate) struct Slot {
 }
 
 impl Slot {
-    pub(crate) fn new(len: usize, align: usize) -> Slot {
+    /// `depth` slots with buffers of `len` bytes aligned to `align`, from one mapping.
+    pub(crate) fn many(depth: usize, len: usize, align: usize) -> Vec<Slot> {
+        AlignedBuf::many(depth, len, align)
+            .into_iter()
+            .map(Slot::new)
+            .collect()
+    }
+    pub(crate) fn new(buf: AlignedBuf) -> Slot {
         let now = crate::clock::now();
         Slot {
-            buf: AlignedBuf::new(len, align),
+            buf,
             req: IoReq {
                 ddir: Ddir::Read,
                 file: 0,

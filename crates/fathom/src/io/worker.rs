@@ -132,7 +132,7 @@ pub fn run_clone(
     let align = (spec.iomem_align as usize)
         .max(4096)
         .max(lbs.next_power_of_two());
-    let mut slots: Vec<Slot> = (0..depth).map(|_| Slot::new(max_bs, align)).collect();
+    let mut slots = Slot::many(depth, max_bs, align);
     // fio's batching: I/Os per submit call, completions per reap, refill low-water mark.
     let batch = match spec.iodepth_batch_submit as usize {
         0 => depth,
@@ -151,7 +151,13 @@ pub fn run_clone(
     let mut draining = false;
     let content = &job.buffers;
     let mut draw = fathom_workload::Rng::new(clone.params.seed ^ 0xb0f);
-    for (i, s) in slots.iter_mut().enumerate() {
+    // As fio: only a job that writes fills its buffers up front (a read job's stay
+    // untouched until the engine reads into them).
+    for (i, s) in slots
+        .iter_mut()
+        .enumerate()
+        .filter(|_| spec.rw.kind.writes())
+    {
         content.fill(
             s.buf.as_mut_slice(),
             clone.params.seed ^ (i as u64 + 1) << 48,
