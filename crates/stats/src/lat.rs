@@ -149,7 +149,10 @@ impl LatStat {
     }
 }
 
-/// An empty auto-resizing histogram with [`SIGFIGS`] significant figures.
+/// An empty auto-resizing histogram with [`SIGFIGS`] significant figures (off the
+/// recording path: made once per population).
+#[cold]
+#[inline(never)]
 fn empty_histogram() -> Histogram<u64> {
     let mut h = Histogram::new(SIGFIGS).expect("3 significant figures is valid");
     h.auto(true);
