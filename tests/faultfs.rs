@@ -95,6 +95,65 @@ fathomtest!(enospc_on_write_ends_the_job_cleanly, |env| {
     assert_eq!(v["jobs"][0]["write"]["io_bytes"], 524288);
 });
 
+fathomtest!(
+    a_file_that_cannot_be_laid_out_fails_its_job_in_every_format,
+    |env| {
+        // ENOSPC halfway through laying out x's file: x ends with the error (in JSON and
+        // terse, as fio records it), y still runs, the message is on stderr once, exit 1,
+        // and with unlink=1 the partial file is removed.
+        let _turn = TURN.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(m) = rig(&env) else { return };
+        m.add(
+            Rule::new(Fault::Error {
+                errno: libc::ENOSPC,
+                on: Op::Write,
+            })
+            .file("x.0.0")
+            .range(524288..u64::MAX),
+        );
+        let rigged = format!("--directory={}", m.path().display());
+        let plain = format!("--directory={}", env.path().display());
+        for unlink in ["0", "1"] {
+            let _ = std::fs::remove_file(m.path().join("x.0.0"));
+            let o = env.run(&[
+                "--output-format=json,terse",
+                "--name=x",
+                &rigged,
+                "--rw=read",
+                "--size=1m",
+                &format!("--unlink={unlink}"),
+                "--name=y",
+                &plain,
+                "--rw=read",
+                "--size=1m",
+            ]);
+            assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+            let out = stdout(&o);
+            let end = out.rfind("\n}\n").expect("a JSON document") + 3;
+            let v: serde_json::Value = serde_json::from_str(&out[..end]).unwrap();
+            assert_eq!(v["jobs"][0]["jobname"], "x");
+            assert_eq!(v["jobs"][0]["error"], libc::ENOSPC);
+            assert_eq!(v["jobs"][0]["read"]["total_ios"], 0);
+            assert_eq!(v["jobs"][1]["error"], 0);
+            assert_eq!(v["jobs"][1]["read"]["total_ios"], 256);
+            let terse: Vec<&str> = out[end..].lines().filter(|l| l.starts_with("3;")).collect();
+            assert_eq!(terse.len(), 2, "{out}");
+            assert_eq!(terse[0].split(';').nth(4), Some("28"), "{}", terse[0]);
+            let e = stderr(&o);
+            assert_eq!(e.matches("No space left on device").count(), 1, "{e}");
+            assert!(
+                e.contains("job 'x': layout: ") && e.contains("x.0.0"),
+                "{e}"
+            );
+            assert_eq!(
+                m.path().join("x.0.0").exists(),
+                unlink == "0",
+                "unlink={unlink}"
+            );
+        }
+    }
+);
+
 fathomtest!(short_reads_are_reissued_and_counted, |env| {
     let _turn = TURN.lock().unwrap_or_else(|e| e.into_inner());
     let Some(m) = rig(&env) else { return };

@@ -186,8 +186,34 @@ pub fn invalidate_fd(fd: std::os::fd::RawFd) {
     unsafe { libc::posix_fadvise(fd, 0, 0, libc::POSIX_FADV_DONTNEED) };
 }
 
+/// `e` with the file named; the system error stays reachable as its source (so the
+/// errno is not lost).
 fn with_path(e: io::Error, path: &Path) -> io::Error {
-    io::Error::new(e.kind(), format!("{}: {e}", path.display()))
+    io::Error::new(
+        e.kind(),
+        OnFile {
+            path: path.to_path_buf(),
+            source: e,
+        },
+    )
+}
+
+#[derive(Debug)]
+struct OnFile {
+    path: std::path::PathBuf,
+    source: io::Error,
+}
+
+impl std::fmt::Display for OnFile {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.path.display(), self.source)
+    }
+}
+
+impl std::error::Error for OnFile {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.source)
+    }
 }
 
 #[cfg(test)]

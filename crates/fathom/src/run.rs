@@ -171,23 +171,38 @@ fn run_phases(
         }
         let needs: Vec<&crate::plan::FileNeed> =
             plan.files.iter().filter(|n| n.phase == phase).collect();
-        let setup_err = |need: &crate::plan::FileNeed, e: std::io::Error| RunError::Setup {
-            job: owners
-                .get(need.path.as_path())
-                .map(|n| n.to_string())
-                .unwrap_or_default(),
-            path: need.path.clone(),
-            source: e,
+        // A file that cannot be laid out fails the jobs that use it (as fio, each such
+        // job ends with the error, reported in every format); the others go on.
+        let users = |path: &Path| -> Vec<usize> {
+            jobs.iter()
+                .filter(|(_, j)| {
+                    j.clones
+                        .iter()
+                        .any(|c| c.files.iter().any(|f| f.path == path))
+                })
+                .map(|(ji, _)| *ji)
+                .collect()
         };
+        let mut failed: HashMap<usize, (i32, String)> = HashMap::new();
+        let mut live: Vec<&crate::plan::FileNeed> = needs.clone();
         // An earlier phase's unlink=1 may have removed directories since.
         cleanup.present.clear();
-        for need in &needs {
-            if let Some(parent) = need.path.parent() {
-                cleanup.ensure_dir(parent).map_err(|e| setup_err(need, e))?;
+        loop {
+            let mut err = live.iter().find_map(|need| {
+                let parent = need.path.parent()?;
+                let e = cleanup.ensure_dir(parent).err()?;
+                Some((*need, e))
+            });
+            if err.is_none() {
+                err = lay_out(&live, cancel).map(|(i, e)| (live[i], e));
             }
-        }
-        if let Some((i, e)) = lay_out(&needs, cancel) {
-            return Err(setup_err(needs[i], e));
+            let Some((need, e)) = err else { break };
+            let errno = crate::error::errno_of(&e);
+            let text = format!("layout: {}", crate::error::with_path(&need.path, &e));
+            for ji in users(&need.path) {
+                failed.entry(ji).or_insert((errno, text.clone()));
+            }
+            live.retain(|n| users(&n.path).iter().any(|ji| !failed.contains_key(ji)));
         }
         let lt = t0.elapsed();
         for (ji, _) in &jobs {
@@ -203,8 +218,38 @@ fn run_phases(
         let ended: Vec<AtomicBool> = plan
             .jobs
             .iter()
-            .map(|j| AtomicBool::new(j.phase < phase))
+            .enumerate()
+            .map(|(ji, j)| AtomicBool::new(j.phase < phase || failed.contains_key(&ji)))
             .collect();
+        // Jobs whose files could not be laid out end now, with the error, and do no I/O.
+        for (&ji, (errno, text)) in &failed {
+            let job = &plan.jobs[ji];
+            let mine: Vec<CloneOutcome> = job
+                .clones
+                .iter()
+                .map(|_| {
+                    let mut o = CloneOutcome {
+                        start_ms: crate::io::sampler::epoch_ms(),
+                        error_text: Some(text.clone()),
+                        ..Default::default()
+                    };
+                    o.stats.error = *errno;
+                    o
+                })
+                .collect();
+            if job.spec.control.exitall_on_error {
+                stop_all = true;
+                for s in &stops {
+                    s.store(true, std::sync::atomic::Ordering::Relaxed);
+                }
+            }
+            if events.job_end.is_some() {
+                for r in job_results(job, mine.iter(), layout_time[ji], std::process::id()) {
+                    events.fire_job_end(&r);
+                }
+            }
+            outcomes[ji].extend(mine);
+        }
         // Steady-state watches of this phase's jobs, fed from the live board.
         let phase_start = Instant::now();
         let mut trackers: Vec<Option<crate::pace::steady::Tracker>> = plan
@@ -219,7 +264,7 @@ fn run_phases(
         let results: Vec<(usize, CloneOutcome)> = std::thread::scope(|s| {
             let (tx, rx) = std::sync::mpsc::channel::<usize>();
             let mut handles = Vec::new();
-            for (ji, job) in &jobs {
+            for (ji, job) in jobs.iter().filter(|(ji, _)| !failed.contains_key(ji)) {
                 let first = plan.jobs[..*ji]
                     .iter()
                     .map(|j| j.clones.len())
