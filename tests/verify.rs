@@ -962,3 +962,82 @@ fathomtest!(what_each_verify_method_catches, |env| {
         "README.md's verify method table differs from what the methods caught:\n{table}"
     );
 });
+
+/// Start fathom with `args` in the background, SIGINT it after `after`; (JSON, exit code,
+/// seconds from the signal to the exit).
+fn interrupt(
+    env: &Env,
+    args: &[&str],
+    after: std::time::Duration,
+) -> (serde_json::Value, i32, f64) {
+    let child = env
+        .cmd()
+        .arg("--output-format=json")
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(after);
+    let t = std::time::Instant::now();
+    // SAFETY: signalling our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let o = child.wait_with_output().unwrap();
+    let took = t.elapsed().as_secs_f64();
+    (json(&o), o.status.code().unwrap_or(-1), took)
+}
+
+fathomtest!(
+    a_verify_job_stops_at_once_in_its_write_and_its_read_phase,
+    |env| {
+        let _t = turn();
+        // The write phase (paced to last 50 s): SIGINT ends it without reading anything back.
+        let (v, code, took) = interrupt(
+            &env,
+            &[
+                "--name=w",
+                "--rw=write",
+                "--bs=4k",
+                "--size=64m",
+                "--verify=xxhash",
+                "--rate_iops=300",
+            ],
+            std::time::Duration::from_millis(800),
+        );
+        assert_eq!(code, 130, "{v}");
+        assert!(took < 0.5, "the write phase took {took:.3} s to stop");
+        let j = &v["jobs"][0];
+        assert_eq!(j["read"]["total_ios"], 0, "nothing read back: {j}");
+        assert_eq!(j["error"], 0, "an interrupted job is not a failed one: {j}");
+        assert!(j["write"]["total_ios"].as_u64().unwrap() > 100, "{j}");
+
+        // The read phase, slowed by 2 ms per read on the rig: SIGINT ends the checks.
+        let Some(m) = faultfs_rig(&env) else { return };
+        let job = [
+            "--name=r",
+            "--rw=write",
+            "--bs=4k",
+            "--size=16m",
+            "--verify=xxhash",
+            "--do_verify=0",
+        ];
+        let (_, code) = run(&env, m.path(), &job);
+        assert_eq!(code, 0);
+        m.add(Rule::new(Fault::Latency {
+            min: std::time::Duration::from_millis(2),
+            max: std::time::Duration::from_millis(2),
+            on: faultfs::Op::Read,
+        }));
+        let dir = format!("--directory={}", m.path().display());
+        let (v, code, took) = interrupt(
+            &env,
+            &[&job[..5], &["--verify_only", &dir]].concat(),
+            std::time::Duration::from_millis(1000),
+        );
+        assert_eq!(code, 130, "{v}");
+        assert!(took < 0.5, "the read phase took {took:.3} s to stop");
+        let n = verify_of(&v)["blocks"].as_u64().unwrap();
+        assert!(n > 10 && n < 4096, "{n} chunks checked before the signal");
+        assert_eq!(verify_of(&v)["failures"], 0);
+    }
+);

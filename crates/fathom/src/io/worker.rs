@@ -335,6 +335,7 @@ pub fn run_clone(
                     files: &clone.files,
                     known: true,
                     spec,
+                    stop: cancel,
                 },
                 &batch,
                 &mut out.stats,
@@ -825,12 +826,15 @@ pub fn run_clone(
                 );
             }
         }
-        let run = pass && !engine_broken && inflight == 0;
+        // A job stopped (a signal, exitall) does not read its writes back, as fio.
+        let stopped = cancel.load(Ordering::Relaxed);
+        let run = pass && !engine_broken && inflight == 0 && !stopped;
         crate::verify::readback::verify_pass(
             v,
             (clone, spec),
             (&mut *engine, &mut slots[0].buf),
             run,
+            cancel,
             &mut out,
         );
     }

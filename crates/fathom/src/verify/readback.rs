@@ -121,9 +121,13 @@ pub(crate) fn read_and_check(
         files,
         known,
         spec,
+        stop,
     } = *rb;
     let mut comps = Vec::with_capacity(1);
     for &(file, offset, len) in list {
+        if stop.load(std::sync::atomic::Ordering::Relaxed) {
+            break;
+        }
         // One read per block, as fio reads a write back; its chunks are checked apart.
         let chunks: Vec<(u64, u64, bool)> = v
             .chunks(offset, len)
@@ -219,6 +223,8 @@ pub(crate) struct ReadBack<'a> {
     pub(crate) files: &'a [crate::plan::PlannedFile],
     pub(crate) known: bool,
     pub(crate) spec: &'a fathom_job::JobSpec,
+    /// The job's stop flag (a signal, exitall): the reads end at the next chunk.
+    pub(crate) stop: &'a std::sync::atomic::AtomicBool,
 }
 
 /// A chunk for a verify_async thread: (file, offset, expected generation, data).
@@ -353,6 +359,7 @@ pub(crate) fn verify_pass(
     (clone, spec): (&PlannedClone, &fathom_job::JobSpec),
     (engine, buf): (&mut dyn fathom_engine::IoEngine, &mut AlignedBuf),
     run: bool,
+    stop: &std::sync::atomic::AtomicBool,
     out: &mut CloneOutcome,
 ) {
     let fail = |out: &mut CloneOutcome, errno: i32, text: String| {
@@ -398,6 +405,7 @@ pub(crate) fn verify_pass(
                 files: &clone.files,
                 known,
                 spec,
+                stop,
             },
             &list,
             &mut out.stats,
@@ -424,7 +432,11 @@ pub(crate) fn verify_pass(
         };
         let first = vs.first.first().cloned().unwrap_or_default();
         fail(out, libc::EILSEQ, format!("{first}{more}"));
-    } else if vs.blocks == 0 && out.error_text.is_none() && (pass || spec.verify.backlog > 0) {
+    } else if vs.blocks == 0
+        && out.error_text.is_none()
+        && (pass || spec.verify.backlog > 0)
+        && !stop.load(std::sync::atomic::Ordering::Relaxed)
+    {
         fail(
             out,
             libc::EINVAL,
