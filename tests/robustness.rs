@@ -555,3 +555,76 @@ fathomtest!(
         assert!(o.status.success(), "{}", stderr(&o));
     }
 );
+
+fathomtest!(every_wait_stops_on_sigint_at_once, |env| {
+    // Each job waits most of its time (a start delay, rate pacing, think time, a steady
+    // state window, a verify backlog, a prerun command): SIGINT half a second in ends it
+    // within a quarter second (about 20-70 ms here), exit 130 with valid JSON.
+    let cases: &[&[&str]] = &[
+        &["--ioengine=null", "--size=1g", "--startdelay=30"],
+        &["--ioengine=psync", "--size=16m", "--rate_iops=1"],
+        &[
+            "--ioengine=libaio",
+            "--iodepth=4",
+            "--size=16m",
+            "--rate_iops=1",
+        ],
+        &[
+            "--ioengine=io_uring",
+            "--iodepth=4",
+            "--size=16m",
+            "--thinktime=5s",
+        ],
+        &[
+            "--ioengine=psync",
+            "--size=16m",
+            "--rate=4k",
+            "--rate_process=poisson",
+        ],
+        &[
+            "--ioengine=psync",
+            "--size=16m",
+            "--ss=iops:1%",
+            "--ss_dur=60",
+            "--rate_iops=1000",
+            "--time_based",
+            "--runtime=100",
+        ],
+        &[
+            "--rw=randwrite",
+            "--size=16m",
+            "--verify=crc32c",
+            "--verify_backlog=16",
+            "--rate_iops=10",
+        ],
+        &[
+            "--ioengine=null",
+            "--size=16m",
+            "--exec_prerun=sleep 30; touch late",
+        ],
+    ];
+    for case in cases {
+        let child = env
+            .cmd()
+            .args(["--output-format=json", "--name=w", "--rw=read"])
+            .args(*case)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(500));
+        let t = Instant::now();
+        // SAFETY: signalling our own child.
+        unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+        let o = child.wait_with_output().unwrap();
+        let took = t.elapsed();
+        assert!(took < Duration::from_millis(250), "{case:?}: took {took:?}");
+        assert_eq!(o.status.code(), Some(130), "{case:?}: {}", stderr(&o));
+        let v = json(&o);
+        assert_eq!(v["interrupted"], true, "{case:?}");
+        assert_eq!(v["jobs"][0]["error"], 0, "{case:?}: {v}");
+    }
+    // The prerun command was ended with its process group: it never got to `touch`.
+    std::thread::sleep(Duration::from_millis(200));
+    assert!(!env.path().join("late").exists());
+});

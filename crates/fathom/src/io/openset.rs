@@ -96,25 +96,29 @@ impl OpenSet {
 
 /// Open the clone's files before its clock starts: pre_read each region first, open the
 /// first `open_limit` (all without openfiles=) and register the rest closed, and drop
-/// each file's cached pages for invalidate=1. An EMFILE names the descriptor limit.
+/// each file's cached pages for invalidate=1. An EMFILE names the descriptor limit. A stop
+/// ends a pre_read at the next MiB.
 pub(crate) fn open_files(
     engine: &mut dyn fathom_engine::IoEngine,
     job: &crate::plan::PlannedJob,
     clone: &crate::plan::PlannedClone,
     opts: &OpenOptions,
     open_limit: Option<usize>,
+    stop: &std::sync::atomic::AtomicBool,
 ) -> Result<(), (i32, String)> {
     let spec = &job.spec;
     for (fi, f) in clone.files.iter().enumerate() {
         if spec.control.pre_read && !job.caps.diskless {
             // pre_read: the region through the page cache, before the clock (and no
             // invalidate after it, as in fio).
-            crate::io::thread::pre_read(&f.path, f.region.start, f.region.len).map_err(|e| {
-                (
-                    e.raw_os_error().unwrap_or(libc::EIO),
-                    format!("pre_read {}: {e}", f.path.display()),
-                )
-            })?;
+            crate::io::thread::pre_read(&f.path, f.region.start, f.region.len, stop).map_err(
+                |e| {
+                    (
+                        e.raw_os_error().unwrap_or(libc::EIO),
+                        format!("pre_read {}: {e}", f.path.display()),
+                    )
+                },
+            )?;
         }
         let opened = match open_limit {
             Some(limit) if fi >= limit => engine.add_closed_file(&f.path, opts),

@@ -99,20 +99,58 @@ impl Drop for LockedMem {
 }
 
 /// exec_prerun / exec_postrun: `sh -c CMD`, its output in `JOB.WHICH.txt` (fio's file).
-pub(crate) fn exec_hook(job: &str, which: &str, cmd: &str) -> Result<(), String> {
+/// The command runs in its own process group; a stop (a signal, exitall) that comes while
+/// it runs ends the whole group (SIGTERM, then SIGKILL after a second) and the hook returns
+/// at once, so a hung command never holds the run.
+pub(crate) fn exec_hook(
+    job: &str,
+    which: &str,
+    cmd: &str,
+    stop: &std::sync::atomic::AtomicBool,
+) -> Result<(), String> {
+    use std::os::unix::process::CommandExt;
+    use std::sync::atomic::Ordering;
     let log = format!("{job}.{which}.txt");
     let file = std::fs::File::create(&log).map_err(|e| format!("exec_{which}: {log}: {e}"))?;
     let err = file
         .try_clone()
         .map_err(|e| format!("exec_{which}: {log}: {e}"))?;
-    let status = std::process::Command::new("sh")
+    let mut child = std::process::Command::new("sh")
         .arg("-c")
         .arg(cmd)
         .stdin(std::process::Stdio::null())
         .stdout(file)
         .stderr(err)
-        .status()
+        .process_group(0)
+        .spawn()
         .map_err(|e| format!("exec_{which} '{cmd}': {e}"))?;
+    let group = nix::unistd::Pid::from_raw(child.id() as i32);
+    // A stop already set (postrun after a signal) lets the command run; a new one ends it.
+    let stopped_before = stop.load(Ordering::Relaxed);
+    let mut killed = None::<std::time::Instant>;
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(st)) => break st,
+            Ok(None) => {}
+            Err(e) => return Err(format!("exec_{which} '{cmd}': {e}")),
+        }
+        if !stopped_before && stop.load(Ordering::Relaxed) {
+            match killed {
+                None => {
+                    let _ = nix::sys::signal::killpg(group, nix::sys::signal::SIGTERM);
+                    killed = Some(std::time::Instant::now());
+                }
+                Some(t) if t.elapsed() > std::time::Duration::from_secs(1) => {
+                    let _ = nix::sys::signal::killpg(group, nix::sys::signal::SIGKILL);
+                }
+                Some(_) => {}
+            }
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    };
+    if killed.is_some() {
+        return Err(format!("exec_{which} '{cmd}' was stopped"));
+    }
     if status.success() {
         Ok(())
     } else {
@@ -122,14 +160,19 @@ pub(crate) fn exec_hook(job: &str, which: &str, cmd: &str) -> Result<(), String>
     }
 }
 
-/// pre_read: read `len` bytes of `path` from `start` through the page cache.
-pub(crate) fn pre_read(path: &std::path::Path, start: u64, len: u64) -> std::io::Result<()> {
+/// pre_read: read `len` bytes of `path` from `start` through the page cache (until `stop`).
+pub(crate) fn pre_read(
+    path: &std::path::Path,
+    start: u64,
+    len: u64,
+    stop: &std::sync::atomic::AtomicBool,
+) -> std::io::Result<()> {
     use std::io::{Read, Seek};
     let mut f = std::fs::File::open(path)?;
     f.seek(std::io::SeekFrom::Start(start))?;
     let mut buf = vec![0u8; 1 << 20];
     let mut left = len;
-    while left > 0 {
+    while left > 0 && !stop.load(std::sync::atomic::Ordering::Relaxed) {
         let n = f.read(&mut buf[..left.min(1 << 20) as usize])?;
         if n == 0 {
             break;

@@ -74,7 +74,12 @@ pub fn run_clone(
         return out;
     }
     if let Some(cmd) = &spec.control.exec_prerun {
-        if let Err(text) = exec_hook(&spec.name, "prerun", cmd) {
+        if let Err(text) = exec_hook(&spec.name, "prerun", cmd, cancel) {
+            if cancel.load(Ordering::Relaxed) {
+                // Stopped while the command ran: an interrupted job, not a failed one.
+                out.elapsed = t_start.elapsed();
+                return out;
+            }
             out.stats.error = libc::EINVAL;
             out.error_text = Some(text);
             out.elapsed = t_start.elapsed();
@@ -215,7 +220,7 @@ pub fn run_clone(
         .openfiles
         .map(|o| o.max(1) as usize)
         .filter(|&l| l < clone.files.len() && job.caps.metadata.is_none());
-    if let Err((errno, text)) = open_files(&mut *engine, job, clone, &opts, open_limit) {
+    if let Err((errno, text)) = open_files(&mut *engine, job, clone, &opts, open_limit, cancel) {
         fail(&mut out, errno, text);
         out.elapsed = t_start.elapsed();
         return out;
@@ -893,7 +898,7 @@ pub fn run_clone(
     }
     if let Some(cmd) = &spec.control.exec_postrun {
         // As fio, a failing postrun command is reported but does not fail the job.
-        if let Err(text) = exec_hook(&spec.name, "postrun", cmd) {
+        if let Err(text) = exec_hook(&spec.name, "postrun", cmd, cancel) {
             out.notes.push(text);
         }
     }
