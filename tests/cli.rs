@@ -758,3 +758,19 @@ fathomtest!(showcmd_prints_the_command_line_fio_prints, |env| {
         assert_eq!(ours.strip_prefix("fathom"), theirs.strip_prefix("fio"));
     }
 });
+
+fathomtest!(a_usage_error_leaves_stdout_empty_in_every_format, |env| {
+    // Nothing ran: no half report for a parser to choke on, the error on stderr (as fio).
+    for fmt in ["json", "json+", "terse", "normal,json"] {
+        let o = env.run(&[
+            &format!("--output-format={fmt}"),
+            "--name=a",
+            "--rw=read",
+            "--size=1m",
+            "--offset=8e",
+        ]);
+        assert_eq!(o.status.code(), Some(2), "{fmt}");
+        assert_eq!(stdout(&o), "", "{fmt}");
+        assert!(stderr(&o).contains("option 'offset'"), "{}", stderr(&o));
+    }
+});
