@@ -162,6 +162,14 @@ pub struct JobSpec {
     pub percentage_random: PerDir<u32>,
     /// `rw_sequencer=identical`.
     pub rw_sequencer_identical: bool,
+    /// `zonemode`.
+    pub zonemode: ZoneMode,
+    /// `zonesize` (0: not set).
+    pub zonesize: u64,
+    /// `zonerange` (0: zonesize).
+    pub zonerange: u64,
+    /// `zoneskip`.
+    pub zoneskip: u64,
     /// `file_service_type`: (kind, N).
     pub file_service: (FileServiceKind, u32),
     /// `bsrange` per direction (lo, hi); None = fixed `bs`.
@@ -327,6 +335,18 @@ pub enum RandomDist {
     Zoned(Vec<(f64, f64)>),
     /// zoned_abs:pct/size:... — (percent of I/O, bytes).
     ZonedAbs(Vec<(f64, u64)>),
+}
+
+/// `zonemode`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ZoneMode {
+    /// Not given: strided when `zonesize` is set (as newer fio), none otherwise.
+    #[default]
+    Unset,
+    /// `zonemode=none`.
+    None,
+    /// `zonemode=strided`.
+    Strided,
 }
 
 /// `file_service_type`.
@@ -787,6 +807,10 @@ impl Default for JobSpec {
             random_distribution_dirs: None,
             percentage_random: PerDir::all(100),
             rw_sequencer_identical: false,
+            zonemode: ZoneMode::Unset,
+            zonesize: 0,
+            zonerange: 0,
+            zoneskip: 0,
             file_service: (FileServiceKind::RoundRobin, 1),
             bsrange: [None, None, None],
             bs_unaligned: false,

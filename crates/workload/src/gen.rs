@@ -99,6 +99,24 @@ pub struct Params {
     /// (the first ones; an exhausted file hands its place to the next), as fio chooses
     /// among its open files. 0: all files.
     pub open_limit: usize,
+    /// fio's `zonemode=strided` (one file only).
+    pub zones: Option<Zones>,
+}
+
+/// fio's strided zones: I/O stays in a zone of `range` bytes until `size` bytes were
+/// transferred there (going round the zone again when `size` is larger), then the zone
+/// moves `range + skip` bytes on, back to the region's start once it would begin at or
+/// past the file's end. Offsets are relative to the region's start.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Zones {
+    /// `zonesize`: bytes transferred in a zone before moving on.
+    pub size: u64,
+    /// `zonerange`: the zone's length.
+    pub range: u64,
+    /// `zoneskip`: bytes skipped after a zone.
+    pub skip: u64,
+    /// The file's end (its real size), relative to the region's start.
+    pub end: u64,
 }
 
 impl Params {
@@ -137,6 +155,7 @@ impl Params {
             bs_is_seq_rand: false,
             dist_dirs: None,
             open_limit: 0,
+            zones: None,
         }
     }
 }
@@ -223,6 +242,9 @@ pub struct Generator {
     split_cum: [Vec<(f64, u64)>; 3],
     /// `file_service_type` with a distribution: draws file indexes.
     file_sampler: Option<Sampler>,
+    /// Strided zones: bytes transferred in the current zone, and where it starts.
+    zone_bytes: u64,
+    zone_start: u64,
 }
 
 impl Generator {
@@ -274,7 +296,9 @@ impl Generator {
                     bs: max_bs,
                 });
             }
-            let map = use_map.then(|| RandomMap::new(r.len / gran));
+            // With zones the map covers one zone (fio sizes it by zonerange).
+            let mapped = p.zones.map_or(r.len, |z| z.range.min(r.len));
+            let map = use_map.then(|| RandomMap::new((mapped / gran).max(1)));
             files.push(FileState {
                 region: *r,
                 done: false,
@@ -340,6 +364,8 @@ impl Generator {
             seq_run: 0,
             last: None,
             dirs,
+            zone_bytes: 0,
+            zone_start: 0,
             p,
         };
         g.reset_active();
@@ -468,6 +494,9 @@ impl Generator {
             (true, false) => self.pick_len(Ddir::Read),
             (true, true) => self.pick_len(Ddir::Write),
         };
+        if let Some(z) = self.p.zones {
+            return self.zone_next(z, ddir, random, len);
+        }
         // Each file may take two tries: one that finds it exhausted, one that moves on.
         for _ in 0..2 * n {
             let fi = self.pick_file();
@@ -503,6 +532,69 @@ impl Generator {
             }
         }
         None
+    }
+
+    /// The next I/O in strided zones (one file), as fio places it: move to the next zone
+    /// once `size` bytes were done in this one, go round the zone when its end is reached,
+    /// start the zone's walks and random map afresh every `range` bytes. None when the
+    /// I/O would not fit in the region or the file.
+    fn zone_next(&mut self, z: Zones, ddir: Ddir, random: bool, len: u64) -> Option<IoReq> {
+        let d = ddir.index();
+        let gran = self.gran;
+        let f = &mut self.files[0];
+        if self.zone_bytes >= z.size {
+            self.zone_bytes = 0;
+            self.zone_start += z.range + z.skip;
+            if f.region.start + self.zone_start >= f.region.start + z.end {
+                self.zone_start = 0;
+            }
+            f.pos[d] = self.zone_start;
+        }
+        // (A new pass or loop may have put the walk back before the zone.)
+        if f.pos[d] >= self.zone_start + z.range || f.pos[d] < self.zone_start {
+            f.pos[d] = self.zone_start;
+        }
+        if self.zone_bytes % z.range.max(1) == 0 {
+            f.pos = [self.zone_start; 3];
+            if let Some(m) = &mut f.map {
+                m.clear();
+            }
+        }
+        let rel = if random {
+            // Blocks of the zone that lie in the region and the file.
+            let inside = z
+                .range
+                .min(f.region.len.saturating_sub(self.zone_start))
+                .min(z.end.saturating_sub(self.zone_start));
+            let blocks = (inside.saturating_sub(len) / gran + 1).max(1);
+            let b = match &mut f.map {
+                Some(m) => m.take_near(self.rng.below(blocks.min(m.len())))?,
+                None => self.rng.below(blocks),
+            };
+            b * gran
+        } else {
+            // Where the last I/O in this direction ended, within the zone; a stride
+            // (`read:4k`) steps from there.
+            let mut rel = f.pos[d] - self.zone_start;
+            let stride = self.p.rw.suffix;
+            if rel != 0 && stride != 0 {
+                rel = rel.checked_add_signed(stride).unwrap_or(0);
+            }
+            rel
+        };
+        let at = self.zone_start + rel;
+        if rel >= f.region.len || at >= z.end || at + len > f.region.len {
+            return None;
+        }
+        f.pos[d] = at + len;
+        self.zone_bytes += len;
+        let io = IoReq {
+            ddir,
+            file: 0,
+            offset: f.region.start + at,
+            len,
+        };
+        Some(self.account(io))
     }
 
     /// With `open_limit`: the first files are the open ones.
@@ -963,6 +1055,66 @@ mod tests {
 
     fn all(mut g: Generator) -> Vec<IoReq> {
         std::iter::from_fn(|| g.next_io()).collect()
+    }
+
+    #[test]
+    fn strided_zones_walk_zone_by_zone_and_wrap_at_the_file_end() {
+        // 64k file, 4k blocks, 8k done in each 8k zone, 8k skipped: 0,4k,16k,20k,...
+        let mut p = params(RwKind::Read, 64 << 10, 4096);
+        p.zones = Some(Zones {
+            size: 8 << 10,
+            range: 8 << 10,
+            skip: 8 << 10,
+            end: 64 << 10,
+        });
+        p.io_bytes = 96 << 10;
+        p.wrap = true;
+        let offs: Vec<u64> = all(Generator::new(p.clone()).unwrap())
+            .iter()
+            .map(|i| i.offset >> 10)
+            .collect();
+        assert_eq!(
+            offs,
+            [
+                0, 4, 16, 20, 32, 36, 48, 52, 0, 4, 16, 20, 32, 36, 48, 52, 0, 4, 16, 20, 32, 36,
+                48, 52
+            ]
+        );
+        // zonesize twice zonerange: each zone is read twice before moving on.
+        p.zones = Some(Zones {
+            size: 16 << 10,
+            ..p.zones.unwrap()
+        });
+        p.io_bytes = 32 << 10;
+        let offs: Vec<u64> = all(Generator::new(p.clone()).unwrap())
+            .iter()
+            .map(|i| i.offset >> 10)
+            .collect();
+        assert_eq!(offs, [0, 4, 0, 4, 16, 20, 16, 20]);
+    }
+
+    #[test]
+    fn random_io_in_strided_zones_covers_each_zone_and_stays_in_the_file() {
+        // A 32k zone every 36k of a 64k file: the second zone is cut by the file's end;
+        // random offsets stay inside it, and each zone's blocks are each hit once.
+        let mut p = params(RwKind::RandRead, 64 << 10, 4096);
+        p.zones = Some(Zones {
+            size: 28 << 10,
+            range: 32 << 10,
+            skip: 4 << 10,
+            end: 64 << 10,
+        });
+        p.io_bytes = 56 << 10;
+        let ios = all(Generator::new(p).unwrap());
+        assert_eq!(ios.len(), 14);
+        let mut first: Vec<u64> = ios[..7].iter().map(|i| i.offset >> 10).collect();
+        let mut second: Vec<u64> = ios[7..].iter().map(|i| i.offset >> 10).collect();
+        first.sort_unstable();
+        second.sort_unstable();
+        assert!(first.iter().all(|&o| o < 32), "{first:?}");
+        first.dedup();
+        assert_eq!(first.len(), 7, "no block twice in a zone");
+        assert_eq!(second, [36, 40, 44, 48, 52, 56, 60]);
     }
 
     #[test]

@@ -80,6 +80,9 @@ pub(crate) fn plan_clone(
     let mut size_rng = fathom_workload::Rng::new(seed ^ 0x5eed);
 
     let mut files = Vec::with_capacity(paths.len());
+    // Each file's real end (its existing size, or where its layout ends): strided zones
+    // wrap there, as fio's do at the file's size.
+    let mut file_end = 0u64;
     for path in paths {
         let (existing, device) = if caps.diskless {
             (None, false)
@@ -244,6 +247,7 @@ pub(crate) fn plan_clone(
                 ));
             }
         }
+        file_end = existing.unwrap_or(0).max(start + len);
         files.push(PlannedFile {
             path,
             region: FileRegion { start, len },
@@ -256,7 +260,9 @@ pub(crate) fn plan_clone(
         Some(SizeSpec::Bytes(b)) if b > 0 && b < total => b,
         _ => total,
     };
+    let zones = strided_zones(spec, &files, file_end)?;
     let params = Params {
+        zones,
         rw: spec.rw,
         bs: spec.bs.0,
         rwmixread: spec.rwmixread,
@@ -541,4 +547,58 @@ pub(crate) fn size_of(path: &Path) -> std::io::Result<(Option<u64>, bool)> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok((None, false)),
         Err(e) => Err(e),
     }
+}
+
+/// fio's `zonemode=strided` for a clone: None without zones, or with several files (fio
+/// turns zones off when a job has more than one file open). zonemode=none with zonesize,
+/// or strided without it, is an error, as in fio.
+fn strided_zones(
+    spec: &JobSpec,
+    files: &[PlannedFile],
+    file_end: u64,
+) -> Result<Option<fathom_workload::Zones>, RunError> {
+    use fathom_job::ZoneMode;
+    let strided = match spec.zonemode {
+        ZoneMode::None if spec.zonesize > 0 => {
+            return Err(plan_err(
+                spec,
+                "zonemode=none and zonesize do not go together (as in fio): drop zonesize, or \
+                 set zonemode=strided",
+            ))
+        }
+        ZoneMode::Strided if spec.zonesize == 0 => {
+            return Err(plan_err(
+                spec,
+                "zonemode=strided needs zonesize= (the bytes done in each zone), e.g. \
+                 zonesize=256m",
+            ))
+        }
+        ZoneMode::Strided => true,
+        ZoneMode::Unset => spec.zonesize > 0,
+        ZoneMode::None => false,
+    };
+    let [f] = files else {
+        return Ok(None);
+    };
+    if !strided {
+        return Ok(None);
+    }
+    if spec.rw.suffix < 0 {
+        return Err(plan_err(
+            spec,
+            "a backward walk (rw=...:-N) does not go with zonemode=strided: fio's walk leaves \
+             its zones there; use a forward stride or no zones",
+        ));
+    }
+    let range = if spec.zonerange > 0 {
+        spec.zonerange
+    } else {
+        spec.zonesize
+    };
+    Ok(Some(fathom_workload::Zones {
+        size: spec.zonesize,
+        range,
+        skip: spec.zoneskip,
+        end: file_end.saturating_sub(f.region.start),
+    }))
 }
