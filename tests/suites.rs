@@ -849,6 +849,13 @@ fathomtest!(
                 libc::SIGINT,
                 "Read MB/s",
             ),
+            (
+                ["dbench", "-t", "600", "-D", &d, "2"]
+                    .map(String::from)
+                    .to_vec(),
+                libc::SIGINT,
+                "Throughput",
+            ),
         ];
         for (args, sig, shows) in cases {
             let child = env
@@ -1016,4 +1023,207 @@ fathomtest!(iozone_takes_iozone_s_own_command_line, |env| {
     }
     let o = env.run(&["suite", "iozone", "--help"]);
     assert!(o.status.success() && stdout(&o).contains("-Rb report.xlsx"));
+});
+
+/// The operation table of a dbench report: (name, count) in order.
+fn dbench_table(out: &str) -> Vec<(String, u64)> {
+    let row = regex_lite::Regex::new(r"^ (\w+) +(\d+) +(\d+\.\d{3}) +(\d+\.\d{3})$").unwrap();
+    out.lines()
+        .skip_while(|l| !l.starts_with(" Operation      Count    AvgLat    MaxLat"))
+        .skip(2)
+        .take_while(|l| !l.is_empty())
+        .map(|l| {
+            let c = row.captures(l).unwrap_or_else(|| panic!("table row {l:?}"));
+            (c[1].to_string(), c[2].parse().unwrap())
+        })
+        .collect()
+}
+
+fn dbench_throughput(out: &str) -> f64 {
+    let re = regex_lite::Regex::new(
+        r"(?m)^Throughput (\d+(\.\d+)?) MB/sec  (\d+) clients  (\d+) procs  max_latency=\d+\.\d{3} ms$",
+    )
+    .unwrap();
+    let c = re
+        .captures(out)
+        .unwrap_or_else(|| panic!("no Throughput line:\n{out}"));
+    c[1].parse().unwrap()
+}
+
+// dbench's runbook line (`./dbench 100 -t 36000`, scaled down): dbench 4.00's report, the
+// clients' folders removed, and as a link named dbench.
+fathomtest!(dbench_runs_dbench_s_command_line_and_report, |env| {
+    let dir = env.path().join("share");
+    let d = dir.to_str().unwrap();
+    let o = env.run(&["suite", "dbench", "3", "-t", "2", "--warmup=1", "-D", d]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    let progress = regex_lite::Regex::new(
+        r"(?m)^   3  +\d+  +\d+\.\d\d MB/sec  (warmup|execute) +\d+ sec  latency \d+\.\d{3} ms$",
+    )
+    .unwrap();
+    assert!(progress.is_match(&out), "{out}");
+    assert!(
+        out.contains("Running for 2 seconds with load 'fathom's office session"),
+        "{out}"
+    );
+    assert!(out.contains("   0  cleanup "), "{out}");
+    let t = dbench_table(&out);
+    let names: Vec<&str> = t.iter().map(|x| x.0.as_str()).collect();
+    for op in [
+        "NTCreateX",
+        "Close",
+        "ReadX",
+        "WriteX",
+        "Flush",
+        "Find",
+        "LockX",
+    ] {
+        assert!(names.contains(&op), "{op} in {names:?}");
+    }
+    assert!(dbench_throughput(&out) > 0.0);
+    // Every client's folder is gone, and the empty `clients` folder with them.
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
+    // Under its own name.
+    let bin = env.path().join("bin");
+    let o = env.run(&["install-links", bin.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = std::process::Command::new(bin.join("dbench"))
+        .args(["-t", "1", "-D", d, "--skip-cleanup", "1"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        dir.join("clients/client0/office").is_dir(),
+        "--skip-cleanup"
+    );
+    let o = env.run(&["suite", "dbench", "--help"]);
+    assert!(stdout(&o).contains("--loadfile"), "{}", stdout(&o));
+});
+
+fathomtest!(
+    dbench_fails_a_client_whose_line_goes_other_than_expected,
+    |env| {
+        // dbench's rule: an unlink the loadfile says succeeds fails the client when it does
+        // not; the report is still printed and the exit is 1, the line named.
+        let load = env.write(
+            "bad.txt",
+            "Mkdir \"\\clients\" NT_STATUS_OK\n\
+         Mkdir \"\\clients\\client1\" NT_STATUS_OK\n\
+         Unlink \"\\clients\\client1\\nothing\" 0x6 NT_STATUS_OK\n",
+        );
+        let d = env.path().to_str().unwrap();
+        let o = env.run(&[
+            "suite",
+            "dbench",
+            "-t",
+            "1",
+            "-D",
+            d,
+            "-c",
+            load.to_str().unwrap(),
+            "1",
+        ]);
+        assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+        assert!(
+            stderr(&o).contains("client 0 failed at line 3: unlink"),
+            "{}",
+            stderr(&o)
+        );
+        assert!(stdout(&o).contains("Throughput"), "{}", stdout(&o));
+        let o = env.run(&[
+            "suite",
+            "dbench",
+            "-c",
+            load.to_str().unwrap(),
+            "-B",
+            "smb",
+            "1",
+        ]);
+        assert_eq!(o.status.code(), Some(2));
+    }
+);
+
+fathomtest!(dbench_side_by_side_with_the_real_dbench, |env| {
+    // Both replay dbench's own client.txt for 3 s with 2 clients: the same operations in
+    // the same order, in the same proportions (the loadfile fixes them), and throughput of
+    // the same order.
+    let load = std::path::Path::new("/usr/share/dbench/client.txt");
+    let have = std::process::Command::new("dbench")
+        .arg("--help")
+        .output()
+        .is_ok();
+    if !have || !load.exists() {
+        assert!(
+            std::env::var_os("FATHOM_REQUIRE_DBENCH").is_none(),
+            "dbench is not installed"
+        );
+        eprintln!("dbench not installed: side-by-side check skipped");
+        return;
+    }
+    let (a, b) = (env.path().join("a"), env.path().join("b"));
+    std::fs::create_dir_all(&a).unwrap();
+    std::fs::create_dir_all(&b).unwrap();
+    let args = |d: &std::path::Path| {
+        [
+            "-t",
+            "3",
+            "-c",
+            load.to_str().unwrap(),
+            "-D",
+            d.to_str().unwrap(),
+            "2",
+        ]
+        .map(String::from)
+    };
+    let real = std::process::Command::new("dbench")
+        .args(args(&a))
+        .output()
+        .unwrap();
+    assert!(
+        real.status.success(),
+        "{}",
+        String::from_utf8_lossy(&real.stdout)
+    );
+    let theirs_out = String::from_utf8_lossy(&real.stdout).into_owned();
+    let o = env.run(
+        &[
+            &["suite", "dbench"][..],
+            &args(&b).each_ref().map(|s| s.as_str()),
+        ]
+        .concat(),
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let ours_out = stdout(&o);
+    let (theirs, ours) = (dbench_table(&theirs_out), dbench_table(&ours_out));
+    let names = |t: &[(String, u64)]| t.iter().map(|x| x.0.clone()).collect::<Vec<_>>();
+    assert_eq!(
+        names(&ours),
+        names(&theirs),
+        "rows:\n{ours_out}\n{theirs_out}"
+    );
+    let share = |t: &[(String, u64)], op: &str| {
+        let total: u64 = t.iter().map(|x| x.1).sum();
+        t.iter().find(|x| x.0 == op).unwrap().1 as f64 / total as f64
+    };
+    for op in [
+        "NTCreateX",
+        "Close",
+        "ReadX",
+        "WriteX",
+        "Qpathinfo",
+        "Find",
+        "Unlink",
+    ] {
+        let (x, y) = (share(&ours, op), share(&theirs, op));
+        assert!(
+            (x / y - 1.0).abs() < 0.1,
+            "{op}: {x:.4} of fathom's ops, {y:.4} of dbench's"
+        );
+    }
+    let (x, y) = (dbench_throughput(&ours_out), dbench_throughput(&theirs_out));
+    assert!(
+        x / y > 0.25 && x / y < 4.0,
+        "fathom {x} MB/s, dbench {y} MB/s"
+    );
 });

@@ -127,6 +127,7 @@ fn suite_of_name(argv: &[std::ffi::OsString]) -> Option<&'static str> {
         "sysbench" => "sysbench",
         "IOR" | "ior" => "ior",
         "dd" => "dd",
+        "dbench" => "dbench",
         "vdbench" => "vdbench",
         _ => return None,
     })

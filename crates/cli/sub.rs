@@ -223,7 +223,7 @@ pub(crate) fn plot_main(argv: &[std::ffi::OsString]) -> Result<u8, Failure> {
 /// `fathom install-links DIR`: links named as the classic tools, to this binary.
 pub(crate) fn install_links(argv: &[std::ffi::OsString]) -> Result<u8, Failure> {
     let help =
-        "fathom install-links DIR: make DIR/bonnie++, iozone, sysbench, IOR, dd, vdbench and fio \
+        "fathom install-links DIR: make DIR/bonnie++, iozone, sysbench, IOR, dd, dbench, vdbench and fio \
                 links to this binary (existing files are left alone); run under those names, \
                 fathom acts as the tool";
     let Some(dir) = argv
@@ -240,7 +240,7 @@ pub(crate) fn install_links(argv: &[std::ffi::OsString]) -> Result<u8, Failure> 
     let me = std::env::current_exe().context("finding this binary")?;
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     for name in [
-        "bonnie++", "iozone", "sysbench", "IOR", "dd", "vdbench", "fio",
+        "bonnie++", "iozone", "sysbench", "IOR", "dd", "dbench", "vdbench", "fio",
     ] {
         let link = dir.join(name);
         if link.symlink_metadata().is_ok() {

@@ -3,7 +3,7 @@
 //!
 //! One module per tool, each taking that tool's own command line ([`run`] dispatches on
 //! the first word): [`bonnie`] (bonnie++), [`iozone`], [`ior`] (IOR), [`sysbench`]
-//! (sysbench fileio), [`dd`], [`cdm`] (CrystalDiskMark) and [`curve`] (vdbench's
+//! (sysbench fileio), [`dd`], [`dbench`], [`cdm`] (CrystalDiskMark) and [`curve`] (vdbench's
 //! iorate=curve). Every suite runs its I/O as fathom jobs ([`run_job`]) or its own loop,
 //! and stops early when [`stop`] is asked to (the CLI does on SIGINT/SIGTERM): it then
 //! prints what it measured and removes its files.
@@ -11,6 +11,7 @@
 pub mod bonnie;
 pub mod cdm;
 pub mod curve;
+pub mod dbench;
 pub mod dd;
 pub mod ior;
 pub mod iozone;
@@ -74,6 +75,7 @@ pub type Outcome = (u8, Vec<(String, f64)>);
 pub const SUITES: &[(&str, &str)] = &[
     ("bonnie", "bonnie++ 2.00's twelve tests: text table and its 1.98 CSV line (bon_csv2txt reads it)"),
     ("curve", "vdbench's iorate=curve: a max run, then 10..100% of it; response time against rate (+SVG)"),
+    ("dbench", "dbench 4.00: N clients replay an NBENCH loadfile; its per-second lines, operation table and Throughput line"),
     ("dd", "dd's operands (if/of/bs/count/skip/seek/iflag/oflag/conv) and closing lines, plus latency percentiles"),
     ("ior", "IOR's write/read by --tasks: file per task (N-N) or one shared, segmented file (N-1)"),
     ("iozone", "iozone's 13 tests over its -a matrix of file and record sizes; table, CSV, SVG heat maps; -t throughput"),
@@ -95,6 +97,7 @@ fn help() -> String {
          fathom suite ior -a POSIX -o /mnt/pfs/testFile -N 8 -b 16m -t 1m -s 4 -i 3 [-F]\n  \
          fathom suite iozone -a -g 64m -f /mnt/disk/iozone.tmp --svg=plots/\n  \
          fathom suite cdm --dir=/mnt/disk --size=1g --loops=3 --runtime=5\n  \
+         fathom suite dbench -t 60 -D /mnt/share 8\n  \
          fathom suite sysbench --file-total-size=1G --file-num=16 prepare\n  \
          fathom suite sysbench --file-total-size=1G --file-num=16 --file-test-mode=rndrw --time=30 run\n\n\
          Any suite takes --repeat=N: N runs, then each headline figure's mean, stddev, min, max\n\
@@ -188,6 +191,7 @@ fn run_once(args: &[String]) -> anyhow::Result<Outcome> {
             Ok((0, Vec::new()))
         }
         Some("dd") => dd::run(&args[1..]),
+        Some("dbench") => dbench::run(&args[1..]),
         Some("bonnie") => bonnie::run(&args[1..]),
         Some("cdm") => cdm::run(&args[1..]),
         Some("curve") => curve::run(&args[1..]),
