@@ -375,18 +375,19 @@ impl RunResult {
                                 .iter_mut()
                                 .map(|d| std::mem::take(&mut d.samples))
                                 .collect();
-                            let total = o.stats.runtime + add.runtime;
+                            // Saturating: a damaged result file must not panic a merge.
+                            let total = o.stats.runtime.saturating_add(add.runtime);
                             o.stats.merge(&add);
                             o.stats.runtime = total;
                             for (d, samples) in later.into_iter().enumerate() {
                                 o.stats.dirs[d]
                                     .samples
                                     .extend(samples.into_iter().map(|mut x| {
-                                        x.t_ms += offset;
+                                        x.t_ms = x.t_ms.saturating_add(offset);
                                         x
                                     }));
                             }
-                            o.elapsed += j.elapsed;
+                            o.elapsed = o.elapsed.saturating_add(j.elapsed);
                             o.absorb_rest(j);
                         } else {
                             o.absorb(j);
@@ -506,6 +507,21 @@ mod merge_tests {
         let t: Vec<u64> = j.stats.dirs[0].samples.iter().map(|s| s.t_ms).collect();
         assert_eq!(t, [0, 1000]);
         assert_eq!(m.threads, 1);
+    }
+
+    #[test]
+    fn sequential_merging_of_absurd_times_saturates_instead_of_panicking() {
+        // Found by tests/fuzz (a native file with a huge elapsed time and runtime).
+        let mut a = run("h", &[1]);
+        a.jobs[0].elapsed = Duration::MAX;
+        a.jobs[0].stats.runtime = Duration::MAX;
+        a.jobs[0].stats.dirs[0].samples = vec![crate::Sample {
+            t_ms: u64::MAX,
+            ..Default::default()
+        }];
+        let m = RunResult::merge_sequential(vec![a.clone(), a]).unwrap();
+        assert_eq!(m.jobs[0].elapsed, Duration::MAX);
+        assert_eq!(m.jobs[0].stats.runtime, Duration::MAX);
     }
 
     #[test]

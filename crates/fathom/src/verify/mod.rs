@@ -465,7 +465,10 @@ impl Verifier {
         if p.pattern.is_empty() {
             return Err("the journal's verify pattern is empty: the header is damaged".into());
         }
-        if p.pattern_offsets.iter().any(|&o| o + 8 > p.pattern.len()) {
+        if p.pattern_offsets
+            .iter()
+            .any(|&o| o.saturating_add(8) > p.pattern.len())
+        {
             return Err("the journal's pattern offsets lie outside its pattern".into());
         }
         let kind = VerifyKind::NAMES
@@ -543,7 +546,8 @@ impl Verifier {
             return None;
         }
         let h = self.header_len();
-        Some(self.hdr_off.min(len.saturating_sub(h)))
+        // A chunk too short for the header has none (a damaged journal's parameters).
+        (len >= h).then(|| self.hdr_off.min(len - h))
     }
 
     /// The data of a chunk: everything but the header.
@@ -842,6 +846,26 @@ mod tests {
         let mut b = vec![0u8; 4096];
         v.fill(0, off, &mut b);
         b
+    }
+
+    #[test]
+    fn a_chunk_shorter_than_its_header_is_checked_without_a_panic() {
+        // Found by tests/fuzz: a journal header with a verify interval of 1 byte.
+        let parts = VerifierParts {
+            kind: "sha512".into(),
+            interval: 1,
+            header_offset: 0,
+            pattern: vec![0],
+            pattern_offsets: Vec::new(),
+            seed: 1,
+            clone: 0,
+            regions: vec![(0, 4096)],
+        };
+        let v = Verifier::from_parts(&parts).unwrap();
+        let b = [7u8; 1];
+        let _ = v.check(&b, 0, Some(1));
+        let mut w = [0u8; 1];
+        v.fill_chunk(&mut w, 0, 1, 0);
     }
 
     #[test]

@@ -120,7 +120,9 @@ pub fn parse(args: &[String]) -> Result<Opts> {
     while let Some((key, whole, inline)) = it.next_opt() {
         // Short options may carry their value attached (-t60).
         let (key, inline) = match key.as_bytes() {
-            [b'-', c, rest @ ..] if *c != b'-' && !rest.is_empty() && inline.is_none() => {
+            [b'-', c, rest @ ..]
+                if c.is_ascii_alphabetic() && !rest.is_empty() && inline.is_none() =>
+            {
                 (&whole[..2], Some(whole[2..].to_string()))
             }
             _ => (key, inline),
