@@ -115,7 +115,7 @@ fathomtest!(cdm_prints_crystaldiskmark_s_table, |env| {
     assert_eq!(o.status.code(), Some(2));
     let o = env.run(&["suite", "nosuch"]);
     assert!(
-        stderr(&o).contains("available: bonnie, curve, dd, ior, iozone, cdm, sysbench"),
+        stderr(&o).contains("available: bonnie, curve, dbench, dd, ior, iozone, cdm, sysbench"),
         "{}",
         stderr(&o)
     );
