@@ -427,3 +427,54 @@ fathomtest!(unlink_removes_files_created_on_open_too, |env| {
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(!env.path().join("c.0.0").exists());
 });
+
+fathomtest!(cpuio_burns_its_share_of_a_cpu_and_moves_no_bytes, |env| {
+    // fio's cpuio: 20 ms burns at cpuload=50, so a 20 ms pause after each: about 25 burns
+    // in a second, each timed as the I/O's latency, no bytes, no files.
+    let o = env.run(&[
+        "--output-format=json",
+        "--name=burn",
+        "--ioengine=cpuio",
+        "--cpuload=50",
+        "--cpuchunks=20000",
+        "--time_based",
+        "--runtime=1",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let j = &json(&o)["jobs"][0];
+    let r = &j["read"];
+    assert_eq!(r["io_bytes"], 0, "{j}");
+    let n = r["total_ios"].as_u64().unwrap();
+    assert!((10..=26).contains(&n), "{n} burns in a second");
+    let clat = r["clat_ns"]["mean"].as_f64().unwrap();
+    assert!(clat >= 20e6, "a burn lasts its chunk: {clat} ns");
+    assert!(j["usr_cpu"].as_f64().unwrap() > 10.0, "{j}");
+    assert_eq!(
+        std::fs::read_dir(env.path()).unwrap().count(),
+        0,
+        "no files"
+    );
+    // number_ios ends it too; qsort mode times its sort round.
+    let o = env.run(&[
+        "--output-format=json",
+        "--name=q",
+        "--ioengine=cpuio",
+        "--cpuload=100",
+        "--cpumode=qsort",
+        "--number_ios=3",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(json(&o)["jobs"][0]["read"]["total_ios"], 3);
+    // cpuload is required, as in fio.
+    let o = env.run(&["--name=b", "--ioengine=cpuio", "--runtime=1"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("needs cpuload="), "{}", stderr(&o));
+    // fio's own example, shortened.
+    let ex = std::path::Path::new("/usr/share/doc/fio/examples/cpuio.fio");
+    if ex.exists() {
+        let o = env.run(&["--output-format=json", ex.to_str().unwrap(), "--runtime=1"]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let v = json(&o);
+        assert_eq!(v["jobs"].as_array().unwrap().len(), 4, "2 jobs × numjobs=2");
+    }
+});

@@ -269,6 +269,7 @@ pub(crate) const ENGINE_OPTIONS: &[(&str, &[&str])] = &[
         ],
     ),
     ("libaio", &["userspace_reap"]),
+    ("cpuio", &["cpuload", "cpuchunks", "cpumode"]),
     ("pvsync2", &["hipri", "nowait"]),
     ("filestat", &["stat_type"]),
     ("dirstat", &["stat_type"]),

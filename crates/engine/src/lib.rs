@@ -66,6 +66,7 @@ macro_rules! fd_file_methods {
 }
 
 mod buf;
+pub mod cpuio;
 mod fd;
 mod io_uring;
 pub mod layout;
@@ -106,6 +107,9 @@ pub struct Caps {
     /// operation's time as the completion latency, and counts the job's I/Os without
     /// timing them (they are fake).
     pub metadata: Option<&'static str>,
+    /// The I/Os move no bytes (fio's FIO_NOIO engines: cpuio): they are counted and timed,
+    /// their bytes are not.
+    pub no_data: bool,
 }
 
 impl Caps {
@@ -119,6 +123,7 @@ impl Caps {
             no_direct: false,
             reopen: true,
             metadata: None,
+            no_data: false,
         }
     }
 }
@@ -362,6 +367,7 @@ pub trait IoEngine: Send {
 pub const ENGINES: &[(&str, &str)] = &[
     ("psync", "pread(2)/pwrite(2) at the I/O's offset (fio's default engine)"),
     ("sync", "lseek(2) then read(2)/write(2)"),
+    ("cpuio", "burns CPU instead of doing I/O: cpuload percent of a CPU in cpuchunks-us bursts (cpumode=noop|qsort); counts I/Os, moves no bytes"),
     ("null", "completes every I/O at once without touching data; the overhead oracle"),
     ("vsync", "lseek(2) then readv(2)/writev(2)"),
     ("pvsync", "preadv(2)/pwritev(2)"),
@@ -383,15 +389,7 @@ pub const ENGINES: &[(&str, &str)] = &[
 ];
 
 /// Engines fio has that fathom recognises but does not run yet.
-const NOT_YET: &[&str] = &[
-    "io_uring_cmd",
-    "splice",
-    "sg",
-    "e4defrag",
-    "cpuio",
-    "exec",
-    "net",
-];
+const NOT_YET: &[&str] = &["io_uring_cmd", "splice", "sg", "e4defrag", "exec", "net"];
 
 /// Makes an engine for one job clone.
 pub type EngineFactory = dyn Fn(&EngineOptions) -> Box<dyn IoEngine> + Send + Sync;
@@ -445,6 +443,10 @@ pub fn create_with(name: &str, opts: &EngineOptions) -> Result<Box<dyn IoEngine>
             fd::FdEngine::named(name, opts).expect("an fd engine name"),
         )),
         "null" => Ok(Box::new(null::Null::default())),
+        "cpuio" => Ok(Box::new(cpuio::CpuIo::new(
+            opts.job.cpuchunks,
+            opts.job.cpumode_qsort,
+        ))),
         "falloc" => Ok(Box::new(meta::FileCall::falloc())),
         "ftruncate" => Ok(Box::new(meta::FileCall::ftruncate())),
         "filetree" => Ok(Box::new(FileTree)),
@@ -493,6 +495,7 @@ impl IoEngine for FileTree {
             no_trim: true,
             no_direct: true,
             metadata: Some("mix"),
+            no_data: false,
             ..Caps::default()
         }
     }

@@ -96,6 +96,7 @@ impl IoEngine for MetaEngine {
             no_direct: true,
             reopen: false,
             metadata: Some(self.kind.op()),
+            no_data: false,
         }
     }
     fn open_file(&mut self, path: &Path, _opts: &OpenOptions) -> io::Result<usize> {

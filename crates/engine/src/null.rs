@@ -29,6 +29,7 @@ impl IoEngine for Null {
             no_trim: false,
             no_direct: false,
             metadata: None,
+            no_data: false,
             reopen: true,
         }
     }

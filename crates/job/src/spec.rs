@@ -398,6 +398,12 @@ pub struct EngineOpts {
     pub userspace_reap: bool,
     /// filestat/dirstat: the system call that looks files up.
     pub stat_type: StatType,
+    /// cpuio: percent of a CPU to burn (0: not set).
+    pub cpuload: u32,
+    /// cpuio: microseconds of each burn (`cpuchunks`).
+    pub cpuchunks: u64,
+    /// cpuio: `cpumode=qsort` (sorting) instead of `noop` (spinning).
+    pub cpumode_qsort: bool,
 }
 
 /// How written data is checked (`verify=`).
@@ -719,6 +725,9 @@ impl Default for EngineOpts {
             nowait: false,
             userspace_reap: false,
             stat_type: StatType::Stat,
+            cpuload: 0,
+            cpuchunks: 50_000,
+            cpumode_qsort: false,
         }
     }
 }

@@ -123,6 +123,8 @@ pub(crate) struct Recorder<'a> {
     pub(crate) log: Option<(&'a mut crate::record::logs::IoLog, Instant)>,
     /// The I/Os are a metadata engine's fake ones: counted, without latency.
     pub(crate) fake: bool,
+    /// The engine moves no bytes (cpuio): I/Os counted and timed, bytes 0.
+    pub(crate) no_data: bool,
     /// `max_latency` in ns (0: none): a slower I/O ends the job with ETIMEDOUT.
     pub(crate) max_lat: u64,
     /// `error_dump`: print each tolerated error (the first 100) on stderr, as fio does.
@@ -144,6 +146,7 @@ impl<'a> Recorder<'a> {
             first_error_text: &mut out.first_error_text,
             log,
             fake: false,
+            no_data: false,
             max_lat: spec.control.max_latency.as_nanos() as u64,
             dump: !spec.control.no_error_dump,
             job: &spec.name,
@@ -213,8 +216,9 @@ pub(crate) fn complete(
         });
     }
     let max_lat = st.max_lat;
+    let no_data = st.no_data;
     let st = &mut st.stats;
-    let bytes = slot.done + c.res as u64;
+    let bytes = if no_data { 0 } else { slot.done + c.res as u64 };
     if c.short > 0 || slot.short > 0 {
         st.dirs[req.ddir.index()].short_ios += 1;
     }

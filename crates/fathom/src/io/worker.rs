@@ -545,6 +545,7 @@ pub fn run_clone(
                     let mut rec =
                         Recorder::new(&mut out, spec, iolog.as_mut().map(|l| (l, measure_start)));
                     rec.fake = meta_op.is_some();
+                    rec.no_data = job.caps.no_data;
                     if let Some((errno, text)) =
                         complete(&mut rec, &slots[si], &c, None, clat, &clone.files)
                     {
@@ -722,6 +723,7 @@ pub fn run_clone(
             let (off, len) = (slot.req.offset, slot.req.len);
             free.push(si);
             let mut rec = Recorder::new(&mut out, spec, iolog.as_mut().map(|l| (l, measure_start)));
+            rec.no_data = job.caps.no_data;
             if let Some((errno, text)) =
                 complete(&mut rec, &slots[si], &c, Some(slat), clat, &clone.files)
             {

@@ -71,6 +71,13 @@ pub(crate) fn plan_job(
     limits: Limits,
     warnings: &mut Vec<String>,
 ) -> Result<PlannedJob, RunError> {
+    let cpu;
+    let spec = if spec.ioengine == "cpuio" {
+        cpu = cpuio_spec(spec)?;
+        &cpu
+    } else {
+        spec
+    };
     let engine = fathom_engine::create(&spec.ioengine).map_err(|e| RunError::Engine {
         job: spec.name.clone(),
         location: spec.origin.to_string(),
@@ -386,4 +393,37 @@ pub(crate) fn gcd(a: u64, b: u64) -> u64 {
     } else {
         gcd(b, a % b)
     }
+}
+
+/// A cpuio job as fio runs it: one burn per I/O and, after each, a pause that makes the
+/// load `cpuload` percent (`cpuchunks` × (100 − load) / load, as think time after every
+/// completion); no files; I/Os until the runtime, `number_ios` or a signal ends the job.
+/// With `cpumode=qsort` the burn is one sort round, timed here once (fio re-times each).
+fn cpuio_spec(spec: &JobSpec) -> Result<JobSpec, RunError> {
+    let load = spec.engine.cpuload as u64;
+    if load == 0 {
+        return Err(plan_err(
+            spec,
+            "the cpuio engine needs cpuload= (the percent of a CPU to burn), e.g. cpuload=50",
+        ));
+    }
+    let cycle_us = if spec.engine.cpumode_qsort {
+        let mut e = fathom_engine::cpuio::CpuIo::new(0, true);
+        (e.sort_round().as_micros() as u64).max(1)
+    } else {
+        spec.engine.cpuchunks
+    };
+    let mut s = spec.clone();
+    s.engine.cpuchunks = cycle_us;
+    s.thinktime = std::time::Duration::from_micros(cycle_us * (100 - load) / load);
+    s.thinktime_spin = std::time::Duration::ZERO;
+    s.thinktime_blocks = 1;
+    s.thinktime_on_issue = false;
+    s.nrfiles = 1;
+    s.filenames.clear();
+    // One nominal block of "file", gone round for as long as the job runs.
+    let bs = s.bs.0.iter().copied().max().unwrap_or(4096).max(1);
+    s.size = Some(fathom_job::SizeSpec::Bytes(bs));
+    s.io_size = Some(u64::MAX / 4);
+    Ok(s)
 }

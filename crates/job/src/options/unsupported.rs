@@ -19,6 +19,7 @@ pub(super) static NAMES: &[&str] = &[
     "opendir",
     "unlink_each_loop",
     "zonecapacity",
+    "exit_on_io_done",
     "max_open_zones",
     "job_max_open_zones",
     "ignore_zone_limits",
@@ -252,9 +253,5 @@ pub(super) static ENGINE_ONLY: &[(&[&str], &[&str])] = &[
             "libblkio_force_enable_completion_eventfd",
         ],
         &["libblkio"],
-    ),
-    (
-        &["cpuload", "cpuchunks", "cpumode", "exit_on_io_done"],
-        &["cpuio"],
     ),
 ];
