@@ -754,3 +754,65 @@ fn random_io_in_strided_zones_stays_in_its_zones_as_fio() {
     assert_eq!(f.len(), 32);
     assert_eq!(f, a, "the offsets each tool read, sorted");
 }
+
+#[test]
+fn an_iolog_fathom_writes_replays_in_fio_io_for_io() {
+    // write_iolog is fio's version 3 format: fio --read_iolog replays it, every I/O (and
+    // every fsync) in the order fathom issued them.
+    let Some(fio) = fio() else { return };
+    let (env, _, dir) = side_by_side();
+    let o = env
+        .cmd()
+        .current_dir(&dir)
+        .args([
+            "--output-format=json",
+            "--name=w",
+            "--rw=randrw",
+            "--bs=4k",
+            "--size=1m",
+            "--ioengine=psync",
+            "--fsync=16",
+            "--write_iolog=w.iolog",
+        ])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let ours = counts(&json(&o));
+    let syncs = json(&o)["jobs"][0]["sync"]["total_ios"].clone();
+    assert!(syncs.as_u64().unwrap() > 0);
+    let log = std::fs::read_to_string(dir.join("w.iolog")).unwrap();
+    assert!(log.starts_with("fio version 3 iolog\n"), "{log}");
+    let issued: Vec<(u64, u64)> = log
+        .lines()
+        .filter_map(|l| {
+            let w: Vec<&str> = l.split(' ').collect();
+            match w.get(2) {
+                Some(&"read") => Some((0, w[3].parse().unwrap())),
+                Some(&"write") => Some((1, w[3].parse().unwrap())),
+                _ => None,
+            }
+        })
+        .collect();
+    assert_eq!(issued.len() as u64, ours[0] + ours[1]);
+    let o = Command::new(&fio)
+        .current_dir(&dir)
+        .args([
+            "--name=r",
+            "--read_iolog=w.iolog",
+            "--ioengine=psync",
+            "--write_lat_log=seq",
+            "--log_offset=1",
+            "--output-format=json",
+        ])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let s = String::from_utf8_lossy(&o.stdout);
+    let v: Value = serde_json::from_str(&s[s.find('{').unwrap()..]).unwrap();
+    assert_eq!(counts(&v), ours, "fio's replay: reads, writes, bytes");
+    assert_eq!(
+        v["jobs"][0]["sync"]["total_ios"], syncs,
+        "the fsyncs replayed too"
+    );
+    assert_eq!(offsets(&dir, "seq"), issued, "I/O by I/O");
+}

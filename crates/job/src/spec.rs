@@ -274,6 +274,8 @@ pub struct JobSpec {
 /// What a job logs to files, as fio's log options.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct LogSpec {
+    /// `write_iolog=PATH`: every issued I/O, in fio's iolog version 3 format.
+    pub iolog: Option<String>,
     /// `write_bw_log=NAME`: bandwidth log `NAME_bw.N.log`.
     pub bw: Option<String>,
     /// `write_iops_log=NAME`: `NAME_iops.N.log`.

@@ -257,6 +257,12 @@ pub fn run_clone(
     let mut measure_start = io_start;
     // Per-I/O events, only when the job writes log files.
     let mut iolog = spec.logs.any().then(crate::record::logs::IoLog::default);
+    // write_iolog: the issued I/Os in fio's replayable format.
+    let mut wlog = spec
+        .logs
+        .iolog
+        .as_deref()
+        .map(|p| crate::record::iolog::IologWriter::new(p, &clone.files));
     let mut cpu_start = CpuUsage::current_thread();
     let sampling = (dirs, sample_interval(spec), spec.control.live_samples);
     let mut sampler = Sampler::new(io_start, sampling, live);
@@ -409,6 +415,11 @@ pub fn run_clone(
                 break;
             };
             if !syncs.due.is_empty() {
+                if let Some(w) = &mut wlog {
+                    for &(f, data_only) in &syncs.due {
+                        w.sync(f, data_only);
+                    }
+                }
                 if let Some(err) = due_syncs(&mut *engine, &mut syncs, &mut out.stats) {
                     fail(&mut out, err.0, err.1);
                     stopping = true;
@@ -527,6 +538,9 @@ pub fn run_clone(
                 }
             }
             let io = slot.unit(si, &clone.files);
+            if let Some(w) = &mut wlog {
+                w.io(req.file, req.ddir, req.offset, req.len);
+            }
             let st = &mut out.stats;
             st.issued[req.ddir.index()] += 1;
             let t0 = crate::clock::now();
@@ -885,6 +899,14 @@ pub fn run_clone(
     }
     drop(engine);
     drop(slots);
+    if let Some(w) = wlog {
+        if let Err(e) = w.finish() {
+            if out.error_text.is_none() {
+                out.stats.error = e.raw_os_error().unwrap_or(libc::EIO);
+                out.error_text = Some(format!("write_iolog: {e}"));
+            }
+        }
+    }
     if let Some(l) = &iolog {
         let deadline_ns =
             deadline.map(|d| d.saturating_duration_since(measure_start).as_nanos() as u64);

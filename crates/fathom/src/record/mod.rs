@@ -4,6 +4,7 @@
 
 pub mod facts;
 pub mod gate;
+pub(crate) mod iolog;
 pub mod live;
 pub mod logs;
 pub mod outcome;

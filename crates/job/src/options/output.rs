@@ -169,6 +169,22 @@ pub(super) static LOG_OPTS: &[OptDef] = &[
             Ok(())
         },
     },
+    OptDef {
+        name: "write_iolog",
+        aliases: &[],
+        category: C,
+        ty: "path",
+        default: "none",
+        doc: "Append every issued I/O to PATH in fio's iolog version 3 format (fio --read_iolog replays it): each clone adds its block, file add/open lines first, close lines last",
+        flag: false,
+        apply: |j, v, _| {
+            if v.trim().is_empty() {
+                return Err("give a file name".into());
+            }
+            j.logs.iolog = Some(v.trim().to_string());
+            Ok(())
+        },
+    },
     log_opt!(
         "write_bw_log",
         bw,

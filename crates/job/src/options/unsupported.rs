@@ -58,7 +58,6 @@ pub(super) static NAMES: &[&str] = &[
     "flow_watermark",
     // Replay
     "read_iolog",
-    "write_iolog",
     "read_iolog_chunked",
     "replay_no_stall",
     "replay_time_scale",
