@@ -576,7 +576,12 @@ impl Generator {
             // Where the last I/O in this direction ended, within the zone; a stride
             // (`read:4k`) steps from there.
             let mut rel = f.pos[d] - self.zone_start;
-            let stride = self.p.rw.suffix;
+            // A sequential pattern's `:N` is a stride; a random one's is a run length.
+            let stride = if self.p.rw.kind.is_random() {
+                0
+            } else {
+                self.p.rw.suffix
+            };
             if rel != 0 && stride != 0 {
                 rel = rel.checked_add_signed(stride).unwrap_or(0);
             }
