@@ -433,3 +433,13 @@ fn fuzz_dbench_loadfiles() {
         let _ = dbench::load::parse(&crate::splice(&seed, input.len(), &text), "fuzz.txt");
     });
 }
+
+#[test]
+fn iozone_matrices_with_a_zero_or_huge_bound_are_refused_not_grown() {
+    // Found by the fuzz run: `-n 0` doubled 0 forever (8 GiB allocation, then abort).
+    let words = |s: &str| s.split(' ').map(String::from).collect::<Vec<_>>();
+    assert!(iozone::parse(&words("-a -n 0")).is_err());
+    assert!(iozone::parse(&words("-a -y 0")).is_err());
+    let o = iozone::parse(&words("-a -n 1k -g 4e")).unwrap();
+    assert!(o.sizes.len() <= 64, "{}", o.sizes.len());
+}

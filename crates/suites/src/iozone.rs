@@ -456,12 +456,16 @@ fn size(v: &str) -> Result<u64> {
         .map_err(|e| anyhow!("'{v}': {e}"))
 }
 
+/// lo, 2·lo, 4·lo, ... up to hi (at most 64 values; a zero lo gives none).
 fn doubling(lo: u64, hi: u64) -> Vec<u64> {
     let mut v = Vec::new();
     let mut x = lo;
-    while x <= hi {
+    while x > 0 && x <= hi {
         v.push(x);
-        x *= 2;
+        match x.checked_mul(2) {
+            Some(n) => x = n,
+            None => break,
+        }
     }
     v
 }
@@ -539,6 +543,9 @@ pub fn parse(args: &[String]) -> Result<Opts> {
     }
     if o.groups.iter().any(|&g| g > 7) {
         bail!("-i: tests are 0 (write) to 7 (fread)");
+    }
+    if nmin == 0 || ymin == 0 {
+        bail!("-n and -y: the smallest file and record sizes must be at least 1 kB");
     }
     o.sizes = match (auto, s_one) {
         (_, Some(s)) => vec![s],
