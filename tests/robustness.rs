@@ -604,20 +604,10 @@ fathomtest!(every_wait_stops_on_sigint_at_once, |env| {
         ],
     ];
     for case in cases {
-        let child = env
-            .cmd()
-            .args(["--output-format=json", "--name=w", "--rw=read"])
-            .args(*case)
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
-        std::thread::sleep(Duration::from_millis(500));
-        let t = Instant::now();
-        // SAFETY: signalling our own child.
-        unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
-        let o = child.wait_with_output().unwrap();
-        let took = t.elapsed();
+        let mut cmd = env.cmd();
+        cmd.args(["--output-format=json", "--name=w", "--rw=read"])
+            .args(*case);
+        let (o, took) = interrupt(cmd, Duration::from_millis(500));
         assert!(took < Duration::from_millis(250), "{case:?}: took {took:?}");
         assert_eq!(o.status.code(), Some(130), "{case:?}: {}", stderr(&o));
         let v = json(&o);

@@ -963,28 +963,17 @@ fathomtest!(what_each_verify_method_catches, |env| {
     );
 });
 
-/// Start fathom with `args` in the background, SIGINT it after `after`; (JSON, exit code,
-/// seconds from the signal to the exit).
-fn interrupt(
+/// fathom with `args` and JSON output, SIGINTed after `after`: (JSON, exit code, seconds
+/// from the signal to the exit).
+fn interrupt_json(
     env: &Env,
     args: &[&str],
     after: std::time::Duration,
 ) -> (serde_json::Value, i32, f64) {
-    let child = env
-        .cmd()
-        .arg("--output-format=json")
-        .args(args)
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    std::thread::sleep(after);
-    let t = std::time::Instant::now();
-    // SAFETY: signalling our own child.
-    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
-    let o = child.wait_with_output().unwrap();
-    let took = t.elapsed().as_secs_f64();
-    (json(&o), o.status.code().unwrap_or(-1), took)
+    let mut cmd = env.cmd();
+    cmd.arg("--output-format=json").args(args);
+    let (o, took) = interrupt(cmd, after);
+    (json(&o), o.status.code().unwrap_or(-1), took.as_secs_f64())
 }
 
 fathomtest!(
@@ -992,7 +981,7 @@ fathomtest!(
     |env| {
         let _t = turn();
         // The write phase (paced to last 50 s): SIGINT ends it without reading anything back.
-        let (v, code, took) = interrupt(
+        let (v, code, took) = interrupt_json(
             &env,
             &[
                 "--name=w",
@@ -1029,7 +1018,7 @@ fathomtest!(
             on: faultfs::Op::Read,
         }));
         let dir = format!("--directory={}", m.path().display());
-        let (v, code, took) = interrupt(
+        let (v, code, took) = interrupt_json(
             &env,
             &[&job[..5], &["--verify_only", &dir]].concat(),
             std::time::Duration::from_millis(1000),

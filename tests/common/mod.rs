@@ -118,3 +118,19 @@ pub fn faultfs_rig(env: &Env) -> Option<faultfs::Mounted> {
         }
     }
 }
+
+/// Start `cmd` with its output piped, SIGINT it after `after`; its output and the time
+/// from the signal to its exit.
+pub fn interrupt(mut cmd: Command, after: std::time::Duration) -> (Output, std::time::Duration) {
+    let child = cmd
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(after);
+    let t = std::time::Instant::now();
+    // SAFETY: signalling our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let o = child.wait_with_output().unwrap();
+    (o, t.elapsed())
+}

@@ -24,17 +24,19 @@ fn with(format: &str, extra: &[&str]) -> serde_json::Value {
     serde_json::from_str(&fathom(&std::env::temp_dir(), &args)).expect("JSON")
 }
 
+/// `fathom compare` of a result against itself.
+fn compare_with_itself(f: &figures::Figured) {
+    let o = compare::CompareOpts {
+        alpha: 0.05,
+        noise_pct: 1.0,
+    };
+    let _ = compare::compare_figured(f, f, o);
+}
+
 /// Everything a reader's result goes on to.
 fn onwards(run: &fathom::RunResult, reps: &[fathom::RunResult]) {
     let f = figures::of_native(run, reps);
-    let _ = compare::compare_figured(
-        &f,
-        &f,
-        compare::CompareOpts {
-            alpha: 0.05,
-            noise_pct: 1.0,
-        },
-    );
+    compare_with_itself(&f);
     let mut sink = Vec::new();
     if let Ok(m) = fathom::RunResult::merge(vec![run.clone(), run.clone()]) {
         for fmt in fathom_report::parse_formats("normal,terse,json,json+,native,csv,markdown")
@@ -95,14 +97,7 @@ fn fuzz_fio_json_results() {
         let mut src = Src::new(input);
         let text = mutate_json(&seeds[src.pick(seeds.len())], &mut src);
         if let Ok(f) = figures::of_fio_json(&text) {
-            let _ = compare::compare_figured(
-                &f,
-                &f,
-                compare::CompareOpts {
-                    alpha: 0.05,
-                    noise_pct: 1.0,
-                },
-            );
+            compare_with_itself(&f);
         }
         if let Ok(run) = plot::from_fio_json(&text) {
             onwards(&run, &[]);

@@ -44,6 +44,16 @@ pub struct Run<'a> {
     pub done: &'a AtomicBool,
 }
 
+/// The file a line's handle (its first number) stands for.
+fn handle<'m>(
+    files: &'m HashMap<u64, (std::fs::File, PathBuf)>,
+    l: &Line,
+) -> Result<&'m (std::fs::File, PathBuf), String> {
+    files
+        .get(&l.nums[0])
+        .ok_or_else(|| format!("handle {} was not found", l.nums[0]))
+}
+
 /// A client: its number, its files by handle and its table.
 pub struct Client<'a> {
     id: u32,
@@ -127,9 +137,7 @@ impl<'a> Client<'a> {
     }
 
     fn handle(&self, l: &Line) -> Result<&(std::fs::File, PathBuf), String> {
-        self.files
-            .get(&l.nums[0])
-            .ok_or_else(|| format!("handle {} was not found", l.nums[0]))
+        handle(&self.files, l)
     }
 
     /// Carry out one line.
@@ -171,11 +179,8 @@ impl<'a> Client<'a> {
                     if self.buf.len() < size {
                         self.buf.resize(size, 0);
                     }
-                    let f = &self
-                        .files
-                        .get(&l.nums[0])
-                        .ok_or_else(|| format!("handle {} was not found", l.nums[0]))?
-                        .0;
+                    // (The table and the buffer borrowed apart.)
+                    let (f, _) = handle(&self.files, l)?;
                     // A short read is dbench's warning, not a failure.
                     let _ = f.read_at(&mut self.buf[..size], off);
                 }

@@ -212,13 +212,11 @@ fn table(stats: &[OpStat]) -> String {
 
 /// Run dbench. Exit 1 when a client failed (its line named), after the report.
 pub fn run(args: &[String]) -> Result<super::Outcome> {
-    let o = match parse(args) {
-        Err(e) if e.to_string() == HELP => {
-            print!("{HELP}");
-            return Ok((0, Vec::new()));
-        }
-        r => r?,
-    };
+    if args.iter().any(|a| a == "-h" || a == "--help" || a == "-?") {
+        print!("{HELP}");
+        return Ok((0, Vec::new()));
+    }
+    let o = parse(args)?;
     let (text, name) = match &o.loadfile {
         Some(p) => (
             fathom_job::read_text_bounded(p, 1 << 30)
