@@ -12,6 +12,7 @@ fn dd_lines_re() -> regex_lite::Regex {
 }
 
 fathomtest!(dd_prints_dd_s_closing_lines_for_a_write_and_a_read, |env| {
+    let _a = alone();
     let re = dd_lines_re();
     let f = env.path().join("ddfile");
     let of = format!("of={}", f.display());
@@ -53,6 +54,7 @@ fathomtest!(dd_prints_dd_s_closing_lines_for_a_write_and_a_read, |env| {
 });
 
 fathomtest!(dd_refuses_what_it_does_not_do_with_a_reason, |env| {
+    let _a = alone();
     for (args, want) in [
         (vec!["if=a", "of=b", "count=1"], "measures one side"),
         (vec!["if=/dev/zero", "of=x"], "give count="),
@@ -74,6 +76,7 @@ fathomtest!(dd_refuses_what_it_does_not_do_with_a_reason, |env| {
 });
 
 fathomtest!(cdm_prints_crystaldiskmark_s_table, |env| {
+    let _a = alone();
     let dir = format!("--dir={}", env.path().display());
     let o = env.run(&[
         "suite",
@@ -143,6 +146,7 @@ fn sysbench_figures(out: &str) -> (f64, f64, u64) {
 }
 
 fathomtest!(sysbench_prepares_runs_and_cleans_up_like_sysbench, |env| {
+    let _a = alone();
     let dir = format!("--dir={}", env.path().display());
     let common = [
         "suite",
@@ -234,6 +238,7 @@ fathomtest!(sysbench_prepares_runs_and_cleans_up_like_sysbench, |env| {
 fathomtest!(
     bonnie_prints_bonnie_s_table_and_a_csv_line_bon_csv2txt_reads,
     |env| {
+        let _a = alone();
         let dir = format!("--dir={}", env.path().display());
         let args = [
             "suite",
@@ -337,6 +342,7 @@ fathomtest!(
 fathomtest!(
     bonnie_fast_mode_skips_the_per_character_tests_as_bonnie_does,
     |env| {
+        let _a = alone();
         let dir = format!("--dir={}", env.path().display());
         let o = env.run(&[
             "suite",
@@ -406,9 +412,18 @@ fathomtest!(
     }
 );
 
+/// The suite tests run one at a time: each is a whole benchmark, and the curve's points
+/// are paced rates that a bonnie++ or dbench run beside them took from under the 50%
+/// point on the 2-core machine.
+fn alone() -> std::sync::MutexGuard<'static, ()> {
+    static M: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    M.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 fathomtest!(
     curve_runs_max_then_fractions_and_stops_on_response_time,
     |env| {
+        let _a = alone();
         let svg = env.path().join("c.svg");
         let svg_opt = format!("--svg={}", svg.display());
         let o = env.run(&[
@@ -455,6 +470,7 @@ fathomtest!(
 fathomtest!(
     ior_writes_and_reads_n_1_segmented_and_n_n_layouts_completely,
     |env| {
+        let _a = alone();
         let dir = env.path().join("ior");
         let d = dir.to_str().unwrap();
         // N-1 segmented: every block of the shared file written, and nothing more.
@@ -507,6 +523,7 @@ fathomtest!(
 fathomtest!(
     iozone_runs_its_matrix_and_writes_table_csv_and_heat_maps,
     |env| {
+        let _a = alone();
         let dir = env.path().join("z");
         let svg = env.path().join("svg");
         let o = env.run(&[
@@ -607,6 +624,7 @@ fathomtest!(
 fathomtest!(
     any_suite_repeats_and_summarizes_its_headline_figures,
     |env| {
+        let _a = alone();
         let d = env.path().join("r");
         let o = env.run(&[
             "suite",
@@ -655,6 +673,7 @@ fathomtest!(
 // With bonnie++ installed the same argv runs in both and the CSV lines have the same
 // shape (the same fields empty and filled).
 fathomtest!(bonnie_takes_bonnie_plus_plus_s_own_command_line, |env| {
+    let _a = alone();
     let me = libc_getuid();
     let d = env.path().to_str().unwrap().to_string();
     let argv = |extra: &[&str]| -> Vec<String> {
@@ -744,6 +763,7 @@ fn libc_getuid() -> u32 {
 // scaled down): -o names the test file, -F makes FILE.TASK, -w -k then -r reads what was
 // kept, -a MMAP maps, -z randomises, other APIs are refused by name.
 fathomtest!(ior_takes_ior_s_own_command_line, |env| {
+    let _a = alone();
     let f = env.path().join("testFile");
     let f = f.to_str().unwrap();
     let o = env.run(&[
@@ -808,6 +828,7 @@ fathomtest!(ior_takes_ior_s_own_command_line, |env| {
 fathomtest!(
     suites_stop_on_a_signal_with_a_partial_report_and_no_files_left,
     |env| {
+        let _a = alone();
         let d = env.path().to_str().unwrap().to_string();
         let tf = format!("{d}/testFile");
         let cases: Vec<(Vec<String>, i32, &str)> = vec![
@@ -898,6 +919,7 @@ fathomtest!(
 // `fathom install-links DIR` makes the links; sysbench's own form with the test name,
 // bonnie++'s and dd's lines run through them; an existing file is left alone.
 fathomtest!(linked_under_a_tools_name_fathom_is_that_tool, |env| {
+    let _a = alone();
     let bin = env.path().join("bin");
     std::fs::create_dir(&bin).unwrap();
     std::fs::write(bin.join("dd"), "mine").unwrap();
@@ -960,6 +982,7 @@ fathomtest!(linked_under_a_tools_name_fathom_is_that_tool, |env| {
 // -r 4K -s 16G`, scaled down): clustered flags, ops/s, no re-tests, the -R report and a
 // real spreadsheet (an xlsx zip with the report's cells), -f as the temporary file.
 fathomtest!(iozone_takes_iozone_s_own_command_line, |env| {
+    let _a = alone();
     let book = env.path().join("spreadsheet_output_4K.wks");
     let tmp = env.path().join("iozone.tmp");
     let o = env.run(&[
@@ -1053,6 +1076,7 @@ fn dbench_throughput(out: &str) -> f64 {
 // dbench's runbook line (`./dbench 100 -t 36000`, scaled down): dbench 4.00's report, the
 // clients' folders removed, and as a link named dbench.
 fathomtest!(dbench_runs_dbench_s_command_line_and_report, |env| {
+    let _a = alone();
     let dir = env.path().join("share");
     let d = dir.to_str().unwrap();
     let o = env.run(&["suite", "dbench", "3", "-t", "2", "--warmup=1", "-D", d]);
@@ -1104,6 +1128,7 @@ fathomtest!(dbench_runs_dbench_s_command_line_and_report, |env| {
 fathomtest!(
     dbench_fails_a_client_whose_line_goes_other_than_expected,
     |env| {
+        let _a = alone();
         // dbench's rule: an unlink the loadfile says succeeds fails the client when it does
         // not; the report is still printed and the exit is 1, the line named.
         let load = env.write(
@@ -1145,6 +1170,7 @@ fathomtest!(
 );
 
 fathomtest!(dbench_side_by_side_with_the_real_dbench, |env| {
+    let _a = alone();
     // Both replay dbench's own client.txt for 3 s with 2 clients: the same operations in
     // the same order, in the same proportions (the loadfile fixes them), and throughput of
     // the same order.
