@@ -1,6 +1,7 @@
 //! Fuzz targets (bolero) for everything fathom reads from outside: fio job files (INI and
 //! TOML) and values, vdbench parameter files and command lines, each classic tool's
-//! command line, native and fio JSON results, and crash journals. Each target is seeded
+//! command line, native and fio JSON results, crash journals, and the iologs and blktrace
+//! traces `read_iolog` replays. Each target is seeded
 //! with real inputs (the job files in `jobs/`, the public vdbench fixtures, runbook command
 //! lines, results and journals fathom writes at the start of the run) and mutates them.
 //!
@@ -17,6 +18,7 @@
 
 mod jobs;
 mod journal;
+mod replay;
 mod results;
 mod suites;
 mod vdbench;

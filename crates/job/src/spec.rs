@@ -214,6 +214,8 @@ pub struct JobSpec {
     pub asserts: Vec<crate::gate::Assertion>,
     /// The job's log files (write_bw_log and friends).
     pub logs: LogSpec,
+    /// `read_iolog` and the `replay_*` options: the job replays a recorded log.
+    pub replay: ReplaySpec,
     /// `unit_base`: 1 reports bandwidth in bits, 8 (or 0) in bytes.
     pub unit_base: u32,
     /// `significant_figures` of the normal output's IOPS and bandwidth (1..=10, default 4).
@@ -269,6 +271,55 @@ pub struct JobSpec {
     pub prioclass: Option<u32>,
     /// `prio` (0 highest .. 7 lowest) within the I/O priority class.
     pub prio: Option<u32>,
+}
+
+/// fio's `read_iolog` and `replay_*` options: replay a recorded iolog or blktrace trace.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReplaySpec {
+    /// `read_iolog=PATH[:PATH...]`: the log each clone replays (clone N takes the N-th
+    /// name, round robin; `-` is standard input).
+    pub read_iolog: Option<String>,
+    /// `read_iolog_chunked`: accepted; fathom always holds the parsed log compactly.
+    pub chunked: bool,
+    /// `replay_no_stall`: ignore the log's times.
+    pub no_stall: bool,
+    /// `replay_time_scale`: percent of the log's speed.
+    pub time_scale: u32,
+    /// `replay_redirect`: every I/O to this file or device.
+    pub redirect: Option<String>,
+    /// `replay_align`: offsets rounded down to this power of two.
+    pub align: u64,
+    /// `replay_scale`: offsets divided by this.
+    pub scale: u64,
+    /// `replay_skip`: read, write, trim, sync left out.
+    pub skip: [bool; 4],
+    /// `merge_blktrace_file`: merge the traces `read_iolog` names into this file first.
+    pub merge_file: Option<String>,
+    /// `merge_blktrace_scalars`: per trace, percent of its speed in the merge.
+    pub merge_scalars: Vec<f64>,
+    /// `merge_blktrace_iters`: per trace, how many times it is merged in a row.
+    pub merge_iters: Vec<u64>,
+    /// `iodepth` was given (a blktrace replay otherwise takes the trace's depth, as fio).
+    pub iodepth_given: bool,
+}
+
+impl Default for ReplaySpec {
+    fn default() -> Self {
+        ReplaySpec {
+            read_iolog: None,
+            chunked: false,
+            no_stall: false,
+            time_scale: 100,
+            redirect: None,
+            align: 0,
+            scale: 1,
+            skip: [false; 4],
+            merge_file: None,
+            merge_scalars: Vec::new(),
+            merge_iters: Vec::new(),
+            iodepth_given: false,
+        }
+    }
 }
 
 /// What a job logs to files, as fio's log options.
@@ -843,6 +894,7 @@ impl Default for JobSpec {
             ignore_error: [Vec::new(), Vec::new(), Vec::new()],
             asserts: Vec::new(),
             logs: LogSpec::default(),
+            replay: ReplaySpec::default(),
             unit_base: 0,
             sig_figs: 4,
             unified_rw: 0,

@@ -15,6 +15,7 @@
 mod dist;
 mod gen;
 mod randmap;
+pub mod replay;
 mod rng;
 mod schedule;
 mod tree;

@@ -5,6 +5,7 @@
 use crate::io::openset::{open_files, OpenSet};
 use crate::io::sampler::{epoch_ms, sample_interval, Sampler};
 use crate::io::slot::{complete, overlaps_inflight, submit, Recorder, Slot};
+use crate::io::source::Source;
 use crate::io::sync::{due_syncs, sync_cadence, SyncState};
 use crate::io::thread::{exec_hook, place_thread, LockedMem};
 use crate::pace::flow::FlowMember;
@@ -16,6 +17,7 @@ use crate::verify::readback::{after_io, verify_chunks, Backlog, ReadBack};
 use fathom_engine::{EngineBuf, OpenOptions, Queued};
 use fathom_job::Ddir;
 use fathom_stats::{batch_index, depth_level_index, CpuUsage, ThreadStats};
+use fathom_workload::replay::ReplayCursor;
 use fathom_workload::{Generator, IoReq};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -232,12 +234,18 @@ pub fn run_clone(
     // Reap until this time rather than sleep to it: the next I/O is due then.
     let mut wake: Option<Instant> = None;
 
-    let mut gen = match Generator::new(clone.params.clone()) {
-        Ok(g) => g,
-        Err(e) => {
-            fail(&mut out, libc::EINVAL, e.to_string());
-            return out;
-        }
+    let mut gen = match &clone.replay {
+        Some(log) => Source::Replay {
+            timed: !spec.replay.no_stall && log.timed(),
+            cursor: ReplayCursor::new(log.clone()),
+        },
+        None => match Generator::new(clone.params.clone()) {
+            Ok(g) => Source::Gen(g),
+            Err(e) => {
+                fail(&mut out, libc::EINVAL, e.to_string());
+                return out;
+            }
+        },
     };
 
     let mut schedule = job
@@ -245,7 +253,10 @@ pub fn run_clone(
         .is_limited()
         .then(|| fathom_workload::Schedule::new(job.rate, clone.params.seed));
     let mut thinker = Thinker::new(job.thinktime);
-    let dirs = [k.reads(), k.writes(), k.trims()];
+    let dirs = match &clone.replay {
+        Some(log) => log.ios().map(|n| n > 0),
+        None => [k.reads(), k.writes(), k.trims()],
+    };
     let ramp = spec.ramp_time;
     let runtime = spec.runtime;
     let mut flow = job.flow.as_deref().map(|f| FlowMember::join(f, spec.flow));
@@ -410,7 +421,13 @@ pub fn run_clone(
                 }
                 f.issued();
             }
-            let Some(req) = held.take().or_else(|| gen.next_io()) else {
+            let Some(req) = held.take().or_else(|| gen.next_io(&mut syncs.due)) else {
+                // A replayed log's last syncs come after its last I/O.
+                if gen.is_replay() && !syncs.due.is_empty() {
+                    if let Some(err) = due_syncs(&mut *engine, &mut syncs, &mut out.stats) {
+                        fail(&mut out, err.0, err.1);
+                    }
+                }
                 stopping = true;
                 break;
             };
@@ -472,6 +489,11 @@ pub fn run_clone(
                     )
                     .map(|t| sched_origin + t),
                 (None, None) => None,
+            };
+            // A timed replay: the log's time for this I/O (the later, with a rate limit).
+            let intended = match gen.due(io_start) {
+                Some(due) => intended.max(Some(due)),
+                None => intended,
             };
             if let Some(at) = intended {
                 if at > now && inflight > 0 {

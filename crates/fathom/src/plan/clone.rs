@@ -42,6 +42,7 @@ pub(crate) fn plan_clone(
             files: Vec::new(),
             params: Params::simple(spec.rw, 4096, region, seed),
             tree: Some(tree),
+            replay: None,
         });
     }
     let paths: Vec<PathBuf> = if let Some(t) = &tree_plan {
@@ -348,6 +349,7 @@ pub(crate) fn plan_clone(
         files,
         params,
         tree: None,
+        replay: None,
     })
 }
 

@@ -78,12 +78,25 @@ pub(crate) fn plan_job(
     } else {
         spec
     };
+    // read_iolog: the logs decide the pattern, block sizes and files.
+    let replay = super::replay::plan_replay(spec, limits, warnings)?;
+    let spec = replay.as_ref().map_or(spec, |r| &r.spec);
     let engine = fathom_engine::create(&spec.ioengine).map_err(|e| RunError::Engine {
         job: spec.name.clone(),
         location: spec.origin.to_string(),
         source: e,
     })?;
     let caps = engine.caps();
+    if replay.is_some() && (caps.metadata.is_some() || caps.no_data) {
+        return Err(plan_err(
+            spec,
+            format!(
+                "read_iolog replays I/O, which the {} engine does not do; use a data engine \
+                 (psync, libaio, io_uring, null, ...)",
+                spec.ioengine
+            ),
+        ));
+    }
     let k = spec.rw.kind;
     if k.trims() && caps.no_trim {
         return Err(plan_err(
@@ -274,7 +287,10 @@ pub(crate) fn plan_job(
     }
     let mut clones = Vec::with_capacity(spec.numjobs as usize);
     for jobnum in 0..spec.numjobs {
-        clones.push(plan_clone(ji, spec, jobnum, caps, limits)?);
+        clones.push(match &replay {
+            Some(r) => super::replay::replay_clone(ji, spec, jobnum, &r.logs[jobnum as usize]),
+            None => plan_clone(ji, spec, jobnum, caps, limits)?,
+        });
     }
     // Buffers are allocated up front: iodepth × largest block × clones. Refuse what the
     // machine cannot hold rather than run out of memory mid-run.

@@ -17,6 +17,7 @@ pub mod guard;
 mod job;
 mod limits;
 pub(crate) mod numa;
+mod replay;
 mod types;
 
 use crate::error::RunError;

@@ -33,6 +33,8 @@ pub struct PlannedClone {
     /// `filetree` jobs: the clone's tree (the clone runs an operation mix over it, not
     /// I/Os; `files` is empty).
     pub tree: Option<TreePlan>,
+    /// `read_iolog`: the log the clone replays instead of generating I/O.
+    pub replay: Option<std::sync::Arc<fathom_workload::replay::Replay>>,
 }
 
 /// A `filetree` clone's tree: where it is, its shape, and how its files are named.

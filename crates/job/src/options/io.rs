@@ -137,6 +137,7 @@ pub(super) static OPTS: &[OptDef] = &[
         flag: false,
         apply: |j, v, _| {
             j.iodepth = int_in(v, 1, 65536)?;
+            j.replay.iodepth_given = true;
             Ok(())
         },
     },

@@ -10,6 +10,7 @@ mod io;
 mod meta;
 mod output;
 mod pattern;
+mod replay;
 mod time;
 mod unsupported;
 mod verify;
@@ -62,6 +63,7 @@ pub fn table() -> impl Iterator<Item = &'static OptDef> {
         .chain(verify::OPTS)
         .chain(output::LOG_OPTS)
         .chain(compat::OPTS)
+        .chain(replay::OPTS)
 }
 
 /// The implemented option called `name` (or one of its aliases).
@@ -227,6 +229,13 @@ pub fn example(def: &OptDef) -> Option<String> {
         "segments" => "16",
         "stonewall_time" => "30",
         "verify" => "crc32c",
+        "read_iolog" => "/var/tmp/trace.iolog",
+        "replay_redirect" => "/dev/nvme0n1",
+        "replay_align" => "4096",
+        "replay_skip" => "write,trim",
+        "merge_blktrace_file" => "/var/tmp/merged.blk",
+        "merge_blktrace_scalars" => "100:50",
+        "merge_blktrace_iters" => "1:2",
         "verify_journal" => "/var/tmp/job.journal",
         "verify_async" => "2",
         "verify_interval" => "4k",

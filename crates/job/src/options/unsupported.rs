@@ -56,18 +56,6 @@ pub(super) static NAMES: &[&str] = &[
     "rate_ignore_thinktime",
     "thinkcycles",
     "flow_watermark",
-    // Replay
-    "read_iolog",
-    "read_iolog_chunked",
-    "replay_no_stall",
-    "replay_time_scale",
-    "replay_redirect",
-    "replay_align",
-    "replay_scale",
-    "replay_skip",
-    "merge_blktrace_file",
-    "merge_blktrace_scalars",
-    "merge_blktrace_iters",
     // Threads, processes, groups
     "priohint",
     "cmdprio_percentage",
