@@ -95,3 +95,94 @@ fathomtest!(merge_refuses_what_is_not_a_native_result, |env| {
     let o = env.run(&["merge"]);
     assert_eq!(o.status.code(), Some(2));
 });
+
+fathomtest!(merge_adds_fio_json_plus_runs_and_fathom_runs, |env| {
+    // Two fio runs of one job (JSON+, as a CI keeps them) and a fathom run of it merge
+    // into one result: counts add, clat's moments are fio's exact ones combined, its
+    // percentiles come from fio's bins.
+    let Some(fio) = fio() else { return };
+    let mut parsed = Vec::new();
+    for (i, size) in ["1m", "2m"].iter().enumerate() {
+        let out = env.path().join(format!("fio{i}.json"));
+        let o = std::process::Command::new(&fio)
+            .current_dir(env.path())
+            .args([
+                "--name=j",
+                "--rw=randread",
+                "--ioengine=psync",
+                "--filename=data",
+                &format!("--size={size}"),
+                "--output-format=json+",
+                &format!("--output={}", out.display()),
+            ])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let text = std::fs::read_to_string(&out).unwrap();
+        let v: serde_json::Value = serde_json::from_str(&text[text.find('{').unwrap()..]).unwrap();
+        parsed.push(v["jobs"][0]["read"]["clat_ns"].clone());
+    }
+    let o = env.run(&["merge", "--output-format=json", "fio0.json", "fio1.json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let c = &json(&o)["jobs"][0]["read"]["clat_ns"];
+    let n: Vec<f64> = parsed.iter().map(|p| p["N"].as_f64().unwrap()).collect();
+    assert_eq!(n, [256.0, 512.0]);
+    assert_eq!(c["N"].as_f64(), Some(768.0));
+    let mean = (parsed[0]["mean"].as_f64().unwrap() * n[0]
+        + parsed[1]["mean"].as_f64().unwrap() * n[1])
+        / (n[0] + n[1]);
+    assert!((c["mean"].as_f64().unwrap() - mean).abs() < 0.01, "{c}");
+    let min = parsed.iter().map(|p| p["min"].as_u64().unwrap()).min();
+    let max = parsed.iter().map(|p| p["max"].as_u64().unwrap()).max();
+    assert_eq!((c["min"].as_u64(), c["max"].as_u64()), (min, max));
+    // A percentile of the merge lies between those of its parts.
+    let p = |v: &serde_json::Value| v["percentile"]["50.000000"].as_f64().unwrap();
+    let (lo, hi) = (
+        p(&parsed[0]).min(p(&parsed[1])),
+        p(&parsed[0]).max(p(&parsed[1])),
+    );
+    assert!(
+        p(c) >= lo * 0.99 && p(c) <= hi * 1.01,
+        "{} not in {lo}..{hi}",
+        p(c)
+    );
+    // With a fathom native run of the same job: one job, all three runs' I/Os.
+    native_run(&env, "1m", "a.native");
+    let o = env.run(&[
+        "merge",
+        "--output-format=json",
+        "fio0.json",
+        "fio1.json",
+        "a.native",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v = json(&o);
+    assert_eq!(v["jobs"].as_array().unwrap().len(), 1);
+    assert_eq!(v["jobs"][0]["read"]["total_ios"], 256 + 512 + 256);
+    // The normal report renders it; plain JSON (no bins) is refused, naming json+.
+    let o = env.run(&["merge", "--output-format=normal", "fio0.json", "fio1.json"]);
+    assert!(
+        stdout(&o).contains("clat percentiles (usec)"),
+        "{}",
+        stdout(&o)
+    );
+    let o = std::process::Command::new(&fio)
+        .current_dir(env.path())
+        .args([
+            "--name=j",
+            "--rw=read",
+            "--filename=data",
+            "--size=64k",
+            "--output-format=json",
+        ])
+        .output()
+        .unwrap();
+    env.write("plain.json", &String::from_utf8_lossy(&o.stdout));
+    let o = env.run(&["merge", "plain.json"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("--output-format=json+"),
+        "{}",
+        stderr(&o)
+    );
+});

@@ -185,21 +185,26 @@ pub struct Cli {
     pub enghelp: Option<String>,
 }
 
-/// `fathom merge`: add stored runs (native results) exactly into one.
+/// `fathom merge`: add stored runs (native results, fio's JSON+) exactly into one.
 #[derive(Parser, Debug)]
 #[command(
     name = "fathom merge",
-    about = "Add native results (--output-format=native) of the same jobs exactly into one",
+    about = "Add native results (--output-format=native) or fio's JSON+ of the same jobs into one",
     long_about = "Add native results (written with --output-format=native) of the same jobs \
 exactly into one: jobs are matched by name and group, counters and latency histograms add \
 bucket by bucket, interval samples add by interval and runtime is the longest, as if every \
 run had been one more clone running at the same time (one job run on several hosts). The \
 merged result lists where each input came from (merged_from).\n\n\
+fio's JSON+ (fio --output-format=json+, or fathom's) merges too: its latency bins become \
+the histograms (at fio's bin precision) with fio's exact count, min, max, mean and \
+stddev; fio's JSON holds no interval samples, so the bw/iops sample lines are left out. \
+Plain fio JSON has no latency bins and is refused where it holds I/Os.\n\n\
     fathom merge host1.native host2.native > all.native\n\
-    fathom merge --output-format=normal a.native b.native"
+    fathom merge --output-format=normal a.native b.native\n\
+    fathom merge --output-format=json fio-host1.json fio-host2.json"
 )]
 pub struct MergeCli {
-    /// Native result files ("-" reads stdin).
+    /// Native result files or fio JSON+ output ("-" reads stdin).
     #[arg(value_name = "RESULT", required = true)]
     pub files: Vec<String>,
     /// Write to FILE instead of stdout.

@@ -19,7 +19,8 @@ pub(crate) fn parse_sub<T: clap::Parser>(argv: &[std::ffi::OsString]) -> Result<
     })
 }
 
-/// `fathom merge A B ...`: read native results, add them, write the merged result.
+/// `fathom merge A B ...`: read native results (or fio's JSON+), add them, write the
+/// merged result.
 pub(crate) fn merge_main(argv: &[std::ffi::OsString]) -> Result<u8, Failure> {
     let cli = match parse_sub::<args::MergeCli>(argv) {
         Ok(c) => c,
@@ -37,8 +38,15 @@ pub(crate) fn merge_main(argv: &[std::ffi::OsString]) -> Result<u8, Failure> {
         } else {
             read_result_file(f)?
         };
-        let run =
-            fathom_report::native::read(&text).map_err(|e| usage(anyhow::anyhow!("{f}: {e}")))?;
+        // A native result, or JSON+ written by fio (or by fathom): fio runs merge too.
+        let run = match fathom_report::native::read(&text) {
+            Ok(r) => r,
+            Err(native_err) => fathom_report::fio_in::run_of_fio_json(&text).map_err(|e| {
+                usage(anyhow::anyhow!(
+                    "{f}: neither a native result ({native_err}) nor fio JSON+ ({e})"
+                ))
+            })?,
+        };
         runs.push(run);
     }
     let merged = fathom::Report::merge(runs).map_err(|e| usage(anyhow::anyhow!("{e}")))?;

@@ -102,8 +102,13 @@ fn fuzz_fio_json_results() {
         if let Ok(run) = plot::from_fio_json(&text) {
             onwards(&run, &[]);
         }
+        // As `fathom merge` reads fio's JSON+.
+        if let Ok(run) = fathom_report::fio_in::run_of_fio_json(&text) {
+            onwards(&run, &[]);
+        }
         let raw = String::from_utf8_lossy(input);
         let _ = figures::of_fio_json(&raw);
         let _ = plot::from_fio_json(&raw);
+        let _ = fathom_report::fio_in::run_of_fio_json(&raw);
     });
 }

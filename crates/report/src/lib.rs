@@ -26,6 +26,7 @@ pub const FIO_COMPAT: &str = "3.33";
 
 pub mod compare;
 pub mod figures;
+pub mod fio_in;
 pub mod json;
 pub mod jsonplus;
 pub mod native;

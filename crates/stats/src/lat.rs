@@ -62,6 +62,35 @@ impl LatStat {
         self.sumsq += (ns as u128) * (ns as u128);
     }
 
+    /// A population read from another tool's histogram (fio's JSON+ bins: value, count)
+    /// with that tool's exact moments: percentiles come from the bins, count, min, max,
+    /// mean and standard deviation are the ones given (rounded to whole nanoseconds).
+    pub fn from_bins(
+        bins: impl IntoIterator<Item = (u64, u64)>,
+        (n, min, max, mean, stddev): (u64, u64, u64, f64, f64),
+    ) -> LatStat {
+        let mut s = LatStat::new();
+        for (ns, k) in bins {
+            s.record_n(ns, k);
+        }
+        if n == 0 {
+            return s;
+        }
+        s.n = n;
+        s.min = min;
+        s.max = max.max(min);
+        let (nf, mean, sd) = (n as f64, mean.max(0.0), stddev.max(0.0));
+        s.sum = (mean * nf).round() as u128;
+        // Σx² from the sample variance: (n−1)·sd² + n·mean².
+        let sumsq = (nf - 1.0).max(0.0) * sd * sd + nf * mean * mean;
+        s.sumsq = if sumsq.is_finite() {
+            sumsq.round() as u128
+        } else {
+            u128::MAX / (n as u128).max(1)
+        };
+        s
+    }
+
     /// Record `n` samples of the same value (e.g. a histogram bucket read from a file).
     pub fn record_n(&mut self, ns: u64, n: u64) {
         if n == 0 {
