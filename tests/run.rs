@@ -478,3 +478,31 @@ fathomtest!(cpuio_burns_its_share_of_a_cpu_and_moves_no_bytes, |env| {
         assert_eq!(v["jobs"].as_array().unwrap().len(), 4, "2 jobs × numjobs=2");
     }
 });
+
+fathomtest!(cpuio_with_exit_on_io_done_ends_with_the_io_jobs, |env| {
+    // A burner set for 20 s ends when the run's I/O job (about 0.4 s at its rate) has
+    // ended; without exit_on_io_done it would burn its 20 s.
+    env.write(
+        "j.fio",
+        "[burn]\nioengine=cpuio\ncpuload=20\ncpuchunks=5000\ntime_based\nruntime=20\n\
+         exit_on_io_done=1\n\n[io]\nrw=write\nsize=256k\nbs=4k\nrate_iops=160\n",
+    );
+    let t = std::time::Instant::now();
+    let o = env.run(&["--output-format=json", "j.fio"]);
+    let took = t.elapsed();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        took < std::time::Duration::from_secs(10),
+        "the run took {took:?}"
+    );
+    let v = json(&o);
+    let ms = |i: usize| v["jobs"][i]["job_runtime"].as_u64().unwrap();
+    assert!(ms(1) >= 350, "the I/O job keeps its rate: {} ms", ms(1));
+    // The burner notices within one burn and pause (5 ms + 20 ms).
+    assert!(
+        ms(0) >= ms(1) && ms(0) <= ms(1) + 250,
+        "burner {} ms, I/O job {} ms",
+        ms(0),
+        ms(1)
+    );
+});

@@ -10,7 +10,7 @@ use fathom_engine::layout::{layout_file_until, LayoutRequest};
 use fathom_stats::{GroupResult, JobResult, RunResult, ThreadStats};
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -224,6 +224,10 @@ fn run_phases(
         // Jobs whose files could not be laid out end now, with the error, and do no I/O.
         for (&ji, (errno, text)) in &failed {
             let job = &plan.jobs[ji];
+            if !job.caps.no_data {
+                plan.io_clones_left
+                    .fetch_sub(job.clones.len(), Ordering::Relaxed);
+            }
             let mine: Vec<CloneOutcome> = job
                 .clones
                 .iter()
@@ -290,7 +294,11 @@ fn run_phases(
                                     std::thread::sleep(std::time::Duration::from_millis(1));
                                 }
                             }
-                            run_clone(job, clone, stop, Some(live))
+                            let out = run_clone(job, clone, stop, Some(live));
+                            if !job.caps.no_data {
+                                plan.io_clones_left.fetch_sub(1, Ordering::Relaxed);
+                            }
+                            out
                         })
                         .expect("spawning a job thread");
                     handles.push((*ji, Some(h)));

@@ -28,6 +28,8 @@ pub struct Control {
     pub lockmem: u64,
     /// `serialize_overlap`: an I/O that overlaps one in flight waits for it.
     pub serialize_overlap: bool,
+    /// `lockfile`: how I/O to a file the job shares with other clones is serialized.
+    pub lockfile: LockMode,
     /// `disk_util=0`: leave this job's devices out of the disk utilisation report.
     pub no_disk_util: bool,
     /// `allow_file_create=0`: a file the job names must exist already.
@@ -107,4 +109,17 @@ pub enum NumaMode {
     Interleave = 3,
     /// MPOL_LOCAL: the node of the CPU that allocates.
     Local = 4,
+}
+
+/// fio's `lockfile`: locking of a file around each I/O to it, across every clone that
+/// names it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum LockMode {
+    /// No locking (the default).
+    #[default]
+    None,
+    /// One I/O at a time to the file, whatever its direction.
+    Exclusive,
+    /// Reads together, a write (or trim) alone.
+    ReadWrite,
 }

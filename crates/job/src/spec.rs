@@ -457,6 +457,8 @@ pub struct EngineOpts {
     pub cpuchunks: u64,
     /// cpuio: `cpumode=qsort` (sorting) instead of `noop` (spinning).
     pub cpumode_qsort: bool,
+    /// cpuio: `exit_on_io_done`: end when every I/O job of the run has ended.
+    pub exit_on_io_done: bool,
 }
 
 /// How written data is checked (`verify=`).
@@ -781,6 +783,7 @@ impl Default for EngineOpts {
             cpuload: 0,
             cpuchunks: 50_000,
             cpumode_qsort: false,
+            exit_on_io_done: false,
         }
     }
 }

@@ -2,6 +2,7 @@
 //! the thread: generator, engine, buffers and recorder; nothing is shared on the hot path
 //! except the cancel flag (a relaxed atomic load per I/O).
 
+use crate::io::filelock::hold;
 use crate::io::openset::{open_files, OpenSet};
 use crate::io::sampler::{epoch_ms, sample_interval, Sampler};
 use crate::io::slot::{complete, overlaps_inflight, submit, Recorder, Slot};
@@ -285,6 +286,8 @@ pub fn run_clone(
         ..Default::default()
     };
     let mut wrote = false;
+    // cpuio's exit_on_io_done: the run's I/O clones still running or yet to start.
+    let io_done = job.exit_on_io_done.as_deref();
     let mut now = io_start;
 
     let mut sched_origin = io_start;
@@ -377,7 +380,10 @@ pub fn run_clone(
             && !backlog.due
             && lt.as_ref().is_none_or(|l| inflight < l.qd as usize)
         {
-            if cancel.load(Ordering::Relaxed) || deadline.is_some_and(|d| now >= d) {
+            if cancel.load(Ordering::Relaxed)
+                || deadline.is_some_and(|d| now >= d)
+                || io_done.is_some_and(|n| n.load(Ordering::Relaxed) == 0)
+            {
                 stopping = true;
                 break;
             }
@@ -565,12 +571,16 @@ pub fn run_clone(
             }
             let st = &mut out.stats;
             st.issued[req.ddir.index()] += 1;
+            // lockfile: the file's lock, held while the I/O is submitted (not timed).
+            let held = hold(&clone.locks, spec.control.lockfile, req.file, req.ddir);
             let t0 = crate::clock::now();
             slot.t_start = t0;
             // SAFETY: the slot's buffer holds max_bs ≥ io.len bytes, is 4096-aligned, and
             // is neither touched nor freed until the I/O completes (the slot is off the
             // free list until then, and the loop drains every in-flight I/O before exit).
-            match unsafe { engine.queue(&io) } {
+            let queued = unsafe { engine.queue(&io) };
+            drop(held);
+            match queued {
                 Ok(Queued::Done(c)) => {
                     now = crate::clock::now();
                     st.depth_levels[depth_level_index(inflight as u32 + 1)] += 1;

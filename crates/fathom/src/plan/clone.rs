@@ -43,6 +43,7 @@ pub(crate) fn plan_clone(
             params: Params::simple(spec.rw, 4096, region, seed),
             tree: Some(tree),
             replay: None,
+            locks: Vec::new(),
         });
     }
     let paths: Vec<PathBuf> = if let Some(t) = &tree_plan {
@@ -350,6 +351,7 @@ pub(crate) fn plan_clone(
         params,
         tree: None,
         replay: None,
+        locks: Vec::new(),
     })
 }
 

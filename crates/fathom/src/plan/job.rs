@@ -357,6 +357,7 @@ pub(crate) fn plan_job(
             scramble: spec.scramble_buffers,
         },
         flow: None,
+        exit_on_io_done: None,
     })
 }
 

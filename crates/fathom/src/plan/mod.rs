@@ -84,6 +84,21 @@ pub fn plan_with(set: &JobSet, limits: Limits) -> Result<Plan, RunError> {
         };
         j.flow = Some(f);
     }
+    // cpuio's exit_on_io_done: the I/O clones of the whole run, counted down as they end.
+    let io_clones: usize = out
+        .jobs
+        .iter()
+        .filter(|j| !j.caps.no_data)
+        .map(|j| j.clones.len())
+        .sum();
+    out.io_clones_left = Arc::new(io_clones.into());
+    for j in out
+        .jobs
+        .iter_mut()
+        .filter(|j| j.caps.no_data && j.spec.engine.exit_on_io_done)
+    {
+        j.exit_on_io_done = Some(out.io_clones_left.clone());
+    }
     // wait_for names an earlier job.
     for (ji, j) in out.jobs.iter().enumerate() {
         if let Some(w) = &j.spec.wait_for {
@@ -122,6 +137,21 @@ pub fn plan_with(set: &JobSet, limits: Limits) -> Result<Plan, RunError> {
     for c in out.jobs.iter_mut().flat_map(|j| j.clones.iter_mut()) {
         n += 1;
         c.index = n;
+    }
+    // lockfile: one lock per path, shared by every clone of every job that locks it.
+    let mut locks: std::collections::HashMap<PathBuf, FileLock> = Default::default();
+    for j in out
+        .jobs
+        .iter_mut()
+        .filter(|j| j.spec.control.lockfile != fathom_job::LockMode::None && !j.caps.diskless)
+    {
+        for c in &mut j.clones {
+            c.locks = c
+                .files
+                .iter()
+                .map(|f| locks.entry(f.path.clone()).or_default().clone())
+                .collect();
+        }
     }
     // Files each phase needs, merged by path: the largest size wins; fill if any job reads.
     let mut need_at: std::collections::HashMap<(PathBuf, u32), usize> =

@@ -245,5 +245,6 @@ pub(crate) fn replay_clone(
         params,
         tree: None,
         replay: Some(log.clone()),
+        locks: Vec::new(),
     }
 }

@@ -35,7 +35,12 @@ pub struct PlannedClone {
     pub tree: Option<TreePlan>,
     /// `read_iolog`: the log the clone replays instead of generating I/O.
     pub replay: Option<std::sync::Arc<fathom_workload::replay::Replay>>,
+    /// `lockfile`: per file, the lock every clone that locks it shares (empty: none).
+    pub locks: Vec<FileLock>,
 }
+
+/// A file's lock under `lockfile`, one per path for the whole run.
+pub type FileLock = std::sync::Arc<std::sync::RwLock<()>>;
 
 /// A `filetree` clone's tree: where it is, its shape, and how its files are named.
 #[derive(Clone, Debug)]
@@ -97,6 +102,9 @@ pub struct PlannedJob {
     pub buffers: fathom_engine::BufferContent,
     /// The flow group (`flow`/`flow_id`) this job's clones share with other jobs.
     pub flow: Option<Arc<Flow>>,
+    /// cpuio's `exit_on_io_done`: the run's count of I/O clones not yet ended (the job
+    /// ends when it reaches 0).
+    pub exit_on_io_done: Option<Arc<std::sync::atomic::AtomicUsize>>,
 }
 
 /// A flow group (fio's flow control): I/Os issued by all its members and their total
@@ -154,6 +162,9 @@ pub struct Plan {
     pub warnings: Vec<String>,
     /// Options from `[global]` sections.
     pub global_options: Vec<(String, String)>,
+    /// I/O clones (those of jobs that move data) not yet ended, for cpuio's
+    /// `exit_on_io_done`.
+    pub io_clones_left: Arc<std::sync::atomic::AtomicUsize>,
 }
 
 impl Plan {

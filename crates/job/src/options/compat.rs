@@ -359,6 +359,29 @@ pub(super) static OPTS: &[OptDef] = &[
         },
     },
     OptDef {
+        name: "lockfile",
+        aliases: &[],
+        category: C,
+        ty: "none|exclusive|readwrite",
+        default: "none",
+        doc: "Lock each file around every I/O to it, across all clones and jobs that use it (as fio: held while the I/O is submitted, so for synchronous engines until it completes): exclusive = one I/O at a time, readwrite = reads together and each write or trim alone",
+        flag: false,
+        apply: |j, v, _| {
+            use crate::control::LockMode as L;
+            j.control.lockfile = match v.trim() {
+                "none" => L::None,
+                "exclusive" => L::Exclusive,
+                "readwrite" => L::ReadWrite,
+                other => {
+                    return Err(format!(
+                        "unknown lockfile '{other}'; use none, exclusive or readwrite"
+                    ))
+                }
+            };
+            Ok(())
+        },
+    },
+    OptDef {
         name: "fadvise_hint",
         aliases: &[],
         category: C,

@@ -216,6 +216,7 @@ pub fn example(def: &OptDef) -> Option<String> {
         "numa_mem_policy" => "bind:0",
         "iomem" => "malloc",
         "fadvise_hint" => "random",
+        "lockfile" => "exclusive",
         "io_submit_mode" => "inline",
         "threads" => "4",
         "meta_mix" => "create/20:stat/60:delete/20",

@@ -10,7 +10,6 @@ pub(super) static NAMES: &[&str] = &[
     "ramp_size",
     "job_start_clock_id",
     // Files and devices
-    "lockfile",
     "nrfiles_max",
     "ioscheduler",
     "create_fsync",
@@ -19,7 +18,6 @@ pub(super) static NAMES: &[&str] = &[
     "opendir",
     "unlink_each_loop",
     "zonecapacity",
-    "exit_on_io_done",
     "max_open_zones",
     "job_max_open_zones",
     "ignore_zone_limits",
