@@ -1253,3 +1253,121 @@ fathomtest!(dbench_side_by_side_with_the_real_dbench, |env| {
         "fathom {x} MB/s, dbench {y} MB/s"
     );
 });
+
+// iozone's less common flags: -A, -j, -k, -p, -Q, -l/-u with -T, -x and -+u, -U, -+m.
+fathomtest!(
+    iozone_takes_its_async_stride_latency_and_throughput_flags,
+    |env| {
+        let _a = alone();
+        let tmp = env.path().join("t.tmp");
+        let t = tmp.to_str().unwrap();
+        // -A: the auto matrix with the write and read tests only.
+        let o = env.run(&[
+            "suite", "iozone", "-A", "-n", "64k", "-g", "128k", "-y", "16k", "-q", "32k", "-f", t,
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let rows: Vec<usize> = stdout(&o)
+            .lines()
+            .filter(|l| l.trim_start().starts_with(|c: char| c.is_ascii_digit()))
+            .map(|l| l.split_whitespace().count())
+            .collect();
+        assert_eq!(rows, [6, 6, 6, 6], "{}", stdout(&o));
+        // -Q with -k 4 (POSIX aio) and -p: one latency line per record in wol/rwol/rol/rrol.dat
+        // (the current directory), sequential offsets in kB, then iozone's time line.
+        let o = env.run(&[
+            "suite", "iozone", "-s", "256k", "-r", "16k", "-i", "0", "-i", "1", "-i", "5", "-j",
+            "3", "-Q", "-k", "4", "-p", "-f", t,
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        for f in ["wol.dat", "rwol.dat", "rol.dat", "rrol.dat"] {
+            let text = std::fs::read_to_string(env.path().join(f)).unwrap();
+            let mut lines = text.lines();
+            assert_eq!(
+                lines.next(),
+                Some("Offset in Kbytes   Latency in microseconds  Transfer size in bytes")
+            );
+            let recs: Vec<Vec<u64>> = lines
+                .clone()
+                .take_while(|l| !l.is_empty())
+                .map(|l| l.split_whitespace().map(|x| x.parse().unwrap()).collect())
+                .collect();
+            assert_eq!(recs.len(), 16, "{f}: {text}");
+            let mut offs: Vec<u64> = recs.iter().map(|r| r[0]).collect();
+            offs.sort_unstable();
+            assert_eq!(offs, (0..16).map(|k| k * 16).collect::<Vec<_>>(), "{f}");
+            assert!(recs.iter().all(|r| r[2] == 16384), "{f}");
+            assert!(text.contains("\nSystem time "), "{f}");
+        }
+        let stride = stdout(&o)
+            .lines()
+            .find(|l| l.trim_start().starts_with("256"))
+            .unwrap()
+            .split_whitespace()
+            .count();
+        assert_eq!(
+            stride,
+            7,
+            "write, rewrite, read, reread, stride read: {}",
+            stdout(&o)
+        );
+        // -l 1 -u 3 -T -x -+u: three throughput tests; without stonewalling every thread
+        // moves its whole file.
+        let o = env.run(&[
+            "suite",
+            "iozone",
+            "-l",
+            "1",
+            "-u",
+            "3",
+            "-T",
+            "-x",
+            "-+u",
+            "-s",
+            "128k",
+            "-r",
+            "32k",
+            "-i",
+            "0",
+            "-f",
+            env.path().to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let out = stdout(&o);
+        for n in ["1 thread\n", "2 threads\n", "3 threads\n"] {
+            assert!(out.contains(&format!("Throughput test with {n}")), "{out}");
+        }
+        assert_eq!(
+            out.matches("Children see throughput for").count(),
+            6,
+            "{out}"
+        );
+        assert_eq!(
+            out.matches("\tMin xfer \t\t\t\t\t=     128.00 kB").count(),
+            6,
+            "{out}"
+        );
+        assert_eq!(out.matches("CPU U").count(), 6, "{out}");
+        // -U needs the mount point's fstab entry; with throughput tests it is refused; -+m
+        // (cluster mode) points to IOR under MPI.
+        let o = env.run(&[
+            "suite",
+            "iozone",
+            "-s",
+            "64k",
+            "-U",
+            "/nonexistent-mount",
+            "-f",
+            t,
+        ]);
+        assert!(!o.status.success());
+        assert!(
+            stderr(&o).contains("umount /nonexistent-mount"),
+            "{}",
+            stderr(&o)
+        );
+        let o = env.run(&["suite", "iozone", "-t", "2", "-U", "/mnt", "-s", "64k"]);
+        assert!(stderr(&o).contains("cannot be combined"), "{}", stderr(&o));
+        let o = env.run(&["suite", "iozone", "-+m", "clients", "-t", "2"]);
+        assert!(stderr(&o).contains("suite ior"), "{}", stderr(&o));
+    }
+);

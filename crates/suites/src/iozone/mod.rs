@@ -1,15 +1,23 @@
 //! `fathom suite iozone`: iozone's thirteen tests (write, rewrite, read, reread, random
 //! read, random write, backward read, record rewrite, stride read, fwrite, frewrite,
 //! fread, freread) over its `-a` matrix of file sizes × record sizes, with `-I` direct,
-//! `-e` fsync included, `-t N` throughput mode; iozone's table, CSV, and an SVG heat map
-//! per test.
+//! `-e` fsync included, `-k N` POSIX asynchronous I/O, `-t N` (or `-l`..`-u`) throughput
+//! mode with stonewalling; iozone's table, `-R` report, `-b` spreadsheet, `-Q`
+//! offset/latency files, CSV, and an SVG heat map per test.
+
+mod output;
+mod passes;
+mod throughput;
 
 use anyhow::{anyhow, bail, Context, Result};
-use std::fs::File;
+use output::write_book;
+pub use output::{csv, report, table};
+pub use passes::Method;
+use passes::{cpu_seconds, open, timed, LatencyLog, Pass};
 use std::io::{BufReader, BufWriter, Read, Write};
-use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
-use std::time::Instant;
+use std::time::{Duration, Instant};
+use throughput::throughput;
 
 /// The tests in iozone's column order.
 pub const TESTS: [&str; 13] = [
@@ -39,12 +47,26 @@ pub struct Opts {
     pub records: Vec<u64>,
     /// `-i`: test groups to run (0..=7); empty = all.
     pub groups: Vec<u32>,
-    /// `-I`: O_DIRECT.
-    pub direct: bool,
-    /// `-e`: include fsync in write timings.
-    pub fsync: bool,
-    /// `-t`: threads (throughput mode) or 0.
+    /// `-I` direct, `-e` fsync in the timing, `-k N` POSIX asynchronous I/O, `-p` purge.
+    pub method: Method,
+    /// `-t N`: throughput mode with N threads (0: the matrix); `-l`/`-u`: from `threads`
+    /// up to `max_threads`, one throughput test each.
     pub threads: u32,
+    /// `-u` (or `-t`): the most threads of the throughput tests.
+    pub max_threads: u32,
+    /// `-T`: say "threads" (fathom's throughput tests always run threads).
+    pub pthreads: bool,
+    /// `-x`: no stonewalling (every thread moves its whole file before throughput counts).
+    pub no_stonewall: bool,
+    /// `-+u`: CPU utilization line per throughput test.
+    pub cpu_util: bool,
+    /// `-j N`: stride of the stride read test, in records.
+    pub stride: u64,
+    /// `-Q`: offset/latency files (wol.dat, rwol.dat, rol.dat, rrol.dat; per thread
+    /// Child_N_*.dat in throughput mode) in the current directory.
+    pub latency_files: bool,
+    /// `-U DIR`: unmount and mount DIR before each test.
+    pub remount: Option<PathBuf>,
     /// `--csv`.
     pub csv: bool,
     /// `--svg=DIR`.
@@ -65,21 +87,40 @@ pub struct Opts {
     pub small_records: bool,
 }
 
-fn open(p: &Path, write: bool, create: bool, direct: bool) -> Result<File> {
-    let mut o = std::fs::OpenOptions::new();
-    o.read(true).write(write).create(create).truncate(create);
-    if direct {
-        o.custom_flags(libc::O_DIRECT);
-    }
-    o.open(p)
-        .with_context(|| format!("opening {}", p.display()))
+/// kB/s of moving `bytes` in `d`.
+fn kbs(bytes: u64, d: Duration) -> u64 {
+    (bytes as f64 / 1024.0 / d.as_secs_f64().max(1e-9)) as u64
 }
 
-/// kB/s of moving `bytes` in `f`.
-fn rate(bytes: u64, f: impl FnOnce() -> Result<()>) -> Result<u64> {
-    let t = Instant::now();
-    f()?;
-    Ok((bytes as f64 / 1024.0 / t.elapsed().as_secs_f64().max(1e-9)) as u64)
+/// `-U`: unmount and mount the mount point again (its /etc/fstab entry), as iozone does
+/// before each test, so that no cached data survives; each is tried a few times while the
+/// device is busy.
+pub fn remount(mount: &Path) -> Result<()> {
+    for cmd in ["umount", "mount"] {
+        let mut last = String::new();
+        let mut ok = false;
+        for attempt in 0..5 {
+            super::check_stop()?;
+            let o = std::process::Command::new(cmd)
+                .arg(mount)
+                .output()
+                .with_context(|| format!("-U: running {cmd}"))?;
+            if o.status.success() {
+                ok = true;
+                break;
+            }
+            last = String::from_utf8_lossy(&o.stderr).trim().to_string();
+            std::thread::sleep(Duration::from_millis(200 * (attempt + 1)));
+        }
+        if !ok {
+            bail!(
+                "-U {}: '{cmd} {}' failed: {last} (the mount point needs an /etc/fstab entry)",
+                mount.display(),
+                mount.display()
+            );
+        }
+    }
+    Ok(())
 }
 
 /// The 13 results (kB/s) for one file size and record size; None = not run.
@@ -92,39 +133,43 @@ fn one(o: &Opts, path: &Path, size: u64, rec: u64) -> Result<[Option<u64>; 13]> 
         .for_each(|(i, b)| *b = (i * 31) as u8);
     let run = |g: u32| o.groups.is_empty() || o.groups.contains(&g);
     let mut r = [None; 13];
-    let write_pass = |buf: &fathom::engine::AlignedBuf, create: bool| -> Result<u64> {
-        rate(n * rec, || {
-            let f = open(path, true, create, o.direct)?;
-            for k in 0..n {
-                super::check_stop()?;
-                f.write_all_at(buf.as_slice(), k * rec)?;
-            }
-            if o.fsync {
-                f.sync_all()?;
-            }
-            Ok(())
-        })
-    };
-    // Test 0 (write, rewrite) always runs first: the others need the file.
-    r[0] = Some(write_pass(&buf, true)?);
-    if !o.no_retests {
-        r[1] = Some(write_pass(&buf, false)?);
-    }
-    let read_pass =
-        |buf: &mut fathom::engine::AlignedBuf, order: &dyn Fn(u64) -> u64| -> Result<u64> {
-            rate(n * rec, || {
-                let f = open(path, false, false, o.direct)?;
-                for k in 0..n {
-                    super::check_stop()?;
-                    f.read_exact_at(buf.as_mut_slice(), order(k) * rec)?;
-                }
-                Ok(())
-            })
+    let mut q = o.latency_files.then(LatencyLog::default);
+    // One pass of a test: remounted first with -U, its records logged to `qfile` with -Q.
+    let mut pass = |write: bool, create: bool, order: &dyn Fn(u64) -> u64, qfile: Option<&str>| {
+        if let Some(m) = &o.remount {
+            remount(m)?;
+        }
+        let (c0, t0) = (cpu_seconds(), Instant::now());
+        let log = q.as_mut().filter(|_| qfile.is_some());
+        let p = Pass {
+            path,
+            write,
+            create,
+            n,
+            rec,
+            order,
         };
+        let d = timed(&o.method, &p, &mut buf, log)?;
+        if let (Some(q), Some(f)) = (q.as_mut(), qfile) {
+            let c1 = cpu_seconds();
+            q.append_to(
+                Path::new(f),
+                (c1.0 - c0.0, c1.1 - c0.1),
+                t0.elapsed().as_secs_f64(),
+            )?;
+        }
+        Ok::<u64, anyhow::Error>(kbs(n * rec, d))
+    };
+    let seq = |k: u64| k;
+    // Test 0 (write, rewrite) always runs first: the others need the file.
+    r[0] = Some(pass(true, true, &seq, Some("wol.dat"))?);
+    if !o.no_retests {
+        r[1] = Some(pass(true, false, &seq, Some("rwol.dat"))?);
+    }
     if run(1) {
-        r[2] = Some(read_pass(&mut buf, &|k| k)?);
+        r[2] = Some(pass(false, false, &seq, Some("rol.dat"))?);
         if !o.no_retests {
-            r[3] = Some(read_pass(&mut buf, &|k| k)?);
+            r[3] = Some(pass(false, false, &seq, Some("rrol.dat"))?);
         }
     }
     // A fixed pseudo-random permutation of record numbers (every record once).
@@ -141,56 +186,39 @@ fn one(o: &Opts, path: &Path, size: u64, rec: u64) -> Result<[Option<u64>; 13]> 
     }
     let perm = move |k: u64| (k * m + 7) % n.max(1);
     if run(2) {
-        r[4] = Some(read_pass(&mut buf, &perm)?);
-        r[5] = Some(rate(n * rec, || {
-            let f = open(path, true, false, o.direct)?;
-            for k in 0..n {
-                super::check_stop()?;
-                f.write_all_at(buf.as_slice(), perm(k) * rec)?;
-            }
-            if o.fsync {
-                f.sync_all()?;
-            }
-            Ok(())
-        })?);
+        r[4] = Some(pass(false, false, &perm, None)?);
+        r[5] = Some(pass(true, false, &perm, None)?);
     }
     if run(3) {
-        r[6] = Some(read_pass(&mut buf, &|k| n - 1 - k)?);
+        r[6] = Some(pass(false, false, &|k| n - 1 - k, None)?);
     }
     if run(4) {
         // Record rewrite: the same record, over and over.
-        r[7] = Some(rate(n * rec, || {
-            let f = open(path, true, false, o.direct)?;
-            let at = (n / 2) * rec;
-            for _ in 0..n {
-                super::check_stop()?;
-                f.write_all_at(buf.as_slice(), at)?;
-            }
-            if o.fsync {
-                f.sync_all()?;
-            }
-            Ok(())
-        })?);
+        r[7] = Some(pass(true, false, &|_| n / 2, None)?);
     }
     if run(5) {
-        // Stride read: every 17th record, wrapping, until n records are read.
-        r[8] = Some(read_pass(&mut buf, &|k| (k * 17) % n.max(1))?);
+        // Stride read: every `-j`-th record (17 by default, as iozone), going round the
+        // file until n records are read.
+        let stride = o.stride.max(1);
+        r[8] = Some(pass(false, false, &|k| (k * stride) % n.max(1), None)?);
     }
     if run(6) {
         let fwrite = |create: bool| -> Result<u64> {
-            rate(n * rec, || {
-                let f = open(path, true, create, false)?;
-                let mut w = BufWriter::with_capacity(64 << 10, f);
-                for _ in 0..n {
-                    super::check_stop()?;
-                    w.write_all(buf.as_slice())?;
-                }
-                w.flush()?;
-                if o.fsync {
-                    w.get_ref().sync_all()?;
-                }
-                Ok(())
-            })
+            if let Some(m) = &o.remount {
+                remount(m)?;
+            }
+            let t = Instant::now();
+            let f = open(path, true, create, false)?;
+            let mut w = BufWriter::with_capacity(64 << 10, f);
+            for _ in 0..n {
+                super::check_stop()?;
+                w.write_all(&buf.as_slice()[..rec as usize])?;
+            }
+            w.flush()?;
+            if o.method.fsync {
+                w.get_ref().sync_all()?;
+            }
+            Ok(kbs(n * rec, t.elapsed()))
         };
         r[9] = Some(fwrite(true)?);
         if !o.no_retests {
@@ -199,14 +227,16 @@ fn one(o: &Opts, path: &Path, size: u64, rec: u64) -> Result<[Option<u64>; 13]> 
     }
     if run(7) {
         let mut fread = || -> Result<u64> {
-            rate(n * rec, || {
-                let mut rd = BufReader::with_capacity(64 << 10, open(path, false, false, false)?);
-                for _ in 0..n {
-                    super::check_stop()?;
-                    rd.read_exact(&mut buf.as_mut_slice()[..rec as usize])?;
-                }
-                Ok(())
-            })
+            if let Some(m) = &o.remount {
+                remount(m)?;
+            }
+            let t = Instant::now();
+            let mut rd = BufReader::with_capacity(64 << 10, open(path, false, false, false)?);
+            for _ in 0..n {
+                super::check_stop()?;
+                rd.read_exact(&mut buf.as_mut_slice()[..rec as usize])?;
+            }
+            Ok(kbs(n * rec, t.elapsed()))
         };
         r[11] = Some(fread()?);
         if !o.no_retests {
@@ -253,164 +283,30 @@ pub fn run_matrix(o: &Opts) -> Result<Matrix> {
     res.map(|()| out)
 }
 
-/// iozone's table.
-pub fn table(m: &Matrix) -> String {
-    let mut s = String::from(
-        "                                                              random    random     bkwd    record    stride\n\
-         \x20             kB  reclen    write  rewrite    read    reread    read     write     read   rewrite      read   fwrite frewrite    fread  freread\n",
-    );
-    for (size, rec, r) in m {
-        s.push_str(&format!("{:>16}{:>8}", size / 1024, rec / 1024));
-        let widths = [9, 9, 8, 10, 9, 10, 9, 10, 10, 9, 9, 9, 9];
-        // Always a blank between columns, even when a figure is wider than its column.
-        for (v, w) in r.iter().zip(widths) {
-            let w = w - 1;
-            match v {
-                Some(v) => s.push_str(&format!(" {v:>w$}")),
-                None => s.push_str(&format!(" {:>w$}", "")),
-            }
-        }
-        s.push('\n');
-    }
-    s
-}
-
-/// iozone's report titles, in test order.
-const REPORTS: [&str; 13] = [
-    "Writer",
-    "Re-writer",
-    "Reader",
-    "Re-Reader",
-    "Random read",
-    "Random write",
-    "Backward read",
-    "Record rewrite",
-    "Stride read",
-    "Fwrite",
-    "Re-Fwrite",
-    "Fread",
-    "Re-Fread",
-];
-
-/// The file sizes and record sizes of a matrix, in order.
-fn axes(m: &Matrix) -> (Vec<u64>, Vec<u64>) {
-    let mut sizes: Vec<u64> = m.iter().map(|c| c.0).collect();
-    let mut recs: Vec<u64> = m.iter().map(|c| c.1).collect();
-    sizes.sort_unstable();
-    sizes.dedup();
-    recs.sort_unstable();
-    recs.dedup();
-    (sizes, recs)
-}
-
-/// iozone's `-R` report: per test a block titled `"Writer report"`, the record sizes
-/// (kB) across, a row per file size (kB).
-pub fn report(m: &Matrix, ops: bool) -> String {
-    let (sizes, recs) = axes(m);
-    let mut s = String::from("Excel output is below:\n");
-    for (t, title) in REPORTS.iter().enumerate() {
-        if m.iter().all(|c| c.2[t].is_none()) {
-            continue;
-        }
-        let unit = if ops { " (ops/s)" } else { "" };
-        s.push_str(&format!("\n\"{title} report\"{unit}\n        "));
-        for r in &recs {
-            s.push_str(&format!("\"{}\"  ", r / 1024));
-        }
-        s.push('\n');
-        for &size in &sizes {
-            s.push_str(&format!("\"{}\"   ", size / 1024));
-            for &r in &recs {
-                let v = m
-                    .iter()
-                    .find(|c| c.0 == size && c.1 == r)
-                    .and_then(|c| c.2[t]);
-                s.push_str(&v.map_or(String::new(), |v| v.to_string()));
-                s.push(' ');
-            }
-            s.push('\n');
-        }
-    }
-    s
-}
-
-/// `-b FILE`: the report as a spreadsheet (xlsx, which Excel, LibreOffice and pandas
-/// open whatever the file is named), laid out as iozone's: one block per test.
-fn write_book(path: &Path, m: &Matrix, ops: bool) -> Result<()> {
-    use rust_xlsxwriter::Workbook;
-    let (sizes, recs) = axes(m);
-    let mut wb = Workbook::new();
-    let ws = wb.add_worksheet();
-    let mut row = 0u32;
-    let x = |e: rust_xlsxwriter::XlsxError| anyhow!("{}: {e}", path.display());
-    for (t, title) in REPORTS.iter().enumerate() {
-        if m.iter().all(|c| c.2[t].is_none()) {
-            continue;
-        }
-        let unit = if ops { " (ops/s)" } else { " (kB/s)" };
-        ws.write_string(row, 0, format!("{title} report{unit}"))
-            .map_err(x)?;
-        row += 1;
-        for (i, r) in recs.iter().enumerate() {
-            ws.write_number(row, i as u16 + 1, (r / 1024) as f64)
-                .map_err(x)?;
-        }
-        row += 1;
-        for &size in &sizes {
-            ws.write_number(row, 0, (size / 1024) as f64).map_err(x)?;
-            for (i, &r) in recs.iter().enumerate() {
-                if let Some(v) = m
-                    .iter()
-                    .find(|c| c.0 == size && c.1 == r)
-                    .and_then(|c| c.2[t])
-                {
-                    ws.write_number(row, i as u16 + 1, v as f64).map_err(x)?;
-                }
-            }
-            row += 1;
-        }
-        row += 1;
-    }
-    wb.save(path).map_err(x)?;
-    Ok(())
-}
-
-/// CSV: one row per file and record size.
-pub fn csv(m: &Matrix) -> String {
-    let mut s = String::from("kB,reclen");
-    for t in TESTS {
-        s.push(',');
-        s.push_str(&t.replace(' ', "_"));
-    }
-    s.push('\n');
-    for (size, rec, r) in m {
-        s.push_str(&format!("{},{}", size / 1024, rec / 1024));
-        for v in r {
-            s.push(',');
-            if let Some(v) = v {
-                s.push_str(&v.to_string());
-            }
-        }
-        s.push('\n');
-    }
-    s
-}
-
 /// iozone's usage, as far as fathom takes it.
-pub const USAGE: &str = "usage: fathom suite iozone [-a] [-s size] [-r record] [-n min] [-g max]
-      [-y minrec] [-q maxrec] [-i test ...] [-f file] [-I] [-e] [-t threads] [-O] [-R]
-      [-b file.xlsx] [-+n] [-w] [-z] [-c] [-M] [--csv] [--svg=DIR]
+pub const USAGE: &str = "usage: fathom suite iozone [-a|-A] [-s size] [-r record] [-n min] [-g max]
+      [-y minrec] [-q maxrec] [-i test ...] [-f file] [-I] [-e] [-k depth] [-j stride]
+      [-t threads | -l min -u max] [-T] [-x] [-O] [-R] [-b file.xlsx] [-+n] [-+u] [-Q]
+      [-p] [-U mountpoint] [-w] [-z] [-c] [-M] [--csv] [--svg=DIR]
   -i: 0 write/rewrite, 1 read/reread, 2 random read/write, 3 backward read,
       4 record rewrite, 5 stride read, 6 fwrite/frewrite, 7 fread/freread
+  -A auto mode with small records of large files, write and read tests only (-az -i0 -i1)
+  -k N POSIX async I/O with N in flight; -j N stride read every N-th record (17)
+  -t N throughput test with N threads; -l/-u one test per count from min to max; -x no
+  stonewalling; -+u CPU utilization; -T threads (always threads in fathom)
+  -Q offset/latency files (wol.dat rwol.dat rol.dat rrol.dat) in the current directory
+  -p touch a cache-sized buffer before each record; -U unmount and mount DIR before each
+  test (its /etc/fstab entry)
   -O operations per second instead of kB/s; -R Excel-style report; -b FILE the report
   as a spreadsheet (written as .xlsx whatever the name); -+n no re-tests
+  -+m (cluster mode) is not taken: run IOR's command line under MPI (fathom suite ior)
   e.g. fathom suite iozone -Rb report.xlsx -O -i 0 -i 1 -i 2 -e -+n -r 4k -s 64m";
 
 /// getopt's clusters as iozone takes them: `-Rab FILE` is `-R -a -b FILE`, `-s16g` is
 /// `-s 16g`, `-+n` stays one flag.
 fn getopt_clusters(args: &[String]) -> Vec<String> {
-    const WITH_VALUE: &str = "bfgnqrstyi";
-    const ALONE: &str = "aAROIewczMh";
+    const WITH_VALUE: &str = "bfgnqrstyijkluU";
+    const ALONE: &str = "aAROIewczMhTQxp";
     let mut out = Vec::new();
     for a in args {
         let Some(body) = a.strip_prefix('-') else {
@@ -470,6 +366,9 @@ fn doubling(lo: u64, hi: u64) -> Vec<u64> {
     v
 }
 
+/// iozone's limit on throughput streams.
+const MAX_STREAMS: u64 = 256;
+
 /// Parse iozone-style options.
 pub fn parse(args: &[String]) -> Result<Opts> {
     let mut auto = false;
@@ -481,9 +380,15 @@ pub fn parse(args: &[String]) -> Result<Opts> {
         sizes: Vec::new(),
         records: Vec::new(),
         groups: Vec::new(),
-        direct: false,
-        fsync: false,
+        method: Method::default(),
         threads: 0,
+        max_threads: 0,
+        pthreads: false,
+        no_stonewall: false,
+        cpu_util: false,
+        stride: 17,
+        latency_files: false,
+        remount: None,
         csv: false,
         svg: None,
         file: None,
@@ -493,6 +398,18 @@ pub fn parse(args: &[String]) -> Result<Opts> {
         book: None,
         keep: false,
         small_records: false,
+    };
+    let (mut t_one, mut l_min, mut u_max) = (None, None, None);
+    let mut auto_tests = false;
+    let count = |v: &str, flag: &str, max: u64| -> Result<u64> {
+        let n: u64 = v
+            .trim()
+            .parse()
+            .map_err(|_| anyhow!("{flag}: '{v}' is not a whole number"))?;
+        if n > max {
+            bail!("{flag}: {n} is more than {max}");
+        }
+        Ok(n)
     };
     let args = getopt_clusters(args);
     let mut opts = super::Opts::new(&args);
@@ -511,9 +428,36 @@ pub fn parse(args: &[String]) -> Result<Opts> {
                     .parse()
                     .map_err(|_| anyhow!("-i: a test number 0-7"))?,
             ),
-            "-I" => o.direct = true,
-            "-e" => o.fsync = true,
-            "-t" => o.threads = val()?.parse().map_err(|_| anyhow!("-t: a number"))?,
+            "-A" => {
+                // iozone's "auto mode 2": -az with the write and read tests only.
+                auto = true;
+                o.small_records = true;
+                auto_tests = true;
+            }
+            "-I" => o.method.direct = true,
+            "-e" => o.method.fsync = true,
+            "-k" => {
+                o.method.aio_depth = count(&val()?, "-k", 1 << 16)? as usize;
+                if o.method.aio_depth == 0 {
+                    bail!("-k: give the number of asynchronous I/Os in flight (at least 1)");
+                }
+            }
+            "-j" => o.stride = count(&val()?, "-j", u32::MAX as u64)?,
+            "-t" => t_one = Some(count(&val()?, "-t", MAX_STREAMS)? as u32),
+            "-l" => l_min = Some(count(&val()?, "-l", MAX_STREAMS)?.max(1) as u32),
+            "-u" => u_max = Some(count(&val()?, "-u", MAX_STREAMS)?.max(1) as u32),
+            "-T" => o.pthreads = true,
+            "-x" => o.no_stonewall = true,
+            "-+u" => o.cpu_util = true,
+            "-Q" => o.latency_files = true,
+            // iozone's purge reads min(record, 1 MiB cache) a cache line at a time.
+            "-p" => o.method.purge = 1 << 20,
+            "-U" => o.remount = Some(val()?.into()),
+            "-+m" => bail!(
+                "-+m (iozone's cluster mode, clients started over rsh/ssh) is not taken: run \
+                 the test on many hosts under MPI with IOR's command line (mpirun ... fathom \
+                 suite ior ...)"
+            ),
             "--dir" => o.dir = val()?.into(),
             "-f" => {
                 // iozone: the temporary file; an existing directory keeps the older
@@ -541,6 +485,20 @@ pub fn parse(args: &[String]) -> Result<Opts> {
             _ => bail!("unknown option '{a}'\n{USAGE}"),
         }
     }
+    if auto_tests && o.groups.is_empty() {
+        o.groups = vec![0, 1];
+    }
+    // Throughput mode: -t N, or one test per count from -l to -u (either alone: that one).
+    (o.threads, o.max_threads) = match (t_one, l_min, u_max) {
+        (Some(t), None, None) => (t, t),
+        (_, Some(l), Some(u)) => (l, u.max(l)),
+        (_, Some(l), None) => (l, l),
+        (_, None, Some(u)) => (1, u),
+        (None, None, None) => (0, 0),
+    };
+    if o.threads > 0 && o.remount.is_some() {
+        bail!("-U (remount between tests) cannot be combined with throughput tests (-t, -l, -u), as in iozone");
+    }
     if o.groups.iter().any(|&g| g > 7) {
         bail!("-i: tests are 0 (write) to 7 (fread)");
     }
@@ -550,6 +508,8 @@ pub fn parse(args: &[String]) -> Result<Opts> {
     o.sizes = match (auto, s_one) {
         (_, Some(s)) => vec![s],
         (true, None) => doubling(nmin, gmax),
+        // Throughput mode without -s: iozone's 512 kB files.
+        (false, None) if o.threads > 0 => vec![512 << 10],
         (false, None) => bail!("give -a (the automatic matrix) or -s SIZE [-r RECORD]"),
     };
     o.records = match r_one {
@@ -557,95 +517,10 @@ pub fn parse(args: &[String]) -> Result<Opts> {
         None if auto || s_one.is_some() => doubling(ymin, qmax),
         None => vec![4 << 10],
     };
-    if o.direct && o.records.iter().any(|r| r % 512 != 0) {
+    if o.method.direct && o.records.iter().any(|r| r % 512 != 0) {
         bail!("-I (direct) needs record sizes in multiples of 512 bytes");
     }
     Ok(o)
-}
-
-/// Throughput mode: `-t N` threads, each on its own file, write/rewrite/read/reread.
-fn throughput(o: &Opts) -> Result<String> {
-    let size = o.sizes[0];
-    let rec = o.records[0];
-    std::fs::create_dir_all(&o.dir)?;
-    let paths: Vec<PathBuf> = (0..o.threads)
-        .map(|t| o.dir.join(format!("iozone.DUMMY.{t}")))
-        .collect();
-    let mut s = format!(
-        "\tThroughput test with {} processes\n\tEach process writes a {} kByte file in {} kByte records\n\n",
-        o.threads,
-        size / 1024,
-        rec / 1024
-    );
-    let phases: [(&str, bool, bool); 4] = [
-        ("initial writers", true, true),
-        ("rewriters", true, false),
-        ("readers", false, false),
-        ("re-readers", false, false),
-    ];
-    let res = (|| -> Result<()> {
-        for (name, write, create) in phases {
-            let t0 = Instant::now();
-            let per: Vec<Result<f64>> = std::thread::scope(|sc| {
-                let hs: Vec<_> = paths
-                    .iter()
-                    .map(|p| {
-                        sc.spawn(move || -> Result<f64> {
-                            let mut b = fathom::engine::AlignedBuf::new(rec as usize, 4096);
-                            let f = open(p, write, create, o.direct)?;
-                            let t = Instant::now();
-                            for k in 0..size / rec {
-                                super::check_stop()?;
-                                if write {
-                                    f.write_all_at(b.as_slice(), k * rec)?;
-                                } else {
-                                    f.read_exact_at(b.as_mut_slice(), k * rec)?;
-                                }
-                            }
-                            if write && o.fsync {
-                                f.sync_all()?;
-                            }
-                            Ok(size as f64 / 1024.0 / t.elapsed().as_secs_f64().max(1e-9))
-                        })
-                    })
-                    .collect();
-                hs.into_iter().map(|h| h.join().expect("worker")).collect()
-            });
-            if super::stopped() {
-                // Cut short by a signal: the phases finished so far are reported.
-                return Ok(());
-            }
-            let rates: Vec<f64> = per.into_iter().collect::<Result<_>>()?;
-            let wall = t0.elapsed().as_secs_f64().max(1e-9);
-            let sum: f64 = rates.iter().sum();
-            let min = rates.iter().copied().fold(f64::INFINITY, f64::min);
-            let max = rates.iter().copied().fold(0.0, f64::max);
-            s.push_str(&format!(
-                "\tChildren see throughput for {:>2} {:<16} = {:>12.2} kB/sec\n\
-                 \tParent sees throughput for {:>2} {:<16} = {:>12.2} kB/sec\n\
-                 \tMin throughput per process {:>20} = {:>12.2} kB/sec\n\
-                 \tMax throughput per process {:>20} = {:>12.2} kB/sec\n\
-                 \tAvg throughput per process {:>20} = {:>12.2} kB/sec\n\n",
-                o.threads,
-                name,
-                sum,
-                o.threads,
-                name,
-                (size * o.threads as u64) as f64 / 1024.0 / wall,
-                "",
-                min,
-                "",
-                max,
-                "",
-                sum / rates.len() as f64
-            ));
-        }
-        Ok(())
-    })();
-    for p in &paths {
-        let _ = std::fs::remove_file(p);
-    }
-    res.map(|()| s)
 }
 
 /// Run `fathom suite iozone`.

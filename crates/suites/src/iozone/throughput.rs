@@ -1,0 +1,438 @@
+//! iozone's throughput mode (`-t N`, or `-l MIN -u MAX`): N threads, each on its own
+//! file, run each test together; the first to finish stops the others (stonewalling, off
+//! with `-x`: a writer still writes its whole file, counting only what it wrote before);
+//! iozone's lines per test: children's and parent's throughput, min/max/avg per thread,
+//! min transfer, and with `-+u` the CPU utilization.
+
+use super::passes::{open, timed, LatencyLog, Method, Pass};
+use super::Opts;
+use anyhow::{bail, Result};
+use std::io::{BufReader, BufWriter, Read, Write};
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+/// How a throughput test moves its records.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Write,
+    Read,
+    Fwrite,
+    Fread,
+}
+
+/// A test: its label in iozone's lines, whether the count is 2 wide there, the tabs after
+/// the label (children's, parent's), how it moves data, its record order, its -Q file.
+struct Test {
+    label: &'static str,
+    wide: bool,
+    tabs: (&'static str, &'static str),
+    kind: Kind,
+    create: bool,
+    order: Order,
+    qfile: &'static str,
+}
+
+#[derive(Clone, Copy)]
+enum Order {
+    Seq,
+    Reverse,
+    Stride,
+    Random,
+}
+
+fn tests(o: &Opts) -> Result<Vec<Test>> {
+    let run = |g: u32| o.groups.is_empty() || o.groups.contains(&g);
+    if let Some(g) = o.groups.iter().find(|&&g| g == 4) {
+        bail!("-i {g} (record rewrite) has no throughput test in iozone; use -i 0, 1, 2, 3, 5, 6 or 7");
+    }
+    let t = |label, wide, tabs, kind, create, order, qfile| Test {
+        label,
+        wide,
+        tabs,
+        kind,
+        create,
+        order,
+        qfile,
+    };
+    let (one, two) = (("\t", "\t"), ("\t\t", "\t\t"));
+    let mut v = vec![t(
+        "initial writers",
+        true,
+        one,
+        Kind::Write,
+        true,
+        Order::Seq,
+        "wol",
+    )];
+    if !o.no_retests {
+        v.push(t(
+            "rewriters",
+            true,
+            one,
+            Kind::Write,
+            false,
+            Order::Seq,
+            "rwol",
+        ));
+    }
+    if run(1) {
+        v.push(t(
+            "readers",
+            true,
+            two,
+            Kind::Read,
+            false,
+            Order::Seq,
+            "rol",
+        ));
+        if !o.no_retests {
+            v.push(t(
+                "re-readers",
+                false,
+                one,
+                Kind::Read,
+                false,
+                Order::Seq,
+                "rrol",
+            ));
+        }
+    }
+    if run(3) {
+        v.push(t(
+            "reverse readers",
+            false,
+            one,
+            Kind::Read,
+            false,
+            Order::Reverse,
+            "revol",
+        ));
+    }
+    if run(5) {
+        v.push(t(
+            "stride readers",
+            false,
+            one,
+            Kind::Read,
+            false,
+            Order::Stride,
+            "strol",
+        ));
+    }
+    if run(2) {
+        v.push(t(
+            "random readers",
+            false,
+            one,
+            Kind::Read,
+            false,
+            Order::Random,
+            "randrol",
+        ));
+        v.push(t(
+            "random writers",
+            false,
+            one,
+            Kind::Write,
+            false,
+            Order::Random,
+            "randwol",
+        ));
+    }
+    if run(6) {
+        v.push(t(
+            "fwriters",
+            true,
+            ("\t", "\t\t"),
+            Kind::Fwrite,
+            true,
+            Order::Seq,
+            "fwol",
+        ));
+    }
+    if run(7) {
+        v.push(t(
+            "freaders",
+            true,
+            ("\t", "\t\t"),
+            Kind::Fread,
+            false,
+            Order::Seq,
+            "frol",
+        ));
+    }
+    Ok(v)
+}
+
+/// What one thread did in a test.
+#[derive(Default, Clone, Copy)]
+struct Child {
+    /// kB (or records with -O) per second up to its stop.
+    rate: f64,
+    /// kB (or records) moved up to its stop.
+    actual: f64,
+    wall: f64,
+    cpu: f64,
+}
+
+/// CPU seconds of the calling thread.
+fn thread_cpu() -> f64 {
+    use nix::sys::resource::{getrusage, UsageWho};
+    let Ok(ru) = getrusage(UsageWho::RUSAGE_THREAD) else {
+        return 0.0;
+    };
+    let s = |t: nix::sys::time::TimeVal| t.tv_sec() as f64 + t.tv_usec() as f64 / 1e6;
+    s(ru.user_time()) + s(ru.system_time())
+}
+
+fn record(n: u64, stride: u64, order: Order, k: u64) -> u64 {
+    match order {
+        Order::Seq => k,
+        Order::Reverse => n - 1 - k,
+        Order::Stride => (k * stride) % n.max(1),
+        // A fixed odd multiplier, coprime with n, walks every record once.
+        Order::Random => {
+            let mut m = (0x9E37_79B9u64 % n.max(1)) | 1;
+            while n > 1 && gcd(m, n) != 1 {
+                m += 2;
+            }
+            (k * m + 7) % n.max(1)
+        }
+    }
+}
+
+fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
+    }
+}
+
+/// One thread's run of a test over its file.
+#[allow(clippy::too_many_arguments)]
+fn child(
+    o: &Opts,
+    t: &Test,
+    i: usize,
+    path: &Path,
+    size: u64,
+    rec: u64,
+    start: &std::sync::Barrier,
+    stop: &AtomicBool,
+) -> Result<Child> {
+    let n = size / rec;
+    let unit = |bytes: u64| {
+        if o.ops {
+            (bytes / rec) as f64
+        } else {
+            bytes as f64 / 1024.0
+        }
+    };
+    let mut q = o.latency_files.then(LatencyLog::default);
+    let mut buf = fathom::engine::AlignedBuf::new(rec as usize, 4096);
+    start.wait();
+    let (c0, t0) = (thread_cpu(), Instant::now());
+    // Stonewalling: (bytes, seconds) when another thread finished first.
+    let mut cut: Option<(u64, f64)> = None;
+    let mut moved = 0u64;
+    let m: &Method = &o.method;
+    match t.kind {
+        Kind::Write | Kind::Read if m.aio_depth > 0 => {
+            // -k: the pass with N in flight (no stonewalling within it).
+            let order = |k| record(n, o.stride, t.order, k);
+            let p = Pass {
+                path,
+                write: t.kind == Kind::Write,
+                create: t.create,
+                n,
+                rec,
+                order: &order,
+            };
+            timed(m, &p, &mut buf, q.as_mut())?;
+            moved = n * rec;
+        }
+        Kind::Write | Kind::Read => {
+            let write = t.kind == Kind::Write;
+            let f = open(path, write, t.create, m.direct)?;
+            for k in 0..n {
+                super::super::check_stop()?;
+                if cut.is_none() && stop.load(Ordering::Relaxed) {
+                    cut = Some((moved, t0.elapsed().as_secs_f64()));
+                    if !write {
+                        break;
+                    }
+                }
+                let off = record(n, o.stride, t.order, k) * rec;
+                let s = Instant::now();
+                if write {
+                    f.write_all_at(buf.as_slice(), off)?;
+                } else {
+                    f.read_exact_at(buf.as_mut_slice(), off)?;
+                }
+                if let Some(q) = q.as_mut() {
+                    q.lines
+                        .push((off / 1024, s.elapsed().as_secs_f64() * 1e6, rec));
+                }
+                moved += rec;
+            }
+            if write && m.fsync {
+                f.sync_all()?;
+            }
+        }
+        Kind::Fwrite => {
+            let mut w = BufWriter::with_capacity(64 << 10, open(path, true, t.create, false)?);
+            for _ in 0..n {
+                super::super::check_stop()?;
+                if cut.is_none() && stop.load(Ordering::Relaxed) {
+                    cut = Some((moved, t0.elapsed().as_secs_f64()));
+                }
+                w.write_all(buf.as_slice())?;
+                moved += rec;
+            }
+            w.flush()?;
+            if m.fsync {
+                w.get_ref().sync_all()?;
+            }
+        }
+        Kind::Fread => {
+            let mut r = BufReader::with_capacity(64 << 10, open(path, false, false, false)?);
+            for _ in 0..n {
+                super::super::check_stop()?;
+                if stop.load(Ordering::Relaxed) {
+                    cut = Some((moved, t0.elapsed().as_secs_f64()));
+                    break;
+                }
+                r.read_exact(buf.as_mut_slice())?;
+                moved += rec;
+            }
+        }
+    }
+    let wall = t0.elapsed().as_secs_f64();
+    if cut.is_none() && !o.no_stonewall {
+        // The first to finish stops the others.
+        stop.store(true, Ordering::Relaxed);
+    }
+    if let Some(q) = q.as_mut() {
+        let name = PathBuf::from(format!("Child_{i}_{}.dat", t.qfile));
+        q.append_to(&name, (0.0, 0.0), wall)?;
+    }
+    let (bytes, secs) = cut.unwrap_or((moved, wall));
+    Ok(Child {
+        rate: unit(bytes) / secs.max(1e-9),
+        actual: unit(bytes),
+        wall,
+        cpu: thread_cpu() - c0,
+    })
+}
+
+/// Throughput tests with `threads` threads: iozone's lines for each test.
+fn with_threads(o: &Opts, threads: u32, out: &mut String) -> Result<()> {
+    let size = o.sizes[0];
+    let rec = o.records[0];
+    let port = if o.pthreads { "thread" } else { "process" };
+    let ports = match (threads, o.pthreads) {
+        (1, _) => port.to_string(),
+        (_, true) => "threads".to_string(),
+        (_, false) => "processes".to_string(),
+    };
+    let unit = if o.ops { "ops" } else { "kB" };
+    out.push_str(&format!(
+        "\tThroughput test with {threads} {ports}\n\tEach {port} writes a {} kByte file in {} kByte records\n",
+        size / 1024,
+        rec / 1024
+    ));
+    let paths: Vec<PathBuf> = (0..threads)
+        .map(|t| o.dir.join(format!("iozone.DUMMY.{t}")))
+        .collect();
+    let res = (|| -> Result<()> {
+        for t in tests(o)? {
+            let stop = AtomicBool::new(false);
+            let start = std::sync::Barrier::new(threads as usize + 1);
+            let mut t0 = Instant::now();
+            let kids: Vec<Result<Child>> = {
+                let t0 = &mut t0;
+                let (t, stop, start) = (&t, &stop, &start);
+                std::thread::scope(|sc| {
+                    let hs: Vec<_> = paths
+                        .iter()
+                        .enumerate()
+                        .map(|(i, p)| sc.spawn(move || child(o, t, i, p, size, rec, start, stop)))
+                        .collect();
+                    start.wait();
+                    *t0 = Instant::now();
+                    hs.into_iter().map(|h| h.join().expect("worker")).collect()
+                })
+            };
+            if super::super::stopped() {
+                // Cut short by a signal: the tests finished so far are reported.
+                return Ok(());
+            }
+            let kids: Vec<Child> = kids.into_iter().collect::<Result<_>>()?;
+            let total_time = t0.elapsed().as_secs_f64().max(1e-9);
+            let sum: f64 = kids.iter().map(|c| c.rate).sum();
+            let ptotal: f64 = kids.iter().map(|c| c.actual).sum();
+            let min = kids.iter().map(|c| c.rate).fold(f64::INFINITY, f64::min);
+            let max = kids.iter().map(|c| c.rate).fold(0.0, f64::max);
+            let min_xfer = kids.iter().map(|c| c.actual).fold(f64::INFINITY, f64::min);
+            let w = if t.wide { 2 } else { 0 };
+            out.push_str(&format!(
+                "\n\tChildren see throughput for {threads:>w$} {} {}= {sum:>10.2} {unit}/sec\n\
+                 \tParent sees throughput for {threads:>w$} {} {}= {:>10.2} {unit}/sec\n\
+                 \tMin throughput per {port} \t\t\t= {min:>10.2} {unit}/sec \n\
+                 \tMax throughput per {port} \t\t\t= {max:>10.2} {unit}/sec\n\
+                 \tAvg throughput per {port} \t\t\t= {:>10.2} {unit}/sec\n\
+                 \tMin xfer \t\t\t\t\t= {min_xfer:>10.2} {unit}\n",
+                t.label,
+                t.tabs.0,
+                t.label,
+                t.tabs.1,
+                ptotal / total_time,
+                sum / kids.len() as f64,
+            ));
+            if o.cpu_util {
+                let wall = kids.iter().map(|c| c.wall.max(c.cpu)).fold(0.0, f64::max);
+                let cpu: f64 = kids.iter().map(|c| c.cpu).sum();
+                if wall == 0.0 {
+                    out.push_str(&format!(
+                        "\tCPU utilization: Wall time {wall:>8.3}    CPU time {cpu:>8.3}    CPU utilization {:>6.2} %\n\n",
+                        0.0
+                    ));
+                } else {
+                    out.push_str(&format!(
+                        "\tCPU Utilization: Wall time {wall:>8.3}    CPU time {cpu:>8.3}    CPU utilization {:>6.2} %\n\n",
+                        100.0 * cpu / wall
+                    ));
+                }
+            }
+        }
+        Ok(())
+    })();
+    for p in &paths {
+        let _ = std::fs::remove_file(p);
+    }
+    res
+}
+
+/// Throughput mode: one set of tests per thread count from `threads` to `max_threads`.
+pub(super) fn throughput(o: &Opts) -> Result<String> {
+    std::fs::create_dir_all(&o.dir)?;
+    let mut s = String::new();
+    if o.max_threads > o.threads {
+        let port = if o.pthreads { "thread" } else { "process" };
+        s.push_str(&format!(
+            "\tMin {port} = {} \n\tMax {port} = {} \n",
+            o.threads, o.max_threads
+        ));
+    }
+    for n in o.threads..=o.max_threads.max(o.threads) {
+        if super::super::stopped() {
+            break;
+        }
+        with_threads(o, n, &mut s)?;
+        s.push('\n');
+    }
+    Ok(s)
+}
