@@ -15,7 +15,7 @@ pub(crate) enum Held<'a> {
 
 /// Take `file`'s lock for an I/O of direction `ddir` (nothing when the job does not lock).
 #[inline]
-pub(crate) fn hold(locks: &[FileLock], mode: LockMode, file: usize, ddir: Ddir) -> Held<'_> {
+fn hold(locks: &[FileLock], mode: LockMode, file: usize, ddir: Ddir) -> Held<'_> {
     let Some(l) = locks.get(file) else {
         return Held::None;
     };
@@ -27,4 +27,24 @@ pub(crate) fn hold(locks: &[FileLock], mode: LockMode, file: usize, ddir: Ddir) 
         }
         _ => Held::Alone(l.write().unwrap_or_else(|e| e.into_inner())),
     }
+}
+
+/// Queue `io` holding its file's lock (the wait for the lock is not timed): the time the
+/// I/O was handed to the engine, and what the engine did. Out of line: jobs that lock no
+/// file never come here.
+///
+/// # Safety
+/// As [`fathom_engine::IoEngine::queue`].
+#[cold]
+#[inline(never)]
+pub(crate) unsafe fn queue_locked(
+    engine: &mut dyn fathom_engine::IoEngine,
+    io: &fathom_engine::IoUnit,
+    locks: &[FileLock],
+    mode: LockMode,
+) -> (std::time::Instant, std::io::Result<fathom_engine::Queued>) {
+    let _held = hold(locks, mode, io.file, io.ddir);
+    let t0 = crate::clock::now();
+    // SAFETY: the caller's promise for `io`.
+    (t0, unsafe { engine.queue(io) })
 }

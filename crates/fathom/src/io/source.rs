@@ -20,23 +20,20 @@ pub(crate) enum Source {
 impl Source {
     /// The next I/O, or None when the work is done. A replay pushes the syncs its log
     /// holds before that I/O (or, at its end, after the last one) to `syncs`.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn next_io(&mut self, syncs: &mut Vec<(usize, bool)>) -> Option<IoReq> {
         match self {
             Source::Gen(g) => g.next_io(),
-            Source::Replay { cursor, .. } => cursor.next_io(syncs),
+            Source::Replay { cursor, .. } => replay_next(cursor, syncs),
         }
     }
 
     /// When the I/O last handed out is due (a timed replay), from `start`.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn due(&self, start: Instant) -> Option<Instant> {
         match self {
-            Source::Replay {
-                cursor,
-                timed: true,
-            } => Some(start + Duration::from_micros(cursor.due_us())),
-            _ => None,
+            Source::Gen(_) => None,
+            Source::Replay { cursor, timed } => replay_due(cursor, *timed, start),
         }
     }
 
@@ -44,4 +41,15 @@ impl Source {
     pub(crate) fn is_replay(&self) -> bool {
         matches!(self, Source::Replay { .. })
     }
+}
+
+/// Kept out of line: the generator's path through [`Source`] stays a few instructions.
+#[inline(never)]
+fn replay_next(cursor: &mut ReplayCursor, syncs: &mut Vec<(usize, bool)>) -> Option<IoReq> {
+    cursor.next_io(syncs)
+}
+
+#[inline(never)]
+fn replay_due(cursor: &ReplayCursor, timed: bool, start: Instant) -> Option<Instant> {
+    timed.then(|| start + Duration::from_micros(cursor.due_us()))
 }

@@ -2,7 +2,7 @@
 //! the thread: generator, engine, buffers and recorder; nothing is shared on the hot path
 //! except the cancel flag (a relaxed atomic load per I/O).
 
-use crate::io::filelock::hold;
+use crate::io::filelock::queue_locked;
 use crate::io::openset::{open_files, OpenSet};
 use crate::io::sampler::{epoch_ms, sample_interval, Sampler};
 use crate::io::slot::{complete, overlaps_inflight, submit, Recorder, Slot};
@@ -427,7 +427,11 @@ pub fn run_clone(
                 }
                 f.issued();
             }
-            let Some(req) = held.take().or_else(|| gen.next_io(&mut syncs.due)) else {
+            let next = match held.take() {
+                Some(r) => Some(r),
+                None => gen.next_io(&mut syncs.due),
+            };
+            let Some(req) = next else {
                 // A replayed log's last syncs come after its last I/O.
                 if gen.is_replay() && !syncs.due.is_empty() {
                     if let Some(err) = due_syncs(&mut *engine, &mut syncs, &mut out.stats) {
@@ -571,15 +575,18 @@ pub fn run_clone(
             }
             let st = &mut out.stats;
             st.issued[req.ddir.index()] += 1;
-            // lockfile: the file's lock, held while the I/O is submitted (not timed).
-            let held = hold(&clone.locks, spec.control.lockfile, req.file, req.ddir);
-            let t0 = crate::clock::now();
+            // SAFETY (both calls): the slot's buffer holds max_bs ≥ io.len bytes, is
+            // 4096-aligned, and is neither touched nor freed until the I/O completes (the
+            // slot is off the free list until then, and the loop drains every in-flight I/O
+            // before exit).
+            let (t0, queued) = if clone.locks.is_empty() {
+                let t0 = crate::clock::now();
+                (t0, unsafe { engine.queue(&io) })
+            } else {
+                // lockfile: the file's lock, held while the I/O is submitted (not timed).
+                unsafe { queue_locked(&mut *engine, &io, &clone.locks, spec.control.lockfile) }
+            };
             slot.t_start = t0;
-            // SAFETY: the slot's buffer holds max_bs ≥ io.len bytes, is 4096-aligned, and
-            // is neither touched nor freed until the I/O completes (the slot is off the
-            // free list until then, and the loop drains every in-flight I/O before exit).
-            let queued = unsafe { engine.queue(&io) };
-            drop(held);
             match queued {
                 Ok(Queued::Done(c)) => {
                     now = crate::clock::now();
