@@ -282,3 +282,63 @@ fathomtest!(
         assert!(stderr(&o).contains("use mpirun -np 2"), "{}", stderr(&o));
     }
 );
+
+fathomtest!(a_rank_stopped_alone_stops_the_run_without_hanging, |env| {
+    // A signal to one rank only (not through mpirun): that rank stops; the others learn it
+    // at the next phase's start and stop there too, rank 0 prints what was done. Before,
+    // the stopped rank went to the result gather while the others waited for it at the
+    // next phase's barrier: the run hung.
+    env.write(
+        "j.fio",
+        &format!(
+            "[global]\ndirectory={}\nsize=8m\nrw=randread\ntime_based\nruntime=3\n\n[a]\n\n[b]\nstonewall\n",
+            env.path().display()
+        ),
+    );
+    let mut child = std::process::Command::new("mpirun")
+        .current_dir(env.path())
+        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .args(["--oversubscribe", "-np", "2"])
+        .arg(env!("CARGO_BIN_EXE_fathom"))
+        .args(["j.fio", "--output-format=json"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("mpirun");
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let ranks = std::process::Command::new("pgrep")
+        .args(["-P", &child.id().to_string(), "fathom"])
+        .output()
+        .unwrap();
+    let pids: Vec<i32> = String::from_utf8_lossy(&ranks.stdout)
+        .split_whitespace()
+        .map(|p| p.parse().unwrap())
+        .collect();
+    assert_eq!(pids.len(), 2, "two ranks under mpirun");
+    let t = std::time::Instant::now();
+    // SAFETY: kill(2) with a live child's pid and a valid signal.
+    unsafe { libc::kill(pids[1], libc::SIGINT) };
+    let deadline = t + std::time::Duration::from_secs(30);
+    while child.try_wait().unwrap().is_none() {
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("the run hung after one rank was stopped");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let took = t.elapsed();
+    let o = child.wait_with_output().unwrap();
+    // The other rank ends phase a (3 s from the start), then both skip phase b.
+    assert!(took < std::time::Duration::from_secs(10), "took {took:?}");
+    let v = json(&o);
+    let names: Vec<&str> = v["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| j["jobname"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["a"], "{}", stderr(&o));
+    // Every rank leaves with the interrupted run's code, whichever rank was signalled.
+    assert_eq!(o.status.code(), Some(130), "{}", stderr(&o));
+});

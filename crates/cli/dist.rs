@@ -182,6 +182,16 @@ mod imp {
             mpi::topology::SimpleCommunicator::world().barrier();
         }
 
+        /// Wait for every rank and tell each whether any of them says `mine` (a barrier
+        /// that also carries a stop).
+        pub fn any(mine: bool) -> bool {
+            use mpi::collective::SystemOperation;
+            let world = mpi::topology::SimpleCommunicator::world();
+            let mut all = 0i32;
+            world.all_reduce_into(&(mine as i32), &mut all, SystemOperation::logical_or());
+            all != 0
+        }
+
         /// Gather every rank's result at rank 0 (native JSON, lossless). Rank 0 gets them
         /// all in rank order; the others get an empty list.
         pub fn gather(&self, mine: &Report) -> anyhow::Result<Vec<RankResult>> {
@@ -267,6 +277,10 @@ impl Dist {
     }
     /// Unreachable without MPI.
     pub fn barrier() {}
+    /// Unreachable without MPI.
+    pub fn any(mine: bool) -> bool {
+        mine
+    }
     /// Unreachable without MPI.
     pub fn gather(&self, _mine: &Report) -> anyhow::Result<Vec<RankResult>> {
         Ok(Vec::new())

@@ -361,7 +361,14 @@ fn real_main() -> Result<u8, Failure> {
             _ => stderr_tty,
         };
     if dist.is_some() {
-        runner = runner.before_phase(|_| dist::Dist::barrier());
+        // Every rank starts each phase together; a rank stopped alone (a signal to one
+        // process) stops every rank there, rather than leaving them at a barrier.
+        let h = runner.cancel_handle();
+        runner = runner.before_phase(move |_| {
+            if dist::Dist::any(h.is_cancelled()) {
+                h.cancel();
+            }
+        });
     }
     let plan = runner
         .plan_with(fathom::plan::Limits {
@@ -571,6 +578,15 @@ fn real_main() -> Result<u8, Failure> {
             eprintln!("fathom: interrupted: the results above cover the work done until then");
         }
         code
+    } else if result.interrupted {
+        // Stopped by another rank (a signal to that process alone): as interrupted here.
+        if is_root {
+            eprintln!(
+                "fathom: interrupted (a rank was stopped): the results above cover the work \
+                 done until then"
+            );
+        }
+        130
     } else if result.jobs.iter().any(|j| j.stats.error != 0) {
         exit::IO_ERROR
     } else {

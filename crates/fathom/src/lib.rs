@@ -142,7 +142,10 @@ impl Runner {
         self
     }
     /// Call `f(phase)` when a phase's files are laid out, just before its job threads
-    /// start (a distributed run puts a barrier here, so every rank starts together).
+    /// start (a distributed run puts a barrier here, so every rank starts together). It
+    /// is called for every phase in order, also for the phases a stopped run skips (so
+    /// that every rank of a distributed run makes the same calls); if `f` cancels the run
+    /// (through [`Runner::cancel_handle`]), the phase does not start.
     pub fn before_phase(self, f: impl FnMut(u32) + Send + 'static) -> Runner {
         self.lock_events().before_phase = Some(Box::new(f));
         self

@@ -126,7 +126,11 @@ fn run_phases(
     let mut stop_all = false;
     for phase in 0..plan.phases() {
         if cancel.load(std::sync::atomic::Ordering::Relaxed) || stop_all {
-            break;
+            // The run stops: later phases do not start. The hook is still called for each,
+            // in order, so that a distributed run makes the same collective calls on every
+            // rank (a rank stopped alone must not leave the others at a barrier).
+            events.fire_before_phase(phase);
+            continue;
         }
         let jobs: Vec<(usize, &PlannedJob)> = plan
             .jobs
@@ -208,7 +212,14 @@ fn run_phases(
         for (ji, _) in &jobs {
             layout_time[*ji] = lt;
         }
+        let stopped_before = cancel.load(std::sync::atomic::Ordering::Relaxed);
         events.fire_before_phase(phase);
+        if !stopped_before && cancel.load(std::sync::atomic::Ordering::Relaxed) {
+            // The hook stopped the run (in a distributed run: another rank was stopped):
+            // the phase does not start. (A stop during the layout still starts the jobs,
+            // which end at once and are reported with what they did: nothing.)
+            continue;
+        }
         // One thread per clone; each tells the loop below when it ends, so a job's
         // result is handed to `on_job_end` as soon as its last clone is done.
         // A stop flag per job: the run's cancel (SIGINT, a cancel handle) sets them all;
