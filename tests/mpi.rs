@@ -283,6 +283,50 @@ fathomtest!(
     }
 );
 
+/// Start `fathom ARGS` on `np` ranks, SIGINT one rank (not mpirun) after `after`; the
+/// output and the time from the signal to mpirun's end (the test fails after 30 s: a hang).
+fn signal_one_rank(
+    env: &Env,
+    np: u32,
+    args: &[&str],
+    after: std::time::Duration,
+) -> (std::process::Output, std::time::Duration) {
+    let mut child = std::process::Command::new("mpirun")
+        .current_dir(env.path())
+        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .args(["--oversubscribe", "-np", &np.to_string()])
+        .arg(env!("CARGO_BIN_EXE_fathom"))
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("mpirun");
+    std::thread::sleep(after);
+    let ranks = std::process::Command::new("pgrep")
+        .args(["-P", &child.id().to_string(), "fathom"])
+        .output()
+        .unwrap();
+    let pids: Vec<i32> = String::from_utf8_lossy(&ranks.stdout)
+        .split_whitespace()
+        .map(|p| p.parse().unwrap())
+        .collect();
+    assert_eq!(pids.len(), np as usize, "the ranks under mpirun");
+    let t = std::time::Instant::now();
+    // SAFETY: kill(2) with a live child's pid and a valid signal.
+    unsafe { libc::kill(pids[pids.len() - 1], libc::SIGINT) };
+    let deadline = t + std::time::Duration::from_secs(30);
+    while child.try_wait().unwrap().is_none() {
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("the run hung after one rank was stopped");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let took = t.elapsed();
+    (child.wait_with_output().unwrap(), took)
+}
+
 fathomtest!(a_rank_stopped_alone_stops_the_run_without_hanging, |env| {
     // A signal to one rank only (not through mpirun): that rank stops; the others learn it
     // at the next phase's start and stop there too, rank 0 prints what was done. Before,
@@ -295,40 +339,12 @@ fathomtest!(a_rank_stopped_alone_stops_the_run_without_hanging, |env| {
             env.path().display()
         ),
     );
-    let mut child = std::process::Command::new("mpirun")
-        .current_dir(env.path())
-        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
-        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
-        .args(["--oversubscribe", "-np", "2"])
-        .arg(env!("CARGO_BIN_EXE_fathom"))
-        .args(["j.fio", "--output-format=json"])
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("mpirun");
-    std::thread::sleep(std::time::Duration::from_millis(1500));
-    let ranks = std::process::Command::new("pgrep")
-        .args(["-P", &child.id().to_string(), "fathom"])
-        .output()
-        .unwrap();
-    let pids: Vec<i32> = String::from_utf8_lossy(&ranks.stdout)
-        .split_whitespace()
-        .map(|p| p.parse().unwrap())
-        .collect();
-    assert_eq!(pids.len(), 2, "two ranks under mpirun");
-    let t = std::time::Instant::now();
-    // SAFETY: kill(2) with a live child's pid and a valid signal.
-    unsafe { libc::kill(pids[1], libc::SIGINT) };
-    let deadline = t + std::time::Duration::from_secs(30);
-    while child.try_wait().unwrap().is_none() {
-        if std::time::Instant::now() > deadline {
-            let _ = child.kill();
-            panic!("the run hung after one rank was stopped");
-        }
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
-    let took = t.elapsed();
-    let o = child.wait_with_output().unwrap();
+    let (o, took) = signal_one_rank(
+        &env,
+        2,
+        &["j.fio", "--output-format=json"],
+        std::time::Duration::from_millis(1500),
+    );
     // The other rank ends phase a (3 s from the start), then both skip phase b.
     assert!(took < std::time::Duration::from_secs(10), "took {took:?}");
     let v = json(&o);
@@ -341,4 +357,30 @@ fathomtest!(a_rank_stopped_alone_stops_the_run_without_hanging, |env| {
     assert_eq!(names, ["a"], "{}", stderr(&o));
     // Every rank leaves with the interrupted run's code, whichever rank was signalled.
     assert_eq!(o.status.code(), Some(130), "{}", stderr(&o));
+});
+
+fathomtest!(a_vdbench_host_stopped_alone_stops_every_host, |env| {
+    // The vdbench front end agrees on a stop before each run: a signal to one host's rank
+    // ends the parameter file on every host after the current run (rd2 never starts).
+    let p = env.write(
+        "two.vdb",
+        &format!(
+            "hd=hd1,system=node1\nhd=hd2,system=node2\n\
+             sd=sd1,lun={},size=4m\n\
+             wd=wd1,sd=sd1,xfersize=4k,rdpct=100\n\
+             rd=rd1,wd=wd1,iorate=max,elapsed=3,interval=1\n\
+             rd=rd2,wd=wd1,iorate=max,elapsed=3,interval=1\n",
+            env.path().join("lun").display()
+        ),
+    );
+    let (o, took) = signal_one_rank(
+        &env,
+        2,
+        &["vdbench", "-f", p.to_str().unwrap(), "-o", "out"],
+        std::time::Duration::from_millis(1500),
+    );
+    assert!(took < std::time::Duration::from_secs(10), "took {took:?}");
+    let out = stdout(&o);
+    assert!(!out.contains("Starting RD=rd2"), "{out}{}", stderr(&o));
+    assert_eq!(o.status.code(), Some(130), "{out}{}", stderr(&o));
 });

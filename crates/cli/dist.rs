@@ -314,4 +314,7 @@ impl fathom_vdbench::exec::Cluster for VdbCluster<'_> {
     fn broadcast(&self, v: f64) -> f64 {
         self.0.broadcast_f64(v)
     }
+    fn any(&self, mine: bool) -> bool {
+        Dist::any(mine)
+    }
 }

@@ -25,6 +25,8 @@ pub trait Cluster {
     fn gather(&self, mine: &fathom::Report) -> Result<Vec<fathom::Report>>;
     /// Rank 0's value, at every rank.
     fn broadcast(&self, v: f64) -> f64;
+    /// Whether any rank says `mine`, at every rank (a barrier that carries a stop).
+    fn any(&self, mine: bool) -> bool;
 }
 
 /// Journal handling (`-j`, `-jr`, `-jn`).
@@ -317,8 +319,18 @@ pub fn execute(
         place: &place,
         cluster: cl,
     };
+    // A stop is agreed before each run and curve point: a rank stopped alone (a signal to
+    // one process) stops every rank there, rather than leaving them at the next barrier.
+    let stop_agreed = || {
+        let mine = crate::stop::stopped();
+        let any = cl.map_or(mine, |c| c.any(mine));
+        if any && !mine {
+            fathom_suites::stop::request();
+        }
+        any
+    };
     for run in runs {
-        if crate::stop::stopped() {
+        if stop_agreed() {
             break;
         }
         match run.rate {
@@ -328,7 +340,7 @@ pub fn execute(
                 // Every host holds the rate rank 0 measured.
                 let max_rate = cl.map_or(max.0, |c| c.broadcast(max.0));
                 for p in &run.curve {
-                    if crate::stop::stopped() {
+                    if stop_agreed() {
                         break;
                     }
                     let target = round_rate(max_rate * p / 100.0);
@@ -354,6 +366,10 @@ pub fn execute(
         if run.pause > 0.0 && !crate::stop::stopped() {
             std::thread::sleep(Duration::from_secs_f64(run.pause));
         }
+    }
+    if crate::stop::stopped() {
+        // Interrupted (here or, agreed, on another host): as fathom's own runs.
+        code = code.max(130);
     }
     if let Some(c) = cl {
         code = c.broadcast(code as f64) as u8;
