@@ -332,6 +332,26 @@ fathomtest!(blktrace_traces_replay_and_merge, |env| {
     );
     // Three runs of the trace: its queue events (the flush too), its completion left out.
     assert_eq!(counts(&v), [9, 3, 0, 3]);
+    // --merge-blktrace-only (as fio's): the merged trace is written, nothing runs.
+    std::fs::remove_file(env.path().join("m.blk")).unwrap();
+    std::fs::remove_file(env.path().join("disk")).unwrap();
+    let o = env.run(&[
+        "--merge-blktrace-only",
+        "--name=m",
+        "--read_iolog=a.blk:a.blk",
+        "--merge_blktrace_file=m.blk",
+        "--replay_redirect=disk",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).is_empty(), "{}", stdout(&o));
+    assert_eq!(
+        std::fs::metadata(env.path().join("m.blk")).unwrap().len(),
+        10 * 48
+    );
+    assert!(!env.path().join("disk").exists(), "no I/O");
+    let o = env.run(&["--merge-blktrace-only", "--name=m", "--read_iolog=a.blk"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("merge_blktrace_file"), "{}", stderr(&o));
 });
 
 fathomtest!(bad_logs_and_conflicts_are_clear_errors, |env| {

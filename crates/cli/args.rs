@@ -118,6 +118,11 @@ pub struct Cli {
     #[arg(long)]
     pub parse_only: bool,
 
+    /// Merge the blktrace traces of every job with merge_blktrace_file (its read_iolog
+    /// list) into that file, then stop: no I/O, as fio's --merge-blktrace-only.
+    #[arg(long)]
+    pub merge_blktrace_only: bool,
+
     /// Run only the job section NAME (repeatable).
     #[arg(long, value_name = "NAME")]
     pub section: Vec<String>,
@@ -356,7 +361,6 @@ pub const FIO_REFUSED: &[(&str, &str)] = &[
     ("trigger", "fathom has no trigger commands"),
     ("trigger-remote", "fathom has no trigger commands"),
     ("aux-path", "fathom writes its state files (verify state) in the working directory"),
-    ("merge-blktrace-only", "fathom does not read blktrace files"),
 ];
 
 /// The reason a fio command-line flag in `args` is refused, if one is.

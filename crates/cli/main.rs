@@ -337,6 +337,11 @@ fn real_main() -> Result<u8, Failure> {
         }
         f
     };
+    if cli.merge_blktrace_only {
+        // As fio's --merge-blktrace-only: the merged traces are written, no job runs.
+        fathom::plan::merge_blktraces_only(&set).map_err(|e| usage(anyhow::anyhow!(e)))?;
+        return Ok(exit::OK);
+    }
     let mut runner = Runner::new(set);
     let interval = |opt: &str, v: &str| -> Result<std::time::Duration, Failure> {
         fathom_job::units::parse_time(v, fathom_job::units::TimeUnit::Seconds)

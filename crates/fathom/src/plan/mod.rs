@@ -7,6 +7,7 @@
 
 pub use clone::{expand_filename_format, expand_filename_format_rank};
 pub use limits::nofile_soft;
+pub use replay::merge_blktraces_only;
 pub use types::*;
 
 use job::*;

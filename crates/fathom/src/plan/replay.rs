@@ -81,6 +81,36 @@ fn find_device(dir: &Path, major: u32, minor: u32, depth: u32) -> Option<String>
         .find_map(|d| find_device(d, major, minor, depth - 1))
 }
 
+/// fio's `--merge-blktrace-only`: for every job with `merge_blktrace_file`, merge the
+/// traces its `read_iolog` names into that file; the merged files, in job order.
+pub fn merge_blktraces_only(set: &fathom_job::JobSet) -> Result<Vec<PathBuf>, RunError> {
+    let mut out = Vec::new();
+    for spec in &set.jobs {
+        let (Some(list), Some(file)) = (&spec.replay.read_iolog, &spec.replay.merge_file) else {
+            continue;
+        };
+        let dir = spec.directories.first().map(String::as_str);
+        let names: Vec<String> = list
+            .split(':')
+            .filter(|n| !n.is_empty())
+            .map(|n| join_dir(dir, n).display().to_string())
+            .collect();
+        let path = join_dir(dir, file);
+        merge_traces(spec, &names, &path)?;
+        out.push(path);
+    }
+    if out.is_empty() {
+        return Err(RunError::Plan {
+            job: String::new(),
+            location: String::new(),
+            message: "--merge-blktrace-only: no job sets merge_blktrace_file (with the traces \
+                      to merge in read_iolog=A:B)"
+                .into(),
+        });
+    }
+    Ok(out)
+}
+
 /// merge_blktrace_file: merge the traces into one file, and name it.
 fn merge_traces(spec: &JobSpec, names: &[String], out: &Path) -> Result<String, RunError> {
     let mut data = Vec::with_capacity(names.len());
