@@ -384,3 +384,25 @@ fathomtest!(bad_logs_and_conflicts_are_clear_errors, |env| {
     let o = env.run(&["--name=r", "--replay_skip=flush", "--read_iolog=w.log"]);
     assert!(stderr(&o).contains("'flush'"), "{}", stderr(&o));
 });
+
+fathomtest!(large_trims_in_a_log_need_no_data_buffers, |env| {
+    // fio's t/jobs/t0038 case: a log of 1 GiB trims and 4 KiB writes at iodepth=128 needs
+    // buffers for the writes only (not 128 × 1 GiB).
+    let mut log = String::from("fio version 2 iolog\n/dev/nvme0n1 add\n/dev/nvme0n1 open\n");
+    for i in 0..64u64 {
+        log.push_str(&format!("/dev/nvme0n1 trim {} {}\n", i << 30, 1u64 << 30));
+        log.push_str(&format!("/dev/nvme0n1 write {} 4096\n", i << 30));
+    }
+    env.write("t.log", &log);
+    let v = ok_json(
+        &env,
+        &[
+            "--name=test",
+            "--read_iolog=t.log",
+            "--ioengine=null",
+            "--iodepth=128",
+        ],
+    );
+    assert_eq!(counts(&v), [0, 64, 64, 0]);
+    assert_eq!(v["jobs"][0]["trim"]["io_bytes"].as_u64(), Some(64u64 << 30));
+});

@@ -235,7 +235,9 @@ pub(crate) fn plan_replay(
         },
         suffix: 0,
     };
-    s.bs = fathom_job::PerDir(max_len.map(|l| l.max(512)));
+    // Buffers hold the largest read or write; a trim moves no data, so a log of 1 GiB
+    // trims needs no 1 GiB buffers (fio's t/jobs/t0038 checks the same).
+    s.bs = fathom_job::PerDir([max_len[0].max(512), max_len[1].max(512), 512]);
     s.bsrange = [None, None, None];
     s.bssplit = [Vec::new(), Vec::new(), Vec::new()];
     if let Some(d) = logs.iter().filter_map(|r| r.trace_depth).max() {
