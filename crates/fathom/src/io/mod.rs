@@ -1,12 +1,14 @@
 //! The I/O loop of a job's clone, one OS thread each: [`thread`] places the thread and
-//! runs its hooks, [`worker`] opens the files and runs the timing loop (generate, pace,
-//! issue, reap), [`filelock`] holds lockfile's locks, [`slot`] issues each I/O and accounts its completion, [`openset`] keeps
-//! openfiles=N, [`source`] says what the next I/O is (generated or replayed), [`sync`] the
-//! fsync cadence, [`sampler`] the bandwidth/IOPS samples.
+//! runs its hooks, [`prepare`] sets a clone up (engine, slots, verifier, files),
+//! [`worker`] runs the timing loop (generate, pace, issue, reap), [`source`] says what the
+//! next I/O is (generated or replayed), [`filelock`] holds lockfile's locks, [`slot`]
+//! issues each I/O and accounts its completion, [`openset`] keeps openfiles=N, [`sync`]
+//! the fsync cadence, [`sampler`] the bandwidth/IOPS samples.
 //! Verification of what was written is in [`crate::verify`]; waits in [`crate::pace`].
 
 pub(crate) mod filelock;
 pub(crate) mod openset;
+pub(crate) mod prepare;
 pub(crate) mod sampler;
 pub(crate) mod slot;
 pub(crate) mod source;

@@ -3,11 +3,11 @@
 //! except the cancel flag (a relaxed atomic load per I/O).
 
 use crate::io::filelock::queue_locked;
-use crate::io::openset::{open_files, OpenSet};
+use crate::io::prepare::{prepare, Prepared};
 use crate::io::sampler::{epoch_ms, sample_interval, Sampler};
-use crate::io::slot::{complete, overlaps_inflight, submit, Recorder, Slot};
+use crate::io::slot::{complete, overlaps_inflight, submit, Recorder};
 use crate::io::source::Source;
-use crate::io::sync::{due_syncs, sync_cadence, SyncState};
+use crate::io::sync::{due_syncs, end_fsync, sync_cadence, SyncState};
 use crate::io::thread::{exec_hook, place_thread, LockedMem};
 use crate::pace::flow::FlowMember;
 use crate::pace::latency_target::{LatTarget, LtEvent};
@@ -15,7 +15,7 @@ use crate::pace::{sleep_cancellable, wait_until, MinRate, Thinker};
 use crate::plan::{PlannedClone, PlannedJob};
 use crate::record::outcome::{fills_device, CloneOutcome};
 use crate::verify::readback::{after_io, verify_chunks, Backlog, ReadBack};
-use fathom_engine::{EngineBuf, OpenOptions, Queued};
+use fathom_engine::Queued;
 use fathom_job::Ddir;
 use fathom_stats::{batch_index, depth_level_index, CpuUsage, ThreadStats};
 use fathom_workload::replay::ReplayCursor;
@@ -97,138 +97,34 @@ pub fn run_clone(
         out.error_text = Some(text);
     };
 
-    let mut engine = match fathom_engine::create_with(&spec.ioengine, &job.engine_options) {
-        Ok(e) => e,
-        Err(e) => {
-            fail(&mut out, libc::EINVAL, e.to_string());
-            return out;
-        }
-    };
-    let k = spec.rw.kind;
-    let opts = OpenOptions {
-        write: k.writes() || k.trims(),
-        direct: spec.direct,
-        create: spec.create_on_open,
-        sync: spec.sync == fathom_job::SyncMode::Sync,
-        dsync: spec.sync == fathom_job::SyncMode::Dsync,
-        advice: {
-            use fathom_engine::Advice as A;
-            use fathom_job::FadviseHint as F;
-            match spec.control.fadvise_hint {
-                F::None => A::None,
-                F::ByPattern if k.is_random() => A::Random,
-                F::ByPattern | F::Sequential => A::Sequential,
-                F::Random => A::Random,
-                F::NoReuse => A::NoReuse,
-            }
-        },
-    };
-    // Buffers: one per I/O slot, aligned for O_DIRECT, allocated once.
-    let depth = job.effective_iodepth.max(1) as usize;
-    let max_bs = (0..3)
-        .map(|d| clone.params.len_range(d).1)
-        .max()
-        .unwrap_or(4096) as usize;
-    // O_DIRECT buffers: aligned to max(logical block size, page size, iomem_align).
-    let lbs = clone
-        .files
-        .iter()
-        .filter(|_| spec.direct)
-        .filter_map(|f| fathom_engine::logical_block_size(&f.path))
-        .max()
-        .unwrap_or(0) as usize;
-    let align = (spec.iomem_align as usize)
-        .max(4096)
-        .max(lbs.next_power_of_two());
-    let mut slots = Slot::many(depth, max_bs, align);
-    // fio's batching: I/Os per submit call, completions per reap, refill low-water mark.
-    let batch = match spec.iodepth_batch_submit as usize {
-        0 => depth,
-        b => b.min(depth),
-    };
-    let cmin = (spec.iodepth_batch_complete_min as usize).min(depth);
-    let cmax = match spec.iodepth_batch_complete_max as usize {
-        0 => cmin.max(1),
-        m => m.max(cmin).max(1),
-    };
-    let low = spec
-        .iodepth_low
-        .map(|l| l as usize)
-        .unwrap_or(depth)
-        .min(depth);
-    let mut draining = false;
-    let content = &job.buffers;
-    let mut draw = fathom_workload::Rng::new(clone.params.seed ^ 0xb0f);
-    // As fio: only a job that writes fills its buffers up front (a read job's stay
-    // untouched until the engine reads into them).
-    for (i, s) in slots
-        .iter_mut()
-        .enumerate()
-        .filter(|_| spec.rw.kind.writes())
-    {
-        content.fill(
-            s.buf.as_mut_slice(),
-            clone.params.seed ^ (i as u64 + 1) << 48,
-            100,
-        );
-    }
-    let refill = content.refills();
-    let mut writes = 0u64;
-    // verify: the clone's verifier, the completed writes waiting for a backlog check.
-    let mut verifier = match crate::verify::readback::verifier_for(clone, spec, &mut out.stats) {
-        Ok(v) => v,
+    let Prepared {
+        mut engine,
+        opts,
+        depth,
+        mut slots,
+        batch,
+        cmin,
+        cmax,
+        low,
+        mut verifier,
+        mut journal,
+        mut openset,
+    } = match prepare(job, clone, cancel, &mut out.stats) {
+        Ok(p) => p,
         Err((errno, text)) => {
             fail(&mut out, errno, text);
             out.elapsed = t_start.elapsed();
             return out;
         }
     };
+    let k = spec.rw.kind;
+    let mut draining = false;
+    let content = &job.buffers;
+    let mut draw = fathom_workload::Rng::new(clone.params.seed ^ 0xb0f);
+    let refill = content.refills();
+    let mut writes = 0u64;
+    // verify: the completed writes waiting for a backlog check.
     let mut backlog = Backlog::default();
-    // verify_journal: intents and acknowledgements of this clone's writes.
-    // verify_journal: intents and acknowledgements of this clone's writes.
-    let mut journal = match (&verifier, &spec.verify.journal) {
-        (Some(v), Some(p)) => match crate::verify::journal::journal_for(clone, spec, p, v) {
-            Ok(j) => Some(j),
-            Err((errno, text)) => {
-                fail(&mut out, errno, text);
-                out.elapsed = t_start.elapsed();
-                return out;
-            }
-        },
-        _ => None,
-    };
-    let ebufs: Vec<EngineBuf> = slots
-        .iter_mut()
-        .map(|s| EngineBuf {
-            ptr: s.buf.as_mut_ptr(),
-            len: s.buf.len(),
-        })
-        .collect();
-    // SAFETY: `slots` (and so every buffer) lives until after the engine is closed and
-    // dropped at the end of this function; buffers are never reallocated.
-    if let Err(e) = unsafe { engine.setup(depth, &ebufs) } {
-        fail(
-            &mut out,
-            e.raw_os_error().unwrap_or(libc::EINVAL),
-            e.to_string(),
-        );
-        out.elapsed = t_start.elapsed();
-        return out;
-    }
-    // openfiles below the number of files: only the first that many are opened now;
-    // later the least recently used idle file makes way for the next.
-    // openfiles below the number of files: only the first that many are opened now;
-    // later the least recently used idle file makes way for the next.
-    let open_limit = spec
-        .openfiles
-        .map(|o| o.max(1) as usize)
-        .filter(|&l| l < clone.files.len() && job.caps.metadata.is_none());
-    if let Err((errno, text)) = open_files(&mut *engine, job, clone, &opts, open_limit, cancel) {
-        fail(&mut out, errno, text);
-        out.elapsed = t_start.elapsed();
-        return out;
-    }
-    let mut openset = open_limit.map(|limit| OpenSet::new(clone.files.len(), limit));
     let mut held: Option<IoReq> = None;
     // A held I/O's intended issue time (rate limits), taken from the schedule once.
     let mut held_at: Option<Instant> = None;
@@ -872,56 +768,20 @@ pub fn run_clone(
         measure_start = crate::clock::now();
     }
     if let Some(v) = &verifier {
-        if spec.verify.state_save && k.writes() && !spec.verify.only {
-            crate::verify::readback::save_state(v, spec, clone.jobnum, &mut out);
-        }
-        let pass = crate::verify::readback::reads_back(spec);
-        if let (Some(os), true) = (&mut openset, pass) {
-            // The check reads every file: open the ones openfiles had closed.
-            if let Err(e) = os.open_all(&mut *engine, &clone.files, &opts) {
-                fail(
-                    &mut out,
-                    libc::EIO,
-                    format!("verify: reopening the files: {e}"),
-                );
-            }
-        }
         // A job stopped (a signal, exitall) does not read its writes back, as fio.
-        let stopped = cancel.load(Ordering::Relaxed);
-        let run = pass && !engine_broken && inflight == 0 && !stopped;
-        crate::verify::readback::verify_pass(
+        let can_read = !engine_broken && inflight == 0 && !cancel.load(Ordering::Relaxed);
+        crate::verify::readback::after_run(
             v,
             (clone, spec),
             (&mut *engine, &mut slots[0].buf),
-            run,
+            (openset.as_mut(), &opts),
+            can_read,
             cancel,
             &mut out,
         );
     }
     if wrote && (spec.end_fsync || spec.fsync_on_close) && out.error_text.is_none() {
-        for fi in 0..clone.files.len() {
-            if let Some(os) = &openset {
-                // A closed file was synced on close (fsync_on_close) or is synced now
-                // through a fresh descriptor.
-                if !os.open[fi] {
-                    if spec.fsync_on_close || !os.written[fi] {
-                        continue;
-                    }
-                    if let Err(e) = engine.reopen_file(fi, &clone.files[fi].path, &opts) {
-                        out.stats.error = fathom_engine::errno_of(&e).unwrap_or(libc::EIO);
-                        out.error_text = Some(format!("end fsync: {e}"));
-                        break;
-                    }
-                }
-            }
-            // As fio, the closing sync is not one of the job's syncs (JSON `sync`): it
-            // is timed into the runtime, not counted.
-            if let Err(e) = engine.sync_file(fi, false) {
-                out.stats.error = e.raw_os_error().unwrap_or(libc::EIO);
-                out.error_text = Some(format!("end fsync: {e}"));
-                break;
-            }
-        }
+        end_fsync(&mut *engine, openset.as_ref(), clone, spec, &opts, &mut out);
     }
     let end = crate::clock::now();
     if let Some(l) = &lt {
@@ -938,27 +798,15 @@ pub fn run_clone(
     }
     drop(engine);
     drop(slots);
-    if let Some(w) = wlog {
-        if let Err(e) = w.finish() {
-            if out.error_text.is_none() {
-                out.stats.error = e.raw_os_error().unwrap_or(libc::EIO);
-                out.error_text = Some(format!("write_iolog: {e}"));
-            }
-        }
-    }
-    if let Some(l) = &iolog {
-        let deadline_ns =
-            deadline.map(|d| d.saturating_duration_since(measure_start).as_nanos() as u64);
-        let base = crate::record::logs::epoch_base_ms(&spec.logs, measure_start.elapsed());
-        if let Err(e) =
-            crate::record::logs::write_logs(&spec.logs, clone.index, l, deadline_ns, base)
-        {
-            if out.error_text.is_none() {
-                out.stats.error = e.raw_os_error().unwrap_or(libc::EIO);
-                out.error_text = Some(format!("writing the job's logs: {e}"));
-            }
-        }
-    }
+    let deadline_ns =
+        deadline.map(|d| d.saturating_duration_since(measure_start).as_nanos() as u64);
+    crate::record::logs::finish(
+        (wlog, iolog.as_ref()),
+        spec,
+        clone.index,
+        (deadline_ns, measure_start),
+        &mut out,
+    );
     if let Some(cmd) = &spec.control.exec_postrun {
         // As fio, a failing postrun command is reported but does not fail the job.
         if let Err(text) = exec_hook(&spec.name, "postrun", cmd, cancel) {

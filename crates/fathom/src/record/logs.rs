@@ -350,6 +350,35 @@ pub fn write_logs(
     Ok(())
 }
 
+/// At a clone's end: append its `write_iolog` block and write its log files (the first
+/// failure becomes the clone's error when it has none). `deadline` is the runtime
+/// deadline (ns after the measured window's start) and that start.
+pub(crate) fn finish(
+    (iolog, events): (Option<crate::record::iolog::IologWriter>, Option<&IoLog>),
+    spec: &fathom_job::JobSpec,
+    index: u32,
+    (deadline_ns, measure_start): (Option<u64>, std::time::Instant),
+    out: &mut crate::record::outcome::CloneOutcome,
+) {
+    let mut fail = |what: &str, e: std::io::Error| {
+        if out.error_text.is_none() {
+            out.stats.error = e.raw_os_error().unwrap_or(libc::EIO);
+            out.error_text = Some(format!("{what}: {e}"));
+        }
+    };
+    if let Some(w) = iolog {
+        if let Err(e) = w.finish() {
+            fail("write_iolog", e);
+        }
+    }
+    if let Some(l) = events {
+        let base = epoch_base_ms(&spec.logs, measure_start.elapsed());
+        if let Err(e) = write_logs(&spec.logs, index, l, deadline_ns, base) {
+            fail("writing the job's logs", e);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -350,6 +350,36 @@ pub(crate) fn reads_back(spec: &fathom_job::JobSpec) -> bool {
     (spec.verify.do_verify && (k.writes() || k.trims())) || spec.verify.only
 }
 
+/// A verifying clone's end: its verify state saved (`verify_state_save`), the files
+/// openfiles had closed opened again, and its writes read back and checked when
+/// `can_read` (the run ended cleanly: not stopped, nothing left in flight).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn after_run(
+    v: &crate::verify::Verifier,
+    (clone, spec): (&PlannedClone, &fathom_job::JobSpec),
+    (engine, buf): (&mut dyn fathom_engine::IoEngine, &mut AlignedBuf),
+    (openset, opts): (
+        Option<&mut crate::io::openset::OpenSet>,
+        &fathom_engine::OpenOptions,
+    ),
+    can_read: bool,
+    stop: &std::sync::atomic::AtomicBool,
+    out: &mut CloneOutcome,
+) {
+    if spec.verify.state_save && spec.rw.kind.writes() && !spec.verify.only {
+        save_state(v, spec, clone.jobnum, out);
+    }
+    let pass = reads_back(spec);
+    if let (Some(os), true) = (openset, pass) {
+        // The check reads every file: open the ones openfiles had closed.
+        if let Err(e) = os.open_all(engine, &clone.files, opts) {
+            out.stats.error = libc::EIO;
+            out.error_text = Some(format!("verify: reopening the files: {e}"));
+        }
+    }
+    verify_pass(v, (clone, spec), (engine, buf), pass && can_read, stop, out);
+}
+
 /// The verify pass (when `run`: the job reads back and nothing is in flight): read back
 /// every chunk this clone wrote (verify_only: every chunk of its regions, or with a
 /// loaded state those it knows) and check it; then the verdict — failures end the job
