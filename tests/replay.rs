@@ -406,3 +406,26 @@ fathomtest!(large_trims_in_a_log_need_no_data_buffers, |env| {
     assert_eq!(counts(&v), [0, 64, 64, 0]);
     assert_eq!(v["jobs"][0]["trim"]["io_bytes"].as_u64(), Some(64u64 << 30));
 });
+
+fathomtest!(a_logs_last_syncs_are_replayed_and_logged, |env| {
+    // Syncs after a log's last I/O are issued (and written to write_iolog) too.
+    env.write(
+        "s.log",
+        "fio version 3 iolog\n0 f add\n1 f write 0 4096\n2 f sync 0 0\n3 f datasync 0 0\n",
+    );
+    let v = ok_json(
+        &env,
+        &[
+            "--name=r",
+            "--read_iolog=s.log",
+            "--ioengine=psync",
+            "--write_iolog=o.log",
+        ],
+    );
+    assert_eq!(counts(&v), [0, 1, 0, 2]);
+    let got: Vec<String> = ops(&env.path().join("o.log"))
+        .into_iter()
+        .map(|o| o.1)
+        .collect();
+    assert_eq!(got, ["write", "sync", "datasync"]);
+});

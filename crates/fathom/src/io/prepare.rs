@@ -123,7 +123,8 @@ pub(crate) fn prepare(
         .collect();
     // SAFETY: the slots (and so every buffer) are moved into `Prepared` with the engine
     // and live until after the engine is closed and dropped at the end of the clone's
-    // run; moving the Vec does not move the buffers, which are never reallocated.
+    // run; moving the Vec does not move the buffers, which are never reallocated. On an
+    // error return below, no I/O was ever queued into them.
     unsafe { engine.setup(depth, &ebufs) }
         .map_err(|e| (e.raw_os_error().unwrap_or(libc::EINVAL), e.to_string()))?;
     // openfiles below the number of files: only the first that many are opened now;

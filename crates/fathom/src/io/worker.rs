@@ -330,6 +330,11 @@ pub fn run_clone(
             let Some(req) = next else {
                 // A replayed log's last syncs come after its last I/O.
                 if gen.is_replay() && !syncs.due.is_empty() {
+                    if let Some(w) = &mut wlog {
+                        for &(f, data_only) in &syncs.due {
+                            w.sync(f, data_only);
+                        }
+                    }
                     if let Some(err) = due_syncs(&mut *engine, &mut syncs, &mut out.stats) {
                         fail(&mut out, err.0, err.1);
                     }

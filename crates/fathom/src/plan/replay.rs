@@ -99,14 +99,12 @@ pub fn merge_blktraces_only(set: &fathom_job::JobSet) -> Result<Vec<PathBuf>, Ru
         merge_traces(spec, &names, &path)?;
         out.push(path);
     }
-    if out.is_empty() {
-        return Err(RunError::Plan {
-            job: String::new(),
-            location: String::new(),
-            message: "--merge-blktrace-only: no job sets merge_blktrace_file (with the traces \
-                      to merge in read_iolog=A:B)"
-                .into(),
-        });
+    if let (true, Some(first)) = (out.is_empty(), set.jobs.first()) {
+        return Err(plan_err(
+            first,
+            "--merge-blktrace-only: no job sets merge_blktrace_file (with the traces to \
+             merge in read_iolog=A:B)",
+        ));
     }
     Ok(out)
 }
