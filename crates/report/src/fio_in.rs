@@ -48,7 +48,7 @@ fn f(o: &Value, k: &str) -> f64 {
 
 /// One latency population (`clat_ns` and the like): its bins and moments. `what` names it
 /// for errors.
-fn population(o: Option<&Value>, what: &str) -> Result<LatStat, String> {
+fn population(o: Option<&Value>, what: &str, strict: bool) -> Result<LatStat, String> {
     let Some(o) = o else {
         return Ok(LatStat::new());
     };
@@ -71,7 +71,7 @@ fn population(o: Option<&Value>, what: &str) -> Result<LatStat, String> {
         }
         // fio gives bins for what it printed percentiles of (clat; lat and slat with
         // lat_percentiles/slat_percentiles): the rest come with their moments only.
-        None if n == 0 || o.get("percentile").is_none() => Vec::new(),
+        None if n == 0 || o.get("percentile").is_none() || !strict => Vec::new(),
         None => {
             return Err(format!(
                 "{what} holds {n} I/Os without latency bins (plain JSON): fio's percentiles \
@@ -112,7 +112,7 @@ fn size(v: &str) -> u64 {
     digits.parse::<u64>().map_or(0, |n| n.saturating_mul(mult))
 }
 
-fn job(j: &Value, i: usize) -> Result<JobResult, String> {
+fn job(j: &Value, i: usize, strict: bool) -> Result<JobResult, String> {
     let name = j
         .get("jobname")
         .and_then(|x| x.as_str())
@@ -133,9 +133,9 @@ fn job(j: &Value, i: usize) -> Result<JobResult, String> {
         ds.bytes = bounded(o, "io_bytes", MAX_COUNT << 20, &at(""))?;
         ds.short_ios = bounded(o, "short_ios", MAX_COUNT, &at(""))?;
         ds.drop_ios = bounded(o, "drop_ios", MAX_COUNT, &at(""))?;
-        ds.slat = population(o.get("slat_ns"), &at("slat"))?;
-        ds.clat = population(o.get("clat_ns"), &at("clat"))?;
-        ds.lat = population(o.get("lat_ns"), &at("lat"))?;
+        ds.slat = population(o.get("slat_ns"), &at("slat"), strict)?;
+        ds.clat = population(o.get("clat_ns"), &at("clat"), strict)?;
+        ds.lat = population(o.get("lat_ns"), &at("lat"), strict)?;
         stats.issued[d] = ds.ios;
         for (p, flag) in [("clat_ns", &mut clat_pct), ("lat_ns", &mut lat_pct)] {
             if let Some(m) = o
@@ -167,7 +167,7 @@ fn job(j: &Value, i: usize) -> Result<JobResult, String> {
         }
     }
     if let Some(s) = j.get("sync") {
-        stats.sync = population(s.get("lat_ns"), &format!("job '{name}': sync lat"))?;
+        stats.sync = population(s.get("lat_ns"), &format!("job '{name}': sync lat"), strict)?;
     }
     let total: u64 = stats.issued.iter().sum();
     stats.depth_levels = depth_counts(
@@ -237,6 +237,16 @@ fn job(j: &Value, i: usize) -> Result<JobResult, String> {
 /// Read fio's JSON+ output (a `note:` line before it is skipped). Plain JSON is read as
 /// far as it goes: a job with I/Os but no latency bins is refused (see the module text).
 pub fn run_of_fio_json(text: &str) -> Result<RunResult, String> {
+    read(text, true)
+}
+
+/// [`run_of_fio_json`] for what only shows totals (plots): plain JSON is taken too, its
+/// latency populations with their moments and no histogram.
+pub fn run_of_fio_json_lenient(text: &str) -> Result<RunResult, String> {
+    read(text, false)
+}
+
+fn read(text: &str, strict: bool) -> Result<RunResult, String> {
     let start = text
         .find('{')
         .ok_or("not JSON: no '{' (is this fio's JSON output?)")?;
@@ -265,7 +275,7 @@ pub fn run_of_fio_json(text: &str) -> Result<RunResult, String> {
         ..Default::default()
     };
     for (i, j) in jobs.iter().enumerate() {
-        let mut r = job(j, i)?;
+        let mut r = job(j, i, strict)?;
         if r.job_start_ms == 0 {
             // fio 3.33 gives the run's start only.
             r.job_start_ms = run.timestamp_ms;

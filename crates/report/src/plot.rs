@@ -460,55 +460,10 @@ pub fn charts(inputs: &[Input]) -> Result<Vec<Chart>, String> {
 }
 
 /// Read a fio JSON or JSON+ result into a [`RunResult`] as far as its data allows: per
-/// job and direction the I/O counts, bytes and runtime, and with JSON+ the completion
-/// latency histogram from its bins (each bin's count at the bin's value).
+/// job and direction the I/O counts, bytes and runtime, the latency moments, and with
+/// JSON+ the completion latency histogram from its bins (see [`crate::fio_in`]).
 pub fn from_fio_json(text: &str) -> Result<RunResult, String> {
-    let v: serde_json::Value = serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
-    let jobs = v
-        .get("jobs")
-        .and_then(|j| j.as_array())
-        .ok_or("no \"jobs\" array: not fio JSON")?;
-    let mut run = RunResult {
-        version: v
-            .get("fathom version")
-            .or_else(|| v.get("fio version"))
-            .and_then(|x| x.as_str())
-            .unwrap_or("")
-            .to_string(),
-        ..Default::default()
-    };
-    for j in jobs {
-        let mut stats = fathom_stats::ThreadStats::new();
-        let ms = j.get("job_runtime").and_then(|x| x.as_u64()).unwrap_or(0);
-        stats.runtime = std::time::Duration::from_millis(ms);
-        for (d, dname) in DIRS.iter().enumerate() {
-            let Some(o) = j.get(*dname) else { continue };
-            let ds = &mut stats.dirs[d];
-            ds.ios = o.get("total_ios").and_then(|x| x.as_u64()).unwrap_or(0);
-            ds.bytes = o.get("io_bytes").and_then(|x| x.as_u64()).unwrap_or(0);
-            if let Some(bins) = o
-                .get("clat_ns")
-                .and_then(|c| c.get("bins"))
-                .and_then(|b| b.as_object())
-            {
-                for (k, n) in bins {
-                    if let (Ok(ns), Some(n)) = (k.parse::<u64>(), n.as_u64()) {
-                        ds.clat.record_n(ns, n);
-                    }
-                }
-            }
-        }
-        run.jobs.push(fathom_stats::JobResult {
-            name: j
-                .get("jobname")
-                .and_then(|x| x.as_str())
-                .unwrap_or("job")
-                .to_string(),
-            stats,
-            ..Default::default()
-        });
-    }
-    Ok(run)
+    crate::fio_in::run_of_fio_json_lenient(text)
 }
 
 #[cfg(test)]

@@ -1004,19 +1004,7 @@ mod tests {
         let mut at = 0;
         while at < t.len() {
             let pdu = u16::from_le_bytes([t[at + 46], t[at + 47]]) as usize;
-            for (i, w) in [
-                (0, 4),
-                (4, 4),
-                (8, 8),
-                (16, 8),
-                (24, 4),
-                (28, 4),
-                (32, 4),
-                (36, 4),
-                (40, 4),
-                (44, 2),
-                (46, 2),
-            ] {
+            for (i, w) in FIELDS {
                 swapped.extend(t[at + i..at + i + w].iter().rev());
             }
             swapped.extend(&t[at + 48..at + 48 + pdu]);
