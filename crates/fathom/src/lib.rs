@@ -75,7 +75,7 @@ pub use events::{JobProgress, Progress};
 pub use fathom_engine as engine;
 pub use fathom_engine::{register_engine, IoEngine};
 pub use fathom_job::{Engine, Job, JobBuilder, JobSet, JobSpec, RwKind, SizeSpec};
-pub use fathom_stats::{DirStats, JobResult, LatStat, RunResult, Sample};
+pub use fathom_stats::{CpuUsage, DirStats, JobResult, LatStat, RunResult, Sample};
 pub use plan::Plan;
 
 /// What a run returns: every job's and group's statistics, serde-serializable and

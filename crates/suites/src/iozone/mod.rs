@@ -13,7 +13,7 @@ use anyhow::{anyhow, bail, Context, Result};
 use output::write_book;
 pub use output::{csv, report, table};
 pub use passes::Method;
-use passes::{cpu_seconds, open, timed, LatencyLog, Pass};
+use passes::{cpu_seconds, open, permutation, timed, LatencyLog, Pass};
 use std::io::{BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -173,18 +173,7 @@ fn one(o: &Opts, path: &Path, size: u64, rec: u64) -> Result<[Option<u64>; 13]> 
         }
     }
     // A fixed pseudo-random permutation of record numbers (every record once).
-    let mul = (0x9E37_79B9u64 | 1) % n.max(1);
-    let coprime = |mut a: u64, mut b: u64| {
-        while b != 0 {
-            (a, b) = (b, a % b);
-        }
-        a == 1
-    };
-    let mut m = mul.max(1);
-    while n > 1 && !coprime(m, n) {
-        m += 1;
-    }
-    let perm = move |k: u64| (k * m + 7) % n.max(1);
+    let perm = permutation(n);
     if run(2) {
         r[4] = Some(pass(false, false, &perm, None)?);
         r[5] = Some(pass(true, false, &perm, None)?);

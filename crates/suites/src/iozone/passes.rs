@@ -70,6 +70,22 @@ pub fn cpu_seconds() -> (f64, f64) {
     (s(ru.user_time()), s(ru.system_time()))
 }
 
+/// A fixed pseudo-random order of `n` records, every record once: `k·m + 7 mod n` with `m`
+/// coprime to `n` (the random read and write tests).
+pub(super) fn permutation(n: u64) -> impl Fn(u64) -> u64 + Copy {
+    let coprime = |mut a: u64, mut b: u64| {
+        while b != 0 {
+            (a, b) = (b, a % b);
+        }
+        a == 1
+    };
+    let mut m = ((0x9E37_79B9u64 | 1) % n.max(1)).max(1);
+    while n > 1 && !coprime(m, n) {
+        m += 1;
+    }
+    move |k: u64| (k * m + 7) % n.max(1)
+}
+
 pub(super) fn open(p: &Path, write: bool, create: bool, direct: bool) -> Result<File> {
     let mut o = std::fs::OpenOptions::new();
     o.read(true).write(write).create(create).truncate(create);

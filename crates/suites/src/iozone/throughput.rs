@@ -4,7 +4,7 @@
 //! iozone's lines per test: children's and parent's throughput, min/max/avg per thread,
 //! min transfer, and with `-+u` the CPU utilization.
 
-use super::passes::{open, timed, LatencyLog, Method, Pass};
+use super::passes::{open, permutation, timed, LatencyLog, Method, Pass};
 use super::Opts;
 use anyhow::{bail, Result};
 use std::io::{BufReader, BufWriter, Read, Write};
@@ -179,36 +179,8 @@ struct Child {
 
 /// CPU seconds of the calling thread.
 fn thread_cpu() -> f64 {
-    use nix::sys::resource::{getrusage, UsageWho};
-    let Ok(ru) = getrusage(UsageWho::RUSAGE_THREAD) else {
-        return 0.0;
-    };
-    let s = |t: nix::sys::time::TimeVal| t.tv_sec() as f64 + t.tv_usec() as f64 / 1e6;
-    s(ru.user_time()) + s(ru.system_time())
-}
-
-fn record(n: u64, stride: u64, order: Order, k: u64) -> u64 {
-    match order {
-        Order::Seq => k,
-        Order::Reverse => n - 1 - k,
-        Order::Stride => (k * stride) % n.max(1),
-        // A fixed odd multiplier, coprime with n, walks every record once.
-        Order::Random => {
-            let mut m = (0x9E37_79B9u64 % n.max(1)) | 1;
-            while n > 1 && gcd(m, n) != 1 {
-                m += 2;
-            }
-            (k * m + 7) % n.max(1)
-        }
-    }
-}
-
-fn gcd(a: u64, b: u64) -> u64 {
-    if b == 0 {
-        a
-    } else {
-        gcd(b, a % b)
-    }
+    let c = fathom::CpuUsage::current_thread();
+    (c.usr + c.sys).as_secs_f64()
 }
 
 /// One thread's run of a test over its file.
@@ -233,6 +205,13 @@ fn child(
     };
     let mut q = o.latency_files.then(LatencyLog::default);
     let mut buf = fathom::engine::AlignedBuf::new(rec as usize, 4096);
+    let (perm, stride) = (permutation(n), o.stride.max(1));
+    let record = move |k: u64| match t.order {
+        Order::Seq => k,
+        Order::Reverse => n - 1 - k,
+        Order::Stride => (k * stride) % n.max(1),
+        Order::Random => perm(k),
+    };
     start.wait();
     let (c0, t0) = (thread_cpu(), Instant::now());
     // Stonewalling: (bytes, seconds) when another thread finished first.
@@ -242,14 +221,13 @@ fn child(
     match t.kind {
         Kind::Write | Kind::Read if m.aio_depth > 0 => {
             // -k: the pass with N in flight (no stonewalling within it).
-            let order = |k| record(n, o.stride, t.order, k);
             let p = Pass {
                 path,
                 write: t.kind == Kind::Write,
                 create: t.create,
                 n,
                 rec,
-                order: &order,
+                order: &record,
             };
             timed(m, &p, &mut buf, q.as_mut())?;
             moved = n * rec;
@@ -265,7 +243,7 @@ fn child(
                         break;
                     }
                 }
-                let off = record(n, o.stride, t.order, k) * rec;
+                let off = record(k) * rec;
                 let s = Instant::now();
                 if write {
                     f.write_all_at(buf.as_slice(), off)?;
