@@ -352,6 +352,16 @@ fn run_phases(
                         stops[ji].store(true, std::sync::atomic::Ordering::Relaxed);
                     }
                 }
+                // cpuio's exit_on_io_done: once every I/O clone of the run has ended, the
+                // burners that wait for that end too (checked as clones end, and at each
+                // poll, off the jobs' I/O path).
+                if plan.io_clones_left.load(Ordering::Relaxed) == 0 {
+                    for (ji, j) in &jobs {
+                        if j.caps.no_data && j.spec.engine.exit_on_io_done {
+                            stops[*ji].store(true, Ordering::Relaxed);
+                        }
+                    }
+                }
                 if cancel.load(std::sync::atomic::Ordering::Relaxed) {
                     for st in &stops {
                         st.store(true, std::sync::atomic::Ordering::Relaxed);

@@ -182,8 +182,6 @@ pub fn run_clone(
         ..Default::default()
     };
     let mut wrote = false;
-    // cpuio's exit_on_io_done: the run's I/O clones still running or yet to start.
-    let io_done = job.exit_on_io_done.as_deref();
     let mut now = io_start;
 
     let mut sched_origin = io_start;
@@ -276,10 +274,7 @@ pub fn run_clone(
             && !backlog.due
             && lt.as_ref().is_none_or(|l| inflight < l.qd as usize)
         {
-            if cancel.load(Ordering::Relaxed)
-                || deadline.is_some_and(|d| now >= d)
-                || io_done.is_some_and(|n| n.load(Ordering::Relaxed) == 0)
-            {
+            if cancel.load(Ordering::Relaxed) || deadline.is_some_and(|d| now >= d) {
                 stopping = true;
                 break;
             }

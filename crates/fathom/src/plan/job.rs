@@ -357,7 +357,6 @@ pub(crate) fn plan_job(
             scramble: spec.scramble_buffers,
         },
         flow: None,
-        exit_on_io_done: None,
     })
 }
 

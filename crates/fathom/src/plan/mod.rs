@@ -93,13 +93,6 @@ pub fn plan_with(set: &JobSet, limits: Limits) -> Result<Plan, RunError> {
         .map(|j| j.clones.len())
         .sum();
     out.io_clones_left = Arc::new(io_clones.into());
-    for j in out
-        .jobs
-        .iter_mut()
-        .filter(|j| j.caps.no_data && j.spec.engine.exit_on_io_done)
-    {
-        j.exit_on_io_done = Some(out.io_clones_left.clone());
-    }
     // wait_for names an earlier job.
     for (ji, j) in out.jobs.iter().enumerate() {
         if let Some(w) = &j.spec.wait_for {

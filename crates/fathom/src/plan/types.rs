@@ -102,9 +102,6 @@ pub struct PlannedJob {
     pub buffers: fathom_engine::BufferContent,
     /// The flow group (`flow`/`flow_id`) this job's clones share with other jobs.
     pub flow: Option<Arc<Flow>>,
-    /// cpuio's `exit_on_io_done`: the run's count of I/O clones not yet ended (the job
-    /// ends when it reaches 0).
-    pub exit_on_io_done: Option<Arc<std::sync::atomic::AtomicUsize>>,
 }
 
 /// A flow group (fio's flow control): I/Os issued by all its members and their total
