@@ -276,6 +276,106 @@ fathomtest!(
 );
 
 fathomtest!(
+    clones_of_a_shared_tree_build_use_and_remove_it_together,
+    |env| {
+        // Four clones share one vdbench-named tree (depth 2, width 3, 4 files a leaf):
+        // each step runs every clone on the same view, so the counts are exact.
+        let step = |mix: &str| {
+            let o = env.run(&[
+                "--name=t",
+                "--ioengine=filetree",
+                "--directory=v",
+                "--tree_depth=2",
+                "--tree_width=3",
+                "--nrfiles=4",
+                "--tree_names=vdbench",
+                "--tree_shared=1",
+                "--tree_format=no",
+                "--numjobs=4",
+                "--group_reporting",
+                &format!("--meta_mix={mix}"),
+                "--output-format=json",
+            ]);
+            assert!(o.status.success(), "{mix}: {}", stderr(&o));
+            json(&o)["jobs"][0]["ops"].clone()
+        };
+        std::fs::create_dir(env.path().join("v")).unwrap();
+        let ops = step("mkdir");
+        assert_eq!(ops["mkdir"]["ops"], 12, "{ops}");
+        assert_eq!(ops["mkdir"]["errors"], 0);
+        assert!(env.path().join("v/vdb.1_3.dir/vdb.2_2.dir").is_dir());
+        let ops = step("create");
+        assert_eq!(ops["create"]["ops"], 36, "{ops}");
+        assert_eq!(count_entries(&env.path().join("v"), true), 36);
+        assert!(env
+            .path()
+            .join("v/vdb.1_2.dir/vdb.2_3.dir/vdb_f0004.file")
+            .is_file());
+        // Every operation found its target (no error), with per-interval samples.
+        let ops = step("stat/50:access/50");
+        for op in ["stat", "access"] {
+            assert_eq!(ops[op]["errors"], 0, "{op}");
+            assert!(ops[op]["ops"].as_u64().unwrap() > 0, "{op}");
+        }
+        let ops = step("delete");
+        assert_eq!(ops["delete"]["ops"], 36, "{ops}");
+        // rmdir takes a directory only once it is empty: the leaves first.
+        let ops = step("rmdir");
+        assert_eq!(ops["rmdir"]["ops"], 12, "{ops}");
+        assert_eq!(ops["rmdir"]["errors"], 0);
+        assert_eq!(count_entries(&env.path().join("v"), false), 0);
+        // A copy needs a free name: with 2 files of 4 made, 2 copies fill the leaf.
+        let o = env.run(&[
+            "--name=c",
+            "--ioengine=filetree",
+            "--directory=w",
+            "--nrfiles=4",
+            "--tree_names=vdbench",
+            "--tree_shared=1",
+            "--filesize=8k",
+            "--meta_mix=create",
+            "--number_ios=2",
+            "--output-format=json",
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let o = env.run(&[
+            "--name=c",
+            "--ioengine=filetree",
+            "--directory=w",
+            "--nrfiles=4",
+            "--tree_names=vdbench",
+            "--tree_shared=1",
+            "--tree_format=no",
+            "--meta_mix=copy",
+            "--output-format=json",
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let ops = json(&o)["jobs"][0]["ops"].clone();
+        assert_eq!(ops["copy"]["ops"], 2, "{ops}");
+        assert_eq!(ops["copy"]["bytes"], 16384, "{ops}");
+        for n in 1..=4 {
+            let p = env.path().join(format!("w/vdb_f{n:04}.file"));
+            assert_eq!(
+                std::fs::metadata(&p).unwrap().len(),
+                8192,
+                "{}",
+                p.display()
+            );
+        }
+        // Sharing is for filetree; it and unique_dir exclude each other.
+        let o = env.run(&[
+            "--name=x",
+            "--ioengine=filetree",
+            "--directory=z",
+            "--tree_shared=1",
+            "--unique_dir=1",
+        ]);
+        assert!(!o.status.success());
+        assert!(stderr(&o).contains("contradict"), "{}", stderr(&o));
+    }
+);
+
+fathomtest!(
     an_operation_mix_keeps_its_percentages_over_100k_operations,
     |env| {
         let o = env.run(&[

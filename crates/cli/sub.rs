@@ -287,6 +287,8 @@ pub(crate) const ENGINE_OPTIONS: &[(&str, &[&str])] = &[
             "meta_mix",
             "fileselect",
             "tree_format",
+            "tree_names",
+            "tree_shared",
             "tree_depth",
             "tree_width",
             "tree_distribution",

@@ -286,6 +286,35 @@ pub mod fsop {
         )?)
     }
 
+    /// access(2) for reading.
+    pub fn access_c(p: &CString) -> io::Result<()> {
+        Ok(nix::unistd::access(
+            p.as_c_str(),
+            nix::unistd::AccessFlags::R_OK,
+        )?)
+    }
+
+    /// Copy all of `from` into `to` from their starts, in chunks of `buf.len()`; the bytes
+    /// copied.
+    pub fn copy_fd(from: impl AsFd, to: impl AsFd, buf: &mut [u8]) -> io::Result<u64> {
+        let mut done = 0u64;
+        loop {
+            let r = nix::sys::uio::pread(from.as_fd(), buf, done as i64)?;
+            if r == 0 {
+                return Ok(done);
+            }
+            let mut w = 0;
+            while w < r {
+                let n = nix::sys::uio::pwrite(to.as_fd(), &buf[w..r], (done + w as u64) as i64)?;
+                if n == 0 {
+                    return Err(io::Error::from_raw_os_error(libc::EIO));
+                }
+                w += n;
+            }
+            done += r as u64;
+        }
+    }
+
     /// Write `len` bytes from the start of `fd` in chunks of at most `buf.len()`.
     pub fn write_fd(fd: impl AsFd, buf: &[u8], len: u64) -> io::Result<u64> {
         let mut done = 0u64;

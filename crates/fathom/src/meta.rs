@@ -1,125 +1,168 @@
 //! `filetree` jobs: a metadata operation mix (create, stat, rename, rmdir, …) over a
 //! vdbench-style directory tree, with a format phase before the clock starts.
 //!
-//! The clone knows which of its files and directories exist (a few bytes per file: two
-//! index sets with O(1) insert, remove and random pick), so every operation goes to a
-//! target it can act on: a create to a free name in an existing directory, a stat to an
-//! existing file, an rmdir to an empty directory. An operation with no possible target is
-//! counted as skipped, never silently turned into another.
+//! The clone knows which of its files and directories exist (a few bytes per file: index
+//! sets with O(1) moves and random picks), so every operation goes to a target it can act
+//! on: a create to a free name in an existing directory, a stat to an existing file, an
+//! rmdir to an empty directory. An operation with no possible target is counted as
+//! skipped, never silently turned into another. A target is the clone's alone while its
+//! operation runs (marked busy), so with `tree_shared` the clones of every job on one tree
+//! share one view of it, as vdbench's threads do.
 
 use crate::plan::{PlannedClone, PlannedJob, TreePlan};
+use crate::record::live::LiveClone;
 use crate::record::outcome::CloneOutcome;
 use fathom_engine::{fsop, StatType};
 use fathom_job::{MetaOp, TreeFormat};
-use fathom_stats::{CpuUsage, ThreadStats};
-use fathom_workload::{OpMix, Rng};
+use fathom_stats::{CpuUsage, Sample, ThreadStats};
+use fathom_workload::{OpMix, Rng, Tree};
 use std::io;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::time::{Duration, Instant};
 
-/// Members of one side of a two-way partition of `0..n`, with O(1) moves and picks.
+/// Members of the three sides of a partition of `0..n` (absent, present, busy), with O(1)
+/// moves and picks.
 struct Sides {
-    /// side[i]: true = in the "yes" set.
-    side: Vec<bool>,
+    /// side[i]: ABSENT, PRESENT or BUSY.
+    side: Vec<u8>,
     /// Position of i in its side's member list.
     pos: Vec<u32>,
-    members: [Vec<u32>; 2],
+    members: [Vec<u32>; 3],
 }
+
+const ABSENT: u8 = 0;
+const PRESENT: u8 = 1;
+const BUSY: u8 = 2;
 
 impl Sides {
     fn new(n: u64) -> Sides {
         Sides {
-            side: vec![false; n as usize],
+            side: vec![ABSENT; n as usize],
             pos: (0..n as u32).collect(),
-            members: [(0..n as u32).collect(), Vec::new()],
+            members: [(0..n as u32).collect(), Vec::new(), Vec::new()],
         }
     }
-    fn has(&self, i: u64) -> bool {
+    fn of(&self, i: u64) -> u8 {
         self.side[i as usize]
     }
-    fn set(&mut self, i: u64, yes: bool) {
+    fn set(&mut self, i: u64, to: u8) {
         let i = i as usize;
-        if self.side[i] == yes {
+        let from = self.side[i];
+        if from == to {
             return;
         }
-        let from = self.side[i] as usize;
         let p = self.pos[i] as usize;
-        let last = self.members[from].pop().expect("member of its side");
+        let last = self.members[from as usize]
+            .pop()
+            .expect("member of its side");
         if last as usize != i {
-            self.members[from][p] = last;
+            self.members[from as usize][p] = last;
             self.pos[last as usize] = p as u32;
         }
-        let to = yes as usize;
-        self.pos[i] = self.members[to].len() as u32;
-        self.members[to].push(i as u32);
-        self.side[i] = yes;
+        self.pos[i] = self.members[to as usize].len() as u32;
+        self.members[to as usize].push(i as u32);
+        self.side[i] = to;
     }
-    fn count(&self, yes: bool) -> usize {
-        self.members[yes as usize].len()
+    fn count(&self, side: u8) -> usize {
+        self.members[side as usize].len()
     }
-    fn random(&self, yes: bool, rng: &mut Rng) -> Option<u64> {
-        let m = &self.members[yes as usize];
+    fn random(&self, side: u8, rng: &mut Rng) -> Option<u64> {
+        let m = &self.members[side as usize];
         (!m.is_empty()).then(|| m[rng.below(m.len() as u64) as usize] as u64)
     }
 }
 
-/// What the clone knows of its tree.
-struct State<'a> {
-    t: &'a TreePlan,
+/// What is known of a tree: which files and directories exist and which are in use.
+struct TreeState {
     files: Sides,
     dir_exists: Vec<bool>,
-    /// Existing entries (files and subdirectories) of each directory.
+    /// A directory an mkdir or rmdir is working on.
+    dir_busy: Vec<bool>,
+    /// Entries (files and subdirectories) of each directory, those being made included.
     children: Vec<u32>,
-    /// Directories this clone made (removed again with unlink=1).
+    /// Directories made here (removed again with unlink=1).
     made_dirs: Vec<bool>,
     /// Files that were there before the run (unlink=1 leaves them: they are the user's).
     foreign: Vec<bool>,
-    open: Vec<(u64, std::os::fd::OwnedFd)>,
-    open_max: usize,
-    cursors: [u64; 11],
+    cursors: [u64; MetaOp::ALL.len()],
+    /// Changes made so far (a clone that finds nothing to do waits while this moves).
+    version: u64,
+    /// Clones working on the tree, and how many of them find nothing to do.
+    running: u32,
+    stalled: u32,
 }
 
-impl State<'_> {
-    fn dir_ok(&self, d: Option<u64>) -> bool {
-        d.is_none_or(|k| self.dir_exists[k as usize])
+/// What an operation works on, reserved (busy) while it runs.
+#[derive(Clone, Copy)]
+enum Target {
+    File(u64),
+    /// From, to (rename, copy).
+    Two(u64, u64),
+    Dir(u64),
+    /// One of the clone's open files (by position in its list).
+    Opened(usize),
+}
+
+impl TreeState {
+    fn new(t: &Tree) -> TreeState {
+        let (nfiles, ndirs) = (t.files(), t.dirs() as usize);
+        TreeState {
+            files: Sides::new(nfiles),
+            dir_exists: vec![false; ndirs],
+            dir_busy: vec![false; ndirs],
+            children: vec![0; ndirs],
+            made_dirs: vec![false; ndirs],
+            foreign: vec![false; nfiles as usize],
+            cursors: [0; MetaOp::ALL.len()],
+            version: 0,
+            running: 0,
+            stalled: 0,
+        }
     }
-    fn file_made(&mut self, i: u64) {
-        self.files.set(i, true);
-        self.foreign[i as usize] = false;
-        if let Some(d) = self.t.tree.file_dir(i) {
+    /// `d` can take new entries: the root, or an existing directory no rmdir works on.
+    fn dir_ok(&self, d: Option<u64>) -> bool {
+        d.is_none_or(|k| self.dir_exists[k as usize] && !self.dir_busy[k as usize])
+    }
+    fn add_child(&mut self, d: Option<u64>) {
+        if let Some(d) = d {
             self.children[d as usize] += 1;
         }
     }
-    fn file_gone(&mut self, i: u64) {
-        self.files.set(i, false);
-        if let Some(d) = self.t.tree.file_dir(i) {
+    fn drop_child(&mut self, d: Option<u64>) {
+        if let Some(d) = d {
             self.children[d as usize] -= 1;
         }
     }
-    fn dir_made(&mut self, k: u64) {
-        self.dir_exists[k as usize] = true;
-        if let Some(p) = self.t.tree.parent(k) {
-            self.children[p as usize] += 1;
-        }
+    fn file_found(&mut self, t: &Tree, i: u64) {
+        self.files.set(i, PRESENT);
+        self.add_child(t.file_dir(i));
     }
-    fn dir_gone(&mut self, k: u64) {
-        self.dir_exists[k as usize] = false;
-        if let Some(p) = self.t.tree.parent(k) {
-            self.children[p as usize] -= 1;
-        }
+    fn dir_found(&mut self, t: &Tree, k: u64) {
+        self.dir_exists[k as usize] = true;
+        self.add_child(t.parent(k));
     }
 
-    /// A file for `op`: existing (`exists`) or free in an existing directory.
-    fn pick_file(&mut self, op: MetaOp, exists: bool, seq: bool, rng: &mut Rng) -> Option<u64> {
-        let n = self.t.tree.files();
-        if n == 0 || self.files.count(exists) == 0 {
+    /// A file for `op`: an existing one (`exists`), or a free name in a directory that
+    /// can take it.
+    fn pick_file(
+        &mut self,
+        t: &Tree,
+        op: MetaOp,
+        exists: bool,
+        seq: bool,
+        rng: &mut Rng,
+    ) -> Option<u64> {
+        let n = t.files();
+        let side = if exists { PRESENT } else { ABSENT };
+        if n == 0 || self.files.count(side) == 0 {
             return None;
         }
         if !seq {
             for _ in 0..32 {
-                let i = self.files.random(exists, rng)?;
-                if exists || self.dir_ok(self.t.tree.file_dir(i)) {
+                let i = self.files.random(side, rng)?;
+                if exists || self.dir_ok(t.file_dir(i)) {
                     return Some(i);
                 }
             }
@@ -127,12 +170,12 @@ impl State<'_> {
             let start = rng.below(n);
             return (0..n)
                 .map(|k| (start + k) % n)
-                .find(|&i| !self.files.has(i) && self.dir_ok(self.t.tree.file_dir(i)));
+                .find(|&i| self.files.of(i) == ABSENT && self.dir_ok(t.file_dir(i)));
         }
         let c = self.cursors[op as usize];
         for k in 0..n {
             let i = (c + k) % n;
-            if self.files.has(i) == exists && (exists || self.dir_ok(self.t.tree.file_dir(i))) {
+            if self.files.of(i) == side && (exists || self.dir_ok(t.file_dir(i))) {
                 self.cursors[op as usize] = (i + 1) % n;
                 return Some(i);
             }
@@ -140,9 +183,10 @@ impl State<'_> {
         None
     }
 
-    /// A directory for mkdir (missing, parent present) or rmdir (present and empty).
-    fn pick_dir(&mut self, op: MetaOp, seq: bool, rng: &mut Rng) -> Option<u64> {
-        let n = self.t.tree.dirs();
+    /// A directory for mkdir (missing, its parent able to take it) or rmdir (present,
+    /// empty, not in use).
+    fn pick_dir(&mut self, t: &Tree, op: MetaOp, seq: bool, rng: &mut Rng) -> Option<u64> {
+        let n = t.dirs();
         if n == 0 {
             return None;
         }
@@ -151,15 +195,270 @@ impl State<'_> {
         } else {
             rng.below(n)
         };
-        let ok = |s: &State, k: u64| match op {
-            MetaOp::Mkdir => !s.dir_exists[k as usize] && s.dir_ok(s.t.tree.parent(k)),
-            _ => s.dir_exists[k as usize] && s.children[k as usize] == 0,
+        let ok = |s: &TreeState, k: u64| {
+            let k_ = k as usize;
+            !s.dir_busy[k_]
+                && match op {
+                    MetaOp::Mkdir => !s.dir_exists[k_] && s.dir_ok(t.parent(k)),
+                    _ => s.dir_exists[k_] && s.children[k_] == 0,
+                }
         };
         let k = (0..n).map(|j| (start + j) % n).find(|&k| ok(self, k))?;
         if seq {
             self.cursors[op as usize] = (k + 1) % n;
         }
         Some(k)
+    }
+
+    /// Choose and reserve what `op` works on; None when nothing qualifies.
+    fn reserve(
+        &mut self,
+        t: &Tree,
+        op: MetaOp,
+        seq: bool,
+        rng: &mut Rng,
+        open: &[(u64, std::os::fd::OwnedFd)],
+        open_max: usize,
+    ) -> Option<Target> {
+        match op {
+            MetaOp::Close => {
+                if open.is_empty() {
+                    return None;
+                }
+                let k = if seq {
+                    0
+                } else {
+                    rng.below(open.len() as u64) as usize
+                };
+                Some(Target::Opened(k))
+            }
+            MetaOp::Open if open.len() >= open_max => None,
+            MetaOp::Create => {
+                let i = self.pick_file(t, op, false, seq, rng)?;
+                self.files.set(i, BUSY);
+                self.add_child(t.file_dir(i));
+                Some(Target::File(i))
+            }
+            MetaOp::Rename | MetaOp::Copy => {
+                let from = self.pick_file(t, op, true, seq, rng)?;
+                self.files.set(from, BUSY);
+                // The new name: a free one in a directory that can take it.
+                let Some(to) = self.pick_file(t, MetaOp::Create, false, seq, rng) else {
+                    self.files.set(from, PRESENT);
+                    return None;
+                };
+                self.files.set(to, BUSY);
+                self.add_child(t.file_dir(to));
+                Some(Target::Two(from, to))
+            }
+            MetaOp::Mkdir | MetaOp::Rmdir => {
+                let k = self.pick_dir(t, op, seq, rng)?;
+                self.dir_busy[k as usize] = true;
+                if op == MetaOp::Mkdir {
+                    self.add_child(t.parent(k));
+                }
+                Some(Target::Dir(k))
+            }
+            _ => {
+                let i = self.pick_file(t, op, true, seq, rng)?;
+                self.files.set(i, BUSY);
+                Some(Target::File(i))
+            }
+        }
+    }
+
+    /// Record how `op` on `target` ended and release it.
+    fn release(&mut self, t: &Tree, op: MetaOp, target: Target, ok: bool) {
+        match (op, target) {
+            (_, Target::Opened(_)) => {}
+            (MetaOp::Create, Target::File(i)) => {
+                self.files.set(i, if ok { PRESENT } else { ABSENT });
+                if ok {
+                    self.foreign[i as usize] = false;
+                } else {
+                    self.drop_child(t.file_dir(i));
+                }
+            }
+            (MetaOp::Delete, Target::File(i)) => {
+                self.files.set(i, if ok { ABSENT } else { PRESENT });
+                if ok {
+                    self.drop_child(t.file_dir(i));
+                }
+            }
+            (_, Target::File(i)) => self.files.set(i, PRESENT),
+            (_, Target::Two(from, to)) => {
+                let moved = ok && op == MetaOp::Rename;
+                self.files.set(from, if moved { ABSENT } else { PRESENT });
+                if moved {
+                    self.drop_child(t.file_dir(from));
+                }
+                self.files.set(to, if ok { PRESENT } else { ABSENT });
+                if ok {
+                    self.foreign[to as usize] = false;
+                } else {
+                    self.drop_child(t.file_dir(to));
+                }
+            }
+            (_, Target::Dir(k)) => {
+                let k_ = k as usize;
+                self.dir_busy[k_] = false;
+                match (op == MetaOp::Mkdir, ok) {
+                    (true, true) => {
+                        self.dir_exists[k_] = true;
+                        self.made_dirs[k_] = true;
+                    }
+                    (true, false) => self.drop_child(t.parent(k)),
+                    (false, true) => {
+                        self.dir_exists[k_] = false;
+                        self.drop_child(t.parent(k));
+                    }
+                    (false, false) => {}
+                }
+            }
+        }
+        if ok {
+            self.version += 1;
+        }
+    }
+}
+
+/// The state of a shared tree, one per root for every `tree_shared` clone working on it
+/// at the time (the first to come finds what the tree holds; the last to go drops it).
+type Shared = Arc<Mutex<TreeState>>;
+
+static SHARED: Mutex<Vec<(PathBuf, Weak<Mutex<TreeState>>)>> = Mutex::new(Vec::new());
+
+fn lock(s: &Mutex<TreeState>) -> MutexGuard<'_, TreeState> {
+    s.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The clone's view of its tree: its own, or the one shared by every clone on the tree
+/// (made, and the tree formatted, by the first).
+fn state_for(
+    t: &TreePlan,
+    shared: bool,
+    fmt: &mut dyn FnMut(&mut TreeState) -> io::Result<()>,
+) -> io::Result<Shared> {
+    if !shared {
+        let mut st = TreeState::new(&t.tree);
+        fmt(&mut st)?;
+        st.running = 1;
+        return Ok(Arc::new(Mutex::new(st)));
+    }
+    let mut reg = SHARED.lock().unwrap_or_else(|e| e.into_inner());
+    reg.retain(|(_, w)| w.strong_count() > 0);
+    if let Some(s) = reg
+        .iter()
+        .find(|(r, _)| *r == t.root)
+        .and_then(|(_, w)| w.upgrade())
+    {
+        let mut g = lock(&s);
+        if g.files.side.len() as u64 != t.tree.files() || g.dir_exists.len() as u64 != t.tree.dirs()
+        {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!(
+                    "{}: tree_shared jobs on one tree must give it the same shape (tree_depth, tree_width, nrfiles, tree_distribution)",
+                    t.root.display()
+                ),
+            ));
+        }
+        g.running += 1;
+        drop(g);
+        return Ok(s);
+    }
+    let mut st = TreeState::new(&t.tree);
+    fmt(&mut st)?;
+    st.running = 1;
+    let s = Arc::new(Mutex::new(st));
+    reg.push((t.root.clone(), Arc::downgrade(&s)));
+    Ok(s)
+}
+
+/// One operation's totals at the previous sample: ops, bytes, latency sum and sum of
+/// squares, and the latencies.
+type OpMark = (u64, u64, u128, u128, Option<hdrhistogram::Histogram<u64>>);
+
+/// Interval samples of each operation of the mix (rate and times per interval).
+struct OpSampler {
+    every: Duration,
+    next: Instant,
+    start: Instant,
+    last_at: Instant,
+    /// Per operation of the mix: ops, bytes, sums and latencies at the previous sample,
+    /// and the longest operation since.
+    last: Vec<OpMark>,
+    iv_max: Vec<u64>,
+    /// `live_samples`: hand each sample to the live board too (operation k of the mix in
+    /// slot k, for the first three).
+    share: bool,
+}
+
+impl OpSampler {
+    fn new(start: Instant, every: Duration, n: usize, share: bool) -> OpSampler {
+        OpSampler {
+            every,
+            next: start + every,
+            start,
+            last_at: start,
+            last: vec![(0, 0, 0, 0, None); n],
+            iv_max: vec![0; n],
+            share,
+        }
+    }
+    fn saw(&mut self, k: usize, ns: u64) {
+        if let Some(m) = self.iv_max.get_mut(k) {
+            *m = (*m).max(ns);
+        }
+    }
+    fn tick(&mut self, now: Instant, st: &mut ThreadStats, live: Option<&LiveClone>) {
+        if now >= self.next {
+            self.sample(now, st, live);
+        }
+    }
+    fn sample(&mut self, now: Instant, st: &mut ThreadStats, live: Option<&LiveClone>) {
+        let len_ms = now.duration_since(self.last_at).as_millis() as u64;
+        let t_ms = now.duration_since(self.start).as_millis() as u64;
+        for (k, o) in st.ops.iter_mut().enumerate() {
+            let Some(last) = self.last.get_mut(k) else {
+                break;
+            };
+            let h = o.lat.histogram().clone();
+            let mut delta = h.clone();
+            if let Some(prev) = &last.4 {
+                let _ = delta.subtract(prev);
+            }
+            let pct = |q: f64| {
+                if delta.is_empty() {
+                    0
+                } else {
+                    delta.value_at_quantile(q)
+                }
+            };
+            let (sum, sumsq) = (o.lat.sum(), o.lat.sumsq());
+            let s = Sample {
+                t_ms,
+                len_ms,
+                bytes: o.bytes - last.1,
+                ios: o.ops - last.0,
+                clat_p50: pct(0.5),
+                clat_p99: pct(0.99),
+                clat_p999: pct(0.999),
+                clat_max: self.iv_max[k],
+                clat_sum: sum.saturating_sub(last.2).min(u64::MAX as u128) as u64,
+                clat_sumsq: sumsq.saturating_sub(last.3) as f64,
+            };
+            o.samples.push(s);
+            if let (true, Some(l)) = (self.share && k < 3, live) {
+                l.push_sample(k, s);
+            }
+            *last = (o.ops, o.bytes, sum, sumsq, Some(h));
+            self.iv_max[k] = 0;
+        }
+        self.last_at = now;
+        while self.next <= now {
+            self.next += self.every;
+        }
     }
 }
 
@@ -170,25 +469,13 @@ pub(crate) fn run(
     clone: &PlannedClone,
     t: &TreePlan,
     cancel: &AtomicBool,
-    live: Option<&crate::record::live::LiveClone>,
+    live: Option<&LiveClone>,
     mut out: CloneOutcome,
     t_start: Instant,
 ) -> CloneOutcome {
     let spec = &job.spec;
     let tree = &t.tree;
-    let nfiles = tree.files();
-    let ndirs = tree.dirs();
-    let mut st = State {
-        t,
-        files: Sides::new(nfiles),
-        dir_exists: vec![false; ndirs as usize],
-        children: vec![0; ndirs as usize],
-        made_dirs: vec![false; ndirs as usize],
-        foreign: vec![false; nfiles as usize],
-        open: Vec::new(),
-        open_max: spec.openfiles.map_or(1024, |o| o.max(1) as usize),
-        cursors: [0; 11],
-    };
+    let shared = spec.tree.shared;
     let mix_spec: Vec<(MetaOp, u32)> = if spec.meta_mix.is_empty() {
         vec![(MetaOp::Create, 100)]
     } else {
@@ -205,20 +492,22 @@ pub(crate) fn run(
     // Format, before the clock.
     let t_fmt = Instant::now();
     let root_made = !t.root.exists();
-    if let Err(e) = format(
-        &mut st,
-        spec.tree.format.unwrap_or_default(),
-        &buf,
-        (size_lo, size_hi),
-        &mut rng,
-    ) {
-        let errno = fathom_engine::errno_of(&e).unwrap_or(libc::EIO);
-        out.stats.error = errno;
-        out.error_text = Some(format!("format: {e}"));
-        out.elapsed = t_start.elapsed();
-        return out;
-    }
+    let how = spec.tree.format.unwrap_or_default();
+    let state = match state_for(t, shared, &mut |st| {
+        format(st, t, how, &buf, (size_lo, size_hi), &mut rng)
+    }) {
+        Ok(s) => s,
+        Err(e) => {
+            let errno = fathom_engine::errno_of(&e).unwrap_or(libc::EIO);
+            out.stats.error = errno;
+            out.error_text = Some(format!("format: {e}"));
+            out.elapsed = t_start.elapsed();
+            return out;
+        }
+    };
     out.setup = t_fmt.elapsed();
+    let mut open: Vec<(u64, std::os::fd::OwnedFd)> = Vec::new();
+    let open_max = spec.openfiles.map_or(1024, |o| o.max(1) as usize);
 
     let mut mix = OpMix::new(&mix_spec);
     let seq = spec.fileselect_sequential;
@@ -229,11 +518,13 @@ pub(crate) fn run(
     } else if spec.time_based {
         u64::MAX
     } else {
-        nfiles.max(1) * spec.loops.max(1) as u64
+        tree.files().max(1) * spec.loops.max(1) as u64
     };
     // A skip changes nothing, so a whole deck of skips (every operation of the mix tried
-    // on an unchanged tree) means no operation can ever be done: the job ends.
+    // on an unchanged tree) means no operation can ever be done: the job ends. On a shared
+    // tree that holds only while no other clone is at work on it.
     let mut skips_in_a_row = 0u32;
+    let mut stalled_at: Option<u64> = None;
     let tolerate = spec.continue_on_error.iter().any(|&b| b);
     let mut schedule = {
         let r = spec.rate_iops.0.iter().copied().max().unwrap_or(0);
@@ -270,6 +561,9 @@ pub(crate) fn run(
     let mut cpu_start = CpuUsage::current_thread();
     let mut sched_origin = io_start;
     let mut live_next = io_start;
+    let every = crate::io::sampler::sample_interval(spec);
+    let share = spec.control.live_samples;
+    let mut sampler = OpSampler::new(io_start, every, mix_spec.len(), share);
     let mut done = 0u64;
     while done < total {
         let now = crate::clock::now();
@@ -280,12 +574,16 @@ pub(crate) fn run(
             ramping = false;
             out.stats = fresh(&mix_spec);
             measure_start = now;
+            sampler = OpSampler::new(now, every, mix_spec.len(), share);
             cpu_start = CpuUsage::current_thread();
             deadline = spec.runtime.map(|r| now + r);
             if let Some(s) = &mut schedule {
                 s.reset();
                 sched_origin = now;
             }
+        }
+        if !ramping {
+            sampler.tick(now, &mut out.stats, live);
         }
         if let Some(at) = schedule
             .as_mut()
@@ -317,26 +615,60 @@ pub(crate) fn run(
         }
         done += 1;
         let op = mix.pick(&mut rng);
+        let k = mix_spec.iter().position(|(o, _)| *o == op).unwrap_or(0);
         let size = if size_hi > size_lo {
             size_lo + rng.below(size_hi - size_lo + 1)
         } else {
             size_lo
         };
-        let r = do_op(&mut st, op, seq, &mut rng, stat_type, &mut buf, size, bs);
+        let target = {
+            let mut st = lock(&state);
+            let r = st.reserve(tree, op, seq, &mut rng, &open, open_max);
+            if r.is_some() {
+                if stalled_at.take().is_some() {
+                    st.stalled -= 1;
+                }
+            } else if stalled_at.is_none() {
+                stalled_at = Some(st.version);
+                st.stalled += 1;
+            }
+            r
+        };
         let name = op.name();
-        if r.is_some() {
-            skips_in_a_row = 0;
-        }
-        match r {
-            None => {
-                out.stats.op_mut(name).skipped += 1;
-                skips_in_a_row += 1;
-                if skips_in_a_row >= 100 {
+        let Some(target) = target else {
+            out.stats.op_mut(name).skipped += 1;
+            skips_in_a_row += 1;
+            if skips_in_a_row >= 100 {
+                if !shared {
                     break;
                 }
+                // Nothing to do here unless another clone changes the tree: wait while
+                // any is at work (or the tree changed since this clone stalled).
+                let st = lock(&state);
+                if st.stalled >= st.running && stalled_at == Some(st.version) {
+                    break;
+                }
+                drop(st);
+                std::thread::sleep(Duration::from_micros(200));
             }
-            Some((ns, bytes, Ok(()))) => out.stats.record_op(name, None, ns, bytes, true),
-            Some((ns, bytes, Err(e))) => {
+            continue;
+        };
+        skips_in_a_row = 0;
+        let (ns, bytes, r) = act(
+            t,
+            op,
+            target,
+            &mut open,
+            stat_type,
+            &mut buf,
+            if size > 0 { size } else { bs as u64 },
+            size,
+        );
+        lock(&state).release(tree, op, target, r.is_ok());
+        sampler.saw(k, ns);
+        match r {
+            Ok(()) => out.stats.record_op(name, None, ns, bytes, true),
+            Err(e) => {
                 out.stats.record_op(name, None, ns, bytes, false);
                 let errno = fathom_engine::errno_of(&e).unwrap_or(libc::EIO);
                 if tolerate || spec.ignore_error.iter().any(|l| l.contains(&errno)) {
@@ -356,14 +688,27 @@ pub(crate) fn run(
             break;
         }
     }
+    {
+        let mut st = lock(&state);
+        if stalled_at.is_some() {
+            st.stalled -= 1;
+        }
+        st.running -= 1;
+    }
     if ramping {
         out.stats = fresh(&mix_spec);
         measure_start = crate::clock::now();
     }
     let end = crate::clock::now();
+    if !ramping
+        && spec.control.final_sample
+        && end.duration_since(sampler.last_at) >= Duration::from_millis(1)
+    {
+        sampler.sample(end, &mut out.stats, live);
+    }
     out.stats.runtime = end.duration_since(measure_start);
     out.stats.cpu = CpuUsage::current_thread().since(&cpu_start);
-    for (_, fd) in st.open.drain(..) {
+    for (_, fd) in open.drain(..) {
         let _ = fsop::close(fd);
     }
     if let Some(l) = live {
@@ -375,7 +720,11 @@ pub(crate) fn run(
         );
     }
     if spec.unlink {
-        remove_tree(&mut st, root_made);
+        let mut st = lock(&state);
+        // A shared tree is removed by the last clone to leave it.
+        if !shared || st.running == 0 {
+            remove_tree(&mut st, t, root_made);
+        }
     }
     out.elapsed = t_start.elapsed();
     out
@@ -383,13 +732,14 @@ pub(crate) fn run(
 
 /// Make (and find) what the tree holds before the clock starts.
 fn format(
-    st: &mut State<'_>,
+    st: &mut TreeState,
+    t: &TreePlan,
     how: TreeFormat,
     buf: &[u8],
     (lo, hi): (u64, u64),
     rng: &mut Rng,
 ) -> io::Result<()> {
-    let t = st.t;
+    let tree = &t.tree;
     if how == TreeFormat::No {
         if !t.root.is_dir() {
             return Err(io::Error::new(
@@ -404,10 +754,10 @@ fn format(
     } else {
         std::fs::create_dir_all(&t.root).map_err(|e| fsop::named(e, "mkdir", &t.root))?;
     }
-    for k in 0..t.tree.dirs() {
+    for k in 0..tree.dirs() {
         let p = t.dir_path(Some(k));
         if p.is_dir() {
-            st.dir_made(k);
+            st.dir_found(tree, k);
         } else if how != TreeFormat::No {
             match std::fs::create_dir(&p) {
                 Ok(()) => st.made_dirs[k as usize] = true,
@@ -415,18 +765,18 @@ fn format(
                 Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
                 Err(e) => return Err(fsop::named(e, "mkdir", &p)),
             }
-            st.dir_made(k);
+            st.dir_found(tree, k);
         }
     }
-    // Find the clone's existing files: one directory listing per directory.
-    let holders: Vec<Option<u64>> = if t.tree.depth() == 0 {
+    // Find the existing files: one directory listing per directory.
+    let holders: Vec<Option<u64>> = if tree.depth() == 0 {
         vec![None]
     } else {
-        (0..t.tree.file_dirs())
-            .map(|slot| t.tree.file_dir(slot * t.tree.files_per_dir()))
+        (0..tree.file_dirs())
+            .map(|slot| tree.file_dir(slot * tree.files_per_dir()))
             .collect()
     };
-    let per = t.tree.files_per_dir();
+    let per = tree.files_per_dir();
     for (slot, d) in holders.iter().enumerate() {
         if !st.dir_ok(*d) {
             continue;
@@ -439,31 +789,25 @@ fn format(
         };
         for e in rd.flatten() {
             let name = e.file_name();
-            let Some(name) = name.to_str() else { continue };
-            let Some(num) = name
-                .strip_prefix(t.name_prefix.as_str())
-                .and_then(|r| r.strip_suffix(t.name_suffix.as_str()))
-                .and_then(|n| n.parse::<u64>().ok())
-            else {
+            let Some(num) = name.to_str().and_then(|n| t.file_number(n)) else {
                 continue;
             };
-            if num < per && (num == 0 || !name[t.name_prefix.len()..].starts_with('0')) {
-                let i = slot as u64 * per + num;
-                st.file_made(i);
-                st.foreign[i as usize] = true;
-            }
+            let i = slot as u64 * per + num;
+            st.file_found(tree, i);
+            st.foreign[i as usize] = true;
         }
     }
     match how {
         TreeFormat::No | TreeFormat::Dirs => {}
         TreeFormat::Restart | TreeFormat::Yes => {
-            for i in 0..t.tree.files() {
-                if how == TreeFormat::Yes && st.files.has(i) {
+            for i in 0..tree.files() {
+                if how == TreeFormat::Yes && st.files.of(i) == PRESENT {
                     let p = t.file_path(i);
                     std::fs::remove_file(&p).map_err(|e| fsop::named(e, "unlink", &p))?;
-                    st.file_gone(i);
+                    st.files.set(i, ABSENT);
+                    st.drop_child(tree.file_dir(i));
                 }
-                if !st.files.has(i) {
+                if st.files.of(i) != PRESENT {
                     let p = fsop::cpath(&t.file_path(i))?;
                     let size = if hi > lo {
                         lo + rng.below(hi - lo + 1)
@@ -475,7 +819,8 @@ fn format(
                     let r = fsop::write_fd(&fd, buf, size);
                     fsop::close(fd)?;
                     r.map_err(|e| fsop::named(e, "write", &t.file_path(i)))?;
-                    st.file_made(i);
+                    st.file_found(tree, i);
+                    st.foreign[i as usize] = false;
                 }
             }
         }
@@ -483,21 +828,19 @@ fn format(
     Ok(())
 }
 
-/// Do one operation; None when nothing qualifies as its target. Returns the time the
-/// operation took, the data bytes it moved and how it ended.
+/// Do one operation on its reserved target: the time it took, the data bytes it moved
+/// and how it ended. `len` is what a write writes, `size` what a create writes.
 #[allow(clippy::too_many_arguments)]
-fn do_op(
-    st: &mut State<'_>,
+fn act(
+    t: &TreePlan,
     op: MetaOp,
-    seq: bool,
-    rng: &mut Rng,
+    target: Target,
+    open: &mut Vec<(u64, std::os::fd::OwnedFd)>,
     stat_type: StatType,
     buf: &mut [u8],
+    len: u64,
     size: u64,
-    bs: usize,
-) -> Option<(u64, u64, io::Result<()>)> {
-    let t = st.t;
-    let path_of = |i: u64| t.file_path(i);
+) -> (u64, u64, io::Result<()>) {
     let c = |p: &Path| fsop::cpath(p).expect("tree paths have no NUL");
     let timed = |f: &mut dyn FnMut() -> io::Result<u64>| {
         let t0 = crate::clock::now();
@@ -512,113 +855,17 @@ fn do_op(
     let named = |r: (u64, u64, io::Result<()>), p: &Path| {
         (r.0, r.1, r.2.map_err(|e| fsop::named(e, name, p)))
     };
-    Some(match op {
-        MetaOp::Create => {
-            let i = st.pick_file(op, false, seq, rng)?;
-            let p = path_of(i);
-            let cp = c(&p);
-            let r = timed(&mut || {
-                let fd = fsop::create_c(&cp, libc::O_WRONLY | libc::O_EXCL)?;
-                let w = fsop::write_fd(&fd, buf, size);
-                fsop::close(fd)?;
-                w
-            });
-            if r.2.is_ok() {
-                st.file_made(i);
-            }
-            named(r, &p)
-        }
-        MetaOp::Open => {
-            if st.open.len() >= st.open_max {
-                return None;
-            }
-            let i = st.pick_file(op, true, seq, rng)?;
-            let p = path_of(i);
-            let cp = c(&p);
-            let mut fd = None;
-            let r = timed(&mut || {
-                fd = Some(fsop::open_c(&cp, libc::O_RDONLY)?);
-                Ok(0)
-            });
-            if let (Ok(_), Some(fd)) = (&r.2, fd) {
-                st.open.push((i, fd));
-            }
-            named(r, &p)
-        }
-        MetaOp::Close => {
-            if st.open.is_empty() {
-                return None;
-            }
-            let k = if seq {
-                0
-            } else {
-                rng.below(st.open.len() as u64) as usize
-            };
-            let (i, fd) = st.open.swap_remove(k);
+    match (op, target) {
+        (_, Target::Opened(k)) => {
+            let (i, fd) = open.swap_remove(k);
             let mut fd = Some(fd);
             let r = timed(&mut || match fd.take() {
                 Some(fd) => fsop::close(fd).map(|_| 0),
                 None => Ok(0),
             });
-            named(r, &path_of(i))
+            named(r, &t.file_path(i))
         }
-        MetaOp::Stat | MetaOp::Setattr | MetaOp::Delete => {
-            let i = st.pick_file(op, true, seq, rng)?;
-            let p = path_of(i);
-            let cp = c(&p);
-            let r = timed(&mut || {
-                match op {
-                    MetaOp::Stat => fsop::stat_c(&cp, stat_type),
-                    MetaOp::Setattr => fsop::touch_c(&cp),
-                    _ => fsop::unlink_c(&cp),
-                }
-                .map(|_| 0)
-            });
-            if op == MetaOp::Delete && r.2.is_ok() {
-                st.file_gone(i);
-            }
-            named(r, &p)
-        }
-        MetaOp::Read | MetaOp::Write => {
-            let i = st.pick_file(op, true, seq, rng)?;
-            let p = path_of(i);
-            let cp = c(&p);
-            let len = if size > 0 { size } else { bs as u64 };
-            let r = timed(&mut || {
-                let flags = if op == MetaOp::Read {
-                    libc::O_RDONLY
-                } else {
-                    libc::O_WRONLY
-                };
-                let fd = fsop::open_c(&cp, flags)?;
-                let n = if op == MetaOp::Read {
-                    fsop::read_fd(&fd, buf, u64::MAX)
-                } else {
-                    fsop::write_fd(&fd, buf, len)
-                };
-                fsop::close(fd)?;
-                n
-            });
-            named(r, &p)
-        }
-        MetaOp::Rename => {
-            let from = st.pick_file(op, true, seq, rng)?;
-            // The new name: a free one in an existing directory (picked as creates pick).
-            let to = st.pick_file(MetaOp::Create, false, seq, rng)?;
-            let (pf, pt) = (path_of(from), path_of(to));
-            let (cf, ct) = (c(&pf), c(&pt));
-            let r = timed(&mut || fsop::rename_c(&cf, &ct).map(|_| 0));
-            if r.2.is_ok() {
-                st.file_gone(from);
-                st.file_made(to);
-                for o in st.open.iter_mut().filter(|o| o.0 == from) {
-                    o.0 = to;
-                }
-            }
-            named(r, &pf)
-        }
-        MetaOp::Mkdir | MetaOp::Rmdir => {
-            let k = st.pick_dir(op, seq, rng)?;
+        (_, Target::Dir(k)) => {
             let p = t.dir_path(Some(k));
             let cp = c(&p);
             let r = timed(&mut || {
@@ -629,25 +876,65 @@ fn do_op(
                 }
                 .map(|_| 0)
             });
-            if r.2.is_ok() {
-                if op == MetaOp::Mkdir {
-                    st.dir_made(k);
-                    st.made_dirs[k as usize] = true;
-                } else {
-                    st.dir_gone(k);
-                }
-            }
             named(r, &p)
         }
-    })
+        (_, Target::Two(from, to)) => {
+            let (pf, pt) = (t.file_path(from), t.file_path(to));
+            let (cf, ct) = (c(&pf), c(&pt));
+            let r = timed(&mut || {
+                if op == MetaOp::Rename {
+                    return fsop::rename_c(&cf, &ct).map(|_| 0);
+                }
+                let src = fsop::open_c(&cf, libc::O_RDONLY)?;
+                let dst = fsop::create_c(&ct, libc::O_WRONLY | libc::O_EXCL)?;
+                let n = fsop::copy_fd(&src, &dst, buf);
+                fsop::close(src)?;
+                fsop::close(dst)?;
+                n
+            });
+            named(r, &pf)
+        }
+        (_, Target::File(i)) => {
+            let p = t.file_path(i);
+            let cp = c(&p);
+            let r = timed(&mut || match op {
+                MetaOp::Create => {
+                    let fd = fsop::create_c(&cp, libc::O_WRONLY | libc::O_EXCL)?;
+                    let w = fsop::write_fd(&fd, buf, size);
+                    fsop::close(fd)?;
+                    w
+                }
+                MetaOp::Open => {
+                    open.push((i, fsop::open_c(&cp, libc::O_RDONLY)?));
+                    Ok(0)
+                }
+                MetaOp::Stat => fsop::stat_c(&cp, stat_type).map(|_| 0),
+                MetaOp::Setattr => fsop::touch_c(&cp).map(|_| 0),
+                MetaOp::Access => fsop::access_c(&cp).map(|_| 0),
+                MetaOp::Delete => fsop::unlink_c(&cp).map(|_| 0),
+                MetaOp::Read => {
+                    let fd = fsop::open_c(&cp, libc::O_RDONLY)?;
+                    let n = fsop::read_fd(&fd, buf, u64::MAX);
+                    fsop::close(fd)?;
+                    n
+                }
+                _ => {
+                    let fd = fsop::open_c(&cp, libc::O_WRONLY)?;
+                    let n = fsop::write_fd(&fd, buf, len);
+                    fsop::close(fd)?;
+                    n
+                }
+            });
+            named(r, &p)
+        }
+    }
 }
 
-/// unlink=1: remove the files the clone made, then the directories it made, deepest first (a
-/// directory another clone still uses, or one that held files of someone else, stays).
-fn remove_tree(st: &mut State<'_>, root_made: bool) {
-    let t = st.t;
+/// unlink=1: remove the files made here, then the directories made here, deepest first
+/// (a directory another clone still uses, or one that held files of someone else, stays).
+fn remove_tree(st: &mut TreeState, t: &TreePlan, root_made: bool) {
     for i in 0..t.tree.files() {
-        if st.files.has(i) && !st.foreign[i as usize] {
+        if st.files.of(i) == PRESENT && !st.foreign[i as usize] {
             let _ = std::fs::remove_file(t.file_path(i));
         }
     }
@@ -668,24 +955,88 @@ mod tests {
     #[test]
     fn sides_move_and_pick_in_constant_time() {
         let mut s = Sides::new(10);
-        assert_eq!((s.count(false), s.count(true)), (10, 0));
-        s.set(3, true);
-        s.set(7, true);
-        s.set(3, true);
-        assert_eq!((s.count(false), s.count(true)), (8, 2));
-        assert!(s.has(7) && !s.has(4));
-        s.set(3, false);
+        assert_eq!((s.count(ABSENT), s.count(PRESENT)), (10, 0));
+        s.set(3, PRESENT);
+        s.set(7, PRESENT);
+        s.set(3, PRESENT);
+        assert_eq!((s.count(ABSENT), s.count(PRESENT)), (8, 2));
+        assert!(s.of(7) == PRESENT && s.of(4) == ABSENT);
+        s.set(3, BUSY);
         let mut rng = Rng::new(1);
         for _ in 0..20 {
-            assert_eq!(s.random(true, &mut rng), Some(7));
-            assert_ne!(s.random(false, &mut rng), Some(7));
+            assert_eq!(s.random(PRESENT, &mut rng), Some(7));
+            assert_eq!(s.random(BUSY, &mut rng), Some(3));
+            assert_ne!(s.random(ABSENT, &mut rng), Some(7));
         }
         for i in 0..10 {
-            s.set(i, true);
+            s.set(i, PRESENT);
         }
-        assert_eq!(s.random(false, &mut rng), None);
+        assert_eq!(s.random(ABSENT, &mut rng), None);
         let mut all: Vec<u32> = s.members[1].clone();
         all.sort();
         assert_eq!(all, (0..10).collect::<Vec<u32>>());
+    }
+
+    /// A reserved target is no one else's until released, and an rmdir never takes a
+    /// directory a create or mkdir is about to fill.
+    #[test]
+    fn reservations_keep_targets_apart() {
+        let t = Tree::new(1, 2, 2, false).unwrap();
+        let mut st = TreeState::new(&t);
+        let mut rng = Rng::new(7);
+        let none: Vec<(u64, std::os::fd::OwnedFd)> = Vec::new();
+        // No directory yet: no create, no rmdir; mkdir takes both, one at a time.
+        assert!(st
+            .reserve(&t, MetaOp::Create, false, &mut rng, &none, 8)
+            .is_none());
+        let Some(Target::Dir(a)) = st.reserve(&t, MetaOp::Mkdir, false, &mut rng, &none, 8) else {
+            panic!("mkdir")
+        };
+        let Some(Target::Dir(b)) = st.reserve(&t, MetaOp::Mkdir, false, &mut rng, &none, 8) else {
+            panic!("mkdir")
+        };
+        assert_ne!(a, b);
+        assert!(st
+            .reserve(&t, MetaOp::Mkdir, false, &mut rng, &none, 8)
+            .is_none());
+        st.release(&t, MetaOp::Mkdir, Target::Dir(a), true);
+        st.release(&t, MetaOp::Mkdir, Target::Dir(b), false);
+        assert!(st.dir_exists[a as usize] && !st.dir_exists[b as usize]);
+        // A create in a: while it runs, a cannot be removed.
+        let Some(Target::File(f)) = st.reserve(&t, MetaOp::Create, true, &mut rng, &none, 8) else {
+            panic!("create")
+        };
+        assert_eq!(t.file_dir(f), Some(a));
+        assert!(st
+            .reserve(&t, MetaOp::Rmdir, false, &mut rng, &none, 8)
+            .is_none());
+        // Nor can the file being made be stat'ed.
+        assert!(st
+            .reserve(&t, MetaOp::Stat, false, &mut rng, &none, 8)
+            .is_none());
+        st.release(&t, MetaOp::Create, Target::File(f), true);
+        assert!(matches!(
+            st.reserve(&t, MetaOp::Stat, false, &mut rng, &none, 8),
+            Some(Target::File(x)) if x == f
+        ));
+        st.release(&t, MetaOp::Stat, Target::File(f), true);
+        // Rename to the other free name of a; then delete; then a is empty again.
+        let Some(Target::Two(from, to)) = st.reserve(&t, MetaOp::Rename, false, &mut rng, &none, 8)
+        else {
+            panic!("rename")
+        };
+        assert_eq!((from, t.file_dir(to)), (f, Some(a)));
+        st.release(&t, MetaOp::Rename, Target::Two(from, to), true);
+        assert_eq!((st.files.of(f), st.files.of(to)), (ABSENT, PRESENT));
+        assert_eq!(st.children[a as usize], 1);
+        let Some(d) = st.reserve(&t, MetaOp::Delete, false, &mut rng, &none, 8) else {
+            panic!("delete")
+        };
+        st.release(&t, MetaOp::Delete, d, true);
+        assert_eq!(st.children[a as usize], 0);
+        assert!(matches!(
+            st.reserve(&t, MetaOp::Rmdir, false, &mut rng, &none, 8),
+            Some(Target::Dir(x)) if x == a
+        ));
     }
 }

@@ -683,6 +683,13 @@ pub struct TreeSpec {
     pub unique: bool,
     /// What a filetree job makes before the clock starts (None: the default, dirs).
     pub format: Option<TreeFormat>,
+    /// vdbench's names: `vdb.LEVEL_N.dir` directories and `vdb_fNNNN.file` files (N from 1
+    /// within each parent), instead of fathom's `dN` and `filename_format`.
+    pub vdbench_names: bool,
+    /// filetree: the job's clones, and every other `tree_shared` job of the run on the same
+    /// tree, share one view of it, each file and directory one clone's at a time
+    /// (vdbench's threads); otherwise each clone has files of its own.
+    pub shared: bool,
 }
 
 /// What a tree job makes before its measured window (vdbench's `format`).
@@ -724,11 +731,15 @@ pub enum MetaOp {
     Mkdir,
     /// Remove an empty directory of the tree.
     Rmdir,
+    /// access(2) an existing file for reading (vdbench's access).
+    Access,
+    /// Copy an existing file to a free name in the tree (create it, then copy the data).
+    Copy,
 }
 
 impl MetaOp {
     /// Every operation, in reporting order.
-    pub const ALL: [MetaOp; 11] = [
+    pub const ALL: [MetaOp; 13] = [
         MetaOp::Create,
         MetaOp::Open,
         MetaOp::Close,
@@ -740,6 +751,8 @@ impl MetaOp {
         MetaOp::Delete,
         MetaOp::Mkdir,
         MetaOp::Rmdir,
+        MetaOp::Access,
+        MetaOp::Copy,
     ];
     /// The operation's name in job files and results.
     pub fn name(self) -> &'static str {
@@ -755,6 +768,8 @@ impl MetaOp {
             MetaOp::Delete => "delete",
             MetaOp::Mkdir => "mkdir",
             MetaOp::Rmdir => "rmdir",
+            MetaOp::Access => "access",
+            MetaOp::Copy => "copy",
         }
     }
     /// The operation called `name` (`utime` is `setattr`, `unlink` is `delete`).

@@ -208,25 +208,31 @@ impl DirStats {
         if sum_samples {
             // Clones of a group run side by side: the group's bandwidth in interval k is the
             // sum of every clone's bandwidth in interval k.
-            for (i, s) in o.samples.iter().enumerate() {
-                match self.samples.get_mut(i) {
-                    Some(d) => {
-                        d.bytes += s.bytes;
-                        d.ios += s.ios;
-                        d.clat_p50 = d.clat_p50.max(s.clat_p50);
-                        d.clat_p99 = d.clat_p99.max(s.clat_p99);
-                        d.clat_p999 = d.clat_p999.max(s.clat_p999);
-                        d.clat_max = d.clat_max.max(s.clat_max);
-                        d.clat_sum += s.clat_sum;
-                        d.clat_sumsq += s.clat_sumsq;
-                        d.len_ms = d.len_ms.max(s.len_ms);
-                        d.t_ms = d.t_ms.max(s.t_ms);
-                    }
-                    None => self.samples.push(*s),
-                }
-            }
+            add_samples(&mut self.samples, &o.samples);
         } else {
             self.samples.extend_from_slice(&o.samples);
+        }
+    }
+}
+
+/// Add `add`'s samples to `into`, interval by interval (side by side: counts and sums
+/// add, percentiles and maxima keep the highest).
+fn add_samples(into: &mut Vec<Sample>, add: &[Sample]) {
+    for (i, s) in add.iter().enumerate() {
+        match into.get_mut(i) {
+            Some(d) => {
+                d.bytes += s.bytes;
+                d.ios += s.ios;
+                d.clat_p50 = d.clat_p50.max(s.clat_p50);
+                d.clat_p99 = d.clat_p99.max(s.clat_p99);
+                d.clat_p999 = d.clat_p999.max(s.clat_p999);
+                d.clat_max = d.clat_max.max(s.clat_max);
+                d.clat_sum += s.clat_sum;
+                d.clat_sumsq += s.clat_sumsq;
+                d.len_ms = d.len_ms.max(s.len_ms);
+                d.t_ms = d.t_ms.max(s.t_ms);
+            }
+            None => into.push(*s),
         }
     }
 }
@@ -411,6 +417,10 @@ pub struct OpStats {
     pub bytes: u64,
     /// Latency of each operation, ns.
     pub lat: LatStat,
+    /// Interval samples (operations as `ios`, their times as completion latency), one per
+    /// sampling interval while running.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub samples: Vec<Sample>,
 }
 
 impl OpStats {
@@ -436,6 +446,7 @@ impl OpStats {
         self.skipped += o.skipped;
         self.bytes += o.bytes;
         self.lat += &o.lat;
+        add_samples(&mut self.samples, &o.samples);
     }
 }
 

@@ -136,14 +136,8 @@ impl Tree {
 
     /// Path of directory `k` relative to the root (`d0/d2`).
     pub fn dir_rel(&self, k: u64) -> String {
-        let (l, mut j) = self.locate(k);
-        let mut parts = vec![0u64; l as usize];
-        for p in parts.iter_mut().rev() {
-            *p = j % self.width;
-            j /= self.width;
-        }
-        let mut s = String::with_capacity(l as usize * 4);
-        for (i, p) in parts.iter().enumerate() {
+        let mut s = String::new();
+        for (i, p) in self.dir_parts(k).iter().enumerate() {
             if i > 0 {
                 s.push('/');
             }
@@ -151,6 +145,30 @@ impl Tree {
             s.push_str(&p.to_string());
         }
         s
+    }
+
+    /// Path of directory `k` relative to the root in vdbench's names:
+    /// `vdb.1_2.dir/vdb.2_1.dir` (level, then the number within the parent, from 1).
+    pub fn dir_rel_vdbench(&self, k: u64) -> String {
+        let mut s = String::new();
+        for (i, p) in self.dir_parts(k).iter().enumerate() {
+            if i > 0 {
+                s.push('/');
+            }
+            s.push_str(&format!("vdb.{}_{}.dir", i + 1, p + 1));
+        }
+        s
+    }
+
+    /// The index within its parent of each directory on the way to directory `k`.
+    fn dir_parts(&self, k: u64) -> Vec<u64> {
+        let (l, mut j) = self.locate(k);
+        let mut parts = vec![0u64; l as usize];
+        for p in parts.iter_mut().rev() {
+            *p = j % self.width;
+            j /= self.width;
+        }
+        parts
     }
 
     /// The directory above directory `k` (None: the root).

@@ -402,7 +402,19 @@ pub(crate) fn tree_plan(
 ) -> Result<Option<TreePlan>, RunError> {
     let t = &spec.tree;
     let filetree = spec.ioengine == "filetree";
+    if t.shared && !filetree {
+        return Err(plan_err(
+            spec,
+            "tree_shared is for ioengine=filetree (other engines share a tree's directories, each clone with files of its own)",
+        ));
+    }
     if !filetree && t.depth == 0 && !t.unique {
+        if t.vdbench_names {
+            return Err(plan_err(
+                spec,
+                "tree_names=vdbench names a directory tree: add tree_depth (or use ioengine=filetree)",
+            ));
+        }
         return Ok(None);
     }
     if !spec.filenames.is_empty() {
@@ -417,12 +429,27 @@ pub(crate) fn tree_plan(
             .map_err(|e| plan_err(spec, e))?;
     // filetree files are named for their clone and number, not the job, so the phases
     // of an mdtest-style run (create, stat, delete jobs) meet the same files.
-    let format =
-        if filetree && spec.filename_format == fathom_job::JobSpec::default().filename_format {
-            format.replacen("$jobname", "f", 1)
-        } else {
-            format.to_string()
-        };
+    let default_format = spec.filename_format == fathom_job::JobSpec::default().filename_format;
+    if t.shared && t.unique {
+        return Err(plan_err(
+            spec,
+            "tree_shared and unique_dir contradict each other: one shares the tree, the other gives each clone its own",
+        ));
+    }
+    // A shared tree's files belong to no clone: named by their number alone.
+    if t.shared && !t.vdbench_names && !default_format && spec.filename_format.contains("$jobnum") {
+        return Err(plan_err(
+            spec,
+            "in a tree_shared tree every clone uses every file: drop $jobnum from filename_format",
+        ));
+    }
+    let format = if filetree && t.shared && default_format {
+        "f.$filenum".to_string()
+    } else if filetree && default_format {
+        format.replacen("$jobname", "f", 1)
+    } else {
+        format.to_string()
+    };
     const MARK: u32 = u32::MAX;
     let template = expand_filename_format_rank(&format, &spec.name, jobnum, MARK, rank);
     let (name_prefix, name_suffix) = match template.split_once(&MARK.to_string()) {
@@ -461,6 +488,7 @@ pub(crate) fn tree_plan(
         tree,
         name_prefix,
         name_suffix,
+        vdbench_names: t.vdbench_names,
     }))
 }
 

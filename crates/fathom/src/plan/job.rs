@@ -196,11 +196,12 @@ pub(crate) fn plan_job(
             .meta_mix
             .iter()
             .any(|(o, _)| matches!(o, fathom_job::MetaOp::Mkdir | fathom_job::MetaOp::Rmdir));
-        if dir_ops && spec.numjobs > 1 && !spec.tree.unique {
+        if dir_ops && spec.numjobs > 1 && !spec.tree.unique && !spec.tree.shared {
             return Err(plan_err(
                 spec,
                 "mkdir and rmdir change the directories every clone of a shared tree uses: \
-                 add unique_dir=1 (a tree per clone) or use numjobs=1",
+                 add tree_shared=1 (one view of the tree for all clones), unique_dir=1 (a \
+                 tree per clone) or use numjobs=1",
             ));
         }
         if spec.rate.0.iter().any(|&r| r > 0) {

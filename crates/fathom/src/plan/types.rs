@@ -54,12 +54,16 @@ pub struct TreePlan {
     pub name_prefix: String,
     /// See `name_prefix`.
     pub name_suffix: String,
+    /// vdbench's names (`vdb.1_1.dir`, `vdb_f0001.file`) instead of `dN` and the prefix
+    /// and suffix.
+    pub vdbench_names: bool,
 }
 
 impl TreePlan {
     /// Path of directory `k` of the tree (None: the root).
     pub fn dir_path(&self, k: Option<u64>) -> PathBuf {
         match k {
+            Some(k) if self.vdbench_names => self.root.join(self.tree.dir_rel_vdbench(k)),
             Some(k) => self.root.join(self.tree.dir_rel(k)),
             None => self.root.clone(),
         }
@@ -67,13 +71,38 @@ impl TreePlan {
     /// Path of file `i`.
     pub fn file_path(&self, i: u64) -> PathBuf {
         let mut p = self.dir_path(self.tree.file_dir(i));
-        p.push(format!(
-            "{}{}{}",
-            self.name_prefix,
-            self.tree.file_in_dir(i),
-            self.name_suffix
-        ));
+        p.push(self.file_name(self.tree.file_in_dir(i)));
         p
+    }
+    /// The name of the `n`-th file (from 0) of a directory.
+    pub fn file_name(&self, n: u64) -> String {
+        if self.vdbench_names {
+            format!("vdb_f{:04}.file", n + 1)
+        } else {
+            format!("{}{}{}", self.name_prefix, n, self.name_suffix)
+        }
+    }
+    /// The number (from 0) of the file called `name`, if it is one of the tree's names.
+    pub fn file_number(&self, name: &str) -> Option<u64> {
+        let per = self.tree.files_per_dir();
+        if self.vdbench_names {
+            let d = name.strip_prefix("vdb_f")?.strip_suffix(".file")?;
+            if !d.bytes().all(|b| b.is_ascii_digit()) {
+                return None;
+            }
+            let n: u64 = d.parse().ok()?;
+            // vdb_f0001 .. vdb_f9999, then as many digits as it takes.
+            let canonical = n >= 1 && format!("{n:04}") == d;
+            return (canonical && n <= per).then(|| n - 1);
+        }
+        let d = name
+            .strip_prefix(self.name_prefix.as_str())?
+            .strip_suffix(self.name_suffix.as_str())?;
+        if !d.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        let n: u64 = d.parse().ok()?;
+        (n < per && (n == 0 || !d.starts_with('0'))).then_some(n)
     }
 }
 

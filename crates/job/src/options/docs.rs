@@ -11,6 +11,8 @@ pub const EXTENSIONS: &[&str] = &[
     "tree_distribution",
     "unique_dir",
     "tree_format",
+    "tree_names",
+    "tree_shared",
     "meta_mix",
     "fileselect",
     "verify_journal",

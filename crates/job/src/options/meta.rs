@@ -130,12 +130,42 @@ pub(super) static OPTS: &[OptDef] = &[
         },
     },
     OptDef {
+        name: "tree_names",
+        aliases: &[],
+        category: C,
+        ty: "fathom|vdbench",
+        default: "fathom",
+        doc: "How a tree's entries are named: fathom's dN directories and filename_format files, or vdbench's vdb.LEVEL_N.dir and vdb_fNNNN.file",
+        flag: false,
+        apply: |j, v, _| {
+            j.tree.vdbench_names = match v {
+                "fathom" => false,
+                "vdbench" => true,
+                _ => return Err("use fathom or vdbench".into()),
+            };
+            Ok(())
+        },
+    },
+    OptDef {
+        name: "tree_shared",
+        aliases: &[],
+        category: C,
+        ty: "bool",
+        default: "0",
+        doc: "filetree: the clones (and every tree_shared job on the same tree) share one view of the tree, each file or directory one clone's at a time, as vdbench's threads; 0: each clone has files of its own",
+        flag: true,
+        apply: |j, v, _| {
+            j.tree.shared = parse_bool(v)?;
+            Ok(())
+        },
+    },
+    OptDef {
         name: "meta_mix",
         aliases: &[],
         category: C,
         ty: "op/pct:…",
         default: "create/100",
-        doc: "filetree: the operation mix in percent, from create, open, close, stat, setattr (utime), read, write, rename, delete (unlink), mkdir, rmdir",
+        doc: "filetree: the operation mix in percent, from create, open, close, stat, setattr (utime), read, write, rename, delete (unlink), mkdir, rmdir, access, copy",
         flag: false,
         apply: |j, v, _| {
             j.meta_mix = meta_mix(v)?;

@@ -223,6 +223,7 @@ pub fn example(def: &OptDef) -> Option<String> {
         "tree_depth" | "tree_width" => "3",
         "tree_distribution" => "all",
         "tree_format" => "restart",
+        "tree_names" => "vdbench",
         "fileselect" => "sequential",
         "stat_type" => "statx",
         "sync_file_range" => "wait_before,write:8",
