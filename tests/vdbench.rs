@@ -112,9 +112,15 @@ fathomtest!(
             "sd_sd1.html",
             "sd_sd2.html",
             "wd_wd1.html",
-            "rd1.fathom.json",
         ] {
             assert!(dir.join(f).is_file(), "{f} missing");
+        }
+        // One native result per run, named for its loop values.
+        for x in ["4k", "8k"] {
+            for t in [1, 2] {
+                let f = format!("rd1_xfersize={x}_threads={t}.fathom.json");
+                assert!(dir.join(&f).is_file(), "{f} missing");
+            }
         }
         assert!(std::fs::read_to_string(dir.join("parmfile.html"))
             .unwrap()
@@ -140,7 +146,11 @@ fathomtest!(
             assert_eq!(a["lunsize"], "0.031");
         }
         // The native result of a run reads back with fathom's tools.
-        let o = env.run(&["compare", "out/rd1.fathom.json", "out/rd1.fathom.json"]);
+        let o = env.run(&[
+            "compare",
+            "out/rd1_xfersize=4k_threads=1.fathom.json",
+            "out/rd1_xfersize=8k_threads=2.fathom.json",
+        ]);
         assert!(o.status.success(), "{}", stderr(&o));
         // parseflat: averages only, chosen columns.
         let o = env.run(&[
@@ -240,7 +250,7 @@ fathomtest!(a_file_tree_has_vdbench_names_and_is_read, |env| {
     );
     let avg_line = out.lines().find(|l| l.contains("avg_2-2")).unwrap();
     let f: Vec<&str> = avg_line.split_whitespace().collect();
-    assert_eq!(f.len(), 2 + 25, "{avg_line}");
+    assert_eq!(f.len(), 2 + 29, "{avg_line}");
     assert_eq!(f[6], "100.0", "read pct: {avg_line}");
     assert_eq!(f[14], "4096", "xfer size: {avg_line}");
     let mut files = Vec::new();
@@ -432,17 +442,10 @@ fathomtest!(
             }
             let a: Vec<&str> = args.iter().map(String::as_str).collect();
             let o = env.run(&a);
-            if name == "fs_delete_files" {
-                // Metadata operations are refused by name.
-                assert_eq!(o.status.code(), Some(2), "{name}");
-                assert!(
-                    stderr(&o).contains("operation=delete is not implemented"),
-                    "{name}: {}",
-                    stderr(&o)
-                );
-                continue;
-            }
             assert!(o.status.success(), "{name}: {}", stderr(&o));
+            if name == "fs_delete_files" {
+                assert!(stdout(&o).contains("3 run(s)"), "{}", stdout(&o));
+            }
             assert!(stdout(&o).contains("no I/O done"), "{name}");
             if name == "raw_random_write_xfersizes" {
                 assert!(stdout(&o).contains("8 run(s)"), "{}", stdout(&o));
@@ -602,6 +605,180 @@ fathomtest!(interval_lines_are_printed_as_the_run_goes, |env| {
         "line 1 printed {gap} s before the average: {out}"
     );
 });
+
+/// The columns of a file-system line (after tod and interval): ReqstdOps rate and resp,
+/// cpu total and sys, read pct, read rate and resp, write rate and resp, MB/s read, write
+/// and total, xfer size, then rate and resp of mkdir, rmdir, create, open, close, delete,
+/// getattr, setattr (and access, copy, move when used).
+fn fs_col(line: &str, op: &str) -> (f64, f64) {
+    const OPS: [&str; 11] = [
+        "mkdir", "rmdir", "create", "open", "close", "delete", "getattr", "setattr", "access",
+        "copy", "move",
+    ];
+    let f: Vec<f64> = line
+        .split_whitespace()
+        .skip(2)
+        .map(|x| x.parse().unwrap_or_else(|_| panic!("{x} in {line}")))
+        .collect();
+    if op == "reqstd" {
+        return (f[0], f[1]);
+    }
+    let k = 13 + 2 * OPS.iter().position(|o| *o == op).unwrap();
+    (f[k], f[k + 1])
+}
+
+fathomtest!(
+    metadata_operations_build_use_and_remove_a_tree_as_vdbench,
+    |env| {
+        let _turn = serial();
+        let shm = Shm::new(&env, "meta");
+        // The sequence of the field's guides: make the directories, create the files,
+        // getattr them, delete them, remove the directories; one run per operation.
+        let p = env.write(
+            "meta.vdb",
+            &format!(
+                "fsd=fsd1,anchor={},depth=2,width=3,files=4,size=4k
+                 fwd=fwd1,fsd=fsd1,operation=read,threads=2
+                 rd=rd1,fwd=fwd1,format=no,fwdrate=max,elapsed=2,interval=1,                 foroperations=(mkdir,create,getattr,delete,rmdir)
+",
+                shm.s("anchor")
+            ),
+        );
+        let o = env.run(&["vdbench", "-f", p.to_str().unwrap(), "-o", "out"]);
+        assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+        let out = stdout(&o);
+        let avgs: Vec<&str> = out.lines().filter(|l| l.contains(" avg_")).collect();
+        assert_eq!(avgs.len(), 5, "{out}");
+        // Every operation is counted in its own column, and as the requested one; the
+        // run of an operation that runs out of work ends when it has (its rate is over
+        // the time it took).
+        for (line, op) in [
+            (avgs[0], "mkdir"),
+            (avgs[1], "create"),
+            (avgs[3], "delete"),
+            (avgs[4], "rmdir"),
+        ] {
+            let (rate, resp) = fs_col(line, op);
+            assert!(rate > 0.0 && resp > 0.0, "{op}: {line}");
+            assert_eq!(fs_col(line, "reqstd").0, rate, "{op}: {line}");
+        }
+        let (rate, _) = fs_col(avgs[2], "getattr");
+        assert!(rate > 100.0, "{}", avgs[2]);
+        assert_eq!(fs_col(avgs[2], "create").0, 0.0, "{}", avgs[2]);
+        // The native results hold the exact counts.
+        let count = |run: &str, op: &str| {
+            let t =
+                std::fs::read_to_string(env.path().join("out").join(format!("{run}.fathom.json")))
+                    .unwrap_or_else(|e| panic!("{run}: {e}"));
+            let v: serde_json::Value = serde_json::from_str(&t).unwrap();
+            let j = &v["result"]["jobs"][0];
+            assert_eq!(j["name"], format!("fwd1@fsd1#{op}"));
+            let o = &j["stats"]["ops"][0];
+            assert_eq!(o["errors"], 0, "{run}: {o}");
+            // Interval samples add up to the count.
+            let s: u64 = o["samples"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|s| s["ios"].as_u64().unwrap())
+                .sum();
+            assert_eq!(s, o["ops"].as_u64().unwrap(), "{run}: {o}");
+            o["ops"].as_u64().unwrap()
+        };
+        let of = |op: &str| format!("rd1_operation={op}");
+        assert_eq!(count(&of("mkdir"), "mkdir"), 12);
+        assert_eq!(count(&of("create"), "create"), 36);
+        assert_eq!(count(&of("delete"), "delete"), 36);
+        assert_eq!(count(&of("rmdir"), "rmdir"), 12);
+        assert!(count(&of("getattr"), "getattr") > 36);
+        let left: Vec<_> = std::fs::read_dir(shm.0.join("anchor"))
+            .unwrap()
+            .flatten()
+            .collect();
+        assert!(left.iter().all(|e| !e.path().is_dir()), "{left:?}");
+        // vdbench's own example (examples/filesys): format, delete every file, remove the
+        // directory; the runs without work left end when it is done (elapsed=99999).
+        let text = std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/vdbench/fs_delete_files"),
+        )
+        .unwrap()
+        .replace("anchor=/dir1", &format!("anchor={}", shm.s("dir1")))
+        .replace("elapsed=3", "elapsed=2");
+        let p = env.write("delete.vdb", &text);
+        let t0 = std::time::Instant::now();
+        let o = env.run(&["vdbench", "-f", p.to_str().unwrap(), "-o", "out3"]);
+        assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+        assert!(t0.elapsed().as_secs() < 60, "{:?}", t0.elapsed());
+        let left: Vec<String> = std::fs::read_dir(shm.0.join("dir1"))
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(left, vec!["vdb_control.file".to_string()]);
+        let v: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(env.path().join("out3/rd_delete.fathom.json")).unwrap(),
+        )
+        .unwrap();
+        let ops: u64 = v["result"]["jobs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|j| j["stats"]["ops"][0]["ops"].as_u64().unwrap())
+            .sum();
+        assert_eq!(ops, 1000);
+        // Several operations in one run (RD operations=), on a formatted tree: each its
+        // own threads and column; access, copy and move get columns when used.
+        let p = env.write(
+            "ops.vdb",
+            &format!(
+                "fsd=fsd1,anchor={},depth=1,width=2,files=8,size=8k
+                 fwd=fwd1,fsd=fsd1,threads=3
+                 rd=rd1,fwd=fwd1,format=yes,fwdrate=max,elapsed=2,interval=1,                 operations=(getattr,setattr,access)
+",
+                shm.s("anchor2")
+            ),
+        );
+        let o = env.run(&["vdbench", "-f", p.to_str().unwrap(), "-o", "out2"]);
+        assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+        let out = stdout(&o);
+        assert!(out.contains(" access ") && out.contains(" move "), "{out}");
+        let avg = out
+            .lines()
+            .find(|l| l.contains(" avg_2-2"))
+            .unwrap_or_else(|| panic!("{out}"));
+        let sum: f64 = ["getattr", "setattr", "access"]
+            .iter()
+            .map(|op| {
+                let r = fs_col(avg, op).0;
+                assert!(r > 0.0, "{op}: {avg}");
+                r
+            })
+            .sum();
+        let req = fs_col(avg, "reqstd").0;
+        assert!(
+            (sum - req).abs() <= req * 0.01 + 1.0,
+            "{sum} vs {req}: {avg}"
+        );
+        // Reads beside operations that add or remove files on one tree are refused.
+        let p = env.write(
+            "mix.vdb",
+            &format!(
+                "fsd=fsd1,anchor={},depth=1,width=2,files=8,size=8k
+                 fwd=fwd1,fsd=fsd1
+rd=rd1,fwd=fwd1,format=no,operations=(create,read)
+",
+                shm.s("anchor2")
+            ),
+        );
+        let o = env.run(&["vdbench", "-s", "-f", p.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(2), "{}", stdout(&o));
+        assert!(
+            stderr(&o).contains("operation=create beside reads or writes"),
+            "{}",
+            stderr(&o)
+        );
+    }
+);
 
 fathomtest!(
     each_fwd_is_reported_apart_and_threads_own_their_files,

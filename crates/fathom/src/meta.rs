@@ -417,7 +417,8 @@ impl OpSampler {
         }
     }
     fn sample(&mut self, now: Instant, st: &mut ThreadStats, live: Option<&LiveClone>) {
-        let len_ms = now.duration_since(self.last_at).as_millis() as u64;
+        // Samples count whole milliseconds: a last piece under one counts one.
+        let len_ms = (now.duration_since(self.last_at).as_millis() as u64).max(1);
         let t_ms = now.duration_since(self.start).as_millis() as u64;
         for (k, o) in st.ops.iter_mut().enumerate() {
             let Some(last) = self.last.get_mut(k) else {
@@ -648,6 +649,8 @@ pub(crate) fn run(
                 if st.stalled >= st.running && stalled_at == Some(st.version) {
                     break;
                 }
+                // The tree changed since: look again from here.
+                stalled_at = Some(st.version);
                 drop(st);
                 std::thread::sleep(Duration::from_micros(200));
             }
@@ -700,9 +703,17 @@ pub(crate) fn run(
         measure_start = crate::clock::now();
     }
     let end = crate::clock::now();
+    // The last, partial interval: kept when it lasted a millisecond or did anything (a
+    // run whose work is all done within its first interval still has one).
+    let unsampled = out
+        .stats
+        .ops
+        .iter()
+        .zip(&sampler.last)
+        .any(|(o, l)| o.ops > l.0);
     if !ramping
         && spec.control.final_sample
-        && end.duration_since(sampler.last_at) >= Duration::from_millis(1)
+        && (unsampled || end.duration_since(sampler.last_at) >= Duration::from_millis(1))
     {
         sampler.sample(end, &mut out.stats, live);
     }

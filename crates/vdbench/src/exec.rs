@@ -544,16 +544,21 @@ fn one_run(ctx: &Ctx<'_>, run: &Run, name: &str, rate: RunRate) -> Result<(f64, 
     };
     // The line layout: vdbench's file-system layout for FSD runs, else the raw one.
     let fs = run.is_fs();
+    let extra = run
+        .fwds
+        .iter()
+        .flat_map(|f| f.p.operations.iter())
+        .any(|o| matches!(o.as_str(), "access" | "copy" | "move"));
     let header = move || {
         if fs {
-            report::fs_header()
+            report::fs_header(extra)
         } else {
             report::header()
         }
     };
     let fmt_line = move |tod: &str, label: &str, iv: &Iv| {
         if fs {
-            report::fs_line(tod, label, iv)
+            report::fs_line(tod, label, iv, extra)
         } else {
             report::line(tod, label, iv)
         }
@@ -584,9 +589,22 @@ fn one_run(ctx: &Ctx<'_>, run: &Run, name: &str, rate: RunRate) -> Result<(f64, 
                 // Interval k is complete once every clone has it.
                 let mut line = Iv::default();
                 let mut ready = true;
-                for (_, c) in &board.clones {
+                for (name, c) in &board.clones {
                     let g = c.samples.lock().unwrap_or_else(|e| e.into_inner());
-                    match report::iv_of([&g[0], &g[1]], *k) {
+                    // A metadata job's clone shares its mix's operations in order.
+                    let iv = match JobTag::of_name(name).op {
+                        Some(op) => {
+                            let ops: Vec<(&str, &[fathom::Sample])> = jobs::meta_mix(&op)
+                                .split(':')
+                                .filter_map(|p| p.split('/').next())
+                                .zip(g.iter())
+                                .map(|(n, v)| (n, &v[..]))
+                                .collect();
+                            report::iv_of_meta(&ops, *k)
+                        }
+                        None => report::iv_of([&g[0], &g[1]], *k),
+                    };
+                    match iv {
                         Some(iv) if iv.secs >= interval / 2.0 => line.add_side(&iv),
                         _ => {
                             ready = false;
@@ -718,14 +736,23 @@ fn one_run(ctx: &Ctx<'_>, run: &Run, name: &str, rate: RunRate) -> Result<(f64, 
         for d in &j.stats.dirs[..2] {
             lat += &d.clat;
         }
+        // A metadata job's requested operation.
+        if let Some(o) = j.stats.ops.first() {
+            lat += &o.lat;
+        }
     }
     out.append(
         "histogram.html",
         &format!("\n{banner}{}", report::histogram(&lat)),
     )?;
+    // One file per run: a loop's runs are told apart by their values.
+    let mut stem = name.to_string();
+    for (k, v) in &run.loops {
+        stem.push_str(&format!("_{k}={v}"));
+    }
     let native = out
         .dir
-        .join(format!("{}.fathom.json", name.replace(['/', ' '], "_")));
+        .join(format!("{}.fathom.json", stem.replace(['/', ' '], "_")));
     // Hosts side by side: their results add up (every job of every host kept).
     let whole = if reports.len() == 1 {
         reports.into_iter().next().expect("one report")
@@ -757,8 +784,11 @@ fn facts(run: &Run, name: &str, rate: RunRate, m: &Model) -> RunFacts {
         None => match run.fwds.first() {
             Some(f) => (
                 f.p.xfer.mean(),
-                f.p.rdpct
-                    .unwrap_or(if f.p.operation == "read" { 100.0 } else { 0.0 }),
+                f.p.rdpct.unwrap_or(if f.p.operations[0] == "read" {
+                    100.0
+                } else {
+                    0.0
+                }),
                 0.0,
                 0.0,
                 if f.p.fileio_random {
@@ -836,8 +866,14 @@ fn prepare_trees(ctx: &Ctx<'_>, run: &Run) -> Result<bool> {
     }
     for f in &fsds {
         let mine = jobs::my_files(f, &shares, ctx.place.rank);
+        // Reads and writes need the files; metadata operations work on what is there.
+        let data = run.fwds.iter().any(|w| {
+            w.fsds.iter().any(|x| x.name == f.name)
+                && w.p.operations.iter().any(|o| o == "read" || o == "write")
+        });
         match run.format {
-            Format::No => crate::tree::check(f, &mine)?,
+            Format::No if data => crate::tree::check(f, &mine)?,
+            Format::No => crate::tree::anchor(f, ctx.m.general.create_anchors)?,
             Format::Clean => {}
             Format::Yes | Format::Only | Format::Restart | Format::RestartOnly => {
                 let b =

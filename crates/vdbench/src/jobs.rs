@@ -49,28 +49,68 @@ impl Place {
     }
 }
 
-/// What each job of a run is: its WD (or FWD) and its SD (or FSD); the job's name is
-/// `WD@SD`.
+/// What each job of a run is: its WD (or FWD), its SD (or FSD) and, for a file-system
+/// metadata operation, the operation; the job's name is `WD@SD` (`FWD@FSD#operation`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct JobTag {
     /// WD or FWD name.
     pub wd: String,
     /// SD or FSD name.
     pub sd: String,
+    /// The metadata operation a filetree job does (None: reads and writes).
+    pub op: Option<String>,
 }
 
 impl JobTag {
+    /// A tag for reads and writes.
+    pub fn io(wd: &str, sd: &str) -> JobTag {
+        JobTag {
+            wd: wd.to_string(),
+            sd: sd.to_string(),
+            op: None,
+        }
+    }
     /// The job name for this pair.
     pub fn name(&self) -> String {
-        format!("{}@{}", self.wd, self.sd)
+        match &self.op {
+            Some(op) => format!("{}@{}#{op}", self.wd, self.sd),
+            None => format!("{}@{}", self.wd, self.sd),
+        }
     }
     /// The pair a job name stands for.
     pub fn of_name(n: &str) -> JobTag {
+        let (n, op) = match n.rsplit_once('#') {
+            Some((a, b)) => (a, Some(b.to_string())),
+            None => (n, None),
+        };
         let (wd, sd) = n.split_once('@').unwrap_or((n, n));
         JobTag {
             wd: wd.to_string(),
             sd: sd.to_string(),
+            op,
         }
+    }
+}
+
+/// Operations that add or remove files or directories.
+const SHAPING: &[&str] = &["create", "delete", "mkdir", "rmdir", "copy", "move"];
+
+/// A vdbench metadata operation as a filetree operation mix, its requested operation
+/// first (vdbench's open and close each open a file and close it again).
+pub fn meta_mix(op: &str) -> &'static str {
+    match op {
+        "open" => "open/50:close/50",
+        "close" => "close/50:open/50",
+        "getattr" => "stat/100",
+        "move" => "rename/100",
+        "create" => "create/100",
+        "delete" => "delete/100",
+        "mkdir" => "mkdir/100",
+        "rmdir" => "rmdir/100",
+        "setattr" => "setattr/100",
+        "access" => "access/100",
+        "copy" => "copy/100",
+        _ => "",
     }
 }
 
@@ -333,11 +373,7 @@ pub fn raw_jobs(
                     ));
                 }
             }
-            let name = JobTag {
-                wd: w.name.clone(),
-                sd: s.name.clone(),
-            }
-            .name();
+            let name = JobTag::io(&w.name, &s.name).name();
             let mut b = fathom::Job::builder(name.clone());
             for (k, v) in &o {
                 b = b.option(k.clone(), v.clone());
@@ -350,13 +386,7 @@ pub fn raw_jobs(
             spec.control.rate_combined = true;
             // -v checks every read of a block written in the run.
             spec.control.verify_mixed_reads = jo.validate;
-            out.push((
-                spec,
-                JobTag {
-                    wd: w.name.clone(),
-                    sd: s.name.clone(),
-                },
-            ));
+            out.push((spec, JobTag::io(&w.name, &s.name)));
         }
     }
     Ok(out)
@@ -418,20 +448,36 @@ pub fn my_files(
 
 /// What can be refused before any file is looked at (`-s` refuses it too).
 pub fn check_static(run: &Run) -> Result<()> {
+    // Reads and writes run on files held open; an operation that adds or removes files
+    // beside them on the same tree would pull files from under them.
     for f in &run.fwds {
-        let op = f.p.operation.as_str();
-        if op != "read" && op != "write" {
-            bail!(
-                "rd={} fwd={}: operation={op} is not implemented by `fathom vdbench` (read and write are); \
-                 fathom's filetree engine runs metadata mixes: --ioengine=filetree --meta_mix={}/100",
-                run.rd,
-                f.name,
-                match op {
-                    "getattr" => "stat",
-                    "move" => "rename",
-                    o => o,
-                }
-            );
+        if !f.p.operations.iter().any(|o| o == "read" || o == "write") {
+            continue;
+        }
+        for g in &run.fwds {
+            let Some(op) =
+                g.p.operations
+                    .iter()
+                    .find(|o| SHAPING.contains(&o.as_str()))
+            else {
+                continue;
+            };
+            if let Some(fsd) = f
+                .fsds
+                .iter()
+                .find(|x| g.fsds.iter().any(|y| y.name == x.name))
+            {
+                bail!(
+                    "rd={} fwd={}: operation={op} beside reads or writes (fwd={}) on fsd={}: \
+                     fathom reads and writes files it keeps open, so it does not run them with \
+                     operations that add or remove files on the same tree; run them one after \
+                     the other (foroperations=, or separate RDs)",
+                    run.rd,
+                    g.name,
+                    f.name,
+                    fsd.name
+                );
+            }
         }
     }
     let xfers = run
@@ -460,8 +506,9 @@ pub fn check_static(run: &Run) -> Result<()> {
     Ok(())
 }
 
-/// The jobs of a file-system run (read and write operations over the trees' files),
-/// with the files each job uses.
+/// The jobs of a file-system run: reads and writes over the trees' files (psync jobs,
+/// each thread on files of its own), and each metadata operation as a filetree job on the
+/// FSD's tree (its threads sharing one view of the tree, as vdbench's).
 pub fn fs_jobs(
     run: &Run,
     rate: RunRate,
@@ -477,137 +524,235 @@ pub fn fs_jobs(
         if !here.contains(&place.rank) {
             continue;
         }
+        if jo.validate {
+            bail!("fwd={}: data validation of file-system runs is not implemented; -v checks raw (SD) runs", f.name);
+        }
         let hosts = here.len() as f64;
-        let op = f.p.operation.as_str();
-        for fsd in &f.fsds {
-            let all = my_files(fsd, &shares, place.rank);
-            if all.is_empty() {
-                bail!("fsd={}: the tree holds no files", fsd.name);
+        let nops = f.p.operations.len();
+        // threads= is the FWD's total, split over its FSDs and operations (at least one
+        // each, as vdbench rounds up).
+        let mut threads = (f.p.threads as usize).div_ceil(f.fsds.len() * nops).max(1);
+        let share =
+            f.p.skew
+                .map_or(f.p.threads as f64 / total_threads as f64, |s| s / 100.0);
+        // This host's share of the run's operations per second, for one FSD and operation.
+        let mine = |r: f64| r * share / f.fsds.len() as f64 / nops as f64 / hosts;
+        // A thread paces whole operations per second: a rate below one per thread runs
+        // on fewer threads, so the total stays the rate asked for (fwdrate=1 with 16
+        // threads is one operation a second, not 16).
+        if let RunRate::Fixed(r) = rate {
+            if mine(r) < threads as f64 {
+                threads = (mine(r).floor() as usize).max(1);
             }
-            // vdbench gives a file to one thread at a time: each thread works on files of
-            // its own (every n-th); fileio=(random,shared) lets all threads use all files.
-            let threads = f.p.threads as usize;
-            let parts: Vec<(Vec<(std::path::PathBuf, u64)>, usize)> = if f.p.fileio_shared {
-                vec![(all, threads)]
-            } else {
-                if all.len() < threads {
-                    bail!(
-                        "fwd={}: {threads} threads but fsd={} has {} files for them; \
-                         give it more files, fewer threads, or fileio=(random,shared)",
-                        f.name,
-                        fsd.name,
-                        all.len()
-                    );
-                }
-                (0..threads)
-                    .map(|t| (all.iter().skip(t).step_by(threads).cloned().collect(), 1))
-                    .collect()
-            };
-            for (part, (files, numjobs)) in parts.into_iter().enumerate() {
-                let mut o: Vec<(String, String)> = Vec::new();
-                let names: Vec<String> = files
-                    .iter()
-                    .map(|(p, _)| p.display().to_string().replace(':', "\\:"))
-                    .collect();
-                o.push(("filename".into(), names.join(":")));
-                o.push(("ioengine".into(), "psync".into()));
-                o.push(("numjobs".into(), numjobs.to_string()));
-                // One reporting group per FWD and FSD: its threads are reported together,
-                // apart from the other FWDs'.
-                o.push(("group_reporting".into(), "1".into()));
-                if part == 0 {
-                    o.push(("new_group".into(), "1".into()));
-                }
-                bs_options(&f.p.xfer, &mut o);
-                let rw = match (f.p.fileio_random, op, f.p.rdpct) {
-                    (r, _, Some(p)) if p > 0.0 && p < 100.0 => {
-                        o.push(("rwmixread".into(), crate::value::show_num(p)));
-                        if r {
-                            "randrw"
-                        } else {
-                            "rw"
-                        }
-                    }
-                    (true, "read", _) => "randread",
-                    (true, _, _) => "randwrite",
-                    (false, "read", _) => "read",
-                    (false, _, _) => "write",
-                };
-                o.push(("rw".into(), rw.into()));
-                let per_file = f.p.stopafter.map(|n| n.to_string()).unwrap_or_default();
-                let fst = if f.p.fileselect_seq {
-                    "sequential"
-                } else {
-                    "random"
-                };
-                let per_file = if per_file.is_empty() {
-                    // A file is read (written) once through before the next is picked.
-                    let size = fsd.sizes.iter().map(|s| s.0).max().unwrap_or(0);
-                    (size / f.p.xfer.max().max(1)).max(1).to_string()
-                } else {
-                    per_file
-                };
-                o.push(("file_service_type".into(), format!("{fst}:{per_file}")));
-                let flags = f.p.flags.unwrap_or(fsd.flags);
-                if flags.direct {
-                    o.push(("direct".into(), "1".into()));
-                }
-                if flags.fsync {
-                    o.push(("fsync_on_close".into(), "1".into()));
-                }
-                if flags.dsync {
-                    o.push(("sync".into(), "dsync".into()));
-                }
+        }
+        let per_thread = |r: f64| (mine(r) / threads as f64).round().max(1.0);
+        for fsd in &f.fsds {
+            for op in &f.p.operations {
+                let mut common: Vec<(String, String)> = Vec::new();
                 if let RunRate::Fixed(r) = rate {
-                    let share =
-                        f.p.skew
-                            .map_or(f.p.threads as f64 / total_threads as f64, |s| s / 100.0);
-                    let per = (r * share / f.fsds.len() as f64 / f.p.threads as f64 / hosts)
-                        .round()
-                        .max(1.0);
-                    o.push(("rate_iops".into(), format!("{per}")));
+                    common.push(("rate_iops".into(), format!("{}", per_thread(r))));
                     if run.arrival == Arrival::Exponential {
-                        o.push(("rate_process".into(), "poisson".into()));
+                        common.push(("rate_process".into(), "poisson".into()));
                     }
                 }
                 let secs = run.elapsed + run.warmup;
-                o.push((
+                common.push((
                     "runtime".into(),
                     format!("{}ms", (secs * 1000.0).round() as u64),
                 ));
-                o.push(("time_based".into(), "1".into()));
+                common.push(("time_based".into(), "1".into()));
                 let iv = format!("{}", (run.interval * 1000.0).round() as u64);
-                o.push(("bwavgtime".into(), iv.clone()));
-                o.push(("iopsavgtime".into(), iv));
-                if jo.validate {
-                    bail!("fwd={}: data validation of file-system runs is not implemented; -v checks raw (SD) runs", f.name);
-                }
-                let mut b = fathom::Job::builder(
-                    JobTag {
-                        wd: f.name.clone(),
-                        sd: fsd.name.clone(),
-                    }
-                    .name(),
-                );
-                for (k, v) in &o {
-                    b = b.option(k.clone(), v.clone());
-                }
-                let mut spec = b
-                    .build()
-                    .map_err(|e| anyhow!("fwd={} fsd={}: {e}", f.name, fsd.name))?;
-                spec.control.final_sample = true;
-                spec.control.rate_combined = true;
-                out.push((
-                    spec,
-                    JobTag {
-                        wd: f.name.clone(),
-                        sd: fsd.name.clone(),
-                    },
-                ));
+                common.push(("bwavgtime".into(), iv.clone()));
+                common.push(("iopsavgtime".into(), iv));
+                let made = if op == "read" || op == "write" {
+                    io_jobs(f, fsd, op, threads, &shares, place, &common)?
+                } else {
+                    vec![meta_job(f, fsd, op, threads, &shares, &common)?]
+                };
+                out.extend(made);
             }
         }
     }
     Ok(out)
+}
+
+fn built(tag: JobTag, o: &[(String, String)], what: &str) -> Result<(JobSpec, JobTag)> {
+    let mut b = fathom::Job::builder(tag.name());
+    for (k, v) in o {
+        b = b.option(k.clone(), v.clone());
+    }
+    let mut spec = b.build().map_err(|e| anyhow!("{what}: {e}"))?;
+    spec.control.final_sample = true;
+    spec.control.rate_combined = true;
+    Ok((spec, tag))
+}
+
+/// Reads and writes of `fsd`'s files: psync jobs, each thread on files of its own (every
+/// n-th; `fileio=(random,shared)`: all threads on all files).
+fn io_jobs(
+    f: &crate::runs::FwdRun,
+    fsd: &crate::model::Fsd,
+    op: &str,
+    threads: usize,
+    shares: &[(String, Vec<u32>)],
+    place: &Place,
+    common: &[(String, String)],
+) -> Result<Vec<(JobSpec, JobTag)>> {
+    let all = my_files(fsd, shares, place.rank);
+    if all.is_empty() {
+        bail!("fsd={}: the tree holds no files", fsd.name);
+    }
+    // vdbench gives a file to one thread at a time: each thread works on files of its
+    // own (every n-th); fileio=(random,shared) lets all threads use all files.
+    let parts: Vec<(Vec<(std::path::PathBuf, u64)>, usize)> = if f.p.fileio_shared {
+        vec![(all, threads)]
+    } else {
+        if all.len() < threads {
+            bail!(
+                "fwd={}: {threads} threads but fsd={} has {} files for them; \
+                 give it more files, fewer threads, or fileio=(random,shared)",
+                f.name,
+                fsd.name,
+                all.len()
+            );
+        }
+        (0..threads)
+            .map(|t| (all.iter().skip(t).step_by(threads).cloned().collect(), 1))
+            .collect()
+    };
+    let mut out = Vec::new();
+    for (part, (files, numjobs)) in parts.into_iter().enumerate() {
+        let mut o: Vec<(String, String)> = Vec::new();
+        let names: Vec<String> = files
+            .iter()
+            .map(|(p, _)| p.display().to_string().replace(':', "\\:"))
+            .collect();
+        o.push(("filename".into(), names.join(":")));
+        o.push(("ioengine".into(), "psync".into()));
+        o.push(("numjobs".into(), numjobs.to_string()));
+        // One reporting group per FWD and FSD: its threads are reported together,
+        // apart from the other FWDs'.
+        o.push(("group_reporting".into(), "1".into()));
+        if part == 0 {
+            o.push(("new_group".into(), "1".into()));
+        }
+        // A transfer never goes past a file's end: files smaller than xfersize are moved
+        // whole (vdbench's transfer is then the file).
+        let smallest = files.iter().map(|(_, n)| *n).min().unwrap_or(0);
+        match f.p.xfer {
+            Xfer::Fixed(x) if smallest > 0 && x > smallest => {
+                o.push(("bs".into(), smallest.to_string()))
+            }
+            _ => bs_options(&f.p.xfer, &mut o),
+        }
+        let rw = match (f.p.fileio_random, op, f.p.rdpct) {
+            (r, _, Some(p)) if p > 0.0 && p < 100.0 => {
+                o.push(("rwmixread".into(), crate::value::show_num(p)));
+                if r {
+                    "randrw"
+                } else {
+                    "rw"
+                }
+            }
+            (true, "read", _) => "randread",
+            (true, _, _) => "randwrite",
+            (false, "read", _) => "read",
+            (false, _, _) => "write",
+        };
+        o.push(("rw".into(), rw.into()));
+        let fst = if f.p.fileselect_seq {
+            "sequential"
+        } else {
+            "random"
+        };
+        // A file is read (written) once through before the next is picked, unless
+        // stopafter= says how many I/Os.
+        let per_file = f.p.stopafter.unwrap_or_else(|| {
+            let size = fsd.sizes.iter().map(|s| s.0).max().unwrap_or(0);
+            (size / f.p.xfer.max().max(1)).max(1)
+        });
+        o.push(("file_service_type".into(), format!("{fst}:{per_file}")));
+        let flags = f.p.flags.unwrap_or(fsd.flags);
+        if flags.direct {
+            o.push(("direct".into(), "1".into()));
+        }
+        if flags.fsync {
+            o.push(("fsync_on_close".into(), "1".into()));
+        }
+        if flags.dsync {
+            o.push(("sync".into(), "dsync".into()));
+        }
+        o.extend(common.iter().cloned());
+        out.push(built(
+            JobTag::io(&f.name, &fsd.name),
+            &o,
+            &format!("fwd={} fsd={}", f.name, fsd.name),
+        )?);
+    }
+    Ok(out)
+}
+
+/// A metadata operation on `fsd`'s tree: a filetree job in vdbench's names, its threads
+/// sharing one view of the tree (a file or directory is one thread's at a time).
+fn meta_job(
+    f: &crate::runs::FwdRun,
+    fsd: &crate::model::Fsd,
+    op: &str,
+    threads: usize,
+    shares: &[(String, Vec<u32>)],
+    common: &[(String, String)],
+) -> Result<(JobSpec, JobTag)> {
+    if shares
+        .iter()
+        .any(|(n, users)| *n == fsd.name && users.len() > 1)
+    {
+        bail!(
+            "fwd={}: operation={op} on fsd={}, which several hosts share: metadata operations \
+             on one tree from many hosts are not implemented (give the FWD host= or each host \
+             an FSD of its own)",
+            f.name,
+            fsd.name
+        );
+    }
+    let mut o: Vec<(String, String)> = vec![
+        ("ioengine".into(), "filetree".into()),
+        ("directory".into(), fsd.anchor.replace(':', "\\:")),
+        ("tree_depth".into(), fsd.depth.to_string()),
+        ("tree_width".into(), fsd.width.to_string()),
+        ("nrfiles".into(), fsd.files.to_string()),
+        (
+            "tree_distribution".into(),
+            if fsd.all { "all" } else { "bottom" }.into(),
+        ),
+        ("tree_names".into(), "vdbench".into()),
+        ("tree_shared".into(), "1".into()),
+        ("tree_format".into(), "no".into()),
+        ("meta_mix".into(), meta_mix(op).into()),
+        (
+            "fileselect".into(),
+            if f.p.fileselect_seq {
+                "sequential"
+            } else {
+                "random"
+            }
+            .into(),
+        ),
+        ("bs".into(), f.p.xfer.max().max(512).to_string()),
+        ("numjobs".into(), threads.to_string()),
+        ("group_reporting".into(), "1".into()),
+        ("new_group".into(), "1".into()),
+    ];
+    o.extend(common.iter().cloned());
+    let tag = JobTag {
+        wd: f.name.clone(),
+        sd: fsd.name.clone(),
+        op: Some(op.to_string()),
+    };
+    built(
+        tag,
+        &o,
+        &format!("fwd={} fsd={} operation={op}", f.name, fsd.name),
+    )
 }
 
 #[cfg(test)]

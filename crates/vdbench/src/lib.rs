@@ -66,13 +66,21 @@ its files between the hosts using it, rank 0 prints and writes the merged report
 Output folder: summary.html (every interval and average), totals.html (averages),
 flatfile.html (one row per interval and average, whitespace-separated columns),
 histogram.html, logfile.html, parmfile.html, errorlog.html, sd_NAME.html, wd_NAME.html
-and RUN.fathom.json (fathom's native result: `fathom compare`, `fathom plot`).
+and RUN.fathom.json (fathom's native result: `fathom compare`, `fathom plot`; a loop's
+runs as RUN_key=value.fathom.json).
 Interval lines: times in ms, MB/sec in 1024², the average line avg_F-N leaves out the first
 interval and the warmup. Lines are printed as each interval ends (with many hosts, by
 rank 0 when the run ends).
 
-Not implemented (refused by name): metadata file operations other than read/write in
-FWDs, -j/-jr with many hosts, dedup, replay, streams/stride, priority.
+FWD operations: read and write (files held open, each thread with files of its own);
+mkdir, rmdir, create, delete, open, close, getattr, setattr, access, copy and move on
+the FSD's tree, the FWD's threads sharing one view of it (an operation's run ends when
+nothing is left for it to do). An RD's operations=(a,b) runs them together, each with
+its share of threads and rate; reads or writes beside operations that add or remove
+files on one tree are refused.
+
+Not implemented (refused by name): -j/-jr with many hosts, metadata operations on a
+tree several hosts share, dedup, replay, streams/stride, priority.
 ";
 
 /// What `fathom vdbench` was asked.

@@ -20,6 +20,28 @@ pub struct Iv {
     pub max: [u64; 2],
     /// Machine CPU busy % (user+sys) and sys % over the interval.
     pub cpu: Option<(f64, f64)>,
+    /// Metadata operations by vdbench's column ([`META_COLS`]): count and sum of their
+    /// times, ns.
+    pub meta: [(u64, f64); META_COLS.len()],
+    /// Requested metadata operations (vdbench's ReqstdOps beyond reads and writes):
+    /// count, sum of times, sum of squares, longest.
+    pub req: (u64, f64, f64, u64),
+}
+
+/// vdbench's metadata operation columns, in its order.
+pub const META_COLS: [&str; 11] = [
+    "mkdir", "rmdir", "create", "open", "close", "delete", "getattr", "setattr", "access", "copy",
+    "move",
+];
+
+/// The column of a filetree operation (`stat` is getattr, `rename` is move).
+pub fn meta_col(op: &str) -> Option<usize> {
+    let v = match op {
+        "stat" => "getattr",
+        "rename" => "move",
+        o => o,
+    };
+    META_COLS.iter().position(|c| *c == v)
 }
 
 impl Iv {
@@ -33,6 +55,14 @@ impl Iv {
             self.sumsq[d] += o.sumsq[d];
             self.max[d] = self.max[d].max(o.max[d]);
         }
+        for (m, x) in self.meta.iter_mut().zip(o.meta.iter()) {
+            m.0 += x.0;
+            m.1 += x.1;
+        }
+        self.req.0 += o.req.0;
+        self.req.1 += o.req.1;
+        self.req.2 += o.req.2;
+        self.req.3 = self.req.3.max(o.req.3);
         if self.cpu.is_none() {
             self.cpu = o.cpu;
         }
@@ -52,9 +82,9 @@ impl Iv {
         self.secs = secs;
         self.cpu = cpu;
     }
-    /// I/Os per second.
+    /// I/Os (and requested metadata operations) per second.
     pub fn rate(&self) -> f64 {
-        let n = (self.ios[0] + self.ios[1]) as f64;
+        let n = (self.ios[0] + self.ios[1] + self.req.0) as f64;
         if self.secs > 0.0 {
             n / self.secs
         } else {
@@ -90,10 +120,13 @@ impl Iv {
             sum / n as f64 / 1e6
         }
     }
-    /// Mean response, ms (both directions, read, write).
+    /// Mean response, ms (all requested operations, read, write).
     pub fn resp(&self) -> [f64; 3] {
         [
-            Self::mean_of(self.ios[0] + self.ios[1], self.sum[0] + self.sum[1]),
+            Self::mean_of(
+                self.ios[0] + self.ios[1] + self.req.0,
+                self.sum[0] + self.sum[1] + self.req.1,
+            ),
             Self::mean_of(self.ios[0], self.sum[0]),
             Self::mean_of(self.ios[1], self.sum[1]),
         ]
@@ -109,9 +142,9 @@ impl Iv {
     pub fn std(&self) -> [f64; 3] {
         [
             Self::std_of(
-                self.ios[0] + self.ios[1],
-                self.sum[0] + self.sum[1],
-                self.sumsq[0] + self.sumsq[1],
+                self.ios[0] + self.ios[1] + self.req.0,
+                self.sum[0] + self.sum[1] + self.req.1,
+                self.sumsq[0] + self.sumsq[1] + self.req.2,
             ),
             Self::std_of(self.ios[0], self.sum[0], self.sumsq[0]),
             Self::std_of(self.ios[1], self.sum[1], self.sumsq[1]),
@@ -121,7 +154,7 @@ impl Iv {
     pub fn max_ms(&self) -> [f64; 3] {
         let m = |v: u64| v as f64 / 1e6;
         [
-            m(self.max[0].max(self.max[1])),
+            m(self.max[0].max(self.max[1]).max(self.req.3)),
             m(self.max[0]),
             m(self.max[1]),
         ]
@@ -150,11 +183,42 @@ pub fn iv_of(samples: [&[fathom::Sample]; 2], k: usize) -> Option<Iv> {
     any.then_some(iv)
 }
 
-/// A job's intervals from its samples (reads and writes); a last piece shorter than half
-/// an interval (I/Os completing after the deadline) joins the interval before it.
+/// Interval `k` of a metadata job from its operations' samples (`ops[i]` for the i-th
+/// operation of its mix; the first is the one requested), if there is one.
+pub fn iv_of_meta(samples: &[(&str, &[fathom::Sample])], k: usize) -> Option<Iv> {
+    let mut iv = Iv::default();
+    let mut any = false;
+    for (i, (op, ss)) in samples.iter().enumerate() {
+        let Some(s) = ss.get(k) else { continue };
+        any = true;
+        iv.secs = iv.secs.max(s.len_ms as f64 / 1e3);
+        if let Some(c) = meta_col(op) {
+            iv.meta[c].0 += s.ios;
+            iv.meta[c].1 += s.clat_sum as f64;
+        }
+        if i == 0 {
+            iv.req = (s.ios, s.clat_sum as f64, s.clat_sumsq, s.clat_max);
+        }
+    }
+    any.then_some(iv)
+}
+
+/// A job's intervals from its samples (reads and writes, or a metadata job's operations);
+/// a last piece shorter than half an interval (I/Os completing after the deadline) joins
+/// the interval before it.
 pub fn intervals_of(j: &JobResult, interval: f64) -> Vec<Iv> {
     let dirs = [&j.stats.dirs[0].samples[..], &j.stats.dirs[1].samples[..]];
-    let mut out: Vec<Iv> = (0..).map_while(|k| iv_of(dirs, k)).collect();
+    let ops: Vec<(&str, &[fathom::Sample])> = j
+        .stats
+        .ops
+        .iter()
+        .map(|o| (o.name.as_str(), &o.samples[..]))
+        .collect();
+    let mut out: Vec<Iv> = if ops.is_empty() {
+        (0..).map_while(|k| iv_of(dirs, k)).collect()
+    } else {
+        (0..).map_while(|k| iv_of_meta(&ops, k)).collect()
+    };
     if out.len() >= 2 && out[out.len() - 1].secs < interval / 2.0 {
         let tail = out.pop().expect("two or more");
         let last = out.last_mut().expect("one or more");
@@ -223,19 +287,40 @@ const FS_COLS: &[(&str, &str, usize)] = &[
     ("close", "resp", 7),
     ("delete", "rate", 7),
     ("delete", "resp", 7),
+    ("getattr", "rate", 7),
+    ("getattr", "resp", 7),
+    ("setattr", "rate", 7),
+    ("setattr", "resp", 7),
+    ("access", "rate", 7),
+    ("access", "resp", 7),
+    ("copy", "rate", 7),
+    ("copy", "resp", 7),
+    ("move", "rate", 7),
+    ("move", "resp", 7),
 ];
 
-/// The header of a file-system run's lines.
-pub fn fs_header() -> String {
+/// The file-system columns printed: through setattr, as vdbench prints them, and access,
+/// copy and move too when the run does any (`extra`).
+fn fs_cols(extra: bool) -> &'static [(&'static str, &'static str, usize)] {
+    if extra {
+        FS_COLS
+    } else {
+        &FS_COLS[..FS_COLS.len() - 6]
+    }
+}
+
+/// The header of a file-system run's lines (`extra`: with access, copy and move).
+pub fn fs_header(extra: bool) -> String {
+    let cols = fs_cols(extra);
     let mut top = format!("{}{:>11}", " ".repeat(13), ".Interval.");
     let mut sub = format!("{}{:>11}", " ".repeat(13), "");
     let mut k = 0;
-    while k < FS_COLS.len() {
-        let g = FS_COLS[k].0;
+    while k < cols.len() {
+        let g = cols[k].0;
         let mut width = 0;
-        while k < FS_COLS.len() && FS_COLS[k].0 == g {
-            width += FS_COLS[k].2;
-            sub.push_str(&format!("{:>w$}", FS_COLS[k].1, w = FS_COLS[k].2));
+        while k < cols.len() && cols[k].0 == g {
+            width += cols[k].2;
+            sub.push_str(&format!("{:>w$}", cols[k].1, w = cols[k].2));
             k += 1;
         }
         let label = format!(" {g} ");
@@ -249,16 +334,16 @@ pub fn fs_header() -> String {
     format!("{top}\n{sub}\n")
 }
 
-/// One file-system run line. The runs fathom does here are reads and writes of files it
-/// keeps open, so the metadata columns (mkdir, rmdir, create, open, close, delete) are
-/// zero: none of those happened while the run was measured.
-pub fn fs_line(tod: &str, label: &str, iv: &Iv) -> String {
+/// One file-system run line (`extra`: with access, copy and move). The metadata
+/// columns count the metadata operations done (a read or write run holds its files open,
+/// so its open and close columns stay 0).
+pub fn fs_line(tod: &str, label: &str, iv: &Iv, extra: bool) -> String {
     let r = iv.resp();
     let (cpu, sys) = iv.cpu.unwrap_or((0.0, 0.0));
-    let secs = iv.secs.max(1e-9);
-    let rate = |n: u64| n as f64 / secs;
-    let mb = |b: u64| b as f64 / secs / 1048576.0;
-    let values = [
+    let secs = iv.secs;
+    let rate = |n: u64| if secs > 0.0 { n as f64 / secs } else { 0.0 };
+    let mb = |b: u64| rate(b) / 1048576.0;
+    let mut values = vec![
         format!("{:.1}", iv.rate()),
         format!("{:.3}", r[0]),
         format!("{cpu:.1}"),
@@ -273,15 +358,15 @@ pub fn fs_line(tod: &str, label: &str, iv: &Iv) -> String {
         format!("{:.2}", iv.mbs()),
         iv.bytes_per_io().to_string(),
     ];
+    for (n, sum) in iv.meta {
+        values.push(format!("{:.1}", rate(n)));
+        values.push(format!(
+            "{:.3}",
+            if n > 0 { sum / n as f64 / 1e6 } else { 0.0 }
+        ));
+    }
     let mut l = format!("{tod:<12} {label:>11}");
-    for (k, (_, _, w)) in FS_COLS.iter().enumerate() {
-        let v = values.get(k).cloned().unwrap_or_else(|| {
-            if k % 2 == 1 {
-                "0.0".into()
-            } else {
-                "0.000".into()
-            }
-        });
+    for (v, (_, _, w)) in values.iter().zip(fs_cols(extra)) {
         // Always a space between columns, however wide a value grows.
         l.push_str(&format!(" {v:>w$}", w = w - 1));
     }
@@ -441,6 +526,41 @@ mod tests {
     use super::*;
 
     #[test]
+    fn metadata_samples_fill_their_columns_and_the_requested_count() {
+        let s = |ios: u64, sum: u64| fathom::Sample {
+            len_ms: 1000,
+            ios,
+            clat_sum: sum,
+            clat_sumsq: (sum as f64) * (sum as f64) / ios.max(1) as f64,
+            clat_max: sum / ios.max(1),
+            ..Default::default()
+        };
+        let open = [s(100, 100_000_000)];
+        let close = [s(100, 10_000_000)];
+        let iv = iv_of_meta(&[("open", &open[..]), ("close", &close[..])], 0).unwrap();
+        // Both columns count; ReqstdOps is the open alone.
+        assert_eq!(iv.meta[meta_col("open").unwrap()], (100, 1e8));
+        assert_eq!(iv.meta[meta_col("close").unwrap()], (100, 1e7));
+        assert_eq!(iv.rate(), 100.0);
+        assert_eq!(iv.resp()[0], 1.0);
+        assert_eq!(meta_col("stat"), meta_col("getattr"));
+        assert_eq!(meta_col("rename"), Some(10));
+        assert!(iv_of_meta(&[("open", &open[..])], 1).is_none());
+        // The line: open 100/s at 1 ms, close 100/s at 0.1 ms.
+        let l = fs_line("10:00:00.000", "1", &iv, false);
+        let f: Vec<&str> = l.split_whitespace().collect();
+        assert_eq!(f.len(), 2 + 29, "{l}");
+        assert_eq!((f[2], f[3]), ("100.0", "1.000"), "{l}");
+        assert_eq!((f[21], f[22]), ("100.0", "1.000"), "open: {l}");
+        assert_eq!((f[23], f[24]), ("100.0", "0.100"), "close: {l}");
+        assert_eq!(
+            fs_line("x", "1", &iv, true).split_whitespace().count(),
+            2 + 35
+        );
+        assert_eq!(fs_header(true).lines().count(), 2);
+    }
+
+    #[test]
     fn figures_from_counts() {
         let iv = Iv {
             secs: 2.0,
@@ -450,6 +570,7 @@ mod tests {
             sumsq: [300.0 * 1e12, 100.0 * 9e12],
             max: [1_000_000, 3_000_000],
             cpu: Some((10.0, 4.0)),
+            ..Iv::default()
         };
         assert_eq!(iv.rate(), 200.0);
         assert_eq!(iv.bytes_per_io(), 4096);

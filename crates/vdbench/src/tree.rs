@@ -123,19 +123,8 @@ pub fn build(
     if f.sizes.iter().all(|s| s.0 == 0) {
         bail!("fsd={}: no size= (or sizes=) for its files", f.name);
     }
+    anchor(f, create_anchor)?;
     let anchor = Path::new(&f.anchor);
-    if !anchor.is_dir() {
-        if create_anchor || anchor.parent().is_some_and(Path::is_dir) {
-            std::fs::create_dir_all(anchor)
-                .with_context(|| format!("fsd={}: creating anchor {}", f.name, anchor.display()))?;
-        } else {
-            bail!(
-                "fsd={}: anchor {} does not exist (create_anchors=yes makes it)",
-                f.name,
-                anchor.display()
-            );
-        }
-    }
     let mut b = Built::default();
     for (_, d) in dirs(f).into_iter().skip(1) {
         let p = anchor.join(d);
@@ -208,6 +197,24 @@ pub fn build(
     let mut c = std::fs::File::create(anchor.join(CONTROL))?;
     c.write_all(control_text(f).as_bytes())?;
     Ok(b)
+}
+
+/// Make sure the anchor is there: made when its parent is (or with create_anchors=yes).
+pub fn anchor(f: &Fsd, create_anchor: bool) -> Result<()> {
+    let anchor = Path::new(&f.anchor);
+    if !anchor.is_dir() {
+        if create_anchor || anchor.parent().is_some_and(Path::is_dir) {
+            std::fs::create_dir_all(anchor)
+                .with_context(|| format!("fsd={}: creating anchor {}", f.name, anchor.display()))?;
+        } else {
+            bail!(
+                "fsd={}: anchor {} does not exist (create_anchors=yes makes it)",
+                f.name,
+                anchor.display()
+            );
+        }
+    }
+    Ok(())
 }
 
 /// Check that the files are there in full (format=no).

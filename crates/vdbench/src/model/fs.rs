@@ -130,8 +130,8 @@ pub const OPERATIONS: &[&str] = &[
 /// File workload parameters (FWD, and what RD overrides).
 #[derive(Debug, Clone, PartialEq)]
 pub struct FwdParams {
-    /// The operation (None: read).
-    pub operation: String,
+    /// The operations (`operation=`, or the RD's `operations=` list; default read).
+    pub operations: Vec<String>,
     /// Random I/O within a file.
     pub fileio_random: bool,
     /// `(random,shared)`: every thread may use every file (else a file is one thread's).
@@ -155,7 +155,7 @@ pub struct FwdParams {
 impl Default for FwdParams {
     fn default() -> Self {
         FwdParams {
-            operation: "read".into(),
+            operations: vec!["read".into()],
             fileio_random: false,
             fileio_shared: false,
             fileselect_seq: false,
@@ -174,13 +174,22 @@ impl FwdParams {
     pub fn apply(&mut self, it: &Item) -> Result<bool, VdbError> {
         match it.key.as_str() {
             "operation" | "operations" => {
-                let op = it.one()?.to_ascii_lowercase();
-                if !OPERATIONS.contains(&op.as_str()) {
-                    return Err(it
-                        .err(format!("unknown operation '{op}'"))
-                        .hint(format!("use one of {}", OPERATIONS.join(", "))));
+                let mut ops: Vec<String> = Vec::new();
+                for w in &it.list {
+                    let op = w.to_ascii_lowercase();
+                    if !OPERATIONS.contains(&op.as_str()) {
+                        return Err(it
+                            .err(format!("unknown operation '{op}'"))
+                            .hint(format!("use one of {}", OPERATIONS.join(", "))));
+                    }
+                    if !ops.contains(&op) {
+                        ops.push(op);
+                    }
                 }
-                self.operation = op;
+                if ops.is_empty() {
+                    return Err(it.err("names no operation"));
+                }
+                self.operations = ops;
             }
             "fileio" => {
                 let w: Vec<String> = it.list.iter().map(|s| s.to_ascii_lowercase()).collect();
