@@ -728,3 +728,198 @@ fn fadvise_hint_gives_the_advice_fio_gives() {
     }
     assert_eq!(advice(&ours, &["--rw=randread"]), ["RANDOM"]);
 }
+
+/// `strace -f -e trace=CALLS` of a tool's run in `dir`: the trace (strace's stderr).
+fn traced(dir: &std::path::Path, tool: &std::path::Path, calls: &str, args: &[&str]) -> String {
+    let o = std::process::Command::new("strace")
+        .args(["-f", "-e", &format!("trace={calls}")])
+        .arg(tool)
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert!(
+        o.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// create_fsync, thp and hipri_percentage, seen with strace beside fio: the same fsyncs
+/// of a laid-out file, the same huge-page advice on mappings, and about the same share
+/// of polled I/Os.
+#[test]
+fn create_fsync_thp_and_hipri_percentage_act_as_in_fio() {
+    let Some(fio) = fio() else { return };
+    if std::process::Command::new("strace")
+        .arg("-V")
+        .output()
+        .is_err()
+    {
+        if std::env::var_os("FATHOM_REQUIRE_FIO").is_some() {
+            panic!("strace is required for this comparison: apt-get install strace");
+        }
+        return;
+    }
+    let env = Env::new();
+    let ours = std::path::PathBuf::from(env!("CARGO_BIN_EXE_fathom"));
+    // A read job lays its file out first: fsync'd with create_fsync=1 (the default).
+    for (k, (cf, want)) in [("1", 1), ("0", 0)].into_iter().enumerate() {
+        for (t, tool) in [&ours, &fio].into_iter().enumerate() {
+            let name = format!("cf{k}{t}");
+            let trace = traced(
+                env.path(),
+                tool,
+                "fsync,fdatasync",
+                &[
+                    "--name=a",
+                    "--size=256k",
+                    &format!("--filename={name}"),
+                    "--rw=read",
+                    &format!("--create_fsync={cf}"),
+                ],
+            );
+            let n = trace.lines().filter(|l| l.contains("fsync(")).count();
+            assert_eq!(n, want, "create_fsync={cf} ({}): {trace}", tool.display());
+        }
+    }
+    // thp: the mmap engine asks for huge pages on its mappings.
+    for tool in [&ours, &fio] {
+        let trace = traced(
+            env.path(),
+            tool,
+            "madvise",
+            &[
+                "--name=m",
+                "--size=4m",
+                "--filename=thp",
+                "--rw=read",
+                "--ioengine=mmap",
+                "--thp=1",
+            ],
+        );
+        assert!(
+            trace.contains("MADV_HUGEPAGE"),
+            "{}: {trace}",
+            tool.display()
+        );
+    }
+    // hipri_percentage=30: about 30% of pvsync2's reads carry RWF_HIPRI.
+    for tool in [&ours, &fio] {
+        let trace = traced(
+            env.path(),
+            tool,
+            "preadv2",
+            &[
+                "--name=h",
+                "--size=4m",
+                "--bs=4k",
+                "--filename=hipri",
+                "--rw=randread",
+                "--ioengine=pvsync2",
+                "--hipri=1",
+                "--hipri_percentage=30",
+            ],
+        );
+        let calls = trace.lines().filter(|l| l.contains("preadv2(")).count();
+        let hipri = trace.lines().filter(|l| l.contains("RWF_HIPRI")).count();
+        assert_eq!(calls, 1024, "{}", tool.display());
+        let share = hipri as f64 / calls as f64;
+        assert!(
+            (0.25..0.35).contains(&share),
+            "{}: {hipri} of {calls}",
+            tool.display()
+        );
+    }
+}
+
+// write_hint sets the lifetime hint on the file's inode, read back with F_GET_RW_HINT.
+fathomtest!(write_hint_sets_the_files_lifetime_hint, |env| {
+    let o = env.run(&[
+        "--name=w",
+        "--size=64k",
+        "--filename=hinted",
+        "--rw=write",
+        "--write_hint=long",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let py = "import fcntl,sys\nf=open(sys.argv[1])\nb=fcntl.fcntl(f.fileno(),1035,bytes(8))\nprint(int.from_bytes(b,'little'))";
+    let got = std::process::Command::new("python3")
+        .args(["-c", py, env.path().join("hinted").to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&got.stdout).trim(),
+        "4",
+        "{}",
+        String::from_utf8_lossy(&got.stderr)
+    );
+    // A value fio does not take is refused with the ones it does.
+    let o = env.run(&[
+        "--name=w",
+        "--size=64k",
+        "--filename=x",
+        "--write_hint=forever",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("none, short, medium, long or extreme"),
+        "{}",
+        stderr(&o)
+    );
+    // Options fathom does not take yet say why, and what to use.
+    let o = env.run(&[
+        "--name=w",
+        "--size=64k",
+        "--filename=x",
+        "--unlink_each_loop=1",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("is not supported yet: not built yet: unlink=1"),
+        "{}",
+        stderr(&o)
+    );
+    // Accepted with their meaning documented: fathom has no clock thread, no log
+    // compression threads, and logs that grow.
+    let o = env.run(&[
+        "--parse-only",
+        "--name=w",
+        "--size=64k",
+        "--gtod_cpu=1",
+        "--log_entries=4096",
+        "--log_compression_cpus=0-1",
+        "--hugepage-size=2m",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+});
+
+// softrandommap: a random map too large for the machine means no map, as fio goes on
+// without one when it cannot allocate it; without it the job is refused with the advice.
+fathomtest!(softrandommap_runs_without_a_map_that_would_not_fit, |env| {
+    let args = |soft: &str| {
+        vec![
+            "--name=s".to_string(),
+            "--ioengine=null".into(),
+            "--size=8000T".into(),
+            "--bs=512".into(),
+            "--rw=randread".into(),
+            "--runtime=200ms".into(),
+            "--time_based".into(),
+            format!("--softrandommap={soft}"),
+            "--output-format=json".into(),
+        ]
+    };
+    let run = |soft: &str| {
+        let a = args(soft);
+        let a: Vec<&str> = a.iter().map(String::as_str).collect();
+        env.run(&a)
+    };
+    let o = run("0");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("add norandommap"), "{}", stderr(&o));
+    let o = run("1");
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(json(&o)["jobs"][0]["read"]["total_ios"].as_u64().unwrap() > 0);
+});

@@ -9,8 +9,8 @@
 //!   engines run at depth 1, so there is nothing to merge.)
 //! - `pvsync`: preadv(2)/pwritev(2) with one iovec.
 //! - `pvsync2`: preadv2(2)/pwritev2(2) with per-I/O flags: `hipri` → RWF_HIPRI (polled
-//!   completion on devices that support it), `nowait` → RWF_NOWAIT (fail with EAGAIN
-//!   instead of blocking).
+//!   completion on devices that support it; on `hipri_percentage` of the I/Os, chosen at
+//!   random), `nowait` → RWF_NOWAIT (fail with EAGAIN instead of blocking).
 //!
 //! Every one retries short transfers for the rest (counting them), retries EINTR, and
 //! trims with the block device's discard (or a hole punch in a file).
@@ -43,6 +43,9 @@ pub struct FdEngine {
     name: &'static str,
     call: Call,
     fds: Fds,
+    /// pvsync2 with hipri under 100%: the share of I/Os with RWF_HIPRI, out of 2^32, and
+    /// the state of the generator that picks them.
+    hipri_share: Option<(u64, u64)>,
 }
 
 impl FdEngine {
@@ -66,10 +69,14 @@ impl FdEngine {
             }
             _ => return None,
         };
+        let pct = o.job.hipri_percentage.min(100) as u64;
+        let hipri_share = (name == "pvsync2" && o.job.hipri && pct < 100)
+            .then_some(((pct << 32) / 100, 0x9e37_79b9_7f4a_7c15));
         Some(FdEngine {
             name,
             call,
             fds: Fds::default(),
+            hipri_share,
         })
     }
 }
@@ -126,6 +133,20 @@ impl IoEngine for FdEngine {
             ),
             call => {
                 let fd = self.fds[io.file];
+                // hipri_percentage: this I/O polls or not (xorshift, one step per I/O).
+                let call = match (call, &mut self.hipri_share) {
+                    (Call::PositionedVectored2(f), Some((share, x))) => {
+                        *x ^= *x << 13;
+                        *x ^= *x >> 7;
+                        *x ^= *x << 17;
+                        if (*x >> 32) < *share {
+                            Call::PositionedVectored2(f)
+                        } else {
+                            Call::PositionedVectored2(f & !RWF_HIPRI)
+                        }
+                    }
+                    (c, _) => c,
+                };
                 full_transfer(
                     |b, n, off| {
                         let off = off as i64;

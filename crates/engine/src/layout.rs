@@ -20,6 +20,8 @@ pub struct LayoutRequest {
     pub zero: bool,
     /// Seed for random fill data.
     pub seed: u64,
+    /// fsync the file when done (fio's `create_fsync`, on by default).
+    pub fsync: bool,
 }
 
 /// What layout did.
@@ -127,7 +129,9 @@ pub fn layout_file_until(
         f.set_len(req.size).map_err(|e| with_path(e, path))?;
     }
     // fio's create_fsync=1: the laid-out data is on stable storage before the clock starts.
-    f.sync_all().map_err(|e| with_path(e, path))?;
+    if req.fsync {
+        f.sync_all().map_err(|e| with_path(e, path))?;
+    }
     Ok(LayoutOutcome {
         created: existing.is_none(),
         written,
@@ -227,6 +231,7 @@ mod tests {
             fallocate: Fallocate::Native,
             zero: false,
             seed: 1,
+            fsync: true,
         }
     }
 

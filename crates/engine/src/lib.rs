@@ -82,7 +82,7 @@ mod tokio;
 pub use buf::{fill_random, AlignedBuf};
 pub use meta::{fsop, StatType};
 pub use pattern::BufferContent;
-pub use sys::{device_size, errno_of, file_size, logical_block_size};
+pub use sys::{device_size, errno_of, file_size, logical_block_size, set_write_hint, write_hint};
 
 pub use fathom_job::Ddir;
 use std::io;
@@ -437,7 +437,7 @@ pub fn create_with(name: &str, opts: &EngineOptions) -> Result<Box<dyn IoEngine>
         "libaio" | "aio" | "linuxaio" => Ok(Box::new(libaio::Libaio::new(opts))),
         "posixaio" => Ok(Box::new(posixaio::PosixAio::default())),
         "io_uring" => Ok(Box::new(io_uring::IoUringEngine::new(*opts))),
-        "mmap" => Ok(Box::new(mmap::Mmap::default())),
+        "mmap" => Ok(Box::new(mmap::Mmap::new(opts))),
         "tokio" => Ok(Box::new(tokio::TokioEngine::default())),
         "sync" | "psync" | "vsync" | "pvsync" | "pvsync2" => Ok(Box::new(
             fd::FdEngine::named(name, opts).expect("an fd engine name"),

@@ -26,6 +26,8 @@ struct MapFile {
     size: u64,
     write: bool,
     advice: crate::Advice,
+    /// `thp`: ask for transparent huge pages on each mapping.
+    thp: bool,
     map: Option<Map>,
 }
 
@@ -79,6 +81,11 @@ impl MapFile {
                 // SAFETY: advice on the mapping just made, of this length; advisory only.
                 unsafe { libc::madvise(p, (end - start) as usize, how) };
             }
+            if self.thp {
+                // SAFETY: as above. Advisory: a file system without huge pages for its
+                // page cache keeps small ones.
+                unsafe { libc::madvise(p, (end - start) as usize, libc::MADV_HUGEPAGE) };
+            }
             self.map = Some(Map {
                 start,
                 len: end - start,
@@ -99,6 +106,18 @@ fn page_size() -> u64 {
 #[derive(Default)]
 pub struct Mmap {
     files: Vec<MapFile>,
+    /// `thp`: MADV_HUGEPAGE on the mappings.
+    thp: bool,
+}
+
+impl Mmap {
+    /// The engine with the job's options (`thp`).
+    pub fn new(o: &crate::EngineOptions) -> Mmap {
+        Mmap {
+            files: Vec::new(),
+            thp: o.job.thp,
+        }
+    }
 }
 
 // SAFETY: the mappings are owned by the engine and used by one thread at a time.
@@ -122,6 +141,7 @@ impl IoEngine for Mmap {
             size,
             write: opts.write,
             advice: opts.advice,
+            thp: self.thp,
             map: None,
         });
         Ok(self.files.len() - 1)

@@ -537,6 +537,7 @@ fn lay_out(
                 fallocate: need.fallocate,
                 zero: need.zero,
                 seed: 0x1a70 ^ need.size,
+                fsync: need.fsync,
             },
             cancel,
         )

@@ -18,12 +18,14 @@ pub enum JobError {
         hint: String,
     },
     /// An option fio has that fathom does not implement yet.
-    #[error("{loc}: option '{name}' is not supported yet")]
+    #[error("{loc}: option '{name}' is not supported yet: {why}")]
     NotSupported {
         /// Where.
         loc: Location,
         /// The name as written.
         name: String,
+        /// Why, and what to use instead.
+        why: String,
     },
     /// An fio option fathom deliberately does not take, with the reason and what to use.
     #[error("{loc}: option '{name}' is not available: {why}")]

@@ -368,7 +368,10 @@ pub fn cmdhelp(option: Option<&str>) -> Result<String, JobError> {
                 }
             }
             None if options::is_unsupported(name) => {
-                let _ = writeln!(s, "{name}: a fio option fathom does not support yet");
+                let why = options::unsupported_why(name)
+                    .or_else(|| options::refusal(name))
+                    .unwrap_or("an option of a fio engine fathom does not have");
+                let _ = writeln!(s, "{name}: a fio option fathom does not take: {why}");
             }
             None => {
                 return Err(JobError::UnknownOption {

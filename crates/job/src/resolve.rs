@@ -54,10 +54,11 @@ fn apply_one(job: &mut JobSpec, o: &RawOpt, ctx: &Ctx) -> Result<(), JobError> {
                 ),
             });
         }
-        if options::is_unsupported(&o.name) {
+        if let Some(why) = options::unsupported_why(&o.name) {
             return Err(JobError::NotSupported {
                 loc: o.loc.clone(),
                 name: o.name.clone(),
+                why: why.to_string(),
             });
         }
         let hint = options::suggest(&o.name)

@@ -101,6 +101,11 @@ pub struct JobSpec {
     pub overwrite: bool,
     /// `fallocate`.
     pub fallocate: Fallocate,
+    /// `create_fsync` (default true): fsync a file laid out before the run.
+    pub create_fsync: bool,
+    /// `write_hint`: the write lifetime hint set on each file (F_SET_RW_HINT); None: leave
+    /// it as it is.
+    pub write_hint: Option<u64>,
     /// `invalidate` (default true): drop the page cache for the file before I/O.
     pub invalidate: bool,
     /// `zero_buffers`.
@@ -154,6 +159,9 @@ pub struct JobSpec {
     pub dedupe_percentage: u32,
     /// `norandommap`.
     pub norandommap: bool,
+    /// `softrandommap`: a random map too large for this machine means no map, not an
+    /// error.
+    pub softrandommap: bool,
     /// `random_distribution` (of reads, and of every direction unless the next is set).
     pub random_distribution: RandomDist,
     /// Per-direction zones (`zoned:…,…,…`): read, write, trim; None is uniform.
@@ -459,6 +467,10 @@ pub struct EngineOpts {
     pub cpumode_qsort: bool,
     /// cpuio: `exit_on_io_done`: end when every I/O job of the run has ended.
     pub exit_on_io_done: bool,
+    /// pvsync2: the percentage of I/Os that carry RWF_HIPRI when `hipri` is set.
+    pub hipri_percentage: u32,
+    /// mmap: ask for transparent huge pages on the mappings (MADV_HUGEPAGE).
+    pub thp: bool,
 }
 
 /// How written data is checked (`verify=`).
@@ -565,6 +577,8 @@ pub struct VerifySpec {
     pub dump: bool,
     /// `verify_async`: threads that check read-back chunks.
     pub async_threads: u32,
+    /// `verify_async_cpus`: the CPUs the verify_async threads run on (None: any).
+    pub async_cpus: Option<Vec<usize>>,
     /// `verify_state_save`: save the chunks' generations when the write phase is cut short.
     pub state_save: bool,
     /// `verify_state_load`: load them before checking (verify_only then knows them).
@@ -591,6 +605,7 @@ impl Default for VerifySpec {
             journal: None,
             dump: false,
             async_threads: 0,
+            async_cpus: None,
             state_save: true,
             state_load: false,
             trim_zero: true,
@@ -799,6 +814,8 @@ impl Default for EngineOpts {
             cpuchunks: 50_000,
             cpumode_qsort: false,
             exit_on_io_done: false,
+            hipri_percentage: 100,
+            thp: false,
         }
     }
 }
@@ -858,6 +875,8 @@ impl Default for JobSpec {
             create_on_open: false,
             overwrite: false,
             fallocate: Fallocate::Native,
+            create_fsync: true,
+            write_hint: None,
             invalidate: true,
             zero_buffers: false,
             refill_buffers: false,
@@ -883,6 +902,7 @@ impl Default for JobSpec {
             buffer_compress_chunk: 512,
             dedupe_percentage: 0,
             norandommap: false,
+            softrandommap: false,
             random_distribution: RandomDist::Random,
             random_distribution_dirs: None,
             percentage_random: PerDir::all(100),

@@ -107,6 +107,17 @@ pub(crate) fn prepare(
             );
         }
     }
+    // write_hint: the lifetime hint on each file's inode, before any write.
+    if let Some(hint) = spec.write_hint {
+        for f in &clone.files {
+            fathom_engine::set_write_hint(&f.path, hint).map_err(|e| {
+                (
+                    fathom_engine::errno_of(&e).unwrap_or(libc::EINVAL),
+                    format!("write_hint on {}: {e}", f.path.display()),
+                )
+            })?;
+        }
+    }
     // verify: the clone's verifier; verify_journal: intents and acknowledgements of its
     // writes.
     let verifier = crate::verify::readback::verifier_for(clone, spec, stats)?;

@@ -263,7 +263,7 @@ pub(crate) fn plan_clone(
         _ => total,
     };
     let zones = strided_zones(spec, &files, file_end)?;
-    let params = Params {
+    let mut params = Params {
         zones,
         rw: spec.rw,
         bs: spec.bs.0,
@@ -321,7 +321,10 @@ pub(crate) fn plan_clone(
         let blocks: u64 = files.iter().map(|f| f.region.len / min_bs.max(1)).sum();
         let bytes = blocks / 8;
         let have = physical_memory();
-        if bytes > have / 2 && !limits.parse_only {
+        if bytes > have / 2 && spec.softrandommap {
+            // softrandommap: go on without a map, as fio does when its allocation fails.
+            params.randommap = false;
+        } else if bytes > have / 2 && !limits.parse_only {
             return Err(plan_err(
                 spec,
                 format!(

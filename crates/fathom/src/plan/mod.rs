@@ -168,6 +168,7 @@ pub fn plan_with(set: &JobSet, limits: Limits) -> Result<Plan, RunError> {
                     n.size = n.size.max(size);
                     n.fill |= fill;
                     n.unlink |= s.unlink;
+                    n.fsync |= s.create_fsync;
                 } else {
                     need_at.insert((f.path.clone(), j.phase), out.files.len());
                     out.files.push(FileNeed {
@@ -177,6 +178,7 @@ pub fn plan_with(set: &JobSet, limits: Limits) -> Result<Plan, RunError> {
                         zero: s.zero_buffers,
                         fallocate: s.fallocate,
                         unlink: s.unlink,
+                        fsync: s.create_fsync,
                         phase: j.phase,
                     });
                 }

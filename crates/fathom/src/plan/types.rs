@@ -173,6 +173,8 @@ pub struct FileNeed {
     pub fallocate: fathom_job::Fallocate,
     /// Remove at the end of the phase (`unlink=1`).
     pub unlink: bool,
+    /// fsync it once laid out (`create_fsync`, any job of the phase asking).
+    pub fsync: bool,
     /// Phase.
     pub phase: u32,
 }

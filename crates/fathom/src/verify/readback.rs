@@ -251,21 +251,46 @@ pub(crate) fn verify_chunks(
         Result<(), Box<crate::verify::Failure>>,
         Option<Vec<u8>>,
     );
+    // verify_async_cpus: where the checking threads run (every CPU named must be online).
+    let pin = match &spec.verify.async_cpus {
+        Some(cpus) => {
+            let online = std::thread::available_parallelism().map_or(1, |n| n.get());
+            let mut set = nix::sched::CpuSet::new();
+            for &c in cpus {
+                if c >= online || set.set(c).is_err() {
+                    return Err((
+                        libc::EINVAL,
+                        format!(
+                            "verify_async_cpus {cpus:?}: CPU {c} is not online (the machine has {online})"
+                        ),
+                    ));
+                }
+            }
+            Some(set)
+        }
+        None => None,
+    };
     let (tx, rx) = std::sync::mpsc::sync_channel::<CheckItem>(threads * 4);
     let rx = std::sync::Mutex::new(rx);
     let (rtx, rrx) = std::sync::mpsc::channel::<Checked>();
     std::thread::scope(|s| {
         for _ in 0..threads {
-            let (rx, rtx) = (&rx, rtx.clone());
-            s.spawn(move || loop {
-                let item = rx.lock().unwrap_or_else(|e| e.into_inner()).recv();
-                let Ok((file, off, expected, data)) = item else {
-                    break;
-                };
-                let r = v.check(&data, off, expected);
-                let keep = r.is_err().then_some(data.clone());
-                if rtx.send((file, data.len(), r, keep)).is_err() {
-                    break;
+            let (rx, rtx, pin) = (&rx, rtx.clone(), pin);
+            s.spawn(move || {
+                if let Some(set) = pin {
+                    // The CPUs were checked above; a failure leaves the thread where it is.
+                    let _ = nix::sched::sched_setaffinity(nix::unistd::Pid::from_raw(0), &set);
+                }
+                loop {
+                    let item = rx.lock().unwrap_or_else(|e| e.into_inner()).recv();
+                    let Ok((file, off, expected, data)) = item else {
+                        break;
+                    };
+                    let r = v.check(&data, off, expected);
+                    let keep = r.is_err().then_some(data.clone());
+                    if rtx.send((file, data.len(), r, keep)).is_err() {
+                        break;
+                    }
                 }
             });
         }

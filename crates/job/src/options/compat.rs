@@ -305,6 +305,46 @@ pub(super) static OPTS: &[OptDef] = &[
         "1",
         "Accepted for fio job files: fathom always keeps every statistic (a clock read and a histogram add per I/O); stats=0 changes nothing"
     ),
+    OptDef {
+        name: "gtod_cpu",
+        aliases: &[],
+        category: C,
+        ty: "int",
+        default: "",
+        doc: "Accepted for fio job files: fio gives a CPU to a thread that reads the clock for every job; fathom's clock reads are cheap enough for each I/O to take its own, so no such thread is started",
+        flag: false,
+        apply: |_, v, _| super::int(v).map(|_| ()),
+    },
+    OptDef {
+        name: "log_entries",
+        aliases: &[],
+        category: C,
+        ty: "int",
+        default: "1024",
+        doc: "Accepted for fio job files: fio's initial room in each log (it grows past it); fathom's logs grow as needed",
+        flag: false,
+        apply: |_, v, _| super::int(v).map(|_| ()),
+    },
+    OptDef {
+        name: "log_compression_cpus",
+        aliases: &[],
+        category: C,
+        ty: "cpu list",
+        default: "",
+        doc: "Accepted for fio job files: the CPUs of fio's log compression threads; fathom does not compress logs in memory (see log_compression), so it starts none",
+        flag: false,
+        apply: |_, v, _| super::time::cpu_list(v).map(|_| ()),
+    },
+    OptDef {
+        name: "hugepage-size",
+        aliases: &[],
+        category: C,
+        ty: "size",
+        default: "2m",
+        doc: "Accepted for fio job files: the huge page size of mem=shmhuge and mem=mmaphuge, which fathom refuses (see mem); alone it changes nothing, in fio too",
+        flag: false,
+        apply: |_, v, c| super::size(v, c).map(|_| ()),
+    },
     moot_bool!(
         "gtod_reduce",
         "0",
@@ -325,11 +365,14 @@ pub(super) static OPTS: &[OptDef] = &[
         "0",
         "Accepted for fio job files: fathom still measures submission latency (see gtod_reduce)"
     ),
-    moot_bool!(
-        "disable_bw_measurement",
-        "0",
-        "Accepted for fio job files: fathom still samples bandwidth (see gtod_reduce)"
-    ),
+    OptDef {
+        aliases: &["disable_bw"],
+        ..moot_bool!(
+            "disable_bw_measurement",
+            "0",
+            "Accepted for fio job files: fathom still samples bandwidth (see gtod_reduce)"
+        )
+    },
     moot_bool!(
         "verifysort",
         "1",

@@ -1,7 +1,7 @@
 //! The option reference (`docs/options.md`), generated from the option table so it can
 //! never drift from what the parser accepts (a test compares the file with this output).
 
-use super::{table, unsupported_names, OptDef};
+use super::{table, OptDef};
 
 /// Options fathom has that fio does not (marked "fathom extension" in the reference).
 pub const EXTENSIONS: &[&str] = &[
@@ -103,24 +103,17 @@ pub fn markdown() -> String {
             opts.join(", ")
         ));
     }
-    let mut not_yet: Vec<&str> = unsupported_names()
-        .filter(|n| super::refusal(n).is_none() && super::engine_only(n).is_none())
-        .collect();
+    let mut not_yet: Vec<(&str, &str)> = super::unsupported::NAMES.to_vec();
     not_yet.sort_unstable();
-    not_yet.dedup();
     s.push_str(
         "\n## fio options not supported yet\n\n\
          fathom knows these fio options and refuses a job that uses them with \
-         `FILE:LINE: option 'NAME' is not supported yet`, rather than ignoring them:\n\n",
+         `FILE:LINE: option 'NAME' is not supported yet: WHY`, rather than ignoring them:\n\n\
+         | option | why, and what to use |\n|---|---|\n",
     );
-    s.push_str(
-        &not_yet
-            .iter()
-            .map(|n| format!("`{n}`"))
-            .collect::<Vec<_>>()
-            .join(", "),
-    );
-    s.push('\n');
+    for (n, why) in not_yet {
+        s.push_str(&format!("| `{n}` | {} |\n", cell(why)));
+    }
     s
 }
 

@@ -252,6 +252,39 @@ pub(super) static OPTS: &[OptDef] = &[
         },
     },
     OptDef {
+        name: "create_fsync",
+        aliases: &[],
+        category: C,
+        ty: "bool",
+        default: "1",
+        doc: "fsync each file laid out before the run, so its data is on stable storage before the clock starts; 0 leaves it to the page cache",
+        flag: true,
+        apply: |j, v, _| {
+            j.create_fsync = parse_bool(v)?;
+            Ok(())
+        },
+    },
+    OptDef {
+        name: "write_hint",
+        aliases: &[],
+        category: C,
+        ty: "none|short|medium|long|extreme",
+        default: "",
+        doc: "Set the write lifetime hint of each file (fcntl F_SET_RW_HINT) before the run, for devices and file systems that place data by expected lifetime",
+        flag: false,
+        apply: |j, v, _| {
+            j.write_hint = Some(match v {
+                "none" => 1,
+                "short" => 2,
+                "medium" => 3,
+                "long" => 4,
+                "extreme" => 5,
+                _ => return Err("use none, short, medium, long or extreme".into()),
+            });
+            Ok(())
+        },
+    },
+    OptDef {
         name: "allow_mounted_write",
         aliases: &[],
         category: C,

@@ -82,7 +82,7 @@ pub fn engine_only(name: &str) -> Option<&'static [&'static str]> {
 /// True if fio has an option of this name that fathom does not implement yet (engine-only
 /// options included).
 pub fn is_unsupported(name: &str) -> bool {
-    unsupported::NAMES.contains(&name) || engine_only(name).is_some()
+    unsupported_why(name).is_some() || refusal(name).is_some() || engine_only(name).is_some()
 }
 
 /// A data pattern as fio writes it (`0xHEX`, `"text"`, a number).
@@ -144,6 +144,14 @@ pub static REFUSED: &[(&str, &str)] = &[
     ),
 ];
 
+/// Why a fio option fathom knows is not supported yet, and what to use.
+pub fn unsupported_why(name: &str) -> Option<&'static str> {
+    unsupported::NAMES
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, why)| *why)
+}
+
 /// fio options fathom refuses on purpose: the reason and what to use instead.
 pub fn refusal(name: &str) -> Option<&'static str> {
     REFUSED
@@ -158,7 +166,11 @@ pub fn unsupported_names() -> impl Iterator<Item = &'static str> {
     let engine_only = unsupported::ENGINE_ONLY
         .iter()
         .flat_map(|(n, _)| n.iter().copied());
-    unsupported::NAMES.iter().copied().chain(engine_only)
+    unsupported::NAMES
+        .iter()
+        .map(|(n, _)| *n)
+        .chain(REFUSED.iter().map(|(n, _)| *n))
+        .chain(engine_only)
 }
 
 /// The closest known option name, for "did you mean".
@@ -213,6 +225,11 @@ pub fn example(def: &OptDef) -> Option<String> {
         "random_generator" => "lfsr",
         "cpus_allowed" => "0-1",
         "numa_cpu_nodes" => "0-1",
+        "log_compression_cpus" | "verify_async_cpus" => "0-1",
+        "gtod_cpu" => "0",
+        "log_entries" => "4096",
+        "hipri_percentage" => "50",
+        "write_hint" => "long",
         "numa_mem_policy" => "bind:0",
         "iomem" => "malloc",
         "fadvise_hint" => "random",

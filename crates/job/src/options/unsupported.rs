@@ -1,114 +1,286 @@
 //! fio options fathom recognises but does not implement yet. Each is rejected with
-//! "option 'X' is not supported yet" ([`NAMES`]), or, when it belongs only to a fio
-//! engine fathom does not have, by naming that engine ([`ENGINE_ONLY`]); never silently
-//! ignored. A name stands in one list only.
+//! "option 'X' is not supported yet: WHY" ([`NAMES`], with the reason and what to use), or,
+//! when it belongs only to a fio engine fathom does not have, by naming that engine
+//! ([`ENGINE_ONLY`]); never silently ignored. A name stands in one list only (the ones
+//! refused on purpose are in `REFUSED`).
 
-pub(super) static NAMES: &[&str] = &[
-    // Units, description, profiles
-    "profile",
-    // Time
-    "ramp_size",
-    "job_start_clock_id",
-    // Files and devices
-    "nrfiles_max",
-    "ioscheduler",
-    "create_fsync",
-    "file_append",
-    "filetype",
-    "opendir",
-    "unlink_each_loop",
-    "zonecapacity",
-    "max_open_zones",
-    "job_max_open_zones",
-    "ignore_zone_limits",
-    "zone_reset_threshold",
-    "zone_reset_frequency",
-    "read_beyond_wp",
-    "recover_zbd_write_error",
-    "write_zone_remainder",
-    "write_hint",
-    "dsync",
-    "end_syncfs",
-    "write_barrier",
-    // I/O type
-    "percentage_sequential",
-    "softrandommap",
-    "random_sequence_stride",
-    "sprandom",
-    "spr_num_regions",
-    "spr_op",
-    "spr_cs",
-    "trim_percentage",
-    "trim_backlog",
-    "trim_backlog_batch",
-    "rwmixcycle",
-    // Block sizes
-    // Buffers and memory
-    "dedupe_mode",
-    "dedupe_working_set_percentage",
-    "dedupe_global",
-    "hugepage-size",
-    "invalidate_on_close",
-    // Depth and batching
-    // Rate, latency, think time
-    "rate_ignore_thinktime",
-    "thinkcycles",
-    "flow_watermark",
-    // Threads, processes, groups
-    "priohint",
-    "cmdprio_percentage",
-    "cmdprio_class",
-    "cmdprio",
-    "cmdprio_hint",
-    "cmdprio_bssplit",
-    "cgroup",
-    "cgroup_weight",
-    "cgroup_nodelete",
-    "uid",
-    "gid",
-    "comm",
-    "gtod_cpu",
-    // Verification
-    "verify_pattern_interval",
-    "verify_async_cpus",
-    "verify_policy",
-    "verify_write_sequence",
-    "verify_header_seed",
-    "verifysort_nr",
-    // Steady state
-    // Measurements and logs
-    "disable_bw",
-    "log_compression_cpus",
-    "log_entries",
-    "block_error_percentiles",
-    // Errors
-    // Engine options
-    "hipri_percentage",
-    "uncached",
-    "atomic",
-    "libaio_vectored",
-    "cdb_len",
-    "write_mode",
-    "verify_mode",
-    "fdp",
-    "dataplacement",
-    "data_placement",
-    "fdp_pli",
-    "fdp_pli_select",
-    "plids",
-    "plid_select",
-    "pi_chk_reftag",
-    "hugepage_size",
-    "namespace",
-    "pool_name",
-    // Options of engines fathom does not have (rbd, gfapi, hdfs, http, nfs, rdma, ...)
-    "dp_scheme",
-    "deac",
-    "no_completion_thread",
-    "read_mode",
-    "rocm_io",
-    "thp",
-    "verify_bytchk",
+pub(super) static NAMES: &[(&str, &str)] = &[
+    (
+        "profile",
+        "fio's built-in profiles (act, tiobench) generate jobs of their own; write out the jobs the profile would make as a job file",
+    ),
+    (
+        "ramp_size",
+        "a later fio's ramp by amount of I/O (not in fio 3.33, the fio fathom follows); use ramp_time",
+    ),
+    (
+        "job_start_clock_id",
+        "a later fio's choice of clock for job_start (not in fio 3.33); fathom's job_start is the wall clock, in ms",
+    ),
+    (
+        "nrfiles_max",
+        "not an option of fio 3.33, the fio fathom follows (a later fio's); refused rather than guessed at",
+    ),
+    (
+        "file_append",
+        "not built yet: I/O past each file's end; set offset= to the file's size instead",
+    ),
+    (
+        "filetype",
+        "not an option of fio 3.33, the fio fathom follows (a later fio's); refused rather than guessed at",
+    ),
+    (
+        "opendir",
+        "not built yet: name the files with filename=a:b:c, or let directory= and nrfiles= make them",
+    ),
+    (
+        "unlink_each_loop",
+        "not built yet: unlink=1 removes the job's files once, when it ends",
+    ),
+    (
+        "zonecapacity",
+        "steers zonemode=zbd (zoned block devices), which is not built; zonemode=strided gives zoned access to any file or device",
+    ),
+    (
+        "max_open_zones",
+        "steers zonemode=zbd (zoned block devices), which is not built; zonemode=strided gives zoned access to any file or device",
+    ),
+    (
+        "job_max_open_zones",
+        "steers zonemode=zbd (zoned block devices), which is not built; zonemode=strided gives zoned access to any file or device",
+    ),
+    (
+        "ignore_zone_limits",
+        "steers zonemode=zbd (zoned block devices), which is not built; zonemode=strided gives zoned access to any file or device",
+    ),
+    (
+        "zone_reset_threshold",
+        "steers zonemode=zbd (zoned block devices), which is not built; zonemode=strided gives zoned access to any file or device",
+    ),
+    (
+        "zone_reset_frequency",
+        "steers zonemode=zbd (zoned block devices), which is not built; zonemode=strided gives zoned access to any file or device",
+    ),
+    (
+        "read_beyond_wp",
+        "steers zonemode=zbd (zoned block devices), which is not built; zonemode=strided gives zoned access to any file or device",
+    ),
+    (
+        "recover_zbd_write_error",
+        "steers zonemode=zbd (zoned block devices), which is not built; zonemode=strided gives zoned access to any file or device",
+    ),
+    (
+        "write_zone_remainder",
+        "steers zonemode=zbd (zoned block devices), which is not built; zonemode=strided gives zoned access to any file or device",
+    ),
+    (
+        "dsync",
+        "not an option of fio 3.33 (the fio fathom follows); sync=dsync opens the files O_DSYNC",
+    ),
+    (
+        "end_syncfs",
+        "a later fio's (not in fio 3.33); end_fsync=1 syncs each file when the job ends",
+    ),
+    (
+        "percentage_sequential",
+        "a later fio's (not in fio 3.33); percentage_random=100-N says the same",
+    ),
+    (
+        "random_sequence_stride",
+        "not an option of fio 3.33, the fio fathom follows (a later fio's); refused rather than guessed at",
+    ),
+    (
+        "sprandom",
+        "a later fio's SSD preconditioning pattern (not in fio 3.33, the fio fathom follows)",
+    ),
+    (
+        "spr_num_regions",
+        "see sprandom (a later fio's)",
+    ),
+    (
+        "spr_op",
+        "see sprandom (a later fio's)",
+    ),
+    (
+        "spr_cs",
+        "see sprandom (a later fio's)",
+    ),
+    (
+        "rwmixcycle",
+        "gone from fio before 3.33; rwmixread and rwmixwrite set the mix",
+    ),
+    (
+        "invalidate_on_close",
+        "not an option of fio 3.33, the fio fathom follows (a later fio's); refused rather than guessed at",
+    ),
+    (
+        "thinkcycles",
+        "a later fio's busy loop per I/O (not in fio 3.33); thinktime with thinktime_spin spins",
+    ),
+    (
+        "flow_watermark",
+        "gone from fio before 3.33; flow= and flow_sleep= pace flows",
+    ),
+    (
+        "priohint",
+        "a later fio's I/O priority hints (not in fio 3.33); prio and prioclass set priorities",
+    ),
+    (
+        "cmdprio_percentage",
+        "not built yet: per-I/O priorities of fio's libaio and io_uring engines; prio= and prioclass= set the priority of every I/O of the job",
+    ),
+    (
+        "cmdprio_class",
+        "see cmdprio_percentage: per-I/O priorities are not built yet",
+    ),
+    (
+        "cmdprio",
+        "see cmdprio_percentage: per-I/O priorities are not built yet",
+    ),
+    (
+        "cmdprio_hint",
+        "a later fio's (not in fio 3.33); see cmdprio_percentage",
+    ),
+    (
+        "cmdprio_bssplit",
+        "see cmdprio_percentage: per-I/O priorities are not built yet",
+    ),
+    (
+        "comm",
+        "a later fio's name for the job's process (not in fio 3.33)",
+    ),
+    (
+        "verify_pattern_interval",
+        "not an option of fio 3.33, the fio fathom follows (a later fio's); refused rather than guessed at",
+    ),
+    (
+        "verify_policy",
+        "not an option of fio 3.33, the fio fathom follows (a later fio's); refused rather than guessed at",
+    ),
+    (
+        "verify_write_sequence",
+        "not an option of fio 3.33, the fio fathom follows (a later fio's); refused rather than guessed at",
+    ),
+    (
+        "verify_header_seed",
+        "not an option of fio 3.33, the fio fathom follows (a later fio's); refused rather than guessed at",
+    ),
+    (
+        "verifysort_nr",
+        "gone from fio before 3.33 (verifysort is accepted, as fio keeps it for old files)",
+    ),
+    (
+        "uncached",
+        "fio 3.33's RWF_UNCACHED is a flag of a kernel patch Linux never merged (6.14's RWF_DONTCACHE has another value); not built",
+    ),
+    (
+        "atomic",
+        "O_ATOMIC, a flag of Fusion-io's kernels that Linux never had",
+    ),
+    (
+        "libaio_vectored",
+        "not an option of fio 3.33, the fio fathom follows (a later fio's); refused rather than guessed at",
+    ),
+    (
+        "cdb_len",
+        "not an option of fio 3.33, the fio fathom follows (a later fio's); refused rather than guessed at",
+    ),
+    (
+        "write_mode",
+        "not an option of fio 3.33, the fio fathom follows (a later fio's); refused rather than guessed at",
+    ),
+    (
+        "verify_mode",
+        "not an option of fio 3.33, the fio fathom follows (a later fio's); refused rather than guessed at",
+    ),
+    (
+        "fdp",
+        "NVMe flexible data placement, a later fio's (not in fio 3.33, the fio fathom follows)",
+    ),
+    (
+        "dataplacement",
+        "NVMe flexible data placement, a later fio's (not in fio 3.33, the fio fathom follows)",
+    ),
+    (
+        "data_placement",
+        "NVMe flexible data placement, a later fio's (not in fio 3.33, the fio fathom follows)",
+    ),
+    (
+        "fdp_pli",
+        "NVMe flexible data placement, a later fio's (not in fio 3.33, the fio fathom follows)",
+    ),
+    (
+        "fdp_pli_select",
+        "NVMe flexible data placement, a later fio's (not in fio 3.33, the fio fathom follows)",
+    ),
+    (
+        "plids",
+        "NVMe flexible data placement, a later fio's (not in fio 3.33, the fio fathom follows)",
+    ),
+    (
+        "plid_select",
+        "NVMe flexible data placement, a later fio's (not in fio 3.33, the fio fathom follows)",
+    ),
+    (
+        "dp_scheme",
+        "NVMe flexible data placement, a later fio's (not in fio 3.33, the fio fathom follows)",
+    ),
+    (
+        "pi_chk_reftag",
+        "an NVMe passthrough option of a later fio (not in fio 3.33, the fio fathom follows)",
+    ),
+    (
+        "namespace",
+        "an NVMe passthrough option of a later fio (not in fio 3.33, the fio fathom follows)",
+    ),
+    (
+        "deac",
+        "an NVMe passthrough option of a later fio (not in fio 3.33, the fio fathom follows)",
+    ),
+    (
+        "hugepage_size",
+        "a later fio's spelling (not in fio 3.33); hugepage-size is accepted",
+    ),
+    (
+        "pool_name",
+        "not an option of fio 3.33, the fio fathom follows (a later fio's); refused rather than guessed at",
+    ),
+    (
+        "no_completion_thread",
+        "not an option of fio 3.33, the fio fathom follows (a later fio's); refused rather than guessed at",
+    ),
+    (
+        "read_mode",
+        "not an option of fio 3.33, the fio fathom follows (a later fio's); refused rather than guessed at",
+    ),
+    (
+        "rocm_io",
+        "not an option of fio 3.33, the fio fathom follows (a later fio's); refused rather than guessed at",
+    ),
+    (
+        "verify_bytchk",
+        "not an option of fio 3.33, the fio fathom follows (a later fio's); refused rather than guessed at",
+    ),
+    (
+        "block_error_percentiles",
+        "percentiles of the blocks trim verification (trim_percentage) found bad; fathom checks trims with trim_verify_zero instead",
+    ),
+    (
+        "dedupe_mode",
+        "not built yet: dedupe_percentage repeats buffers written before (fio's dedupe_mode=repeat); a working set of dedupe buffers is not built",
+    ),
+    (
+        "dedupe_working_set_percentage",
+        "see dedupe_mode: a dedupe working set is not built yet",
+    ),
+    (
+        "dedupe_global",
+        "see dedupe_mode: a dedupe working set shared by jobs is not built yet",
+    ),
+    (
+        "rate_ignore_thinktime",
+        "not built yet: fathom's rate schedule catches up after a think time, as fio's does by default",
+    ),
 ];
 
 /// Options that belong only to fio engines fathom does not have, with those engines: a job

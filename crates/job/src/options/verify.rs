@@ -196,6 +196,19 @@ pub(super) static OPTS: &[OptDef] = &[
         },
     },
     OptDef {
+        name: "verify_async_cpus",
+        aliases: &[],
+        category: C,
+        ty: "cpu list",
+        default: "",
+        doc: "The CPUs the verify_async threads run on (as cpus_allowed)",
+        flag: false,
+        apply: |j, v, _| {
+            j.verify.async_cpus = Some(super::time::cpu_list(v)?);
+            Ok(())
+        },
+    },
+    OptDef {
         name: "verify_state_save",
         aliases: &[],
         category: C,

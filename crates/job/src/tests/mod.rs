@@ -32,10 +32,11 @@ fn typos_get_a_suggestion() {
 
 #[test]
 fn fio_options_not_implemented_are_refused() {
-    let e = err("[a]\nverify_async_cpus=1\n");
+    let e = err("[a]\nunlink_each_loop=1\n");
     assert_eq!(
         e,
-        "t.fio:2: option 'verify_async_cpus' is not supported yet"
+        "t.fio:2: option 'unlink_each_loop' is not supported yet: not built yet: unlink=1 \
+         removes the job's files once, when it ends"
     );
 }
 
