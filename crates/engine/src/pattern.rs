@@ -4,6 +4,35 @@
 
 use crate::buf::fill_random;
 
+/// fio's `dedupe_mode=working_set`: a deduplicated write repeats one of `n` buffers, each
+/// one of the first unique buffers some clone writes (the k-th unique write of a clone
+/// with seed S is seeded `S ^ k·φ`): its own clone's alone, or, with `dedupe_global`,
+/// every participating clone's, spread evenly (`seeds`, this clone's at `first`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DedupeSet {
+    /// Blocks in the working set.
+    pub n: u64,
+    /// The clones' seeds.
+    pub seeds: Vec<u64>,
+    /// This clone's place in `seeds`.
+    pub first: usize,
+}
+
+impl DedupeSet {
+    /// The unique seed of the block a deduplicated write repeats (`unique` picks it).
+    pub fn pick(&self, unique: u64) -> u64 {
+        let n = self.n.max(1);
+        let k = (unique.wrapping_mul(0xD6E8_FEB8_6659_FD93) >> 11) % n;
+        let per = (n / self.seeds.len().max(1) as u64).max(1);
+        let seed = self.seeds[(self.first + (k / per) as usize) % self.seeds.len().max(1)];
+        Self::unique(seed, k % per)
+    }
+    /// The seed of the `k`-th unique write of the clone seeded `seed`.
+    pub fn unique(seed: u64, k: u64) -> u64 {
+        seed ^ k.wrapping_mul(0x9E37_79B9_7F4A_7C15)
+    }
+}
+
 /// How write buffers are filled.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BufferContent {
@@ -47,15 +76,19 @@ impl BufferContent {
     }
 
     /// Fill `buf` for one write. `unique` seeds unique content (e.g. from the offset);
-    /// `draw` is a uniform number in [0, 100) that decides dedupe.
-    pub fn fill(&self, buf: &mut [u8], unique: u64, draw: u64) {
+    /// `draw` is a uniform number in [0, 100) that decides dedupe; `set` is the working
+    /// set a deduplicated write repeats (None: fio's `repeat` mode, one repeated buffer).
+    pub fn fill(&self, buf: &mut [u8], unique: u64, draw: u64, set: Option<&DedupeSet>) {
         if self.zero {
             buf.fill(0);
             return;
         }
-        // A deduped write repeats the content of seed 0 exactly.
         let mut state = if (draw as u32) < self.dedupe_percentage {
-            0x0ded_0ded
+            match set {
+                Some(s) if !s.seeds.is_empty() => s.pick(unique),
+                // A deduped write repeats the content of one seed exactly.
+                _ => 0x0ded_0ded,
+            }
         } else {
             unique
         };
@@ -114,11 +147,11 @@ mod tests {
             ..Default::default()
         };
         let mut buf = vec![0u8; 1 << 20];
-        c.fill(&mut buf, 7, 99);
+        c.fill(&mut buf, 7, 99, None);
         let ratio = deflated_len(&buf) as f64 / buf.len() as f64;
         assert!((0.45..0.56).contains(&ratio), "compressed to {ratio}");
         // Random data does not compress.
-        BufferContent::default().fill(&mut buf, 7, 99);
+        BufferContent::default().fill(&mut buf, 7, 99, None);
         assert!(deflated_len(&buf) as f64 / buf.len() as f64 > 0.99);
     }
 
@@ -129,14 +162,14 @@ mod tests {
             ..Default::default()
         };
         let (mut a, mut b) = (vec![0u8; 4096], vec![0u8; 4096]);
-        c.fill(&mut a, 1, 0);
-        c.fill(&mut b, 2, 0);
+        c.fill(&mut a, 1, 0, None);
+        c.fill(&mut b, 2, 0, None);
         assert_eq!(a, b, "deduped writes are identical");
         c.scramble(&mut b, 3);
         assert_ne!(a, b);
         let u = BufferContent::default();
-        u.fill(&mut a, 1, 0);
-        u.fill(&mut b, 2, 0);
+        u.fill(&mut a, 1, 0, None);
+        u.fill(&mut b, 2, 0, None);
         assert_ne!(a, b, "unique writes differ");
     }
 
@@ -147,13 +180,13 @@ mod tests {
             ..Default::default()
         };
         let mut buf = vec![0u8; 6];
-        c.fill(&mut buf, 1, 50);
+        c.fill(&mut buf, 1, 50, None);
         assert_eq!(buf, [0xde, 0xad, 0xde, 0xad, 0xde, 0xad]);
         let z = BufferContent {
             zero: true,
             ..Default::default()
         };
-        z.fill(&mut buf, 1, 50);
+        z.fill(&mut buf, 1, 50, None);
         assert_eq!(buf, [0; 6]);
     }
 }

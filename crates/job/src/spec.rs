@@ -157,6 +157,12 @@ pub struct JobSpec {
     pub buffer_compress_chunk: u64,
     /// `dedupe_percentage`.
     pub dedupe_percentage: u32,
+    /// `dedupe_mode=working_set` (false: `repeat`).
+    pub dedupe_working_set: bool,
+    /// `dedupe_working_set_percentage` (default 5): the working set, in percent of `size`.
+    pub dedupe_working_set_percentage: u32,
+    /// `dedupe_global`: the working set is shared by every job that sets it.
+    pub dedupe_global: bool,
     /// `norandommap`.
     pub norandommap: bool,
     /// `softrandommap`: a random map too large for this machine means no map, not an
@@ -901,6 +907,9 @@ impl Default for JobSpec {
             buffer_compress_percentage: None,
             buffer_compress_chunk: 512,
             dedupe_percentage: 0,
+            dedupe_working_set: false,
+            dedupe_working_set_percentage: 5,
+            dedupe_global: false,
             norandommap: false,
             softrandommap: false,
             random_distribution: RandomDist::Random,

@@ -53,6 +53,33 @@ fn open_options(spec: &fathom_job::JobSpec) -> OpenOptions {
     }
 }
 
+/// `dedupe_mode=working_set`: the blocks a clone's deduplicated writes repeat (its own
+/// first blocks, or with `dedupe_global` those of every participating clone).
+pub(crate) fn dedupe_set(
+    job: &PlannedJob,
+    clone: &PlannedClone,
+) -> Option<fathom_engine::DedupeSet> {
+    let spec = &job.spec;
+    if !spec.dedupe_working_set || spec.dedupe_percentage == 0 {
+        return None;
+    }
+    let bs = clone.params.len_range(1).0.max(1);
+    // fio sizes the working set from the job's size in its smallest writes.
+    let size: u64 = clone.files.iter().map(|f| f.region.len).sum();
+    let n = (size * spec.dedupe_working_set_percentage as u64 / 100 / bs).max(1);
+    let (seeds, first) = if job.dedupe_peers.is_empty() {
+        (vec![clone.params.seed], 0)
+    } else {
+        let peers = job.dedupe_peers.to_vec();
+        let first = peers
+            .iter()
+            .position(|&s| s == clone.params.seed)
+            .unwrap_or(0);
+        (peers, first)
+    };
+    Some(fathom_engine::DedupeSet { n, seeds, first })
+}
+
 /// Set a clone up; the error is (errno, text) for the clone's result.
 pub(crate) fn prepare(
     job: &PlannedJob,
@@ -104,6 +131,7 @@ pub(crate) fn prepare(
                 s.buf.as_mut_slice(),
                 clone.params.seed ^ (i as u64 + 1) << 48,
                 100,
+                None,
             );
         }
     }

@@ -122,6 +122,8 @@ pub fn run_clone(
     let content = &job.buffers;
     let mut draw = fathom_workload::Rng::new(clone.params.seed ^ 0xb0f);
     let refill = content.refills();
+    let dedupe_set = crate::io::prepare::dedupe_set(job, clone);
+    let mut uniques = 0u64;
     let mut writes = 0u64;
     // verify: the completed writes waiting for a backlog check.
     let mut backlog = Backlog::default();
@@ -445,10 +447,26 @@ pub fn run_clone(
             if req.ddir == Ddir::Write {
                 let data = &mut slot.buf.as_mut_slice()[..req.len as usize];
                 if refill {
-                    // Refilled data is a function of the seed and the offset, so the same
-                    // job writes the same bytes on every engine and at every depth.
-                    let unique = clone.params.seed ^ req.offset.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-                    content.fill(data, unique, draw.below(100));
+                    // Refilled data is a function of the seed and the offset (with a dedupe
+                    // working set: of how many unique writes came before, as fio's), so the
+                    // same job writes the same bytes on every engine and at every depth.
+                    let d = draw.below(100);
+                    match &dedupe_set {
+                        Some(set) if d < content.dedupe_percentage as u64 => {
+                            // A duplicate: a buffer of the working set, picked at random.
+                            content.fill(data, set.pick(draw.below(1 << 62)), 100, None);
+                        }
+                        Some(_) => {
+                            let u = fathom_engine::DedupeSet::unique(clone.params.seed, uniques);
+                            uniques += 1;
+                            content.fill(data, u, 100, None);
+                        }
+                        None => {
+                            let u =
+                                clone.params.seed ^ req.offset.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+                            content.fill(data, u, d, None);
+                        }
+                    }
                 } else if content.scramble {
                     writes += 1;
                     content.scramble(data, clone.params.seed ^ writes);

@@ -358,6 +358,7 @@ pub(crate) fn plan_job(
             scramble: spec.scramble_buffers,
         },
         flow: None,
+        dedupe_peers: Arc::default(),
     })
 }
 

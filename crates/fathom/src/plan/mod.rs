@@ -147,6 +147,23 @@ pub fn plan_with(set: &JobSet, limits: Limits) -> Result<Plan, RunError> {
                 .collect();
         }
     }
+    // dedupe_global: one working set over every participating clone, in plan order.
+    let peers: Vec<u64> = out
+        .jobs
+        .iter()
+        .filter(|j| j.spec.dedupe_global && j.spec.dedupe_working_set)
+        .flat_map(|j| j.clones.iter().map(|c| c.params.seed))
+        .collect();
+    if !peers.is_empty() {
+        let peers = std::sync::Arc::new(peers);
+        for j in out
+            .jobs
+            .iter_mut()
+            .filter(|j| j.spec.dedupe_global && j.spec.dedupe_working_set)
+        {
+            j.dedupe_peers = peers.clone();
+        }
+    }
     // Files each phase needs, merged by path: the largest size wins; fill if any job reads.
     let mut need_at: std::collections::HashMap<(PathBuf, u32), usize> =
         std::collections::HashMap::new();

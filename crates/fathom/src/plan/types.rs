@@ -129,6 +129,9 @@ pub struct PlannedJob {
     pub thinktime: ThinkTime,
     /// What write buffers hold.
     pub buffers: fathom_engine::BufferContent,
+    /// `dedupe_global`: the seeds of every clone sharing the dedupe working set, in plan
+    /// order (empty: none shared).
+    pub dedupe_peers: Arc<Vec<u64>>,
     /// The flow group (`flow`/`flow_id`) this job's clones share with other jobs.
     pub flow: Option<Arc<Flow>>,
 }

@@ -230,6 +230,8 @@ pub fn example(def: &OptDef) -> Option<String> {
         "log_entries" => "4096",
         "hipri_percentage" => "50",
         "write_hint" => "long",
+        "dedupe_mode" => "working_set",
+        "dedupe_working_set_percentage" => "10",
         "numa_mem_policy" => "bind:0",
         "iomem" => "malloc",
         "fadvise_hint" => "random",

@@ -266,18 +266,6 @@ pub(super) static NAMES: &[(&str, &str)] = &[
         "percentiles of the blocks trim verification (trim_percentage) found bad; fathom checks trims with trim_verify_zero instead",
     ),
     (
-        "dedupe_mode",
-        "not built yet: dedupe_percentage repeats buffers written before (fio's dedupe_mode=repeat); a working set of dedupe buffers is not built",
-    ),
-    (
-        "dedupe_working_set_percentage",
-        "see dedupe_mode: a dedupe working set is not built yet",
-    ),
-    (
-        "dedupe_global",
-        "see dedupe_mode: a dedupe working set shared by jobs is not built yet",
-    ),
-    (
         "rate_ignore_thinktime",
         "not built yet: fathom's rate schedule catches up after a think time, as fio's does by default",
     ),
