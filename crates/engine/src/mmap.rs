@@ -77,14 +77,12 @@ impl MapFile {
                 crate::Advice::Sequential => Some(libc::MADV_SEQUENTIAL),
                 crate::Advice::None | crate::Advice::NoReuse => None,
             };
-            if let Some(how) = how {
+            // thp: huge pages asked for too (a file system without huge pages for its page
+            // cache keeps small ones).
+            let thp = self.thp.then_some(libc::MADV_HUGEPAGE);
+            for how in how.into_iter().chain(thp) {
                 // SAFETY: advice on the mapping just made, of this length; advisory only.
                 unsafe { libc::madvise(p, (end - start) as usize, how) };
-            }
-            if self.thp {
-                // SAFETY: as above. Advisory: a file system without huge pages for its
-                // page cache keeps small ones.
-                unsafe { libc::madvise(p, (end - start) as usize, libc::MADV_HUGEPAGE) };
             }
             self.map = Some(Map {
                 start,

@@ -99,9 +99,51 @@ pub fn errno_of(e: &io::Error) -> Option<i32> {
     })
 }
 
+/// fcntl commands of write lifetime hints (Linux 4.13+; not in the libc crate).
+const F_GET_RW_HINT: libc::c_int = 1024 + 11;
+const F_SET_RW_HINT: libc::c_int = 1024 + 12;
+
+/// fcntl `cmd` on `path` with a u64 the kernel reads or writes.
+fn rw_hint_fcntl(path: &Path, cmd: libc::c_int, hint: &mut u64) -> io::Result<()> {
+    let f = std::fs::File::open(path)?;
+    // SAFETY: F_GET_RW_HINT and F_SET_RW_HINT read or write one u64 through the pointer,
+    // which points at `hint` and lives across the call.
+    let r = unsafe { libc::fcntl(std::os::fd::AsRawFd::as_raw_fd(&f), cmd, hint as *mut u64) };
+    if r < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// Set the write lifetime hint of `path`'s inode (fcntl F_SET_RW_HINT: 1 none, 2 short,
+/// 3 medium, 4 long, 5 extreme).
+pub fn set_write_hint(path: &Path, hint: u64) -> io::Result<()> {
+    rw_hint_fcntl(path, F_SET_RW_HINT, &mut { hint })
+}
+
+/// The write lifetime hint of `path`'s inode (0: not set).
+pub fn write_hint(path: &Path) -> io::Result<u64> {
+    let mut hint = 0;
+    rw_hint_fcntl(path, F_GET_RW_HINT, &mut hint)?;
+    Ok(hint)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_write_hint_set_reads_back() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("h");
+        std::fs::write(&p, b"x").unwrap();
+        for hint in [2, 5, 1] {
+            set_write_hint(&p, hint).unwrap();
+            assert_eq!(write_hint(&p).unwrap(), hint);
+        }
+        assert!(set_write_hint(&p, 99).is_err(), "no such hint");
+        assert!(set_write_hint(&d.path().join("missing"), 2).is_err());
+    }
 
     #[test]
     fn o_direct_refusal_names_the_file_and_the_fix_and_keeps_the_errno() {
@@ -393,44 +435,4 @@ pub fn logical_block_size(path: &Path) -> Option<u64> {
         return None;
     }
     Some(size as u64)
-}
-
-/// fcntl commands of write lifetime hints (Linux 4.13+; not in the libc crate).
-const F_GET_RW_HINT: libc::c_int = 1024 + 11;
-const F_SET_RW_HINT: libc::c_int = 1024 + 12;
-
-/// Set the write lifetime hint of `path`'s inode (fcntl F_SET_RW_HINT: 1 none, 2 short,
-/// 3 medium, 4 long, 5 extreme).
-pub fn set_write_hint(path: &Path, hint: u64) -> io::Result<()> {
-    let f = std::fs::File::open(path)?;
-    // SAFETY: F_SET_RW_HINT reads one u64 through the pointer, which lives across the call.
-    let r = unsafe {
-        libc::fcntl(
-            std::os::fd::AsRawFd::as_raw_fd(&f),
-            F_SET_RW_HINT,
-            &hint as *const u64,
-        )
-    };
-    if r < 0 {
-        return Err(io::Error::last_os_error());
-    }
-    Ok(())
-}
-
-/// The write lifetime hint of `path`'s inode (0: not set).
-pub fn write_hint(path: &Path) -> io::Result<u64> {
-    let f = std::fs::File::open(path)?;
-    let mut hint: u64 = 0;
-    // SAFETY: F_GET_RW_HINT writes one u64 through the pointer, which lives across the call.
-    let r = unsafe {
-        libc::fcntl(
-            std::os::fd::AsRawFd::as_raw_fd(&f),
-            F_GET_RW_HINT,
-            &mut hint as *mut u64,
-        )
-    };
-    if r < 0 {
-        return Err(io::Error::last_os_error());
-    }
-    Ok(hint)
 }
