@@ -780,6 +780,87 @@ rd=rd1,fwd=fwd1,format=no,operations=(create,read)
     }
 );
 
+/// Distinct 4 KiB blocks of a file, over its blocks.
+fn distinct_blocks(path: &Path) -> f64 {
+    use std::hash::{Hash, Hasher};
+    let data = std::fs::read(path).unwrap();
+    let mut seen = std::collections::HashSet::new();
+    for b in data.chunks(4096) {
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        b.hash(&mut h);
+        seen.insert(h.finish());
+    }
+    seen.len() as f64 / data.len().div_ceil(4096) as f64
+}
+
+fathomtest!(dedupratio_writes_data_that_dedupes_as_asked, |env| {
+    let _turn = serial();
+    let shm = Shm::new(&env, "dedup");
+    // Written once through, the SD holds N/R distinct 4k blocks: 1/2, then 1/3 with 100
+    // sets and compratio=2 (still compressing to about half).
+    for (head, want, compress) in [
+        ("dedupratio=2\ndedupunit=4k\n", 0.5, false),
+        (
+            "compratio=2\ndedupratio=3\ndedupunit=4k\ndedupsets=100\n",
+            1.0 / 3.0,
+            true,
+        ),
+    ] {
+        let lun = shm.0.join("lun");
+        let _ = std::fs::remove_file(&lun);
+        let p = env.write(
+            "d.vdb",
+            &format!(
+                "{head}sd=sd1,lun={},size=32m\n\
+                 wd=wd1,sd=sd1,xfersize=16k,seekpct=eof,rdpct=0\n\
+                 rd=rd1,wd=wd1,iorate=max,elapsed=10,interval=1\n",
+                lun.display()
+            ),
+        );
+        let o = env.run(&["vdbench", "-f", p.to_str().unwrap(), "-o", "out"]);
+        assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+        let got = distinct_blocks(&lun);
+        assert!(
+            (got - want).abs() < 0.02,
+            "{head}: {got} distinct, want {want}"
+        );
+        if compress {
+            // compratio=2: half of each chunk is compressible (zeroes), the rest random.
+            let data = std::fs::read(&lun).unwrap();
+            let zeroes = data.iter().filter(|&&b| b == 0).count() as f64 / data.len() as f64;
+            assert!(
+                (0.45..0.55).contains(&zeroes),
+                "{zeroes} of the bytes are zero"
+            );
+        }
+    }
+    // What it needs, and what it does not do, said by name.
+    for (text, want) in [
+        ("dedupratio=2\n", "needs dedupunit="),
+        (
+            "dedupratio=2\ndedupunit=8k\n",
+            "is not a multiple of dedupunit=8192",
+        ),
+        (
+            "dedupratio=2\ndedupunit=4k\ndedupflipflop=yes\n",
+            "dedupflipflop=yes",
+        ),
+        ("dedupratio=2\ndeduphotsets=(10,2)\n", "hot sets"),
+    ] {
+        let p = env.write(
+            "e.vdb",
+            &format!(
+                "{text}sd=sd1,lun={},size=1m\nwd=wd1,sd=sd1,xfersize=4k,rdpct=0\n\
+                 rd=rd1,wd=wd1,iorate=max,elapsed=2,interval=1\n",
+                shm.s("e")
+            ),
+        );
+        let o = env.run(&["vdbench", "-f", p.to_str().unwrap(), "-o", "oute"]);
+        assert_eq!(o.status.code(), Some(2), "{text}: {}", stdout(&o));
+        assert!(stderr(&o).contains(want), "{text}: {}", stderr(&o));
+    }
+});
+
 fathomtest!(
     each_fwd_is_reported_apart_and_threads_own_their_files,
     |env| {

@@ -52,6 +52,8 @@ pub struct BufferContent {
     pub scramble: bool,
     /// Regenerate the contents for every write.
     pub refill: bool,
+    /// vdbench's dedup: blocks unique or in duplicate sets by their offset.
+    pub units: Option<fathom_job::DedupUnits>,
 }
 
 impl Default for BufferContent {
@@ -64,6 +66,7 @@ impl Default for BufferContent {
             dedupe_percentage: 0,
             scramble: true,
             refill: false,
+            units: None,
         }
     }
 }
@@ -72,7 +75,32 @@ impl BufferContent {
     /// True when every write needs its buffer regenerated (fio forces refill on with
     /// compression or dedupe).
     pub fn refills(&self) -> bool {
-        self.refill || self.compress_percentage.is_some() || self.dedupe_percentage > 0
+        self.refill
+            || self.compress_percentage.is_some()
+            || self.dedupe_percentage > 0
+            || self.units.is_some()
+    }
+
+    /// vdbench's dedup: fill `buf`, written at file offset `offset`, block by block: a
+    /// duplicate block (chosen by its offset, the same on every write) gets its set's
+    /// content, the same in every file; a unique block gets content of its own, new with
+    /// each write (`write` tells writes apart).
+    pub fn fill_units(&self, buf: &mut [u8], offset: u64, write: u64) {
+        let Some(u) = self.units else {
+            return self.fill(buf, write ^ offset, 100, None);
+        };
+        let unit = u.unit.max(1);
+        for (i, chunk) in buf.chunks_mut(unit as usize).enumerate() {
+            let block = offset / unit + i as u64;
+            let h = mix(block ^ 0xdede_0b10c);
+            let seed = if (h % 1_000_000) < u.dup_ppm as u64 {
+                // The set's content: the set number alone decides it.
+                mix(0x5e75_0000 ^ ((h >> 20) % u.sets.max(1)))
+            } else {
+                mix(block.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ write)
+            };
+            self.fill(chunk, seed, 100, None);
+        }
     }
 
     /// Fill `buf` for one write. `unique` seeds unique content (e.g. from the offset);
@@ -121,6 +149,13 @@ impl BufferContent {
             c[..n].copy_from_slice(&v[..n]);
         }
     }
+}
+
+/// A 64-bit mix (splitmix64's finalizer).
+fn mix(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
 }
 
 fn repeat(buf: &mut [u8], p: &[u8]) {

@@ -69,6 +69,21 @@ pub struct Control {
     /// board as it is taken (the live board's `samples`), so a front
     /// end can print intervals while the run goes on (vdbench's console lines).
     pub live_samples: bool,
+    /// Library setting (no job-file option): vdbench's dedup. Each `unit`-byte block of a
+    /// file is, by its offset, unique (new content every write) or, with `dup_ppm` parts
+    /// per million, a member of one of `sets` duplicate sets (one content per set).
+    pub dedup_units: Option<DedupUnits>,
+}
+
+/// vdbench's dedup layout of a file's blocks (see [`Control::dedup_units`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DedupUnits {
+    /// dedupunit: the block size dedup matches on.
+    pub unit: u64,
+    /// Blocks that are duplicates, per million.
+    pub dup_ppm: u32,
+    /// Duplicate sets.
+    pub sets: u64,
 }
 
 /// fio's `fadvise_hint`: what the kernel is told of a file's access pattern at each open.

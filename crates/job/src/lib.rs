@@ -58,7 +58,7 @@ pub mod units;
 mod words;
 
 pub use builder::{Engine, Job, JobBuilder};
-pub use control::{Control, FadviseHint, LockMode, NumaMode, NumaPolicy};
+pub use control::{Control, DedupUnits, FadviseHint, LockMode, NumaMode, NumaPolicy};
 pub use error::JobError;
 pub use spec::*;
 pub use words::*;

@@ -287,6 +287,14 @@ pub fn execute(
         journal: journal_dir.clone(),
         data_errors: m.general.data_errors,
         compratio: m.general.compratio,
+        dedup: match (m.general.dedupratio, m.general.dedupunit) {
+            (r, _) if r <= 1.0 => None,
+            (r, Some(u)) => Some((r, u, m.general.dedupsets, m.general.dedupsets_pct)),
+            (_, None) => bail!(
+                "dedupratio={} needs dedupunit= (the block size dedup matches on, e.g. dedupunit=8k)",
+                m.general.dedupratio
+            ),
+        },
     };
     let mut code = 0u8;
     if o.journal == JournalMode::Recover {

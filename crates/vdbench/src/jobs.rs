@@ -22,6 +22,50 @@ pub struct JobOpts {
     pub data_errors: u64,
     /// compratio (general parameter; a WD's own wins).
     pub compratio: f64,
+    /// dedupratio, dedupunit and dedupsets (a count, or a percentage of the units when
+    /// the flag is set); None without dedup.
+    pub dedup: Option<(f64, u64, f64, bool)>,
+}
+
+/// vdbench's dedup for a job whose writes cover `len` bytes: by vdbench's arithmetic, a
+/// ratio R over N units with S sets keeps N/R distinct blocks, N/R − S of them unique, so
+/// a block is a duplicate with the chance 1 − 1/R + S/N.
+fn dedup_units(
+    jo: &JobOpts,
+    len: u64,
+    xfer: &Xfer,
+    what: &str,
+) -> Result<Option<fathom_job::DedupUnits>> {
+    let Some((ratio, unit, sets, pct)) = jo.dedup else {
+        return Ok(None);
+    };
+    if jo.validate {
+        bail!("{what}: data validation (-v) together with dedupratio= is not implemented");
+    }
+    let sizes: Vec<u64> = match xfer {
+        Xfer::Fixed(v) => vec![*v],
+        Xfer::Split(v) => v.iter().map(|(s, _)| *s).collect(),
+        Xfer::Range(a, _, _) => vec![*a],
+    };
+    if let Some(s) = sizes.iter().find(|s| *s % unit != 0) {
+        bail!(
+            "{what}: xfersize {s} is not a multiple of dedupunit={unit}; fathom's dedup fills \
+             whole dedup units (make xfersize a multiple of dedupunit)"
+        );
+    }
+    let n = (len / unit).max(1);
+    let sets = if pct {
+        (n as f64 * sets / 100.0).round()
+    } else {
+        sets
+    }
+    .clamp(1.0, n as f64) as u64;
+    let dup = (1.0 - 1.0 / ratio + sets as f64 / n as f64).clamp(0.0, 1.0);
+    Ok(Some(fathom_job::DedupUnits {
+        unit,
+        dup_ppm: (dup * 1e6).round() as u32,
+        sets,
+    }))
 }
 
 /// Where the jobs run: one rank per host (`hd=` in order) under MPI; one place otherwise.
@@ -382,6 +426,10 @@ pub fn raw_jobs(
                 .build()
                 .map_err(|e| anyhow!("wd={} sd={}: {e}", w.name, s.name))?;
             spec.control.final_sample = true;
+            if w.p.rdpct < 100.0 {
+                let what = format!("wd={} sd={}", w.name, s.name);
+                spec.control.dedup_units = dedup_units(jo, len, &w.p.xfer, &what)?;
+            }
             // iorate= is the total of reads and writes.
             spec.control.rate_combined = true;
             // -v checks every read of a block written in the run.
@@ -565,7 +613,7 @@ pub fn fs_jobs(
                 common.push(("bwavgtime".into(), iv.clone()));
                 common.push(("iopsavgtime".into(), iv));
                 let made = if op == "read" || op == "write" {
-                    io_jobs(f, fsd, op, threads, &shares, place, &common)?
+                    io_jobs(f, fsd, op, threads, (&shares, place, jo), &common)?
                 } else {
                     vec![meta_job(f, fsd, op, threads, &shares, &common)?]
                 };
@@ -594,8 +642,7 @@ fn io_jobs(
     fsd: &crate::model::Fsd,
     op: &str,
     threads: usize,
-    shares: &[(String, Vec<u32>)],
-    place: &Place,
+    (shares, place, jo): (&[(String, Vec<u32>)], &Place, &JobOpts),
     common: &[(String, String)],
 ) -> Result<Vec<(JobSpec, JobTag)>> {
     let all = my_files(fsd, shares, place.rank);
@@ -683,11 +730,13 @@ fn io_jobs(
             o.push(("sync".into(), "dsync".into()));
         }
         o.extend(common.iter().cloned());
-        out.push(built(
-            JobTag::io(&f.name, &fsd.name),
-            &o,
-            &format!("fwd={} fsd={}", f.name, fsd.name),
-        )?);
+        let what = format!("fwd={} fsd={}", f.name, fsd.name);
+        let mut job = built(JobTag::io(&f.name, &fsd.name), &o, &what)?;
+        if rw != "read" && rw != "randread" {
+            let len = files.iter().map(|(_, n)| *n).sum();
+            job.0.control.dedup_units = dedup_units(jo, len, &f.p.xfer, &what)?;
+        }
+        out.push(job);
     }
     Ok(out)
 }
@@ -771,6 +820,7 @@ mod tests {
             journal: None,
             data_errors: 50,
             compratio: 1.0,
+            dedup: None,
         };
         raw_jobs(&runs[0], runs[0].rate, &jo, &Place::default()).unwrap()
     }

@@ -79,8 +79,12 @@ nothing is left for it to do). An RD's operations=(a,b) runs them together, each
 its share of threads and rate; reads or writes beside operations that add or remove
 files on one tree are refused.
 
+Dedup: dedupratio=, dedupunit= and dedupsets= (general parameters): each dedupunit
+block is unique or in a duplicate set by its offset, so written data dedupes R:1.
+
 Not implemented (refused by name): -j/-jr with many hosts, metadata operations on a
-tree several hosts share, dedup, replay, streams/stride, priority.
+tree several hosts share, dedup hot sets and flip-flop, replay, streams/stride,
+priority.
 ";
 
 /// What `fathom vdbench` was asked.

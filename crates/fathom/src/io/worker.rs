@@ -23,6 +23,44 @@ use fathom_workload::{Generator, IoReq};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+/// Fresh data for one write (refill_buffers, compression, dedupe): a function of the seed
+/// and the offset (with a dedupe working set: of how many unique writes came before, as
+/// fio's; with vdbench's dedup: of the block's offset and the write), so the same job
+/// writes the same bytes on every engine and at every depth. `marks` are the job's draw
+/// generator, unique writes and writes so far.
+#[inline(never)]
+fn refill_write(
+    content: &fathom_engine::BufferContent,
+    set: Option<&fathom_engine::DedupeSet>,
+    data: &mut [u8],
+    offset: u64,
+    seed: u64,
+    (draw, uniques, writes): (&mut fathom_workload::Rng, &mut u64, &mut u64),
+) {
+    if content.units.is_some() {
+        *writes += 1;
+        return content.fill_units(data, offset, seed ^ *writes);
+    }
+    let d = draw.below(100);
+    match set {
+        Some(set) if d < content.dedupe_percentage as u64 => {
+            // A duplicate: a buffer of the working set, picked at random.
+            content.fill(data, set.pick(draw.below(1 << 62)), 100, None);
+        }
+        Some(_) => {
+            let u = fathom_engine::DedupeSet::unique(seed, *uniques);
+            *uniques += 1;
+            content.fill(data, u, 100, None);
+        }
+        None => content.fill(
+            data,
+            seed ^ offset.wrapping_mul(0x9E37_79B9_7F4A_7C15),
+            d,
+            None,
+        ),
+    }
+}
+
 /// Run one clone to completion.
 pub fn run_clone(
     job: &PlannedJob,
@@ -447,26 +485,15 @@ pub fn run_clone(
             if req.ddir == Ddir::Write {
                 let data = &mut slot.buf.as_mut_slice()[..req.len as usize];
                 if refill {
-                    // Refilled data is a function of the seed and the offset (with a dedupe
-                    // working set: of how many unique writes came before, as fio's), so the
-                    // same job writes the same bytes on every engine and at every depth.
-                    let d = draw.below(100);
-                    match &dedupe_set {
-                        Some(set) if d < content.dedupe_percentage as u64 => {
-                            // A duplicate: a buffer of the working set, picked at random.
-                            content.fill(data, set.pick(draw.below(1 << 62)), 100, None);
-                        }
-                        Some(_) => {
-                            let u = fathom_engine::DedupeSet::unique(clone.params.seed, uniques);
-                            uniques += 1;
-                            content.fill(data, u, 100, None);
-                        }
-                        None => {
-                            let u =
-                                clone.params.seed ^ req.offset.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-                            content.fill(data, u, d, None);
-                        }
-                    }
+                    let marks = (&mut draw, &mut uniques, &mut writes);
+                    refill_write(
+                        content,
+                        dedupe_set.as_ref(),
+                        data,
+                        req.offset,
+                        clone.params.seed,
+                        marks,
+                    );
                 } else if content.scramble {
                     writes += 1;
                     content.scramble(data, clone.params.seed ^ writes);

@@ -356,6 +356,7 @@ pub(crate) fn plan_job(
             compress_chunk: spec.buffer_compress_chunk as usize,
             dedupe_percentage: spec.dedupe_percentage,
             scramble: spec.scramble_buffers,
+            units: spec.control.dedup_units,
         },
         flow: None,
         dedupe_peers: Arc::default(),

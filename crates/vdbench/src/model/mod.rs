@@ -14,10 +14,7 @@ pub use rd::*;
 
 /// vdbench keywords fathom knows but does not implement, with why or what to use.
 const REFUSED: &[(&str, &str)] = &[
-    ("dedupratio", "deduplicated data patterns are not implemented; remove it (dedupratio=1 is accepted)"),
-    ("dedupunit", "deduplicated data patterns are not implemented"),
-    ("dedupsets", "deduplicated data patterns are not implemented"),
-    ("dedupflipflop", "deduplicated data patterns are not implemented"),
+    ("deduphotsets", "dedup hot sets are not implemented; dedupratio=, dedupunit= and dedupsets= are"),
     ("dedupdirectory", "deduplicated data patterns are not implemented"),
     ("streams", "independent sequential streams are not implemented"),
     ("stride", "strided sequential access is not implemented"),
@@ -71,6 +68,14 @@ pub struct General {
     pub data_errors: u64,
     /// Requested compression ratio (data pattern).
     pub compratio: f64,
+    /// dedupratio= (1: no dedup).
+    pub dedupratio: f64,
+    /// dedupunit= (required with a dedupratio above 1).
+    pub dedupunit: Option<u64>,
+    /// dedupsets=: a count, or (when `dedupsets_pct`) a percentage of the dedup units.
+    pub dedupsets: f64,
+    /// See `dedupsets`.
+    pub dedupsets_pct: bool,
     /// `validate=yes`: as `-v`.
     pub validate: bool,
     /// `journal=yes` or a folder: as `-j`.
@@ -88,6 +93,10 @@ impl Default for General {
         General {
             data_errors: 50,
             compratio: 1.0,
+            dedupratio: 1.0,
+            dedupunit: None,
+            dedupsets: 5.0,
+            dedupsets_pct: true,
             validate: false,
             journal: None,
             create_anchors: false,
@@ -101,6 +110,9 @@ const GENERAL_KEYS: &[&str] = &[
     "data_errors",
     "compratio",
     "dedupratio",
+    "dedupunit",
+    "dedupsets",
+    "dedupflipflop",
     "validate",
     "journal",
     "messagescan",
@@ -154,8 +166,35 @@ impl General {
                 }
             }
             "dedupratio" => {
-                if num(it)? != 1.0 {
-                    return Err(refuse_or_unknown(it, "general", GENERAL_KEYS));
+                self.dedupratio = num(it)?;
+                if self.dedupratio < 1.0 {
+                    return Err(it.err("a ratio of at least 1 (dedupratio=2 is 2:1)"));
+                }
+            }
+            "dedupunit" => {
+                let u = bytes(it)?;
+                if u < 512 || u % 512 != 0 {
+                    return Err(it.err("a multiple of 512 bytes (e.g. dedupunit=8k)"));
+                }
+                self.dedupunit = Some(u);
+            }
+            "dedupsets" => {
+                let v = it.one()?;
+                self.dedupsets_pct = v.ends_with('%');
+                self.dedupsets = number(v.trim_end_matches('%')).map_err(|e| it.err(e))?;
+                if self.dedupsets <= 0.0 || (self.dedupsets_pct && self.dedupsets > 100.0) {
+                    return Err(it.err(
+                        "a count of sets, or a percentage of the dedup units (dedupsets=5%)",
+                    ));
+                }
+            }
+            "dedupflipflop" => {
+                if !matches!(it.one()?.to_ascii_lowercase().as_str(), "no" | "n") {
+                    return Err(it
+                        .err("dedupflipflop=yes (or hot) is not implemented")
+                        .hint(
+                            "leave it out: duplicate blocks are rewritten with their set's content",
+                        ));
                 }
             }
             "validate" => {
