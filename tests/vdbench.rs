@@ -793,6 +793,59 @@ fn distinct_blocks(path: &Path) -> f64 {
     seen.len() as f64 / data.len().div_ceil(4096) as f64
 }
 
+fathomtest!(
+    totalsize_and_workingsetsize_limit_the_files_made_and_used,
+    |env| {
+        let _turn = serial();
+        let shm = Shm::new(&env, "wss");
+        let anchor = shm.0.join("a");
+        // 16 files of 64k could be made; totalsize=512k makes the first 8. Each run of the
+        // forwss loop reads only the first 128k, then 256k, of them.
+        let p = env.write(
+            "t.vdb",
+            &format!(
+                "fsd=fsd1,anchor={},depth=1,width=2,files=8,size=64k,totalsize=512k\n\
+             fwd=fwd1,fsd=fsd1,operation=read,xfersize=64k,fileio=random,threads=1\n\
+             rd=rd1,fwd=fwd1,fwdrate=max,format=restart,elapsed=2,interval=1,forwss=(128k,256k)\n",
+                anchor.display()
+            ),
+        );
+        let o = env.run(&["vdbench", "-f", p.to_str().unwrap(), "-o", "out"]);
+        assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+        let mut made = Vec::new();
+        for d in ["vdb.1_1.dir", "vdb.1_2.dir"] {
+            for e in std::fs::read_dir(anchor.join(d)).unwrap().flatten() {
+                made.push(format!("{d}/{}", e.file_name().to_string_lossy()));
+            }
+        }
+        made.sort();
+        assert_eq!(made.len(), 8, "{made:?}");
+        assert!(
+            made.contains(&"vdb.1_1.dir/vdb_f0008.file".to_string()),
+            "{made:?}"
+        );
+        for (wss, files) in [("128k", 2), ("256k", 4)] {
+            let t = std::fs::read_to_string(
+                env.path()
+                    .join(format!("out/rd1_workingsetsize={wss}.fathom.json")),
+            )
+            .unwrap();
+            let v: serde_json::Value = serde_json::from_str(&t).unwrap();
+            let used: usize = v["result"]["jobs"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|j| {
+                    let opts = j["info"]["job_options"].as_array().unwrap();
+                    let f = opts.iter().find(|o| o[0] == "filename").unwrap();
+                    f[1].as_str().unwrap().split(':').count()
+                })
+                .sum();
+            assert_eq!(used, files, "wss={wss}");
+        }
+    }
+);
+
 fathomtest!(dedupratio_writes_data_that_dedupes_as_asked, |env| {
     let _turn = serial();
     let shm = Shm::new(&env, "dedup");

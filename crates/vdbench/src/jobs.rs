@@ -645,9 +645,12 @@ fn io_jobs(
     (shares, place, jo): (&[(String, Vec<u32>)], &Place, &JobOpts),
     common: &[(String, String)],
 ) -> Result<Vec<(JobSpec, JobTag)>> {
-    let all = my_files(fsd, shares, place.rank);
+    let all = crate::tree::working_set(fsd, my_files(fsd, shares, place.rank));
     if all.is_empty() {
-        bail!("fsd={}: the tree holds no files", fsd.name);
+        bail!(
+            "fsd={}: the tree holds no files (or totalsize=/workingsetsize= hold none)",
+            fsd.name
+        );
     }
     // vdbench gives a file to one thread at a time: each thread works on files of its
     // own (every n-th); fileio=(random,shared) lets all threads use all files.

@@ -256,7 +256,7 @@ fn one_run(m: &Model, rd: &crate::model::Rd, combo: &[(String, String)]) -> Resu
         for (k, v) in combo {
             let it = item(k, v);
             match k.as_str() {
-                "depth" | "width" | "files" | "sizes" => {
+                "depth" | "width" | "files" | "sizes" | "totalsize" | "workingsetsize" => {
                     for s in &mut fsds {
                         s.apply_shape(&it)?;
                     }

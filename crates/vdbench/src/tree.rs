@@ -41,16 +41,34 @@ pub fn file_list(f: &Fsd) -> Vec<(PathBuf, u64)> {
         .collect();
     let total = holders.len() as u64 * f.files as u64;
     let mut k = 0u64;
+    let mut bytes = 0u64;
     for d in holders {
         for i in 1..=f.files {
-            out.push((
-                anchor.join(&d).join(format!("vdb_f{i:04}.file")),
-                size_of(f, k, total),
-            ));
+            let size = size_of(f, k, total);
+            // totalsize=: the files up to that much, in order.
+            if f.totalsize.is_some_and(|t| bytes + size > t) {
+                return out;
+            }
+            bytes += size;
+            out.push((anchor.join(&d).join(format!("vdb_f{i:04}.file")), size));
             k += 1;
         }
     }
     out
+}
+
+/// The files a run reads and writes: all of `files`, or with workingsetsize= the first
+/// ones, that much.
+pub fn working_set(f: &Fsd, files: Vec<(PathBuf, u64)>) -> Vec<(PathBuf, u64)> {
+    let Some(wss) = f.wss else { return files };
+    let mut bytes = 0u64;
+    files
+        .into_iter()
+        .take_while(|(_, n)| {
+            bytes += n;
+            bytes <= wss
+        })
+        .collect()
 }
 
 /// File k's size: the sizes= distribution laid over the files in order.

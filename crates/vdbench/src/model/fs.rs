@@ -24,6 +24,10 @@ pub struct Fsd {
     pub flags: Flags,
     /// Host.
     pub host: Option<String>,
+    /// totalsize=: files are made (and used) in order until their sizes reach this.
+    pub totalsize: Option<u64>,
+    /// workingsetsize= (wss=): a run reads and writes only the first files, this much.
+    pub wss: Option<u64>,
 }
 
 pub(super) const FSD_KEYS: &[&str] = &[
@@ -41,8 +45,9 @@ pub(super) const FSD_KEYS: &[&str] = &[
     "host",
     "hd",
     "journal",
-    "total_size",
+    "totalsize",
     "workingsetsize",
+    "wss",
 ];
 
 impl Fsd {
@@ -60,11 +65,6 @@ impl Fsd {
                     _ => return Err(it.err("use bottom or all")),
                 }
             }
-            "total_size" | "workingsetsize" => {
-                return Err(it
-                    .err(format!("{} is not implemented", it.key))
-                    .hint("give files= and size="))
-            }
             _ => {
                 if !self.apply_shape(it)? {
                     return Err(refuse_or_unknown(it, "FSD", FSD_KEYS));
@@ -77,6 +77,8 @@ impl Fsd {
     pub fn apply_shape(&mut self, it: &Item) -> Result<bool, VdbError> {
         match it.key.as_str() {
             "depth" => self.depth = num(it)? as u32,
+            "totalsize" => self.totalsize = Some(bytes(it)?),
+            "workingsetsize" | "wss" => self.wss = Some(bytes(it)?),
             "width" => self.width = positive(it)?,
             "files" => self.files = positive(it)?,
             "size" | "sizes" | "filesize" | "filesizes" => {

@@ -149,6 +149,7 @@ pub(super) const RD_KEYS: &[&str] = &[
     "forsizes",
     "fortotal",
     "forworkingsetsize",
+    "forwss",
 ];
 
 /// Every for-loop keyword, and the parameter it varies.
@@ -167,6 +168,9 @@ pub const FOR_KEYS: &[(&str, &str)] = &[
     ("forwidth", "width"),
     ("forfiles", "files"),
     ("forsizes", "sizes"),
+    ("fortotal", "totalsize"),
+    ("forworkingsetsize", "workingsetsize"),
+    ("forwss", "workingsetsize"),
 ];
 
 pub(super) fn rate(it: &Item) -> Result<Rate, VdbError> {
@@ -279,7 +283,7 @@ impl Rd {
 /// A for-loop's values, as words a parameter takes (ranges expanded).
 pub(super) fn loop_values(it: &Item, param: &str) -> Result<Vec<String>, VdbError> {
     Ok(match param {
-        "xfersize" | "hitarea" => expand(it, size_f)?
+        "xfersize" | "hitarea" | "totalsize" | "workingsetsize" => expand(it, size_f)?
             .into_iter()
             .map(|v| crate::value::show_size(v as u64))
             .collect(),
