@@ -846,6 +846,43 @@ fathomtest!(
     }
 );
 
+fathomtest!(stride_makes_seeks_skip_sequential, |env| {
+    let _turn = serial();
+    let shm = Shm::new(&env, "stride");
+    // 4k writes, each "seek" 8k on from the last write's end: only every third 4k block
+    // of the (new, sparse) lun is ever written.
+    let lun = shm.0.join("lun");
+    let p = env.write(
+        "s.vdb",
+        &format!(
+            "sd=sd1,lun={},size=1m\nwd=wd1,sd=sd1,xfersize=4k,seekpct=100,rdpct=0,stride=(8k,8k)\n\
+             rd=rd1,wd=wd1,iorate=max,elapsed=2,interval=1\n",
+            lun.display()
+        ),
+    );
+    let o = env.run(&["vdbench", "-f", p.to_str().unwrap(), "-o", "out"]);
+    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+    let data = std::fs::read(&lun).unwrap();
+    for (k, b) in data.chunks(4096).enumerate() {
+        let written = b.iter().any(|&x| x != 0);
+        assert_eq!(written, k % 3 == 0, "block {k}");
+    }
+    let p = env.write(
+        "t.vdb",
+        &format!(
+            "sd=sd1,lun={},size=1m\nwd=wd1,sd=sd1,stride=(16k,8k)\nrd=rd1,wd=wd1\n",
+            lun.display()
+        ),
+    );
+    let o = env.run(&["vdbench", "-s", "-f", p.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("min no larger than max"),
+        "{}",
+        stderr(&o)
+    );
+});
+
 fathomtest!(dedupratio_writes_data_that_dedupes_as_asked, |env| {
     let _turn = serial();
     let shm = Shm::new(&env, "dedup");

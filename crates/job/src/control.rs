@@ -73,6 +73,10 @@ pub struct Control {
     /// file is, by its offset, unique (new content every write) or, with `dup_ppm` parts
     /// per million, a member of one of `sets` duplicate sets (one content per set).
     pub dedup_units: Option<DedupUnits>,
+    /// Library setting (no job-file option): vdbench's `stride=(min,max)`: a random
+    /// pattern's new offsets skip on from the last I/O by a random multiple of its length
+    /// between these bytes (skip-sequential) instead of being drawn anywhere.
+    pub stride: Option<(u64, u64)>,
 }
 
 /// vdbench's dedup layout of a file's blocks (see [`Control::dedup_units`]).

@@ -426,6 +426,8 @@ pub fn raw_jobs(
                 .build()
                 .map_err(|e| anyhow!("wd={} sd={}: {e}", w.name, s.name))?;
             spec.control.final_sample = true;
+            // stride=: the seeks seekpct= asks for skip on from the last I/O instead.
+            spec.control.stride = w.p.stride;
             if w.p.rdpct < 100.0 {
                 let what = format!("wd={} sd={}", w.name, s.name);
                 spec.control.dedup_units = dedup_units(jo, len, &w.p.xfer, &what)?;

@@ -83,8 +83,7 @@ Dedup: dedupratio=, dedupunit= and dedupsets= (general parameters): each dedupun
 block is unique or in a duplicate set by its offset, so written data dedupes R:1.
 
 Not implemented (refused by name): -j/-jr with many hosts, metadata operations on a
-tree several hosts share, dedup hot sets and flip-flop, replay, streams/stride,
-priority.
+tree several hosts share, dedup hot sets and flip-flop, replay, streams, priority.
 ";
 
 /// What `fathom vdbench` was asked.

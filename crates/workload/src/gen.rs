@@ -101,6 +101,10 @@ pub struct Params {
     pub open_limit: usize,
     /// fio's `zonemode=strided` (one file only).
     pub zones: Option<Zones>,
+    /// vdbench's `stride=(min,max)`: where a random offset would be drawn, skip on from
+    /// the last I/O by a random multiple of the I/O's length between these bytes instead
+    /// (skip-sequential), back to the start at the end.
+    pub stride: Option<(u64, u64)>,
 }
 
 /// fio's strided zones: I/O stays in a zone of `range` bytes until `size` bytes were
@@ -156,6 +160,7 @@ impl Params {
             dist_dirs: None,
             open_limit: 0,
             zones: None,
+            stride: None,
         }
     }
 }
@@ -505,7 +510,9 @@ impl Generator {
                 self.file_run = 0;
                 continue;
             }
-            let offset = if random {
+            let offset = if let (true, Some(s)) = (random, self.p.stride) {
+                self.strided_offset(fi, ddir, len, s)
+            } else if random {
                 self.random_offset(fi, ddir, &mut len)
             } else {
                 self.seq_offset(fi, ddir, len)
@@ -748,6 +755,36 @@ impl Generator {
         }
         f.pos[d] = (at + len as i64) as u64;
         Some(f.region.start + at as u64)
+    }
+
+    /// vdbench's skip-sequential step: from where the last I/O ended, a random multiple of
+    /// `len` within `lo..=hi` bytes on; back to the start of the file past its end.
+    fn strided_offset(
+        &mut self,
+        fi: usize,
+        ddir: Ddir,
+        len: u64,
+        (lo, hi): (u64, u64),
+    ) -> Option<u64> {
+        let len = len.max(1);
+        let (a, b) = (lo.div_ceil(len), (hi / len).max(lo.div_ceil(len)));
+        let skip = (a + self.rng.below(b - a + 1)) * len;
+        let f = &mut self.files[fi];
+        let d = ddir.index();
+        let size = f.region.len;
+        if len > size {
+            return None;
+        }
+        // The first I/O starts the file, as a sequential walk with holes does.
+        let mut at = f.pos[d];
+        if at != 0 {
+            at += skip;
+        }
+        if at + len > size {
+            at = 0;
+        }
+        f.pos[d] = at + len;
+        Some(f.region.start + at)
     }
 
     /// A random offset in a file, or None when its random map is full (every block was
@@ -1042,6 +1079,30 @@ mod tests {
             "zipf repeats hot blocks: {}",
             distinct.len()
         );
+    }
+
+    #[test]
+    fn a_stride_skips_on_from_the_last_io_instead_of_seeking() {
+        let mut p = params(RwKind::RandRead, 64 << 10, 4096);
+        p.stride = Some((8 << 10, 8 << 10));
+        p.time_based = true;
+        p.wrap = true;
+        let mut g = Generator::new(p.clone()).unwrap();
+        let offs: Vec<u64> = (0..7).map(|_| g.next_io().unwrap().offset >> 10).collect();
+        // 4k I/Os with 8k holes, back to the start after the end.
+        assert_eq!(offs, [0, 12, 24, 36, 48, 60, 0]);
+        // A range: every step a multiple of the I/O between the bounds.
+        p.stride = Some((4 << 10, 16 << 10));
+        let mut g = Generator::new(p).unwrap();
+        let mut last_end = 0;
+        for k in 0..200 {
+            let io = g.next_io().unwrap();
+            if k > 0 && io.offset != 0 {
+                let skip = io.offset - last_end;
+                assert!(skip % 4096 == 0 && (4096..=16384).contains(&skip), "{skip}");
+            }
+            last_end = io.offset + io.len;
+        }
     }
 
     #[test]

@@ -265,6 +265,7 @@ pub(crate) fn plan_clone(
     let zones = strided_zones(spec, &files, file_end)?;
     let mut params = Params {
         zones,
+        stride: spec.control.stride,
         rw: spec.rw,
         bs: spec.bs.0,
         rwmixread: spec.rwmixread,

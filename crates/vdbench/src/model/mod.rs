@@ -17,7 +17,6 @@ const REFUSED: &[(&str, &str)] = &[
     ("deduphotsets", "dedup hot sets are not implemented; dedupratio=, dedupunit= and dedupsets= are"),
     ("dedupdirectory", "deduplicated data patterns are not implemented"),
     ("streams", "independent sequential streams are not implemented"),
-    ("stride", "strided sequential access is not implemented"),
     ("priority", "WD priorities are not implemented; give each WD its own skew= instead"),
     ("replay", "I/O replay is not implemented; fathom runs fio iologs (read_iolog=) instead"),
     ("rg", "replay groups are not implemented"),

@@ -291,6 +291,8 @@ pub struct WdParams {
     pub flags: Option<Flags>,
     /// Threads (RD level: overrides each SD's).
     pub threads: Option<u32>,
+    /// stride=(min,max): skip-sequential steps instead of random seeks.
+    pub stride: Option<(u64, u64)>,
 }
 
 impl Default for WdParams {
@@ -308,6 +310,7 @@ impl Default for WdParams {
             compratio: None,
             flags: None,
             threads: None,
+            stride: None,
         }
     }
 }
@@ -326,6 +329,18 @@ impl WdParams {
             "range" => self.range = Some(range_pct(it)?),
             "compratio" => self.compratio = Some(num(it)?.max(1.0)),
             "openflags" => self.flags = Some(Flags::parse(it)?),
+            "stride" => {
+                let v: Vec<u64> = it
+                    .list
+                    .iter()
+                    .map(|w| size(w).map_err(|e| it.err(e)))
+                    .collect::<Result<_, _>>()?;
+                self.stride = match v.as_slice() {
+                    [a, b] if a <= b => Some((*a, *b)),
+                    [a] => Some((*a, *a)),
+                    _ => return Err(it.err("stride=(min,max), min no larger than max")),
+                };
+            }
             _ => return Ok(false),
         }
         Ok(true)
@@ -358,6 +373,7 @@ pub(super) const WD_KEYS: &[&str] = &[
     "iorate",
     "compratio",
     "openflags",
+    "stride",
     "host",
     "hd",
 ];
