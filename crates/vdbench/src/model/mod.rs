@@ -701,8 +701,8 @@ mod tests {
 
     #[test]
     fn refused_and_unknown_keywords_are_named() {
-        let e = model("sd=sd1,lun=/x\nwd=wd1,sd=sd1,stride=(4k,8k)\nrd=rd1,wd=wd1\n").unwrap_err();
-        assert_eq!(e.key.as_deref(), Some("stride"));
+        let e = model("sd=sd1,lun=/x\nwd=wd1,sd=sd1,streams=2\nrd=rd1,wd=wd1\n").unwrap_err();
+        assert_eq!(e.key.as_deref(), Some("streams"));
         assert!(e.to_string().contains("not implemented"), "{e}");
         let e = model("sd=sd1,lun=/x\nwd=wd1,sd=sd1,rdpc=50\nrd=rd1,wd=wd1\n").unwrap_err();
         assert!(e.to_string().contains("did you mean rdpct="), "{e}");
