@@ -923,30 +923,6 @@ fathomtest!(softrandommap_runs_without_a_map_that_would_not_fit, |env| {
     assert!(json(&o)["jobs"][0]["read"]["total_ios"].as_u64().unwrap() > 0);
 });
 
-/// Distinct 4 KiB blocks in the files, each alone and all together, over their blocks.
-fn distinct_share(files: &[std::path::PathBuf]) -> (Vec<f64>, f64) {
-    use std::collections::HashSet;
-    use std::hash::{Hash, Hasher};
-    let mut all = HashSet::new();
-    let mut n_all = 0usize;
-    let mut each = Vec::new();
-    for f in files {
-        let data = std::fs::read(f).unwrap();
-        let mut mine = HashSet::new();
-        for b in data.chunks(4096) {
-            let mut h = std::collections::hash_map::DefaultHasher::new();
-            b.hash(&mut h);
-            let v = h.finish();
-            mine.insert(v);
-            all.insert(v);
-        }
-        let n = data.len().div_ceil(4096);
-        n_all += n;
-        each.push(mine.len() as f64 / n as f64);
-    }
-    (each, all.len() as f64 / n_all as f64)
-}
-
 /// dedupe_mode (repeat and working_set, with and without dedupe_global) beside fio on
 /// fio's own dedupe-global example, scaled down: the share of distinct blocks in each
 /// file and across the two files agrees with fio's to within 0.05 (fio's: about 0.5 per

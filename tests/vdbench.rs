@@ -780,19 +780,6 @@ rd=rd1,fwd=fwd1,format=no,operations=(create,read)
     }
 );
 
-/// Distinct 4 KiB blocks of a file, over its blocks.
-fn distinct_blocks(path: &Path) -> f64 {
-    use std::hash::{Hash, Hasher};
-    let data = std::fs::read(path).unwrap();
-    let mut seen = std::collections::HashSet::new();
-    for b in data.chunks(4096) {
-        let mut h = std::collections::hash_map::DefaultHasher::new();
-        b.hash(&mut h);
-        seen.insert(h.finish());
-    }
-    seen.len() as f64 / data.len().div_ceil(4096) as f64
-}
-
 fathomtest!(
     totalsize_and_workingsetsize_limit_the_files_made_and_used,
     |env| {
@@ -909,7 +896,7 @@ fathomtest!(dedupratio_writes_data_that_dedupes_as_asked, |env| {
         );
         let o = env.run(&["vdbench", "-f", p.to_str().unwrap(), "-o", "out"]);
         assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
-        let got = distinct_blocks(&lun);
+        let got = distinct_share(std::slice::from_ref(&lun)).1;
         assert!(
             (got - want).abs() < 0.02,
             "{head}: {got} distinct, want {want}"

@@ -134,3 +134,27 @@ pub fn interrupt(mut cmd: Command, after: std::time::Duration) -> (Output, std::
     let o = child.wait_with_output().unwrap();
     (o, t.elapsed())
 }
+
+/// Distinct 4 KiB blocks in the files, each alone and all together, over their blocks.
+pub fn distinct_share(files: &[std::path::PathBuf]) -> (Vec<f64>, f64) {
+    use std::collections::HashSet;
+    use std::hash::{Hash, Hasher};
+    let mut all = HashSet::new();
+    let mut n_all = 0usize;
+    let mut each = Vec::new();
+    for f in files {
+        let data = std::fs::read(f).unwrap();
+        let mut mine = HashSet::new();
+        for b in data.chunks(4096) {
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            b.hash(&mut h);
+            let v = h.finish();
+            mine.insert(v);
+            all.insert(v);
+        }
+        let n = data.len().div_ceil(4096);
+        n_all += n;
+        each.push(mine.len() as f64 / n as f64);
+    }
+    (each, all.len() as f64 / n_all as f64)
+}
