@@ -1,24 +1,43 @@
 //! SIGINT/SIGTERM: the first one cancels the run (results so far are reported, files
-//! with unlink=1 removed); a second SIGINT exits at once.
+//! with unlink=1 removed); a second SIGINT exits at once. SIGUSR1 prints a status block.
+//! The handlers are signal-hook's: they only store to atomics (and, for the repeated
+//! SIGINT, exit), so no `unsafe` is needed here.
 
 use fathom::CancelHandle;
-use std::sync::atomic::{AtomicI32, Ordering};
+use signal_hook::consts::{SIGINT, SIGTERM, SIGUSR1};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
-static SIGNAL: AtomicI32 = AtomicI32::new(0);
-static STATUS: AtomicI32 = AtomicI32::new(0);
-
-extern "C" fn on_status(_sig: libc::c_int) {
-    STATUS.store(1, Ordering::SeqCst);
+/// What the handlers write: the number of the latest SIGINT/SIGTERM (0 for none), whether
+/// one has come, and a pending SIGUSR1.
+struct Flags {
+    signal: Arc<AtomicUsize>,
+    any: Arc<AtomicBool>,
+    status: Arc<AtomicBool>,
 }
 
-extern "C" fn on_signal(sig: libc::c_int) {
-    // Only async-signal-safe work here: an atomic swap and, on a repeat SIGINT, _exit.
-    let prev = SIGNAL.swap(sig, Ordering::SeqCst);
-    if prev != 0 && sig == libc::SIGINT {
-        // SAFETY: _exit is async-signal-safe.
-        unsafe { libc::_exit(130) };
-    }
+static FLAGS: OnceLock<Flags> = OnceLock::new();
+
+/// Register the SIGINT/SIGTERM handlers (once; later calls return the same flags).
+fn flags() -> &'static Flags {
+    FLAGS.get_or_init(|| {
+        let f = Flags {
+            signal: Arc::new(AtomicUsize::new(0)),
+            any: Arc::new(AtomicBool::new(false)),
+            status: Arc::new(AtomicBool::new(false)),
+        };
+        // Registered before the flag below, so it sees `any` as it was before this
+        // SIGINT: a SIGINT after an earlier SIGINT or SIGTERM exits at once with 130.
+        signal_hook::flag::register_conditional_shutdown(SIGINT, 130, Arc::clone(&f.any))
+            .expect("installing the SIGINT handler");
+        for sig in [SIGINT, SIGTERM] {
+            signal_hook::flag::register_usize(sig, Arc::clone(&f.signal), sig as usize)
+                .and_then(|_| signal_hook::flag::register(sig, Arc::clone(&f.any)))
+                .expect("installing the SIGINT/SIGTERM handlers");
+        }
+        f
+    })
 }
 
 /// The installed handlers; tells the exit code for a signal that arrived.
@@ -27,7 +46,7 @@ pub struct Signals;
 impl Signals {
     /// 130 after SIGINT, 143 after SIGTERM, None otherwise.
     pub fn exit_code(&self) -> Option<u8> {
-        match SIGNAL.load(Ordering::SeqCst) {
+        match flags().signal.load(Ordering::SeqCst) {
             0 => None,
             s => Some(128 + s as u8),
         }
@@ -37,23 +56,16 @@ impl Signals {
 /// Install handlers and a watcher thread that cancels the run on the first SIGINT or
 /// SIGTERM and prints a status block on stderr for each SIGUSR1.
 pub fn install(cancel: CancelHandle, board: std::sync::Arc<fathom::live::LiveBoard>) -> Signals {
-    // SAFETY: installing a handler that only stores to an atomic.
-    unsafe {
-        libc::signal(libc::SIGUSR1, on_status as *const () as libc::sighandler_t);
-    }
-    for sig in [libc::SIGINT, libc::SIGTERM] {
-        // SAFETY: installing a handler that only touches an atomic and calls _exit.
-        unsafe {
-            libc::signal(sig, on_signal as *const () as libc::sighandler_t);
-        }
-    }
+    let f = flags();
+    signal_hook::flag::register(SIGUSR1, Arc::clone(&f.status))
+        .expect("installing the SIGUSR1 handler");
     std::thread::Builder::new()
         .name("fathom-signals".into())
         .spawn(move || loop {
-            if STATUS.swap(0, Ordering::SeqCst) != 0 {
+            if f.status.swap(false, Ordering::SeqCst) {
                 eprint!("{}", board.status());
             }
-            if SIGNAL.load(Ordering::SeqCst) != 0 {
+            if f.any.load(Ordering::SeqCst) {
                 cancel.cancel();
                 return;
             }
@@ -67,16 +79,11 @@ pub fn install(cancel: CancelHandle, board: std::sync::Arc<fathom::live::LiveBoa
 /// ([`fathom_suites::stop::request`]): it ends its current test, prints what it measured,
 /// removes its files and the binary exits 130/143.
 pub fn install_for_suites() -> Signals {
-    for sig in [libc::SIGINT, libc::SIGTERM] {
-        // SAFETY: installing a handler that only touches an atomic and calls _exit.
-        unsafe {
-            libc::signal(sig, on_signal as *const () as libc::sighandler_t);
-        }
-    }
+    let f = flags();
     std::thread::Builder::new()
         .name("fathom-signals".into())
-        .spawn(|| loop {
-            if SIGNAL.load(Ordering::SeqCst) != 0 {
+        .spawn(move || loop {
+            if f.any.load(Ordering::SeqCst) {
                 fathom_suites::stop::request();
                 return;
             }

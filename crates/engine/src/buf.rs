@@ -1,6 +1,5 @@
 //! Aligned I/O buffers and their contents.
 
-use std::alloc::{alloc_zeroed, dealloc, Layout};
 use std::sync::Arc;
 
 /// A zeroed buffer with a chosen alignment (O_DIRECT needs the logical block size or
@@ -10,13 +9,17 @@ use std::sync::Arc;
 pub struct AlignedBuf {
     ptr: *mut u8,
     len: usize,
-    store: Store,
+    /// Keeps the bytes alive; `ptr` points into them.
+    _store: Store,
 }
 
+// The fields are only held, never read: dropping them frees the bytes.
+#[allow(dead_code)]
 enum Store {
-    Heap(Layout),
+    /// A zeroed heap block with room to start on the alignment; `ptr` points into it.
+    Heap(Vec<u8>),
     /// Keeps the shared mapping alive; this buffer is a disjoint part of it.
-    Shared(#[allow(dead_code)] Arc<Region>),
+    Shared(Arc<Region>),
 }
 
 /// An anonymous private mapping: the kernel hands out zero pages on first touch.
@@ -65,17 +68,20 @@ const PAGE: usize = 4096;
 impl AlignedBuf {
     /// A zeroed buffer of `len` bytes (at least 1) aligned to `align` (a power of two).
     pub fn new(len: usize, align: usize) -> AlignedBuf {
-        let layout = Layout::from_size_align(len.max(1), align.max(1))
-            .expect("buffer alignment must be a power of two");
-        // SAFETY: the layout has a non-zero size.
-        let ptr = unsafe { alloc_zeroed(layout) };
-        if ptr.is_null() {
-            std::alloc::handle_alloc_error(layout);
-        }
+        let (len, align) = (len.max(1), align.max(1));
+        assert!(
+            align.is_power_of_two(),
+            "buffer alignment must be a power of two"
+        );
+        // A zeroed block (calloc: untouched pages cost nothing) with slack for alignment.
+        let mut block = vec![0u8; len + align - 1];
+        let base = block.as_mut_ptr();
+        // In bounds: the skip is below `align`, so skip + len <= the block's length.
+        let ptr = base.wrapping_add((base as usize).next_multiple_of(align) - base as usize);
         AlignedBuf {
             ptr,
-            len: layout.size(),
-            store: Store::Heap(layout),
+            len,
+            _store: Store::Heap(block),
         }
     }
 
@@ -108,7 +114,7 @@ impl AlignedBuf {
                 // In bounds: first + i * stride + len <= slack + count * stride.
                 ptr: region.base.wrapping_add(first + i * stride),
                 len,
-                store: Store::Shared(Arc::clone(&region)),
+                _store: Store::Shared(Arc::clone(&region)),
             })
             .collect()
     }
@@ -135,15 +141,6 @@ impl AlignedBuf {
         // SAFETY: as above, and &mut self gives exclusive access (no two buffers of one
         // mapping overlap).
         unsafe { std::slice::from_raw_parts_mut(self.ptr, self.len) }
-    }
-}
-
-impl Drop for AlignedBuf {
-    fn drop(&mut self) {
-        if let Store::Heap(layout) = self.store {
-            // SAFETY: allocated in `new` with this layout.
-            unsafe { dealloc(self.ptr, layout) }
-        }
     }
 }
 

@@ -194,14 +194,6 @@ pub mod fsop {
         )
     }
 
-    fn check(r: libc::c_int) -> io::Result<()> {
-        if r < 0 {
-            Err(io::Error::last_os_error())
-        } else {
-            Ok(())
-        }
-    }
-
     /// open(O_CREAT | `mode`, 0600).
     pub fn create_c(p: &CString, mode: libc::c_int) -> io::Result<OwnedFd> {
         let flags = OFlag::from_bits_retain(libc::O_CREAT | libc::O_CLOEXEC | mode);
@@ -229,18 +221,14 @@ pub mod fsop {
             StatType::Stat => nix::sys::stat::stat(p.as_c_str()).map(drop)?,
             StatType::Lstat => nix::sys::stat::lstat(p.as_c_str()).map(drop)?,
             StatType::Statx => {
-                // nix has no statx.
-                // SAFETY: the out-buffer is a zeroed struct we own; p is NUL-terminated.
-                unsafe {
-                    let mut st: libc::statx = std::mem::zeroed();
-                    check(libc::statx(
-                        libc::AT_FDCWD,
-                        p.as_ptr(),
-                        0,
-                        libc::STATX_ALL,
-                        &mut st,
-                    ))?
-                }
+                // nix has no statx; rustix's is safe.
+                rustix::fs::statx(
+                    rustix::fs::CWD,
+                    p.as_c_str(),
+                    rustix::fs::AtFlags::empty(),
+                    rustix::fs::StatxFlags::ALL,
+                )
+                .map(drop)?
             }
         }
         Ok(())

@@ -4,11 +4,13 @@
 use super::load::{Kind, Line, KINDS};
 use super::Opts;
 use std::collections::HashMap;
-use std::ffi::CString;
 use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
+
+/// The extended attribute a Windows server keeps DOS attributes in (dbench -x).
+const DOS_ATTRIB: &str = "user.DosAttrib";
 
 /// Count, total and worst time of one kind of operation.
 #[derive(Clone, Copy, Debug, Default)]
@@ -283,9 +285,7 @@ impl<'a> Client<'a> {
                     l_len: l.nums[2] as i64,
                     l_pid: 0,
                 };
-                use std::os::fd::AsRawFd;
-                // SAFETY: a valid descriptor and a flock that lives across the call.
-                unsafe { libc::fcntl(f.as_raw_fd(), libc::F_SETLKW, &lock) };
+                let _ = nix::fcntl::fcntl(f, nix::fcntl::FcntlArg::F_SETLKW(&lock));
                 Ok(())
             }
         }
@@ -403,22 +403,16 @@ impl<'a> Client<'a> {
         if !self.run.opts.xattr {
             return;
         }
-        use std::os::fd::AsRawFd;
-        let name = CString::new("user.DosAttrib").expect("no NUL");
         let v = [0u8; 44];
-        // SAFETY: a valid descriptor, NUL-terminated name and a buffer of the given size.
-        unsafe { libc::fsetxattr(f.as_raw_fd(), name.as_ptr(), v.as_ptr().cast(), v.len(), 0) };
+        let _ = rustix::fs::fsetxattr(f, DOS_ATTRIB, &v, rustix::fs::XattrFlags::empty());
     }
 
     fn xattr_read(&self, f: &std::fs::File) {
         if !self.run.opts.xattr {
             return;
         }
-        use std::os::fd::AsRawFd;
-        let name = CString::new("user.DosAttrib").expect("no NUL");
         let mut v = [0u8; 44];
-        // SAFETY: as in xattr_write, reading into a buffer of the given size.
-        unsafe { libc::fgetxattr(f.as_raw_fd(), name.as_ptr(), v.as_mut_ptr().cast(), v.len()) };
+        let _ = rustix::fs::fgetxattr(f, DOS_ATTRIB, &mut v);
     }
 
     /// Remove this client's folder (dbench's cleanup).
