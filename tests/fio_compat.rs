@@ -551,11 +551,9 @@ fn parse_only_agrees_with_fio_on_fios_example_files() {
         eprintln!("fio-examples not installed: skipping");
         return;
     }
-    // Options fathom does not have yet: zoned block devices (zonemode=zbd) and per-I/O
-    // priorities (see docs/options.md).
+    // Options fathom does not have yet: zoned block devices (zonemode=zbd; see
+    // docs/options.md).
     let known_gaps = [
-        "cmdprio-bssplit.fio",
-        "cmdprio-percentage.fio",
         "libzbc-rand-write.fio",
         "libzbc-seq-read.fio",
         "zbd-rand-write.fio",
@@ -973,3 +971,131 @@ fn dedupe_modes_give_the_dedupe_ratios_fio_gives() {
         }
     }
 }
+
+// cmdprio: a share of the I/Os carries its own priority, and each priority's completion
+// latencies are reported as fio reports them: `clat prio C/L` lines and percentile blocks
+// in the normal output, a `prios` array in JSON (with bins in JSON+), the priority in the
+// log's priority column. fio run side by side reports the same priorities.
+fathomtest!(cmdprio_reports_latencies_per_priority_as_fio, |env| {
+    let job = [
+        "--name=p",
+        "--ioengine=libaio",
+        "--iodepth=4",
+        "--rw=randread",
+        "--bs=4k",
+        "--size=8m",
+        "--number_ios=4000",
+        "--cmdprio_percentage=30",
+        "--cmdprio_class=2",
+        "--cmdprio=3",
+    ];
+    let (v, code, e) = run_json(&env, &job);
+    assert_eq!(code, 0, "{e}");
+    let read = &v["jobs"][0]["read"];
+    let prios = read["prios"].as_array().expect("a prios array");
+    let got: Vec<(u64, u64)> = prios
+        .iter()
+        .map(|p| {
+            (
+                p["prioclass"].as_u64().unwrap(),
+                p["prio"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(got, vec![(0, 0), (2, 3)], "the job's own priority first");
+    let n: Vec<u64> = prios
+        .iter()
+        .map(|p| p["clat_ns"]["N"].as_u64().unwrap())
+        .collect();
+    assert_eq!(n[0] + n[1], read["total_ios"].as_u64().unwrap());
+    let share = n[1] as f64 / (n[0] + n[1]) as f64;
+    assert!((0.26..0.34).contains(&share), "share {share}");
+    assert!(prios[1]["clat_ns"]["percentile"]["99.000000"].is_u64());
+    // Writes had no cmdprio share and read nothing: no array.
+    assert!(v["jobs"][0]["write"].get("prios").is_none());
+
+    // JSON+: the per-priority latencies carry their bins.
+    let dir = format!("--directory={}", env.path().display());
+    let mut a = vec!["--output-format=json+", dir.as_str()];
+    a.extend_from_slice(&job);
+    let plus = json(&env.run(&a));
+    let bins = plus["jobs"][0]["read"]["prios"][1]["clat_ns"]["bins"]
+        .as_object()
+        .expect("bins");
+    let in_bins: u64 = bins.values().map(|b| b.as_u64().unwrap()).sum();
+    let n1 = plus["jobs"][0]["read"]["prios"][1]["clat_ns"]["N"].as_u64();
+    assert_eq!(Some(in_bins), n1);
+
+    // The normal output, and a latency log with each I/O's ioprio value.
+    let mut a = vec![dir.as_str(), "--write_lat_log=pl", "--log_prio=1"];
+    a.extend_from_slice(&job);
+    let o = env.run(&a);
+    let text = stdout(&o);
+    assert!(text.contains("    clat prio 0/0 ("), "{text}");
+    assert!(text.contains("    clat prio 2/3 ("), "{text}");
+    assert!(text.contains("% of IOs) percentiles ("), "{text}");
+    let log = std::fs::read_to_string(env.path().join("pl_clat.1.log"))
+        .or_else(|_| std::fs::read_to_string("pl_clat.1.log"))
+        .expect("the clat log");
+    let tagged = log.lines().filter(|l| l.ends_with(", 0x4003")).count();
+    let plain = log.lines().filter(|l| l.ends_with(", 0x0000")).count();
+    assert_eq!(tagged + plain, log.lines().count(), "{log:.300}");
+    assert!(tagged > 0 && plain > tagged, "{tagged} {plain}");
+
+    // Not an option of the synchronous engines (fio refuses it there too).
+    let o = env.run(&["--name=s", "--size=1m", "--cmdprio_percentage=30"]);
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{e}");
+    assert!(e.contains("libaio and io_uring"), "{e}");
+
+    let Some(fio) = fio() else { return };
+    let out = std::process::Command::new(&fio)
+        .current_dir(env.path())
+        .arg("--output-format=json")
+        .args(job)
+        .output()
+        .unwrap();
+    let theirs: serde_json::Value = serde_json::from_slice(&out.stdout).expect("fio's JSON");
+    let tp = theirs["jobs"][0]["read"]["prios"]
+        .as_array()
+        .expect("fio's prios");
+    let their: Vec<(u64, u64)> = tp
+        .iter()
+        .map(|p| {
+            (
+                p["prioclass"].as_u64().unwrap(),
+                p["prio"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(their, got, "the same priorities, in the same order, as fio");
+    assert_eq!(
+        theirs["jobs"][0]["read"]["total_ios"], read["total_ios"],
+        "the same number of I/Os"
+    );
+});
+
+// fio's "job options" and "global options" hold the options written with a value; those
+// written bare (stonewall, time_based, thread) are left out, as fio does.
+fathomtest!(json_job_options_leave_out_bare_options_as_fio, |env| {
+    let (v, code, e) = run_json(
+        &env,
+        &[
+            "--name=a",
+            "--ioengine=null",
+            "--size=1m",
+            "--name=b",
+            "--stonewall",
+            "--ioengine=null",
+            "--size=1m",
+            "--time_based",
+            "--runtime=1ms",
+        ],
+    );
+    assert_eq!(code, 0, "{e}");
+    let opts = v["jobs"][1]["job options"]
+        .as_object()
+        .expect("job options");
+    let keys: Vec<&str> = opts.keys().map(String::as_str).collect();
+    assert_eq!(keys, ["name", "ioengine", "size", "runtime"], "{opts:?}");
+});

@@ -35,6 +35,7 @@ fathomtest!(
         assert_eq!(
             r.jobs[0].info.job_options,
             vec![
+                ("name".to_string(), "j".to_string()),
                 ("rw".to_string(), "randread".to_string()),
                 ("unlink".to_string(), "1".to_string()),
                 ("size".to_string(), "2m".to_string()),

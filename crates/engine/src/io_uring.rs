@@ -173,10 +173,12 @@ impl IoEngine for IoUringEngine {
                     if write {
                         opcode::WriteFixed::new($target, io.buf, len, slot as u16)
                             .offset(off)
+                            .ioprio(io.ioprio)
                             .build()
                     } else {
                         opcode::ReadFixed::new($target, io.buf, len, slot as u16)
                             .offset(off)
+                            .ioprio(io.ioprio)
                             .build()
                     }
                 } else if self.opts.job.nonvectored == 0 {
@@ -188,14 +190,26 @@ impl IoEngine for IoUringEngine {
                     };
                     let iov: *const libc::iovec = &self.iovecs[slot];
                     if write {
-                        opcode::Writev::new($target, iov, 1).offset(off).build()
+                        opcode::Writev::new($target, iov, 1)
+                            .offset(off)
+                            .ioprio(io.ioprio)
+                            .build()
                     } else {
-                        opcode::Readv::new($target, iov, 1).offset(off).build()
+                        opcode::Readv::new($target, iov, 1)
+                            .offset(off)
+                            .ioprio(io.ioprio)
+                            .build()
                     }
                 } else if write {
-                    opcode::Write::new($target, io.buf, len).offset(off).build()
+                    opcode::Write::new($target, io.buf, len)
+                        .offset(off)
+                        .ioprio(io.ioprio)
+                        .build()
                 } else {
-                    opcode::Read::new($target, io.buf, len).offset(off).build()
+                    opcode::Read::new($target, io.buf, len)
+                        .offset(off)
+                        .ioprio(io.ioprio)
+                        .build()
                 }
             }};
         }

@@ -17,7 +17,7 @@
 //! let mut engine = create("null").unwrap();
 //! let f = engine.open_file("unused".as_ref(), &OpenOptions::default()).unwrap();
 //! let mut buf = AlignedBuf::new(4096, 4096);
-//! let io = IoUnit { ddir: Ddir::Read, file: f, offset: 0, buf: buf.as_mut_ptr(), len: 4096, tag: 0 };
+//! let io = IoUnit { ddir: Ddir::Read, file: f, offset: 0, buf: buf.as_mut_ptr(), len: 4096, tag: 0, ioprio: 0 };
 //! // SAFETY: `buf` outlives the I/O, which the null engine completes at once.
 //! let done = unsafe { engine.queue(&io) }.unwrap();
 //! assert!(matches!(done, Queued::Done(c) if c.res == 4096));
@@ -175,6 +175,9 @@ pub struct IoUnit {
     pub len: usize,
     /// Caller's tag, returned in the completion.
     pub tag: u64,
+    /// The I/O's own priority (an ioprio value, class << 13 | level; 0: the thread's),
+    /// which libaio and io_uring put in the command (fio's cmdprio); others ignore it.
+    pub ioprio: u16,
 }
 
 // SAFETY: an IoUnit is a description of an I/O; the buffer it points to is owned by the

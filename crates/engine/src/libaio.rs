@@ -11,6 +11,8 @@ use std::io;
 
 const IOCB_CMD_PREAD: u16 = 0;
 const IOCB_CMD_PWRITE: u16 = 1;
+/// `aio_reqprio` holds the I/O's priority.
+const IOCB_FLAG_IOPRIO: u32 = 1 << 1;
 
 /// The kernel's `struct iocb` (little-endian layout).
 #[repr(C)]
@@ -166,6 +168,9 @@ impl IoEngine for Libaio {
             aio_buf: io.buf as u64,
             aio_nbytes: io.len as u64,
             aio_offset: io.offset as i64,
+            // cmdprio: the I/O's own priority, which the kernel takes with this flag.
+            aio_reqprio: io.ioprio as i16,
+            aio_flags: if io.ioprio != 0 { IOCB_FLAG_IOPRIO } else { 0 },
             ..Iocb::default()
         };
         let p: *mut Iocb = &mut self.iocbs[slot];

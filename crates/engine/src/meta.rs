@@ -497,6 +497,7 @@ mod tests {
             buf: std::ptr::null_mut(),
             len: 1 << 20,
             tag: 0,
+            ioprio: 0,
         };
         // SAFETY: falloc never touches the buffer.
         let r = unsafe { e.queue(&io) }.unwrap();

@@ -29,6 +29,7 @@ fn write_then_read(engine: &str) -> Vec<u8> {
             buf: buf.as_mut_ptr(),
             len: 4096,
             tag: i,
+            ioprio: 0,
         };
         // SAFETY: buf outlives the synchronous I/O.
         match unsafe { e.queue(&io) }.unwrap() {
@@ -46,6 +47,7 @@ fn write_then_read(engine: &str) -> Vec<u8> {
             buf: buf.as_mut_ptr(),
             len: 4096,
             tag: b,
+            ioprio: 0,
         };
         // SAFETY: as above.
         let c = unsafe { e.queue(&io) }.unwrap();
@@ -80,6 +82,7 @@ fn reads_past_the_end_return_what_is_there() {
         buf: buf.as_mut_ptr(),
         len: 4096,
         tag: 0,
+        ioprio: 0,
     };
     // SAFETY: buf outlives the synchronous I/O.
     let c = unsafe { e.queue(&io) }.unwrap();
@@ -128,6 +131,7 @@ fn trim_punches_a_hole_in_a_file_on_every_engine() {
             buf: buf.as_mut_ptr(),
             len: 8192,
             tag: 0,
+            ioprio: 0,
         };
         // SAFETY: trims do not touch the buffer.
         let c = unsafe { e.queue(&io) }.unwrap();
@@ -143,5 +147,71 @@ fn trim_punches_a_hole_in_a_file_on_every_engine() {
             "{engine}: hole reads as zeroes"
         );
         assert!(data[..8192].iter().all(|&b| b == 7) && data[16384..].iter().all(|&b| b == 7));
+    }
+}
+
+/// Queue one read and wait for its result (a negated errno on failure).
+fn one_read(
+    e: &mut dyn fathom_engine::IoEngine,
+    f: usize,
+    buf: &mut AlignedBuf,
+    ioprio: u16,
+) -> i64 {
+    let io = IoUnit {
+        ddir: Ddir::Read,
+        file: f,
+        offset: 0,
+        buf: buf.as_mut_ptr(),
+        len: 4096,
+        tag: 1,
+        ioprio,
+    };
+    // SAFETY: buf outlives the I/O, which is reaped before returning.
+    match unsafe { e.queue(&io) }.unwrap() {
+        Queued::Done(c) => c.res,
+        Queued::Queued => {
+            // libaio refuses a bad command at submission, io_uring in its completion.
+            if let Err(err) = e.commit() {
+                return -(err.raw_os_error().unwrap() as i64);
+            }
+            let mut out = Vec::new();
+            while out.is_empty() {
+                e.reap(1, 1, &mut out).unwrap();
+            }
+            out[0].res
+        }
+    }
+}
+
+// cmdprio: libaio and io_uring hand each I/O's priority to the kernel: a valid one reads,
+// a class the kernel does not have (5) is refused with EINVAL, which it could only be if
+// the value reached the kernel.
+#[test]
+fn async_engines_put_the_io_priority_in_the_command() {
+    for engine in ["libaio", "io_uring"] {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("p");
+        std::fs::write(&p, vec![3u8; 8192]).unwrap();
+        let mut e = create(engine).unwrap();
+        // SAFETY: no registered buffers.
+        if unsafe { e.setup(2, &[]) }.is_err() {
+            eprintln!("{engine}: unavailable here");
+            continue;
+        }
+        let f = e.open_file(&p, &OpenOptions::default()).unwrap();
+        let mut buf = AlignedBuf::new(4096, 4096);
+        assert_eq!(one_read(&mut *e, f, &mut buf, 0), 4096, "{engine}");
+        // Best-effort class, level 3.
+        assert_eq!(
+            one_read(&mut *e, f, &mut buf, (2 << 13) | 3),
+            4096,
+            "{engine}"
+        );
+        assert_eq!(
+            one_read(&mut *e, f, &mut buf, 5 << 13),
+            -(libc::EINVAL as i64),
+            "{engine}: an invalid class must reach the kernel and be refused"
+        );
+        e.close_files().unwrap();
     }
 }

@@ -46,6 +46,7 @@
 #![deny(missing_docs)]
 
 mod builder;
+mod cmdprio;
 mod control;
 mod error;
 pub mod gate;
@@ -58,6 +59,7 @@ pub mod units;
 mod words;
 
 pub use builder::{Engine, Job, JobBuilder};
+pub use cmdprio::{ioprio_value, CmdPrio, PrioSplit, IOPRIO_CLASS_RT};
 pub use control::{Control, DedupUnits, FadviseHint, LockMode, NumaMode, NumaPolicy};
 pub use error::JobError;
 pub use spec::*;

@@ -212,10 +212,18 @@ pub(crate) fn read_cli(args: &[String]) -> Result<(Vec<RawOpt>, Vec<RawSection>)
                     msg: "--name needs a value, e.g. --name=randread".into(),
                 });
             };
+            // The name is one of the job's options too, as in fio's "job options".
+            let opts = vec![RawOpt {
+                name,
+                value: Some(v.clone()),
+                loc: loc.clone(),
+                keyword,
+                dialect: Dialect::Fio,
+            }];
             sections.push(RawSection {
                 name: v,
                 loc: loc.clone(),
-                opts: Vec::new(),
+                opts,
             });
             continue;
         }

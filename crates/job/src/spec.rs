@@ -125,6 +125,8 @@ pub struct JobSpec {
     pub job_options: Vec<(String, String)>,
     /// Engine-specific options (io_uring, libaio, pvsync2).
     pub engine: EngineOpts,
+    /// libaio and io_uring: per-I/O priorities (`cmdprio_*`).
+    pub cmdprio: crate::CmdPrio,
     /// fio's verify family.
     pub verify: VerifySpec,
     /// fathom extension: the directory tree of metadata jobs (tree_depth, tree_width, …).
@@ -892,6 +894,7 @@ impl Default for JobSpec {
             kb_base: 1024,
             job_options: Vec::new(),
             engine: EngineOpts::default(),
+            cmdprio: crate::CmdPrio::default(),
             verify: VerifySpec::default(),
             tree: TreeSpec::default(),
             meta_mix: Vec::new(),

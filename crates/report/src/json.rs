@@ -37,8 +37,8 @@ pub fn document(run: &RunResult) -> Value {
         // fathom extension: the run was stopped early; the numbers cover what was done.
         top.insert("interrupted".into(), json!(true));
     }
-    if !run.global_options.is_empty() {
-        top.insert("global options".into(), options(&run.global_options));
+    if let Some(o) = options(&run.global_options) {
+        top.insert("global options".into(), o);
     }
     let jobs: Vec<Value> = run
         .jobs
@@ -72,12 +72,14 @@ pub fn document(run: &RunResult) -> Value {
 }
 
 /// Options as a JSON object of strings, in the order given.
-fn options(o: &[(String, String)]) -> Value {
+/// fio's `"global options"`/`"job options"`: the options given with a value (fio leaves
+/// out those written bare, as `stonewall` or `time_based`); None when that leaves none.
+fn options(o: &[(String, String)]) -> Option<Value> {
     let mut m = Map::new();
-    for (k, v) in o {
+    for (k, v) in o.iter().filter(|(_, v)| !v.is_empty()) {
         m.insert(k.clone(), json!(v));
     }
-    Value::Object(m)
+    (!m.is_empty()).then_some(Value::Object(m))
 }
 
 fn lat(l: &LatStat, percentiles: Option<&[f64]>) -> Value {
@@ -149,6 +151,22 @@ fn dir(d: &DirStats, rt_ms: u64, info: &JobInfo, group: Option<&GroupResult>, i:
         "lat_ns".into(),
         lat(&d.lat, pl.filter(|_| info.lat_percentiles)),
     );
+    if d.prios_with_samples() >= 2 {
+        // cmdprio: each priority's latencies, once two priorities have any (as fio).
+        let key = if info.lat_percentiles {
+            "lat_ns"
+        } else {
+            "clat_ns"
+        };
+        let pl = pl.filter(|_| info.clat_percentiles || info.lat_percentiles);
+        let prios: Vec<Value> = d
+            .prios
+            .iter()
+            .filter(|p| p.lat.count() > 0)
+            .map(|p| json!({"prioclass": p.class(), "prio": p.level(), key: lat(&p.lat, pl)}))
+            .collect();
+        m.insert("prios".into(), Value::Array(prios));
+    }
     if d.resp.count() > 0 {
         // fathom extension: latency from each I/O's intended issue time (rate-limited jobs).
         m.insert("resp_ns".into(), lat(&d.resp, pl));
@@ -188,8 +206,8 @@ fn job(j: &JobResult, group: Option<&GroupResult>) -> Value {
         "elapsed".into(),
         json!(j.elapsed.as_millis().div_ceil(1000) as u64),
     );
-    if !j.info.job_options.is_empty() {
-        m.insert("job options".into(), options(&j.info.job_options));
+    if let Some(o) = options(&j.info.job_options) {
+        m.insert("job options".into(), o);
     }
     // unified_rw_reporting: "mixed" replaces (1) or follows (2) read, write and trim.
     if j.info.unified_rw != 1 {

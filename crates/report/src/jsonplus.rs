@@ -48,6 +48,19 @@ impl Reporter for JsonPlus {
                             jv[*d][key]["bins"] = Value::Object(bins(l));
                         }
                     }
+                    // cmdprio: each priority's latencies carry their bins too.
+                    let key = if info.lat_percentiles {
+                        "lat_ns"
+                    } else {
+                        "clat_ns"
+                    };
+                    let shown = info.clat_percentiles || info.lat_percentiles;
+                    if let Some(prios) = jv[*d].get_mut("prios").and_then(|p| p.as_array_mut()) {
+                        let with = ds.prios.iter().filter(|p| p.lat.count() > 0);
+                        for (pv, p) in prios.iter_mut().zip(with).filter(|_| shown) {
+                            pv[key]["bins"] = Value::Object(bins(&p.lat));
+                        }
+                    }
                 }
             }
         }

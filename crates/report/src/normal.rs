@@ -144,6 +144,17 @@ fn write_job(job: &JobResult, group: Option<&GroupResult>, out: &mut dyn Write) 
         lat_line("slat", &d.slat, out)?;
         lat_line("clat", &d.clat, out)?;
         lat_line(" lat", &d.lat, out)?;
+        // cmdprio: each priority's latencies, once two priorities have any (as fio).
+        let prio_kind = if job.info.lat_percentiles {
+            "lat"
+        } else {
+            "clat"
+        };
+        let by_prio = d.prios_with_samples() >= 2;
+        for p in d.prios.iter().filter(|_| by_prio) {
+            let name = format!("{prio_kind} prio {}/{}", p.class(), p.level());
+            lat_line(&name, &p.lat, out)?;
+        }
         // fathom extension: latency from the intended issue time of rate-limited I/O.
         lat_line("resp", &d.resp, out)?;
         if job.info.slat_percentiles && d.slat.count() > 0 {
@@ -154,6 +165,22 @@ fn write_job(job: &JobResult, group: Option<&GroupResult>, out: &mut dyn Write) 
         }
         if job.info.lat_percentiles {
             percentiles("lat", &d.lat, &job.info.percentile_list, out)?;
+        }
+        if by_prio && (job.info.clat_percentiles || job.info.lat_percentiles) {
+            let all = if job.info.lat_percentiles {
+                d.lat.count()
+            } else {
+                d.clat.count()
+            };
+            for p in d.prios.iter().filter(|p| p.lat.count() > 0) {
+                let name = format!(
+                    "{prio_kind} prio {}/{} ({:.2}% of IOs)",
+                    p.class(),
+                    p.level(),
+                    100.0 * p.lat.count() as f64 / all.max(1) as f64
+                );
+                percentiles(&name, &p.lat, &job.info.percentile_list, out)?;
+            }
         }
         samples(d, group.map(|g| (g, i)), kb_base, out)?;
     }

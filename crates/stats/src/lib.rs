@@ -29,6 +29,7 @@ pub use result::{
     DiskUtil, GroupDir, GroupResult, JobInfo, JobResult, MergedSource, RunResult, SteadyState,
 };
 pub use thread::{
-    batch_index, depth_level_index, lat_bucket, CpuUsage, DirStats, OpStats, Sample, SampleSummary,
-    ThreadStats, VerifyStats, LAT_BUCKETS, LAT_BUCKET_BOUNDS_NS, VERIFY_FAILURES_KEPT,
+    batch_index, depth_level_index, lat_bucket, CpuUsage, DirStats, OpStats, PrioLat, Sample,
+    SampleSummary, ThreadStats, VerifyStats, LAT_BUCKETS, LAT_BUCKET_BOUNDS_NS,
+    VERIFY_FAILURES_KEPT,
 };

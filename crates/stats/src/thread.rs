@@ -136,6 +136,30 @@ pub struct DirStats {
     /// clat of I/Os without a submit phase, whose lat equals their clat: recorded once
     /// here while running; [`ThreadStats::finish`] adds it to both `clat` and `lat`.
     clat_noslat: LatStat,
+    /// cmdprio jobs: the latency of the I/Os of each priority (clat, or lat with
+    /// `lat_percentiles`), the job's own priority first, as fio's per-priority stats.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub prios: Vec<PrioLat>,
+}
+
+/// The latencies of the I/Os issued with one priority.
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
+pub struct PrioLat {
+    /// The ioprio value (class << 13 | level).
+    pub ioprio: u16,
+    /// Their latencies.
+    pub lat: LatStat,
+}
+
+impl PrioLat {
+    /// The priority class (fio's `prioclass`).
+    pub fn class(&self) -> u16 {
+        self.ioprio >> 13
+    }
+    /// The level within the class (fio's `prio`).
+    pub fn level(&self) -> u16 {
+        self.ioprio & 7
+    }
 }
 
 impl DirStats {
@@ -161,6 +185,25 @@ impl DirStats {
         m.merge(&dirs[1], true);
         m.merge(&dirs[2], true);
         m
+    }
+
+    /// The entry of priority `ioprio`, made (last) when there is none.
+    pub fn prio_entry(&mut self, ioprio: u16) -> &mut PrioLat {
+        match self.prios.iter().position(|p| p.ioprio == ioprio) {
+            Some(i) => &mut self.prios[i],
+            None => {
+                self.prios.push(PrioLat {
+                    ioprio,
+                    lat: LatStat::new(),
+                });
+                self.prios.last_mut().expect("just pushed")
+            }
+        }
+    }
+
+    /// How many priorities have latencies (fio shows them from two on).
+    pub fn prios_with_samples(&self) -> usize {
+        self.prios.iter().filter(|p| p.lat.count() > 0).count()
     }
 
     /// Sum (ns) and count of every completion latency recorded so far.
@@ -205,6 +248,9 @@ impl DirStats {
         self.lat += &o.lat;
         self.resp += &o.resp;
         self.clat_noslat += &o.clat_noslat;
+        for p in &o.prios {
+            self.prio_entry(p.ioprio).lat += &p.lat;
+        }
         if sum_samples {
             // Clones of a group run side by side: the group's bandwidth in interval k is the
             // sum of every clone's bandwidth in interval k.
@@ -490,6 +536,25 @@ impl ThreadStats {
             None => d.clat_noslat.record(clat_ns),
         }
         self.lat_buckets[lat_bucket(clat_ns)] += 1;
+    }
+
+    /// cmdprio: the latency `ns` of an I/O of direction `dir` issued with priority
+    /// `ioprio` (a priority not seeded is added last).
+    #[inline]
+    pub fn record_prio(&mut self, dir: usize, ioprio: u16, ns: u64) {
+        let d = &mut self.dirs[dir];
+        match d.prios.iter_mut().find(|p| p.ioprio == ioprio) {
+            Some(p) => p.lat.record(ns),
+            None => d.prio_entry(ioprio).lat.record(ns),
+        }
+    }
+
+    /// cmdprio: the priorities of direction `dir`, in the order fio lists them (the
+    /// job's own first), before any is recorded.
+    pub fn seed_prios(&mut self, dir: usize, values: &[u16]) {
+        for &v in values {
+            self.dirs[dir].prio_entry(v);
+        }
     }
 
     /// Record a fake I/O of a metadata engine (fio's FAKEIO/NOSTATS): it counts as an I/O

@@ -3,9 +3,11 @@
 //! [`worker`] runs the timing loop (generate, pace, issue, reap), [`source`] says what the
 //! next I/O is (generated or replayed), [`filelock`] holds lockfile's locks, [`slot`]
 //! issues each I/O and accounts its completion, [`openset`] keeps openfiles=N, [`sync`]
-//! the fsync cadence, [`sampler`] the bandwidth/IOPS samples.
+//! the fsync cadence, [`sampler`] the bandwidth/IOPS samples, [`cmdprio`] each I/O's own
+//! priority (libaio, io_uring).
 //! Verification of what was written is in [`crate::verify`]; waits in [`crate::pace`].
 
+pub(crate) mod cmdprio;
 pub(crate) mod filelock;
 pub(crate) mod openset;
 pub(crate) mod prepare;

@@ -22,6 +22,10 @@ pub(crate) struct Slot {
     pub(crate) intended: Option<Instant>,
     /// verify: the (offset, generation) of each chunk this slot's write carries.
     pub(crate) gens: Vec<(u64, u32)>,
+    /// The I/O's priority in the command (cmdprio; 0: the thread's) and the priority its
+    /// latency is reported under.
+    pub(crate) ioprio: u16,
+    pub(crate) stat_prio: u16,
 }
 
 impl Slot {
@@ -48,6 +52,8 @@ impl Slot {
             t_sub: now,
             intended: None,
             gens: Vec::new(),
+            ioprio: 0,
+            stat_prio: 0,
         }
     }
     #[inline]
@@ -59,6 +65,7 @@ impl Slot {
             buf: self.buf.as_mut_ptr().wrapping_add(self.done as usize),
             len: (self.req.len - self.done) as usize,
             tag: si as u64,
+            ioprio: self.ioprio,
         }
     }
 }
@@ -130,6 +137,9 @@ pub(crate) struct Recorder<'a> {
     /// `error_dump`: print each tolerated error (the first 100) on stderr, as fio does.
     pub(crate) dump: bool,
     pub(crate) job: &'a str,
+    /// cmdprio: record each I/O's latency under its priority too: its total latency
+    /// (true, with lat_percentiles) or its completion latency, as fio.
+    pub(crate) prio_lat: Option<bool>,
 }
 
 impl<'a> Recorder<'a> {
@@ -150,6 +160,7 @@ impl<'a> Recorder<'a> {
             max_lat: spec.control.max_latency.as_nanos() as u64,
             dump: !spec.control.no_error_dump,
             job: &spec.name,
+            prio_lat: spec.cmdprio.active().then_some(spec.lat_percentiles),
         }
     }
 }
@@ -213,10 +224,19 @@ pub(crate) fn complete(
             offset: req.offset,
             slat: slat.unwrap_or(0),
             clat,
+            ioprio: slot.stat_prio,
         });
     }
     let max_lat = st.max_lat;
     let no_data = st.no_data;
+    if let Some(total) = st.prio_lat {
+        let ns = if total {
+            slat.unwrap_or(0) + clat
+        } else {
+            clat
+        };
+        st.stats.record_prio(req.ddir.index(), slot.stat_prio, ns);
+    }
     let st = &mut st.stats;
     let bytes = if no_data { 0 } else { slot.done + c.res as u64 };
     if c.short > 0 || slot.short > 0 {

@@ -2,6 +2,7 @@
 //! the thread: generator, engine, buffers and recorder; nothing is shared on the hot path
 //! except the cancel flag (a relaxed atomic load per I/O).
 
+use crate::io::cmdprio::PrioPick;
 use crate::io::filelock::queue_locked;
 use crate::io::prepare::{prepare, Prepared};
 use crate::io::sampler::{epoch_ms, sample_interval, Sampler};
@@ -239,12 +240,31 @@ pub fn run_clone(
         Some(_) => vec![0; clone.files.len()],
         None => Vec::new(),
     };
+    // cmdprio: each I/O's own priority; every I/O reports under the job's otherwise (and
+    // io_uring puts the job's in each command, as fio).
+    let mut prio = PrioPick::new(spec, clone.params.seed);
+    let prio_values = prio.as_ref().map(|p| [p.values(0), p.values(1)]);
+    for s in slots.iter_mut() {
+        s.stat_prio = spec.logs.ioprio;
+        s.ioprio = if spec.ioengine == "io_uring" {
+            spec.logs.ioprio
+        } else {
+            0
+        };
+    }
+    let seed_prios = |st: &mut ThreadStats| {
+        for (d, v) in prio_values.iter().flatten().enumerate() {
+            st.seed_prios(d, v);
+        }
+    };
+    seed_prios(&mut out.stats);
 
     // Start the measured window afresh (after ramp_time, or for latency_target's final
     // window): forget what was recorded so far.
     macro_rules! restart_window {
         ($now:expr) => {{
             out.stats = ThreadStats::new();
+            seed_prios(&mut out.stats);
             measure_start = $now;
             if let Some(l) = &mut iolog {
                 l.events.clear();
@@ -482,6 +502,9 @@ pub fn run_clone(
             slot.done = 0;
             slot.short = 0;
             slot.intended = intended;
+            if let Some(p) = &mut prio {
+                (slot.ioprio, slot.stat_prio) = p.pick(req.ddir, req.len);
+            }
             if req.ddir == Ddir::Write {
                 let data = &mut slot.buf.as_mut_slice()[..req.len as usize];
                 if refill {

@@ -250,6 +250,24 @@ pub(crate) fn plan_job(
             crate::plan::numa::check("numa_mem_policy", &p.nodes).map_err(|e| plan_err(spec, e))?;
         }
     }
+    let cp = &spec.cmdprio;
+    if cp.active() && !matches!(spec.ioengine.as_str(), "libaio" | "io_uring") {
+        return Err(plan_err(
+            spec,
+            format!(
+                "cmdprio_percentage, cmdprio_class, cmdprio and cmdprio_bssplit are options of \
+                 the libaio and io_uring engines, not of {}; use ioengine=libaio or io_uring, \
+                 or prio=/prioclass= for the priority of every I/O",
+                spec.ioengine
+            ),
+        ));
+    }
+    if cp.bssplit.is_some() && cp.percentage.iter().any(|&p| p > 0) {
+        return Err(plan_err(
+            spec,
+            "cmdprio_percentage and cmdprio_bssplit are mutually exclusive; keep one",
+        ));
+    }
     let eo = &spec.engine;
     if eo.hipri && spec.ioengine == "io_uring" && !spec.direct {
         return Err(plan_err(

@@ -38,6 +38,8 @@ pub struct LogEvent {
     pub slat: u64,
     /// Completion latency.
     pub clat: u64,
+    /// The I/O's priority (ioprio value) for the priority column.
+    pub ioprio: u16,
 }
 
 /// A clone's events.
@@ -64,6 +66,8 @@ struct At {
     offset: u64,
     /// Issue time, ns since the log's start (`log_issue_time`; 0 where fio writes 0).
     issue_ns: u64,
+    /// The I/O's priority (ioprio value); 0 on averaged lines, as fio.
+    prio: u16,
 }
 
 /// `time, value, ddir, bs[, offset], prio[, issue]`: the priority column is fio's
@@ -76,9 +80,9 @@ fn line_text(out: &mut String, at: At, value: &str, spec: &LogSpec) {
         let _ = write!(out, ", {}", at.offset);
     }
     if spec.log_prio {
-        let _ = write!(out, ", 0x{:04x}", spec.ioprio);
+        let _ = write!(out, ", 0x{:04x}", at.prio);
     } else {
-        let _ = write!(out, ", {}", u8::from(spec.ioprio >> 13 == 1));
+        let _ = write!(out, ", {}", u8::from(at.prio >> 13 == 1));
     }
     if spec.issue_time {
         let _ = write!(out, ", {}", at.issue_ns);
@@ -151,6 +155,7 @@ fn value_log(
                 } else {
                     0
                 },
+                prio: e.ioprio,
             };
             line(&mut out, at, value(e), spec);
         }
@@ -391,6 +396,7 @@ mod tests {
             offset: 8192,
             slat: 0,
             clat,
+            ioprio: 0,
         }
     }
 

@@ -143,6 +143,7 @@ pub(crate) fn read_and_check(
             buf: buf.as_mut_ptr(),
             len: len as usize,
             tag: 0,
+            ioprio: 0,
         };
         let t0 = crate::clock::now();
         let path = &files[file].path;

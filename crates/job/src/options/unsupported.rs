@@ -126,24 +126,8 @@ pub(super) static NAMES: &[(&str, &str)] = &[
         "a later fio's I/O priority hints (not in fio 3.33); prio and prioclass set priorities",
     ),
     (
-        "cmdprio_percentage",
-        "not built yet: per-I/O priorities of fio's libaio and io_uring engines; prio= and prioclass= set the priority of every I/O of the job",
-    ),
-    (
-        "cmdprio_class",
-        "see cmdprio_percentage: per-I/O priorities are not built yet",
-    ),
-    (
-        "cmdprio",
-        "see cmdprio_percentage: per-I/O priorities are not built yet",
-    ),
-    (
         "cmdprio_hint",
-        "a later fio's (not in fio 3.33); see cmdprio_percentage",
-    ),
-    (
-        "cmdprio_bssplit",
-        "see cmdprio_percentage: per-I/O priorities are not built yet",
+        "a later fio's (not in fio 3.33); cmdprio_percentage, cmdprio_class, cmdprio and cmdprio_bssplit set per-I/O priorities",
     ),
     (
         "comm",

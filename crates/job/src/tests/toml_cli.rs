@@ -155,6 +155,7 @@ fn command_line_jobs_flags_and_global_sections() {
     assert_eq!(
         one.job_options,
         vec![
+            ("name".into(), "one".into()),
             ("time_based".into(), String::new()),
             ("runtime".into(), "2".into())
         ]
@@ -164,6 +165,8 @@ fn command_line_jobs_flags_and_global_sections() {
         vec![
             ("kb_base".into(), "1000".into()),
             ("bs".into(), "4k".into()),
+            // As fio: a --name=global section's name is one of the global options.
+            ("name".into(), "global".into()),
             ("rw".into(), "randwrite".into())
         ]
     );

@@ -220,6 +220,7 @@ fn timed_aio(m: &Method, p: &Pass, mut q: Option<&mut LatencyLog>) -> Result<Dur
                 buf: ebufs[slot].ptr,
                 len: p.rec as usize,
                 tag: slot as u64,
+                ioprio: 0,
             };
             next += 1;
             // SAFETY: the slot's buffer holds rec bytes, 4096-aligned, untouched until its
