@@ -1099,3 +1099,122 @@ fathomtest!(json_job_options_leave_out_bare_options_as_fio, |env| {
     let keys: Vec<&str> = opts.keys().map(String::as_str).collect();
     assert_eq!(keys, ["name", "ioengine", "size", "runtime"], "{opts:?}");
 });
+
+/// Total I/Os of the first job, from a JSON document on stdout (fio's may follow notes).
+fn total_ios(stdout: &[u8], dir: &str) -> u64 {
+    let t = String::from_utf8_lossy(stdout);
+    let v: serde_json::Value =
+        serde_json::from_str(&t[t.find('{').expect("a JSON document")..]).expect("JSON");
+    v["jobs"][0][dir]["total_ios"].as_u64().expect("total_ios")
+}
+
+/// The same job in fathom and, when installed, in fio: their I/O counts.
+fn both_ios(env: &Env, args: &[&str], dir: &str) -> (u64, Option<u64>) {
+    let mut a = vec!["--output-format=json"];
+    a.extend_from_slice(args);
+    let o = env.run(&a);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let ours = total_ios(&o.stdout, dir);
+    let theirs = fio().map(|fio| {
+        let o = std::process::Command::new(fio)
+            .current_dir(env.path())
+            .args(&a)
+            .output()
+            .unwrap();
+        total_ios(&o.stdout, dir)
+    });
+    (ours, theirs)
+}
+
+// file_append: the I/O goes past each file's end (its region starts at the file's size),
+// the existing bytes stay as they were.
+fathomtest!(file_append_writes_past_the_end_as_fio, |env| {
+    let orig: Vec<u8> = (0..1u32 << 20).map(|i| (i * 7 + 3) as u8).collect();
+    for name in ["ours", "theirs"] {
+        std::fs::write(env.path().join(name), &orig).unwrap();
+    }
+    let args = |f: &str| {
+        vec![
+            "--name=a".to_string(),
+            format!("--filename={f}"),
+            "--rw=write".into(),
+            "--bs=64k".into(),
+            "--size=1m".into(),
+            "--file_append=1".into(),
+        ]
+    };
+    let a = args("ours");
+    let mut a: Vec<&str> = a.iter().map(String::as_str).collect();
+    a.push("--output-format=json");
+    let o = env.run(&a);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let ours = total_ios(&o.stdout, "write");
+    assert_eq!(ours, 16);
+    let data = std::fs::read(env.path().join("ours")).unwrap();
+    assert_eq!(data.len(), 2 << 20, "appended a MiB");
+    assert!(data[..1 << 20] == orig[..], "the existing MiB is untouched");
+    if let Some(fio) = fio() {
+        let o = std::process::Command::new(fio)
+            .current_dir(env.path())
+            .args(args("theirs"))
+            .arg("--output-format=json")
+            .output()
+            .unwrap();
+        assert_eq!(total_ios(&o.stdout, "write"), ours);
+        let len = std::fs::metadata(env.path().join("theirs")).unwrap().len();
+        assert_eq!(len, data.len() as u64, "fio's file ends where ours does");
+    }
+});
+
+// opendir: every regular file below a folder, recursively; links are passed over.
+fathomtest!(opendir_takes_every_file_below_the_folder_as_fio, |env| {
+    let top = env.path().join("set");
+    std::fs::create_dir_all(top.join("sub/deeper")).unwrap();
+    std::fs::create_dir_all(top.join("links")).unwrap();
+    std::fs::write(top.join("a"), vec![1u8; 256 << 10]).unwrap();
+    std::fs::write(top.join("sub/x"), vec![2u8; 512 << 10]).unwrap();
+    std::fs::write(top.join("sub/deeper/y"), vec![3u8; 128 << 10]).unwrap();
+    std::os::unix::fs::symlink(top.join("a"), top.join("links/l")).unwrap();
+    let dir = format!("--opendir={}", top.display());
+    let (ours, theirs) = both_ios(&env, &["--name=o", &dir, "--rw=read", "--bs=4k"], "read");
+    assert_eq!(
+        ours,
+        (256 + 512 + 128) / 4,
+        "each file read once, the link not at all"
+    );
+    if let Some(t) = theirs {
+        assert_eq!(t, ours);
+    }
+    let e = stderr(&env.run(&["--name=o", "--opendir=/nonexistent/set", "--rw=read"]));
+    assert!(
+        e.contains("opendir=/nonexistent/set") && e.contains("cannot read"),
+        "{e}"
+    );
+});
+
+// rate_ignore_thinktime: after each stall the rate goes on from there (fio's first I/O
+// after a stall goes at once) instead of catching up.
+fathomtest!(rate_ignore_thinktime_does_not_catch_up_as_fio, |env| {
+    let job = |ignore: &'static str| {
+        [
+            "--name=r",
+            "--ioengine=null",
+            "--size=1g",
+            "--rw=randread",
+            "--rate_iops=1000",
+            "--thinktime=100ms",
+            "--thinktime_blocks=100",
+            "--time_based",
+            "--runtime=2",
+            ignore,
+        ]
+    };
+    let (caught_up, _) = both_ios(&env, &job("--rate_ignore_thinktime=0"), "read");
+    let (ours, theirs) = both_ios(&env, &job("--rate_ignore_thinktime=1"), "read");
+    // 2 s at 1000/s with catching up; with the stalls skipped, about half.
+    assert!((1800..=2000).contains(&caught_up), "{caught_up}");
+    assert!((980..=1040).contains(&ours), "{ours}");
+    if let Some(t) = theirs {
+        assert!(ours.abs_diff(t) <= 15, "fathom {ours}, fio {t}");
+    }
+});

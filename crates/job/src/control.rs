@@ -77,6 +77,14 @@ pub struct Control {
     /// pattern's new offsets skip on from the last I/O by a random multiple of its length
     /// between these bytes (skip-sequential) instead of being drawn anywhere.
     pub stride: Option<(u64, u64)>,
+    /// `file_append`: each regular file's I/O region starts at its end (its size before
+    /// the run), as an offset= of that size.
+    pub file_append: bool,
+    /// `opendir`: the job's files are every regular file below this folder.
+    pub opendir: Option<String>,
+    /// `rate_ignore_thinktime`: after a think time the rate schedule goes on from where
+    /// the stall ended instead of catching up on the I/Os it would have issued meanwhile.
+    pub rate_ignore_thinktime: bool,
 }
 
 /// vdbench's dedup layout of a file's blocks (see [`Control::dedup_units`]).

@@ -43,6 +43,8 @@ impl RateSpec {
 pub struct Schedule {
     spec: RateSpec,
     next_ns: [f64; 3],
+    /// Each direction's last I/O length (a byte rate's gap per I/O).
+    last_len: [u64; 3],
     rng: Rng,
 }
 
@@ -52,6 +54,7 @@ impl Schedule {
         Schedule {
             spec,
             next_ns: [0.0; 3],
+            last_len: [0; 3],
             rng: Rng::new(seed ^ 0x5c4e_d01e),
         }
     }
@@ -59,13 +62,8 @@ impl Schedule {
     /// The intended issue time of the next I/O of direction `dir` and `len` bytes, or
     /// None when that direction is unlimited. Advances the schedule.
     pub fn intended(&mut self, dir: usize, len: u64) -> Option<Duration> {
-        let mean_gap_ns = if self.spec.bytes_per_sec[dir] > 0 {
-            len as f64 * 1e9 / self.spec.bytes_per_sec[dir] as f64
-        } else if self.spec.iops[dir] > 0 {
-            1e9 / self.spec.iops[dir] as f64
-        } else {
-            return None;
-        };
+        let mean_gap_ns = self.gap_ns(dir, len)?;
+        self.last_len[dir] = len;
         let gap = match self.spec.process {
             RateProcess::Linear => mean_gap_ns,
             RateProcess::Poisson => -mean_gap_ns * (1.0 - self.rng.unit()).ln(),
@@ -73,6 +71,29 @@ impl Schedule {
         let at = self.next_ns[dir];
         self.next_ns[dir] += gap;
         Some(Duration::from_nanos(at as u64))
+    }
+
+    /// The mean gap between I/Os of `len` bytes in direction `dir` (None: unlimited).
+    fn gap_ns(&self, dir: usize, len: u64) -> Option<f64> {
+        if self.spec.bytes_per_sec[dir] > 0 {
+            Some(len as f64 * 1e9 / self.spec.bytes_per_sec[dir] as f64)
+        } else if self.spec.iops[dir] > 0 {
+            Some(1e9 / self.spec.iops[dir] as f64)
+        } else {
+            None
+        }
+    }
+
+    /// `rate_ignore_thinktime`: the job stalled for `by`; its schedule moves on by as
+    /// much less one I/O's gap (as fio: the first I/O after the stall goes at once), so
+    /// the I/Os the stall skipped are not caught up.
+    pub fn skip(&mut self, by: Duration) {
+        let by = by.as_nanos() as f64;
+        for dir in 0..3 {
+            if let Some(gap) = self.gap_ns(dir, self.last_len[dir].max(1)) {
+                self.next_ns[dir] += if gap <= by { by - gap } else { by };
+            }
+        }
     }
 
     /// Restart the schedule at time zero (after ramp).
@@ -84,6 +105,24 @@ impl Schedule {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_skipped_stall_moves_the_schedule_on_less_one_gap() {
+        let mut s = Schedule::new(
+            RateSpec {
+                iops: [1000, 0, 0],
+                ..Default::default()
+            },
+            1,
+        );
+        s.intended(0, 4096);
+        s.skip(Duration::from_millis(100));
+        // Due at 1 ms, moved on by 100 ms less the 1 ms gap.
+        assert_eq!(s.intended(0, 4096), Some(Duration::from_millis(100)));
+        // A stall shorter than one gap moves it on by the whole stall.
+        s.skip(Duration::from_micros(400));
+        assert_eq!(s.intended(0, 4096), Some(Duration::from_micros(101_400)));
+    }
 
     #[test]
     fn linear_spacing_is_exact() {

@@ -344,11 +344,19 @@ pub fn run_clone(
                     quiesce = true;
                     break;
                 }
+                let stalled = crate::clock::now();
                 if !thinker.stall(cancel, deadline) {
                     stopping = true;
                     break;
                 }
                 now = crate::clock::now();
+                if let Some(s) = schedule
+                    .as_mut()
+                    .filter(|_| spec.control.rate_ignore_thinktime)
+                {
+                    // The rate goes on from here: the stall's I/Os are not caught up.
+                    s.skip(now.saturating_duration_since(stalled));
+                }
                 continue;
             }
             if ramping && now >= ramp_end {

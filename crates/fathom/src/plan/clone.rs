@@ -50,6 +50,14 @@ pub(crate) fn plan_clone(
         (0..t.tree.files()).map(|i| t.file_path(i)).collect()
     } else if !spec.filenames.is_empty() {
         spec.filenames.iter().map(|f| join_dir(dir, f)).collect()
+    } else if let Some(top) = &spec.control.opendir {
+        if limits.parse_only {
+            // Not looked at: the folder stands for its files.
+            vec![PathBuf::from(top)]
+        } else {
+            files_below(Path::new(top))
+                .map_err(|m| plan_err(spec, format!("opendir={top}: {m}")))?
+        }
     } else {
         (0..spec.nrfiles.max(1))
             .map(|n| {
@@ -194,7 +202,17 @@ pub(crate) fn plan_clone(
             }
             SizeSpec::Bytes(_) => offset + step * clone_index,
         };
-        let len = if let Some(f) = fill {
+        // file_append: a regular file's region starts at its end (offset= its size), as
+        // fio; the region is the file's share of size= (or its own size).
+        let append = spec.control.file_append && !device && !caps.diskless && fill.is_none();
+        let start = if append {
+            existing.filter(|_| !limits.parse_only).unwrap_or(0)
+        } else {
+            start
+        };
+        let len = if append {
+            per_file
+        } else if let Some(f) = fill {
             f.saturating_sub(start)
         } else if drawn.is_none() && spec.size.is_none() && caps.diskless {
             per_file
@@ -637,4 +655,32 @@ fn strided_zones(
         skip: spec.zoneskip,
         end: file_end.saturating_sub(f.region.start),
     }))
+}
+
+/// `opendir`: every regular file below `top`, recursively, in name order (links and
+/// other file types are passed over, as fio's lstat walk does).
+fn files_below(top: &Path) -> Result<Vec<PathBuf>, String> {
+    fn walk(d: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
+        let rd = std::fs::read_dir(d).map_err(|e| format!("cannot read {}: {e}", d.display()))?;
+        let mut entries: Vec<_> = rd.flatten().collect();
+        entries.sort_by_key(|e| e.file_name());
+        for e in entries {
+            match e.file_type() {
+                Ok(t) if t.is_file() => out.push(e.path()),
+                Ok(t) if t.is_dir() => walk(&e.path(), out)?,
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+    let mut out = Vec::new();
+    walk(top, &mut out)?;
+    if out.is_empty() {
+        return Err(
+            "the folder holds no regular files; name one that does, or use \
+                    directory= with nrfiles= to make files"
+                .into(),
+        );
+    }
+    Ok(out)
 }

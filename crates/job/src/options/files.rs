@@ -206,6 +206,35 @@ pub(super) static OPTS: &[OptDef] = &[
         },
     },
     OptDef {
+        name: "file_append",
+        aliases: &[],
+        category: C,
+        ty: "bool",
+        default: "0",
+        doc: "I/O after the end of each regular file: its region starts at the file's size before the run (as offset= of that size), so writes append",
+        flag: true,
+        apply: |j, v, _| {
+            j.control.file_append = parse_bool(v)?;
+            Ok(())
+        },
+    },
+    OptDef {
+        name: "opendir",
+        aliases: &[],
+        category: C,
+        ty: "path",
+        default: "",
+        doc: "The job's files are every regular file below this folder (searched recursively, in name order; links are not followed)",
+        flag: false,
+        apply: |j, v, _| {
+            if v.trim().is_empty() {
+                return Err("name a folder, e.g. opendir=/data/set".into());
+            }
+            j.control.opendir = Some(v.to_string());
+            Ok(())
+        },
+    },
+    OptDef {
         name: "create_on_open",
         aliases: &[],
         category: C,

@@ -234,6 +234,7 @@ pub fn example(def: &OptDef) -> Option<String> {
         "cmdprio" => "3",
         "cmdprio_bssplit" => "4k/20:64k/50/3/7",
         "write_hint" => "long",
+        "opendir" => "/data/set",
         "dedupe_mode" => "working_set",
         "dedupe_working_set_percentage" => "10",
         "numa_mem_policy" => "bind:0",

@@ -22,16 +22,8 @@ pub(super) static NAMES: &[(&str, &str)] = &[
         "not an option of fio 3.33, the fio fathom follows (a later fio's); refused rather than guessed at",
     ),
     (
-        "file_append",
-        "not built yet: I/O past each file's end; set offset= to the file's size instead",
-    ),
-    (
         "filetype",
         "not an option of fio 3.33, the fio fathom follows (a later fio's); refused rather than guessed at",
-    ),
-    (
-        "opendir",
-        "not built yet: name the files with filename=a:b:c, or let directory= and nrfiles= make them",
     ),
     (
         "unlink_each_loop",
@@ -248,10 +240,6 @@ pub(super) static NAMES: &[(&str, &str)] = &[
     (
         "block_error_percentiles",
         "percentiles of the blocks trim verification (trim_percentage) found bad; fathom checks trims with trim_verify_zero instead",
-    ),
-    (
-        "rate_ignore_thinktime",
-        "not built yet: fathom's rate schedule catches up after a think time, as fio's does by default",
     ),
 ];
 
