@@ -1,6 +1,7 @@
 //! The I/O loop of a job's clone, one OS thread each: [`thread`] places the thread and
 //! runs its hooks, [`prepare`] sets a clone up (engine, slots, verifier, files),
-//! [`worker`] runs the timing loop (generate, pace, issue, reap), [`source`] says what the
+//! [`worker`] runs a clone from start to end, [`run_loop`] is its timing loop (with
+//! [`issue`]: generate, pace, queue; [`reap`]: complete, account), [`source`] says what the
 //! next I/O is (generated or replayed), [`filelock`] holds lockfile's locks, [`slot`]
 //! issues each I/O and accounts its completion, [`openset`] keeps openfiles=N, [`sync`]
 //! the fsync cadence, [`sampler`] the bandwidth/IOPS samples, [`cmdprio`] each I/O's own
@@ -9,8 +10,11 @@
 
 pub(crate) mod cmdprio;
 pub(crate) mod filelock;
+pub(crate) mod issue;
 pub(crate) mod openset;
 pub(crate) mod prepare;
+pub(crate) mod reap;
+pub(crate) mod run_loop;
 pub(crate) mod sampler;
 pub(crate) mod slot;
 pub(crate) mod source;

@@ -1,0 +1,475 @@
+//! Issuing I/O: while a slot is free, take the next I/O ([`Loop::next_req`]: ramp, flow,
+//! think time, syncs, overlaps, open files), wait for its time ([`Loop::pace`]: rate,
+//! replay), fill its buffer ([`Loop::fill_write`]) and queue it ([`Loop::queue_one`]); an
+//! engine that completes at once is accounted here, as its completion comes back.
+
+use super::run_loop::{fail, Loop};
+use crate::io::filelock::queue_locked;
+use crate::io::slot::{complete, overlaps_inflight, submit, Recorder};
+use crate::io::sync::{due_syncs, sync_cadence};
+use crate::pace::latency_target::LtEvent;
+use crate::pace::{sleep_cancellable, wait_until};
+use crate::record::outcome::fills_device;
+use crate::verify::readback::after_io;
+use fathom_engine::Queued;
+use fathom_job::Ddir;
+use fathom_stats::{batch_index, depth_level_index};
+use fathom_workload::IoReq;
+use std::sync::atomic::Ordering;
+use std::time::Instant;
+
+impl Loop<'_> {
+    /// Issue I/Os while slots are free and nothing holds the queue back.
+    #[inline(always)]
+    pub(crate) fn issue(&mut self) {
+        while !self.stopping
+            && !self.free.is_empty()
+            && !self.draining
+            && !self.quiesce
+            && !self.backlog.due
+            && self
+                .lt
+                .as_ref()
+                .is_none_or(|l| self.inflight < l.qd as usize)
+        {
+            // Each step returns None (false) when the loop is to be left: to reap, or to
+            // stop when `stopping` is set.
+            let Some(req) = self.next_req() else { break };
+            let Some(intended) = self.pace(req) else {
+                break;
+            };
+            if !self.queue_one(req, intended) {
+                break;
+            }
+        }
+    }
+
+    /// The next I/O to issue, after the stops, think time, ramp and flow checks, with
+    /// its syncs done and its file open.
+    #[inline(always)]
+    fn next_req(&mut self) -> Option<IoReq> {
+        let spec = self.spec;
+        if !self.may_issue() {
+            return None;
+        }
+        let next = match self.held.take() {
+            Some(r) => Some(r),
+            None => self.gen.next_io(&mut self.syncs.due),
+        };
+        let Some(req) = next else {
+            // A replayed log's last syncs come after its last I/O.
+            if self.gen.is_replay() && !self.syncs.due.is_empty() {
+                self.log_syncs();
+                if let Some(err) =
+                    due_syncs(&mut *self.engine, &mut self.syncs, &mut self.out.stats)
+                {
+                    fail(&mut self.out, err.0, err.1);
+                }
+            }
+            self.stopping = true;
+            return None;
+        };
+        if !self.syncs.due.is_empty() {
+            self.log_syncs();
+            if let Some(err) = due_syncs(&mut *self.engine, &mut self.syncs, &mut self.out.stats) {
+                fail(&mut self.out, err.0, err.1);
+                self.stopping = true;
+                return None;
+            }
+            self.now = crate::clock::now();
+        }
+        // serialize_overlap: an I/O overlapping one in flight waits for it.
+        if spec.control.serialize_overlap
+            && self.inflight > 0
+            && overlaps_inflight(&self.slots, &self.free, &req)
+        {
+            self.held = Some(req);
+            return None;
+        }
+        if let Some(os) = &mut self.openset {
+            match os.ensure(
+                req.file,
+                &mut *self.engine,
+                &self.clone.files,
+                &self.opts,
+                spec,
+                &mut self.out.stats,
+            ) {
+                Ok(true) => os.written[req.file] |= req.ddir == Ddir::Write,
+                // Every open file has I/O in flight: reap, then try again.
+                Ok(false) => {
+                    self.held = Some(req);
+                    return None;
+                }
+                Err(e) => {
+                    let errno = fathom_engine::errno_of(&e).unwrap_or(libc::EIO);
+                    fail(&mut self.out, errno, format!("openfiles: {e}"));
+                    self.stopping = true;
+                    return None;
+                }
+            }
+        }
+        Some(req)
+    }
+
+    /// The checks before each I/O: stop (signal, runtime), think time, the end of the
+    /// ramp, the flow group's share. False when the issue loop is to be left; after a
+    /// stall or a flow wait with nothing in flight, the timing loop comes straight back.
+    #[inline(always)]
+    fn may_issue(&mut self) -> bool {
+        let spec = self.spec;
+        if self.cancel.load(Ordering::Relaxed) || self.deadline.is_some_and(|d| self.now >= d) {
+            self.stopping = true;
+            return false;
+        }
+        if self.thinker.due {
+            self.think();
+            return false;
+        }
+        if self.ramping && self.now >= self.ramp_end {
+            self.end_ramp();
+        }
+        // (An I/O held for its issue time was counted by its flow group already.)
+        if let Some(f) = self.flow.as_mut().filter(|_| self.held_at.is_none()) {
+            if f.ahead() {
+                // Ahead of this job's share of its flow group: wait, then reap or retry.
+                if !spec.flow_sleep.is_zero() {
+                    sleep_cancellable(spec.flow_sleep, self.cancel);
+                } else {
+                    std::thread::yield_now();
+                }
+                self.now = crate::clock::now();
+                return false;
+            }
+            f.issued();
+        }
+        true
+    }
+
+    /// Ramp over: forget what was recorded and start the measured window.
+    #[cold]
+    fn end_ramp(&mut self) {
+        self.ramping = false;
+        self.restart_window(self.now);
+        self.deadline = self.spec.runtime.map(|r| self.now + r);
+        if let Some(s) = &mut self.schedule {
+            s.reset();
+            self.sched_origin = self.now;
+        }
+    }
+
+    /// thinktime: the queue drains first (fio quiesces), then the stall.
+    #[cold]
+    fn think(&mut self) {
+        if self.inflight > 0 {
+            self.quiesce = true;
+            return;
+        }
+        let stalled = crate::clock::now();
+        if !self.thinker.stall(self.cancel, self.deadline) {
+            self.stopping = true;
+            return;
+        }
+        self.now = crate::clock::now();
+        if let Some(s) = self
+            .schedule
+            .as_mut()
+            .filter(|_| self.spec.control.rate_ignore_thinktime)
+        {
+            // The rate goes on from here: the stall's I/Os are not caught up.
+            s.skip(self.now.saturating_duration_since(stalled));
+        }
+    }
+
+    /// write_iolog: the syncs about to be issued.
+    fn log_syncs(&mut self) {
+        if let Some(w) = &mut self.wlog {
+            for &(f, data_only) in &self.syncs.due {
+                w.sync(f, data_only);
+            }
+        }
+    }
+
+    /// Wait for `req`'s intended issue time (rate limit, timed replay): with I/Os in
+    /// flight the loop reaps until then instead (sleeping would stamp their completions
+    /// late). Also a metadata engine's file operation at the start of each pass. None
+    /// when the loop is to be left.
+    #[inline(always)]
+    fn pace(&mut self, req: IoReq) -> Option<Option<Instant>> {
+        let spec = self.spec;
+        let intended = match (self.held_at.take(), &mut self.schedule) {
+            (Some(at), _) => Some(at),
+            (None, Some(s)) => s
+                .intended(
+                    if spec.control.rate_combined {
+                        0
+                    } else {
+                        req.ddir.index()
+                    },
+                    req.len,
+                )
+                .map(|t| self.sched_origin + t),
+            (None, None) => None,
+        };
+        // A timed replay: the log's time for this I/O (the later, with a rate limit).
+        let intended = match self.gen.due(self.io_start) {
+            Some(due) => intended.max(Some(due)),
+            None => intended,
+        };
+        if let Some(at) = intended {
+            if at > self.now && self.inflight > 0 {
+                self.held = Some(req);
+                self.held_at = Some(at);
+                self.wake = Some(at);
+                return None;
+            }
+            if at > self.now {
+                if !wait_until(at, self.cancel, self.deadline) {
+                    self.stopping = true;
+                    return None;
+                }
+                self.now = crate::clock::now();
+            }
+        }
+        if let Some(op) = self.meta_op {
+            // A metadata engine: opening the file is the operation (at its first I/O
+            // and again after each full pass over it); its I/Os are fake.
+            let left = &mut self.meta_left[req.file];
+            if *left == 0 {
+                match self.engine.file_op(req.file) {
+                    Ok(ns) => self
+                        .out
+                        .stats
+                        .record_op(op, Some(self.stat_dir), ns, 0, true),
+                    Err(e) => {
+                        let errno = fathom_engine::errno_of(&e).unwrap_or(libc::EIO);
+                        fail(&mut self.out, errno, e.to_string());
+                        self.stopping = true;
+                        return None;
+                    }
+                }
+                *left = self.clone.files[req.file].region.len.max(1);
+            }
+            *left = left.saturating_sub(req.len);
+        }
+        Some(intended)
+    }
+
+    /// A write's data: fresh contents (refill, dedupe, scramble) and the verify header,
+    /// noted in the journal first. False when the journal cannot be written.
+    #[inline(always)]
+    fn fill_write(&mut self, si: usize, req: IoReq) -> bool {
+        let slot = &mut self.slots[si];
+        let content = &self.job.buffers;
+        let data = &mut slot.buf.as_mut_slice()[..req.len as usize];
+        if self.refill {
+            let marks = (&mut self.draw, &mut self.uniques, &mut self.writes);
+            super::worker::refill_write(
+                content,
+                self.dedupe_set.as_ref(),
+                data,
+                req.offset,
+                self.clone.params.seed,
+                marks,
+            );
+        } else if content.scramble {
+            self.writes += 1;
+            content.scramble(data, self.clone.params.seed ^ self.writes);
+        }
+        if let Some(v) = &mut self.verifier {
+            v.fill_noting(req.file, req.offset, data, &mut slot.gens);
+            if let Some(j) = &mut self.journal {
+                if let Err(e) = j.intent(req.file, &slot.gens, v.interval) {
+                    fail(&mut self.out, libc::EIO, format!("verify_journal: {e}"));
+                    return false;
+                }
+            }
+        }
+        true
+    }
+
+    /// Put `req` in a free slot and queue it to the engine; an I/O the engine completed
+    /// at once is accounted now. False when the loop is to be left.
+    #[inline(always)]
+    fn queue_one(&mut self, req: IoReq, intended: Option<Instant>) -> bool {
+        let spec = self.spec;
+        let si = self.free.pop().expect("a free slot");
+        let slot = &mut self.slots[si];
+        slot.req = req;
+        slot.done = 0;
+        slot.short = 0;
+        slot.intended = intended;
+        if let Some(p) = &mut self.prio {
+            (slot.ioprio, slot.stat_prio) = p.pick(req.ddir, req.len);
+        }
+        if req.ddir == Ddir::Write && !self.fill_write(si, req) {
+            self.free.push(si);
+            self.stopping = true;
+            return false;
+        }
+        let io = self.slots[si].unit(si, &self.clone.files);
+        if let Some(w) = &mut self.wlog {
+            w.io(req.file, req.ddir, req.offset, req.len);
+        }
+        self.out.stats.issued[req.ddir.index()] += 1;
+        // SAFETY (both calls): the slot's buffer holds max_bs ≥ io.len bytes, is
+        // 4096-aligned, and is neither touched nor freed until the I/O completes (the
+        // slot is off the free list until then, and the loop drains every in-flight I/O
+        // before exit).
+        let (t0, queued) = if self.clone.locks.is_empty() {
+            let t0 = crate::clock::now();
+            (t0, unsafe { self.engine.queue(&io) })
+        } else {
+            // lockfile: the file's lock, held while the I/O is submitted (not timed).
+            unsafe {
+                queue_locked(
+                    &mut *self.engine,
+                    &io,
+                    &self.clone.locks,
+                    spec.control.lockfile,
+                )
+            }
+        };
+        self.slots[si].t_start = t0;
+        match queued {
+            Ok(Queued::Done(c)) => {
+                self.free.push(si);
+                if !self.completed_at_once(si, &c, t0) {
+                    self.stopping = true;
+                    return false;
+                }
+            }
+            Ok(Queued::Queued) => {
+                if self.thinker.t.on_issue {
+                    self.thinker.count();
+                }
+                if let Some(os) = &mut self.openset {
+                    os.inflight[req.file] += 1;
+                }
+                self.inflight += 1;
+                self.out.stats.depth_levels[depth_level_index(self.inflight as u32)] += 1;
+                self.pending.push(si);
+                if self.inflight >= self.depth && self.low < self.depth {
+                    self.draining = true;
+                }
+                if self.pending.len() >= self.batch
+                    && !submit(
+                        &mut *self.engine,
+                        &mut self.pending,
+                        &mut self.slots,
+                        &mut self.out,
+                    )
+                {
+                    self.stopping = true;
+                    self.engine_broken = true;
+                    return false;
+                }
+                return true;
+            }
+            Err(e) => {
+                self.free.push(si);
+                fail(
+                    &mut self.out,
+                    e.raw_os_error().unwrap_or(libc::EIO),
+                    e.to_string(),
+                );
+                self.stopping = true;
+                return false;
+            }
+        }
+        if !self.after_io(si, req) {
+            self.stopping = true;
+            return false;
+        }
+        true
+    }
+
+    /// Account an I/O the engine completed inside its queue call (synchronous engines):
+    /// its latency, latency_target, samples, min rate and think time. False when the job
+    /// must stop.
+    #[inline(always)]
+    fn completed_at_once(&mut self, si: usize, c: &fathom_engine::Completion, t0: Instant) -> bool {
+        let spec = self.spec;
+        self.now = crate::clock::now();
+        let now = self.now;
+        let st = &mut self.out.stats;
+        st.depth_levels[depth_level_index(self.inflight as u32 + 1)] += 1;
+        st.depth_submit[batch_index(1)] += 1;
+        st.depth_complete[batch_index(1)] += 1;
+        let clat = now.duration_since(t0).as_nanos() as u64;
+        let mut rec = Recorder::new(
+            &mut self.out,
+            spec,
+            self.iolog.as_mut().map(|l| (l, self.measure_start)),
+        );
+        rec.fake = self.meta_op.is_some();
+        rec.no_data = self.job.caps.no_data;
+        if let Some((errno, text)) =
+            complete(&mut rec, &self.slots[si], c, None, clat, &self.clone.files)
+        {
+            if !fills_device(spec, errno) {
+                fail(&mut self.out, errno, text);
+            }
+            return false;
+        }
+        if let Some(l) = &mut self.lt {
+            if l.on_complete(clat, now, &self.out.stats) {
+                let text = l.fatal_text(clat);
+                fail(&mut self.out, libc::ETIMEDOUT, text);
+                return false;
+            }
+            match l.check(now, &self.out.stats) {
+                LtEvent::Reset => self.restart_window(now),
+                LtEvent::Done => return false,
+                LtEvent::None => {}
+            }
+        }
+        self.sampler.tick(now, &mut self.out.stats);
+        if let Some(text) = self.min_rate.check(now, &self.out.stats) {
+            fail(&mut self.out, libc::EIO, text);
+            return false;
+        }
+        // A synchronous I/O is issued and completed at once.
+        self.thinker.count();
+        true
+    }
+
+    /// After a synchronous completion: a write may call for a sync, and verify checks
+    /// or notes the data. False when the job must stop.
+    #[inline(always)]
+    fn after_io(&mut self, si: usize, req: IoReq) -> bool {
+        let spec = self.spec;
+        if req.ddir == Ddir::Write {
+            self.wrote = true;
+            if let Some(err) = sync_cadence(
+                &mut *self.engine,
+                spec,
+                (req.file, req.offset, req.len),
+                &mut self.syncs,
+                &mut self.out.stats,
+            ) {
+                fail(&mut self.out, err.0, err.1);
+                return false;
+            }
+        }
+        if let Some(v) = &mut self.verifier {
+            if let Err((errno, text)) = after_io(
+                v,
+                self.journal.as_mut(),
+                (req.ddir, req.file, req.offset, req.len),
+                (
+                    &self.slots[si].gens,
+                    self.slots[si].buf.as_slice(),
+                    &self.clone.files[req.file].path,
+                ),
+                spec,
+                &mut self.backlog,
+                &mut self.out.stats,
+            ) {
+                fail(&mut self.out, errno, text);
+                return false;
+            }
+        }
+        true
+    }
+}

@@ -1,0 +1,450 @@
+//! A clone's timing loop: its state ([`Loop`]), the loop itself ([`Loop::run`]: issue
+//! while there are free slots, submit, reap), the verify backlog check, the measured
+//! window's restart, and the end of the run ([`Loop::finish`]: drain, read back, fsync,
+//! close, logs). Issuing one I/O is in [`super::issue`], reaping in [`super::reap`].
+
+use crate::io::cmdprio::PrioPick;
+use crate::io::prepare::Prepared;
+use crate::io::sampler::{sample_interval, Sampler};
+use crate::io::slot::{submit, Slot};
+use crate::io::source::Source;
+use crate::io::sync::{end_fsync, SyncState};
+use crate::io::thread::exec_hook;
+use crate::journal::JournalWriter;
+use crate::pace::flow::FlowMember;
+use crate::pace::latency_target::{LatTarget, LtEvent};
+use crate::pace::{MinRate, Thinker};
+use crate::plan::{PlannedClone, PlannedJob};
+use crate::record::outcome::CloneOutcome;
+use crate::verify::readback::{verify_chunks, Backlog, ReadBack};
+use crate::verify::Verifier;
+use fathom_engine::{Completion, IoEngine, OpenOptions};
+use fathom_job::JobSpec;
+use fathom_stats::{CpuUsage, ThreadStats};
+use fathom_workload::replay::ReplayCursor;
+use fathom_workload::{Generator, IoReq};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+/// Record a failure in the outcome (the first error and its text).
+pub(crate) fn fail(out: &mut CloneOutcome, errno: i32, text: String) {
+    out.stats.error = errno;
+    out.error_text = Some(text);
+}
+
+/// Everything a clone's timing loop owns.
+pub(crate) struct Loop<'a> {
+    pub(crate) job: &'a PlannedJob,
+    pub(crate) clone: &'a PlannedClone,
+    pub(crate) spec: &'a JobSpec,
+    pub(crate) cancel: &'a AtomicBool,
+    live: Option<&'a crate::record::live::LiveClone>,
+    pub(crate) out: CloneOutcome,
+    t_start: Instant,
+    // What `prepare` set up.
+    pub(crate) engine: Box<dyn IoEngine>,
+    pub(crate) opts: OpenOptions,
+    pub(crate) depth: usize,
+    pub(crate) slots: Vec<Slot>,
+    pub(crate) batch: usize,
+    pub(crate) cmin: usize,
+    pub(crate) cmax: usize,
+    pub(crate) low: usize,
+    pub(crate) verifier: Option<Verifier>,
+    pub(crate) journal: Option<JournalWriter>,
+    pub(crate) openset: Option<crate::io::openset::OpenSet>,
+    // Write contents.
+    pub(crate) refill: bool,
+    pub(crate) draw: fathom_workload::Rng,
+    pub(crate) dedupe_set: Option<fathom_engine::DedupeSet>,
+    pub(crate) uniques: u64,
+    pub(crate) writes: u64,
+    /// verify: the completed writes waiting for a backlog check.
+    pub(crate) backlog: Backlog,
+    /// An I/O that could not be issued yet (rate, overlap, open files), and its intended
+    /// issue time (rate limits), taken from the schedule once.
+    pub(crate) held: Option<IoReq>,
+    pub(crate) held_at: Option<Instant>,
+    /// Reap until this time rather than sleep to it: the next I/O is due then.
+    pub(crate) wake: Option<Instant>,
+    pub(crate) gen: Source,
+    pub(crate) schedule: Option<fathom_workload::Schedule>,
+    pub(crate) sched_origin: Instant,
+    pub(crate) thinker: Thinker,
+    pub(crate) flow: Option<FlowMember<'a>>,
+    pub(crate) io_start: Instant,
+    /// latency_target: the queue-depth search (and, after a ramp down, a quiesce).
+    pub(crate) lt: Option<LatTarget>,
+    pub(crate) quiesce: bool,
+    pub(crate) draining: bool,
+    pub(crate) ramping: bool,
+    pub(crate) ramp_end: Instant,
+    pub(crate) measure_start: Instant,
+    pub(crate) deadline: Option<Instant>,
+    /// Per-I/O events, only when the job writes log files.
+    pub(crate) iolog: Option<crate::record::logs::IoLog>,
+    /// write_iolog: the issued I/Os in fio's replayable format.
+    pub(crate) wlog: Option<crate::record::iolog::IologWriter>,
+    cpu_start: CpuUsage,
+    sampling: ([bool; 3], Duration, bool),
+    pub(crate) sampler: Sampler<'a>,
+    pub(crate) min_rate: MinRate,
+    pub(crate) syncs: SyncState,
+    pub(crate) wrote: bool,
+    pub(crate) now: Instant,
+    // The slots: free ones, ones queued but not yet submitted, how many are in flight.
+    pub(crate) free: Vec<usize>,
+    pub(crate) pending: Vec<usize>,
+    pub(crate) inflight: usize,
+    pub(crate) comps: Vec<Completion>,
+    pub(crate) stopping: bool,
+    pub(crate) engine_broken: bool,
+    /// Metadata engines: the operation's name, the direction its time is reported in (as
+    /// fio: read if the job reads, else write), and what is left of each file's pass.
+    pub(crate) meta_op: Option<&'static str>,
+    pub(crate) stat_dir: usize,
+    pub(crate) meta_left: Vec<u64>,
+    /// cmdprio: each I/O's own priority.
+    pub(crate) prio: Option<PrioPick>,
+    prio_values: Option<[Vec<u16>; 2]>,
+}
+
+impl<'a> Loop<'a> {
+    /// The loop's state at the start of the clone's I/O; the outcome back when the
+    /// generator cannot be made.
+    pub(crate) fn new(
+        job: &'a PlannedJob,
+        clone: &'a PlannedClone,
+        cancel: &'a AtomicBool,
+        live: Option<&'a crate::record::live::LiveClone>,
+        (mut out, t_start): (CloneOutcome, Instant),
+        p: Prepared,
+    ) -> Result<Loop<'a>, Box<CloneOutcome>> {
+        let spec = &job.spec;
+        let k = spec.rw.kind;
+        let gen = match &clone.replay {
+            Some(log) => Source::Replay {
+                timed: !spec.replay.no_stall && log.timed(),
+                cursor: ReplayCursor::new(log.clone()),
+            },
+            None => match Generator::new(clone.params.clone()) {
+                Ok(g) => Source::Gen(g),
+                Err(e) => {
+                    fail(&mut out, libc::EINVAL, e.to_string());
+                    return Err(Box::new(out));
+                }
+            },
+        };
+        let dirs = match &clone.replay {
+            Some(log) => log.ios().map(|n| n > 0),
+            None => [k.reads(), k.writes(), k.trims()],
+        };
+        let ramp = spec.ramp_time;
+        let io_start = crate::clock::now();
+        let sampling = (dirs, sample_interval(spec), spec.control.live_samples);
+        let meta_op = job.caps.metadata;
+        let mut slots = p.slots;
+        // cmdprio: each I/O's own priority; every I/O reports under the job's otherwise
+        // (and io_uring puts the job's in each command, as fio).
+        let prio = PrioPick::new(spec, clone.params.seed);
+        let prio_values = prio.as_ref().map(|p| [p.values(0), p.values(1)]);
+        for s in slots.iter_mut() {
+            s.stat_prio = spec.logs.ioprio;
+            s.ioprio = if spec.ioengine == "io_uring" {
+                spec.logs.ioprio
+            } else {
+                0
+            };
+        }
+        let mut lp = Loop {
+            job,
+            clone,
+            spec,
+            cancel,
+            live,
+            out,
+            t_start,
+            engine: p.engine,
+            opts: p.opts,
+            depth: p.depth,
+            slots,
+            batch: p.batch,
+            cmin: p.cmin,
+            cmax: p.cmax,
+            low: p.low,
+            verifier: p.verifier,
+            journal: p.journal,
+            openset: p.openset,
+            refill: job.buffers.refills(),
+            draw: fathom_workload::Rng::new(clone.params.seed ^ 0xb0f),
+            dedupe_set: crate::io::prepare::dedupe_set(job, clone),
+            uniques: 0,
+            writes: 0,
+            backlog: Backlog::default(),
+            held: None,
+            held_at: None,
+            wake: None,
+            gen,
+            schedule: job
+                .rate
+                .is_limited()
+                .then(|| fathom_workload::Schedule::new(job.rate, clone.params.seed)),
+            sched_origin: io_start,
+            thinker: Thinker::new(job.thinktime),
+            flow: job.flow.as_deref().map(|f| FlowMember::join(f, spec.flow)),
+            io_start,
+            lt: LatTarget::new(spec, p.depth as u32, io_start),
+            quiesce: false,
+            draining: false,
+            ramping: !ramp.is_zero(),
+            ramp_end: io_start + ramp,
+            measure_start: io_start,
+            deadline: spec.runtime.map(|r| io_start + ramp + r),
+            iolog: spec.logs.any().then(crate::record::logs::IoLog::default),
+            wlog: spec
+                .logs
+                .iolog
+                .as_deref()
+                .map(|p| crate::record::iolog::IologWriter::new(p, &clone.files)),
+            cpu_start: CpuUsage::current_thread(),
+            sampling,
+            sampler: Sampler::new(io_start, sampling, live),
+            min_rate: MinRate::new(spec, io_start),
+            syncs: SyncState {
+                ranges: vec![None; clone.files.len()],
+                ..Default::default()
+            },
+            wrote: false,
+            now: io_start,
+            free: (0..p.depth).rev().collect(),
+            pending: Vec::with_capacity(p.depth),
+            inflight: 0,
+            comps: Vec::with_capacity(p.depth),
+            stopping: false,
+            engine_broken: false,
+            meta_op,
+            stat_dir: if k.reads() || !k.writes() { 0 } else { 1 },
+            meta_left: match meta_op {
+                Some(_) => vec![0; clone.files.len()],
+                None => Vec::new(),
+            },
+            prio,
+            prio_values,
+        };
+        lp.seed_prios();
+        Ok(lp)
+    }
+
+    /// cmdprio: the priorities each direction reports under, before any is recorded.
+    fn seed_prios(&mut self) {
+        for (d, v) in self.prio_values.iter().flatten().enumerate() {
+            self.out.stats.seed_prios(d, v);
+        }
+    }
+
+    /// Start the measured window afresh (after ramp_time, or for latency_target's final
+    /// window): forget what was recorded so far.
+    pub(crate) fn restart_window(&mut self, now: Instant) {
+        self.out.stats = ThreadStats::new();
+        self.seed_prios();
+        self.measure_start = now;
+        if let Some(l) = &mut self.iolog {
+            l.events.clear();
+        }
+        self.cpu_start = CpuUsage::current_thread();
+        self.sampler = Sampler::new(now, self.sampling, self.live);
+        self.min_rate = MinRate::new(self.spec, now);
+    }
+
+    /// The timing loop: issue while there are free slots (and, after the queue filled
+    /// up, once it has drained to iodepth_low), submit, reap; until the work is done,
+    /// the time is up, the job is stopped or an error ends it.
+    pub(crate) fn run(&mut self) {
+        loop {
+            if self.spec.verify.only {
+                // verify_only: nothing is written; the check at the end reads it all back.
+                break;
+            }
+            if self.draining && self.inflight <= self.low {
+                self.draining = false;
+            }
+            if self.quiesce && self.inflight == 0 {
+                self.quiesce = false;
+            }
+            if self.backlog.due && self.inflight == 0 {
+                self.verify_backlog();
+            }
+            self.issue();
+            if !self.pending.is_empty()
+                && !self.engine_broken
+                && !submit(
+                    &mut *self.engine,
+                    &mut self.pending,
+                    &mut self.slots,
+                    &mut self.out,
+                )
+            {
+                self.stopping = true;
+                self.engine_broken = true;
+            }
+            if self.inflight == 0 {
+                if self.stopping {
+                    break;
+                }
+                continue;
+            }
+            if self.engine_broken || !self.reap() {
+                break;
+            }
+            if let Some(l) = self.lt.as_mut().filter(|_| !self.stopping) {
+                let before = l.qd;
+                match l.check(self.now, &self.out.stats) {
+                    LtEvent::Reset => {
+                        self.restart_window(self.now);
+                        self.quiesce = true;
+                    }
+                    LtEvent::Done => self.stopping = true,
+                    LtEvent::None => self.quiesce |= l.qd < before,
+                }
+            }
+            self.sampler.tick(self.now, &mut self.out.stats);
+            if let Some(text) = self.min_rate.check(self.now, &self.out.stats) {
+                fail(&mut self.out, libc::EIO, text);
+                self.stopping = true;
+            }
+        }
+    }
+
+    /// verify_backlog: every write of the batch has completed; check them now.
+    fn verify_backlog(&mut self) {
+        self.backlog.due = false;
+        let spec = self.spec;
+        let mut batch = std::mem::take(&mut self.backlog.chunks);
+        if let Some(os) = &mut self.openset {
+            if let Err(e) = os.open_all(&mut *self.engine, &self.clone.files, &self.opts) {
+                fail(
+                    &mut self.out,
+                    libc::EIO,
+                    format!("verify: reopening the files: {e}"),
+                );
+                self.stopping = true;
+            }
+        }
+        if spec.verify.backlog_batch > 0 && (spec.verify.backlog_batch as usize) < batch.len() {
+            batch.drain(..batch.len() - spec.verify.backlog_batch as usize);
+        }
+        let vf = self.verifier.as_mut().expect("a backlog needs a verifier");
+        if let Err((errno, text)) = verify_chunks(
+            &mut *self.engine,
+            &mut self.slots[0].buf,
+            &ReadBack {
+                v: vf,
+                files: &self.clone.files,
+                known: true,
+                spec,
+                stop: self.cancel,
+            },
+            &batch,
+            &mut self.out.stats,
+        ) {
+            fail(&mut self.out, errno, text);
+            self.stopping = true;
+        }
+        for &(file, offset, _) in &batch {
+            vf.checked(file, offset);
+        }
+        self.now = crate::clock::now();
+    }
+
+    /// The end of the run: the last sample, the read-back check, end_fsync, the totals,
+    /// closing the files, the logs and exec_postrun.
+    pub(crate) fn finish(mut self) -> CloneOutcome {
+        let spec = self.spec;
+        let cancel = self.cancel;
+        if self.engine_broken && self.inflight > 0 {
+            // The engine cannot tell us when the kernel is done with these buffers: keep
+            // them allocated for the rest of the process rather than risk a use after free.
+            std::mem::forget(std::mem::take(&mut self.slots));
+        }
+        if spec.control.final_sample && !self.ramping {
+            self.sampler
+                .finish(crate::clock::now(), &mut self.out.stats);
+        }
+        if self.ramping {
+            // The job ended during ramp: nothing was measured.
+            let v = self.out.stats.verify.take();
+            self.out.stats = ThreadStats::new();
+            self.out.stats.verify = v;
+            self.measure_start = crate::clock::now();
+        }
+        let out = &mut self.out;
+        if let Some(v) = &self.verifier {
+            // A job stopped (a signal, exitall) does not read its writes back, as fio.
+            let can_read =
+                !self.engine_broken && self.inflight == 0 && !cancel.load(Ordering::Relaxed);
+            crate::verify::readback::after_run(
+                v,
+                (self.clone, spec),
+                (&mut *self.engine, &mut self.slots[0].buf),
+                (self.openset.as_mut(), &self.opts),
+                can_read,
+                cancel,
+                out,
+            );
+        }
+        if self.wrote && (spec.end_fsync || spec.fsync_on_close) && out.error_text.is_none() {
+            end_fsync(
+                &mut *self.engine,
+                self.openset.as_ref(),
+                self.clone,
+                spec,
+                &self.opts,
+                out,
+            );
+        }
+        let end = crate::clock::now();
+        if let Some(l) = &self.lt {
+            out.stats.latency_depth = l.qd;
+        }
+        out.stats.finish();
+        out.stats.runtime = end.duration_since(self.measure_start);
+        out.stats.cpu = CpuUsage::current_thread().since(&self.cpu_start);
+        if let Err(e) = self.engine.close_files() {
+            if out.error_text.is_none() {
+                out.stats.error = e.raw_os_error().unwrap_or(libc::EIO);
+                out.error_text = Some(format!("close: {e}"));
+            }
+        }
+        let Loop {
+            clone,
+            engine,
+            slots,
+            mut out,
+            wlog,
+            iolog,
+            deadline,
+            measure_start,
+            t_start,
+            ..
+        } = self;
+        drop(engine);
+        drop(slots);
+        let deadline_ns =
+            deadline.map(|d| d.saturating_duration_since(measure_start).as_nanos() as u64);
+        crate::record::logs::finish(
+            (wlog, iolog.as_ref()),
+            spec,
+            clone.index,
+            (deadline_ns, measure_start),
+            &mut out,
+        );
+        if let Some(cmd) = &spec.control.exec_postrun {
+            // As fio, a failing postrun command is reported but does not fail the job.
+            if let Err(text) = exec_hook(&spec.name, "postrun", cmd, cancel) {
+                out.notes.push(text);
+            }
+        }
+        out.elapsed = t_start.elapsed();
+        out
+    }
+}
