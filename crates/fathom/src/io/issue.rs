@@ -352,16 +352,7 @@ impl Loop<'_> {
                 if self.inflight >= self.depth && self.low < self.depth {
                     self.draining = true;
                 }
-                if self.pending.len() >= self.batch
-                    && !submit(
-                        &mut *self.engine,
-                        &mut self.pending,
-                        &mut self.slots,
-                        &mut self.out,
-                    )
-                {
-                    self.stopping = true;
-                    self.engine_broken = true;
+                if self.pending.len() >= self.batch && !self.submit_pending() {
                     return false;
                 }
                 return true;
@@ -434,22 +425,23 @@ impl Loop<'_> {
         true
     }
 
-    /// After a synchronous completion: a write may call for a sync, and verify checks
-    /// or notes the data. False when the job must stop.
+    /// After a completion: a write may call for a sync, and verify checks or notes the
+    /// data. False when the job must stop (the first error is kept).
     #[inline(always)]
-    fn after_io(&mut self, si: usize, req: IoReq) -> bool {
+    pub(crate) fn after_io(&mut self, si: usize, req: IoReq) -> bool {
         let spec = self.spec;
+        let mut ok = true;
         if req.ddir == Ddir::Write {
             self.wrote = true;
-            if let Some(err) = sync_cadence(
+            if let Some((errno, text)) = sync_cadence(
                 &mut *self.engine,
                 spec,
                 (req.file, req.offset, req.len),
                 &mut self.syncs,
                 &mut self.out.stats,
             ) {
-                fail(&mut self.out, err.0, err.1);
-                return false;
+                self.fail_first(errno, text);
+                ok = false;
             }
         }
         if let Some(v) = &mut self.verifier {
@@ -466,10 +458,34 @@ impl Loop<'_> {
                 &mut self.backlog,
                 &mut self.out.stats,
             ) {
-                fail(&mut self.out, errno, text);
-                return false;
+                self.fail_first(errno, text);
+                ok = false;
             }
         }
-        true
+        ok
+    }
+
+    /// Record a failure unless an earlier one is already recorded.
+    #[cold]
+    pub(crate) fn fail_first(&mut self, errno: i32, text: String) {
+        if self.out.error_text.is_none() {
+            fail(&mut self.out, errno, text);
+        }
+    }
+
+    /// Submit the I/Os queued so far; on failure the engine is broken and the job stops.
+    #[inline(always)]
+    pub(crate) fn submit_pending(&mut self) -> bool {
+        if submit(
+            &mut *self.engine,
+            &mut self.pending,
+            &mut self.slots,
+            &mut self.out,
+        ) {
+            return true;
+        }
+        self.stopping = true;
+        self.engine_broken = true;
+        false
     }
 }

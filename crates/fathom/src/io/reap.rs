@@ -5,11 +5,8 @@
 
 use super::run_loop::{fail, Loop};
 use crate::io::slot::{complete, Recorder};
-use crate::io::sync::sync_cadence;
 use crate::record::outcome::fills_device;
-use crate::verify::readback::after_io;
 use fathom_engine::{Completion, Queued};
-use fathom_job::Ddir;
 use fathom_stats::batch_index;
 
 impl Loop<'_> {
@@ -106,8 +103,8 @@ impl Loop<'_> {
             clat,
             &self.clone.files,
         ) {
-            if self.out.error_text.is_none() && !fills_device(spec, errno) {
-                fail(&mut self.out, errno, text);
+            if !fills_device(spec, errno) {
+                self.fail_first(errno, text);
             }
             self.stopping = true;
             return;
@@ -115,10 +112,8 @@ impl Loop<'_> {
         if let Some(l) = &mut self.lt {
             let before = l.qd;
             if l.on_complete(slat + clat, self.now, &self.out.stats) {
-                if self.out.error_text.is_none() {
-                    let text = l.fatal_text(slat + clat);
-                    fail(&mut self.out, libc::ETIMEDOUT, text);
-                }
+                let text = l.fatal_text(slat + clat);
+                self.fail_first(libc::ETIMEDOUT, text);
                 self.stopping = true;
                 return;
             }
@@ -128,38 +123,8 @@ impl Loop<'_> {
         if !self.thinker.t.on_issue {
             self.thinker.count();
         }
-        if req.ddir == Ddir::Write {
-            self.wrote = true;
-            if let Some(err) = sync_cadence(
-                &mut *self.engine,
-                spec,
-                (req.file, req.offset, req.len),
-                &mut self.syncs,
-                &mut self.out.stats,
-            ) {
-                fail(&mut self.out, err.0, err.1);
-                self.stopping = true;
-            }
-        }
-        if let Some(v) = &mut self.verifier {
-            if let Err((errno, text)) = after_io(
-                v,
-                self.journal.as_mut(),
-                (req.ddir, req.file, req.offset, req.len),
-                (
-                    &self.slots[si].gens,
-                    self.slots[si].buf.as_slice(),
-                    &self.clone.files[req.file].path,
-                ),
-                spec,
-                &mut self.backlog,
-                &mut self.out.stats,
-            ) {
-                if self.out.error_text.is_none() {
-                    fail(&mut self.out, errno, text);
-                }
-                self.stopping = true;
-            }
+        if !self.after_io(si, req) {
+            self.stopping = true;
         }
     }
 }

@@ -6,7 +6,7 @@
 use crate::io::cmdprio::PrioPick;
 use crate::io::prepare::Prepared;
 use crate::io::sampler::{sample_interval, Sampler};
-use crate::io::slot::{submit, Slot};
+use crate::io::slot::Slot;
 use crate::io::source::Source;
 use crate::io::sync::{end_fsync, SyncState};
 use crate::io::thread::exec_hook;
@@ -275,17 +275,8 @@ impl<'a> Loop<'a> {
                 self.verify_backlog();
             }
             self.issue();
-            if !self.pending.is_empty()
-                && !self.engine_broken
-                && !submit(
-                    &mut *self.engine,
-                    &mut self.pending,
-                    &mut self.slots,
-                    &mut self.out,
-                )
-            {
-                self.stopping = true;
-                self.engine_broken = true;
+            if !self.pending.is_empty() && !self.engine_broken {
+                self.submit_pending();
             }
             if self.inflight == 0 {
                 if self.stopping {
