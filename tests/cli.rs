@@ -60,7 +60,7 @@ fathomtest!(
 );
 
 fathomtest!(an_unsupported_fio_option_is_rejected_not_ignored, |env| {
-    env.write("v.fio", "[job]\nsize=1m\nunlink_each_loop=1\n");
+    env.write("v.fio", "[job]\nsize=1m\natomic=1\n");
     let o = env.run(&["v.fio"]);
     assert_eq!(o.status.code(), Some(2));
     let e = stderr(&o);

@@ -870,11 +870,11 @@ fathomtest!(write_hint_sets_the_files_lifetime_hint, |env| {
         "--name=w",
         "--size=64k",
         "--filename=x",
-        "--unlink_each_loop=1",
+        "--atomic=1",
     ]);
     assert_eq!(o.status.code(), Some(2));
     assert!(
-        stderr(&o).contains("is not supported yet: not built yet: unlink=1"),
+        stderr(&o).contains("is not supported yet: O_ATOMIC"),
         "{}",
         stderr(&o)
     );
@@ -1217,4 +1217,51 @@ fathomtest!(rate_ignore_thinktime_does_not_catch_up_as_fio, |env| {
     if let Some(t) = theirs {
         assert!(ours.abs_diff(t) <= 15, "fathom {ours}, fio {t}");
     }
+});
+
+// unlink_each_loop: between loops the files are removed and the next loop's writes make
+// them anew (a 4 MiB file written 1 MiB a loop ends 1 MiB long, as in fio); a job that
+// reads them is refused before it starts (fio's second loop fails on the missing file).
+fathomtest!(unlink_each_loop_makes_the_files_anew_as_fio, |env| {
+    for name in ["ours", "theirs"] {
+        std::fs::write(env.path().join(name), vec![0u8; 4 << 20]).unwrap();
+    }
+    let job = |f: &str| {
+        vec![
+            "--name=u".to_string(),
+            format!("--filename={f}"),
+            "--rw=randwrite".into(),
+            "--bs=64k".into(),
+            "--size=1m".into(),
+            "--loops=3".into(),
+            "--unlink_each_loop=1".into(),
+            "--output-format=json".into(),
+        ]
+    };
+    let a = job("ours");
+    let o = env.run(&a.iter().map(String::as_str).collect::<Vec<_>>());
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(total_ios(&o.stdout, "write"), 48);
+    let len = std::fs::metadata(env.path().join("ours")).unwrap().len();
+    assert_eq!(len, 1 << 20, "the last loop's file, made anew");
+    if let Some(fio) = fio() {
+        let o = std::process::Command::new(fio)
+            .current_dir(env.path())
+            .args(job("theirs"))
+            .output()
+            .unwrap();
+        assert_eq!(total_ios(&o.stdout, "write"), 48);
+        let theirs = std::fs::metadata(env.path().join("theirs")).unwrap().len();
+        assert_eq!(theirs, len);
+    }
+    let o = env.run(&[
+        "--name=r",
+        "--filename=ours",
+        "--rw=read",
+        "--size=1m",
+        "--loops=2",
+        "--unlink_each_loop=1",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("this job reads them"), "{}", stderr(&o));
 });

@@ -77,6 +77,9 @@ pub struct Control {
     /// pattern's new offsets skip on from the last I/O by a random multiple of its length
     /// between these bytes (skip-sequential) instead of being drawn anywhere.
     pub stride: Option<(u64, u64)>,
+    /// `unlink_each_loop`: between two loops (`loops=`) the job's files are removed and
+    /// made anew by its writes.
+    pub unlink_each_loop: bool,
     /// `file_append`: each regular file's I/O region starts at its end (its size before
     /// the run), as an offset= of that size.
     pub file_append: bool,

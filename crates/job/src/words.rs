@@ -22,7 +22,13 @@ impl std::fmt::Display for Location {
 }
 
 /// An I/O direction, indexed as fio does: read 0, write 1, trim 2.
+///
+/// A word wide, so that an I/O request (direction, file, offset, length) has no padding:
+/// the timing loop copies requests, and a one-byte direction with seven bytes of padding
+/// was copied in overlapping pieces that defeat store forwarding (about 3% of the null
+/// engine's IOPS).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[repr(u64)]
 pub enum Ddir {
     /// Reads.
     Read = 0,

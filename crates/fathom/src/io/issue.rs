@@ -54,7 +54,15 @@ impl Loop<'_> {
         }
         let next = match self.held.take() {
             Some(r) => Some(r),
-            None => self.gen.next_io(&mut self.syncs.due),
+            None => {
+                let next = self.gen.next_io(&mut self.syncs.due);
+                if spec.control.unlink_each_loop && self.gen.loop_no() != self.cur_loop {
+                    if let Some(r) = next {
+                        return self.turn_loop_at(r);
+                    }
+                }
+                next
+            }
         };
         let Some(req) = next else {
             // A replayed log's last syncs come after its last I/O.
@@ -156,6 +164,17 @@ impl Loop<'_> {
             s.reset();
             self.sched_origin = self.now;
         }
+    }
+
+    /// unlink_each_loop: `req` is the next loop's first I/O; it waits while the queue
+    /// drains and the files are made anew ([`Loop::turn_loop`]).
+    #[cold]
+    fn turn_loop_at(&mut self, req: IoReq) -> Option<IoReq> {
+        self.cur_loop = self.gen.loop_no();
+        self.held = Some(req);
+        self.loop_turn = true;
+        self.quiesce = true;
+        None
     }
 
     /// thinktime: the queue drains first (fio quiesces), then the stall.

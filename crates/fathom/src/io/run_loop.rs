@@ -106,6 +106,9 @@ pub(crate) struct Loop<'a> {
     pub(crate) meta_left: Vec<u64>,
     /// cmdprio: each I/O's own priority.
     pub(crate) prio: Option<PrioPick>,
+    /// unlink_each_loop: the generator's loop, and a turn to make once the queue drained.
+    pub(crate) cur_loop: u32,
+    pub(crate) loop_turn: bool,
     prio_values: Option<[Vec<u16>; 2]>,
 }
 
@@ -230,6 +233,8 @@ impl<'a> Loop<'a> {
             },
             prio,
             prio_values,
+            cur_loop: 0,
+            loop_turn: false,
         };
         lp.seed_prios();
         Ok(lp)
@@ -270,6 +275,9 @@ impl<'a> Loop<'a> {
             }
             if self.quiesce && self.inflight == 0 {
                 self.quiesce = false;
+                if self.loop_turn {
+                    self.turn_loop();
+                }
             }
             if self.backlog.due && self.inflight == 0 {
                 self.verify_backlog();
@@ -304,6 +312,42 @@ impl<'a> Loop<'a> {
                 self.stopping = true;
             }
         }
+    }
+
+    /// unlink_each_loop, between two loops (nothing in flight): close each file, remove
+    /// it and open it anew, empty, at the same index.
+    #[cold]
+    fn turn_loop(&mut self) {
+        self.loop_turn = false;
+        let opts = OpenOptions {
+            create: true,
+            ..self.opts
+        };
+        // Close all, remove each path once, then reopen all (a path may stand for several
+        // of the clone's files, as IOR's segments).
+        let files = &self.clone.files;
+        let closed = (0..files.len()).try_for_each(|i| self.engine.close_file(i));
+        let removed = closed.and_then(|()| {
+            files
+                .iter()
+                .try_for_each(|f| match std::fs::remove_file(&f.path) {
+                    Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
+                    _ => Ok(()),
+                })
+        });
+        let made = removed.and_then(|()| {
+            files
+                .iter()
+                .enumerate()
+                .try_for_each(|(i, f)| self.engine.reopen_file(i, &f.path, &opts))
+        });
+        if let Err(e) = made {
+            let errno = fathom_engine::errno_of(&e).unwrap_or(libc::EIO);
+            fail(&mut self.out, errno, format!("unlink_each_loop: {e}"));
+            self.stopping = true;
+            return;
+        }
+        self.now = crate::clock::now();
     }
 
     /// verify_backlog: every write of the batch has completed; check them now.

@@ -37,6 +37,14 @@ impl Source {
         }
     }
 
+    /// The loop the generator is in (a replay has one).
+    pub(crate) fn loop_no(&self) -> u32 {
+        match self {
+            Source::Gen(g) => g.loop_no(),
+            Source::Replay { .. } => 0,
+        }
+    }
+
     /// A replay (whose log's syncs at its end are issued, not dropped).
     pub(crate) fn is_replay(&self) -> bool {
         matches!(self, Source::Replay { .. })

@@ -4,6 +4,7 @@ use super::clone::plan_clone;
 use super::limits::physical_memory;
 use super::types::*;
 use crate::error::RunError;
+use fathom_engine::Caps;
 use fathom_job::JobSpec;
 use std::path::Path;
 use std::sync::Arc;
@@ -268,6 +269,9 @@ pub(crate) fn plan_job(
             "cmdprio_percentage and cmdprio_bssplit are mutually exclusive; keep one",
         ));
     }
+    if spec.control.unlink_each_loop && spec.loops > 1 && !caps.diskless {
+        unlink_each_loop_fits(spec, caps).map_err(|m| plan_err(spec, m))?;
+    }
     let eo = &spec.engine;
     if eo.hipri && spec.ioengine == "io_uring" && !spec.direct {
         return Err(plan_err(
@@ -463,4 +467,28 @@ fn cpuio_spec(spec: &JobSpec) -> Result<JobSpec, RunError> {
     s.size = Some(fathom_job::SizeSpec::Bytes(bs));
     s.io_size = Some(u64::MAX / 4);
     Ok(s)
+}
+
+/// `unlink_each_loop` removes the files between loops: for a job that only writes (the
+/// next loop's writes make them anew), through an engine that can reopen its files.
+fn unlink_each_loop_fits(spec: &JobSpec, caps: Caps) -> Result<(), String> {
+    if spec.rw.kind.reads() {
+        return Err(
+            "unlink_each_loop removes the files between loops, and this job reads \
+                    them (fio's second loop fails on the missing files); use it with a job \
+                    that only writes, or unlink=1 to remove the files once at the end"
+                .into(),
+        );
+    }
+    if !caps.reopen {
+        return Err(format!(
+            "unlink_each_loop reopens the files between loops, and the {} engine keeps them \
+             open as they are (registerfiles); drop registerfiles or unlink_each_loop",
+            spec.ioengine
+        ));
+    }
+    if spec.openfiles.is_some() {
+        return Err("unlink_each_loop with openfiles= is not built: drop one of them".into());
+    }
+    Ok(())
 }

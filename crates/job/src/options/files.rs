@@ -235,6 +235,19 @@ pub(super) static OPTS: &[OptDef] = &[
         },
     },
     OptDef {
+        name: "unlink_each_loop",
+        aliases: &[],
+        category: C,
+        ty: "bool",
+        default: "0",
+        doc: "Between loops (loops=N), remove the job's files; the next loop's writes make them anew (jobs that write only; fio's reading loops fail on the removed files)",
+        flag: true,
+        apply: |j, v, _| {
+            j.control.unlink_each_loop = parse_bool(v)?;
+            Ok(())
+        },
+    },
+    OptDef {
         name: "create_on_open",
         aliases: &[],
         category: C,

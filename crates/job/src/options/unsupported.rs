@@ -26,10 +26,6 @@ pub(super) static NAMES: &[(&str, &str)] = &[
         "not an option of fio 3.33, the fio fathom follows (a later fio's); refused rather than guessed at",
     ),
     (
-        "unlink_each_loop",
-        "not built yet: unlink=1 removes the job's files once, when it ends",
-    ),
-    (
         "zonecapacity",
         "steers zonemode=zbd (zoned block devices), which is not built; zonemode=strided gives zoned access to any file or device",
     ),

@@ -32,11 +32,11 @@ fn typos_get_a_suggestion() {
 
 #[test]
 fn fio_options_not_implemented_are_refused() {
-    let e = err("[a]\nunlink_each_loop=1\n");
+    let e = err("[a]\natomic=1\n");
     assert_eq!(
         e,
-        "t.fio:2: option 'unlink_each_loop' is not supported yet: not built yet: unlink=1 \
-         removes the job's files once, when it ends"
+        "t.fio:2: option 'atomic' is not supported yet: O_ATOMIC, a flag of Fusion-io's \
+         kernels that Linux never had"
     );
 }
 

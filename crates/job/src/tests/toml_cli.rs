@@ -92,8 +92,8 @@ fn cmdhelp_lists_and_explains() {
         bs.contains("blocksize") && bs.contains("default : 4k"),
         "{bs}"
     );
-    let h = cmdhelp(Some("unlink_each_loop")).unwrap();
-    assert!(h.contains("does not take") && h.contains("unlink=1"), "{h}");
+    let h = cmdhelp(Some("atomic")).unwrap();
+    assert!(h.contains("does not take") && h.contains("O_ATOMIC"), "{h}");
     assert!(cmdhelp(Some("bss")).is_err());
     assert!(is_job_option("rw") && is_job_option("verify") && is_job_option("name"));
     assert!(!is_job_option("output-format"));
@@ -120,11 +120,11 @@ fn toml_times_and_sizes_are_strict() {
     assert_eq!(j.size, Some(SizeSpec::Bytes(4096)));
     assert!(j.direct);
     assert_eq!(j.filenames, vec!["/a", "/b"]);
-    let e = parse_toml_str("[[job]]\nname = \"a\"\nunlink_each_loop = 1\n", "j.toml")
+    let e = parse_toml_str("[[job]]\nname = \"a\"\natomic = 1\n", "j.toml")
         .unwrap_err()
         .to_string();
     assert!(
-        e.starts_with("j.toml:3: option 'unlink_each_loop' is not supported yet: "),
+        e.starts_with("j.toml:3: option 'atomic' is not supported yet: "),
         "{e}"
     );
 }
