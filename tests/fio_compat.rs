@@ -866,12 +866,7 @@ fathomtest!(write_hint_sets_the_files_lifetime_hint, |env| {
         stderr(&o)
     );
     // Options fathom does not take yet say why, and what to use.
-    let o = env.run(&[
-        "--name=w",
-        "--size=64k",
-        "--filename=x",
-        "--atomic=1",
-    ]);
+    let o = env.run(&["--name=w", "--size=64k", "--filename=x", "--atomic=1"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(
         stderr(&o).contains("is not supported yet: O_ATOMIC"),

@@ -22,7 +22,6 @@ const REFUSED: &[(&str, &str)] = &[
     ("rg", "replay groups are not implemented"),
     ("concatenatesds", "concatenated SDs are not implemented"),
     ("showlba", "showlba is not implemented"),
-    ("jvms", "fathom runs one process per host; remove jvms="),
     ("port", "fathom's many-host runs use MPI, not vdbench's port"),
     ("monitor", "monitor files are not implemented"),
     ("loop", "repeating the whole parameter file is not implemented; use fathom's --repeat on a job file"),
@@ -115,6 +114,7 @@ const GENERAL_KEYS: &[&str] = &[
     "validate",
     "journal",
     "messagescan",
+    "jvms",
     "histogram",
     "report",
     "create_anchors",
@@ -215,7 +215,7 @@ impl General {
                     _ => Some(v.to_string()),
                 };
             }
-            "messagescan" | "debug" | "abort_failed_skew" => {}
+            "messagescan" | "debug" | "abort_failed_skew" | "jvms" => {}
             "histogram" => {
                 if it.list.first().map(String::as_str) != Some("default") {
                     return Err(it.err("only histogram=default is implemented (fathom's histograms are exact to 0.1%)"));
@@ -379,7 +379,9 @@ impl Model {
                     for it in &d.items {
                         match it.key.as_str() {
                             "system" => h.system = Some(it.one()?.to_string()),
-                            "vdbench" | "user" | "shell" | "clients" | "mount" => {}
+                            // jvms=: vdbench's Java processes per host; fathom runs the
+                            // same threads in one process, so it changes nothing here.
+                            "vdbench" | "user" | "shell" | "clients" | "mount" | "jvms" => {}
                             _ => return Err(refuse_or_unknown(it, "HD", HD_KEYS)),
                         }
                     }
@@ -697,6 +699,17 @@ mod tests {
                 vec!["1".into(), "2".into(), "4".into()]
             )]
         );
+    }
+
+    #[test]
+    fn jvms_is_accepted_without_effect() {
+        // Common in public parameter files: vdbench's Java processes per host.
+        let m = model(
+            "jvms=4\nhd=default,jvms=8,shell=ssh\nhd=hd1,system=localhost\nsd=sd1,lun=/x\n\
+             wd=wd1,sd=sd1\nrd=rd1,wd=wd1,elapsed=4,interval=1\n",
+        )
+        .expect("jvms= is accepted");
+        assert_eq!(m.hds.len(), 1);
     }
 
     #[test]
