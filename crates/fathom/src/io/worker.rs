@@ -1,5 +1,5 @@
 //! The per-clone thread: place it, wait its start delay, run its pre-run hook, set it up
-//! ([`crate::io::prepare`]), then the timing loop ([`crate::io::run_loop`]). Everything
+//! (`io/prepare.rs`), then the timing loop (`io/run_loop.rs`). Everything
 //! here is owned by the thread: generator, engine, buffers and recorder; nothing is
 //! shared on the hot path except the cancel flag (a relaxed atomic load per I/O).
 
