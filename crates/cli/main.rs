@@ -170,67 +170,75 @@ fn run_vdbench(args: &[String]) -> Result<u8, Failure> {
     }
 }
 
-fn real_main() -> Result<u8, Failure> {
-    let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
-    if let Some(suite) = suite_of_name(&argv) {
+/// The subcommands and the names fathom answers to (a suite's name, `vdbench`, `fio
+/// --version`); None for a run of job files or command-line jobs.
+fn subcommand(argv: &[std::ffi::OsString]) -> Option<Result<u8, Failure>> {
+    if let Some(suite) = suite_of_name(argv) {
         let mut rest = vec![suite.to_string()];
         rest.extend(argv[1..].iter().map(|a| a.to_string_lossy().into_owned()));
         if suite == "vdbench" {
-            return run_vdbench(&rest[1..]);
+            return Some(run_vdbench(&rest[1..]));
         }
-        return run_suite(&rest);
+        return Some(run_suite(&rest));
     }
     if argv.get(1).is_some_and(|a| a == "vdbench") {
         let rest: Vec<String> = argv[2..]
             .iter()
             .map(|a| a.to_string_lossy().into_owned())
             .collect();
-        return run_vdbench(&rest);
+        return Some(run_vdbench(&rest));
     }
     if argv.get(1).is_some_and(|a| a == "install-links") {
-        return install_links(&argv);
+        return Some(install_links(argv));
     }
-    if invoked_as_fio(&argv) && argv.len() == 2 && argv[1] == "--version" {
+    if invoked_as_fio(argv) && argv.len() == 2 && argv[1] == "--version" {
         // Linked as `fio`: fio's form first, so scripts that parse `fio-X.Y` keep working,
         // then what really runs.
-        print_stdout(&format!(
+        let text = format!(
             "fio-{} (fathom {})\n",
             fathom_report::FIO_COMPAT,
             env!("CARGO_PKG_VERSION")
-        ))?;
-        return Ok(exit::OK);
+        );
+        return Some(
+            print_stdout(&text)
+                .map(|()| exit::OK)
+                .map_err(Failure::from),
+        );
     }
     if argv.get(1).is_some_and(|a| a == "merge") {
-        return merge_main(&argv[1..]);
+        return Some(merge_main(&argv[1..]));
     }
     if argv.get(1).is_some_and(|a| a == "plot") {
-        return plot_main(&argv[1..]);
+        return Some(plot_main(&argv[1..]));
     }
     if argv.get(1).is_some_and(|a| a == "compare") {
-        return compare_main(&argv[1..]);
+        return Some(compare_main(&argv[1..]));
     }
     if argv.get(1).is_some_and(|a| a == "verify") {
-        return verify_main(&argv[1..]);
+        return Some(verify_main(&argv[1..]));
     }
     if argv.get(1).is_some_and(|a| a == "jobs") && argv.len() == 2 {
         // `fathom jobs`: the preset library, as --list-jobs.
-        print_stdout(&presets::list())?;
-        return Ok(exit::OK);
+        return Some(
+            print_stdout(&presets::list())
+                .map(|()| exit::OK)
+                .map_err(Failure::from),
+        );
     }
     if argv.get(1).is_some_and(|a| a == "suite") {
         let rest: Vec<String> = argv[2..]
             .iter()
             .map(|a| a.to_string_lossy().into_owned())
             .collect();
-        return run_suite(&rest);
+        return Some(run_suite(&rest));
     }
-    let (clap_indexed, job_indexed) = args::split_args_indexed(std::env::args_os().collect());
-    let clap_args: Vec<_> = clap_indexed.iter().map(|(_, a)| a.clone()).collect();
-    if let Some(why) = args::fio_refusal(&clap_args) {
-        return Err(usage(anyhow::anyhow!(why)));
-    }
-    let cli = match args::Cli::try_parse_from(clap_args) {
-        Ok(c) => c,
+    None
+}
+
+/// fathom's own flags, or (a clap error, `--help`, `--version`: printed) the exit code.
+fn parse_cli(clap_args: Vec<std::ffi::OsString>) -> Result<args::Cli, u8> {
+    match args::Cli::try_parse_from(clap_args) {
+        Ok(c) => Ok(c),
         Err(e) => {
             use clap::error::ErrorKind;
             let code = match e.kind() {
@@ -240,22 +248,27 @@ fn real_main() -> Result<u8, Failure> {
             if e.kind() == ErrorKind::UnknownArgument {
                 if let Some(msg) = unknown_flag_message(&e) {
                     eprintln!("fathom: error: {msg}");
-                    return Ok(code);
+                    return Err(code);
                 }
             }
             let _ = e.print();
-            return Ok(code);
+            Err(code)
         }
-    };
+    }
+}
+
+/// The flags that print something and end (`--cmdhelp`, `--list-jobs`, `--show-job`,
+/// `--completions`, `--man`, `--enghelp`, `--showcmd`): the exit code, or None to run.
+fn info_only(cli: &args::Cli) -> Result<Option<u8>, Failure> {
     if let Some(opt) = &cli.cmdhelp {
         let name = (opt != "all").then_some(opt.as_str());
         let text = fathom_job::cmdhelp(name).map_err(usage)?;
         print_stdout(&text)?;
-        return Ok(exit::OK);
+        return Ok(Some(exit::OK));
     }
     if cli.list_jobs {
         print_stdout(&presets::list())?;
-        return Ok(exit::OK);
+        return Ok(Some(exit::OK));
     }
     if let Some(name) = &cli.show_job {
         let text = presets::show(name).ok_or_else(|| {
@@ -264,25 +277,25 @@ fn real_main() -> Result<u8, Failure> {
             ))
         })?;
         print_stdout(text)?;
-        return Ok(exit::OK);
+        return Ok(Some(exit::OK));
     }
     if let Some(shell) = cli.completions {
         use clap::CommandFactory;
         let mut out = Vec::new();
         clap_complete::generate(shell, &mut args::Cli::command(), "fathom", &mut out);
         print_stdout(&String::from_utf8_lossy(&out))?;
-        return Ok(exit::OK);
+        return Ok(Some(exit::OK));
     }
     if cli.man {
         use clap::CommandFactory;
         let mut out = Vec::new();
         clap_mangen::Man::new(args::Cli::command()).render(&mut out)?;
         print_stdout(&String::from_utf8_lossy(&out))?;
-        return Ok(exit::OK);
+        return Ok(Some(exit::OK));
     }
     if let Some(engine) = &cli.enghelp {
         print_stdout(&enghelp(engine).map_err(usage)?)?;
-        return Ok(exit::OK);
+        return Ok(Some(exit::OK));
     }
     if cli.showcmd {
         let prog = std::env::args_os()
@@ -300,7 +313,203 @@ fn real_main() -> Result<u8, Failure> {
                     .map_err(usage)?;
             print_stdout(&fathom_job::showcmd(&text, f, &prog).map_err(usage)?)?;
         }
-        return Ok(exit::OK);
+        return Ok(Some(exit::OK));
+    }
+    Ok(None)
+}
+
+/// The main output (standard output or `--output`) and each `--output-format=F:FILE`'s
+/// file; sinks on ranks other than 0.
+fn open_outputs(
+    cli: &args::Cli,
+    format_files: &FormatFiles,
+    is_root: bool,
+) -> Result<Outputs, Failure> {
+    let main_out: Box<dyn Write> = match (&cli.output, is_root) {
+        (_, false) => Box::new(std::io::sink()),
+        (Some(p), true) => Box::new(std::io::BufWriter::new(
+            std::fs::File::create(p).with_context(|| format!("--output {}", p.display()))?,
+        )),
+        (None, true) => Box::new(std::io::stdout().lock()),
+    };
+    let mut outs = Outputs {
+        main: main_out,
+        files: Vec::new(),
+    };
+    for (f, path) in format_files {
+        let w: Box<dyn Write> = if is_root {
+            Box::new(std::io::BufWriter::new(
+                std::fs::File::create(path)
+                    .with_context(|| format!("--output-{} {}", f.name(), path.display()))?,
+            ))
+        } else {
+            Box::new(std::io::sink())
+        };
+        outs.files.push((f.name(), w));
+    }
+    Ok(outs)
+}
+
+/// The exit code of a run: 130/143 after a signal (or a rank stopped by one), 1 after an
+/// I/O error, 4 when an `assert=` check failed (each printed), else 0.
+fn verdict(
+    signals: &signals::Signals,
+    plan: &fathom::plan::Plan,
+    result: &fathom::Report,
+    is_root: bool,
+) -> u8 {
+    if let Some(code) = signals.exit_code() {
+        if is_root {
+            eprintln!("fathom: interrupted: the results above cover the work done until then");
+        }
+        code
+    } else if result.interrupted {
+        // Stopped by another rank (a signal to that process alone): as interrupted here.
+        if is_root {
+            eprintln!(
+                "fathom: interrupted (a rank was stopped): the results above cover the work \
+                 done until then"
+            );
+        }
+        130
+    } else if result.jobs.iter().any(|j| j.stats.error != 0) {
+        exit::IO_ERROR
+    } else {
+        let checks = if is_root {
+            fathom::gate::evaluate(plan, result, &[])
+        } else {
+            Vec::new()
+        };
+        for c in &checks {
+            let verdict = if c.ok { "ok" } else { "FAILED" };
+            eprintln!(
+                "fathom: assert {verdict}: job '{}': {} (measured {})",
+                c.job, c.text, c.shown
+            );
+        }
+        if checks.iter().any(|c| !c.ok) {
+            exit::CHECK_FAILED
+        } else {
+            exit::OK
+        }
+    }
+}
+
+/// fio's preamble (a line per job group, the version, the number of threads) and
+/// fathom's layout lines, before the run.
+fn preamble(
+    plan: &fathom::plan::Plan,
+    ranks: u32,
+    is_root: bool,
+    out: &mut dyn Write,
+) -> Result<(), Failure> {
+    let jobs: Vec<_> = plan
+        .jobs
+        .iter()
+        .map(|j| {
+            (
+                j.spec.name.clone(),
+                j.groupid,
+                j.info(),
+                j.clones.len() as u32 * ranks,
+            )
+        })
+        .collect();
+    fathom_report::write_preamble(&jobs, fathom::VERSION, plan.threads() * ranks, out)?;
+    if is_root {
+        out.write_all(layout_lines(plan).as_bytes())?;
+    }
+    out.flush()?;
+    Ok(())
+}
+
+/// The live view: fio's ETA line on standard error and `--status-interval` blocks.
+struct LiveView {
+    show_eta: bool,
+    eta_every: std::time::Duration,
+    eta_newline: Option<std::time::Duration>,
+    status_every: Option<std::time::Duration>,
+    stderr_tty: bool,
+    /// Status blocks as text, as JSON (with a machine-readable output format), and on
+    /// standard output (no `--output` file) or standard error.
+    text: bool,
+    json: bool,
+    to_stdout: bool,
+}
+
+impl LiveView {
+    /// `runner`, calling back every ETA or status period to print them.
+    fn attach(self, runner: Runner, plan: &fathom::plan::Plan) -> Runner {
+        let LiveView {
+            show_eta,
+            eta_every,
+            eta_newline,
+            status_every,
+            stderr_tty,
+            text,
+            json,
+            to_stdout,
+        } = self;
+        let shapes = live::shapes(plan);
+        let period = match (show_eta, status_every) {
+            (true, Some(s)) => eta_every.min(s),
+            (true, None) => eta_every,
+            (false, Some(s)) => s,
+            (false, None) => unreachable!(),
+        };
+        let mut since_status = std::time::Duration::ZERO;
+        let mut since_newline = std::time::Duration::ZERO;
+        runner.on_interval(period, move |p| {
+            if show_eta {
+                live::print_eta(&live::eta_line(p, &shapes), stderr_tty);
+                if let Some(every) = eta_newline {
+                    since_newline += p.interval;
+                    if since_newline + period / 2 >= every && stderr_tty {
+                        since_newline = std::time::Duration::ZERO;
+                        eprintln!();
+                    }
+                }
+            }
+            if let Some(every) = status_every {
+                since_status += p.interval;
+                if since_status + period / 2 >= every {
+                    since_status = std::time::Duration::ZERO;
+                    let mut block = String::new();
+                    if text || !json {
+                        block.push_str(&live::status_block(p));
+                    }
+                    if json {
+                        block.push_str(&live::status_json(p));
+                    }
+                    if to_stdout {
+                        let mut o = std::io::stdout().lock();
+                        let _ = o.write_all(block.as_bytes());
+                        let _ = o.flush();
+                    } else {
+                        eprint!("{block}");
+                    }
+                }
+            }
+        })
+    }
+}
+
+fn real_main() -> Result<u8, Failure> {
+    let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    if let Some(done) = subcommand(&argv) {
+        return done;
+    }
+    let (clap_indexed, job_indexed) = args::split_args_indexed(std::env::args_os().collect());
+    let clap_args: Vec<_> = clap_indexed.iter().map(|(_, a)| a.clone()).collect();
+    if let Some(why) = args::fio_refusal(&clap_args) {
+        return Err(usage(anyhow::anyhow!(why)));
+    }
+    let cli = match parse_cli(clap_args) {
+        Ok(c) => c,
+        Err(code) => return Ok(code),
+    };
+    if let Some(code) = info_only(&cli)? {
+        return Ok(code);
     }
     let (formats, format_files) = select_formats(&cli).map_err(usage)?;
 
@@ -397,97 +606,30 @@ fn real_main() -> Result<u8, Failure> {
         }
     }
 
-    let main_out: Box<dyn Write> = match (&cli.output, is_root) {
-        (_, false) => Box::new(std::io::sink()),
-        (Some(p), true) => Box::new(std::io::BufWriter::new(
-            std::fs::File::create(p).with_context(|| format!("--output {}", p.display()))?,
-        )),
-        (None, true) => Box::new(std::io::stdout().lock()),
-    };
-    let mut outs = Outputs {
-        main: main_out,
-        files: Vec::new(),
-    };
-    for (f, path) in &format_files {
-        let w: Box<dyn Write> = if is_root {
-            Box::new(std::io::BufWriter::new(
-                std::fs::File::create(path)
-                    .with_context(|| format!("--output-{} {}", f.name(), path.display()))?,
-            ))
-        } else {
-            Box::new(std::io::sink())
-        };
-        outs.files.push((f.name(), w));
-    }
+    let mut outs = open_outputs(&cli, &format_files, is_root)?;
     if formats.contains(&Format::Normal) {
-        let ranks = rank.map_or(1, |r| r.size);
-        let jobs: Vec<_> = plan
-            .jobs
-            .iter()
-            .map(|j| {
-                (
-                    j.spec.name.clone(),
-                    j.groupid,
-                    j.info(),
-                    j.clones.len() as u32 * ranks,
-                )
-            })
-            .collect();
-        let out = outs.get(Format::Normal);
-        fathom_report::write_preamble(&jobs, fathom::VERSION, plan.threads() * ranks, out)?;
-        if is_root {
-            out.write_all(layout_lines(&plan).as_bytes())?;
-        }
-        out.flush()?;
+        preamble(
+            &plan,
+            rank.map_or(1, |r| r.size),
+            is_root,
+            outs.get(Format::Normal),
+        )?;
     }
 
     if show_eta || (status_every.is_some() && is_root) {
-        let shapes = live::shapes(&plan);
-        let period = match (show_eta, status_every) {
-            (true, Some(s)) => eta_every.min(s),
-            (true, None) => eta_every,
-            (false, Some(s)) => s,
-            (false, None) => unreachable!(),
+        let view = LiveView {
+            show_eta,
+            eta_every,
+            eta_newline,
+            status_every,
+            stderr_tty,
+            text: formats.contains(&Format::Normal),
+            json: formats
+                .iter()
+                .any(|f| matches!(f, Format::Json | Format::JsonPlus | Format::Native)),
+            to_stdout: cli.output.is_none(),
         };
-        let text = formats.contains(&Format::Normal);
-        let json = formats
-            .iter()
-            .any(|f| matches!(f, Format::Json | Format::JsonPlus | Format::Native));
-        let to_stdout = cli.output.is_none();
-        let mut since_status = std::time::Duration::ZERO;
-        let mut since_newline = std::time::Duration::ZERO;
-        runner = runner.on_interval(period, move |p| {
-            if show_eta {
-                live::print_eta(&live::eta_line(p, &shapes), stderr_tty);
-                if let Some(every) = eta_newline {
-                    since_newline += p.interval;
-                    if since_newline + period / 2 >= every && stderr_tty {
-                        since_newline = std::time::Duration::ZERO;
-                        eprintln!();
-                    }
-                }
-            }
-            if let Some(every) = status_every {
-                since_status += p.interval;
-                if since_status + period / 2 >= every {
-                    since_status = std::time::Duration::ZERO;
-                    let mut block = String::new();
-                    if text || !json {
-                        block.push_str(&live::status_block(p));
-                    }
-                    if json {
-                        block.push_str(&live::status_json(p));
-                    }
-                    if to_stdout {
-                        let mut o = std::io::stdout().lock();
-                        let _ = o.write_all(block.as_bytes());
-                        let _ = o.flush();
-                    } else {
-                        eprint!("{block}");
-                    }
-                }
-            }
-        });
+        runner = view.attach(runner, &plan);
     }
     let signals = signals::install(runner.cancel_handle(), runner.live_board(&plan));
     let n = cli.repeat as usize;
@@ -578,41 +720,7 @@ fn real_main() -> Result<u8, Failure> {
             eprintln!("fathom: {who}job '{name}': {t}");
         }
     }
-    let code = if let Some(code) = signals.exit_code() {
-        if is_root {
-            eprintln!("fathom: interrupted: the results above cover the work done until then");
-        }
-        code
-    } else if result.interrupted {
-        // Stopped by another rank (a signal to that process alone): as interrupted here.
-        if is_root {
-            eprintln!(
-                "fathom: interrupted (a rank was stopped): the results above cover the work \
-                 done until then"
-            );
-        }
-        130
-    } else if result.jobs.iter().any(|j| j.stats.error != 0) {
-        exit::IO_ERROR
-    } else {
-        let checks = if is_root {
-            fathom::gate::evaluate(&plan, &result, &[])
-        } else {
-            Vec::new()
-        };
-        for c in &checks {
-            let verdict = if c.ok { "ok" } else { "FAILED" };
-            eprintln!(
-                "fathom: assert {verdict}: job '{}': {} (measured {})",
-                c.job, c.text, c.shown
-            );
-        }
-        if checks.iter().any(|c| !c.ok) {
-            exit::CHECK_FAILED
-        } else {
-            exit::OK
-        }
-    };
+    let code = verdict(&signals, &plan, &result, is_root);
     // Every rank leaves with rank 0's verdict on the whole run.
     Ok(match &dist {
         Some(d) => d.agree_exit_code(code),

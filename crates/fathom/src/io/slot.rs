@@ -229,7 +229,8 @@ pub(crate) fn complete(
     }
     let max_lat = st.max_lat;
     let no_data = st.no_data;
-    if let Some(total) = st.prio_lat {
+    // (fio keeps per-priority latencies for reads and writes, not trims.)
+    if let Some(total) = st.prio_lat.filter(|_| req.ddir != Ddir::Trim) {
         let ns = if total {
             slat.unwrap_or(0) + clat
         } else {
