@@ -107,21 +107,7 @@ fn run_phases(
     cleanup: &mut Cleanup,
 ) -> Result<(), RunError> {
     let mut progress = ProgressTracker::new(plan);
-    // filetree directories that do not exist before the run: unlink=1 in a later phase
-    // (a delete phase) removes them again once empty, though an earlier phase made them.
-    let fresh_tree_dirs: HashSet<PathBuf> = plan
-        .jobs
-        .iter()
-        .flat_map(|j| j.clones.iter().filter_map(|c| c.tree.as_ref()))
-        .flat_map(|t| {
-            t.root
-                .ancestors()
-                .map(Path::to_path_buf)
-                .chain((0..t.tree.dirs()).map(|k| t.dir_path(Some(k))))
-                .collect::<Vec<_>>()
-        })
-        .filter(|p| !p.as_os_str().is_empty() && !p.exists())
-        .collect();
+    let fresh_tree_dirs = fresh_tree_dirs(plan);
     // exitall with exit_what=all: later phases do not start.
     let mut stop_all = false;
     for phase in 0..plan.phases() {
@@ -138,76 +124,10 @@ fn run_phases(
             .enumerate()
             .filter(|(_, j)| j.phase == phase)
             .collect();
-        // Files of this phase that do not exist yet are fathom's: only those may be
-        // removed by unlink=1 (laid out now, or created on open by the job).
-        // Metadata engines create their files (or directories) themselves.
-        let makes = |j: &PlannedJob| !j.caps.diskless || j.caps.metadata.is_some();
-        let created: HashSet<PathBuf> = jobs
-            .iter()
-            .filter(|(_, j)| makes(j) && j.spec.unlink)
-            .flat_map(|(_, j)| j.clones.iter().flat_map(|c| c.files.iter()))
-            .filter(|f| !f.path.exists())
-            .map(|f| f.path.clone())
-            .collect();
-        // The directories of trees that do not exist yet (removed with their files).
-        let mut created_dirs: Vec<PathBuf> = Vec::new();
-        for (_, j) in jobs.iter().filter(|(_, j)| j.spec.unlink) {
-            let mut seen = HashSet::new();
-            for f in j.clones.iter().flat_map(|c| c.files.iter()) {
-                let mut d = f.path.parent();
-                while let Some(p) = d.filter(|p| !p.as_os_str().is_empty()) {
-                    if !seen.insert(p.to_path_buf()) || p.exists() {
-                        break;
-                    }
-                    created_dirs.push(p.to_path_buf());
-                    d = p.parent();
-                }
-            }
-        }
+        let (created, created_dirs) = made_by_phase(&jobs);
         // Layout, before the clock starts.
         let t0 = Instant::now();
-        // The first job of the phase that uses each path (named in layout errors).
-        let mut owners: HashMap<&Path, &str> = HashMap::new();
-        for (_, j) in jobs.iter().rev() {
-            for f in j.clones.iter().flat_map(|c| c.files.iter()) {
-                owners.insert(&f.path, &j.spec.name);
-            }
-        }
-        let needs: Vec<&crate::plan::FileNeed> =
-            plan.files.iter().filter(|n| n.phase == phase).collect();
-        // A file that cannot be laid out fails the jobs that use it (as fio, each such
-        // job ends with the error, reported in every format); the others go on.
-        let users = |path: &Path| -> Vec<usize> {
-            jobs.iter()
-                .filter(|(_, j)| {
-                    j.clones
-                        .iter()
-                        .any(|c| c.files.iter().any(|f| f.path == path))
-                })
-                .map(|(ji, _)| *ji)
-                .collect()
-        };
-        let mut failed: HashMap<usize, (i32, String)> = HashMap::new();
-        let mut live: Vec<&crate::plan::FileNeed> = needs.clone();
-        // An earlier phase's unlink=1 may have removed directories since.
-        cleanup.present.clear();
-        loop {
-            let mut err = live.iter().find_map(|need| {
-                let parent = need.path.parent()?;
-                let e = cleanup.ensure_dir(parent).err()?;
-                Some((*need, e))
-            });
-            if err.is_none() {
-                err = lay_out(&live, cancel).map(|(i, e)| (live[i], e));
-            }
-            let Some((need, e)) = err else { break };
-            let errno = crate::error::errno_of(&e);
-            let text = format!("layout: {}", crate::error::with_path(&need.path, &e));
-            for ji in users(&need.path) {
-                failed.entry(ji).or_insert((errno, text.clone()));
-            }
-            live.retain(|n| users(&n.path).iter().any(|ji| !failed.contains_key(ji)));
-        }
+        let failed = lay_out_phase(plan, phase, &jobs, cancel, cleanup);
         let lt = t0.elapsed();
         for (ji, _) in &jobs {
             layout_time[*ji] = lt;
@@ -438,86 +358,197 @@ fn run_phases(
         for (ji, o) in results {
             outcomes[ji].push(o);
         }
-        for (_, job) in &jobs {
-            let known: HashSet<(String, String)> = cleanup
-                .targets
-                .iter()
-                .map(|t| (t.job.clone(), t.path.clone()))
-                .collect();
-            // Metadata jobs, trees and jobs of many files: their targets are the directories.
-            let many = job.caps.metadata.is_some()
-                || job
-                    .clones
-                    .iter()
-                    .any(|c| c.tree.is_some() || c.files.len() > 16);
-            let mut paths: Vec<PathBuf> = Vec::new();
-            for c in &job.clones {
-                if let Some(t) = &c.tree {
-                    paths.push(t.root.clone());
-                } else if many {
-                    let mut dirs = HashSet::new();
-                    paths.extend(
-                        c.files
-                            .iter()
-                            .filter_map(|f| f.path.parent())
-                            .filter(|p| dirs.insert(*p))
-                            .map(|p| p.to_path_buf()),
-                    );
-                } else {
-                    paths.extend(c.files.iter().map(|f| f.path.clone()));
-                }
-            }
-            let mut seen = HashSet::new();
-            for p in paths {
-                let key = (job.spec.name.clone(), p.display().to_string());
-                if known.contains(&key) || !seen.insert(key) {
-                    continue;
-                }
-                let diskless = job.caps.diskless && job.caps.metadata.is_none();
-                cleanup
-                    .targets
-                    .push(crate::record::facts::target(&job.spec.name, &p, diskless));
-            }
-        }
-        // unlink=1: remove this phase's files, but only those fathom created: a file that
-        // was there before the run is the user's.
-        let mut removed = HashSet::new();
-        for (_, job) in jobs.iter().filter(|(_, j)| j.spec.unlink) {
-            let dirs = matches!(job.caps.metadata, Some("mkdir" | "dirstat" | "rmdir"));
-            for f in job.clones.iter().flat_map(|c| c.files.iter()) {
-                if created.contains(&f.path) && removed.insert(f.path.clone()) {
-                    let _ = if dirs {
-                        std::fs::remove_dir(&f.path)
-                    } else {
-                        std::fs::remove_file(&f.path)
-                    };
-                }
-            }
-        }
-        for (_, job) in jobs.iter().filter(|(_, j)| j.spec.unlink) {
-            for t in job.clones.iter().filter_map(|c| c.tree.as_ref()) {
-                for k in 0..t.tree.dirs() {
-                    let p = t.dir_path(Some(k));
-                    if fresh_tree_dirs.contains(&p) {
-                        created_dirs.push(p);
-                    }
-                }
-                created_dirs.extend(
-                    t.root
-                        .ancestors()
-                        .filter(|p| fresh_tree_dirs.contains(*p))
-                        .map(Path::to_path_buf),
-                );
-            }
-        }
-        // Then the tree directories they made, deepest first (one still holding
-        // something stays).
-        created_dirs.sort_by_key(|p| std::cmp::Reverse(p.components().count()));
-        for d in &created_dirs {
-            let _ = std::fs::remove_dir(d);
-        }
+        note_targets(&jobs, cleanup);
+        unlink_phase(&jobs, &created, created_dirs, &fresh_tree_dirs);
     }
     Ok(())
+}
+
+/// filetree directories that do not exist before the run: unlink=1 in a later phase
+/// (a delete phase) removes them again once empty, though an earlier phase made them.
+fn fresh_tree_dirs(plan: &Plan) -> HashSet<PathBuf> {
+    plan.jobs
+        .iter()
+        .flat_map(|j| j.clones.iter().filter_map(|c| c.tree.as_ref()))
+        .flat_map(|t| {
+            t.root
+                .ancestors()
+                .map(Path::to_path_buf)
+                .chain((0..t.tree.dirs()).map(|k| t.dir_path(Some(k))))
+                .collect::<Vec<_>>()
+        })
+        .filter(|p| !p.as_os_str().is_empty() && !p.exists())
+        .collect()
+}
+
+/// What a phase makes that is not there yet: files (only those may be removed by
+/// unlink=1, laid out now or created on open by the job; metadata engines create their
+/// files or directories themselves) and the directories of trees (removed with their
+/// files).
+fn made_by_phase(jobs: &[(usize, &PlannedJob)]) -> (HashSet<PathBuf>, Vec<PathBuf>) {
+    let makes = |j: &PlannedJob| !j.caps.diskless || j.caps.metadata.is_some();
+    let created: HashSet<PathBuf> = jobs
+        .iter()
+        .filter(|(_, j)| makes(j) && j.spec.unlink)
+        .flat_map(|(_, j)| j.clones.iter().flat_map(|c| c.files.iter()))
+        .filter(|f| !f.path.exists())
+        .map(|f| f.path.clone())
+        .collect();
+    let mut created_dirs: Vec<PathBuf> = Vec::new();
+    for (_, j) in jobs.iter().filter(|(_, j)| j.spec.unlink) {
+        let mut seen = HashSet::new();
+        for f in j.clones.iter().flat_map(|c| c.files.iter()) {
+            let mut d = f.path.parent();
+            while let Some(p) = d.filter(|p| !p.as_os_str().is_empty()) {
+                if !seen.insert(p.to_path_buf()) || p.exists() {
+                    break;
+                }
+                created_dirs.push(p.to_path_buf());
+                d = p.parent();
+            }
+        }
+    }
+    (created, created_dirs)
+}
+
+/// Lay out the files of a phase. A file that cannot be laid out fails the jobs that use
+/// it (as fio, each such job ends with the error, reported in every format); the others
+/// go on. The failed jobs, with their errno and text.
+fn lay_out_phase(
+    plan: &Plan,
+    phase: u32,
+    jobs: &[(usize, &PlannedJob)],
+    cancel: &Arc<AtomicBool>,
+    cleanup: &mut Cleanup,
+) -> HashMap<usize, (i32, String)> {
+    let needs: Vec<&crate::plan::FileNeed> =
+        plan.files.iter().filter(|n| n.phase == phase).collect();
+    let users = |path: &Path| -> Vec<usize> {
+        jobs.iter()
+            .filter(|(_, j)| {
+                j.clones
+                    .iter()
+                    .any(|c| c.files.iter().any(|f| f.path == path))
+            })
+            .map(|(ji, _)| *ji)
+            .collect()
+    };
+    let mut failed: HashMap<usize, (i32, String)> = HashMap::new();
+    let mut live: Vec<&crate::plan::FileNeed> = needs.clone();
+    // An earlier phase's unlink=1 may have removed directories since.
+    cleanup.present.clear();
+    loop {
+        let mut err = live.iter().find_map(|need| {
+            let parent = need.path.parent()?;
+            let e = cleanup.ensure_dir(parent).err()?;
+            Some((*need, e))
+        });
+        if err.is_none() {
+            err = lay_out(&live, cancel).map(|(i, e)| (live[i], e));
+        }
+        let Some((need, e)) = err else { break };
+        let errno = crate::error::errno_of(&e);
+        let text = format!("layout: {}", crate::error::with_path(&need.path, &e));
+        for ji in users(&need.path) {
+            failed.entry(ji).or_insert((errno, text.clone()));
+        }
+        live.retain(|n| users(&n.path).iter().any(|ji| !failed.contains_key(ji)));
+    }
+    failed
+}
+
+/// The facts of each target of a phase's jobs (its files, or for metadata jobs, trees
+/// and jobs of many files, their directories), once per job and path.
+fn note_targets(jobs: &[(usize, &PlannedJob)], cleanup: &mut Cleanup) {
+    for (_, job) in jobs {
+        let known: HashSet<(String, String)> = cleanup
+            .targets
+            .iter()
+            .map(|t| (t.job.clone(), t.path.clone()))
+            .collect();
+        // Metadata jobs, trees and jobs of many files: their targets are the directories.
+        let many = job.caps.metadata.is_some()
+            || job
+                .clones
+                .iter()
+                .any(|c| c.tree.is_some() || c.files.len() > 16);
+        let mut paths: Vec<PathBuf> = Vec::new();
+        for c in &job.clones {
+            if let Some(t) = &c.tree {
+                paths.push(t.root.clone());
+            } else if many {
+                let mut dirs = HashSet::new();
+                paths.extend(
+                    c.files
+                        .iter()
+                        .filter_map(|f| f.path.parent())
+                        .filter(|p| dirs.insert(*p))
+                        .map(|p| p.to_path_buf()),
+                );
+            } else {
+                paths.extend(c.files.iter().map(|f| f.path.clone()));
+            }
+        }
+        let mut seen = HashSet::new();
+        for p in paths {
+            let key = (job.spec.name.clone(), p.display().to_string());
+            if known.contains(&key) || !seen.insert(key) {
+                continue;
+            }
+            let diskless = job.caps.diskless && job.caps.metadata.is_none();
+            cleanup
+                .targets
+                .push(crate::record::facts::target(&job.spec.name, &p, diskless));
+        }
+    }
+}
+
+/// unlink=1: remove a phase's files, but only those fathom created (a file that was
+/// there before the run is the user's), then the directories it made, deepest first (one
+/// still holding something stays).
+fn unlink_phase(
+    jobs: &[(usize, &PlannedJob)],
+    created: &HashSet<PathBuf>,
+    mut created_dirs: Vec<PathBuf>,
+    fresh_tree_dirs: &HashSet<PathBuf>,
+) {
+    // unlink=1: remove this phase's files, but only those fathom created: a file that
+    // was there before the run is the user's.
+    let mut removed = HashSet::new();
+    for (_, job) in jobs.iter().filter(|(_, j)| j.spec.unlink) {
+        let dirs = matches!(job.caps.metadata, Some("mkdir" | "dirstat" | "rmdir"));
+        for f in job.clones.iter().flat_map(|c| c.files.iter()) {
+            if created.contains(&f.path) && removed.insert(f.path.clone()) {
+                let _ = if dirs {
+                    std::fs::remove_dir(&f.path)
+                } else {
+                    std::fs::remove_file(&f.path)
+                };
+            }
+        }
+    }
+    for (_, job) in jobs.iter().filter(|(_, j)| j.spec.unlink) {
+        for t in job.clones.iter().filter_map(|c| c.tree.as_ref()) {
+            for k in 0..t.tree.dirs() {
+                let p = t.dir_path(Some(k));
+                if fresh_tree_dirs.contains(&p) {
+                    created_dirs.push(p);
+                }
+            }
+            created_dirs.extend(
+                t.root
+                    .ancestors()
+                    .filter(|p| fresh_tree_dirs.contains(*p))
+                    .map(Path::to_path_buf),
+            );
+        }
+    }
+    // Then the tree directories they made, deepest first (one still holding
+    // something stays).
+    created_dirs.sort_by_key(|p| std::cmp::Reverse(p.components().count()));
+    for d in &created_dirs {
+        let _ = std::fs::remove_dir(d);
+    }
 }
 
 /// Lay out the files (see [`fathom_engine::layout::layout_file`]), on several threads when there are many: a
