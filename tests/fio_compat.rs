@@ -1259,4 +1259,16 @@ fathomtest!(unlink_each_loop_makes_the_files_anew_as_fio, |env| {
     ]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("this job reads them"), "{}", stderr(&o));
+    // Verification runs after the last loop, when the earlier loops' files are gone.
+    let o = env.run(&[
+        "--name=v",
+        "--filename=ours",
+        "--rw=write",
+        "--size=1m",
+        "--loops=2",
+        "--unlink_each_loop=1",
+        "--verify=crc32c",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("verify="), "{}", stderr(&o));
 });

@@ -490,5 +490,14 @@ fn unlink_each_loop_fits(spec: &JobSpec, caps: Caps) -> Result<(), String> {
     if spec.openfiles.is_some() {
         return Err("unlink_each_loop with openfiles= is not built: drop one of them".into());
     }
+    if spec.verify.kind.is_some() || spec.verify.pattern.is_some() {
+        // fathom checks a job's writes once, after its last loop; the earlier loops'
+        // blocks are gone with their files by then.
+        return Err(
+            "unlink_each_loop removes what earlier loops wrote, and verify= checks every \
+             loop's writes after the last: drop one of them (or use loops=1)"
+                .into(),
+        );
+    }
     Ok(())
 }
