@@ -309,3 +309,59 @@ fathomtest!(lockfile_serializes_io_to_a_shared_file, |env| {
         "readwrite: writes take it alone: {writes} ms"
     );
 });
+
+// metarates' create rate against a known truth: every fsync takes 4 ms (injected), so
+// with -s a create costs 4 ms plus the FUSE round trips, and the rate fathom prints must
+// sit just under 250 a second: never above it, and not far below (best of three runs, as
+// a busy machine only ever adds time). Without -s no fsync is made, and the rate is far
+// above it.
+fathomtest!(
+    metarates_create_rate_matches_an_injected_fsync_latency,
+    |env| {
+        let _turn = TURN.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(m) = rig(&env) else { return };
+        m.add(Rule::new(Fault::Latency {
+            min: Duration::from_millis(4),
+            max: Duration::from_millis(4),
+            on: Op::Fsync,
+        }));
+        let junk = m.path().join("junk");
+        let rate = |extra: &[&str]| -> f64 {
+            let mut best = 0.0f64;
+            for _ in 0..3 {
+                let o = env.run(
+                    &[
+                        &[
+                            "suite",
+                            "metarates",
+                            "-d",
+                            junk.to_str().unwrap(),
+                            "-n",
+                            "100",
+                            "-C",
+                        ][..],
+                        extra,
+                    ]
+                    .concat(),
+                );
+                assert!(o.status.success(), "{}", stderr(&o));
+                let out = stdout(&o);
+                let total: f64 = out
+                    .lines()
+                    .find_map(|l| l.split("total rate = ").nth(1))
+                    .and_then(|t| t.split(' ').next())
+                    .and_then(|t| t.parse().ok())
+                    .unwrap_or_else(|| panic!("no rate in {out}"));
+                best = best.max(total);
+            }
+            best
+        };
+        let synced = rate(&["-s"]);
+        assert!(
+            synced <= 250.0 && synced > 170.0,
+            "4 ms per fsync: at most 250 creates/s, measured {synced:.1}"
+        );
+        let plain = rate(&[]);
+        assert!(plain > 2.0 * synced, "without -s: {plain:.1} creates/s");
+    }
+);

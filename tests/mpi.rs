@@ -384,3 +384,127 @@ fathomtest!(a_vdbench_host_stopped_alone_stops_every_host, |env| {
     assert!(!out.contains("Starting RD=rd2"), "{out}{}", stderr(&o));
     assert_eq!(o.status.code(), Some(130), "{out}{}", stderr(&o));
 });
+
+/// `mpirun -np N -machinefile ./machinefile ./TOOL ARGS` in `env`, TOOL being fathom linked
+/// under a tool's name (as runbooks write it).
+fn mpirun_tool(env: &Env, np: u32, tool: &str, args: &[&str]) -> std::process::Output {
+    let bin = env.path().join("bin");
+    if !bin.join(tool).exists() {
+        let o = env.run(&["install-links", bin.to_str().unwrap()]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        std::fs::write(env.path().join("machinefile"), "localhost slots=8\n").unwrap();
+    }
+    let mut c = std::process::Command::new("timeout");
+    c.current_dir(env.path())
+        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .args(["120", "mpirun", "--oversubscribe", "-np", &np.to_string()])
+        .args(["-machinefile", "./machinefile"])
+        .arg(bin.join(tool))
+        .args(args);
+    c.output().expect("mpirun (apt-get install openmpi-bin)")
+}
+
+// IOR's runbook line (`mpirun -np 4 -machinefile ./machinefile ./IOR -a POSIX -b 64k -F
+// -i 10 -s 200000 -t 4k`, scaled down) through a link named IOR: one report from rank 0
+// for 4 tasks, a file per task; and the shared file laid out by every rank's tasks in
+// IOR's segments, written whole (no hole, no overlap).
+fathomtest!(ior_runs_across_ranks_as_one_ior_run, |env| {
+    let o = mpirun_tool(
+        &env,
+        4,
+        "IOR",
+        &[
+            "-a", "POSIX", "-b", "64k", "-F", "-i", "2", "-s", "4", "-t", "4k", "-o", "testFile",
+            "-k",
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert_eq!(out.matches("Summary of all tests:").count(), 1, "{out}");
+    assert!(out.contains("tasks               : 4\n"), "{out}");
+    assert!(out.contains("aggregate filesize  : 1.00 MiB"), "{out}");
+    let row =
+        regex_lite::Regex::new(r"(?m)^write +[\d.]+ +[\d.]+ +[\d.]+ +[\d.]+ +4 +4 +2$").unwrap();
+    assert!(row.is_match(&out), "{out}");
+    for rank in 0..4 {
+        let f = env.path().join(format!("testFile.{rank}"));
+        assert_eq!(std::fs::metadata(&f).unwrap().len(), 4 * 65536, "{f:?}");
+    }
+    // N-1: 4 ranks x 4 segments x 64 KiB blocks in 16 KiB transfers.
+    let o = mpirun_tool(
+        &env,
+        4,
+        "IOR",
+        &[
+            "-a", "POSIX", "-b", "64k", "-t", "16k", "-s", "4", "-o", "shared", "-k", "-w",
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let md = std::fs::metadata(env.path().join("shared")).unwrap();
+    assert_eq!(md.len(), 4 * 4 * 65536);
+    use std::os::unix::fs::MetadataExt;
+    assert!(
+        md.blocks() * 512 >= md.len(),
+        "every block written: {} of {} bytes allocated",
+        md.blocks() * 512,
+        md.len()
+    );
+    // Without -k the shared file goes.
+    let o = mpirun_tool(&env, 2, "IOR", &["-b", "64k", "-t", "64k", "-o", "gone"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(!env.path().join("gone").exists());
+    // A tool that is not an MPI program says so instead of running a copy per rank.
+    let o = mpirun(&env, 2, &["suite", "dd", "if=/dev/zero", "of=x", "count=1"]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("not an MPI program"), "{}", stderr(&o));
+    assert!(!env.path().join("x").exists());
+});
+
+// metarates' runbook line (`mpirun -np 4 -machinefile ./machinefile ./metarates -d junk -n
+// 1000000 -C -U -S`, scaled down) through a link named metarates: rank 0 prints the run
+// for 4 processes, each test's rates over the 4 (total = 4 x the slowest), the files are
+// gone afterwards; a file count that does not divide stops every rank at once.
+fathomtest!(metarates_runs_its_tests_on_every_rank_together, |env| {
+    let o = mpirun_tool(
+        &env,
+        4,
+        "metarates",
+        &["-d", "junk", "-n", "400", "-C", "-U", "-S"],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert_eq!(out.matches("run parameters:").count(), 1, "{out}");
+    assert!(
+        out.contains("number of files used per process in tests = 100"),
+        "{out}"
+    );
+    let re = regex_lite::Regex::new(
+        r"(?m)^max rate = ([\d.]+) (\w+) per second, min rate = ([\d.]+) \w+ per second,? avg rate = ([\d.]+) \w+ per second, total rate = ([\d.]+) \w+ per second$",
+    )
+    .unwrap();
+    let mut words = Vec::new();
+    for c in re.captures_iter(&out) {
+        let f = |i: usize| c[i].parse::<f64>().unwrap();
+        let (max, min, avg, total) = (f(1), f(3), f(4), f(5));
+        assert!(max >= avg && avg >= min && min > 0.0, "{out}");
+        assert!((total - 4.0 * min).abs() <= 1e-6 * total, "{out}");
+        words.push(c[2].to_string());
+    }
+    assert_eq!(words, ["creates", "stats", "utimes"], "{out}");
+    assert!(
+        out.contains("rates at which files can be stat'd with 4 pes:"),
+        "{out}"
+    );
+    assert_eq!(
+        std::fs::read_dir(env.path().join("junk")).unwrap().count(),
+        0
+    );
+    let o = mpirun_tool(&env, 4, "metarates", &["-d", "junk", "-n", "402", "-C"]);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("number of files, 402, not divisible by number of processes 4"),
+        "{}",
+        stderr(&o)
+    );
+});

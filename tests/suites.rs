@@ -118,7 +118,9 @@ fathomtest!(cdm_prints_crystaldiskmark_s_table, |env| {
     assert_eq!(o.status.code(), Some(2));
     let o = env.run(&["suite", "nosuch"]);
     assert!(
-        stderr(&o).contains("available: bonnie, curve, dbench, dd, ior, iozone, cdm, sysbench"),
+        stderr(&o).contains(
+            "available: bonnie, curve, dbench, dd, ior, metarates, iozone, cdm, sysbench"
+        ),
         "{}",
         stderr(&o)
     );
@@ -1371,3 +1373,99 @@ fathomtest!(
         assert!(stderr(&o).contains("suite ior"), "{}", stderr(&o));
     }
 );
+
+/// metarates' rate lines in its output: (test word, [max, min, avg, total]).
+fn metarates_rates(out: &str) -> Vec<(String, [f64; 4])> {
+    let re = regex_lite::Regex::new(
+        r"(?m)^max rate = (\d+\.\d{6}) (\w+) per second, min rate = (\d+\.\d{6}) \w+ per second,? avg rate = (\d+\.\d{6}) \w+ per second, total rate = (\d+\.\d{6}) \w+ per second$",
+    )
+    .unwrap();
+    re.captures_iter(out)
+        .map(|c| {
+            let f = |i: usize| c[i].parse::<f64>().unwrap();
+            (c[2].to_string(), [f(1), f(3), f(4), f(5)])
+        })
+        .collect()
+}
+
+// metarates' runbook line (`metarates -d junk -n 1000000 -C -U -S`, scaled down): its run
+// parameters, a line per test with the four rates, the files gone afterwards; -k keeps
+// them under metarates' names, -u in a folder per process; and as a link named metarates.
+fathomtest!(metarates_runs_metarates_command_line_and_report, |env| {
+    let _a = alone();
+    let junk = env.path().join("junk");
+    let d = junk.to_str().unwrap();
+    let o = env.run(&["suite", "metarates", "-d", d, "-n", "300", "-C", "-U", "-S"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    for line in [
+        "run parameters:",
+        &format!("dirname = {d}"),
+        "total number of files used in tests = 300",
+        "number of files used per process in tests = 300",
+        "a common directory will be used by all processes",
+        "test files will be removed between tests and at the end",
+        "file creation rates will be measured",
+        "\tfsync will not be called prior to close call",
+        "file stat rates will be measured",
+        "file utime rates will be measured",
+        "rates at which files can be created and closed with 1 pes:",
+        "rates at which files can be stat'd with 1 pes:",
+        "rates at which files can be utime'd with 1 pes:",
+    ] {
+        assert!(out.contains(line), "{line:?} in\n{out}");
+    }
+    let rates = metarates_rates(&out);
+    let words: Vec<&str> = rates.iter().map(|r| r.0.as_str()).collect();
+    assert_eq!(words, ["creates", "stats", "utimes"], "{out}");
+    for (_, [max, min, avg, total]) in &rates {
+        // One process: its rate is every one of the four.
+        assert!(
+            *max > 0.0 && max == min && min == avg && avg == total,
+            "{out}"
+        );
+    }
+    assert_eq!(
+        std::fs::read_dir(&junk).unwrap().count(),
+        0,
+        "files removed"
+    );
+    // -k keeps metarates' files (n RANK f INDEX); -u puts them in a folder per process;
+    // getopt's bundled flags.
+    let o = env.run(&["suite", "metarates", "-d", d, "-n", "5", "-CSk", "-u"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("unique subdirectories will be used by each process"));
+    assert!(stdout(&o).contains("test files will NOT be removed"));
+    let mut kept: Vec<String> = std::fs::read_dir(junk.join("0"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    kept.sort();
+    assert_eq!(kept, ["n0f0", "n0f1", "n0f2", "n0f3", "n0f4"]);
+    std::fs::remove_dir_all(junk.join("0")).unwrap();
+    // Under its own name, from a runbook.
+    let bin = env.path().join("bin");
+    let o = env.run(&["install-links", bin.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = std::process::Command::new(bin.join("metarates"))
+        .args(["-d", d, "-n", "40", "-C", "-s"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("\tfsync will be called prior to close call"));
+    assert_eq!(metarates_rates(&stdout(&o)).len(), 1);
+    assert_eq!(std::fs::read_dir(&junk).unwrap().count(), 0);
+    // What it refuses, and its help.
+    let o = env.run(&["suite", "metarates", "-n", "10", "-C"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("-d dirname is needed"),
+        "{}",
+        stderr(&o)
+    );
+    let o = env.run(&["suite", "metarates", "-d", d, "-n", "10"]);
+    assert!(stderr(&o).contains("no test chosen"), "{}", stderr(&o));
+    let o = env.run(&["suite", "metarates", "--help"]);
+    assert!(o.status.success());
+    assert!(stdout(&o).contains("-n numfiles"), "{}", stdout(&o));
+});

@@ -22,12 +22,13 @@ More commands (each with --help):\n\
 \x20   fathom merge A.native B.native     add stored results exactly\n\
 \x20   fathom compare BASE NEW            faster, slower or within noise (a CI gate)\n\
 \x20   fathom plot RESULT... -o DIR       SVG charts\n\
-\x20   fathom suite NAME ...              bonnie, dd, dbench, cdm, sysbench, iozone, curve, ior\n\
+\x20   fathom suite NAME ...              bonnie, dd, dbench, cdm, sysbench, iozone, curve, ior, metarates\n\
 \x20   fathom vdbench -f PARMFILE ...     a vdbench parameter file, vdbench's flags and output\n\
 \x20   fathom verify --journal PATH       check a crashed verify_journal run\n\
-\x20   fathom install-links DIR           DIR/bonnie++, iozone, sysbench, IOR, dd, dbench, vdbench, fio -> fathom\n\n\
+\x20   fathom install-links DIR           DIR/bonnie++, iozone, sysbench, IOR, dd, dbench, metarates, vdbench, fio -> fathom\n\n\
 Run under a classic tool's name (a link or copy: bonnie++, bonnie, iozone, sysbench, IOR,\n\
-ior, dd, dbench, vdbench), fathom runs that tool's suite with the command line as given.",
+ior, dd, dbench, metarates, vdbench), fathom runs that tool's suite with the command line as
+given (IOR and metarates under mpirun too).",
     after_help = "Exit codes: 0 success, 1 a job hit an I/O error, 2 bad job file or usage, \
 3 an assert= condition failed, 130/143 interrupted by SIGINT/SIGTERM (results so far are still \
 printed).\n\nMore: fathom merge --help, fathom plot --help, fathom --list-jobs."

@@ -192,17 +192,15 @@ mod imp {
             all != 0
         }
 
-        /// Gather every rank's result at rank 0 (native JSON, lossless). Rank 0 gets them
-        /// all in rank order; the others get an empty list.
-        pub fn gather(&self, mine: &Report) -> anyhow::Result<Vec<RankResult>> {
+        /// Every rank's bytes at rank 0, in rank order; an empty list elsewhere.
+        pub fn gather_bytes(&self, bytes: &[u8]) -> Vec<Vec<u8>> {
             let world = mpi::topology::SimpleCommunicator::world();
             let root = world.process_at_rank(0);
-            let bytes = serde_json::to_vec(mine)?;
             let n = bytes.len() as i32;
             if self.rank.rank != 0 {
                 root.gather_into(&n);
-                root.gather_varcount_into(&bytes[..]);
-                return Ok(Vec::new());
+                root.gather_varcount_into(bytes);
+                return Vec::new();
             }
             let mut counts = vec![0i32; self.rank.size as usize];
             root.gather_into_root(&n, &mut counts[..]);
@@ -218,19 +216,13 @@ mod imp {
             {
                 let mut part =
                     mpi::datatype::PartitionMut::new(&mut buf[..], counts.clone(), &displs[..]);
-                root.gather_varcount_into_root(&bytes[..], &mut part);
+                root.gather_varcount_into_root(bytes, &mut part);
             }
-            let mut out = Vec::new();
-            for (r, (&d, &c)) in displs.iter().zip(&counts).enumerate() {
-                let slice = &buf[d as usize..(d + c) as usize];
-                let result: Report = serde_json::from_slice(slice)
-                    .map_err(|e| anyhow::anyhow!("rank {r}'s result: {e}"))?;
-                out.push(RankResult {
-                    rank: r as u32,
-                    result,
-                });
-            }
-            Ok(out)
+            displs
+                .iter()
+                .zip(&counts)
+                .map(|(&d, &c)| buf[d as usize..(d + c) as usize].to_vec())
+                .collect()
         }
 
         /// Rank 0's value at every rank.
@@ -282,8 +274,8 @@ impl Dist {
         mine
     }
     /// Unreachable without MPI.
-    pub fn gather(&self, _mine: &Report) -> anyhow::Result<Vec<RankResult>> {
-        Ok(Vec::new())
+    pub fn gather_bytes(&self, mine: &[u8]) -> Vec<Vec<u8>> {
+        vec![mine.to_vec()]
     }
     /// Unreachable without MPI.
     pub fn agree_exit_code(&self, code: u8) -> u8 {
@@ -295,10 +287,31 @@ impl Dist {
     }
 }
 
-/// The MPI run as the vdbench front end sees it (one rank per `hd=`).
-pub struct VdbCluster<'a>(pub &'a Dist);
+impl Dist {
+    /// Gather every rank's result at rank 0 (native JSON, lossless). Rank 0 gets them
+    /// all in rank order; the others get an empty list.
+    pub fn gather(&self, mine: &Report) -> anyhow::Result<Vec<RankResult>> {
+        let bytes = serde_json::to_vec(mine)?;
+        self.gather_bytes(&bytes)
+            .iter()
+            .enumerate()
+            .map(|(r, b)| {
+                let result: Report = serde_json::from_slice(b)
+                    .map_err(|e| anyhow::anyhow!("rank {r}'s result: {e}"))?;
+                Ok(RankResult {
+                    rank: r as u32,
+                    result,
+                })
+            })
+            .collect()
+    }
+}
 
-impl fathom_vdbench::exec::Cluster for VdbCluster<'_> {
+/// The MPI run as the front ends that run across ranks see it (vdbench's hosts, IOR's
+/// and metarates' tasks).
+pub struct Ranks<'a>(pub &'a Dist);
+
+impl fathom::Cluster for Ranks<'_> {
     fn rank(&self) -> u32 {
         self.0.rank.rank
     }
@@ -308,8 +321,8 @@ impl fathom_vdbench::exec::Cluster for VdbCluster<'_> {
     fn barrier(&self) {
         Dist::barrier();
     }
-    fn gather(&self, mine: &Report) -> anyhow::Result<Vec<Report>> {
-        Ok(self.0.gather(mine)?.into_iter().map(|r| r.result).collect())
+    fn gather_bytes(&self, mine: &[u8]) -> Vec<Vec<u8>> {
+        self.0.gather_bytes(mine)
     }
     fn broadcast(&self, v: f64) -> f64 {
         self.0.broadcast_f64(v)

@@ -128,6 +128,7 @@ fn suite_of_name(argv: &[std::ffi::OsString]) -> Option<&'static str> {
         "IOR" | "ior" => "ior",
         "dd" => "dd",
         "dbench" => "dbench",
+        "metarates" => "metarates",
         "vdbench" => "vdbench",
         _ => return None,
     })
@@ -137,7 +138,25 @@ fn suite_of_name(argv: &[std::ffi::OsString]) -> Option<&'static str> {
 /// which prints what it measured and removes its files; the exit is then 130/143.
 fn run_suite(args: &[String]) -> Result<u8, Failure> {
     let signals = signals::install_for_suites();
-    let r = fathom_suites::run(args);
+    // Under mpirun (the MPI build) this process is one rank: IOR and metarates run across
+    // the ranks; a rank that fails leaves at once, so that mpirun stops the others rather
+    // than leaving them at a barrier.
+    let dist = dist::Dist::detect().map_err(usage)?;
+    let r = match &dist {
+        Some(d) => {
+            let r = fathom_suites::run_with(args, &dist::Ranks(d));
+            if let (Err(e), None) = (&r, signals.exit_code()) {
+                eprintln!(
+                    "fathom: rank {} ({}): error: {e:#}",
+                    d.rank.rank,
+                    fathom::facts::host().hostname
+                );
+                std::process::exit(exit::USAGE.into());
+            }
+            r
+        }
+        None => fathom_suites::run(args),
+    };
     match (signals.exit_code(), r) {
         (Some(code), Ok(_)) => Ok(code),
         (Some(code), Err(e)) => {
@@ -153,13 +172,8 @@ fn run_suite(args: &[String]) -> Result<u8, Failure> {
 fn run_vdbench(args: &[String]) -> Result<u8, Failure> {
     let signals = signals::install_for_suites();
     let dist = dist::Dist::detect().map_err(usage)?;
-    let cluster = dist.as_ref().map(dist::VdbCluster);
-    let r = fathom_vdbench::main_with(
-        args,
-        cluster
-            .as_ref()
-            .map(|c| c as &dyn fathom_vdbench::exec::Cluster),
-    );
+    let cluster = dist.as_ref().map(dist::Ranks);
+    let r = fathom_vdbench::main_with(args, cluster.as_ref().map(|c| c as &dyn fathom::Cluster));
     match (signals.exit_code(), r) {
         (Some(code), Ok(_)) => Ok(code),
         (Some(code), Err(e)) => {

@@ -248,7 +248,15 @@ pub(crate) fn install_links(argv: &[std::ffi::OsString]) -> Result<u8, Failure> 
     let me = std::env::current_exe().context("finding this binary")?;
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     for name in [
-        "bonnie++", "iozone", "sysbench", "IOR", "dd", "dbench", "vdbench", "fio",
+        "bonnie++",
+        "iozone",
+        "sysbench",
+        "IOR",
+        "dd",
+        "dbench",
+        "metarates",
+        "vdbench",
+        "fio",
     ] {
         let link = dir.join(name);
         if link.symlink_metadata().is_ok() {

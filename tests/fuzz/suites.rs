@@ -2,7 +2,7 @@
 //! tools read it: runbook lines mutated word by word, with each tool's own options.
 
 use crate::{fuzz, mutate_args, Src};
-use fathom_suites::{bonnie, cdm, curve, dbench, dd, ior, iozone, sysbench};
+use fathom_suites::{bonnie, cdm, curve, dbench, dd, ior, iozone, metarates, sysbench};
 
 type Parse = fn(&[String]);
 
@@ -188,6 +188,38 @@ fn tools() -> Vec<Tool> {
             ],
             |a| {
                 let _ = dbench::parse(a);
+            },
+        ),
+        (
+            "metarates",
+            vec![
+                &["-d", "junk", "-n", "1000000", "-C", "-U", "-S"],
+                &["-d", "/mnt/pfs/m", "-n", "4096", "-C", "-s", "-u", "-k"],
+                &["-djunk", "-n1000", "-CUSr", "3"],
+            ],
+            &[
+                "-d",
+                "-n",
+                "-k",
+                "-u",
+                "-C",
+                "-U",
+                "-S",
+                "-s",
+                "-f",
+                "-a",
+                "-r",
+                "-h",
+                "-CUS",
+                "-n0",
+                "-r0",
+                "-",
+                "--",
+                "18446744073709551616",
+                "-dé",
+            ],
+            |a| {
+                let _ = metarates::parse(a);
             },
         ),
         (

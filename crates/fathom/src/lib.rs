@@ -56,6 +56,7 @@
 #![deny(missing_docs)]
 
 pub mod clock;
+pub mod cluster;
 mod error;
 pub mod events;
 mod io;
@@ -71,6 +72,7 @@ pub use plan::guard;
 pub use record::{facts, gate, live, logs};
 pub use verify::journal;
 
+pub use cluster::Cluster;
 pub use error::RunError;
 pub use events::{JobProgress, Progress};
 pub use fathom_engine as engine;

@@ -40,14 +40,26 @@ pub enum Op {
     Write,
     /// Reads and writes.
     Both,
+    /// fsync and fdatasync calls (a latency or an error; the rule's range is not
+    /// looked at).
+    Fsync,
+}
+
+/// What a request does, as the rules see it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Io {
+    Read,
+    Write,
+    Fsync,
 }
 
 impl Op {
-    fn covers(self, write: bool) -> bool {
+    fn covers(self, io: Io) -> bool {
         match self {
-            Op::Both => true,
-            Op::Read => !write,
-            Op::Write => write,
+            Op::Both => io != Io::Fsync,
+            Op::Read => io == Io::Read,
+            Op::Write => io == Io::Write,
+            Op::Fsync => io == Io::Fsync,
         }
     }
 }
@@ -252,17 +264,21 @@ impl Fs {
         }
     }
     /// The faults for this I/O; consumes counted rules.
-    fn faults(&self, file: &str, off: u64, len: u64, write: bool) -> Vec<Fault> {
+    fn faults(&self, file: &str, off: u64, len: u64, io: Io) -> Vec<Fault> {
         let mut rules = self.rules.lock().unwrap();
         let mut out = Vec::new();
         for r in rules.iter_mut() {
             let applies = match &r.fault {
-                Fault::Latency { on, .. } | Fault::Error { on, .. } | Fault::Short { on, .. } => {
-                    on.covers(write)
-                }
-                _ => write,
+                Fault::Latency { on, .. } | Fault::Error { on, .. } => on.covers(io),
+                Fault::Short { on, .. } => io != Io::Fsync && on.covers(io),
+                _ => io == Io::Write,
             };
-            if applies && r.hits(file, off, len) {
+            let hits = if io == Io::Fsync {
+                r.file.as_deref().is_none_or(|f| f == file) && r.times != Some(0)
+            } else {
+                r.hits(file, off, len)
+            };
+            if applies && hits {
                 if r.skip > 0 {
                     r.skip -= 1;
                     continue;
@@ -507,7 +523,7 @@ impl Filesystem for Fs {
         let Some((f, name)) = self.files.lock().unwrap().get(&fh.0).cloned() else {
             return reply.error(Errno::EBADF);
         };
-        let faults = self.faults(&name, offset, size as u64, false);
+        let faults = self.faults(&name, offset, size as u64, Io::Read);
         self.delay(&faults);
         let mut size = size as usize;
         for fl in &faults {
@@ -545,7 +561,7 @@ impl Filesystem for Fs {
         let Some((f, name)) = self.files.lock().unwrap().get(&fh.0).cloned() else {
             return reply.error(Errno::EBADF);
         };
-        let faults = self.faults(&name, offset, data.len() as u64, true);
+        let faults = self.faults(&name, offset, data.len() as u64, Io::Write);
         self.delay(&faults);
         let mut stored: Vec<u8> = data.to_vec();
         let mut at = offset;
@@ -610,9 +626,16 @@ impl Filesystem for Fs {
         datasync: bool,
         reply: ReplyEmpty,
     ) {
-        let Some((f, _)) = self.files.lock().unwrap().get(&fh.0).cloned() else {
+        let Some((f, name)) = self.files.lock().unwrap().get(&fh.0).cloned() else {
             return reply.error(Errno::EBADF);
         };
+        let faults = self.faults(&name, 0, 0, Io::Fsync);
+        self.delay(&faults);
+        if let Some(Fault::Error { errno, .. }) =
+            faults.iter().find(|f| matches!(f, Fault::Error { .. }))
+        {
+            return reply.error(Errno::from_i32(*errno));
+        }
         let r = if datasync {
             f.sync_data()
         } else {

@@ -6,7 +6,7 @@
 //! `mpi` build: every rank runs the same tasks (see the MPI section of the README).
 
 use anyhow::{anyhow, bail, Result};
-use fathom::{Engine, Job, RwKind};
+use fathom::{Cluster, Engine, Job, RwKind};
 
 /// Options (IOR's names).
 #[derive(Debug, Clone)]
@@ -63,7 +63,38 @@ pub struct Phase {
     pub secs: f64,
 }
 
-fn phase(o: &Opts, write: bool) -> Result<Phase> {
+/// This process's place among the ranks of the run (one process: rank 0 of 1).
+#[derive(Clone, Copy)]
+struct Place<'a> {
+    cl: &'a dyn Cluster,
+}
+
+impl Place<'_> {
+    fn rank(&self) -> u32 {
+        self.cl.rank()
+    }
+    fn ranks(&self) -> u32 {
+        self.cl.size()
+    }
+    fn root(&self) -> bool {
+        self.cl.rank() == 0
+    }
+    fn limits(&self) -> fathom::plan::Limits {
+        fathom::plan::Limits {
+            rank: (self.ranks() > 1).then_some(fathom::plan::Rank {
+                rank: self.rank(),
+                size: self.ranks(),
+            }),
+            ..Default::default()
+        }
+    }
+}
+
+/// One phase (write or read) of one iteration on every rank: the ranks start together,
+/// each runs its tasks, and rank 0 gets the phase's figures over all of them (None on
+/// the other ranks): the bytes and transfers of every task over the slowest rank's time,
+/// as IOR's aggregate bandwidth.
+fn phase(o: &Opts, write: bool, at: Place) -> Result<Option<Phase>> {
     let per_task = o.block * o.segments;
     let xfers_per_task = per_task / o.transfer;
     let kind = match (write, o.random) {
@@ -89,39 +120,23 @@ fn phase(o: &Opts, write: bool) -> Result<Phase> {
     }
     if o.file_per_proc {
         b = b
-            .option("filename_format", format!("{}.$jobnum", o.file_name()))
+            .option("filename_format", o.task_format(at))
+            .size(per_task);
+    } else if o.segments > 1 {
+        // IOR's segmented layout: segment s holds one block of every task of every rank,
+        // task t's at s x tasks x block + t x block; each task goes through its segments
+        // in order.
+        b = b
+            .option("filename", o.shared_name())
+            .option("segments", o.segments.to_string())
             .size(per_task);
     } else {
-        let file_len = per_task * o.tasks as u64;
-        if o.segments > 1 {
-            // Segmented: after each block, skip the other tasks' blocks.
-            let hole = (o.tasks as u64 - 1) * o.block;
-            if o.transfer != o.block && hole > 0 {
-                bail!(
-                    "a shared file with --segments > 1 needs --transfer equal to --block \
-                     (fathom's holes follow each transfer); use --file-per-proc or -t = -b"
-                );
-            }
-            b = b
-                .option(
-                    "rw",
-                    if write {
-                        format!("write:{hole}")
-                    } else {
-                        format!("read:{hole}")
-                    },
-                )
-                .option("filename", o.shared_name())
-                .option("offset_increment", o.block.to_string())
-                // Each task's region ends with its last block, the last task's at the end
-                // of the file, so the file is exactly tasks x block x segments long.
-                .size(file_len - hole);
-        } else {
-            b = b
-                .option("filename", o.shared_name())
-                .option("offset_increment", per_task.to_string())
-                .size(per_task);
-        }
+        // One region per task, rank after rank (the plan numbers the clones of every rank
+        // in order).
+        b = b
+            .option("filename", o.shared_name())
+            .option("offset_increment", per_task.to_string())
+            .size(per_task);
     }
     if write && o.fsync {
         b = b.option("end_fsync", "1");
@@ -130,7 +145,18 @@ fn phase(o: &Opts, write: bool) -> Result<Phase> {
         b = b.option("invalidate", "1");
     }
     let what = if write { "write phase" } else { "read phase" };
-    let j = super::run_step(b.build()?, what)?;
+    let job = b.build()?;
+    // Every rank lays out and starts together (IOR's barrier before each phase).
+    at.cl.barrier();
+    let r = super::stop::run_runner_with(fathom::Runner::new(job), at.limits())?;
+    let j = r
+        .jobs
+        .into_iter()
+        .next()
+        .ok_or_else(|| anyhow!("stopped before the run started"))?;
+    if let Some(e) = &j.error_text {
+        bail!("{what}: {e}");
+    }
     let d = &j.stats.dirs[usize::from(write)];
     let want = xfers_per_task * o.tasks as u64;
     if d.ios != want && !super::stopped() {
@@ -145,15 +171,49 @@ fn phase(o: &Opts, write: bool) -> Result<Phase> {
         .as_secs_f64()
         .max(j.stats.runtime.as_secs_f64())
         .max(1e-9);
-    Ok(Phase {
-        bw: d.bytes as f64 / secs,
-        iops: d.ios as f64 / secs,
-        latency: d.lat.mean() / 1e9,
+    let mine = [
+        d.bytes as f64,
+        d.ios as f64,
         secs,
-    })
+        d.lat.mean() * d.ios as f64,
+    ];
+    let all = at.cl.gather_f64(&mine);
+    if !at.root() {
+        return Ok(None);
+    }
+    let sum = |k: usize| all.iter().map(|v| v[k]).sum::<f64>();
+    let secs = all.iter().map(|v| v[2]).fold(1e-9, f64::max);
+    let ios = sum(1);
+    Ok(Some(Phase {
+        bw: sum(0) / secs,
+        iops: ios / secs,
+        latency: if ios > 0.0 { sum(3) / ios / 1e9 } else { 0.0 },
+        secs,
+    }))
 }
 
 impl Opts {
+    /// The per-task files' names (-F): testFile.TASK; under MPI testFile.RANK (one task a
+    /// rank, as IOR) or testFile.RANK.TASK (several).
+    fn task_format(&self, at: Place) -> String {
+        match (at.ranks() > 1, self.tasks > 1) {
+            (false, _) => format!("{}.$jobnum", self.file_name()),
+            (true, false) => format!("{}.$rank", self.file_name()),
+            (true, true) => format!("{}.$rank.$jobnum", self.file_name()),
+        }
+    }
+    /// This rank's per-task files.
+    fn task_files(&self, at: Place) -> Vec<std::path::PathBuf> {
+        (0..self.tasks)
+            .map(|t| {
+                let name = self
+                    .task_format(at)
+                    .replace("$rank", &at.rank().to_string())
+                    .replace("$jobnum", &t.to_string());
+                self.dir.join(name)
+            })
+            .collect()
+    }
     fn file_name(&self) -> String {
         self.name.clone().unwrap_or_else(|| "ior".into())
     }
@@ -280,28 +340,52 @@ pub fn parse(args: &[String]) -> Result<Opts> {
     Ok(o)
 }
 
-fn cleanup(o: &Opts) {
+fn cleanup(o: &Opts, at: Place) {
     if o.keep {
         return;
     }
-    let _ = std::fs::remove_file(o.dir.join(o.shared_name()));
-    for t in 0..o.tasks {
-        let _ = std::fs::remove_file(o.dir.join(format!("{}.{t}", o.file_name())));
+    // The shared file by rank 0, after every rank's last phase (its figures reached rank
+    // 0, so every rank is done with the file); each rank its own task files.
+    if at.root() {
+        let _ = std::fs::remove_file(o.dir.join(o.shared_name()));
+    }
+    for f in o.task_files(at) {
+        let _ = std::fs::remove_file(f);
     }
 }
 
-/// Run `fathom suite ior`.
+/// How many ranks share a host, at most (IOR's tasks per node), at rank 0.
+fn ranks_per_host(cl: &dyn Cluster) -> u32 {
+    let host = fathom::facts::host().hostname;
+    let all = cl.gather_bytes(host.as_bytes());
+    let mut n: std::collections::BTreeMap<&[u8], u32> = Default::default();
+    for h in &all {
+        *n.entry(h.as_slice()).or_default() += 1;
+    }
+    n.values().copied().max().unwrap_or(1)
+}
+
+/// Run `fathom suite ior` as one process.
 pub fn run(args: &[String]) -> Result<super::Outcome> {
+    run_on(args, &fathom::cluster::Alone)
+}
+
+/// Run `fathom suite ior` as one rank of `cl` (under `mpirun`): every rank runs `-N`
+/// tasks, the ranks start each phase together, and rank 0 prints the results of them all.
+pub fn run_on(args: &[String], cl: &dyn Cluster) -> Result<super::Outcome> {
     if args.iter().any(|a| a == "-h" || a == "--help") {
-        println!("{USAGE}");
+        if cl.rank() == 0 {
+            println!("{USAGE}");
+        }
         return Ok((0, Vec::new()));
     }
     let o = parse(args)?;
+    let at = Place { cl };
     std::fs::create_dir_all(&o.dir)?;
     if !o.write {
         // -r alone reads what an earlier -w -k run left.
         let first = if o.file_per_proc {
-            o.dir.join(format!("{}.0", o.file_name()))
+            o.task_files(at).swap_remove(0)
         } else {
             o.dir.join(o.shared_name())
         };
@@ -313,6 +397,9 @@ pub fn run(args: &[String]) -> Result<super::Outcome> {
             );
         }
     }
+    // IOR's tasks: -N threads on each rank.
+    let tasks = o.tasks * cl.size();
+    let per_node = ranks_per_host(cl) * o.tasks;
     let mib = |b: f64| b / 1048576.0;
     let mut s = format!(
         "fathom {} (IOR method)\n\n\
@@ -338,36 +425,36 @@ pub fn run(args: &[String]) -> Result<super::Outcome> {
         } else {
             "single-shared-file"
         },
-        o.tasks,
+        tasks,
         o.segments,
         o.block >> 10,
         o.transfer >> 10,
-        mib((o.block * o.segments * o.tasks as u64) as f64),
+        mib((o.block * o.segments * tasks as u64) as f64),
         o.iterations
     );
     let mut writes = Vec::new();
     let mut reads = Vec::new();
     let result = (|| -> Result<()> {
         for i in 0..o.iterations {
-            if super::stopped() {
+            // A signal to any rank stops every rank here.
+            if cl.any(super::stopped()) {
                 break;
             }
             if i > 0 && o.delay > 0 {
                 std::thread::sleep(std::time::Duration::from_secs(o.delay));
             }
-            let w = if o.write {
-                Some(phase(&o, true)?)
-            } else {
-                None
-            };
+            let w = if o.write { phase(&o, true, at)? } else { None };
             // A phase cut short by a signal is not reported (its figures are partial).
-            let w = w.filter(|_| !super::stopped());
-            let r = if o.read && !super::stopped() {
-                Some(phase(&o, false)?)
+            let stopped = cl.any(super::stopped());
+            let w = w.filter(|_| !stopped);
+            let r = if o.read && !stopped {
+                phase(&o, false, at)?
             } else {
                 None
             };
-            let r = r.filter(|_| !super::stopped());
+            // (Every rank asks, also those without figures: it is a collective call.)
+            let stopped = cl.any(super::stopped());
+            let r = r.filter(|_| !stopped);
             for (name, p) in [("write", w), ("read", r)] {
                 let Some(p) = p else { continue };
                 s.push_str(&format!(
@@ -385,8 +472,11 @@ pub fn run(args: &[String]) -> Result<super::Outcome> {
         }
         Ok(())
     })();
-    cleanup(&o);
+    cleanup(&o, at);
     result?;
+    if !at.root() {
+        return Ok((0, Vec::new()));
+    }
     let stats = |v: &[f64]| {
         let n = v.len() as f64;
         let mean = v.iter().sum::<f64>() / n;
@@ -423,8 +513,8 @@ pub fn run(args: &[String]) -> Result<super::Outcome> {
             mib(min),
             mib(mean),
             mib(sd),
-            o.tasks,
-            o.tasks,
+            tasks,
+            per_node,
             o.iterations
         ));
     }

@@ -3,8 +3,9 @@
 //!
 //! One module per tool, each taking that tool's own command line ([`run`] dispatches on
 //! the first word): [`bonnie`] (bonnie++), [`iozone`], [`ior`] (IOR), [`sysbench`]
-//! (sysbench fileio), [`dd`], [`dbench`], [`cdm`] (CrystalDiskMark) and [`curve`] (vdbench's
-//! iorate=curve). Every suite runs its I/O as fathom jobs ([`run_job`]) or its own loop,
+//! (sysbench fileio), [`dd`], [`dbench`], [`metarates`], [`cdm`] (CrystalDiskMark) and
+//! [`curve`] (vdbench's iorate=curve); IOR and metarates also run across the ranks of an
+//! MPI run ([`run_with`]). Every suite runs its I/O as fathom jobs ([`run_job`]) or its own loop,
 //! and stops early when [`stop`] is asked to (the CLI does on SIGINT/SIGTERM): it then
 //! prints what it measured and removes its files.
 
@@ -15,6 +16,7 @@ pub mod dbench;
 pub mod dd;
 pub mod ior;
 pub mod iozone;
+pub mod metarates;
 pub mod stop;
 pub mod sysbench;
 
@@ -78,6 +80,7 @@ pub const SUITES: &[(&str, &str)] = &[
     ("dbench", "dbench 4.00: N clients replay an NBENCH loadfile; its per-second lines, operation table and Throughput line"),
     ("dd", "dd's operands (if/of/bs/count/skip/seek/iflag/oflag/conv) and closing lines, plus latency percentiles"),
     ("ior", "IOR's write/read by --tasks: file per task (N-N) or one shared, segmented file (N-1)"),
+    ("metarates", "metarates (NCAR, MPI): creates, stats and utimes per second over -n files, on every rank together"),
     ("iozone", "iozone's 13 tests over its -a matrix of file and record sizes; table, CSV, SVG heat maps; -t throughput"),
     ("cdm", "CrystalDiskMark 8's tests (default or --profile=nvme): MB/s and IOPS, best of --loops"),
     ("sysbench", "sysbench fileio: prepare, run, cleanup with its options, defaults and report"),
@@ -98,6 +101,7 @@ fn help() -> String {
          fathom suite iozone -a -g 64m -f /mnt/disk/iozone.tmp --svg=plots/\n  \
          fathom suite cdm --dir=/mnt/disk --size=1g --loops=3 --runtime=5\n  \
          fathom suite dbench -t 60 -D /mnt/share 8\n  \
+         mpirun -np 4 fathom suite metarates -d /mnt/pfs/junk -n 100000 -C -U -S\n  \
          fathom suite sysbench --file-total-size=1G --file-num=16 prepare\n  \
          fathom suite sysbench --file-total-size=1G --file-num=16 --file-test-mode=rndrw --time=30 run\n\n\
          Any suite takes --repeat=N: N runs, then each headline figure's mean, stddev, min, max\n\
@@ -110,6 +114,23 @@ fn help() -> String {
 /// `--repeat=N` anywhere runs the suite N times and ends with each headline figure's
 /// mean, stddev, min, max and 95% confidence interval.
 pub fn run(args: &[String]) -> anyhow::Result<u8> {
+    run_with(args, &fathom::cluster::Alone)
+}
+
+/// [`run`] as one rank of a distributed run (`mpirun`): the MPI tools' suites (IOR,
+/// metarates) run their tasks on every rank and rank 0 reports; the others are not MPI
+/// programs and refuse to run as many copies that would each print their own figures.
+pub fn run_with(args: &[String], cl: &dyn fathom::Cluster) -> anyhow::Result<u8> {
+    let name = args.first().map_or("", String::as_str);
+    if cl.size() > 1 && !MPI_SUITES.contains(&name) {
+        anyhow::bail!(
+            "`{name}` is not an MPI program: under mpirun each of the {} ranks would run \
+             its own copy on the same files and print its own figures; run it without \
+             mpirun, or use `suite ior` or `suite metarates`, which run across ranks",
+            cl.size()
+        );
+    }
+    let root = cl.rank() == 0;
     let mut repeat = 1u32;
     let mut rest = Vec::new();
     let mut it = args.iter();
@@ -133,20 +154,24 @@ pub fn run(args: &[String]) -> anyhow::Result<u8> {
         anyhow::bail!("--repeat must be at least 1");
     }
     if repeat == 1 {
-        return run_once(&rest).map(|o| o.0);
+        return run_once(&rest, cl).map(|o| o.0);
     }
     let mut runs: Vec<Vec<(String, f64)>> = Vec::new();
     let mut code = 0;
     for k in 1..=repeat {
-        println!("--- repetition {k} of {repeat} ---");
-        let (c, m) = run_once(&rest)?;
+        if root {
+            println!("--- repetition {k} of {repeat} ---");
+        }
+        let (c, m) = run_once(&rest, cl)?;
         code = code.max(c);
         runs.push(m);
-        if c != 0 || stop::stopped() {
+        if cl.any(c != 0 || stop::stopped()) {
             break;
         }
     }
-    print!("{}", repeat_summary(&runs));
+    if root {
+        print!("{}", repeat_summary(&runs));
+    }
     Ok(code)
 }
 
@@ -184,7 +209,10 @@ fn repeat_summary(runs: &[Vec<(String, f64)>]) -> String {
     s
 }
 
-fn run_once(args: &[String]) -> anyhow::Result<Outcome> {
+/// The suites that run across the ranks of an MPI run.
+const MPI_SUITES: &[&str] = &["ior", "metarates"];
+
+fn run_once(args: &[String], cl: &dyn fathom::Cluster) -> anyhow::Result<Outcome> {
     match args.first().map(String::as_str) {
         None | Some("--help") | Some("-h") | Some("help") => {
             print!("{}", help());
@@ -195,7 +223,8 @@ fn run_once(args: &[String]) -> anyhow::Result<Outcome> {
         Some("bonnie") => bonnie::run(&args[1..]),
         Some("cdm") => cdm::run(&args[1..]),
         Some("curve") => curve::run(&args[1..]),
-        Some("ior") => ior::run(&args[1..]),
+        Some("ior") => ior::run_on(&args[1..], cl),
+        Some("metarates") => metarates::run_on(&args[1..], cl),
         Some("iozone") => iozone::run(&args[1..]),
         Some("sysbench") => sysbench::main(&args[1..]),
         Some(other) => anyhow::bail!(

@@ -43,6 +43,15 @@ pub fn run_job(job: impl Into<fathom::JobSet>) -> Result<fathom::Report, fathom:
 
 /// [`run_job`] for a runner already set up (with its interval events).
 pub fn run_runner(r: fathom::Runner) -> Result<fathom::Report, fathom::RunError> {
+    run_runner_with(r, fathom::plan::Limits::default())
+}
+
+/// [`run_runner`] planned with `limits` (e.g. this process's MPI rank, so that the plan
+/// lays files out and numbers clones across every rank of the run).
+pub fn run_runner_with(
+    r: fathom::Runner,
+    limits: fathom::plan::Limits,
+) -> Result<fathom::Report, fathom::RunError> {
     let h = r.cancel_handle();
     if let Ok(mut g) = RUN.lock() {
         *g = Some(h.clone());
@@ -51,7 +60,8 @@ pub fn run_runner(r: fathom::Runner) -> Result<fathom::Report, fathom::RunError>
     if stopped() {
         h.cancel();
     }
-    r.run()
+    let plan = r.plan_with(limits)?;
+    r.run_planned(&plan)
 }
 
 /// Run a one-job step of a suite and take that job's result; the job's error, after

@@ -14,20 +14,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 /// Many hosts: what the MPI build gives the vdbench front end (one rank per `hd=`).
-pub trait Cluster {
-    /// This rank.
-    fn rank(&self) -> u32;
-    /// How many ranks.
-    fn size(&self) -> u32;
-    /// Wait for every rank.
-    fn barrier(&self);
-    /// Every rank's report, in rank order, at rank 0; nothing elsewhere.
-    fn gather(&self, mine: &fathom::Report) -> Result<Vec<fathom::Report>>;
-    /// Rank 0's value, at every rank.
-    fn broadcast(&self, v: f64) -> f64;
-    /// Whether any rank says `mine`, at every rank (a barrier that carries a stop).
-    fn any(&self, mine: bool) -> bool;
-}
+pub use fathom::Cluster;
 
 /// Journal handling (`-j`, `-jr`, `-jn`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
