@@ -1469,3 +1469,56 @@ fathomtest!(metarates_runs_metarates_command_line_and_report, |env| {
     assert!(o.status.success());
     assert!(stdout(&o).contains("-n numfiles"), "{}", stdout(&o));
 });
+
+// A misspelt flag names the nearest one, as clap does, in every suite's own syntax; dd
+// takes status=none|noxfer|progress as dd does.
+fathomtest!(suites_suggest_the_nearest_flag_and_dd_takes_status, |env| {
+    for (line, says) in [
+        ("ior --blok=64k", "did you mean '--block'?"),
+        ("bonnie --sise=4", "did you mean '--size'?"),
+        ("iozone -Z", "did you mean '-z'?"),
+        (
+            "sysbench --file-totl-size=1G run",
+            "did you mean '--file-total-size'?",
+        ),
+        ("dd bs=1M cuont=3", "did you mean 'count'?"),
+        ("dbench --timelimt=3 1", "did you mean '--timelimit'?"),
+        ("metarates -d x -n 1 -c", "did you mean '-C'?"),
+        ("cdm --sise=1", "did you mean '--size'?"),
+        ("curve --stop-curv=5ms", "did you mean '--stop-curve'?"),
+        ("curve --rwmixred=5", "did you mean '--rwmixread'?"),
+    ] {
+        let args: Vec<&str> = std::iter::once("suite").chain(line.split(' ')).collect();
+        let o = env.run(&args);
+        assert_eq!(o.status.code(), Some(2), "{line}");
+        assert!(stderr(&o).contains(says), "{line}: {}", stderr(&o));
+    }
+    let of = format!("of={}", env.path().join("x").display());
+    let dd = |status: &str| {
+        let o = env.run(&[
+            "suite",
+            "dd",
+            "if=/dev/zero",
+            &of,
+            "bs=4k",
+            "count=8",
+            status,
+        ]);
+        assert!(o.status.success(), "{status}: {}", stderr(&o));
+        stderr(&o)
+    };
+    assert_eq!(dd("status=none"), "");
+    let e = dd("status=noxfer");
+    assert!(
+        e.starts_with("8+0 records in\n8+0 records out\nlatency"),
+        "{e}"
+    );
+    let e = dd("status=progress");
+    assert!(e.contains("32768 bytes (33 kB, 32 KiB) copied"), "{e}");
+    let o = env.run(&["suite", "dd", "if=/dev/zero", &of, "count=1", "status=loud"]);
+    assert!(
+        stderr(&o).contains("invalid status level"),
+        "{}",
+        stderr(&o)
+    );
+});

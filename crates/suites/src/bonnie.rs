@@ -721,6 +721,41 @@ fn mem_total() -> u64 {
         .map_or(0, |kib| kib * 1024)
 }
 
+/// The flags `parse` knows (for "did you mean").
+const FLAGS: &[&str] = &[
+    "--char-size",
+    "-f",
+    "--dir",
+    "-d",
+    "--size",
+    "-s",
+    "--ram",
+    "-r",
+    "--files",
+    "-n",
+    "-x",
+    "-q",
+    "-u",
+    "-g",
+    "-z",
+    "-Z",
+    "-p",
+    "-y",
+    "-c",
+    "--help",
+    "-h",
+    "--machine",
+    "-m",
+    "--fsync",
+    "-b",
+    "--direct",
+    "-D",
+    "--seekers",
+    "--seeks",
+    "--seed",
+    "--output-format",
+];
+
 /// Parse `fathom suite bonnie` options.
 pub fn parse(args: &[String]) -> Result<Opts> {
     let host = fathom::facts::host().hostname;
@@ -869,7 +904,10 @@ pub fn parse(args: &[String]) -> Result<Opts> {
                 "normal" | "text" => o.csv = false,
                 f => bail!("--output-format={f}: use normal or csv"),
             },
-            _ => bail!("unknown option '{a}'\n{USAGE}"),
+            _ => bail!(
+                "unknown option '{a}'{}\n{USAGE}",
+                super::did_you_mean(a, FLAGS)
+            ),
         }
     }
     if !size_set {

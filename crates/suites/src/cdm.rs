@@ -222,7 +222,8 @@ pub fn parse(args: &[String]) -> Result<Opts> {
                 }
             }
             _ => bail!(
-                "unknown option '{a}' (use --dir, --size, --loops, --runtime, --profile, --ioengine)"
+                "unknown option '{a}'{} (use --dir, --size, --loops, --runtime, --profile, --ioengine)",
+                super::did_you_mean(a, &["--dir", "--directory", "--size", "--loops", "--runtime", "--profile", "--ioengine"])
             ),
         }
     }

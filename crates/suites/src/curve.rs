@@ -192,7 +192,18 @@ pub fn parse(args: &[String]) -> Result<Opts> {
                 bail!("--{k}: the curve sets the rate itself")
             }
             _ if fathom_job::is_job_option(k) => o.job.push((k.to_string(), v.to_string())),
-            _ => bail!("--{k} is neither a curve option nor a job option"),
+            _ => {
+                let mut near = super::did_you_mean(
+                    &format!("--{k}"),
+                    &["--runtime", "--points", "--stop-curve", "--svg"],
+                );
+                if near.is_empty() {
+                    if let Some(s) = fathom_job::options::suggest(k) {
+                        near = format!(" (did you mean '--{s}'?)");
+                    }
+                }
+                bail!("--{k} is neither a curve option nor a job option{near}")
+            }
         }
     }
     if !o.job.iter().any(|(k, _)| k == "size" || k == "filename") {

@@ -3,7 +3,8 @@
 //!
 //! fathom measures one side of the copy: `if=/dev/zero of=FILE` writes FILE,
 //! `if=FILE of=/dev/null` reads it. Operands: `bs` (default 512), `count`, `skip`, `seek`,
-//! `iflag`/`oflag` (`direct`, `dsync`, `sync`), `conv` (`fdatasync`, `fsync`).
+//! `iflag`/`oflag` (`direct`, `dsync`, `sync`), `conv` (`fdatasync`, `fsync`), `status`
+//! (`none`, `noxfer`, `progress`).
 
 use anyhow::{anyhow, bail, Result};
 use fathom::{Engine, Job, RwKind};
@@ -20,6 +21,21 @@ pub struct Dd {
     iflags: Vec<String>,
     oflags: Vec<String>,
     conv: Vec<String>,
+    status: Status,
+}
+
+/// `status=`: what dd prints on stderr.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+enum Status {
+    /// The closing lines (and fathom's latency line).
+    #[default]
+    Default,
+    /// Nothing but errors.
+    None,
+    /// The records lines without the transfer line.
+    Noxfer,
+    /// A transfer line about every second while it runs, then the closing lines.
+    Progress,
 }
 
 /// A dd size: a number with dd's suffixes (c=1, w=2, b=512, kB=1000, K=1024, MB, M, GB, G,
@@ -70,8 +86,27 @@ impl Dd {
                 "iflag" => d.iflags = list(),
                 "oflag" => d.oflags = list(),
                 "conv" => d.conv = list(),
-                "status" => {}
-                _ => bail!("dd operand '{k}' is not supported (use if, of, bs, count, skip, seek, iflag, oflag, conv)"),
+                "status" => {
+                    d.status = match v {
+                        "none" => Status::None,
+                        "noxfer" => Status::Noxfer,
+                        "progress" => Status::Progress,
+                        _ => {
+                            bail!("invalid status level: '{v}' (dd takes none, noxfer or progress)")
+                        }
+                    }
+                }
+                _ => bail!(
+                    "dd operand '{k}' is not supported{} (use if, of, bs, count, skip, seek, \
+                     iflag, oflag, conv)",
+                    super::did_you_mean(
+                        k,
+                        &[
+                            "if", "of", "bs", "count", "skip", "seek", "iflag", "oflag", "conv",
+                            "status", "ibs", "obs", "iseek", "oseek"
+                        ]
+                    )
+                ),
             }
         }
         for f in d.iflags.iter().chain(&d.oflags) {
@@ -171,6 +206,14 @@ fn seconds(s: f64) -> String {
 
 /// dd's three closing lines for `blocks` full blocks of `bytes` in `secs`.
 pub fn closing_lines(blocks: u64, partial: u64, bytes: u64, secs: f64) -> String {
+    format!(
+        "{blocks}+{partial} records in\n{blocks}+{partial} records out\n{}\n",
+        transfer_line(bytes, secs)
+    )
+}
+
+/// dd's transfer line (the last closing line, and what status=progress repeats).
+pub fn transfer_line(bytes: u64, secs: f64) -> String {
     const SI: [&str; 7] = ["B", "kB", "MB", "GB", "TB", "PB", "EB"];
     const IEC: [&str; 7] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
     let rate = if secs > 0.0 {
@@ -190,17 +233,34 @@ pub fn closing_lines(blocks: u64, partial: u64, bytes: u64, secs: f64) -> String
             human(b, 1024.0, &IEC)
         )
     };
-    format!(
-        "{blocks}+{partial} records in\n{blocks}+{partial} records out\n{amount}, {} s, {rate}\n",
-        seconds(secs)
-    )
+    format!("{amount}, {} s, {rate}", seconds(secs))
 }
 
 /// Run `fathom suite dd OPERANDS...`; dd's lines and the latency go to stderr, as dd's do.
 pub fn run(args: &[String]) -> Result<super::Outcome> {
     let dd = Dd::parse(args)?;
     let (job, writing) = dd.job()?;
-    let report = super::run_job(job)?;
+    let mut runner = fathom::Runner::new(job);
+    let progress = dd.status == Status::Progress;
+    if progress {
+        // As dd: the line rewritten in place about every second.
+        let d = usize::from(writing);
+        runner = runner.on_interval(std::time::Duration::from_secs(1), move |p| {
+            if let Some(j) = p.jobs.first() {
+                let secs = p.elapsed.as_secs_f64();
+                eprint!("\r{}", transfer_line(j.bytes[d], secs));
+            }
+        });
+    }
+    let report = super::stop::run_runner(runner)?;
+    if progress
+        && report
+            .jobs
+            .first()
+            .is_some_and(|j| j.elapsed.as_secs() >= 1)
+    {
+        eprintln!();
+    }
     let j = report
         .jobs
         .first()
@@ -213,7 +273,13 @@ pub fn run(args: &[String]) -> Result<super::Outcome> {
     let partial = u64::from(d.bytes % dd.bs != 0);
     // dd's time covers the whole copy, the closing fsync included.
     let secs = j.elapsed.as_secs_f64().max(j.stats.runtime.as_secs_f64());
-    let mut s = closing_lines(blocks, partial, d.bytes, secs);
+    let mut s = match dd.status {
+        Status::None => String::new(),
+        Status::Noxfer => {
+            format!("{blocks}+{partial} records in\n{blocks}+{partial} records out\n")
+        }
+        Status::Default | Status::Progress => closing_lines(blocks, partial, d.bytes, secs),
+    };
     let us = |ns: u64| ns as f64 / 1000.0;
     s.push_str(&format!(
         "latency per block (us): min {:.1}, p50 {:.1}, p99 {:.1}, p99.9 {:.1}, max {:.1}\n",
@@ -223,7 +289,9 @@ pub fn run(args: &[String]) -> Result<super::Outcome> {
         us(d.lat.percentile(99.9)),
         us(d.lat.max())
     ));
-    if j.stats.sync.count() > 0 {
+    if dd.status == Status::None {
+        s.clear();
+    } else if j.stats.sync.count() > 0 {
         s.push_str(&format!("final sync: {:.1} us\n", us(j.stats.sync.max())));
     }
     eprint!("{s}");

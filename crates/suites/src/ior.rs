@@ -222,6 +222,65 @@ impl Opts {
     }
 }
 
+/// The flags `parse` knows (for "did you mean").
+const FLAGS: &[&str] = &[
+    "--dir",
+    "-o",
+    "--testFile",
+    "-a",
+    "--api",
+    "-w",
+    "--writeFile",
+    "-r",
+    "--readFile",
+    "-Y",
+    "--fsyncPerWrite",
+    "-z",
+    "--randomOffset",
+    "-E",
+    "--useExistingTestFile",
+    "-d",
+    "--interTestDelay",
+    "-C",
+    "--reorderTasks",
+    "-g",
+    "--intraTestBarriers",
+    "-v",
+    "--verbose",
+    "-h",
+    "--help",
+    "-c",
+    "--collective",
+    "-W",
+    "--checkWrite",
+    "-R",
+    "--checkRead",
+    "-u",
+    "--uniqueDir",
+    "-m",
+    "--multiFile",
+    "-Q",
+    "-O",
+    "-N",
+    "--tasks",
+    "-b",
+    "--block",
+    "-t",
+    "--transfer",
+    "-s",
+    "--segments",
+    "-i",
+    "--iterations",
+    "-F",
+    "--file-per-proc",
+    "--direct",
+    "--posix.odirect",
+    "-e",
+    "--fsync",
+    "-k",
+    "--keep",
+];
+
 /// IOR's usage, as far as fathom takes it.
 pub const USAGE: &str = "usage: fathom suite ior [-a POSIX|MMAP] [-b blockSize] [-t transferSize]
       [-s segmentCount] [-i repetitions] [-N numTasks] [-o testFile] [-F] [-w] [-r]
@@ -324,7 +383,10 @@ pub fn parse(args: &[String]) -> Result<Opts> {
             "--direct" | "--posix.odirect" => o.direct = true,
             "-e" | "--fsync" => o.fsync = true,
             "-k" | "--keep" => o.keep = true,
-            _ => bail!("unknown option '{a}'\n{USAGE}"),
+            _ => bail!(
+                "unknown option '{a}'{}\n{USAGE}",
+                super::did_you_mean(a, FLAGS)
+            ),
         }
     }
     if !o.write && !o.read {

@@ -70,6 +70,29 @@ pub fn file_arg(v: std::path::PathBuf) -> (std::path::PathBuf, Option<std::path:
     (dir, Some(v))
 }
 
+/// `" (did you mean 'X'?)"` when one of a tool's `known` options is close to the one given
+/// (its key, before any `=`), as clap suggests; empty otherwise. A one-letter flag is only
+/// matched by its other case (`-Z` for `-z`): every other letter is as near.
+pub fn did_you_mean(given: &str, known: &[&str]) -> String {
+    let key = given.split('=').next().unwrap_or(given);
+    if key.len() > 64 {
+        return String::new();
+    }
+    let short = |s: &str| s.trim_start_matches('-').chars().count() <= 1;
+    let best = known
+        .iter()
+        .filter(|k| **k != key)
+        .filter_map(|k| {
+            if short(key) || short(k) {
+                return k.eq_ignore_ascii_case(key).then_some((0, *k));
+            }
+            let d = strsim::levenshtein(key, k);
+            (d <= (key.chars().count() / 3).max(2)).then_some((d, *k))
+        })
+        .min_by_key(|x| x.0);
+    best.map_or(String::new(), |(_, k)| format!(" (did you mean '{k}'?)"))
+}
+
 /// A suite run's exit code and its headline figures (for `--repeat`).
 pub type Outcome = (u8, Vec<(String, f64)>);
 

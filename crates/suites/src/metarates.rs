@@ -108,7 +108,13 @@ pub fn parse(args: &[String]) -> Result<Opts> {
                     break;
                 }
                 'h' => bail!("{USAGE}"),
-                other => bail!("unknown option '-{other}' (in '{a}')\n{USAGE}"),
+                other => bail!(
+                    "unknown option '-{other}' (in '{a}'){}\n{USAGE}",
+                    super::did_you_mean(
+                        &format!("-{other}"),
+                        &["-d", "-n", "-k", "-u", "-C", "-S", "-U", "-s", "-f", "-a", "-r", "-h"]
+                    )
+                ),
             }
         }
     }

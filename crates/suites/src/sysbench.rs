@@ -100,6 +100,30 @@ fn on_off(v: &str) -> Result<bool> {
     }
 }
 
+/// The options fathom's sysbench fileio knows (for "did you mean").
+const OPTIONS: &[&str] = &[
+    "--dir",
+    "--file-num",
+    "--file-block-size",
+    "--file-total-size",
+    "--file-test-mode",
+    "--file-io-mode",
+    "--file-async-backlog",
+    "--file-extra-flags",
+    "--file-fsync-freq",
+    "--file-fsync-all",
+    "--file-fsync-end",
+    "--file-fsync-mode",
+    "--file-rw-ratio",
+    "--file-merged-requests",
+    "--threads",
+    "--num-threads",
+    "--time",
+    "--max-time",
+    "--events",
+    "--max-requests",
+];
+
 /// Parse the arguments after `sysbench`.
 pub fn parse(args: &[String]) -> Result<Opts> {
     let mut o = Opts::default();
@@ -144,7 +168,10 @@ pub fn parse(args: &[String]) -> Result<Opts> {
             "threads" | "num-threads" => o.threads = num(v)? as u32,
             "time" | "max-time" => o.time = num(v)?,
             "events" | "max-requests" => o.events = num(v)?,
-            _ => bail!("sysbench fileio option --{k} is not supported"),
+            _ => bail!(
+                "sysbench fileio option --{k} is not supported{}",
+                super::did_you_mean(&format!("--{k}"), OPTIONS)
+            ),
         }
     }
     if o.command.is_empty() {

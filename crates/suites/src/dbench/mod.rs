@@ -108,6 +108,42 @@ Example: fathom suite dbench -t 60 -D /mnt/share 8
 Refused: -B/--backend, -T/--tcp-options, --server, --nfs (network backends).
 ";
 
+/// The flags `parse` knows (for "did you mean").
+const FLAGS: &[&str] = &[
+    "-h",
+    "--help",
+    "-t",
+    "--timelimit",
+    "--warmup",
+    "-c",
+    "--loadfile",
+    "-D",
+    "--directory",
+    "-s",
+    "--sync",
+    "-S",
+    "--sync-dir",
+    "-F",
+    "--fsync",
+    "-x",
+    "--xattr",
+    "-R",
+    "--target-rate",
+    "--clients-per-process",
+    "--no-resolve",
+    "--stat-check",
+    "--fake-io",
+    "--skip-cleanup",
+    "--per-client-results",
+    "--one-byte-write-fix",
+    "-B",
+    "--backend",
+    "-T",
+    "--tcp-options",
+    "--server",
+    "--nfs",
+];
+
 /// Read dbench's command line.
 pub fn parse(args: &[String]) -> Result<Opts> {
     let mut o = Opts::default();
@@ -157,7 +193,8 @@ pub fn parse(args: &[String]) -> Result<Opts> {
                  fathom runs the file-system backend on a local or mounted folder (-D)"
             ),
             k if k.starts_with('-') && k.len() > 1 => bail!(
-                "unknown option '{whole}' (fathom suite dbench --help lists dbench's options)"
+                "unknown option '{whole}'{} (fathom suite dbench --help lists dbench's options)",
+                crate::did_you_mean(whole, FLAGS)
             ),
             _ => {
                 if clients.is_some() {

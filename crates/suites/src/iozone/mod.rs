@@ -358,6 +358,13 @@ fn doubling(lo: u64, hi: u64) -> Vec<u64> {
 /// iozone's limit on throughput streams.
 const MAX_STREAMS: u64 = 256;
 
+/// The flags `parse` knows (for "did you mean").
+const FLAGS: &[&str] = &[
+    "-a", "-n", "-g", "-y", "-q", "-s", "-r", "-i", "-A", "-I", "-e", "-k", "-j", "-t", "-l", "-u",
+    "-T", "-x", "-+u", "-Q", "-p", "-U", "-+m", "--dir", "-f", "-O", "-+n", "-R", "-b", "-w", "-z",
+    "-M", "-c", "-h", "--help", "--csv", "--svg",
+];
+
 /// Parse iozone-style options.
 pub fn parse(args: &[String]) -> Result<Opts> {
     let mut auto = false;
@@ -471,7 +478,10 @@ pub fn parse(args: &[String]) -> Result<Opts> {
             "-h" | "--help" => bail!("{USAGE}"),
             "--csv" => o.csv = true,
             "--svg" => o.svg = Some(val()?.into()),
-            _ => bail!("unknown option '{a}'\n{USAGE}"),
+            _ => bail!(
+                "unknown option '{a}'{}\n{USAGE}",
+                crate::did_you_mean(a, FLAGS)
+            ),
         }
     }
     if auto_tests && o.groups.is_empty() {
