@@ -1522,3 +1522,68 @@ fathomtest!(suites_suggest_the_nearest_flag_and_dd_takes_status, |env| {
         stderr(&o)
     );
 });
+
+/// Pages of `path` in the page cache, as util-linux's fincore counts them.
+fn cached_pages(path: &std::path::Path) -> u64 {
+    let o = std::process::Command::new("fincore")
+        .args(["--bytes", "--noheadings", "--output=PAGES"])
+        .arg(path)
+        .output()
+        .expect("fincore (util-linux)");
+    assert!(o.status.success(), "{}", stderr(&o));
+    stdout(&o).trim().parse().unwrap()
+}
+
+// dd's output file handling: truncated at the seek point unless conv=notrunc; nocache
+// drops what was written from the page cache (fincore sees it), and the idiom `dd
+// of=FILE oflag=nocache conv=notrunc,fdatasync count=0` drops a whole file's cache.
+fathomtest!(
+    dd_truncates_unless_notrunc_and_nocache_drops_the_cache,
+    |env| {
+        let f = env.path().join("f");
+        let of = format!("of={}", f.display());
+        let dd = |args: &[&str]| {
+            let all: Vec<&str> = ["suite", "dd"].iter().chain(args).copied().collect();
+            let o = env.run(&all);
+            assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+            stderr(&o)
+        };
+        std::fs::write(&f, vec![7u8; 1 << 20]).unwrap();
+        dd(&["if=/dev/zero", &of, "bs=64k", "count=2"]);
+        assert_eq!(std::fs::metadata(&f).unwrap().len(), 128 << 10);
+        dd(&[
+            "if=/dev/zero",
+            &of,
+            "bs=64k",
+            "count=1",
+            "seek=4",
+            "conv=notrunc",
+        ]);
+        assert_eq!(std::fs::metadata(&f).unwrap().len(), 320 << 10);
+        dd(&["if=/dev/zero", &of, "bs=64k", "count=1", "seek=1"]);
+        assert_eq!(std::fs::metadata(&f).unwrap().len(), 128 << 10);
+        // 4 MiB written through the cache stay in it; with nocache (after fdatasync) none do.
+        dd(&["if=/dev/zero", &of, "bs=64k", "count=64", "conv=fdatasync"]);
+        assert!(cached_pages(&f) > 0);
+        dd(&[
+            "if=/dev/zero",
+            &of,
+            "bs=64k",
+            "count=64",
+            "conv=fdatasync",
+            "oflag=nocache",
+        ]);
+        assert_eq!(cached_pages(&f), 0);
+        // Read back into the cache, then dropped by the count=0 idiom (no if=).
+        let ifa = format!("if={}", f.display());
+        dd(&[&ifa, "of=/dev/null", "bs=64k"]);
+        assert!(cached_pages(&f) > 0);
+        let e = dd(&[&of, "oflag=nocache", "conv=notrunc,fdatasync", "count=0"]);
+        assert!(
+            e.starts_with("0+0 records in\n0+0 records out\n0 bytes copied, "),
+            "{e}"
+        );
+        assert_eq!(cached_pages(&f), 0);
+        assert_eq!(std::fs::metadata(&f).unwrap().len(), 4 << 20);
+    }
+);

@@ -3,8 +3,11 @@
 //!
 //! fathom measures one side of the copy: `if=/dev/zero of=FILE` writes FILE,
 //! `if=FILE of=/dev/null` reads it. Operands: `bs` (default 512), `count`, `skip`, `seek`,
-//! `iflag`/`oflag` (`direct`, `dsync`, `sync`), `conv` (`fdatasync`, `fsync`), `status`
-//! (`none`, `noxfer`, `progress`).
+//! `iflag`/`oflag` (`direct`, `dsync`, `sync`, `nocache`: the page cache of what was
+//! moved is dropped, `fullblock`: fathom's reads of a file are whole blocks already), `conv`
+//! (`fdatasync`, `fsync`, `notrunc`: without it a regular output file is truncated at the
+//! seek point, as dd does), `status` (`none`, `noxfer`, `progress`). `count=0` moves
+//! nothing (with `nocache`, it drops the whole file's cache).
 
 use anyhow::{anyhow, bail, Result};
 use fathom::{Engine, Job, RwKind};
@@ -110,8 +113,10 @@ impl Dd {
             }
         }
         for f in d.iflags.iter().chain(&d.oflags) {
-            if !["direct", "dsync", "sync", "fullblock"].contains(&f.as_str()) {
-                bail!("flag '{f}' is not supported (use direct, dsync or sync)");
+            if !["direct", "dsync", "sync", "fullblock", "nocache"].contains(&f.as_str()) {
+                bail!(
+                    "flag '{f}' is not supported (use direct, dsync, sync, nocache or fullblock)"
+                );
             }
         }
         for c in &d.conv {
@@ -125,18 +130,27 @@ impl Dd {
         Ok(d)
     }
 
-    /// The fathom job that does the same I/O.
-    pub fn job(&self) -> Result<(fathom::JobSpec, bool)> {
+    /// The side of the copy fathom measures: (writing, the file, its flags, the blocks
+    /// skipped or sought before it).
+    fn side(&self) -> Result<(bool, &str, &[String], u64)> {
         let zero = |s: &Option<String>| s.as_deref() == Some("/dev/zero");
         let null = |s: &Option<String>| s.as_deref() == Some("/dev/null");
-        let (writing, path, flags, blocks_off) = match (&self.input, &self.output) {
+        Ok(match (&self.input, &self.output) {
             (i, Some(o)) if zero(i) && !null(&self.output) => (true, o, &self.oflags, self.seek),
             (Some(i), o) if null(o) && !zero(&self.input) => (false, i, &self.iflags, self.skip),
+            // count=0 moves nothing, so the other side (stdin, stdout) does not matter.
+            (None, Some(o)) if self.count == Some(0) => (true, o, &self.oflags, self.seek),
+            (Some(i), None) if self.count == Some(0) => (false, i, &self.iflags, self.skip),
             _ => bail!(
                 "fathom's dd measures one side: write with if=/dev/zero of=FILE, or read with \
                  if=FILE of=/dev/null"
             ),
-        };
+        })
+    }
+
+    /// The fathom job that does the same I/O.
+    pub fn job(&self) -> Result<(fathom::JobSpec, bool)> {
+        let (writing, path, flags, blocks_off) = self.side()?;
         let count = match self.count {
             Some(c) => c,
             None if writing => bail!("give count= when writing (dd would fill the device)"),
@@ -189,19 +203,52 @@ fn human(v: f64, base: f64, units: &[&str]) -> String {
     }
 }
 
-/// `%g`-style seconds: six significant digits, trailing zeros dropped.
+/// `%g`-style seconds: six significant digits, trailing zeros dropped, and scientific
+/// notation below 10^-4 (`2.115e-05`), as dd prints its time.
 fn seconds(s: f64) -> String {
-    if s <= 0.0 {
+    if s <= 0.0 || !s.is_finite() {
         return "0".into();
     }
-    let digits = 6 - (s.log10().floor() as i32 + 1);
-    let t = format!("{:.*}", digits.max(0) as usize, s);
-    let t = if t.contains('.') {
-        t.trim_end_matches('0').trim_end_matches('.').to_string()
-    } else {
-        t
+    let trim = |t: String| -> String {
+        if t.contains('.') {
+            t.trim_end_matches('0').trim_end_matches('.').to_string()
+        } else {
+            t
+        }
     };
-    t
+    // The exponent after rounding to six significant digits.
+    let sci = format!("{s:.5e}");
+    let (mant, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    if !(-4..6).contains(&exp) {
+        let sign = if exp < 0 { '-' } else { '+' };
+        return format!("{}e{sign}{:02}", trim(mant.to_string()), exp.abs());
+    }
+    trim(format!("{:.*}", (5 - exp) as usize, s))
+}
+
+/// dd's rate: kB/s at least, three significant digits (one decimal below 100).
+fn rate(bytes_per_sec: f64) -> String {
+    const SI: [&str; 7] = ["kB", "MB", "GB", "TB", "PB", "EB", "ZB"];
+    let mut x = bytes_per_sec / 1000.0;
+    let mut i = 0;
+    loop {
+        let shown = if x < 100.0 {
+            (x * 10.0).round() / 10.0
+        } else {
+            x.round()
+        };
+        if shown >= 1000.0 && i + 1 < SI.len() {
+            x /= 1000.0;
+            i += 1;
+            continue;
+        }
+        return if x < 100.0 {
+            format!("{shown:.1} {}/s", SI[i])
+        } else {
+            format!("{shown:.0} {}/s", SI[i])
+        };
+    }
 }
 
 /// dd's three closing lines for `blocks` full blocks of `bytes` in `secs`.
@@ -217,7 +264,7 @@ pub fn transfer_line(bytes: u64, secs: f64) -> String {
     const SI: [&str; 7] = ["B", "kB", "MB", "GB", "TB", "PB", "EB"];
     const IEC: [&str; 7] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
     let rate = if secs > 0.0 {
-        format!("{}/s", human(bytes as f64 / secs, 1000.0, &SI))
+        rate(bytes as f64 / secs)
     } else {
         "Infinity B/s".into()
     };
@@ -236,10 +283,74 @@ pub fn transfer_line(bytes: u64, secs: f64) -> String {
     format!("{amount}, {} s, {rate}", seconds(secs))
 }
 
+/// dd's closing lines as `status=` has them.
+fn closing(status: Status, blocks: u64, partial: u64, bytes: u64, secs: f64) -> String {
+    match status {
+        Status::None => String::new(),
+        Status::Noxfer => {
+            format!("{blocks}+{partial} records in\n{blocks}+{partial} records out\n")
+        }
+        Status::Default | Status::Progress => closing_lines(blocks, partial, bytes, secs),
+    }
+}
+
+/// `nocache`: drop the page cache of `len` bytes of `path` from `off` (0: to the end), as
+/// dd's posix_fadvise(DONTNEED).
+fn drop_cache(path: &str, off: u64, len: u64) -> Result<()> {
+    use nix::fcntl::{posix_fadvise, PosixFadviseAdvice};
+    let f = std::fs::File::open(path).map_err(|e| anyhow!("{path}: {e}"))?;
+    posix_fadvise(
+        &f,
+        off as libc::off_t,
+        len as libc::off_t,
+        PosixFadviseAdvice::POSIX_FADV_DONTNEED,
+    )
+    .map_err(|e| anyhow!("{path}: cannot drop the cache: {e}"))
+}
+
+/// dd opens a regular output file truncated at the seek point unless `conv=notrunc`.
+fn truncate_output(path: &str, at: u64) -> Result<()> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let f = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .mode(0o666)
+        .open(path)
+        .map_err(|e| anyhow!("{path}: {e}"))?;
+    if f.metadata()?.is_file() {
+        f.set_len(at)
+            .map_err(|e| anyhow!("{path}: cannot truncate at {at}: {e}"))?;
+    }
+    Ok(())
+}
+
 /// Run `fathom suite dd OPERANDS...`; dd's lines and the latency go to stderr, as dd's do.
 pub fn run(args: &[String]) -> Result<super::Outcome> {
     let dd = Dd::parse(args)?;
+    let (writing, path, flags, blocks_off) = dd.side()?;
+    let nocache = flags.iter().any(|f| f == "nocache");
+    let truncate = writing && !dd.conv.iter().any(|c| c == "notrunc");
+    if dd.count == Some(0) {
+        // dd copies nothing; with nocache it drops the file's cache (a common idiom:
+        // `dd of=FILE oflag=nocache conv=notrunc,fdatasync count=0`).
+        let t0 = std::time::Instant::now();
+        if truncate {
+            truncate_output(path, blocks_off * dd.bs)?;
+        }
+        if nocache {
+            drop_cache(path, 0, 0)?;
+        }
+        eprint!(
+            "{}",
+            closing(dd.status, 0, 0, 0, t0.elapsed().as_secs_f64())
+        );
+        return Ok((0, Vec::new()));
+    }
     let (job, writing) = dd.job()?;
+    if truncate {
+        truncate_output(path, blocks_off * dd.bs)?;
+    }
     let mut runner = fathom::Runner::new(job);
     let progress = dd.status == Status::Progress;
     if progress {
@@ -273,13 +384,10 @@ pub fn run(args: &[String]) -> Result<super::Outcome> {
     let partial = u64::from(d.bytes % dd.bs != 0);
     // dd's time covers the whole copy, the closing fsync included.
     let secs = j.elapsed.as_secs_f64().max(j.stats.runtime.as_secs_f64());
-    let mut s = match dd.status {
-        Status::None => String::new(),
-        Status::Noxfer => {
-            format!("{blocks}+{partial} records in\n{blocks}+{partial} records out\n")
-        }
-        Status::Default | Status::Progress => closing_lines(blocks, partial, d.bytes, secs),
-    };
+    if nocache {
+        drop_cache(path, blocks_off * dd.bs, d.bytes)?;
+    }
+    let mut s = closing(dd.status, blocks, partial, d.bytes, secs);
     let us = |ns: u64| ns as f64 / 1000.0;
     s.push_str(&format!(
         "latency per block (us): min {:.1}, p50 {:.1}, p99 {:.1}, p99.9 {:.1}, max {:.1}\n",
@@ -319,6 +427,30 @@ mod tests {
             "{l}"
         );
         assert!(closing_lines(1, 0, 512, 0.001).contains("512 bytes copied, 0.001 s, 512 kB/s"));
+        // What GNU dd (coreutils, Debian) printed for these transfers.
+        for (bytes, secs, line) in [
+            (0, 2.115e-05, "0 bytes copied, 2.115e-05 s, 0.0 kB/s"),
+            (10, 1.8435e-05, "10 bytes copied, 1.8435e-05 s, 542 kB/s"),
+            (
+                1536,
+                1.7042e-05,
+                "1536 bytes (1.5 kB, 1.5 KiB) copied, 1.7042e-05 s, 90.1 MB/s",
+            ),
+            (1, 1.20065, "1 byte copied, 1.20065 s, 0.0 kB/s"),
+            (900, 1.1014, "900 bytes copied, 1.1014 s, 0.8 kB/s"),
+            (
+                9000,
+                0.301236,
+                "9000 bytes (9.0 kB, 8.8 KiB) copied, 0.301236 s, 29.9 kB/s",
+            ),
+            (
+                20971520000,
+                0.942181,
+                "20971520000 bytes (21 GB, 20 GiB) copied, 0.942181 s, 22.3 GB/s",
+            ),
+        ] {
+            assert_eq!(transfer_line(bytes, secs), line);
+        }
     }
 
     #[test]
