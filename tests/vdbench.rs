@@ -610,6 +610,13 @@ fathomtest!(interval_lines_are_printed_as_the_run_goes, |env| {
 /// cpu total and sys, read pct, read rate and resp, write rate and resp, MB/s read, write
 /// and total, xfer size, then rate and resp of mkdir, rmdir, create, open, close, delete,
 /// getattr, setattr (and access, copy, move when used).
+fn line_cols(line: &str) -> Vec<f64> {
+    line.split_whitespace()
+        .skip(2)
+        .map(|x| x.parse().unwrap_or_else(|_| panic!("{x} in {line}")))
+        .collect()
+}
+
 fn fs_col(line: &str, op: &str) -> (f64, f64) {
     const OPS: [&str; 11] = [
         "mkdir", "rmdir", "create", "open", "close", "delete", "getattr", "setattr", "access",
@@ -688,6 +695,16 @@ fathomtest!(
         let of = |op: &str| format!("rd1_operation={op}");
         assert_eq!(count(&of("mkdir"), "mkdir"), 12);
         assert_eq!(count(&of("create"), "create"), 36);
+        // A create writes its file whole, as vdbench: 36 files of 4k, in the write MB/sec.
+        let t = std::fs::read_to_string(env.path().join("out/rd1_operation=create.fathom.json"))
+            .unwrap();
+        let v: serde_json::Value = serde_json::from_str(&t).unwrap();
+        assert_eq!(
+            v["result"]["jobs"][0]["stats"]["ops"][0]["bytes"],
+            36 * 4096
+        );
+        let mb_write = line_cols(avgs[1])[10];
+        assert!(mb_write > 0.0, "{}", avgs[1]);
         assert_eq!(count(&of("delete"), "delete"), 36);
         assert_eq!(count(&of("rmdir"), "rmdir"), 12);
         assert!(count(&of("getattr"), "getattr") > 36);
@@ -1000,3 +1017,60 @@ fathomtest!(
         );
     }
 );
+
+// operation=create makes each file at the size sizes= gives it there (the same as a
+// format makes it), writing it whole.
+fathomtest!(create_makes_files_at_the_sizes_a_format_gives_them, |env| {
+    let _turn = serial();
+    let fsd = |anchor: &std::path::Path| {
+        format!(
+            "fsd=fsd1,anchor={},depth=2,width=2,files=10,sizes=(4k,30,16k,70)\n",
+            anchor.display()
+        )
+    };
+    let (a, b) = (env.path().join("made"), env.path().join("formatted"));
+    let made = env.write(
+        "made.vdb",
+        &format!(
+            "{}fwd=fwd1,fsd=fsd1,operation=mkdir,threads=1\n\
+             fwd=fwd2,fsd=fsd1,operation=create,xfersize=4k,threads=2\n\
+             rd=rd1,fwd=fwd1,fwdrate=max,format=no,elapsed=2,interval=1\n\
+             rd=rd2,fwd=fwd2,fwdrate=max,format=no,elapsed=2,interval=1\n",
+            fsd(&a)
+        ),
+    );
+    let formatted = env.write(
+        "formatted.vdb",
+        &format!(
+            "{}fwd=fwd1,fsd=fsd1,operation=read,xfersize=4k,threads=1\n\
+             rd=rd1,fwd=fwd1,fwdrate=max,format=(restart,only),elapsed=2,interval=1\n",
+            fsd(&b)
+        ),
+    );
+    for (p, out) in [(&made, "o1"), (&formatted, "o2")] {
+        let o = env.run(&["vdbench", "-f", p.to_str().unwrap(), "-o", out]);
+        assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+    }
+    let sizes = |root: &std::path::Path| {
+        let mut v = Vec::new();
+        let mut stack = vec![root.to_path_buf()];
+        while let Some(d) = stack.pop() {
+            for e in std::fs::read_dir(&d).unwrap().flatten() {
+                let p = e.path();
+                if p.is_dir() {
+                    stack.push(p);
+                } else if p.file_name().is_some_and(|n| n != "vdb_control.file") {
+                    let rel = p.strip_prefix(root).unwrap().to_path_buf();
+                    v.push((rel, std::fs::metadata(&p).unwrap().len()));
+                }
+            }
+        }
+        v.sort();
+        v
+    };
+    let (sa, sb) = (sizes(&a), sizes(&b));
+    assert_eq!(sa.len(), 40);
+    assert_eq!(sa, sb);
+    assert_eq!(sa.iter().filter(|f| f.1 == 4096).count(), 12);
+    assert_eq!(sa.iter().filter(|f| f.1 == 16384).count(), 28);
+});

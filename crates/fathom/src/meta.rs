@@ -657,6 +657,13 @@ pub(crate) fn run(
             continue;
         };
         skips_in_a_row = 0;
+        // vdbench's sizes=: a created file's size by its place in the tree.
+        let size = match target {
+            Target::File(i) if op == MetaOp::Create && !spec.control.file_sizes.is_empty() => {
+                fathom_job::size_of_file(&spec.control.file_sizes, i, tree.files())
+            }
+            _ => size,
+        };
         let (ns, bytes, r) = act(
             t,
             op,

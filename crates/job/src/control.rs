@@ -69,6 +69,11 @@ pub struct Control {
     /// board as it is taken (the live board's `samples`), so a front
     /// end can print intervals while the run goes on (vdbench's console lines).
     pub live_samples: bool,
+    /// Library setting (no job-file option): the sizes a filetree job's creates give the
+    /// tree's files, as (size, percent) laid over the files in order (vdbench's
+    /// `sizes=`: the first percent of the files get the first size, and so on). Empty:
+    /// `filesize`.
+    pub file_sizes: Vec<(u64, f64)>,
     /// Library setting (no job-file option): vdbench's dedup. Each `unit`-byte block of a
     /// file is, by its offset, unique (new content every write) or, with `dup_ppm` parts
     /// per million, a member of one of `sets` duplicate sets (one content per set).
@@ -152,4 +157,19 @@ pub enum LockMode {
     Exclusive,
     /// Reads together, a write (or trim) alone.
     ReadWrite,
+}
+
+/// File `k` of `total`'s size under a `(size, percent)` distribution laid over the files in
+/// order (the first percent of the files get the first size, and so on; vdbench's
+/// `sizes=`); 0 for an empty distribution.
+pub fn size_of_file(sizes: &[(u64, f64)], k: u64, total: u64) -> u64 {
+    let at = (k as f64 + 0.5) / total.max(1) as f64 * 100.0;
+    let mut acc = 0.0;
+    for (s, p) in sizes {
+        acc += p;
+        if at < acc {
+            return *s;
+        }
+    }
+    sizes.last().map_or(0, |s| s.0)
 }

@@ -802,11 +802,15 @@ fn meta_job(
         sd: fsd.name.clone(),
         op: Some(op.to_string()),
     };
-    built(
+    let (mut spec, tag) = built(
         tag,
         &o,
         &format!("fwd={} fsd={} operation={op}", f.name, fsd.name),
-    )
+    )?;
+    // A create makes the file and writes it whole (in xfersize writes), as vdbench does,
+    // at the size sizes= gives it.
+    spec.control.file_sizes = fsd.sizes.clone();
+    Ok((spec, tag))
 }
 
 #[cfg(test)]

@@ -73,15 +73,7 @@ pub fn working_set(f: &Fsd, files: Vec<(PathBuf, u64)>) -> Vec<(PathBuf, u64)> {
 
 /// File k's size: the sizes= distribution laid over the files in order.
 fn size_of(f: &Fsd, k: u64, total: u64) -> u64 {
-    let at = (k as f64 + 0.5) / total.max(1) as f64 * 100.0;
-    let mut acc = 0.0;
-    for (s, p) in &f.sizes {
-        acc += p;
-        if at < acc {
-            return *s;
-        }
-    }
-    f.sizes.last().map_or(0, |s| s.0)
+    fathom_job::size_of_file(&f.sizes, k, total)
 }
 
 fn control_text(f: &Fsd) -> String {
