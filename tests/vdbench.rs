@@ -1073,4 +1073,22 @@ fathomtest!(create_makes_files_at_the_sizes_a_format_gives_them, |env| {
     assert_eq!(sa, sb);
     assert_eq!(sa.iter().filter(|f| f.1 == 4096).count(), 12);
     assert_eq!(sa.iter().filter(|f| f.1 == 16384).count(), 28);
+    // Creates without their directories do nothing, and say so.
+    let bare = env.write(
+        "bare.vdb",
+        &format!(
+            "{}fwd=fwd1,fsd=fsd1,operation=create,threads=1
+             rd=rd1,fwd=fwd1,fwdrate=max,format=no,elapsed=2,interval=1
+",
+            fsd(&env.path().join("bare"))
+        ),
+    );
+    let o = env.run(&["vdbench", "-f", bare.to_str().unwrap(), "-o", "o3"]);
+    assert!(
+        stdout(&o).contains(
+            "operation=create did nothing: every file exists already, or its directory does not"
+        ),
+        "{}",
+        stdout(&o)
+    );
 });

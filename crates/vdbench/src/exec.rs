@@ -656,6 +656,26 @@ fn one_run(ctx: &Ctx<'_>, run: &Run, name: &str, rate: RunRate) -> Result<(f64, 
         side_by_side(&mut meas.all, &ivs);
         side_by_side(meas.by_sd.entry(tag.sd.clone()).or_default(), &ivs);
         side_by_side(meas.by_wd.entry(tag.wd.clone()).or_default(), &ivs);
+        if let Some(op) = tag.op.as_deref().filter(|_| j.error_text.is_none()) {
+            // A metadata operation that found nothing to act on says why, rather than
+            // end its run with zeros and nothing else.
+            let own = j.stats.ops.first();
+            if own.is_some_and(|o| o.ops == 0 && o.skipped > 0) {
+                let why = match op {
+                    "mkdir" => "every directory exists already (or its parent does not)",
+                    "rmdir" => "no directory is empty (or none exists)",
+                    "create" => {
+                        "every file exists already, or its directory does not (make the \
+                         directories with operation=mkdir, or with format=)"
+                    }
+                    _ => "no file exists (create them with operation=create, or format=)",
+                };
+                out.say(&format!(
+                    "rd={name} fwd={} fsd={}: operation={op} did nothing: {why}",
+                    tag.wd, tag.sd
+                ));
+            }
+        }
         if let Some(e) = &j.error_text {
             let msg = format!("rd={name} wd={} sd={}: {e}", tag.wd, tag.sd);
             out.say(&msg);
