@@ -1,6 +1,8 @@
 //! Block devices as targets: a loop device (losetup; CI runs as root) with direct=1 on
 //! psync, libaio and io_uring; size from BLKGETSIZE64.
 
+mod common;
+use common::run;
 use fathom::{JobSet, JobSpec, Runner, SizeSpec};
 use fathom_job::{PerDir, Rw, RwKind};
 use std::path::{Path, PathBuf};
@@ -62,17 +64,6 @@ fn job(dev: &Path, engine: &str, kind: RwKind, size: Option<u64>) -> JobSpec {
         filenames: vec![dev.to_string_lossy().into_owned()],
         ..Default::default()
     }
-}
-
-fn run(spec: JobSpec) -> fathom::RunResult {
-    let r = Runner::new(JobSet {
-        jobs: vec![spec],
-        global_options: vec![],
-    })
-    .run()
-    .unwrap();
-    assert_eq!(r.jobs[0].stats.error, 0, "{:?}", r.jobs[0].error_text);
-    r
 }
 
 #[test]

@@ -1,5 +1,7 @@
 //! One test body runs the same jobs on every engine: exact counts, identical bytes.
 
+mod common;
+use common::run;
 use fathom::{JobSet, JobSpec, Runner, SizeSpec};
 use fathom_job::{PerDir, Rw, RwKind};
 use std::path::Path;
@@ -21,19 +23,6 @@ fn job(dir: &Path, engine: &str, kind: RwKind, iodepth: u32, direct: bool) -> Jo
         filenames: vec!["data".into()],
         ..Default::default()
     }
-}
-
-fn run(spec: JobSpec) -> fathom::RunResult {
-    let r = Runner::new(JobSet {
-        jobs: vec![spec],
-        global_options: vec![],
-    })
-    .run()
-    .unwrap();
-    for j in &r.jobs {
-        assert_eq!(j.stats.error, 0, "{}: {:?}", j.name, j.error_text);
-    }
-    r
 }
 
 /// Write the file with a deterministic pattern through the engine, read it back.

@@ -334,7 +334,7 @@ pub fn execute(
                 code = code.max(max.1);
                 // Every host holds the rate rank 0 measured.
                 let max_rate = cl.map_or(max.0, |c| c.broadcast(max.0));
-                for p in &run.curve {
+                for p in &run.pace.curve {
                     if stop_agreed() {
                         break;
                     }
@@ -343,7 +343,7 @@ pub fn execute(
                     let (_, c, resp) = one_run(&ctx, run, &name, RunRate::Fixed(target))?;
                     code = code.max(c);
                     let resp = cl.map_or(resp, |c| c.broadcast(resp));
-                    if let Some(stop) = run.stopcurve {
+                    if let Some(stop) = run.pace.stopcurve {
                         if resp > stop {
                             let msg = format!("curve stopped: requested stopcurve={stop:.3} with observed response time of {resp:.3} ms");
                             out.say(&msg);
@@ -358,8 +358,8 @@ pub fn execute(
                 code = code.max(c);
             }
         }
-        if run.pause > 0.0 && !crate::stop::stopped() {
-            std::thread::sleep(Duration::from_secs_f64(run.pause));
+        if run.pace.pause > 0.0 && !crate::stop::stopped() {
+            std::thread::sleep(Duration::from_secs_f64(run.pace.pause));
         }
     }
     if crate::stop::stopped() {
@@ -476,14 +476,14 @@ fn one_run(ctx: &Ctx<'_>, run: &Run, name: &str, rate: RunRate) -> Result<(f64, 
         RunRate::Curve => "Uncontrolled curve".to_string(),
         RunRate::Fixed(r) => crate::value::show_num(r),
     };
-    let warm = if run.warmup > 0.0 {
-        format!(" warmup={}", crate::value::show_num(run.warmup))
+    let warm = if run.pace.warmup > 0.0 {
+        format!(" warmup={}", crate::value::show_num(run.pace.warmup))
     } else {
         String::new()
     };
     let banner = format!(
         "{tod} Starting RD={name}; I/O rate: {rate_text}; elapsed={}{warm}{}\n",
-        crate::value::show_num(run.elapsed),
+        crate::value::show_num(run.pace.elapsed),
         run.loop_text()
     );
     if run.is_fs() && !prepare_trees(ctx, run)? {
@@ -568,7 +568,7 @@ fn one_run(ctx: &Ctx<'_>, run: &Run, name: &str, rate: RunRate) -> Result<(f64, 
         let plan = runner.plan().map_err(|e| anyhow!("rd={name}: {e}"))?;
         let board = runner.live_board(&plan);
         let (seen, done) = (cpu.clone(), printed.clone());
-        let interval = run.interval;
+        let interval = run.pace.interval;
         let period = Duration::from_secs_f64(if live {
             (interval / 10.0).min(0.1)
         } else {
@@ -652,7 +652,7 @@ fn one_run(ctx: &Ctx<'_>, run: &Run, name: &str, rate: RunRate) -> Result<(f64, 
     let mut code = 0u8;
     for j in reports.iter().flat_map(|r| r.jobs.iter()) {
         let tag = JobTag::of_name(&j.name);
-        let ivs = report::intervals_of(j, run.interval);
+        let ivs = report::intervals_of(j, run.pace.interval);
         side_by_side(&mut meas.all, &ivs);
         side_by_side(meas.by_sd.entry(tag.sd.clone()).or_default(), &ivs);
         side_by_side(meas.by_wd.entry(tag.wd.clone()).or_default(), &ivs);
@@ -702,7 +702,7 @@ fn one_run(ctx: &Ctx<'_>, run: &Run, name: &str, rate: RunRate) -> Result<(f64, 
     for (i, iv) in meas.all.iter_mut().enumerate() {
         iv.cpu = cpu.get(i).copied();
     }
-    let first = ((run.warmup / run.interval).round() as usize + 1).max(2);
+    let first = ((run.pace.warmup / run.pace.interval).round() as usize + 1).max(2);
     let facts = facts(run, name, rate, m);
     let mut text = header();
     let mut console = if printed == 0 {
@@ -871,7 +871,7 @@ fn prepare_trees(ctx: &Ctx<'_>, run: &Run) -> Result<bool> {
             c.barrier();
         }
     };
-    if matches!(run.format, Format::Clean | Format::Yes | Format::Only) {
+    if matches!(run.pace.format, Format::Clean | Format::Yes | Format::Only) {
         if ctx.place.rank == 0 {
             for f in &fsds {
                 crate::tree::clean(f)?;
@@ -886,14 +886,14 @@ fn prepare_trees(ctx: &Ctx<'_>, run: &Run) -> Result<bool> {
             w.fsds.iter().any(|x| x.name == f.name)
                 && w.p.operations.iter().any(|o| o == "read" || o == "write")
         });
-        match run.format {
+        match run.pace.format {
             Format::No if data => crate::tree::check(f, &mine)?,
             Format::No => crate::tree::anchor(f, ctx.m.general.create_anchors)?,
             Format::Clean => {}
             Format::Yes | Format::Only | Format::Restart | Format::RestartOnly => {
                 let b =
                     crate::tree::build(f, &mine, (xfer, threads), ctx.m.general.create_anchors)?;
-                let what = if matches!(run.format, Format::Yes | Format::Only) {
+                let what = if matches!(run.pace.format, Format::Yes | Format::Only) {
                     "format"
                 } else {
                     "format=restart"
@@ -909,7 +909,7 @@ fn prepare_trees(ctx: &Ctx<'_>, run: &Run) -> Result<bool> {
     }
     barrier();
     Ok(matches!(
-        run.format,
+        run.pace.format,
         Format::No | Format::Yes | Format::Restart
     ))
 }

@@ -250,7 +250,7 @@ pub fn raw_jobs(
             total_region += end - start;
         }
     }
-    let maxdata = run.maxdata.map(|m| {
+    let maxdata = run.pace.maxdata.map(|m| {
         if m <= 100.0 {
             m * total_region as f64
         } else {
@@ -368,7 +368,7 @@ pub fn raw_jobs(
                     "rate_iops".into(),
                     format!("{}", rate_of(r).round().max(1.0)),
                 ));
-                if run.arrival == Arrival::Exponential {
+                if run.pace.arrival == Arrival::Exponential {
                     o.push(("rate_process".into(), "poisson".into()));
                 }
             } else if let Some(r) = w.p.iorate {
@@ -377,7 +377,7 @@ pub fn raw_jobs(
                     format!("{}", (r / w.sds.len() as f64 / hosts).round().max(1.0)),
                 ));
             }
-            let secs = run.elapsed + run.warmup;
+            let secs = run.pace.elapsed + run.pace.warmup;
             o.push((
                 "runtime".into(),
                 format!("{}ms", (secs * 1000.0).round() as u64),
@@ -391,7 +391,7 @@ pub fn raw_jobs(
                 // io_size past the region wraps to its start, as vdbench's maxdata does.
                 o.retain(|(k, _)| k != "time_based");
             }
-            let iv = format!("{}", (run.interval * 1000.0).round() as u64);
+            let iv = format!("{}", (run.pace.interval * 1000.0).round() as u64);
             o.push(("bwavgtime".into(), iv.clone()));
             o.push(("iopsavgtime".into(), iv));
             if jo.validate {
@@ -601,17 +601,17 @@ pub fn fs_jobs(
                 let mut common: Vec<(String, String)> = Vec::new();
                 if let RunRate::Fixed(r) = rate {
                     common.push(("rate_iops".into(), format!("{}", per_thread(r))));
-                    if run.arrival == Arrival::Exponential {
+                    if run.pace.arrival == Arrival::Exponential {
                         common.push(("rate_process".into(), "poisson".into()));
                     }
                 }
-                let secs = run.elapsed + run.warmup;
+                let secs = run.pace.elapsed + run.pace.warmup;
                 common.push((
                     "runtime".into(),
                     format!("{}ms", (secs * 1000.0).round() as u64),
                 ));
                 common.push(("time_based".into(), "1".into()));
-                let iv = format!("{}", (run.interval * 1000.0).round() as u64);
+                let iv = format!("{}", (run.pace.interval * 1000.0).round() as u64);
                 common.push(("bwavgtime".into(), iv.clone()));
                 common.push(("iopsavgtime".into(), iv));
                 let made = if op == "read" || op == "write" {

@@ -192,20 +192,20 @@ pub fn load(c: &Cli) -> Result<(model::Model, Vec<runs::Run>, String)> {
     let mut m = model::Model::from_parm(&pf)?;
     for rd in &mut m.rds {
         if let Some(v) = c.elapsed {
-            rd.elapsed = v;
+            rd.pace.elapsed = v;
         }
         if let Some(v) = c.interval {
-            rd.interval = v;
+            rd.pace.interval = v;
         }
         if let Some(v) = c.warmup {
-            rd.warmup = v;
+            rd.pace.warmup = v;
         }
-        if rd.elapsed < rd.interval * 2.0 {
+        if rd.pace.elapsed < rd.pace.interval * 2.0 {
             bail!(
                 "rd={}: elapsed={} must be at least twice interval={}",
                 rd.name,
-                rd.elapsed,
-                rd.interval
+                rd.pace.elapsed,
+                rd.pace.interval
             );
         }
     }

@@ -2,7 +2,7 @@
 //! written is the outermost, a list of rates the innermost), with the RD's workload
 //! parameters laid over each WD's and the loop's values over both.
 
-use crate::model::{positive, Arrival, Format, Fsd, FwdParams, Model, Rate, Sd, WdParams};
+use crate::model::{positive, Fsd, FwdParams, Model, Pace, Rate, Sd, WdParams};
 use crate::parse::{At, Item, VdbError};
 
 /// The rate a run asks for.
@@ -57,24 +57,10 @@ pub struct Run {
     pub fwds: Vec<FwdRun>,
     /// `fwd=format` parameters (threads, xfersize) for building trees.
     pub format_fwd: Option<FwdParams>,
-    /// Seconds measured.
-    pub elapsed: f64,
-    /// Reporting interval.
-    pub interval: f64,
-    /// Warmup.
-    pub warmup: f64,
-    /// Pause after.
-    pub pause: f64,
-    /// Byte limit (resolved: multipliers of the SD sizes stay as given, ≤ 100).
-    pub maxdata: Option<f64>,
-    /// Arrivals.
-    pub arrival: Arrival,
-    /// Format.
-    pub format: Format,
-    /// Curve points.
-    pub curve: Vec<f64>,
-    /// Stop a curve past this response time, ms.
-    pub stopcurve: Option<f64>,
+    /// Length, reporting, warmup, pause, data limit (multiples of the SD sizes stay as
+    /// given, up to 100), arrivals, format and curve: the RD's, with this run's loop
+    /// values.
+    pub pace: Pace,
 }
 
 impl Run {
@@ -288,15 +274,7 @@ fn one_run(m: &Model, rd: &crate::model::Rd, combo: &[(String, String)]) -> Resu
         wds,
         fwds,
         format_fwd: m.format_fwd.clone(),
-        elapsed: rd.elapsed,
-        interval: rd.interval,
-        warmup: rd.warmup,
-        pause: rd.pause,
-        maxdata: rd.maxdata,
-        arrival: rd.arrival,
-        format: rd.format,
-        curve: rd.curve.clone(),
-        stopcurve: rd.stopcurve,
+        pace: rd.pace.clone(),
     })
 }
 
@@ -308,7 +286,8 @@ pub fn simulate(runs: &[Run]) -> String {
             RunRate::Max => "Uncontrolled MAX".to_string(),
             RunRate::Curve => format!(
                 "Uncontrolled curve, then {}",
-                r.curve
+                r.pace
+                    .curve
                     .iter()
                     .map(|p| format!("{}%", crate::value::show_num(*p)))
                     .collect::<Vec<_>>()
@@ -339,9 +318,9 @@ pub fn simulate(runs: &[Run]) -> String {
             "run {:>3}: rd={}; {what}; I/O rate: {rate}; elapsed={}{}{}\n",
             i + 1,
             r.rd,
-            crate::value::show_num(r.elapsed),
-            if r.warmup > 0.0 {
-                format!(" warmup={}", crate::value::show_num(r.warmup))
+            crate::value::show_num(r.pace.elapsed),
+            if r.pace.warmup > 0.0 {
+                format!(" warmup={}", crate::value::show_num(r.pace.warmup))
             } else {
                 String::new()
             },
@@ -390,7 +369,7 @@ mod tests {
         assert_eq!(r[0].wds[0].sds.len(), 2);
         assert_eq!(r[0].wds[0].p.rdpct, 0.0);
         assert_eq!(r[0].wds[0].p.seek, crate::model::Seek::Eof);
-        assert_eq!(r[0].maxdata, Some(1.0));
+        assert_eq!(r[0].pace.maxdata, Some(1.0));
         assert!(simulate(&r).contains("rd=prep"));
     }
 }

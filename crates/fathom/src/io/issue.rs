@@ -3,7 +3,7 @@
 //! replay), fill its buffer ([`Loop::fill_write`]) and queue it ([`Loop::queue_one`]); an
 //! engine that completes at once is accounted here, as its completion comes back.
 
-use super::run_loop::{fail, Loop};
+use super::state::{fail, Loop};
 use crate::io::filelock::queue_locked;
 use crate::io::slot::{complete, overlaps_inflight, submit, Recorder};
 use crate::io::sync::{due_syncs, sync_cadence};
@@ -69,7 +69,7 @@ impl Loop<'_> {
             if self.gen.is_replay() && !self.syncs.due.is_empty() {
                 self.log_syncs();
                 if let Some(err) =
-                    due_syncs(&mut *self.engine, &mut self.syncs, &mut self.out.stats)
+                    due_syncs(&mut *self.p.engine, &mut self.syncs, &mut self.out.stats)
                 {
                     fail(&mut self.out, err.0, err.1);
                 }
@@ -79,7 +79,8 @@ impl Loop<'_> {
         };
         if !self.syncs.due.is_empty() {
             self.log_syncs();
-            if let Some(err) = due_syncs(&mut *self.engine, &mut self.syncs, &mut self.out.stats) {
+            if let Some(err) = due_syncs(&mut *self.p.engine, &mut self.syncs, &mut self.out.stats)
+            {
                 fail(&mut self.out, err.0, err.1);
                 self.stopping = true;
                 return None;
@@ -89,17 +90,17 @@ impl Loop<'_> {
         // serialize_overlap: an I/O overlapping one in flight waits for it.
         if spec.control.serialize_overlap
             && self.inflight > 0
-            && overlaps_inflight(&self.slots, &self.free, &req)
+            && overlaps_inflight(&self.p.slots, &self.free, &req)
         {
             self.held = Some(req);
             return None;
         }
-        if let Some(os) = &mut self.openset {
+        if let Some(os) = &mut self.p.openset {
             match os.ensure(
                 req.file,
-                &mut *self.engine,
+                &mut *self.p.engine,
                 &self.clone.files,
-                &self.opts,
+                &self.p.opts,
                 spec,
                 &mut self.out.stats,
             ) {
@@ -255,7 +256,7 @@ impl Loop<'_> {
             // and again after each full pass over it); its I/Os are fake.
             let left = &mut self.meta_left[req.file];
             if *left == 0 {
-                match self.engine.file_op(req.file) {
+                match self.p.engine.file_op(req.file) {
                     Ok(ns) => self
                         .out
                         .stats
@@ -278,12 +279,12 @@ impl Loop<'_> {
     /// noted in the journal first. False when the journal cannot be written.
     #[inline(always)]
     fn fill_write(&mut self, si: usize, req: IoReq) -> bool {
-        let slot = &mut self.slots[si];
+        let slot = &mut self.p.slots[si];
         let content = &self.job.buffers;
         let data = &mut slot.buf.as_mut_slice()[..req.len as usize];
         if self.refill {
             let marks = (&mut self.draw, &mut self.uniques, &mut self.writes);
-            super::worker::refill_write(
+            super::refill::refill_write(
                 content,
                 self.dedupe_set.as_ref(),
                 data,
@@ -295,9 +296,9 @@ impl Loop<'_> {
             self.writes += 1;
             content.scramble(data, self.clone.params.seed ^ self.writes);
         }
-        if let Some(v) = &mut self.verifier {
+        if let Some(v) = &mut self.p.verifier {
             v.fill_noting(req.file, req.offset, data, &mut slot.gens);
-            if let Some(j) = &mut self.journal {
+            if let Some(j) = &mut self.p.journal {
                 if let Err(e) = j.intent(req.file, &slot.gens, v.interval) {
                     fail(&mut self.out, libc::EIO, format!("verify_journal: {e}"));
                     return false;
@@ -313,7 +314,7 @@ impl Loop<'_> {
     fn queue_one(&mut self, req: IoReq, intended: Option<Instant>) -> bool {
         let spec = self.spec;
         let si = self.free.pop().expect("a free slot");
-        let slot = &mut self.slots[si];
+        let slot = &mut self.p.slots[si];
         slot.req = req;
         slot.done = 0;
         slot.short = 0;
@@ -326,7 +327,7 @@ impl Loop<'_> {
             self.stopping = true;
             return false;
         }
-        let io = self.slots[si].unit(si, &self.clone.files);
+        let io = self.p.slots[si].unit(si, &self.clone.files);
         if let Some(w) = &mut self.wlog {
             w.io(req.file, req.ddir, req.offset, req.len);
         }
@@ -337,19 +338,19 @@ impl Loop<'_> {
         // before exit).
         let (t0, queued) = if self.clone.locks.is_empty() {
             let t0 = crate::clock::now();
-            (t0, unsafe { self.engine.queue(&io) })
+            (t0, unsafe { self.p.engine.queue(&io) })
         } else {
             // lockfile: the file's lock, held while the I/O is submitted (not timed).
             unsafe {
                 queue_locked(
-                    &mut *self.engine,
+                    &mut *self.p.engine,
                     &io,
                     &self.clone.locks,
                     spec.control.lockfile,
                 )
             }
         };
-        self.slots[si].t_start = t0;
+        self.p.slots[si].t_start = t0;
         match queued {
             Ok(Queued::Done(c)) => {
                 self.free.push(si);
@@ -362,16 +363,16 @@ impl Loop<'_> {
                 if self.thinker.t.on_issue {
                     self.thinker.count();
                 }
-                if let Some(os) = &mut self.openset {
+                if let Some(os) = &mut self.p.openset {
                     os.inflight[req.file] += 1;
                 }
                 self.inflight += 1;
                 self.out.stats.depth_levels[depth_level_index(self.inflight as u32)] += 1;
                 self.pending.push(si);
-                if self.inflight >= self.depth && self.low < self.depth {
+                if self.inflight >= self.p.depth && self.p.low < self.p.depth {
                     self.draining = true;
                 }
-                if self.pending.len() >= self.batch && !self.submit_pending() {
+                if self.pending.len() >= self.p.batch && !self.submit_pending() {
                     return false;
                 }
                 return true;
@@ -414,9 +415,14 @@ impl Loop<'_> {
         );
         rec.fake = self.meta_op.is_some();
         rec.no_data = self.job.caps.no_data;
-        if let Some((errno, text)) =
-            complete(&mut rec, &self.slots[si], c, None, clat, &self.clone.files)
-        {
+        if let Some((errno, text)) = complete(
+            &mut rec,
+            &self.p.slots[si],
+            c,
+            None,
+            clat,
+            &self.clone.files,
+        ) {
             if !fills_device(spec, errno) {
                 fail(&mut self.out, errno, text);
             }
@@ -453,7 +459,7 @@ impl Loop<'_> {
         if req.ddir == Ddir::Write {
             self.wrote = true;
             if let Some((errno, text)) = sync_cadence(
-                &mut *self.engine,
+                &mut *self.p.engine,
                 spec,
                 (req.file, req.offset, req.len),
                 &mut self.syncs,
@@ -463,14 +469,14 @@ impl Loop<'_> {
                 ok = false;
             }
         }
-        if let Some(v) = &mut self.verifier {
+        if let Some(v) = &mut self.p.verifier {
             if let Err((errno, text)) = after_io(
                 v,
-                self.journal.as_mut(),
+                self.p.journal.as_mut(),
                 (req.ddir, req.file, req.offset, req.len),
                 (
-                    &self.slots[si].gens,
-                    self.slots[si].buf.as_slice(),
+                    &self.p.slots[si].gens,
+                    self.p.slots[si].buf.as_slice(),
                     &self.clone.files[req.file].path,
                 ),
                 spec,
@@ -496,9 +502,9 @@ impl Loop<'_> {
     #[inline(always)]
     pub(crate) fn submit_pending(&mut self) -> bool {
         if submit(
-            &mut *self.engine,
+            &mut *self.p.engine,
             &mut self.pending,
-            &mut self.slots,
+            &mut self.p.slots,
             &mut self.out,
         ) {
             return true;

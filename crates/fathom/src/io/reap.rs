@@ -3,7 +3,7 @@
 //! completion ([`Loop::account`]: latency, latency_target, think time, sync cadence,
 //! verify).
 
-use super::run_loop::{fail, Loop};
+use super::state::{fail, Loop};
 use crate::io::slot::{complete, Recorder};
 use crate::record::outcome::fills_device;
 use fathom_engine::{Completion, Queued};
@@ -17,34 +17,35 @@ impl Loop<'_> {
     pub(crate) fn reap(&mut self) -> bool {
         self.comps.clear();
         let min = if self.stopping {
-            self.cmin.max(1)
+            self.p.cmin.max(1)
         } else {
-            self.cmin
+            self.p.cmin
         };
         let waited = match self.wake.take() {
             Some(at) if min == 0 => {
                 // Never past the deadline: the job ends then.
                 let until = self.deadline.map_or(at, |d| d.min(at));
-                Some(self.engine.reap_until(
-                    self.cmax,
+                Some(self.p.engine.reap_until(
+                    self.p.cmax,
                     &mut self.comps,
                     until.saturating_duration_since(self.now),
                 ))
             }
             _ => None,
         };
-        let n = match waited.unwrap_or_else(|| self.engine.reap(min, self.cmax, &mut self.comps)) {
-            Ok(n) => n,
-            Err(e) => {
-                fail(
-                    &mut self.out,
-                    e.raw_os_error().unwrap_or(libc::EIO),
-                    format!("reap: {e}"),
-                );
-                self.engine_broken = true;
-                return false;
-            }
-        };
+        let n =
+            match waited.unwrap_or_else(|| self.p.engine.reap(min, self.p.cmax, &mut self.comps)) {
+                Ok(n) => n,
+                Err(e) => {
+                    fail(
+                        &mut self.out,
+                        e.raw_os_error().unwrap_or(libc::EIO),
+                        format!("reap: {e}"),
+                    );
+                    self.engine_broken = true;
+                    return false;
+                }
+            };
         self.now = crate::clock::now();
         if n > 0 {
             self.out.stats.depth_complete[batch_index(n as u32)] += 1;
@@ -63,14 +64,14 @@ impl Loop<'_> {
     fn account(&mut self, c0: Completion) {
         let spec = self.spec;
         let si = c0.tag as usize;
-        let slot = &mut self.slots[si];
+        let slot = &mut self.p.slots[si];
         let mut c = c0;
         if c.res > 0 && slot.done + (c.res as u64) < slot.req.len {
             slot.done += c.res as u64;
             slot.short += 1;
             let io = slot.unit(si, &self.clone.files);
             // SAFETY: as for the first submission of this slot.
-            match unsafe { self.engine.queue(&io) } {
+            match unsafe { self.p.engine.queue(&io) } {
                 Ok(Queued::Queued) => {
                     self.pending.push(si);
                     return;
@@ -82,7 +83,7 @@ impl Loop<'_> {
             }
         }
         self.inflight -= 1;
-        if let Some(os) = &mut self.openset {
+        if let Some(os) = &mut self.p.openset {
             os.inflight[slot.req.file] -= 1;
         }
         let slat = slot.t_sub.duration_since(slot.t_start).as_nanos() as u64;
@@ -97,7 +98,7 @@ impl Loop<'_> {
         rec.no_data = self.job.caps.no_data;
         if let Some((errno, text)) = complete(
             &mut rec,
-            &self.slots[si],
+            &self.p.slots[si],
             &c,
             Some(slat),
             clat,

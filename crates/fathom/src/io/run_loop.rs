@@ -1,116 +1,29 @@
-//! A clone's timing loop: its state ([`Loop`]), the loop itself ([`Loop::run`]: issue
+//! A clone's timing loop: its start ([`Loop::new`]), the loop itself ([`Loop::run`]: issue
 //! while there are free slots, submit, reap), the verify backlog check, the measured
 //! window's restart, and the end of the run ([`Loop::finish`]: drain, read back, fsync,
-//! close, logs). Issuing one I/O is in [`super::issue`], reaping in [`super::reap`].
+//! close, logs). The loop's state is in [`super::state`], issuing one I/O in
+//! [`super::issue`], reaping in [`super::reap`].
 
 use crate::io::cmdprio::PrioPick;
+use crate::io::openset::end_fsync;
 use crate::io::prepare::Prepared;
 use crate::io::sampler::{sample_interval, Sampler};
-use crate::io::slot::Slot;
 use crate::io::source::Source;
-use crate::io::sync::{end_fsync, SyncState};
+use crate::io::state::{fail, Loop};
+use crate::io::sync::SyncState;
 use crate::io::thread::exec_hook;
-use crate::journal::JournalWriter;
 use crate::pace::flow::FlowMember;
 use crate::pace::latency_target::{LatTarget, LtEvent};
 use crate::pace::{MinRate, Thinker};
 use crate::plan::{PlannedClone, PlannedJob};
 use crate::record::outcome::CloneOutcome;
 use crate::verify::readback::{verify_chunks, Backlog, ReadBack};
-use crate::verify::Verifier;
-use fathom_engine::{Completion, IoEngine, OpenOptions};
-use fathom_job::JobSpec;
+use fathom_engine::OpenOptions;
 use fathom_stats::{CpuUsage, ThreadStats};
 use fathom_workload::replay::ReplayCursor;
-use fathom_workload::{Generator, IoReq};
+use fathom_workload::Generator;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
-
-/// Record a failure in the outcome (the first error and its text).
-pub(crate) fn fail(out: &mut CloneOutcome, errno: i32, text: String) {
-    out.stats.error = errno;
-    out.error_text = Some(text);
-}
-
-/// Everything a clone's timing loop owns.
-pub(crate) struct Loop<'a> {
-    pub(crate) job: &'a PlannedJob,
-    pub(crate) clone: &'a PlannedClone,
-    pub(crate) spec: &'a JobSpec,
-    pub(crate) cancel: &'a AtomicBool,
-    live: Option<&'a crate::record::live::LiveClone>,
-    pub(crate) out: CloneOutcome,
-    t_start: Instant,
-    // What `prepare` set up.
-    pub(crate) engine: Box<dyn IoEngine>,
-    pub(crate) opts: OpenOptions,
-    pub(crate) depth: usize,
-    pub(crate) slots: Vec<Slot>,
-    pub(crate) batch: usize,
-    pub(crate) cmin: usize,
-    pub(crate) cmax: usize,
-    pub(crate) low: usize,
-    pub(crate) verifier: Option<Verifier>,
-    pub(crate) journal: Option<JournalWriter>,
-    pub(crate) openset: Option<crate::io::openset::OpenSet>,
-    // Write contents.
-    pub(crate) refill: bool,
-    pub(crate) draw: fathom_workload::Rng,
-    pub(crate) dedupe_set: Option<fathom_engine::DedupeSet>,
-    pub(crate) uniques: u64,
-    pub(crate) writes: u64,
-    /// verify: the completed writes waiting for a backlog check.
-    pub(crate) backlog: Backlog,
-    /// An I/O that could not be issued yet (rate, overlap, open files), and its intended
-    /// issue time (rate limits), taken from the schedule once.
-    pub(crate) held: Option<IoReq>,
-    pub(crate) held_at: Option<Instant>,
-    /// Reap until this time rather than sleep to it: the next I/O is due then.
-    pub(crate) wake: Option<Instant>,
-    pub(crate) gen: Source,
-    pub(crate) schedule: Option<fathom_workload::Schedule>,
-    pub(crate) sched_origin: Instant,
-    pub(crate) thinker: Thinker,
-    pub(crate) flow: Option<FlowMember<'a>>,
-    pub(crate) io_start: Instant,
-    /// latency_target: the queue-depth search (and, after a ramp down, a quiesce).
-    pub(crate) lt: Option<LatTarget>,
-    pub(crate) quiesce: bool,
-    pub(crate) draining: bool,
-    pub(crate) ramping: bool,
-    pub(crate) ramp_end: Instant,
-    pub(crate) measure_start: Instant,
-    pub(crate) deadline: Option<Instant>,
-    /// Per-I/O events, only when the job writes log files.
-    pub(crate) iolog: Option<crate::record::logs::IoLog>,
-    /// write_iolog: the issued I/Os in fio's replayable format.
-    pub(crate) wlog: Option<crate::record::iolog::IologWriter>,
-    cpu_start: CpuUsage,
-    sampling: ([bool; 3], Duration, bool),
-    pub(crate) sampler: Sampler<'a>,
-    pub(crate) min_rate: MinRate,
-    pub(crate) syncs: SyncState,
-    pub(crate) wrote: bool,
-    pub(crate) now: Instant,
-    // The slots: free ones, ones queued but not yet submitted, how many are in flight.
-    pub(crate) free: Vec<usize>,
-    pub(crate) pending: Vec<usize>,
-    pub(crate) inflight: usize,
-    pub(crate) comps: Vec<Completion>,
-    pub(crate) stopping: bool,
-    pub(crate) engine_broken: bool,
-    /// Metadata engines: the operation's name, the direction its time is reported in (as
-    /// fio: read if the job reads, else write), and what is left of each file's pass.
-    pub(crate) meta_op: Option<&'static str>,
-    pub(crate) stat_dir: usize,
-    pub(crate) meta_left: Vec<u64>,
-    /// cmdprio: each I/O's own priority.
-    pub(crate) prio: Option<PrioPick>,
-    /// unlink_each_loop: the generator's loop, and a turn to make once the queue drained.
-    pub(crate) cur_loop: u32,
-    pub(crate) loop_turn: bool,
-    prio_values: Option<[Vec<u16>; 2]>,
-}
+use std::time::Instant;
 
 impl<'a> Loop<'a> {
     /// The loop's state at the start of the clone's I/O; the outcome back when the
@@ -146,12 +59,13 @@ impl<'a> Loop<'a> {
         let io_start = crate::clock::now();
         let sampling = (dirs, sample_interval(spec), spec.control.live_samples);
         let meta_op = job.caps.metadata;
-        let mut slots = p.slots;
+        let mut p = p;
+        let depth = p.depth;
         // cmdprio: each I/O's own priority; every I/O reports under the job's otherwise
         // (and io_uring puts the job's in each command, as fio).
         let prio = PrioPick::new(spec, clone.params.seed);
         let prio_values = prio.as_ref().map(|p| [p.values(0), p.values(1)]);
-        for s in slots.iter_mut() {
+        for s in p.slots.iter_mut() {
             s.stat_prio = spec.logs.ioprio;
             s.ioprio = if spec.ioengine == "io_uring" {
                 spec.logs.ioprio
@@ -167,17 +81,7 @@ impl<'a> Loop<'a> {
             live,
             out,
             t_start,
-            engine: p.engine,
-            opts: p.opts,
-            depth: p.depth,
-            slots,
-            batch: p.batch,
-            cmin: p.cmin,
-            cmax: p.cmax,
-            low: p.low,
-            verifier: p.verifier,
-            journal: p.journal,
-            openset: p.openset,
+            p,
             refill: job.buffers.refills(),
             draw: fathom_workload::Rng::new(clone.params.seed ^ 0xb0f),
             dedupe_set: crate::io::prepare::dedupe_set(job, clone),
@@ -196,7 +100,7 @@ impl<'a> Loop<'a> {
             thinker: Thinker::new(job.thinktime),
             flow: job.flow.as_deref().map(|f| FlowMember::join(f, spec.flow)),
             io_start,
-            lt: LatTarget::new(spec, p.depth as u32, io_start),
+            lt: LatTarget::new(spec, depth as u32, io_start),
             quiesce: false,
             draining: false,
             ramping: !ramp.is_zero(),
@@ -219,10 +123,10 @@ impl<'a> Loop<'a> {
             },
             wrote: false,
             now: io_start,
-            free: (0..p.depth).rev().collect(),
-            pending: Vec::with_capacity(p.depth),
+            free: (0..depth).rev().collect(),
+            pending: Vec::with_capacity(depth),
             inflight: 0,
-            comps: Vec::with_capacity(p.depth),
+            comps: Vec::with_capacity(depth),
             stopping: false,
             engine_broken: false,
             meta_op,
@@ -240,27 +144,6 @@ impl<'a> Loop<'a> {
         Ok(lp)
     }
 
-    /// cmdprio: the priorities each direction reports under, before any is recorded.
-    fn seed_prios(&mut self) {
-        for (d, v) in self.prio_values.iter().flatten().enumerate() {
-            self.out.stats.seed_prios(d, v);
-        }
-    }
-
-    /// Start the measured window afresh (after ramp_time, or for latency_target's final
-    /// window): forget what was recorded so far.
-    pub(crate) fn restart_window(&mut self, now: Instant) {
-        self.out.stats = ThreadStats::new();
-        self.seed_prios();
-        self.measure_start = now;
-        if let Some(l) = &mut self.iolog {
-            l.events.clear();
-        }
-        self.cpu_start = CpuUsage::current_thread();
-        self.sampler = Sampler::new(now, self.sampling, self.live);
-        self.min_rate = MinRate::new(self.spec, now);
-    }
-
     /// The timing loop: issue while there are free slots (and, after the queue filled
     /// up, once it has drained to iodepth_low), submit, reap; until the work is done,
     /// the time is up, the job is stopped or an error ends it.
@@ -270,7 +153,7 @@ impl<'a> Loop<'a> {
                 // verify_only: nothing is written; the check at the end reads it all back.
                 break;
             }
-            if self.draining && self.inflight <= self.low {
+            if self.draining && self.inflight <= self.p.low {
                 self.draining = false;
             }
             if self.quiesce && self.inflight == 0 {
@@ -321,12 +204,12 @@ impl<'a> Loop<'a> {
         self.loop_turn = false;
         let opts = OpenOptions {
             create: true,
-            ..self.opts
+            ..self.p.opts
         };
         // Close all, remove each path once, then reopen all (a path may stand for several
         // of the clone's files, as IOR's segments).
         let files = &self.clone.files;
-        let closed = (0..files.len()).try_for_each(|i| self.engine.close_file(i));
+        let closed = (0..files.len()).try_for_each(|i| self.p.engine.close_file(i));
         let removed = closed.and_then(|()| {
             files
                 .iter()
@@ -339,7 +222,7 @@ impl<'a> Loop<'a> {
             files
                 .iter()
                 .enumerate()
-                .try_for_each(|(i, f)| self.engine.reopen_file(i, &f.path, &opts))
+                .try_for_each(|(i, f)| self.p.engine.reopen_file(i, &f.path, &opts))
         });
         if let Err(e) = made {
             let errno = fathom_engine::errno_of(&e).unwrap_or(libc::EIO);
@@ -355,8 +238,8 @@ impl<'a> Loop<'a> {
         self.backlog.due = false;
         let spec = self.spec;
         let mut batch = std::mem::take(&mut self.backlog.chunks);
-        if let Some(os) = &mut self.openset {
-            if let Err(e) = os.open_all(&mut *self.engine, &self.clone.files, &self.opts) {
+        if let Some(os) = &mut self.p.openset {
+            if let Err(e) = os.open_all(&mut *self.p.engine, &self.clone.files, &self.p.opts) {
                 fail(
                     &mut self.out,
                     libc::EIO,
@@ -368,10 +251,14 @@ impl<'a> Loop<'a> {
         if spec.verify.backlog_batch > 0 && (spec.verify.backlog_batch as usize) < batch.len() {
             batch.drain(..batch.len() - spec.verify.backlog_batch as usize);
         }
-        let vf = self.verifier.as_mut().expect("a backlog needs a verifier");
+        let vf = self
+            .p
+            .verifier
+            .as_mut()
+            .expect("a backlog needs a verifier");
         if let Err((errno, text)) = verify_chunks(
-            &mut *self.engine,
-            &mut self.slots[0].buf,
+            &mut *self.p.engine,
+            &mut self.p.slots[0].buf,
             &ReadBack {
                 v: vf,
                 files: &self.clone.files,
@@ -399,7 +286,7 @@ impl<'a> Loop<'a> {
         if self.engine_broken && self.inflight > 0 {
             // The engine cannot tell us when the kernel is done with these buffers: keep
             // them allocated for the rest of the process rather than risk a use after free.
-            std::mem::forget(std::mem::take(&mut self.slots));
+            std::mem::forget(std::mem::take(&mut self.p.slots));
         }
         if spec.control.final_sample && !self.ramping {
             self.sampler
@@ -413,15 +300,15 @@ impl<'a> Loop<'a> {
             self.measure_start = crate::clock::now();
         }
         let out = &mut self.out;
-        if let Some(v) = &self.verifier {
+        if let Some(v) = &self.p.verifier {
             // A job stopped (a signal, exitall) does not read its writes back, as fio.
             let can_read =
                 !self.engine_broken && self.inflight == 0 && !cancel.load(Ordering::Relaxed);
             crate::verify::readback::after_run(
                 v,
                 (self.clone, spec),
-                (&mut *self.engine, &mut self.slots[0].buf),
-                (self.openset.as_mut(), &self.opts),
+                (&mut *self.p.engine, &mut self.p.slots[0].buf),
+                (self.p.openset.as_mut(), &self.p.opts),
                 can_read,
                 cancel,
                 out,
@@ -429,11 +316,11 @@ impl<'a> Loop<'a> {
         }
         if self.wrote && (spec.end_fsync || spec.fsync_on_close) && out.error_text.is_none() {
             end_fsync(
-                &mut *self.engine,
-                self.openset.as_ref(),
+                &mut *self.p.engine,
+                self.p.openset.as_ref(),
                 self.clone,
                 spec,
-                &self.opts,
+                &self.p.opts,
                 out,
             );
         }
@@ -444,7 +331,7 @@ impl<'a> Loop<'a> {
         out.stats.finish();
         out.stats.runtime = end.duration_since(self.measure_start);
         out.stats.cpu = CpuUsage::current_thread().since(&self.cpu_start);
-        if let Err(e) = self.engine.close_files() {
+        if let Err(e) = self.p.engine.close_files() {
             if out.error_text.is_none() {
                 out.stats.error = e.raw_os_error().unwrap_or(libc::EIO);
                 out.error_text = Some(format!("close: {e}"));
@@ -452,8 +339,7 @@ impl<'a> Loop<'a> {
         }
         let Loop {
             clone,
-            engine,
-            slots,
+            p,
             mut out,
             wlog,
             iolog,
@@ -462,6 +348,8 @@ impl<'a> Loop<'a> {
             t_start,
             ..
         } = self;
+        // The engine goes before the buffers it may still point into.
+        let Prepared { engine, slots, .. } = p;
         drop(engine);
         drop(slots);
         let deadline_ns =

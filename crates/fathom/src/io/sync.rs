@@ -91,36 +91,3 @@ pub(crate) fn timed_sync(
     st.sync.record(t0.elapsed().as_nanos() as u64);
     Ok(())
 }
-
-/// `end_fsync` / `fsync_on_close` at the end of a clone that wrote: every file synced (a
-/// file openfiles had closed through a fresh descriptor, unless it was synced when it was
-/// closed). As fio, the closing sync is not one of the job's syncs (JSON `sync`): it is
-/// timed into the runtime, not counted. The first failure is the clone's error.
-pub(crate) fn end_fsync(
-    engine: &mut dyn fathom_engine::IoEngine,
-    openset: Option<&crate::io::openset::OpenSet>,
-    clone: &crate::plan::PlannedClone,
-    spec: &fathom_job::JobSpec,
-    opts: &fathom_engine::OpenOptions,
-    out: &mut crate::record::outcome::CloneOutcome,
-) {
-    for fi in 0..clone.files.len() {
-        if let Some(os) = openset {
-            if !os.open[fi] {
-                if spec.fsync_on_close || !os.written[fi] {
-                    continue;
-                }
-                if let Err(e) = engine.reopen_file(fi, &clone.files[fi].path, opts) {
-                    out.stats.error = fathom_engine::errno_of(&e).unwrap_or(libc::EIO);
-                    out.error_text = Some(format!("end fsync: {e}"));
-                    return;
-                }
-            }
-        }
-        if let Err(e) = engine.sync_file(fi, false) {
-            out.stats.error = e.raw_os_error().unwrap_or(libc::EIO);
-            out.error_text = Some(format!("end fsync: {e}"));
-            return;
-        }
-    }
-}

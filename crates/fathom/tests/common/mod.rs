@@ -65,3 +65,17 @@ impl IoEngine for HookEngine {
         Ok(())
     }
 }
+
+/// Run one job and return the result; every job of it must end without an error.
+pub fn run(spec: fathom::JobSpec) -> fathom::RunResult {
+    let r = fathom::Runner::new(fathom::JobSet {
+        jobs: vec![spec],
+        global_options: vec![],
+    })
+    .run()
+    .unwrap();
+    for j in &r.jobs {
+        assert_eq!(j.stats.error, 0, "{}: {:?}", j.name, j.error_text);
+    }
+    r
+}

@@ -569,40 +569,43 @@ impl Model {
                             "one RD runs raw (wd=, sd=) or file-system (fwd=) workloads, not both",
                         ));
                     }
-                    let iv = rd.interval;
+                    let iv = rd.pace.interval;
                     if iv <= 0.0 {
                         return Err(VdbError::new(&d.at, Some("interval"), "must be above 0"));
                     }
-                    if rd.elapsed / iv < 2.0
-                        && rd.format != Format::Only
-                        && rd.format != Format::RestartOnly
-                        && rd.format != Format::Clean
+                    if rd.pace.elapsed / iv < 2.0
+                        && rd.pace.format != Format::Only
+                        && rd.pace.format != Format::RestartOnly
+                        && rd.pace.format != Format::Clean
                     {
                         return Err(VdbError::new(
                             &d.at,
                             Some("elapsed"),
                             format!(
                                 "elapsed={} must be at least twice interval={}",
-                                rd.elapsed, iv
+                                rd.pace.elapsed, iv
                             ),
                         )
                         .hint("vdbench refuses it too"));
                     }
-                    if (rd.elapsed / iv).fract().abs() > 1e-9 {
+                    if (rd.pace.elapsed / iv).fract().abs() > 1e-9 {
                         return Err(VdbError::new(
                             &d.at,
                             Some("elapsed"),
                             format!(
                                 "elapsed={} must be a multiple of interval={}",
-                                rd.elapsed, iv
+                                rd.pace.elapsed, iv
                             ),
                         ));
                     }
-                    if (rd.warmup / iv).fract().abs() > 1e-9 {
+                    if (rd.pace.warmup / iv).fract().abs() > 1e-9 {
                         return Err(VdbError::new(
                             &d.at,
                             Some("warmup"),
-                            format!("warmup={} must be a multiple of interval={}", rd.warmup, iv),
+                            format!(
+                                "warmup={} must be a multiple of interval={}",
+                                rd.pace.warmup, iv
+                            ),
                         ));
                     }
                     m.rds.push(rd);
@@ -738,6 +741,6 @@ mod tests {
     fn fs_tree_counts() {
         let m = model("fsd=fsd1,anchor=/tmp/t,depth=2,width=3,files=4,size=8k\nfwd=fwd1,fsd=fsd1,operation=read\nrd=rd1,fwd=fwd1,format=yes\n").unwrap();
         assert_eq!(m.fsds[0].total_files(), 36);
-        assert_eq!(m.rds[0].format, Format::Yes);
+        assert_eq!(m.rds[0].pace.format, Format::Yes);
     }
 }

@@ -57,6 +57,16 @@ pub struct Rd {
     pub fsdp: Vec<Item>,
     /// Rate.
     pub rate: Rate,
+    /// How its runs go (every run of the RD starts from these).
+    pub pace: Pace,
+    /// For-loops in the order written: (keyword without `for`, values as written).
+    pub loops: Vec<(String, Vec<String>)>,
+}
+
+/// How a run goes: its length and reporting, warmup and pause, data limit, arrivals, tree
+/// format and curve.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Pace {
     /// Curve points, percent.
     pub curve: Vec<f64>,
     /// End a curve once the response time passes this, ms.
@@ -75,8 +85,22 @@ pub struct Rd {
     pub arrival: Arrival,
     /// File-system format.
     pub format: Format,
-    /// For-loops in the order written: (keyword without `for`, values as written).
-    pub loops: Vec<(String, Vec<String>)>,
+}
+
+impl Default for Pace {
+    fn default() -> Self {
+        Pace {
+            curve: vec![10.0, 50.0, 70.0, 80.0, 90.0, 100.0],
+            stopcurve: None,
+            elapsed: 30.0,
+            interval: 1.0,
+            warmup: 0.0,
+            pause: 0.0,
+            maxdata: None,
+            arrival: Arrival::Exponential,
+            format: Format::No,
+        }
+    }
 }
 
 impl Default for Rd {
@@ -90,66 +114,59 @@ impl Default for Rd {
             fwdp: vec![],
             fsdp: vec![],
             rate: Rate::Max,
-            curve: vec![10.0, 50.0, 70.0, 80.0, 90.0, 100.0],
-            stopcurve: None,
-            elapsed: 30.0,
-            interval: 1.0,
-            warmup: 0.0,
-            pause: 0.0,
-            maxdata: None,
-            arrival: Arrival::Exponential,
-            format: Format::No,
+            pace: Pace::default(),
             loops: vec![],
         }
     }
 }
 
+/// The RD's keywords (in alphabetical order), for "did you mean".
 pub(super) const RD_KEYS: &[&str] = &[
-    "wd",
-    "sd",
-    "fwd",
-    "iorate",
-    "fwdrate",
-    "curve",
-    "stopcurve",
-    "elapsed",
-    "interval",
-    "warmup",
-    "pause",
-    "maxdata",
-    "distribution",
-    "threads",
-    "format",
-    "openflags",
-    "operations",
-    "operation",
-    "xfersize",
-    "rdpct",
-    "seekpct",
-    "rhpct",
-    "whpct",
-    "hitarea",
     "compratio",
+    "curve",
+    "distribution",
+    "elapsed",
     "fileio",
     "fileselect",
-    "skew",
-    "forxfersize",
-    "forthreads",
-    "forrdpct",
-    "forseekpct",
-    "forrhpct",
-    "forwhpct",
-    "forhitarea",
     "forcompratio",
-    "foriorate",
-    "foroperations",
     "fordepth",
-    "forwidth",
     "forfiles",
+    "forhitarea",
+    "foriorate",
+    "format",
+    "foroperations",
+    "forrdpct",
+    "forrhpct",
+    "forseekpct",
     "forsizes",
+    "forthreads",
     "fortotal",
+    "forwhpct",
+    "forwidth",
     "forworkingsetsize",
     "forwss",
+    "forxfersize",
+    "fwd",
+    "fwdrate",
+    "hitarea",
+    "interval",
+    "iorate",
+    "maxdata",
+    "openflags",
+    "operation",
+    "operations",
+    "pause",
+    "rdpct",
+    "rhpct",
+    "sd",
+    "seekpct",
+    "skew",
+    "stopcurve",
+    "threads",
+    "warmup",
+    "wd",
+    "whpct",
+    "xfersize",
 ];
 
 /// Every for-loop keyword, and the parameter it varies.
@@ -195,26 +212,26 @@ impl Rd {
             "fwd" => self.fwds = names.resolve(it, &names.fwd, "FWD")?,
             "iorate" | "fwdrate" => self.rate = rate(it)?,
             "curve" => {
-                self.curve = expand(it, number)?;
-                if self.curve.is_empty() || self.curve.iter().any(|p| *p <= 0.0) {
+                self.pace.curve = expand(it, number)?;
+                if self.pace.curve.is_empty() || self.pace.curve.iter().any(|p| *p <= 0.0) {
                     return Err(it.err("curve percentages must be above 0"));
                 }
             }
-            "stopcurve" => self.stopcurve = Some(num(it)?),
-            "elapsed" => self.elapsed = secs(it.one()?).map_err(|e| it.err(e))?,
-            "interval" => self.interval = secs(it.one()?).map_err(|e| it.err(e))?,
-            "warmup" => self.warmup = secs(it.one()?).map_err(|e| it.err(e))?,
-            "pause" => self.pause = secs(it.one()?).map_err(|e| it.err(e))?,
+            "stopcurve" => self.pace.stopcurve = Some(num(it)?),
+            "elapsed" => self.pace.elapsed = secs(it.one()?).map_err(|e| it.err(e))?,
+            "interval" => self.pace.interval = secs(it.one()?).map_err(|e| it.err(e))?,
+            "warmup" => self.pace.warmup = secs(it.one()?).map_err(|e| it.err(e))?,
+            "pause" => self.pace.pause = secs(it.one()?).map_err(|e| it.err(e))?,
             "maxdata" => {
                 // A plain number keeps its fraction (maxdata=1.2: 1.2 times the SDs).
                 let v = it.one()?;
-                self.maxdata = Some(match v.parse::<f64>() {
+                self.pace.maxdata = Some(match v.parse::<f64>() {
                     Ok(n) if n > 0.0 && n.is_finite() => n,
                     _ => size(v).map_err(|e| it.err(e))? as f64,
                 });
             }
             "distribution" => {
-                self.arrival = match it.one()?.to_ascii_lowercase().as_str() {
+                self.pace.arrival = match it.one()?.to_ascii_lowercase().as_str() {
                     "exponential" => Arrival::Exponential,
                     "deterministic" => Arrival::Deterministic,
                     "uniform" => {
@@ -228,7 +245,7 @@ impl Rd {
             "format" => {
                 let w: Vec<String> = it.list.iter().map(|s| s.to_ascii_lowercase()).collect();
                 let w: Vec<&str> = w.iter().map(String::as_str).collect();
-                self.format = match w.as_slice() {
+                self.pace.format = match w.as_slice() {
                     ["no"] => Format::No,
                     ["yes"] => Format::Yes,
                     ["restart"] => Format::Restart,

@@ -1,0 +1,119 @@
+//! The state a clone's timing loop owns ([`Loop`]), below the modules that act on it:
+//! [`super::issue`] and [`super::reap`] take it, [`super::run_loop`] starts and turns it.
+
+use crate::io::cmdprio::PrioPick;
+use crate::io::prepare::Prepared;
+use crate::io::sampler::Sampler;
+use crate::io::source::Source;
+use crate::io::sync::SyncState;
+use crate::pace::flow::FlowMember;
+use crate::pace::latency_target::LatTarget;
+use crate::pace::{MinRate, Thinker};
+use crate::plan::{PlannedClone, PlannedJob};
+use crate::record::outcome::CloneOutcome;
+use crate::verify::readback::Backlog;
+use fathom_engine::Completion;
+use fathom_job::JobSpec;
+use fathom_stats::{CpuUsage, ThreadStats};
+use fathom_workload::IoReq;
+use std::sync::atomic::AtomicBool;
+use std::time::{Duration, Instant};
+
+/// Record a failure in the outcome (the first error and its text).
+pub(crate) fn fail(out: &mut CloneOutcome, errno: i32, text: String) {
+    out.stats.error = errno;
+    out.error_text = Some(text);
+}
+
+/// Everything a clone's timing loop owns.
+pub(crate) struct Loop<'a> {
+    pub(crate) job: &'a PlannedJob,
+    pub(crate) clone: &'a PlannedClone,
+    pub(crate) spec: &'a JobSpec,
+    pub(crate) cancel: &'a AtomicBool,
+    pub(crate) live: Option<&'a crate::record::live::LiveClone>,
+    pub(crate) out: CloneOutcome,
+    pub(crate) t_start: Instant,
+    /// What `prepare` set up: the engine, its slots and batching, verification.
+    pub(crate) p: Prepared,
+    // Write contents.
+    pub(crate) refill: bool,
+    pub(crate) draw: fathom_workload::Rng,
+    pub(crate) dedupe_set: Option<fathom_engine::DedupeSet>,
+    pub(crate) uniques: u64,
+    pub(crate) writes: u64,
+    /// verify: the completed writes waiting for a backlog check.
+    pub(crate) backlog: Backlog,
+    /// An I/O that could not be issued yet (rate, overlap, open files), and its intended
+    /// issue time (rate limits), taken from the schedule once.
+    pub(crate) held: Option<IoReq>,
+    pub(crate) held_at: Option<Instant>,
+    /// Reap until this time rather than sleep to it: the next I/O is due then.
+    pub(crate) wake: Option<Instant>,
+    pub(crate) gen: Source,
+    pub(crate) schedule: Option<fathom_workload::Schedule>,
+    pub(crate) sched_origin: Instant,
+    pub(crate) thinker: Thinker,
+    pub(crate) flow: Option<FlowMember<'a>>,
+    pub(crate) io_start: Instant,
+    /// latency_target: the queue-depth search (and, after a ramp down, a quiesce).
+    pub(crate) lt: Option<LatTarget>,
+    pub(crate) quiesce: bool,
+    pub(crate) draining: bool,
+    pub(crate) ramping: bool,
+    pub(crate) ramp_end: Instant,
+    pub(crate) measure_start: Instant,
+    pub(crate) deadline: Option<Instant>,
+    /// Per-I/O events, only when the job writes log files.
+    pub(crate) iolog: Option<crate::record::logs::IoLog>,
+    /// write_iolog: the issued I/Os in fio's replayable format.
+    pub(crate) wlog: Option<crate::record::iolog::IologWriter>,
+    pub(crate) cpu_start: CpuUsage,
+    pub(crate) sampling: ([bool; 3], Duration, bool),
+    pub(crate) sampler: Sampler<'a>,
+    pub(crate) min_rate: MinRate,
+    pub(crate) syncs: SyncState,
+    pub(crate) wrote: bool,
+    pub(crate) now: Instant,
+    // The slots: free ones, ones queued but not yet submitted, how many are in flight.
+    pub(crate) free: Vec<usize>,
+    pub(crate) pending: Vec<usize>,
+    pub(crate) inflight: usize,
+    pub(crate) comps: Vec<Completion>,
+    pub(crate) stopping: bool,
+    pub(crate) engine_broken: bool,
+    /// Metadata engines: the operation's name, the direction its time is reported in (as
+    /// fio: read if the job reads, else write), and what is left of each file's pass.
+    pub(crate) meta_op: Option<&'static str>,
+    pub(crate) stat_dir: usize,
+    pub(crate) meta_left: Vec<u64>,
+    /// cmdprio: each I/O's own priority.
+    pub(crate) prio: Option<PrioPick>,
+    /// unlink_each_loop: the generator's loop, and a turn to make once the queue drained.
+    pub(crate) cur_loop: u32,
+    pub(crate) loop_turn: bool,
+    pub(crate) prio_values: Option<[Vec<u16>; 2]>,
+}
+
+impl Loop<'_> {
+    /// cmdprio: the priorities each direction reports under, before any is recorded.
+    pub(crate) fn seed_prios(&mut self) {
+        for (d, v) in self.prio_values.iter().flatten().enumerate() {
+            self.out.stats.seed_prios(d, v);
+        }
+    }
+
+    /// Start the measured window afresh (after ramp_time, or for latency_target's final
+    /// window): forget what was recorded so far.
+    pub(crate) fn restart_window(&mut self, now: Instant) {
+        self.out.stats = ThreadStats::new();
+        self.seed_prios();
+        self.measure_start = now;
+        if let Some(l) = &mut self.iolog {
+            l.events.clear();
+        }
+        self.cpu_start = CpuUsage::current_thread();
+        self.sampler = Sampler::new(now, self.sampling, self.live);
+        self.min_rate = MinRate::new(self.spec, now);
+    }
+}
