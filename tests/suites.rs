@@ -823,6 +823,58 @@ fathomtest!(ior_takes_ior_s_own_command_line, |env| {
     assert!(stderr(&o).contains("-w -k"), "{}", stderr(&o));
     let o = env.run(&["suite", "ior", "--help"]);
     assert!(o.status.success() && stdout(&o).contains("-a POSIX|MMAP"));
+    // -u: a folder per task (IOR's DIR/TASK/testFile.TASK); -O directives and IOR's long
+    // names stand for the flags.
+    let u = env.path().join("u");
+    std::fs::create_dir(&u).unwrap();
+    let uf = u.join("testFile");
+    let uf = uf.to_str().unwrap();
+    let o = env.run(&[
+        "suite",
+        "ior",
+        "-b",
+        "64k",
+        "-t",
+        "16k",
+        "-F",
+        "-u",
+        "-N",
+        "2",
+        "-w",
+        "-o",
+        uf,
+        "-O",
+        "keepFile=1,segmentCount=2",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    for t in 0..2 {
+        let p = u.join(t.to_string()).join(format!("testFile.{t}"));
+        assert_eq!(std::fs::metadata(&p).unwrap().len(), 2 * 65536, "{p:?}");
+    }
+    let o = env.run(&[
+        "suite",
+        "ior",
+        "--blockSize=64k",
+        "--transferSize=16k",
+        "--filePerProc",
+        "-u",
+        "--numTasks=2",
+        "-o",
+        uf,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        std::fs::read_dir(&u).unwrap().count(),
+        0,
+        "files and folders removed"
+    );
+    let o = env.run(&["suite", "ior", "-O", "keepFiles=1"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("did you mean 'keepfile'?"),
+        "{}",
+        stderr(&o)
+    );
 });
 
 // SIGINT and SIGTERM stop a suite as they stop a run: what was finished is printed, the

@@ -1,6 +1,6 @@
 //! The results of a run, as handed to the report writers.
 
-use crate::thread::ThreadStats;
+use crate::thread::{is_zero_f64, is_zero_u64, ThreadStats};
 use std::time::Duration;
 
 /// What the report needs to know about a job besides its numbers (the job line).
@@ -47,14 +47,6 @@ pub struct JobInfo {
     /// `latency_percentile` of a queue-depth search (0 without one: fio's 100).
     #[serde(default, skip_serializing_if = "is_zero_f64")]
     pub latency_percentile: f64,
-}
-
-pub(crate) fn is_zero_u64(v: &u64) -> bool {
-    *v == 0
-}
-
-pub(crate) fn is_zero_f64(v: &f64) -> bool {
-    *v == 0.0
 }
 
 /// One reported job: a single clone, or (with group_reporting) the merge of all clones of

@@ -103,10 +103,10 @@ pub struct Sample {
     pub clat_max: u64,
     /// Exact sum of this interval's completion latencies, ns (its mean is this over
     /// `ios`; merged samples add).
-    #[serde(default, skip_serializing_if = "crate::result::is_zero_u64")]
+    #[serde(default, skip_serializing_if = "is_zero_u64")]
     pub clat_sum: u64,
     /// Sum of their squares, ns² (for the interval's standard deviation).
-    #[serde(default, skip_serializing_if = "crate::result::is_zero_f64")]
+    #[serde(default, skip_serializing_if = "is_zero_f64")]
     pub clat_sumsq: f64,
 }
 
@@ -665,6 +665,16 @@ impl ThreadStats {
             self.op_mut(&op.name).merge(op);
         }
     }
+}
+
+/// serde: a zero count is left out of the stored result.
+pub(crate) fn is_zero_u64(v: &u64) -> bool {
+    *v == 0
+}
+
+/// serde: a zero sum is left out of the stored result.
+pub(crate) fn is_zero_f64(v: &f64) -> bool {
+    *v == 0.0
 }
 
 #[cfg(test)]

@@ -48,6 +48,11 @@ pub struct Opts {
     pub delay: u64,
     /// `-E`: use the existing file (do not remove it first).
     pub existing: bool,
+    /// `-u`: with `-F`, each task's file in a folder of its own (DIR/TASK/testFile.TASK).
+    pub unique_dir: bool,
+    /// `-C`: read back another task's data (only moot on one host, where every task
+    /// reads through the same page cache).
+    pub reorder: bool,
 }
 
 /// One phase of one iteration.
@@ -196,11 +201,18 @@ impl Opts {
     /// The per-task files' names (-F): testFile.TASK; under MPI testFile.RANK (one task a
     /// rank, as IOR) or testFile.RANK.TASK (several).
     fn task_format(&self, at: Place) -> String {
-        match (at.ranks() > 1, self.tasks > 1) {
-            (false, _) => format!("{}.$jobnum", self.file_name()),
-            (true, false) => format!("{}.$rank", self.file_name()),
-            (true, true) => format!("{}.$rank.$jobnum", self.file_name()),
-        }
+        let task = match (at.ranks() > 1, self.tasks > 1) {
+            (false, _) => "$jobnum",
+            (true, false) => "$rank",
+            (true, true) => "$rank.$jobnum",
+        };
+        // -u: IOR's DIR/TASK/testFile.TASK.
+        let dir = if self.unique_dir {
+            format!("{task}/")
+        } else {
+            String::new()
+        };
+        format!("{dir}{}.{task}", self.file_name())
     }
     /// This rank's per-task files.
     fn task_files(&self, at: Place) -> Vec<std::path::PathBuf> {
@@ -279,18 +291,106 @@ const FLAGS: &[&str] = &[
     "--fsync",
     "-k",
     "--keep",
+    "--blockSize",
+    "--transferSize",
+    "--segmentCount",
+    "--repetitions",
+    "--numTasks",
+    "--filePerProc",
+    "--keepFile",
+    "--taskPerNodeOffset",
+    "--reorderTasksConstant",
 ];
+
+/// IOR's directives as `-O` takes them (`-O useO_DIRECT=1,keepFile=1`), case-blind, and
+/// the command-line flag each stands for: flags (set by 1, left off by 0) and values.
+const DIRECTIVES: &[(&str, &str, bool)] = &[
+    ("api", "--api", false),
+    ("testfile", "--testFile", false),
+    ("blocksize", "--blockSize", false),
+    ("transfersize", "--transferSize", false),
+    ("segmentcount", "--segmentCount", false),
+    ("repetitions", "--repetitions", false),
+    ("numtasks", "--numTasks", false),
+    ("intertestdelay", "--interTestDelay", false),
+    ("taskpernodeoffset", "--taskPerNodeOffset", false),
+    ("verbose", "--verbose", true),
+    ("writefile", "--writeFile", true),
+    ("readfile", "--readFile", true),
+    ("fileperproc", "--filePerProc", true),
+    ("keepfile", "--keepFile", true),
+    ("fsync", "--fsync", true),
+    ("fsyncperwrite", "--fsyncPerWrite", true),
+    ("randomoffset", "--randomOffset", true),
+    ("useexistingtestfile", "--useExistingTestFile", true),
+    ("reordertasks", "--reorderTasks", true),
+    ("reordertasksconstant", "--reorderTasks", true),
+    ("intratestbarriers", "--intraTestBarriers", true),
+    ("uniquedir", "--uniqueDir", true),
+    ("useo_direct", "--posix.odirect", true),
+    ("posix.odirect", "--posix.odirect", true),
+    ("checkwrite", "--checkWrite", true),
+    ("checkread", "--checkRead", true),
+    ("collective", "--collective", true),
+    ("multifile", "--multiFile", true),
+];
+
+/// The command line with each `-O a=1,b=2` replaced by the flags it stands for.
+fn expand_directives(args: &[String]) -> Result<Vec<String>> {
+    let mut out = Vec::new();
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        let list = match a.as_str() {
+            "-O" => it
+                .next()
+                .cloned()
+                .ok_or_else(|| anyhow!("-O needs directives, e.g. -O useO_DIRECT=1"))?,
+            x if x.starts_with("-O") && x.len() > 2 => x[2..].to_string(),
+            _ => {
+                out.push(a.clone());
+                continue;
+            }
+        };
+        for d in list.split(',').map(str::trim).filter(|d| !d.is_empty()) {
+            let (k, v) = d
+                .split_once('=')
+                .ok_or_else(|| anyhow!("-O {d}: directives look like name=value"))?;
+            let key = k.trim().to_ascii_lowercase();
+            let Some((_, flag, is_flag)) = DIRECTIVES.iter().find(|(n, ..)| *n == key) else {
+                let names: Vec<&str> = DIRECTIVES.iter().map(|d| d.0).collect();
+                bail!(
+                    "-O {k}: not a directive fathom's IOR method takes{}",
+                    super::did_you_mean(&key, &names)
+                );
+            };
+            let v = v.trim();
+            if *is_flag {
+                match v {
+                    "0" => {}
+                    "1" => out.push(flag.to_string()),
+                    // verbose is a level.
+                    _ if key == "verbose" && v.parse::<u32>().is_ok() => out.push(flag.to_string()),
+                    _ => bail!("-O {k}={v}: a flag directive is 0 or 1"),
+                }
+            } else {
+                out.push(format!("{flag}={v}"));
+            }
+        }
+    }
+    Ok(out)
+}
 
 /// IOR's usage, as far as fathom takes it.
 pub const USAGE: &str = "usage: fathom suite ior [-a POSIX|MMAP] [-b blockSize] [-t transferSize]
       [-s segmentCount] [-i repetitions] [-N numTasks] [-o testFile] [-F] [-w] [-r]
-      [-e] [-Y] [-k] [-z] [-C] [-g] [-v] [-d delay] [-E]
+      [-e] [-Y] [-k] [-z] [-u] [-C] [-Q N] [-g] [-v] [-d delay] [-E] [-O directives]
   -a api (POSIX: pread/pwrite, MMAP: mapped)   -b bytes per task per segment (1m)
   -t bytes per transfer (256k)  -s segments (1)  -i repetitions (1)  -N tasks (1)
   -o test file (testFile; N-N files are testFile.TASK; a directory: files in it)
   -F file per task  -w write only  -r read only  -e fsync after the write phase
   -Y fsync after every write  -k keep the files  -z random offsets  -d seconds between
-  repetitions  -E use the existing file  -C -g -v accepted (see README)
+  repetitions  -E use the existing file  -u with -F, a folder per task
+  -O directives (e.g. -O useO_DIRECT=1,keepFile=1)  -C -Q -g -v accepted (see README)
   e.g. mpirun -np 4 fathom suite ior -a POSIX -b 64k -F -i 10 -s 200 -t 4k";
 
 fn size(v: &str) -> Result<u64> {
@@ -319,8 +419,11 @@ pub fn parse(args: &[String]) -> Result<Opts> {
         random: false,
         delay: 0,
         existing: false,
+        unique_dir: false,
+        reorder: false,
     };
-    let mut opts = super::Opts::new(args);
+    let args = expand_directives(args)?;
+    let mut opts = super::Opts::new(&args);
     while let Some((k, a, inline)) = opts.next_opt() {
         let mut val = || opts.value(k, inline.clone());
         match k {
@@ -349,10 +452,19 @@ pub fn parse(args: &[String]) -> Result<Opts> {
             "-d" | "--interTestDelay" => {
                 o.delay = val()?.parse().map_err(|_| anyhow!("-d: seconds"))?
             }
-            // Accepted: -C (another task reads each block back: fathom's tasks share one
-            // page cache, which the read phase drops anyway), -g (the phases start
-            // together already), -v (fathom's table is the verbose one).
-            "-C" | "--reorderTasks" | "-g" | "--intraTestBarriers" | "-v" | "--verbose" => {}
+            // -C: another task reads each block back; on one host every task reads through
+            // the same page cache, so it changes nothing there (across hosts it is
+            // refused when the run starts). -Q: the node offset of -C.
+            "-C" | "--reorderTasks" | "--reorderTasksConstant" => o.reorder = true,
+            "-Q" | "--taskPerNodeOffset" => {
+                let _: u32 = val()?
+                    .parse()
+                    .map_err(|_| anyhow!("-Q: taskPerNodeOffset, a number"))?;
+            }
+            // Accepted: -g (the phases start together already), -v (fathom's table is the
+            // verbose one).
+            "-g" | "--intraTestBarriers" | "-v" | "--verbose" => {}
+            "-u" | "--uniqueDir" => o.unique_dir = true,
             "-h" | "--help" => bail!("{USAGE}"),
             "-c" | "--collective" => {
                 bail!("-c (collective I/O) needs MPI-IO: use -a POSIX without -c")
@@ -361,28 +473,30 @@ pub fn parse(args: &[String]) -> Result<Opts> {
                 "{k} (IOR's data check) is not supported here: verify data with a fathom job \
                  (verify=crc32c) over the same files"
             ),
-            "-u" | "--uniqueDir" | "-m" | "--multiFile" | "-Q" | "-O" => {
-                bail!("{k} is not supported by fathom's IOR method\n{USAGE}")
+            "-m" | "--multiFile" => {
+                bail!(
+                    "{k} (a file per repetition) is not supported by fathom's IOR method\n{USAGE}"
+                )
             }
-            "-N" | "--tasks" => {
+            "-N" | "--tasks" | "--numTasks" => {
                 o.tasks = val()?.parse().map_err(|_| anyhow!("--tasks: a number"))?
             }
-            "-b" | "--block" => o.block = size(&val()?)?,
-            "-t" | "--transfer" => o.transfer = size(&val()?)?,
-            "-s" | "--segments" => {
+            "-b" | "--block" | "--blockSize" => o.block = size(&val()?)?,
+            "-t" | "--transfer" | "--transferSize" => o.transfer = size(&val()?)?,
+            "-s" | "--segments" | "--segmentCount" => {
                 o.segments = val()?
                     .parse()
                     .map_err(|_| anyhow!("--segments: a number"))?
             }
-            "-i" | "--iterations" => {
+            "-i" | "--iterations" | "--repetitions" => {
                 o.iterations = val()?
                     .parse()
                     .map_err(|_| anyhow!("--iterations: a number"))?
             }
-            "-F" | "--file-per-proc" => o.file_per_proc = true,
-            "--direct" | "--posix.odirect" => o.direct = true,
+            "-F" | "--file-per-proc" | "--filePerProc" => o.file_per_proc = true,
+            "--direct" | "--posix.odirect" | "--useO_DIRECT" => o.direct = true,
             "-e" | "--fsync" => o.fsync = true,
-            "-k" | "--keep" => o.keep = true,
+            "-k" | "--keep" | "--keepFile" => o.keep = true,
             _ => bail!(
                 "unknown option '{a}'{}\n{USAGE}",
                 super::did_you_mean(a, FLAGS)
@@ -412,19 +526,25 @@ fn cleanup(o: &Opts, at: Place) {
         let _ = std::fs::remove_file(o.dir.join(o.shared_name()));
     }
     for f in o.task_files(at) {
-        let _ = std::fs::remove_file(f);
+        let _ = std::fs::remove_file(&f);
+        if o.unique_dir {
+            if let Some(d) = f.parent() {
+                let _ = std::fs::remove_dir(d);
+            }
+        }
     }
 }
 
-/// How many ranks share a host, at most (IOR's tasks per node), at rank 0.
-fn ranks_per_host(cl: &dyn Cluster) -> u32 {
+/// How many ranks share a host, at most (IOR's tasks per node), and how many hosts, at
+/// rank 0.
+fn ranks_per_host(cl: &dyn Cluster) -> (u32, usize) {
     let host = fathom::facts::host().hostname;
     let all = cl.gather_bytes(host.as_bytes());
     let mut n: std::collections::BTreeMap<&[u8], u32> = Default::default();
     for h in &all {
         *n.entry(h.as_slice()).or_default() += 1;
     }
-    n.values().copied().max().unwrap_or(1)
+    (n.values().copied().max().unwrap_or(1), n.len())
 }
 
 /// Run `fathom suite ior` as one process.
@@ -461,7 +581,26 @@ pub fn run_on(args: &[String], cl: &dyn Cluster) -> Result<super::Outcome> {
     }
     // IOR's tasks: -N threads on each rank.
     let tasks = o.tasks * cl.size();
-    let per_node = ranks_per_host(cl) * o.tasks;
+    let (per_host, hosts) = ranks_per_host(cl);
+    let per_node = per_host * o.tasks;
+    // -C reads another task's data back to defeat a client's cache: on one host every task
+    // reads through the same page cache (and the read phase drops it), so it changes
+    // nothing; across hosts fathom cannot yet pick the other node's data.
+    if cl.any(at.root() && o.reorder && hosts > 1) {
+        bail!(
+            "-C (reorderTasks) across hosts is not supported yet: fathom's read phase \
+             reads each task's own data; leave -C out (the read phase drops the page cache) \
+             or run one host"
+        );
+    }
+    if o.unique_dir && o.file_per_proc {
+        for f in o.task_files(at) {
+            if let Some(d) = f.parent() {
+                std::fs::create_dir_all(d)
+                    .map_err(|e| anyhow!("-u: cannot make {}: {e}", d.display()))?;
+            }
+        }
+    }
     let mib = |b: f64| b / 1048576.0;
     let mut s = format!(
         "fathom {} (IOR method)\n\n\
