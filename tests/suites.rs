@@ -868,6 +868,29 @@ fathomtest!(ior_takes_ior_s_own_command_line, |env| {
         0,
         "files and folders removed"
     );
+    // -W checks what was written (not timed); a damaged transfer is counted and fails
+    // the run, as IOR's exit code does.
+    let wf = u.join("checked");
+    let wf = wf.to_str().unwrap();
+    let o = env.run(&[
+        "suite", "ior", "-b", "64k", "-t", "16k", "-s", "2", "-N", "2", "-w", "-W", "-k", "-o", wf,
+    ]);
+    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+    assert!(!stdout(&o).contains("WARNING"), "{}", stdout(&o));
+    {
+        use std::os::unix::fs::FileExt;
+        let f = std::fs::OpenOptions::new().write(true).open(wf).unwrap();
+        f.write_all_at(&[0xa5; 8], 70000).unwrap();
+    }
+    let o = env.run(&[
+        "suite", "ior", "-b", "64k", "-t", "16k", "-s", "2", "-N", "2", "-W", "-o", wf,
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("WARNING: incorrect data on write (1 errors found)."),
+        "{}",
+        stdout(&o)
+    );
     let o = env.run(&["suite", "ior", "-O", "keepFiles=1"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(

@@ -50,6 +50,10 @@ pub struct Opts {
     pub existing: bool,
     /// `-u`: with `-F`, each task's file in a folder of its own (DIR/TASK/testFile.TASK).
     pub unique_dir: bool,
+    /// `-W`: read the data back after each write phase and check it.
+    pub check_write: bool,
+    /// `-R`: read the data back after each read phase and check it.
+    pub check_read: bool,
     /// `-C`: read back another task's data (only moot on one host, where every task
     /// reads through the same page cache).
     pub reorder: bool,
@@ -95,27 +99,39 @@ impl Place<'_> {
     }
 }
 
-/// One phase (write or read) of one iteration on every rank: the ranks start together,
-/// each runs its tasks, and rank 0 gets the phase's figures over all of them (None on
-/// the other ranks): the bytes and transfers of every task over the slowest rank's time,
-/// as IOR's aggregate bandwidth.
-fn phase(o: &Opts, write: bool, at: Place) -> Result<Option<Phase>> {
+/// What a job of the run does.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Step {
+    Write,
+    Read,
+    /// `-W`/`-R`: read the data back and check it (not timed, not in the table).
+    Check,
+}
+
+/// The fathom job of one step: every task of this rank over its file, its region of the
+/// shared file or its blocks of IOR's segments.
+fn job(o: &Opts, step: Step, at: Place) -> Result<fathom::JobSpec> {
+    let write = step == Step::Write;
     let per_task = o.block * o.segments;
-    let xfers_per_task = per_task / o.transfer;
     let kind = match (write, o.random) {
         (true, false) => RwKind::Write,
         (true, true) => RwKind::RandWrite,
         (false, false) => RwKind::Read,
         (false, true) => RwKind::RandRead,
     };
-    let mut b = Job::builder(if write { "write" } else { "read" })
+    let name = match step {
+        Step::Write => "write",
+        Step::Read => "read",
+        Step::Check => "check",
+    };
+    let mut b = Job::builder(name)
         .engine(if o.mmap { Engine::Mmap } else { Engine::Psync })
         .rw(kind)
         .bs(o.transfer)
         .numjobs(o.tasks)
         .directory(&o.dir)
         .direct(o.direct)
-        .option("number_ios", xfers_per_task.to_string())
+        .option("number_ios", (per_task / o.transfer).to_string())
         .flag("group_reporting");
     if o.random && !o.file_per_proc && o.segments > 1 {
         bail!("-z (random offsets) with a segmented shared file is not supported; use -F or -s 1");
@@ -149,21 +165,40 @@ fn phase(o: &Opts, write: bool, at: Place) -> Result<Option<Phase>> {
     if !write {
         b = b.option("invalidate", "1");
     }
-    let what = if write { "write phase" } else { "read phase" };
-    let job = b.build()?;
+    // -W/-R: the writes carry a checked header per transfer, which the check reads back.
+    if o.check_write || o.check_read {
+        b = b.option("verify", "crc32c");
+        if write {
+            b = b.option("do_verify", "0");
+        }
+    }
+    Ok(b.build()?)
+}
+
+/// Run `step`'s job on every rank, started together; this rank's result.
+fn run_step(o: &Opts, step: Step, at: Place) -> Result<fathom::JobResult> {
+    let job = job(o, step, at)?;
     // Every rank lays out and starts together (IOR's barrier before each phase).
     at.cl.barrier();
     let r = super::stop::run_runner_with(fathom::Runner::new(job), at.limits())?;
-    let j = r
-        .jobs
+    r.jobs
         .into_iter()
         .next()
-        .ok_or_else(|| anyhow!("stopped before the run started"))?;
+        .ok_or_else(|| anyhow!("stopped before the run started"))
+}
+
+/// One phase (write or read) of one iteration on every rank: the ranks start together,
+/// each runs its tasks, and rank 0 gets the phase's figures over all of them (None on
+/// the other ranks): the bytes and transfers of every task over the slowest rank's time,
+/// as IOR's aggregate bandwidth.
+fn phase(o: &Opts, write: bool, at: Place) -> Result<Option<Phase>> {
+    let what = if write { "write phase" } else { "read phase" };
+    let j = run_step(o, if write { Step::Write } else { Step::Read }, at)?;
     if let Some(e) = &j.error_text {
         bail!("{what}: {e}");
     }
     let d = &j.stats.dirs[usize::from(write)];
-    let want = xfers_per_task * o.tasks as u64;
+    let want = o.block * o.segments / o.transfer * o.tasks as u64;
     if d.ios != want && !super::stopped() {
         bail!(
             "{} phase did {} transfers, expected {want}",
@@ -195,6 +230,30 @@ fn phase(o: &Opts, write: bool, at: Place) -> Result<Option<Phase>> {
         latency: if ios > 0.0 { sum(3) / ios / 1e9 } else { 0.0 },
         secs,
     }))
+}
+
+/// `-W`/`-R`: every task reads its data back and checks each transfer's header (written
+/// with the data); the transfers that fail, over every rank, at rank 0 (IOR counts
+/// 8-byte words, fathom whole transfers), and IOR's warning when any failed (rank 0).
+fn check(o: &Opts, after: &str, at: Place) -> Result<(u64, String)> {
+    let j = run_step(o, Step::Check, at)?;
+    let failed = j.stats.verify.as_ref().map_or(0, |v| v.failures);
+    // A check that could not read (not a data error) is an error of the run.
+    if failed == 0 {
+        if let Some(e) = &j.error_text {
+            bail!("check after {after}: {e}");
+        }
+    }
+    let all = at.cl.gather_f64(&[failed as f64]);
+    let total = all.iter().map(|v| v[0]).sum::<f64>() as u64;
+    let mut warn = String::new();
+    if at.root() && total > 0 {
+        warn = format!("WARNING: incorrect data on {after} ({total} errors found).\n");
+        if let Some(first) = j.stats.verify.as_ref().and_then(|v| v.first.first()) {
+            warn.push_str(&format!("  first on rank 0: {first}\n"));
+        }
+    }
+    Ok((total, warn))
 }
 
 impl Opts {
@@ -421,6 +480,8 @@ pub fn parse(args: &[String]) -> Result<Opts> {
         existing: false,
         unique_dir: false,
         reorder: false,
+        check_write: false,
+        check_read: false,
     };
     let args = expand_directives(args)?;
     let mut opts = super::Opts::new(&args);
@@ -469,10 +530,8 @@ pub fn parse(args: &[String]) -> Result<Opts> {
             "-c" | "--collective" => {
                 bail!("-c (collective I/O) needs MPI-IO: use -a POSIX without -c")
             }
-            "-W" | "--checkWrite" | "-R" | "--checkRead" => bail!(
-                "{k} (IOR's data check) is not supported here: verify data with a fathom job \
-                 (verify=crc32c) over the same files"
-            ),
+            "-W" | "--checkWrite" => o.check_write = true,
+            "-R" | "--checkRead" => o.check_read = true,
             "-m" | "--multiFile" => {
                 bail!(
                     "{k} (a file per repetition) is not supported by fathom's IOR method\n{USAGE}"
@@ -503,7 +562,8 @@ pub fn parse(args: &[String]) -> Result<Opts> {
             ),
         }
     }
-    if !o.write && !o.read {
+    // IOR: none of -w, -r, -W, -R means -w -r.
+    if !(o.write || o.read || o.check_write || o.check_read) {
         o.write = true;
         o.read = true;
     }
@@ -635,6 +695,8 @@ pub fn run_on(args: &[String], cl: &dyn Cluster) -> Result<super::Outcome> {
     );
     let mut writes = Vec::new();
     let mut reads = Vec::new();
+    // -W/-R: transfers whose check failed, over every rank (at rank 0).
+    let mut errors = 0u64;
     let result = (|| -> Result<()> {
         for i in 0..o.iterations {
             // A signal to any rank stops every rank here.
@@ -648,6 +710,13 @@ pub fn run_on(args: &[String], cl: &dyn Cluster) -> Result<super::Outcome> {
             // A phase cut short by a signal is not reported (its figures are partial).
             let stopped = cl.any(super::stopped());
             let w = w.filter(|_| !stopped);
+            let mut warnings = String::new();
+            if o.check_write && !stopped {
+                let (n, warn) = check(&o, "write", at)?;
+                errors += n;
+                warnings.push_str(&warn);
+            }
+            let stopped = cl.any(super::stopped());
             let r = if o.read && !stopped {
                 phase(&o, false, at)?
             } else {
@@ -656,6 +725,11 @@ pub fn run_on(args: &[String], cl: &dyn Cluster) -> Result<super::Outcome> {
             // (Every rank asks, also those without figures: it is a collective call.)
             let stopped = cl.any(super::stopped());
             let r = r.filter(|_| !stopped);
+            if o.check_read && !stopped {
+                let (n, warn) = check(&o, "read", at)?;
+                errors += n;
+                warnings.push_str(&warn);
+            }
             for (name, p) in [("write", w), ("read", r)] {
                 let Some(p) = p else { continue };
                 s.push_str(&format!(
@@ -668,6 +742,7 @@ pub fn run_on(args: &[String], cl: &dyn Cluster) -> Result<super::Outcome> {
                     p.secs
                 ));
             }
+            s.push_str(&warnings);
             writes.extend(w.map(|p| p.bw));
             reads.extend(r.map(|p| p.bw));
         }
@@ -721,7 +796,7 @@ pub fn run_on(args: &[String], cl: &dyn Cluster) -> Result<super::Outcome> {
     }
     print!("{s}");
     Ok((
-        0,
+        u8::from(errors > 0),
         phases
             .iter()
             .map(|(title, _, v)| (format!("Max {title} (MiB/s)"), mib(stats(v).0)))
