@@ -891,6 +891,24 @@ fathomtest!(ior_takes_ior_s_own_command_line, |env| {
         "{}",
         stdout(&o)
     );
+    // -m: a file per repetition (testFile.REP); -c warns and goes on, as IOR with POSIX.
+    let mf = u.join("multi");
+    let mf = mf.to_str().unwrap();
+    let o = env.run(&[
+        "suite", "ior", "-b", "64k", "-t", "16k", "-i", "3", "-m", "-k", "-c", "-o", mf,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("collective not available in POSIX"),
+        "{}",
+        stderr(&o)
+    );
+    for r in 0..3 {
+        assert!(
+            std::path::Path::new(&format!("{mf}.{r}")).exists(),
+            "{mf}.{r}"
+        );
+    }
     let o = env.run(&["suite", "ior", "-O", "keepFiles=1"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(

@@ -50,6 +50,10 @@ pub struct Opts {
     pub existing: bool,
     /// `-u`: with `-F`, each task's file in a folder of its own (DIR/TASK/testFile.TASK).
     pub unique_dir: bool,
+    /// `-m`: a file (or set of files) per repetition, named with its number.
+    pub multi_file: bool,
+    /// The repetition whose files `-m` names (set per repetition).
+    pub rep: Option<u32>,
     /// `-W`: read the data back after each write phase and check it.
     pub check_write: bool,
     /// `-R`: read the data back after each read phase and check it.
@@ -271,7 +275,17 @@ impl Opts {
         } else {
             String::new()
         };
-        format!("{dir}{}.{task}", self.file_name())
+        format!("{dir}{}.{task}{}", self.file_name(), self.rep_suffix())
+    }
+    /// `-m`: the repetition's number after the name, as IOR adds it.
+    fn rep_suffix(&self) -> String {
+        self.rep.map_or(String::new(), |r| format!(".{r}"))
+    }
+    /// These options for repetition `i` (with `-m`, its own files).
+    fn for_rep(&self, i: u32) -> Opts {
+        let mut o = self.clone();
+        o.rep = self.multi_file.then_some(i);
+        o
     }
     /// This rank's per-task files.
     fn task_files(&self, at: Place) -> Vec<std::path::PathBuf> {
@@ -289,7 +303,8 @@ impl Opts {
         self.name.clone().unwrap_or_else(|| "ior".into())
     }
     fn shared_name(&self) -> String {
-        self.name.clone().unwrap_or_else(|| "ior.shared".into())
+        let base = self.name.clone().unwrap_or_else(|| "ior.shared".into());
+        format!("{base}{}", self.rep_suffix())
     }
 }
 
@@ -442,14 +457,16 @@ fn expand_directives(args: &[String]) -> Result<Vec<String>> {
 /// IOR's usage, as far as fathom takes it.
 pub const USAGE: &str = "usage: fathom suite ior [-a POSIX|MMAP] [-b blockSize] [-t transferSize]
       [-s segmentCount] [-i repetitions] [-N numTasks] [-o testFile] [-F] [-w] [-r]
-      [-e] [-Y] [-k] [-z] [-u] [-C] [-Q N] [-g] [-v] [-d delay] [-E] [-O directives]
+      [-e] [-Y] [-k] [-z] [-u] [-m] [-W] [-R] [-C] [-Q N] [-g] [-v] [-c] [-d delay] [-E]
+      [-O directives]
   -a api (POSIX: pread/pwrite, MMAP: mapped)   -b bytes per task per segment (1m)
   -t bytes per transfer (256k)  -s segments (1)  -i repetitions (1)  -N tasks (1)
   -o test file (testFile; N-N files are testFile.TASK; a directory: files in it)
   -F file per task  -w write only  -r read only  -e fsync after the write phase
   -Y fsync after every write  -k keep the files  -z random offsets  -d seconds between
   repetitions  -E use the existing file  -u with -F, a folder per task
-  -O directives (e.g. -O useO_DIRECT=1,keepFile=1)  -C -Q -g -v accepted (see README)
+  -m a file per repetition  -W/-R check the data after each write/read phase
+  -O directives (e.g. -O useO_DIRECT=1,keepFile=1)  -C -Q -g -v -c accepted (see README)
   e.g. mpirun -np 4 fathom suite ior -a POSIX -b 64k -F -i 10 -s 200 -t 4k";
 
 fn size(v: &str) -> Result<u64> {
@@ -482,6 +499,8 @@ pub fn parse(args: &[String]) -> Result<Opts> {
         reorder: false,
         check_write: false,
         check_read: false,
+        multi_file: false,
+        rep: None,
     };
     let args = expand_directives(args)?;
     let mut opts = super::Opts::new(&args);
@@ -527,16 +546,13 @@ pub fn parse(args: &[String]) -> Result<Opts> {
             "-g" | "--intraTestBarriers" | "-v" | "--verbose" => {}
             "-u" | "--uniqueDir" => o.unique_dir = true,
             "-h" | "--help" => bail!("{USAGE}"),
+            // As IOR with -a POSIX: collective I/O belongs to MPI-IO; warned and reset.
             "-c" | "--collective" => {
-                bail!("-c (collective I/O) needs MPI-IO: use -a POSIX without -c")
+                eprintln!("WARNING: collective not available in POSIX, using value of 0.")
             }
             "-W" | "--checkWrite" => o.check_write = true,
             "-R" | "--checkRead" => o.check_read = true,
-            "-m" | "--multiFile" => {
-                bail!(
-                    "{k} (a file per repetition) is not supported by fathom's IOR method\n{USAGE}"
-                )
-            }
+            "-m" | "--multiFile" => o.multi_file = true,
             "-N" | "--tasks" | "--numTasks" => {
                 o.tasks = val()?.parse().map_err(|_| anyhow!("--tasks: a number"))?
             }
@@ -626,10 +642,11 @@ pub fn run_on(args: &[String], cl: &dyn Cluster) -> Result<super::Outcome> {
     std::fs::create_dir_all(&o.dir)?;
     if !o.write {
         // -r alone reads what an earlier -w -k run left.
+        let o0 = o.for_rep(0);
         let first = if o.file_per_proc {
-            o.task_files(at).swap_remove(0)
+            o0.task_files(at).swap_remove(0)
         } else {
-            o.dir.join(o.shared_name())
+            o.dir.join(o0.shared_name())
         };
         if !first.exists() {
             bail!(
@@ -706,6 +723,8 @@ pub fn run_on(args: &[String], cl: &dyn Cluster) -> Result<super::Outcome> {
             if i > 0 && o.delay > 0 {
                 std::thread::sleep(std::time::Duration::from_secs(o.delay));
             }
+            // -m: this repetition's own files.
+            let o = o.for_rep(i);
             let w = if o.write { phase(&o, true, at)? } else { None };
             // A phase cut short by a signal is not reported (its figures are partial).
             let stopped = cl.any(super::stopped());
@@ -748,7 +767,9 @@ pub fn run_on(args: &[String], cl: &dyn Cluster) -> Result<super::Outcome> {
         }
         Ok(())
     })();
-    cleanup(&o, at);
+    for i in 0..o.iterations {
+        cleanup(&o.for_rep(i), at);
+    }
     result?;
     if !at.root() {
         return Ok((0, Vec::new()));
