@@ -1586,6 +1586,25 @@ fathomtest!(suites_suggest_the_nearest_flag_and_dd_takes_status, |env| {
         assert_eq!(o.status.code(), Some(2), "{line}");
         assert!(stderr(&o).contains(says), "{line}: {}", stderr(&o));
     }
+    // Every suite answers --help with its tool's options (and as the tool does: sysbench
+    // takes `fileio help`).
+    for (suite, says) in [
+        ("bonnie", "-n number-to-stat"),
+        ("iozone", "-r record"),
+        ("ior", "-b blockSize"),
+        ("sysbench", "--file-test-mode"),
+        ("dd", "oflag=FLAGS"),
+        ("dbench", "--loadfile"),
+        ("metarates", "-n numfiles"),
+        ("cdm", "--profile=NAME"),
+        ("curve", "--stop-curve=TIME"),
+    ] {
+        let o = env.run(&["suite", suite, "--help"]);
+        assert!(o.status.success(), "{suite}: {}", stderr(&o));
+        assert!(stdout(&o).contains(says), "{suite}: {}", stdout(&o));
+    }
+    let o = env.run(&["suite", "sysbench", "fileio", "help"]);
+    assert!(stdout(&o).contains("--file-fsync-all[=on|off]"), "{}", stdout(&o));
     let of = format!("of={}", env.path().join("x").display());
     let dd = |status: &str| {
         let o = env.run(&[

@@ -233,8 +233,26 @@ pub fn parse(args: &[String]) -> Result<Opts> {
     Ok(o)
 }
 
+/// `--help`: cdm's options.
+pub const HELP: &str = "usage: fathom suite cdm [--dir=DIR] [--size=SIZE] [--loops=N] [--runtime=T]
+                        [--profile=default|nvme] [--ioengine=ENGINE]
+CrystalDiskMark 8's tests with direct I/O on one test file: SEQ1M Q8T1, SEQ1M Q1T1,
+RND4K Q32T1 and RND4K Q1T1 (nvme: SEQ1M Q8T1, SEQ128K Q32T1, RND4K Q32T16, RND4K
+Q1T1), each read then written; the best of the loops in MB/s and IOPS.
+  --dir=DIR         where the test file goes [.]
+  --size=SIZE       the test file [1g]
+  --loops=N         runs of each test, the best reported [5]
+  --runtime=T       each run's length [5s]
+  --profile=NAME    default or nvme [default]
+  --ioengine=NAME   the engine [libaio]
+e.g. fathom suite cdm --dir=/mnt/disk --size=1g --loops=3 --runtime=5";
+
 /// Run `fathom suite cdm`.
 pub fn run(args: &[String]) -> Result<super::Outcome> {
+    if args.iter().any(|a| a == "--help" || a == "-h") {
+        println!("{HELP}");
+        return Ok((0, Vec::new()));
+    }
     let o = parse(args)?;
     let scores = run_tests(&o)?;
     print!("{}", table(&o, &scores));

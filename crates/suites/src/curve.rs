@@ -212,8 +212,28 @@ pub fn parse(args: &[String]) -> Result<Opts> {
     Ok(o)
 }
 
+/// `--help`: curve's options.
+pub const HELP: &str =
+    "usage: fathom suite curve --JOBOPTION=VALUE... [--runtime=T] [--points=LIST]
+                          [--stop-curve=TIME] [--svg=FILE]
+vdbench's iorate=curve: an uncapped run, then runs held to a share of its IOPS; each
+point's achieved rate and response time (from the intended issue time).
+  --runtime=T         each point's length [10s]
+  --points=LIST       percentages of the uncapped rate [10,50,70,80,90,100]
+  --stop-curve=TIME   stop once the mean response time passes TIME (e.g. 5ms)
+  --svg=FILE          the curve as an SVG chart
+  --JOBOPTION=VALUE   any fio job option sets the workload (--rw=, --bs=, --filename=,
+                      --directory= with --size=, --ioengine=, --iodepth=, ...); the curve
+                      sets the rate itself (rate_iops, rate, time_based are refused)
+e.g. fathom suite curve --rw=randread --bs=4k --directory=/mnt --size=4g --ioengine=libaio \
+       --direct=1 --iodepth=16 --stop-curve=5ms --svg=curve.svg";
+
 /// Run `fathom suite curve`.
 pub fn run(args: &[String]) -> Result<super::Outcome> {
+    if args.iter().any(|a| a == "--help" || a == "-h") {
+        println!("{HELP}");
+        return Ok((0, Vec::new()));
+    }
     let o = parse(args)?;
     let points = run_curve(&o)?;
     print!("{}", table(&points));

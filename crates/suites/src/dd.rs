@@ -325,8 +325,31 @@ fn truncate_output(path: &str, at: u64) -> Result<()> {
     Ok(())
 }
 
+/// `--help`: the operands and flags fathom's dd takes.
+pub const HELP: &str = "usage: fathom suite dd OPERAND...   (or fathom linked as dd)
+fathom's dd measures one side of a copy: writing a file from /dev/zero, or reading one
+to /dev/null (a copy between two files is refused, nothing is written).
+  if=FILE         read from FILE (/dev/zero when writing)
+  of=FILE         write to FILE (/dev/null when reading)
+  bs=BYTES        block size [512]; ibs=, obs= set it too
+  count=N         blocks to move (required when writing; reading: to the end of the file)
+  skip=N          blocks skipped at the start of the input (iseek=)
+  seek=N          blocks skipped at the start of the output (oseek=)
+  iflag=FLAGS     direct, dsync, sync, nocache, fullblock (comma-separated)
+  oflag=FLAGS     direct, dsync, sync, nocache
+  conv=CONVS      fdatasync, fsync (sync the output at the end), notrunc (do not truncate
+                  the output at the seek point)
+  status=LEVEL    none, noxfer, progress
+BYTES and N take dd's suffixes: c=1, w=2, b=512, kB=1000, K=KiB=1024, MB, M, GB, G, TB, T.
+dd's closing lines go to stderr with the latency per block (min, p50, p99, p99.9, max).
+e.g. fathom suite dd if=/dev/zero of=/mnt/test bs=1G count=1 oflag=dsync";
+
 /// Run `fathom suite dd OPERANDS...`; dd's lines and the latency go to stderr, as dd's do.
 pub fn run(args: &[String]) -> Result<super::Outcome> {
+    if args.iter().any(|a| a == "--help") {
+        println!("{HELP}");
+        return Ok((0, Vec::new()));
+    }
     let dd = Dd::parse(args)?;
     let (writing, path, flags, blocks_off) = dd.side()?;
     let nocache = flags.iter().any(|f| f == "nocache");

@@ -138,9 +138,12 @@ pub fn parse(args: &[String]) -> Result<Opts> {
             }
             bail!("'{a}': expected prepare, run or cleanup");
         };
-        let (k, v) = opt
-            .split_once('=')
-            .ok_or_else(|| anyhow!("--{opt} needs a value (--{opt}=...)"))?;
+        // On/off options may stand alone (`--file-fsync-all` is on), as sysbench takes them.
+        let (k, v) = match opt.split_once('=') {
+            Some(kv) => kv,
+            None if ["file-fsync-all", "file-fsync-end"].contains(&opt) => (opt, "on"),
+            None => bail!("--{opt} needs a value (--{opt}=...)"),
+        };
         let num = |v: &str| {
             v.parse::<u64>()
                 .map_err(|_| anyhow!("--{k}: '{v}' is not a number"))
@@ -466,7 +469,41 @@ fn cleanup(o: &Opts) -> Result<String> {
 }
 
 /// Run `fathom suite sysbench ...`.
+/// `sysbench fileio help` (or `--help`): the test's options with their defaults.
+pub const HELP: &str = "usage: fathom suite sysbench [fileio] [options] prepare|run|cleanup
+  (or fathom linked as sysbench: sysbench fileio [options] prepare|run|cleanup)
+
+fileio options [default]:
+  --file-num=N                  files to create [128]
+  --file-block-size=N           bytes per I/O request [16384]
+  --file-total-size=SIZE        size of all the files together [2G]
+  --file-test-mode=STRING       seqwr, seqrewr, seqrd, rndrd, rndwr or rndrw (required for run)
+  --file-io-mode=STRING         sync, async or mmap [sync]
+  --file-async-backlog=N        requests in flight per thread in async mode [128]
+  --file-extra-flags=LIST       sync, dsync, direct: flags the files are opened with []
+  --file-fsync-freq=N           fsync after this many requests, 0 never [100]
+  --file-fsync-all[=on|off]     fsync after every write [off]
+  --file-fsync-end[=on|off]     fsync at the end of the test [on]
+  --file-fsync-mode=STRING      fsync or fdatasync [fsync]
+  --file-merged-requests=N      merged requests (fathom takes 0 only) [0]
+  --file-rw-ratio=N             reads per write in rndrw [1.5]
+
+general options:
+  --threads=N (--num-threads)   worker threads [1]
+  --time=N (--max-time)         seconds to run, 0 no limit [10]
+  --events=N (--max-requests)   requests in all, 0 no limit [0]
+  --dir=DIR                     where the files are (fathom's) [.]
+
+e.g. fathom suite sysbench fileio --file-total-size=1G --file-test-mode=rndrw --time=60 run";
+
 pub fn main(args: &[String]) -> Result<super::Outcome> {
+    if args
+        .iter()
+        .any(|a| a == "--help" || a == "-h" || a == "help")
+    {
+        println!("{HELP}");
+        return Ok((0, Vec::new()));
+    }
     let o = parse(args)?;
     match o.command.as_str() {
         "prepare" => print!("{}", prepare(&o)?),
