@@ -151,6 +151,9 @@ mod imp {
     use super::*;
     use mpi::traits::*;
 
+    /// The tag of a rank's "I was stopped" message.
+    const STOP_TAG: i32 = 7007;
+
     /// The MPI side of a run.
     pub struct Dist {
         _universe: mpi::environment::Universe,
@@ -190,6 +193,32 @@ mod imp {
             let mut all = 0i32;
             world.all_reduce_into(&(mine as i32), &mut all, SystemOperation::logical_or());
             all != 0
+        }
+
+        /// Tell every other rank that this one was stopped (a signal to this process
+        /// alone), so that they stop their phase too rather than finish it. A one-int
+        /// message each: sent at once (eagerly), never waiting for the receiver.
+        pub fn announce_stop() {
+            let world = mpi::topology::SimpleCommunicator::world();
+            for r in (0..world.size()).filter(|&r| r != world.rank()) {
+                world.process_at_rank(r).send_with_tag(&1i32, STOP_TAG);
+            }
+        }
+
+        /// Whether another rank announced a stop since the last look (every announcement
+        /// waiting is taken off the line).
+        pub fn peer_stopped() -> bool {
+            let world = mpi::topology::SimpleCommunicator::world();
+            let mut any = false;
+            while world
+                .any_process()
+                .immediate_probe_with_tag(STOP_TAG)
+                .is_some()
+            {
+                let _: (i32, _) = world.any_process().receive_with_tag(STOP_TAG);
+                any = true;
+            }
+            any
         }
 
         /// Every rank's bytes at rank 0, in rank order; an empty list elsewhere.
@@ -272,6 +301,12 @@ impl Dist {
     /// Unreachable without MPI.
     pub fn any(mine: bool) -> bool {
         mine
+    }
+    /// Unreachable without MPI.
+    pub fn announce_stop() {}
+    /// Unreachable without MPI.
+    pub fn peer_stopped() -> bool {
+        false
     }
     /// Unreachable without MPI.
     pub fn gather_bytes(&self, mine: &[u8]) -> Vec<Vec<u8>> {

@@ -597,6 +597,21 @@ fn real_main() -> Result<u8, Failure> {
                 h.cancel();
             }
         });
+        // Within a phase: a rank stopped alone tells the others at once, and they stop
+        // their phase too (within a poll, 50 ms) instead of finishing it first.
+        let h = runner.cancel_handle();
+        let (mut announced, mut by_peer) = (false, false);
+        runner = runner.on_poll(move || {
+            if h.is_cancelled() {
+                if !announced && !by_peer {
+                    announced = true;
+                    dist::Dist::announce_stop();
+                }
+            } else if dist::Dist::peer_stopped() {
+                by_peer = true;
+                h.cancel();
+            }
+        });
     }
     let plan = runner
         .plan_with(fathom::plan::Limits {
@@ -737,7 +752,13 @@ fn real_main() -> Result<u8, Failure> {
     let code = verdict(&signals, &plan, &result, is_root);
     // Every rank leaves with rank 0's verdict on the whole run.
     Ok(match &dist {
-        Some(d) => d.agree_exit_code(code),
+        Some(d) => {
+            let code = d.agree_exit_code(code);
+            // Stop announcements that reached this rank after its last phase: taken off
+            // the line before MPI ends.
+            dist::Dist::peer_stopped();
+            code
+        }
         None => code,
     })
 }

@@ -96,6 +96,7 @@ impl Progress {
 type IntervalFn = Box<dyn FnMut(&Progress) + Send>;
 type JobEndFn = Box<dyn FnMut(&JobResult) + Send>;
 type PhaseFn = Box<dyn FnMut(u32) + Send>;
+type PollFn = Box<dyn FnMut() + Send>;
 
 /// The registered callbacks.
 #[derive(Default)]
@@ -103,6 +104,7 @@ pub(crate) struct Events {
     pub interval: Option<(Duration, IntervalFn)>,
     pub job_end: Option<JobEndFn>,
     pub before_phase: Option<PhaseFn>,
+    pub poll: Option<PollFn>,
 }
 
 impl Events {
@@ -117,6 +119,11 @@ impl Events {
     pub(crate) fn fire_before_phase(&mut self, phase: u32) {
         if let Some(f) = &mut self.before_phase {
             f(phase);
+        }
+    }
+    pub(crate) fn fire_poll(&mut self) {
+        if let Some(f) = &mut self.poll {
+            f();
         }
     }
     pub(crate) fn fire_job_end(&mut self, j: &JobResult) {

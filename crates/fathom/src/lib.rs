@@ -153,6 +153,13 @@ impl Runner {
         self.lock_events().before_phase = Some(Box::new(f));
         self
     }
+    /// Call `f` about every 50 ms while a phase runs, on the thread that called
+    /// [`Runner::run`] (also once as each phase ends): where a distributed run looks for a
+    /// stop from another rank, and cancels through [`Runner::cancel_handle`].
+    pub fn on_poll(self, f: impl FnMut() + Send + 'static) -> Runner {
+        self.lock_events().poll = Some(Box::new(f));
+        self
+    }
     fn lock_events(&self) -> std::sync::MutexGuard<'_, events::Events> {
         self.events.lock().unwrap_or_else(|e| e.into_inner())
     }

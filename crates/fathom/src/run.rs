@@ -282,6 +282,8 @@ fn run_phases(
                         }
                     }
                 }
+                // The caller's poll (a distributed run's stop from another rank) may cancel.
+                events.fire_poll();
                 if cancel.load(std::sync::atomic::Ordering::Relaxed) {
                     for st in &stops {
                         st.store(true, std::sync::atomic::Ordering::Relaxed);
@@ -353,6 +355,8 @@ fn run_phases(
                     Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break,
                 }
             }
+            // Once more as the phase ends (a stop that ended it is announced from here).
+            events.fire_poll();
             got
         });
         for (ji, o) in results {
