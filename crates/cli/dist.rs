@@ -365,4 +365,17 @@ impl fathom::Cluster for Ranks<'_> {
     fn any(&self, mine: bool) -> bool {
         Dist::any(mine)
     }
+    fn stop_signals(&self) -> Option<fathom::cluster::StopSignals> {
+        Some(Dist::stop_signals())
+    }
+}
+
+impl Dist {
+    /// This launcher's stop messages.
+    pub fn stop_signals() -> fathom::cluster::StopSignals {
+        fathom::cluster::StopSignals {
+            announce: Dist::announce_stop,
+            peer_stopped: Dist::peer_stopped,
+        }
+    }
 }

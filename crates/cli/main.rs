@@ -145,6 +145,8 @@ fn run_suite(args: &[String]) -> Result<u8, Failure> {
     let r = match &dist {
         Some(d) => {
             let r = fathom_suites::run_with(args, &dist::Ranks(d));
+            // Stop announcements that came after this rank's last step.
+            dist::Dist::peer_stopped();
             if let (Err(e), None) = (&r, signals.exit_code()) {
                 eprintln!(
                     "fathom: rank {} ({}): error: {e:#}",
@@ -174,6 +176,10 @@ fn run_vdbench(args: &[String]) -> Result<u8, Failure> {
     let dist = dist::Dist::detect().map_err(usage)?;
     let cluster = dist.as_ref().map(dist::Ranks);
     let r = fathom_vdbench::main_with(args, cluster.as_ref().map(|c| c as &dyn fathom::Cluster));
+    if dist.is_some() {
+        // Stop announcements that came after this rank's last run.
+        dist::Dist::peer_stopped();
+    }
     match (signals.exit_code(), r) {
         (Some(code), Ok(_)) => Ok(code),
         (Some(code), Err(e)) => {
@@ -599,19 +605,7 @@ fn real_main() -> Result<u8, Failure> {
         });
         // Within a phase: a rank stopped alone tells the others at once, and they stop
         // their phase too (within a poll, 50 ms) instead of finishing it first.
-        let h = runner.cancel_handle();
-        let (mut announced, mut by_peer) = (false, false);
-        runner = runner.on_poll(move || {
-            if h.is_cancelled() {
-                if !announced && !by_peer {
-                    announced = true;
-                    dist::Dist::announce_stop();
-                }
-            } else if dist::Dist::peer_stopped() {
-                by_peer = true;
-                h.cancel();
-            }
-        });
+        runner = fathom::cluster::stop_with_peers(runner, dist::Dist::stop_signals());
     }
     let plan = runner
         .plan_with(fathom::plan::Limits {

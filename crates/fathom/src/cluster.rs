@@ -2,7 +2,36 @@
 //! `mpirun`) gives the front ends that run across hosts: vdbench's `hd=` hosts, IOR's and
 //! metarates' tasks. The front ends only see this trait; the MPI calls stay in the binary.
 
-use crate::Report;
+use crate::{Report, Runner};
+
+/// How the ranks tell each other of a stop within a phase: plain functions (the launcher's
+/// messages), so that a run's poll can hold them.
+#[derive(Clone, Copy)]
+pub struct StopSignals {
+    /// Tell every other rank that this one was stopped.
+    pub announce: fn(),
+    /// Whether another rank announced a stop since the last look.
+    pub peer_stopped: fn() -> bool,
+}
+
+/// `runner` with a poll that passes stops between the ranks while a phase runs: a rank
+/// stopped alone (a signal to that process) tells the others, and a rank told so cancels
+/// its run, so every rank stops its phase within a poll rather than finish it first.
+pub fn stop_with_peers(runner: Runner, s: StopSignals) -> Runner {
+    let h = runner.cancel_handle();
+    let (mut announced, mut by_peer) = (false, false);
+    runner.on_poll(move || {
+        if h.is_cancelled() {
+            if !announced && !by_peer {
+                announced = true;
+                (s.announce)();
+            }
+        } else if (s.peer_stopped)() {
+            by_peer = true;
+            h.cancel();
+        }
+    })
+}
 
 /// The ranks of a distributed run, as seen from one of them.
 pub trait Cluster {
@@ -18,6 +47,10 @@ pub trait Cluster {
     fn broadcast(&self, v: f64) -> f64;
     /// Whether any rank says `mine`, at every rank (a barrier that carries a stop).
     fn any(&self, mine: bool) -> bool;
+    /// How the ranks tell each other of a stop within a phase (None: one process).
+    fn stop_signals(&self) -> Option<StopSignals> {
+        None
+    }
 
     /// Every rank's report, in rank order, at rank 0 (lossless: the native JSON); an empty
     /// list elsewhere.

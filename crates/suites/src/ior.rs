@@ -184,7 +184,12 @@ fn run_step(o: &Opts, step: Step, at: Place) -> Result<fathom::JobResult> {
     let job = job(o, step, at)?;
     // Every rank lays out and starts together (IOR's barrier before each phase).
     at.cl.barrier();
-    let r = super::stop::run_runner_with(fathom::Runner::new(job), at.limits())?;
+    let mut runner = fathom::Runner::new(job);
+    // A rank stopped alone tells the others, which stop this phase too.
+    if let Some(s) = at.cl.stop_signals() {
+        runner = fathom::cluster::stop_with_peers(runner, s);
+    }
+    let r = super::stop::run_runner_with(runner, at.limits())?;
     r.jobs
         .into_iter()
         .next()

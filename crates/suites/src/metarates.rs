@@ -247,12 +247,25 @@ fn utime(path: &Path) -> Result<()> {
 }
 
 /// One timed pass of `test` over this rank's files: the seconds it took, and whether a
-/// signal cut it short.
-fn pass(test: Test, o: &Opts, files: &[PathBuf]) -> Result<(f64, bool)> {
+/// signal cut it short (this rank's, which it tells the others, or another rank's).
+fn pass(
+    test: Test,
+    o: &Opts,
+    files: &[PathBuf],
+    peers: Option<fathom::cluster::StopSignals>,
+) -> Result<(f64, bool)> {
     let t0 = Instant::now();
     for (i, f) in files.iter().enumerate() {
-        if i % 256 == 0 && super::stopped() {
-            return Ok((t0.elapsed().as_secs_f64(), true));
+        if i % 256 == 0 {
+            if super::stopped() {
+                if let Some(p) = peers {
+                    (p.announce)();
+                }
+                return Ok((t0.elapsed().as_secs_f64(), true));
+            }
+            if peers.is_some_and(|p| (p.peer_stopped)()) {
+                return Ok((t0.elapsed().as_secs_f64(), true));
+            }
         }
         match test {
             Test::Create => create(f, o.fsync)?,
@@ -302,16 +315,17 @@ pub fn run_on(args: &[String], cl: &dyn Cluster) -> Result<super::Outcome> {
     }
     let mine = file_list(&o, cl.rank(), per_rank);
     let result = tests(&o, cl, per_rank, &mine);
-    // After an error or a signal this rank's files go too (each test removes its own
-    // when it ends), and with -u its folder, unless -k keeps them.
-    let cut = result.is_err() || super::stopped();
+    // After an error or a stop (a signal here or on another rank) this rank's files go too
+    // (each test removes its own when it ends), and with -u its folder, unless -k keeps
+    // them.
+    let cut = result.as_ref().map_or(true, |r| r.1) || super::stopped();
     if cut {
         let _ = remove(&mine);
     }
     if o.unique && (!o.keep || cut) {
         let _ = std::fs::remove_dir(o.dir.join(cl.rank().to_string()));
     }
-    let figures = result?;
+    let (figures, _) = result?;
     Ok((0, figures))
 }
 
@@ -354,13 +368,13 @@ fn parameters(o: &Opts, per_rank: u64) -> String {
 }
 
 /// The chosen tests in metarates' order (create, stat, utime); the headline figures
-/// (each test's total rate) for `--repeat`.
+/// (each test's total rate) for `--repeat`, and whether a stop cut the tests short.
 fn tests(
     o: &Opts,
     cl: &dyn Cluster,
     per_rank: u64,
     mine: &[PathBuf],
-) -> Result<Vec<(String, f64)>> {
+) -> Result<(Vec<(String, f64)>, bool)> {
     let root = cl.rank() == 0;
     let ranks = cl.size();
     if root {
@@ -394,12 +408,12 @@ fn tests(
         for _ in 0..o.reps {
             // Every rank starts together; a signal to any rank stops them all here.
             if cl.any(super::stopped()) {
-                return Ok(figures);
+                return Ok((figures, true));
             }
-            let (secs, cut) = pass(test, o, mine)?;
+            let (secs, cut) = pass(test, o, mine, cl.stop_signals())?;
             let times = cl.gather_f64(&[secs, f64::from(u8::from(cut))]);
             if cl.any(cut) {
-                return Ok(figures);
+                return Ok((figures, true));
             }
             if root {
                 let t: Vec<f64> = times.iter().map(|v| v[0]).collect();
@@ -418,7 +432,7 @@ fn tests(
         // The next test's files are made by rank 0 once every rank has removed these.
         cl.barrier();
     }
-    Ok(figures)
+    Ok((figures, false))
 }
 
 #[cfg(test)]

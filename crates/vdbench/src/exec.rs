@@ -564,7 +564,11 @@ fn one_run(ctx: &Ctx<'_>, run: &Run, name: &str, rate: RunRate) -> Result<(f64, 
         // A host with no work in this run (its SDs or FWDs are elsewhere).
         fathom::Report::default()
     } else {
-        let runner = fathom::Runner::new(set);
+        let mut runner = fathom::Runner::new(set);
+        // Many hosts: a host stopped alone tells the others, which stop this run too.
+        if let Some(s) = ctx.cluster.and_then(|c| c.stop_signals()) {
+            runner = fathom::cluster::stop_with_peers(runner, s);
+        }
         let plan = runner.plan().map_err(|e| anyhow!("rd={name}: {e}"))?;
         let board = runner.live_board(&plan);
         let (seen, done) = (cpu.clone(), printed.clone());
