@@ -64,31 +64,9 @@ pub(crate) fn guard_job(job: &PlannedJob) -> Result<(), RunError> {
     Ok(())
 }
 
-pub(crate) fn plan_job(
-    ji: usize,
-    spec: &JobSpec,
-    groupid: u32,
-    phase: u32,
-    limits: Limits,
-    warnings: &mut Vec<String>,
-) -> Result<PlannedJob, RunError> {
-    let cpu;
-    let spec = if spec.ioengine == "cpuio" {
-        cpu = cpuio_spec(spec)?;
-        &cpu
-    } else {
-        spec
-    };
-    // read_iolog: the logs decide the pattern, block sizes and files.
-    let replay = super::replay::plan_replay(spec, limits, warnings)?;
-    let spec = replay.as_ref().map_or(spec, |r| &r.spec);
-    let engine = fathom_engine::create(&spec.ioengine).map_err(|e| RunError::Engine {
-        job: spec.name.clone(),
-        location: spec.origin.to_string(),
-        source: e,
-    })?;
-    let caps = engine.caps();
-    if replay.is_some() && (caps.metadata.is_some() || caps.no_data) {
+/// The engine can do what the job asks: replay, trim, files kept open, clones.
+fn check_engine_fit(spec: &JobSpec, caps: Caps, replaying: bool) -> Result<(), RunError> {
+    if replaying && (caps.metadata.is_some() || caps.no_data) {
         return Err(plan_err(
             spec,
             format!(
@@ -137,6 +115,11 @@ pub(crate) fn plan_job(
     if spec.numjobs == 0 {
         return Err(plan_err(spec, "numjobs must be at least 1"));
     }
+    Ok(())
+}
+
+/// verify= and its options fit together and fit the engine and block sizes.
+fn check_verify(spec: &JobSpec, caps: Caps) -> Result<(), RunError> {
     let vs = &spec.verify;
     if vs.kind.is_none()
         && (vs.backlog > 0
@@ -192,6 +175,11 @@ pub(crate) fn plan_job(
             }
         }
     }
+    Ok(())
+}
+
+/// filetree's options only with filetree, and what a shared tree's clones can share.
+fn check_filetree(spec: &JobSpec, caps: Caps) -> Result<(), RunError> {
     if caps.metadata == Some("mix") {
         let dir_ops = spec
             .meta_mix
@@ -222,6 +210,19 @@ pub(crate) fn plan_job(
             ),
         ));
     }
+    Ok(())
+}
+
+/// The I/O options against the engine and this machine: block sizes, the kernel's
+/// support, NUMA nodes, per-I/O priorities, unlink_each_loop, polled and direct I/O.
+fn check_io_options(
+    spec: &JobSpec,
+    caps: Caps,
+    engine: &dyn fathom_engine::IoEngine,
+    limits: Limits,
+    warnings: &mut Vec<String>,
+) -> Result<(), RunError> {
+    let k = spec.rw.kind;
     if spec.lfsr && spec.norandommap && spec.rw.kind.is_random() {
         warnings.push(format!(
             "note: job '{}': random_generator=lfsr visits every block once per pass, which \
@@ -279,6 +280,21 @@ pub(crate) fn plan_job(
             "hipri (IOPOLL) needs direct=1 on a device that supports polled I/O",
         ));
     }
+    if spec.direct && caps.no_direct {
+        return Err(plan_err(
+            spec,
+            format!(
+                "the {} engine cannot do direct I/O (its data path copies through buffers \
+                 it owns); use direct=0, or io_uring/libaio for direct I/O",
+                spec.ioengine
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// The queue depth the engine runs at (synchronous engines: 1), with fio's notes.
+fn effective_depth(spec: &JobSpec, caps: Caps, warnings: &mut Vec<String>) -> u32 {
     let effective_iodepth = if caps.is_async {
         spec.iodepth.max(1)
     } else {
@@ -298,23 +314,16 @@ pub(crate) fn plan_job(
             spec.name, spec.iodepth
         ));
     }
-    if spec.direct && caps.no_direct {
-        return Err(plan_err(
-            spec,
-            format!(
-                "the {} engine cannot do direct I/O (its data path copies through buffers \
-                 it owns); use direct=0, or io_uring/libaio for direct I/O",
-                spec.ioengine
-            ),
-        ));
-    }
-    let mut clones = Vec::with_capacity(spec.numjobs as usize);
-    for jobnum in 0..spec.numjobs {
-        clones.push(match &replay {
-            Some(r) => super::replay::replay_clone(ji, spec, jobnum, &r.logs[jobnum as usize]),
-            None => plan_clone(ji, spec, jobnum, caps, limits)?,
-        });
-    }
+    effective_iodepth
+}
+
+/// I/O buffers are allocated up front: refuse what the machine cannot hold.
+fn check_memory(
+    spec: &JobSpec,
+    clones: &[PlannedClone],
+    effective_iodepth: u32,
+    limits: Limits,
+) -> Result<(), RunError> {
     // Buffers are allocated up front: iodepth × largest block × clones. Refuse what the
     // machine cannot hold rather than run out of memory mid-run.
     let max_len = clones
@@ -333,6 +342,46 @@ pub(crate) fn plan_job(
             ),
         ));
     }
+    Ok(())
+}
+
+pub(crate) fn plan_job(
+    ji: usize,
+    spec: &JobSpec,
+    groupid: u32,
+    phase: u32,
+    limits: Limits,
+    warnings: &mut Vec<String>,
+) -> Result<PlannedJob, RunError> {
+    let cpu;
+    let spec = if spec.ioengine == "cpuio" {
+        cpu = cpuio_spec(spec)?;
+        &cpu
+    } else {
+        spec
+    };
+    // read_iolog: the logs decide the pattern, block sizes and files.
+    let replay = super::replay::plan_replay(spec, limits, warnings)?;
+    let spec = replay.as_ref().map_or(spec, |r| &r.spec);
+    let engine = fathom_engine::create(&spec.ioengine).map_err(|e| RunError::Engine {
+        job: spec.name.clone(),
+        location: spec.origin.to_string(),
+        source: e,
+    })?;
+    let caps = engine.caps();
+    check_engine_fit(spec, caps, replay.is_some())?;
+    check_verify(spec, caps)?;
+    check_filetree(spec, caps)?;
+    check_io_options(spec, caps, engine.as_ref(), limits, warnings)?;
+    let effective_iodepth = effective_depth(spec, caps, warnings);
+    let mut clones = Vec::with_capacity(spec.numjobs as usize);
+    for jobnum in 0..spec.numjobs {
+        clones.push(match &replay {
+            Some(r) => super::replay::replay_clone(ji, spec, jobnum, &r.logs[jobnum as usize]),
+            None => plan_clone(ji, spec, jobnum, caps, limits)?,
+        });
+    }
+    check_memory(spec, &clones, effective_iodepth, limits)?;
     let mut spec = spec.clone();
     spec.verify.interval = verify_interval(&spec);
     // The ioprio value the logs' priority column shows: fio's class << 13 | level (a
@@ -351,7 +400,7 @@ pub(crate) fn plan_job(
         clones,
         effective_iodepth,
         engine_options: fathom_engine::EngineOptions {
-            job: *eo,
+            job: spec.engine,
             poll_reap: spec.iodepth_batch_complete_min == 0,
         },
         rate: fathom_workload::RateSpec {
