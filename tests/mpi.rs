@@ -346,8 +346,9 @@ fathomtest!(a_rank_stopped_alone_stops_the_run_without_hanging, |env| {
         &["j.fio", "--output-format=json"],
         std::time::Duration::from_millis(1500),
     );
-    // The other rank ends phase a at once (not 28 s later), then both skip phase b.
-    assert!(took < std::time::Duration::from_secs(5), "took {took:?}");
+    // The other rank ends phase a at once (not 28 s later), then both skip phase b (the
+    // bound leaves room for a loaded machine: about 2 s here).
+    assert!(took < std::time::Duration::from_secs(15), "took {took:?}");
     let v = json(&o);
     let names: Vec<&str> = v["jobs"]
         .as_array()
@@ -380,7 +381,7 @@ fathomtest!(a_vdbench_host_stopped_alone_stops_every_host, |env| {
         &["vdbench", "-f", p.to_str().unwrap(), "-o", "out"],
         std::time::Duration::from_millis(1500),
     );
-    assert!(took < std::time::Duration::from_secs(6), "took {took:?}");
+    assert!(took < std::time::Duration::from_secs(15), "took {took:?}");
     let out = stdout(&o);
     assert!(!out.contains("Starting RD=rd2"), "{out}{}", stderr(&o));
     assert_eq!(o.status.code(), Some(130), "{out}{}", stderr(&o));
@@ -511,7 +512,8 @@ fathomtest!(metarates_runs_its_tests_on_every_rank_together, |env| {
 });
 
 // The MPI suites stop together too: metarates on 2 ranks, one rank signalled alone in its
-// create test (which has a minute to go): both stop within a poll, and every file goes.
+// create test (a million files a rank: minutes to go): both stop within a poll, and every
+// file goes (the bound leaves room for a loaded machine: about 3 s here).
 fathomtest!(metarates_stopped_on_one_rank_stops_every_rank, |env| {
     let junk = env.path().join("junk");
     let (o, took) = signal_one_rank(
@@ -528,7 +530,7 @@ fathomtest!(metarates_stopped_on_one_rank_stops_every_rank, |env| {
         ],
         std::time::Duration::from_millis(1500),
     );
-    assert!(took < std::time::Duration::from_secs(6), "took {took:?}");
+    assert!(took < std::time::Duration::from_secs(20), "took {took:?}");
     assert!(!o.status.success());
     assert!(!stdout(&o).contains("total rate"), "{}", stdout(&o));
     assert_eq!(

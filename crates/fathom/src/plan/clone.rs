@@ -93,186 +93,45 @@ pub(crate) fn plan_clone(
     // Each file's real end (its existing size, or where its layout ends): strided zones
     // wrap there, as fio's do at the file's size.
     let mut file_end = 0u64;
+    let ctx = FileCtx {
+        spec,
+        caps,
+        limits,
+        rank,
+        r,
+        jobnum,
+        nfiles,
+        min_bs,
+    };
     for path in paths {
-        let (existing, device) = if caps.diskless {
-            (None, false)
-        } else if limits.parse_only {
-            // Not looked at: sizes that come from the target are taken as unknown.
-            (None, false)
-        } else {
-            size_of(&path).map_err(|e| RunError::Setup {
-                job: spec.name.clone(),
-                path: path.clone(),
-                source: e,
-            })?
-        };
-        // The file's nominal size: filesize (a draw from its range), or size split
-        // over the files. Percentages of offset and offset_increment take the existing
-        // file's size, or this one.
-        let drawn = spec.filesize.map(|(lo, hi)| {
-            if hi > lo {
-                (lo + size_rng.below(hi - lo + 1)) / min_bs * min_bs
-            } else {
-                lo
-            }
-        });
-        let split = match spec.size {
-            Some(SizeSpec::Bytes(b)) => {
-                // fio makes the first files a block bigger when size does not split evenly.
-                let extra = (b - b / nfiles * nfiles) / min_bs;
-                b / nfiles
-                    + if (files.len() as u64) < extra {
-                        min_bs
-                    } else {
-                        0
-                    }
-            }
-            _ => 0,
-        };
-        if existing.is_none() && spec.control.no_file_create && !limits.parse_only {
-            return Err(plan_err(
-                spec,
-                format!(
-                    "{} does not exist and allow_file_create=0 forbids creating it; create \
-                     the file first or drop allow_file_create=0",
-                    path.display()
-                ),
-            ));
+        let (regions, end) = one_file(&ctx, path, files.len() as u64, &mut size_rng)?;
+        if let Some(end) = end {
+            file_end = end;
         }
-        // --parse-only: a size that would come from the target is a nominal 1 PiB.
-        let existing = existing.or(limits.parse_only.then_some(1 << 50));
-        let fill = if spec.control.fill_device && !limits.parse_only && !caps.diskless {
-            Some(fill_size(spec, &path, existing, device, nfiles, min_bs)?)
-        } else {
-            None
-        };
-        let per_file = match (drawn, spec.size) {
-            _ if fill.is_some() => fill.unwrap_or(0),
-            (Some(d), _) => d,
-            (None, Some(SizeSpec::Bytes(_))) => split,
-            (None, Some(SizeSpec::Percent(p))) => match existing {
-                Some(len) => SizeSpec::Percent(p).resolve(len, min_bs),
-                None => {
-                    return Err(plan_err(
-                        spec,
-                        format!(
-                            "size={p}% needs an existing file or device, and {} does not exist",
-                            path.display()
-                        ),
-                    ))
-                }
-            },
-            // fio's filecreate, dircreate, dirstat and dirdelete: one block per file.
-            (None, None) if caps.metadata.is_some() && caps.diskless => min_bs,
-            (None, None) => match existing {
-                Some(len) if len > 0 => len,
-                _ => {
-                    return Err(plan_err(
-                        spec,
-                        format!(
-                            "no size given and {} does not exist; set size= (e.g. size=1g)",
-                            path.display()
-                        ),
-                    ))
-                }
-            },
-        };
-        let base = existing.unwrap_or(per_file);
-        let offset = spec.offset.resolve(base, min_bs);
-        let incr = spec.offset_increment.resolve(base, min_bs);
-        // Ranks sharing named files (N-1) continue the clone numbering: rank r's clone j is
-        // clone r*numjobs+j, each in its own region (offset_increment, or size when none).
-        let shared = rank.is_some() && !spec.filenames.is_empty();
-        let clone_index = if shared {
-            r as u64 * spec.numjobs as u64 + jobnum as u64
-        } else {
-            jobnum as u64
-        };
-        let step = if shared && incr == 0 { per_file } else { incr };
-        let start = match spec.offset {
-            // As fio: a percentage offset, with its increment, rounds up to offset_align
-            // (default the minimum block size).
-            SizeSpec::Percent(_) => {
-                let align = if spec.offset_align > 0 {
-                    spec.offset_align
-                } else {
-                    min_bs
-                };
-                (spec.offset.resolve(base, 1) + step * clone_index).div_ceil(align) * align
-            }
-            SizeSpec::Bytes(_) => offset + step * clone_index,
-        };
-        // file_append: a regular file's region starts at its end (offset= its size), as
-        // fio; the region is the file's share of size= (or its own size).
-        let append = spec.control.file_append && !device && !caps.diskless && fill.is_none();
-        let start = if append {
-            existing.filter(|_| !limits.parse_only).unwrap_or(0)
-        } else {
-            start
-        };
-        let len = if append {
-            per_file
-        } else if let Some(f) = fill {
-            f.saturating_sub(start)
-        } else if drawn.is_none() && spec.size.is_none() && caps.diskless {
-            per_file
-        } else {
-            region_len(spec, existing, drawn, split, start, min_bs)
-                .map_err(|m| plan_err(spec, format!("{}: {m}", path.display())))?
-        };
-        if spec.segments > 1 {
-            // IOR's segmented layout: the file is `segments` segments, each holding one
-            // block per clone of the run (every rank's clones under MPI); clone c's block
-            // of segment s starts at offset + s × clones × block + c × block.
-            if spec.filenames.is_empty() {
-                return Err(plan_err(
-                    spec,
-                    "segments lays out one shared file: name it with filename= (each clone \
-                     of every rank then gets its block in each segment)",
-                ));
-            }
-            let clones = rank.map_or(1, |r| r.size as u64) * spec.numjobs as u64;
-            let block = per_file / spec.segments as u64 / min_bs * min_bs;
-            if block == 0 {
-                return Err(plan_err(
-                    spec,
-                    format!(
-                        "size {per_file} split into {} segments leaves less than a block \
-                         ({min_bs} bytes) per segment",
-                        spec.segments
-                    ),
-                ));
-            }
-            let index = r as u64 * spec.numjobs as u64 + jobnum as u64;
-            for s in 0..spec.segments as u64 {
-                files.push(PlannedFile {
-                    path: path.clone(),
-                    region: FileRegion {
-                        start: offset + s * clones * block + index * block,
-                        len: block,
-                    },
-                });
-            }
-            continue;
-        }
-        if let (Some(dev_len), true) = (existing, device) {
-            if start + len > dev_len {
-                return Err(plan_err(
-                    spec,
-                    format!(
-                        "the I/O region ends at byte {} but {} has only {dev_len} bytes",
-                        start + len,
-                        path.display()
-                    ),
-                ));
-            }
-        }
-        file_end = existing.unwrap_or(0).max(start + len);
-        files.push(PlannedFile {
-            path,
-            region: FileRegion { start, len },
-        });
+        files.extend(regions);
     }
+    let params = generator_params(spec, caps, limits, (&files, file_end), (seed, min_bs))?;
+    Ok(PlannedClone {
+        jobnum,
+        index: 0,
+        files,
+        params,
+        tree: None,
+        replay: None,
+        locks: Vec::new(),
+    })
+}
+
+/// The clone's generator parameters over its regions, checked now (every region holds a
+/// block; the random map fits in memory, or softrandommap goes without it) so that nothing
+/// is created for a job that cannot run.
+fn generator_params(
+    spec: &JobSpec,
+    caps: Caps,
+    limits: Limits,
+    (files, file_end): (&[PlannedFile], u64),
+    (seed, min_bs): (u64, u64),
+) -> Result<Params, RunError> {
     let total: u64 = files.iter().map(|f| f.region.len).sum();
     // fio's rule: size= bounds the job's I/O when it is smaller than its files' regions
     // (filesize=16m size=4m does 4 MiB of I/O over a 16 MiB file); io_size overrides both.
@@ -280,7 +139,7 @@ pub(crate) fn plan_clone(
         Some(SizeSpec::Bytes(b)) if b > 0 && b < total => b,
         _ => total,
     };
-    let zones = strided_zones(spec, &files, file_end)?;
+    let zones = strided_zones(spec, files, file_end)?;
     let mut params = Params {
         zones,
         stride: spec.control.stride,
@@ -366,15 +225,280 @@ pub(crate) fn plan_clone(
             format!("{e}; make size/filesize larger or bs smaller"),
         )
     })?;
-    Ok(PlannedClone {
+    Ok(params)
+}
+
+/// What every file of a clone is laid out with.
+#[derive(Clone, Copy)]
+struct FileCtx<'a> {
+    spec: &'a JobSpec,
+    caps: Caps,
+    limits: Limits,
+    rank: Option<Rank>,
+    r: u32,
+    jobnum: u32,
+    nfiles: u64,
+    min_bs: u64,
+}
+
+/// The `nth` file's I/O region (or, in IOR's segmented layout, its regions) by fio's rules,
+/// and where the file ends (None for segments): its size, the share of size=, offset and
+/// offset_increment (continued across ranks for a shared file), file_append, fill_device.
+fn one_file(
+    c: &FileCtx,
+    path: PathBuf,
+    nth: u64,
+    size_rng: &mut fathom_workload::Rng,
+) -> Result<(Vec<PlannedFile>, Option<u64>), RunError> {
+    let FileCtx {
+        spec,
+        caps,
+        limits,
+        rank,
+        r,
         jobnum,
-        index: 0,
-        files,
-        params,
-        tree: None,
-        replay: None,
-        locks: Vec::new(),
+        min_bs,
+        ..
+    } = *c;
+    let Sizes {
+        existing,
+        device,
+        drawn,
+        split,
+        fill,
+        per_file,
+    } = file_sizes(c, &path, nth, size_rng)?;
+    let base = existing.unwrap_or(per_file);
+    let offset = spec.offset.resolve(base, min_bs);
+    let incr = spec.offset_increment.resolve(base, min_bs);
+    // Ranks sharing named files (N-1) continue the clone numbering: rank r's clone j is
+    // clone r*numjobs+j, each in its own region (offset_increment, or size when none).
+    let shared = rank.is_some() && !spec.filenames.is_empty();
+    let clone_index = if shared {
+        r as u64 * spec.numjobs as u64 + jobnum as u64
+    } else {
+        jobnum as u64
+    };
+    let step = if shared && incr == 0 { per_file } else { incr };
+    let start = match spec.offset {
+        // As fio: a percentage offset, with its increment, rounds up to offset_align
+        // (default the minimum block size).
+        SizeSpec::Percent(_) => {
+            let align = if spec.offset_align > 0 {
+                spec.offset_align
+            } else {
+                min_bs
+            };
+            (spec.offset.resolve(base, 1) + step * clone_index).div_ceil(align) * align
+        }
+        SizeSpec::Bytes(_) => offset + step * clone_index,
+    };
+    // file_append: a regular file's region starts at its end (offset= its size), as
+    // fio; the region is the file's share of size= (or its own size).
+    let append = spec.control.file_append && !device && !caps.diskless && fill.is_none();
+    let start = if append {
+        existing.filter(|_| !limits.parse_only).unwrap_or(0)
+    } else {
+        start
+    };
+    let len = if append {
+        per_file
+    } else if let Some(f) = fill {
+        f.saturating_sub(start)
+    } else if drawn.is_none() && spec.size.is_none() && caps.diskless {
+        per_file
+    } else {
+        region_len(spec, existing, drawn, split, start, min_bs)
+            .map_err(|m| plan_err(spec, format!("{}: {m}", path.display())))?
+    };
+    if spec.segments > 1 {
+        return Ok((segment_regions(c, &path, per_file, offset)?, None));
+    }
+    if let (Some(dev_len), true) = (existing, device) {
+        if start + len > dev_len {
+            return Err(plan_err(
+                spec,
+                format!(
+                    "the I/O region ends at byte {} but {} has only {dev_len} bytes",
+                    start + len,
+                    path.display()
+                ),
+            ));
+        }
+    }
+    let end = existing.unwrap_or(0).max(start + len);
+    Ok((
+        vec![PlannedFile {
+            path,
+            region: FileRegion { start, len },
+        }],
+        Some(end),
+    ))
+}
+
+/// A file's sizes: what it has (None: no file yet, or not looked at), whether it is a
+/// device, filesize's draw, its share of size=, fill_device's size, and the size its region
+/// is cut from.
+struct Sizes {
+    existing: Option<u64>,
+    device: bool,
+    drawn: Option<u64>,
+    split: u64,
+    fill: Option<u64>,
+    per_file: u64,
+}
+
+fn file_sizes(
+    c: &FileCtx,
+    path: &Path,
+    nth: u64,
+    size_rng: &mut fathom_workload::Rng,
+) -> Result<Sizes, RunError> {
+    let FileCtx {
+        spec,
+        caps,
+        limits,
+        nfiles,
+        min_bs,
+        ..
+    } = *c;
+    let (existing, device) = if caps.diskless {
+        (None, false)
+    } else if limits.parse_only {
+        // Not looked at: sizes that come from the target are taken as unknown.
+        (None, false)
+    } else {
+        size_of(path).map_err(|e| RunError::Setup {
+            job: spec.name.clone(),
+            path: path.to_path_buf(),
+            source: e,
+        })?
+    };
+    // The file's nominal size: filesize (a draw from its range), or size split
+    // over the files. Percentages of offset and offset_increment take the existing
+    // file's size, or this one.
+    let drawn = spec.filesize.map(|(lo, hi)| {
+        if hi > lo {
+            (lo + size_rng.below(hi - lo + 1)) / min_bs * min_bs
+        } else {
+            lo
+        }
+    });
+    let split = match spec.size {
+        Some(SizeSpec::Bytes(b)) => {
+            // fio makes the first files a block bigger when size does not split evenly.
+            let extra = (b - b / nfiles * nfiles) / min_bs;
+            b / nfiles + if nth < extra { min_bs } else { 0 }
+        }
+        _ => 0,
+    };
+    if existing.is_none() && spec.control.no_file_create && !limits.parse_only {
+        return Err(plan_err(
+            spec,
+            format!(
+                "{} does not exist and allow_file_create=0 forbids creating it; create \
+                 the file first or drop allow_file_create=0",
+                path.display()
+            ),
+        ));
+    }
+    // --parse-only: a size that would come from the target is a nominal 1 PiB.
+    let existing = existing.or(limits.parse_only.then_some(1 << 50));
+    let fill = if spec.control.fill_device && !limits.parse_only && !caps.diskless {
+        Some(fill_size(spec, path, existing, device, nfiles, min_bs)?)
+    } else {
+        None
+    };
+    let per_file = match (drawn, spec.size) {
+        _ if fill.is_some() => fill.unwrap_or(0),
+        (Some(d), _) => d,
+        (None, Some(SizeSpec::Bytes(_))) => split,
+        (None, Some(SizeSpec::Percent(p))) => match existing {
+            Some(len) => SizeSpec::Percent(p).resolve(len, min_bs),
+            None => {
+                return Err(plan_err(
+                    spec,
+                    format!(
+                        "size={p}% needs an existing file or device, and {} does not exist",
+                        path.display()
+                    ),
+                ))
+            }
+        },
+        // fio's filecreate, dircreate, dirstat and dirdelete: one block per file.
+        (None, None) if caps.metadata.is_some() && caps.diskless => min_bs,
+        (None, None) => match existing {
+            Some(len) if len > 0 => len,
+            _ => {
+                return Err(plan_err(
+                    spec,
+                    format!(
+                        "no size given and {} does not exist; set size= (e.g. size=1g)",
+                        path.display()
+                    ),
+                ))
+            }
+        },
+    };
+    Ok(Sizes {
+        existing,
+        device,
+        drawn,
+        split,
+        fill,
+        per_file,
     })
+}
+
+/// IOR's segmented layout of a shared file: `segments` segments, each holding one block
+/// per clone of the run (every rank's clones under MPI); clone c's block of segment s
+/// starts at offset + s × clones × block + c × block.
+fn segment_regions(
+    c: &FileCtx,
+    path: &Path,
+    per_file: u64,
+    offset: u64,
+) -> Result<Vec<PlannedFile>, RunError> {
+    let FileCtx {
+        spec,
+        rank,
+        r,
+        jobnum,
+        min_bs,
+        ..
+    } = *c;
+    // IOR's segmented layout: the file is `segments` segments, each holding one
+    // block per clone of the run (every rank's clones under MPI); clone c's block
+    // of segment s starts at offset + s × clones × block + c × block.
+    if spec.filenames.is_empty() {
+        return Err(plan_err(
+            spec,
+            "segments lays out one shared file: name it with filename= (each clone \
+             of every rank then gets its block in each segment)",
+        ));
+    }
+    let clones = rank.map_or(1, |r| r.size as u64) * spec.numjobs as u64;
+    let block = per_file / spec.segments as u64 / min_bs * min_bs;
+    if block == 0 {
+        return Err(plan_err(
+            spec,
+            format!(
+                "size {per_file} split into {} segments leaves less than a block \
+                 ({min_bs} bytes) per segment",
+                spec.segments
+            ),
+        ));
+    }
+    let index = r as u64 * spec.numjobs as u64 + jobnum as u64;
+    Ok((0..spec.segments as u64)
+        .map(|s| PlannedFile {
+            path: path.to_path_buf(),
+            region: FileRegion {
+                start: offset + s * clones * block + index * block,
+                len: block,
+            },
+        })
+        .collect())
 }
 
 /// The length of one file's I/O region from `start`, by fio's rules: with `filesize`, the
