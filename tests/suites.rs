@@ -1734,5 +1734,100 @@ fathomtest!(
         );
         assert_eq!(cached_pages(&f), 0);
         assert_eq!(std::fs::metadata(&f).unwrap().len(), 4 << 20);
+        // As dd, count=0 still opens (makes) the output.
+        let new = env.path().join("new");
+        let of_new = format!("of={}", new.display());
+        dd(&[&of_new, "oflag=nocache", "conv=notrunc", "count=0"]);
+        assert_eq!(std::fs::metadata(&new).unwrap().len(), 0);
+    }
+);
+
+// The issue's runbook lines for iozone, bonnie++ and dd, scaled down, through links named
+// after the tools (as a runbook runs them): `iozone -Rb spreadsheet_output_4K.wks -O -i 0
+// -i 1 -i 2 -e -+n -r 4K -s 16G`, `iozone -i 0 -i 1 -s 160G -Rab /opt/HDDstress.xls`,
+// `bonnie++ -d /mnt/raid -s 16g -r 8g -n 16 -m raid10 -u root -x 3`, `dd if=/dev/zero
+// of=/mnt/test bs=1G count=1 oflag=dsync`.
+fathomtest!(
+    runbook_lines_run_through_links_named_after_the_tools,
+    |env| {
+        let _a = alone();
+        let bin = env.path().join("bin");
+        let o = env.run(&["install-links", bin.to_str().unwrap()]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let work = env.path().join("w");
+        std::fs::create_dir(&work).unwrap();
+        let tool = |name: &str, args: &[&str]| {
+            std::process::Command::new(bin.join(name))
+                .args(args)
+                .current_dir(&work)
+                .output()
+                .unwrap()
+        };
+        let o = tool(
+            "iozone",
+            &[
+                "-Rb",
+                "spreadsheet_output_4K.wks",
+                "-O",
+                "-i",
+                "0",
+                "-i",
+                "1",
+                "-i",
+                "2",
+                "-e",
+                "-+n",
+                "-r",
+                "4K",
+                "-s",
+                "4m",
+            ],
+        );
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert!(stdout(&o).contains("\"Writer report\""), "{}", stdout(&o));
+        assert!(work.join("spreadsheet_output_4K.wks").is_file());
+        let o = tool(
+            "iozone",
+            &["-i", "0", "-i", "1", "-s", "1m", "-Rab", "HDDstress.xls"],
+        );
+        assert!(o.status.success(), "{}", stderr(&o));
+        // -a with -s: the sizes up to 1 MiB, every record size; -b's workbook written.
+        assert!(stdout(&o).contains("\"Reader report\""), "{}", stdout(&o));
+        let book = std::fs::read(work.join("HDDstress.xls")).unwrap();
+        assert_eq!(&book[..2], b"PK");
+        let me = libc_getuid().to_string();
+        let w = work.to_str().unwrap();
+        let o = tool(
+            "bonnie++",
+            &[
+                "-d", w, "-s", "16", "-r", "8", "-n", "1", "-m", "raid10", "-u", &me, "-x", "2",
+                "-f",
+            ],
+        );
+        assert!(o.status.success(), "{}", stderr(&o));
+        let out = stdout(&o);
+        // -x 2: bonnie's CSV header, then two CSV lines named by -m.
+        assert_eq!(
+            out.lines().filter(|l| l.contains(",raid10,")).count(),
+            2,
+            "{out}"
+        );
+        let o = tool(
+            "dd",
+            &[
+                "if=/dev/zero",
+                &format!("of={w}/test"),
+                "bs=1M",
+                "count=1",
+                "oflag=dsync",
+            ],
+        );
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert!(
+            stderr(&o).contains("1048576 bytes (1.0 MB, 1.0 MiB) copied"),
+            "{}",
+            stderr(&o)
+        );
+        assert_eq!(std::fs::metadata(work.join("test")).unwrap().len(), 1 << 20);
     }
 );

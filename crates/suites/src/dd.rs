@@ -308,8 +308,9 @@ fn drop_cache(path: &str, off: u64, len: u64) -> Result<()> {
     .map_err(|e| anyhow!("{path}: cannot drop the cache: {e}"))
 }
 
-/// dd opens a regular output file truncated at the seek point unless `conv=notrunc`.
-fn truncate_output(path: &str, at: u64) -> Result<()> {
+/// dd opens its output (creating it), and truncates a regular file at the seek point
+/// (`Some(at)`) unless `conv=notrunc` (None).
+fn open_output(path: &str, truncate_at: Option<u64>) -> Result<()> {
     use std::os::unix::fs::OpenOptionsExt;
     let f = std::fs::OpenOptions::new()
         .write(true)
@@ -318,7 +319,7 @@ fn truncate_output(path: &str, at: u64) -> Result<()> {
         .mode(0o666)
         .open(path)
         .map_err(|e| anyhow!("{path}: {e}"))?;
-    if f.metadata()?.is_file() {
+    if let Some(at) = truncate_at.filter(|_| f.metadata().is_ok_and(|m| m.is_file())) {
         f.set_len(at)
             .map_err(|e| anyhow!("{path}: cannot truncate at {at}: {e}"))?;
     }
@@ -358,8 +359,8 @@ pub fn run(args: &[String]) -> Result<super::Outcome> {
         // dd copies nothing; with nocache it drops the file's cache (a common idiom:
         // `dd of=FILE oflag=nocache conv=notrunc,fdatasync count=0`).
         let t0 = std::time::Instant::now();
-        if truncate {
-            truncate_output(path, blocks_off * dd.bs)?;
+        if writing {
+            open_output(path, truncate.then_some(blocks_off * dd.bs))?;
         }
         if nocache {
             drop_cache(path, 0, 0)?;
@@ -372,7 +373,7 @@ pub fn run(args: &[String]) -> Result<super::Outcome> {
     }
     let (job, writing) = dd.job()?;
     if truncate {
-        truncate_output(path, blocks_off * dd.bs)?;
+        open_output(path, Some(blocks_off * dd.bs))?;
     }
     let mut runner = fathom::Runner::new(job);
     let progress = dd.status == Status::Progress;
