@@ -1076,30 +1076,23 @@ fathomtest!(linked_under_a_tools_name_fathom_is_that_tool, |env| {
 // iozone's runbook line (`iozone -Rb spreadsheet_output_4K.wks -O -i 0 -i 1 -i 2 -e -+n
 // -r 4K -s 16G`, scaled down): clustered flags, ops/s, no re-tests, the -R report and a
 // real spreadsheet (an xlsx zip with the report's cells), -f as the temporary file.
+/// The iozone runbook line's flags after `-Rb BOOK` (its size and file are each test's).
+const IOZONE_RUNBOOK: &[&str] = &[
+    "-O", "-i", "0", "-i", "1", "-i", "2", "-e", "-+n", "-r", "4K",
+];
+
 fathomtest!(iozone_takes_iozone_s_own_command_line, |env| {
     let _a = alone();
     let book = env.path().join("spreadsheet_output_4K.wks");
     let tmp = env.path().join("iozone.tmp");
-    let o = env.run(&[
-        "suite",
-        "iozone",
-        "-Rb",
-        book.to_str().unwrap(),
-        "-O",
-        "-i",
-        "0",
-        "-i",
-        "1",
-        "-i",
-        "2",
-        "-e",
-        "-+n",
-        "-r",
-        "4K",
-        "-s16m",
-        "-f",
-        tmp.to_str().unwrap(),
-    ]);
+    let o = env.run(
+        &[
+            &["suite", "iozone", "-Rb", book.to_str().unwrap()][..],
+            IOZONE_RUNBOOK,
+            &["-s16m", "-f", tmp.to_str().unwrap()],
+        ]
+        .concat(),
+    );
     assert!(o.status.success(), "{}", stderr(&o));
     let out = stdout(&o);
     assert!(
@@ -1766,22 +1759,11 @@ fathomtest!(
         let o = tool(
             "iozone",
             &[
-                "-Rb",
-                "spreadsheet_output_4K.wks",
-                "-O",
-                "-i",
-                "0",
-                "-i",
-                "1",
-                "-i",
-                "2",
-                "-e",
-                "-+n",
-                "-r",
-                "4K",
-                "-s",
-                "4m",
-            ],
+                &["-Rb", "spreadsheet_output_4K.wks"][..],
+                IOZONE_RUNBOOK,
+                &["-s", "4m"],
+            ]
+            .concat(),
         );
         assert!(o.status.success(), "{}", stderr(&o));
         assert!(stdout(&o).contains("\"Writer report\""), "{}", stdout(&o));

@@ -326,19 +326,16 @@ impl Dist {
     /// Gather every rank's result at rank 0 (native JSON, lossless). Rank 0 gets them
     /// all in rank order; the others get an empty list.
     pub fn gather(&self, mine: &Report) -> anyhow::Result<Vec<RankResult>> {
-        let bytes = serde_json::to_vec(mine)?;
-        self.gather_bytes(&bytes)
-            .iter()
+        let all = fathom::Cluster::gather(&Ranks(self), mine)
+            .map_err(|e| anyhow::anyhow!("a rank's result: {e}"))?;
+        Ok(all
+            .into_iter()
             .enumerate()
-            .map(|(r, b)| {
-                let result: Report = serde_json::from_slice(b)
-                    .map_err(|e| anyhow::anyhow!("rank {r}'s result: {e}"))?;
-                Ok(RankResult {
-                    rank: r as u32,
-                    result,
-                })
+            .map(|(r, result)| RankResult {
+                rank: r as u32,
+                result,
             })
-            .collect()
+            .collect())
     }
 }
 
