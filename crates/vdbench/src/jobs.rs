@@ -212,8 +212,57 @@ pub fn raw_jobs(
         }
     };
     // Sizes first: maxdata as a multiple needs them all.
+    let regions = sd_regions(run)?;
+    let total_region: u64 = regions.iter().map(|r| r.1).sum();
+    let maxdata = run.pace.maxdata.map(|m| {
+        if m <= 100.0 {
+            m * total_region as f64
+        } else {
+            m
+        }
+    });
+    // Where each WD/SD pair runs (an SD without host= runs on every host).
+    let mut ranks = Vec::new();
+    for w in &run.wds {
+        for s in &w.sds {
+            ranks.push(place.ranks(s.host.as_deref().or(w.host.as_deref()))?);
+        }
+    }
+    let njobs = ranks.iter().map(Vec::len).sum::<usize>().max(1) as f64;
+    let mut out = Vec::new();
+    let mut k = 0;
+    for w in &run.wds {
+        for s in &w.sds {
+            let region = regions[k];
+            let here = &ranks[k];
+            k += 1;
+            if !here.contains(&place.rank) {
+                continue;
+            }
+            let pair = Pair {
+                run,
+                w,
+                s,
+                jo,
+                region,
+                // A rate is the run's total: hosts running the same pair share it.
+                hosts: here.len() as f64,
+                threads: (w.p.threads.unwrap_or(s.threads) / users[s.name.as_str()]).max(1),
+            };
+            let mut o = pair.where_and_what();
+            pair.flags(&mut o)?;
+            pair.pace(&mut o, rate, share(w), maxdata.map(|m| m / njobs));
+            pair.validation(&mut o);
+            out.push((pair.spec(&o)?, JobTag::io(&w.name, &s.name)));
+        }
+    }
+    Ok(out)
+}
+
+/// Each WD/SD pair's region of its SD, in the run's order: (offset, length, the SD's
+/// whole size).
+fn sd_regions(run: &Run) -> Result<Vec<(u64, u64, u64)>> {
     let mut regions = Vec::new();
-    let mut total_region = 0u64;
     for w in &run.wds {
         for s in &w.sds {
             let full = match (s.size, lun_size(&s.lun)) {
@@ -247,199 +296,214 @@ pub fn raw_jobs(
                 );
             }
             regions.push((s.offset + start, end - start, full));
-            total_region += end - start;
         }
     }
-    let maxdata = run.pace.maxdata.map(|m| {
-        if m <= 100.0 {
-            m * total_region as f64
-        } else {
-            m
+    Ok(regions)
+}
+
+/// One WD on one SD in a raw run: a fathom job.
+struct Pair<'a> {
+    run: &'a Run,
+    w: &'a crate::runs::WdRun,
+    s: &'a crate::model::Sd,
+    jo: &'a JobOpts,
+    /// (offset, length, the SD's whole size).
+    region: (u64, u64, u64),
+    /// Hosts running this pair.
+    hosts: f64,
+    /// I/Os in flight: the SD's threads, shared by the WDs that use it.
+    threads: u32,
+}
+
+type Opts = Vec<(String, String)>;
+
+impl Pair<'_> {
+    /// The target, its region, the transfer sizes and the access pattern.
+    fn where_and_what(&self) -> Opts {
+        let (w, s) = (self.w, self.s);
+        let (offset, len, full) = self.region;
+        let mut o: Opts = Vec::new();
+        o.push(("filename".into(), s.lun.clone()));
+        o.push(("ioengine".into(), self.jo.ioengine.clone()));
+        o.push(("iodepth".into(), self.threads.to_string()));
+        if s.size.is_some() && lun_size(&s.lun).is_none_or(|z| z < full) {
+            // A missing (or short) file is made at size= first, as vdbench does.
+            o.push(("filesize".into(), full.to_string()));
         }
-    });
-    // Where each WD/SD pair runs (an SD without host= runs on every host).
-    let mut ranks = Vec::new();
-    for w in &run.wds {
-        for s in &w.sds {
-            ranks.push(place.ranks(s.host.as_deref().or(w.host.as_deref()))?);
+        o.push(("offset".into(), offset.to_string()));
+        o.push(("size".into(), len.to_string()));
+        bs_options(&w.p.xfer, &mut o);
+        let align = if s.align > 0 { s.align } else { w.p.xfer.min() };
+        if !matches!(w.p.seek, Seek::Seq | Seek::Eof) && align != w.p.xfer.min() {
+            o.push(("blockalign".into(), align.to_string()));
         }
+        let rd = w.p.rdpct;
+        let (seq, random_pct) = match w.p.seek {
+            Seek::Seq | Seek::Eof => (true, None),
+            Seek::Pct(p) if p >= 100.0 => (false, None),
+            Seek::Pct(p) if p <= 0.0 => (true, None),
+            Seek::Pct(p) => (false, Some(p)),
+        };
+        let rw = match (seq, rd) {
+            (true, r) if r >= 100.0 => "read",
+            (true, r) if r <= 0.0 => "write",
+            (true, _) => "rw",
+            (false, r) if r >= 100.0 => "randread",
+            (false, r) if r <= 0.0 => "randwrite",
+            (false, _) => "randrw",
+        };
+        o.push(("rw".into(), rw.into()));
+        if rd > 0.0 && rd < 100.0 {
+            o.push(("rwmixread".into(), crate::value::show_num(rd)));
+        }
+        if let Some(p) = random_pct {
+            o.push(("percentage_random".into(), format!("{}", p.round() as u32)));
+        }
+        o
     }
-    let njobs = ranks.iter().map(Vec::len).sum::<usize>().max(1) as f64;
-    let mut out = Vec::new();
-    let mut k = 0;
-    for w in &run.wds {
-        let wshare = share(w);
-        let flags = w.p.flags.unwrap_or_default();
-        for s in &w.sds {
-            let (offset, len, full) = regions[k];
-            let here = &ranks[k];
-            k += 1;
-            if !here.contains(&place.rank) {
-                continue;
+
+    /// Cache hits (rhpct=/whpct= in the hit area), openflags= and compression.
+    fn flags(&self, o: &mut Opts) -> Result<()> {
+        let (w, s, jo) = (self.w, self.s, self.jo);
+        let len = self.region.1;
+        if w.p.rhpct > 0.0 || w.p.whpct > 0.0 {
+            let hit = s.hitarea.unwrap_or(w.p.hitarea).min(len);
+            let rest = len - hit;
+            if rest == 0 {
+                bail!(
+                    "wd={}: the hit area ({hit} bytes) covers the whole SD",
+                    w.name
+                );
             }
-            // A rate is the run's total: hosts running the same pair share it.
-            let hosts = here.len() as f64;
-            let mut o: Vec<(String, String)> = Vec::new();
-            o.push(("filename".into(), s.lun.clone()));
-            o.push(("ioengine".into(), jo.ioengine.clone()));
-            let threads = w.p.threads.unwrap_or(s.threads);
-            let n = users[s.name.as_str()];
-            o.push(("iodepth".into(), (threads / n).max(1).to_string()));
-            if s.size.is_some() && lun_size(&s.lun).is_none_or(|z| z < full) {
-                // A missing (or short) file is made at size= first, as vdbench does.
-                o.push(("filesize".into(), full.to_string()));
-            }
-            o.push(("offset".into(), offset.to_string()));
-            o.push(("size".into(), len.to_string()));
-            bs_options(&w.p.xfer, &mut o);
-            let align = if s.align > 0 { s.align } else { w.p.xfer.min() };
-            if !matches!(w.p.seek, Seek::Seq | Seek::Eof) && align != w.p.xfer.min() {
-                o.push(("blockalign".into(), align.to_string()));
-            }
-            let rd = w.p.rdpct;
-            let (seq, random_pct) = match w.p.seek {
-                Seek::Seq | Seek::Eof => (true, None),
-                Seek::Pct(p) if p >= 100.0 => (false, None),
-                Seek::Pct(p) if p <= 0.0 => (true, None),
-                Seek::Pct(p) => (false, Some(p)),
+            // Hits in the first hitarea bytes, misses in the rest; reads and writes
+            // each with their own split (fio's per-direction zone lists).
+            let zone = |p: f64| {
+                format!(
+                    "{}/{hit}:{}/{rest}",
+                    p.round() as u32,
+                    100 - p.round() as u32
+                )
             };
-            let rw = match (seq, rd) {
-                (true, r) if r >= 100.0 => "read",
-                (true, r) if r <= 0.0 => "write",
-                (true, _) => "rw",
-                (false, r) if r >= 100.0 => "randread",
-                (false, r) if r <= 0.0 => "randwrite",
-                (false, _) => "randrw",
-            };
-            o.push(("rw".into(), rw.into()));
-            if rd > 0.0 && rd < 100.0 {
-                o.push(("rwmixread".into(), crate::value::show_num(rd)));
-            }
-            if let Some(p) = random_pct {
-                o.push(("percentage_random".into(), format!("{}", p.round() as u32)));
-            }
-            if w.p.rhpct > 0.0 || w.p.whpct > 0.0 {
-                let hit = s.hitarea.unwrap_or(w.p.hitarea).min(len);
-                let rest = len - hit;
-                if rest == 0 {
-                    bail!(
-                        "wd={}: the hit area ({hit} bytes) covers the whole SD",
-                        w.name
-                    );
-                }
-                // Hits in the first hitarea bytes, misses in the rest; reads and writes
-                // each with their own split (fio's per-direction zone lists).
-                let zone = |p: f64| {
-                    format!(
-                        "{}/{hit}:{}/{rest}",
-                        p.round() as u32,
-                        100 - p.round() as u32
-                    )
-                };
-                o.push((
-                    "random_distribution".into(),
-                    format!("zoned_abs:{},{}", zone(w.p.rhpct), zone(w.p.whpct)),
-                ));
-            }
-            if flags.direct {
-                o.push(("direct".into(), "1".into()));
-            }
-            if flags.dsync {
-                o.push(("sync".into(), "dsync".into()));
-            } else if flags.sync {
-                o.push(("sync".into(), "1".into()));
-            }
-            if flags.fsync {
-                o.push(("fsync_on_close".into(), "1".into()));
-            }
-            let cr = w.p.compratio.unwrap_or(jo.compratio);
-            if cr > 1.0 {
-                o.push((
-                    "buffer_compress_percentage".into(),
-                    format!("{}", (100.0 - 100.0 / cr).round() as u32),
-                ));
-                o.push(("refill_buffers".into(), "1".into()));
-            }
-            // Rate: the WD's own, else its share of the run's, split over its SDs.
-            let rate_of =
-                |r: f64| -> f64 { w.p.iorate.unwrap_or(r * wshare) / w.sds.len() as f64 / hosts };
-            if let RunRate::Fixed(r) = rate {
-                o.push((
-                    "rate_iops".into(),
-                    format!("{}", rate_of(r).round().max(1.0)),
-                ));
-                if run.pace.arrival == Arrival::Exponential {
-                    o.push(("rate_process".into(), "poisson".into()));
-                }
-            } else if let Some(r) = w.p.iorate {
-                o.push((
-                    "rate_iops".into(),
-                    format!("{}", (r / w.sds.len() as f64 / hosts).round().max(1.0)),
-                ));
-            }
-            let secs = run.pace.elapsed + run.pace.warmup;
             o.push((
-                "runtime".into(),
-                format!("{}ms", (secs * 1000.0).round() as u64),
+                "random_distribution".into(),
+                format!("zoned_abs:{},{}", zone(w.p.rhpct), zone(w.p.whpct)),
             ));
-            if w.p.seek != Seek::Eof {
-                o.push(("time_based".into(), "1".into()));
+        }
+        let flags = w.p.flags.unwrap_or_default();
+        if flags.direct {
+            o.push(("direct".into(), "1".into()));
+        }
+        if flags.dsync {
+            o.push(("sync".into(), "dsync".into()));
+        } else if flags.sync {
+            o.push(("sync".into(), "1".into()));
+        }
+        if flags.fsync {
+            o.push(("fsync_on_close".into(), "1".into()));
+        }
+        let cr = w.p.compratio.unwrap_or(jo.compratio);
+        if cr > 1.0 {
+            o.push((
+                "buffer_compress_percentage".into(),
+                format!("{}", (100.0 - 100.0 / cr).round() as u32),
+            ));
+            o.push(("refill_buffers".into(), "1".into()));
+        }
+        Ok(())
+    }
+
+    /// Rate, run time, maxdata (this pair's part of it) and the interval.
+    fn pace(&self, o: &mut Opts, rate: RunRate, wshare: f64, maxdata: Option<f64>) {
+        let (w, run, hosts) = (self.w, self.run, self.hosts);
+        // Rate: the WD's own, else its share of the run's, split over its SDs.
+        let rate_of =
+            |r: f64| -> f64 { w.p.iorate.unwrap_or(r * wshare) / w.sds.len() as f64 / hosts };
+        if let RunRate::Fixed(r) = rate {
+            o.push((
+                "rate_iops".into(),
+                format!("{}", rate_of(r).round().max(1.0)),
+            ));
+            if run.pace.arrival == Arrival::Exponential {
+                o.push(("rate_process".into(), "poisson".into()));
             }
-            if let Some(m) = maxdata {
-                let part = (m / njobs).ceil().max(w.p.xfer.max() as f64) as u64;
-                o.push(("io_size".into(), part.to_string()));
-                // io_size past the region wraps to its start, as vdbench's maxdata does.
-                o.retain(|(k, _)| k != "time_based");
-            }
-            let iv = format!("{}", (run.pace.interval * 1000.0).round() as u64);
-            o.push(("bwavgtime".into(), iv.clone()));
-            o.push(("iopsavgtime".into(), iv));
-            if jo.validate {
-                o.push(("verify".into(), "crc32c".into()));
-                o.push(("verify_interval".into(), "512".into()));
-                o.push(("do_verify".into(), "0".into()));
-                o.push((
-                    "verify_fatal".into(),
-                    if jo.data_errors <= 1 { "1" } else { "0" }.into(),
-                ));
-                o.push(("serialize_overlap".into(), "1".into()));
-                if let Some(dir) = &jo.journal {
-                    // An SD's own journal= folder wins.
-                    let dir = s
-                        .journal
-                        .as_ref()
-                        .map_or(dir.clone(), std::path::PathBuf::from);
-                    o.push((
-                        "verify_journal".into(),
-                        dir.join(format!("{}.{}.jnl", w.name, s.name))
-                            .display()
-                            .to_string(),
-                    ));
-                }
-            }
-            let name = JobTag::io(&w.name, &s.name).name();
-            let mut b = fathom::Job::builder(name.clone());
-            for (k, v) in &o {
-                b = b.option(k.clone(), v.clone());
-            }
-            let mut spec = b
-                .build()
-                .map_err(|e| anyhow!("wd={} sd={}: {e}", w.name, s.name))?;
-            spec.control.final_sample = true;
-            // stride=: the seeks seekpct= asks for skip on from the last I/O instead.
-            spec.control.stride = w.p.stride;
-            if w.p.rdpct < 100.0 {
-                let what = format!("wd={} sd={}", w.name, s.name);
-                spec.control.dedup_units = dedup_units(jo, len, &w.p.xfer, &what)?;
-            }
-            // iorate= is the total of reads and writes.
-            spec.control.rate_combined = true;
-            // -v checks every read of a block written in the run.
-            spec.control.verify_mixed_reads = jo.validate;
-            out.push((spec, JobTag::io(&w.name, &s.name)));
+        } else if let Some(r) = w.p.iorate {
+            o.push((
+                "rate_iops".into(),
+                format!("{}", (r / w.sds.len() as f64 / hosts).round().max(1.0)),
+            ));
+        }
+        let secs = run.pace.elapsed + run.pace.warmup;
+        o.push((
+            "runtime".into(),
+            format!("{}ms", (secs * 1000.0).round() as u64),
+        ));
+        if w.p.seek != Seek::Eof {
+            o.push(("time_based".into(), "1".into()));
+        }
+        if let Some(m) = maxdata {
+            let part = m.ceil().max(w.p.xfer.max() as f64) as u64;
+            o.push(("io_size".into(), part.to_string()));
+            // io_size past the region wraps to its start, as vdbench's maxdata does.
+            o.retain(|(k, _)| k != "time_based");
+        }
+        let iv = format!("{}", (run.pace.interval * 1000.0).round() as u64);
+        o.push(("bwavgtime".into(), iv.clone()));
+        o.push(("iopsavgtime".into(), iv));
+    }
+
+    /// Data validation (-v) and its journal (-j).
+    fn validation(&self, o: &mut Opts) {
+        let (w, s, jo) = (self.w, self.s, self.jo);
+        if !jo.validate {
+            return;
+        }
+        o.push(("verify".into(), "crc32c".into()));
+        o.push(("verify_interval".into(), "512".into()));
+        o.push(("do_verify".into(), "0".into()));
+        o.push((
+            "verify_fatal".into(),
+            if jo.data_errors <= 1 { "1" } else { "0" }.into(),
+        ));
+        o.push(("serialize_overlap".into(), "1".into()));
+        if let Some(dir) = &jo.journal {
+            // An SD's own journal= folder wins.
+            let dir = s
+                .journal
+                .as_ref()
+                .map_or(dir.clone(), std::path::PathBuf::from);
+            o.push((
+                "verify_journal".into(),
+                dir.join(format!("{}.{}.jnl", w.name, s.name))
+                    .display()
+                    .to_string(),
+            ));
         }
     }
-    Ok(out)
+
+    /// The job from its options, with what vdbench's semantics add beyond fio's.
+    fn spec(&self, o: &Opts) -> Result<JobSpec> {
+        let (w, s, jo) = (self.w, self.s, self.jo);
+        let name = JobTag::io(&w.name, &s.name).name();
+        let mut b = fathom::Job::builder(name);
+        for (k, v) in o {
+            b = b.option(k.clone(), v.clone());
+        }
+        let mut spec = b
+            .build()
+            .map_err(|e| anyhow!("wd={} sd={}: {e}", w.name, s.name))?;
+        spec.control.final_sample = true;
+        // stride=: the seeks seekpct= asks for skip on from the last I/O instead.
+        spec.control.stride = w.p.stride;
+        if w.p.rdpct < 100.0 {
+            let what = format!("wd={} sd={}", w.name, s.name);
+            spec.control.dedup_units = dedup_units(jo, self.region.1, &w.p.xfer, &what)?;
+        }
+        // iorate= is the total of reads and writes.
+        spec.control.rate_combined = true;
+        // -v checks every read of a block written in the run.
+        spec.control.verify_mixed_reads = jo.validate;
+        Ok(spec)
+    }
 }
 
 /// For each FSD of a run, the ranks that use it (in rank order). A tree used by several

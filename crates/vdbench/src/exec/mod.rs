@@ -1,0 +1,467 @@
+//! Running the runs: each as fathom jobs, its intervals printed as vdbench prints them,
+//! and the output folder written as it goes (summary, totals, flat file, histograms,
+//! per-SD and per-WD reports, the error log, and each run's native fathom result).
+
+mod one;
+
+use crate::jobs::{JobOpts, Place};
+use crate::model::Model;
+use crate::report;
+use crate::runs::{Run, RunRate};
+use anyhow::{anyhow, bail, Context, Result};
+use one::one_run;
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Many hosts: what the MPI build gives the vdbench front end (one rank per `hd=`).
+pub use fathom::Cluster;
+
+/// Journal handling (`-j`, `-jr`, `-jn`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum JournalMode {
+    /// No journal.
+    #[default]
+    Off,
+    /// Journal each validated write (`-j`, `-jn`).
+    On,
+    /// Check the journals of an earlier run first, then go on journalling (`-jr`).
+    Recover,
+}
+
+/// What the command line asked for.
+#[derive(Debug, Clone, Default)]
+pub struct ExecOpts {
+    /// The output folder.
+    pub out: PathBuf,
+    /// Validate data.
+    pub validate: bool,
+    /// Journal.
+    pub journal: JournalMode,
+    /// Delete file-system trees first (`-c`).
+    pub clean_first: bool,
+    /// Engine for raw runs (None: io_uring when the kernel has it, else libaio).
+    pub ioengine: Option<String>,
+}
+
+/// Write to stdout now; a closed stdout (`| head`) does not stop the run.
+pub fn emit(text: &str) {
+    let mut o = std::io::stdout().lock();
+    let _ = o.write_all(text.as_bytes());
+    let _ = o.flush();
+}
+
+/// Local time of day and a timestamp, as vdbench stamps lines.
+fn now_stamps() -> (String, String) {
+    let ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default()
+        .as_millis() as u64;
+    let tod = format!(
+        "{}.{:03}",
+        fathom_report::units::local_time(ms, c"%H:%M:%S"),
+        ms % 1000
+    );
+    (
+        tod,
+        fathom_report::units::local_time(ms, c"%m/%d/%Y-%H:%M:%S"),
+    )
+}
+
+/// /proc/stat's busy and system jiffies and the total.
+fn cpu_ticks() -> Option<(u64, u64, u64)> {
+    let s = std::fs::read_to_string("/proc/stat").ok()?;
+    let l = s.lines().next()?;
+    let v: Vec<u64> = l
+        .split_whitespace()
+        .skip(1)
+        .filter_map(|x| x.parse().ok())
+        .collect();
+    if v.len() < 5 {
+        return None;
+    }
+    let total: u64 = v.iter().take(8).sum();
+    let idle = v[3] + v[4];
+    Some((total - idle, v[2], total))
+}
+
+struct Out {
+    dir: PathBuf,
+    /// Not rank 0: nothing is printed or written.
+    quiet: bool,
+}
+
+impl Out {
+    fn say(&self, text: &str) {
+        if !self.quiet {
+            emit(&format!("{text}\n"));
+        }
+    }
+    fn append(&self, name: &str, text: &str) -> Result<()> {
+        if self.quiet {
+            return Ok(());
+        }
+        let p = self.dir.join(name);
+        let mut f = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&p)
+            .with_context(|| format!("writing {}", p.display()))?;
+        f.write_all(text.as_bytes())?;
+        Ok(())
+    }
+    fn log(&self, text: &str) -> Result<()> {
+        let (tod, _) = now_stamps();
+        self.append("logfile.html", &format!("{tod} {text}\n"))
+    }
+}
+
+/// The hostfile lines for `mpirun --hostfile` from the hd list (one slot per host, in
+/// rank order).
+pub fn hostfile(m: &Model) -> String {
+    m.hds
+        .iter()
+        .map(|h| {
+            format!(
+                "{} slots=1\n",
+                h.system.clone().unwrap_or_else(|| h.name.clone())
+            )
+        })
+        .collect()
+}
+
+/// Run everything; returns the exit code.
+pub fn execute(
+    m: &Model,
+    runs: &[Run],
+    parm_text: &str,
+    o: &ExecOpts,
+    cluster: Option<&dyn Cluster>,
+) -> Result<u8> {
+    let place = place_of(m, o, cluster)?;
+    let cl = cluster.filter(|_| !place.hosts.is_empty());
+    let out = open_output(o, &place, parm_text)?;
+    let (jo, journal_dirs) = job_opts(m, o, &out)?;
+    if o.journal == JournalMode::Recover {
+        let code = recover(&journal_dirs, &out)?;
+        if code != 0 {
+            out.say(&format!(
+                "fathom vdbench: journal recovery found data errors: see {}",
+                o.out.join("errorlog.html").display()
+            ));
+            return Ok(code);
+        }
+    }
+    if o.clean_first && place.rank == 0 {
+        for f in &m.fsds {
+            crate::tree::clean(f)?;
+        }
+    }
+    if let Some(c) = cl {
+        c.barrier();
+    }
+    if let Some(c) = &m.general.startcmd {
+        if place.rank == 0 {
+            shell(c, &out)?;
+        }
+    }
+    let ctx = Ctx {
+        m,
+        jo: &jo,
+        out: &out,
+        place: &place,
+        cluster: cl,
+    };
+    let mut code = run_all(&ctx, runs)?;
+    if crate::stop::stopped() {
+        // Interrupted (here or, agreed, on another host): as fathom's own runs.
+        code = code.max(130);
+    }
+    if let Some(c) = cl {
+        code = c.broadcast(code as f64) as u8;
+    }
+    if let Some(c) = &m.general.endcmd {
+        if place.rank == 0 {
+            shell(c, &out)?;
+        }
+    }
+    let (tod, _) = now_stamps();
+    let how = if code == 0 {
+        "completed successfully"
+    } else {
+        "completed with errors"
+    };
+    out.say(&format!(
+        "{tod} fathom vdbench {how}. Output directory: {}",
+        o.out.display()
+    ));
+    out.log(how)?;
+    Ok(code)
+}
+
+/// Where this process stands among the hosts: one rank per `hd=` under mpirun, or alone;
+/// a parameter file with hosts on a single process says how to run it.
+fn place_of(m: &Model, o: &ExecOpts, cluster: Option<&dyn Cluster>) -> Result<Place> {
+    Ok(match cluster {
+        Some(c) if m.hds.len() > 1 => {
+            if c.size() as usize != m.hds.len() {
+                bail!(
+                    "the parameter file names {} hosts (hd=) but mpirun started {} ranks: \
+                     use mpirun -np {} (one rank per hd, in their order)",
+                    m.hds.len(),
+                    c.size(),
+                    m.hds.len()
+                );
+            }
+            if o.journal != JournalMode::Off {
+                bail!("-j/-jr with many hosts are not implemented: journal each host's run on its own, or use -v");
+            }
+            Place {
+                rank: c.rank(),
+                hosts: m.hds.iter().map(|h| h.name.clone()).collect(),
+            }
+        }
+        Some(c) if c.size() > 1 => bail!(
+            "started under mpirun with {} ranks, but the parameter file names {} host(s): \
+             a many-host run has one hd= per rank",
+            c.size(),
+            m.hds.len()
+        ),
+        _ if m.hds.len() > 1 => {
+            let systems: Vec<String> = m
+                .hds
+                .iter()
+                .map(|h| h.system.clone().unwrap_or_else(|| h.name.clone()))
+                .collect();
+            bail!(
+                "this parameter file names {n} hosts (hd=): run it on fathom's MPI build, one rank \
+                 per hd in their order: `fathom vdbench --hostfile -f FILE > hosts` writes the \
+                 hostfile, then `mpirun --hostfile hosts -np {n} fathom vdbench -f FILE` \
+                 (hosts: {})",
+                systems.join(" "),
+                n = m.hds.len()
+            );
+        }
+        _ => Place::default(),
+    })
+}
+
+/// The output folder, emptied of an earlier run's files, with the parameter file, the
+/// flat file's header and the log's first line written (rank 0 only).
+fn open_output(o: &ExecOpts, place: &Place, parm_text: &str) -> Result<Out> {
+    if place.rank == 0 {
+        std::fs::create_dir_all(&o.out).with_context(|| format!("creating {}", o.out.display()))?;
+        for f in [
+            "summary.html",
+            "totals.html",
+            "logfile.html",
+            "flatfile.html",
+            "histogram.html",
+            "errorlog.html",
+            "parmfile.html",
+        ] {
+            let _ = std::fs::remove_file(o.out.join(f));
+        }
+    }
+    let out = Out {
+        dir: o.out.clone(),
+        quiet: place.rank != 0,
+    };
+    out.append("parmfile.html", parm_text)?;
+    let mut flat_head = String::from("* fathom vdbench flat file: one row per interval and one per run average (Interval avg_F-N).\n");
+    flat_head.push_str(&report::FLAT_COLUMNS.join(" "));
+    flat_head.push('\n');
+    out.append("flatfile.html", &flat_head)?;
+    out.log(&format!(
+        "fathom {} vdbench front end; output directory {}",
+        fathom::VERSION,
+        o.out.display()
+    ))?;
+    Ok(out)
+}
+
+/// What every run's jobs share (engine, validation, journal, compression and dedup), and
+/// the journal folders, made.
+fn job_opts(m: &Model, o: &ExecOpts, out: &Out) -> Result<(JobOpts, Vec<PathBuf>)> {
+    let ioengine = o.ioengine.clone().unwrap_or_else(|| {
+        let ok = fathom::engine::create("io_uring")
+            .ok()
+            .is_some_and(|e| e.probe().is_ok());
+        if ok { "io_uring" } else { "libaio" }.to_string()
+    });
+    out.log(&format!(
+        "raw I/O through ioengine={ioengine}; an SD's threads= are its I/Os in flight"
+    ))?;
+    let journal_dir = match (o.journal, &m.general.journal) {
+        (JournalMode::Off, _) => None,
+        (_, Some(d)) if !d.is_empty() => Some(PathBuf::from(d)),
+        _ => Some(o.out.join("journal")),
+    };
+    let validate = o.validate || m.general.validate || journal_dir.is_some();
+    // The journal folders: the run's, and any SD's own journal=.
+    let mut journal_dirs: Vec<PathBuf> = Vec::new();
+    if let Some(d) = &journal_dir {
+        journal_dirs.push(d.clone());
+        for sd in &m.sds {
+            if let Some(j) = &sd.journal {
+                if !journal_dirs.contains(&PathBuf::from(j)) {
+                    journal_dirs.push(PathBuf::from(j));
+                }
+            }
+        }
+    }
+    for d in &journal_dirs {
+        std::fs::create_dir_all(d)
+            .with_context(|| format!("creating journal folder {}", d.display()))?;
+    }
+    let jo = JobOpts {
+        ioengine,
+        validate,
+        journal: journal_dir,
+        data_errors: m.general.data_errors,
+        compratio: m.general.compratio,
+        dedup: match (m.general.dedupratio, m.general.dedupunit) {
+            (r, _) if r <= 1.0 => None,
+            (r, Some(u)) => Some((r, u, m.general.dedupsets, m.general.dedupsets_pct)),
+            (_, None) => bail!(
+                "dedupratio={} needs dedupunit= (the block size dedup matches on, e.g. dedupunit=8k)",
+                m.general.dedupratio
+            ),
+        },
+    };
+    Ok((jo, journal_dirs))
+}
+
+/// Every run in order (a curve: its maximum, then each point at its share of that rate,
+/// until stopcurve= is passed); returns the worst exit code.
+fn run_all(ctx: &Ctx<'_>, runs: &[Run]) -> Result<u8> {
+    let (cl, out) = (ctx.cluster, ctx.out);
+    // A stop is agreed before each run and curve point: a rank stopped alone (a signal to
+    // one process) stops every rank there, rather than leaving them at the next barrier.
+    let stop_agreed = || {
+        let mine = crate::stop::stopped();
+        let any = cl.map_or(mine, |c| c.any(mine));
+        if any && !mine {
+            fathom_suites::stop::request();
+        }
+        any
+    };
+    let mut code = 0u8;
+    for run in runs {
+        if stop_agreed() {
+            break;
+        }
+        match run.rate {
+            RunRate::Curve => {
+                let max = one_run(ctx, run, &run.rd, RunRate::Curve)?;
+                code = code.max(max.1);
+                // Every host holds the rate rank 0 measured.
+                let max_rate = cl.map_or(max.0, |c| c.broadcast(max.0));
+                for p in &run.pace.curve {
+                    if stop_agreed() {
+                        break;
+                    }
+                    let target = round_rate(max_rate * p / 100.0);
+                    let name = format!("{}_({}%)", run.rd, crate::value::show_num(*p));
+                    let (_, c, resp) = one_run(ctx, run, &name, RunRate::Fixed(target))?;
+                    code = code.max(c);
+                    let resp = cl.map_or(resp, |c| c.broadcast(resp));
+                    if let Some(stop) = run.pace.stopcurve {
+                        if resp > stop {
+                            let msg = format!("curve stopped: requested stopcurve={stop:.3} with observed response time of {resp:.3} ms");
+                            out.say(&msg);
+                            out.log(&msg)?;
+                            break;
+                        }
+                    }
+                }
+            }
+            r => {
+                let (_, c, _) = one_run(ctx, run, &run.rd, r)?;
+                code = code.max(c);
+            }
+        }
+        if run.pace.pause > 0.0 && !crate::stop::stopped() {
+            std::thread::sleep(Duration::from_secs_f64(run.pace.pause));
+        }
+    }
+    Ok(code)
+}
+
+/// vdbench rounds a curve point's rate: to hundreds above 1000, tens above 100.
+fn round_rate(r: f64) -> f64 {
+    if r >= 1000.0 {
+        (r / 100.0).round() * 100.0
+    } else if r >= 100.0 {
+        (r / 10.0).round() * 10.0
+    } else {
+        r.round().max(1.0)
+    }
+}
+
+fn shell(cmd: &str, out: &Out) -> Result<()> {
+    out.log(&format!("running: {cmd}"))?;
+    let st = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(cmd)
+        .status()?;
+    if !st.success() {
+        bail!("'{cmd}' failed ({st})");
+    }
+    Ok(())
+}
+
+/// `-jr`: check every journal of the folder (what the journal says was acknowledged is
+/// read back and checked).
+fn recover(dirs: &[PathBuf], out: &Out) -> Result<u8> {
+    let mut journals: Vec<PathBuf> = Vec::new();
+    for dir in dirs {
+        journals.extend(
+            std::fs::read_dir(dir)
+                .with_context(|| format!("-jr: reading journal folder {}", dir.display()))?
+                .flatten()
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_some_and(|x| x == "jnl")),
+        );
+    }
+    journals.sort();
+    if journals.is_empty() {
+        bail!(
+            "-jr: no journals (*.jnl) in {}; write them with -j first",
+            dirs.iter()
+                .map(|d| d.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    let mut bad = 0usize;
+    for j in &journals {
+        let r = fathom::journal::check(j).map_err(|e| anyhow!("-jr: {e}"))?;
+        let msg = format!(
+            "journal recovery {}: {} blocks ({} bytes) checked, {} in flight at the end, {} errors",
+            j.display(),
+            r.checked,
+            r.bytes,
+            r.in_flight,
+            r.failures.len()
+        );
+        emit(&format!("{msg}\n"));
+        out.log(&msg)?;
+        for f in &r.failures {
+            let line = format!("Data Validation error: {f}");
+            emit(&format!("{line}\n"));
+            out.append("errorlog.html", &format!("{line}\n"))?;
+        }
+        bad += r.failures.len();
+    }
+    Ok(if bad > 0 { 1 } else { 0 })
+}
+
+/// What every run of an execution shares.
+struct Ctx<'a> {
+    m: &'a Model,
+    jo: &'a JobOpts,
+    out: &'a Out,
+    place: &'a Place,
+    cluster: Option<&'a dyn Cluster>,
+}

@@ -1,0 +1,600 @@
+//! One run (or curve point) of a vdbench execution: its jobs, the run with its interval
+//! lines printed as they end, and its reports (summary, totals, flat file, per-SD and
+//! per-WD files, the histogram and the native fathom result).
+
+use super::{cpu_ticks, emit, now_stamps, Ctx, Out};
+use crate::jobs::{self, JobTag};
+use crate::model::{Format, Model};
+use crate::report::{self, Iv, RunFacts};
+use crate::runs::{Run, RunRate};
+use anyhow::{anyhow, Result};
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// One run (or curve point): jobs, the run itself, its report. Returns its average rate,
+/// its exit code, and its average response time in ms.
+pub(super) fn one_run(
+    ctx: &Ctx<'_>,
+    run: &Run,
+    name: &str,
+    rate: RunRate,
+) -> Result<(f64, u8, f64)> {
+    let banner = banner(run, name, rate);
+    if run.is_fs() && !prepare_trees(ctx, run)? {
+        return Ok((0.0, 0, 0.0));
+    }
+    let specs: Vec<(fathom::JobSpec, JobTag)> = if run.is_fs() {
+        jobs::fs_jobs(run, rate, ctx.jo, ctx.place)?
+    } else {
+        jobs::raw_jobs(run, rate, ctx.jo, ctx.place)?
+    };
+    let out = ctx.out;
+    if matches!(rate, RunRate::Max | RunRate::Curve)
+        && run.wds.len() > 1
+        && run.wds.iter().any(|w| w.p.skew.is_some())
+    {
+        let msg = "note: skew= is held only at a fixed iorate; at iorate=max each WD runs uncapped";
+        out.say(msg);
+        out.log(msg)?;
+    }
+    if !out.quiet {
+        emit(&format!("\n{banner}"));
+    }
+    out.append("summary.html", &format!("\n{banner}"))?;
+    out.append("totals.html", &format!("\n{banner}"))?;
+    out.log(&banner.trim_end()[13..])?;
+    // One host: interval lines are printed as each interval ends (from the samples the
+    // jobs hand to the live board); with many hosts rank 0 prints them after the run.
+    let live = ctx.cluster.is_none();
+    let set: Vec<fathom::JobSpec> = specs
+        .into_iter()
+        .map(|mut s| {
+            s.0.control.live_samples = live;
+            s.0
+        })
+        .collect();
+    // Every host starts the run together.
+    if let Some(c) = ctx.cluster {
+        c.barrier();
+    }
+    let layout = Layout::of(run);
+    let cpu: Arc<Mutex<Cpu>> = Arc::new(Mutex::new((Vec::new(), cpu_ticks())));
+    // Lines printed while the run went on.
+    let printed = Arc::new(Mutex::new(0usize));
+    let report = if set.is_empty() {
+        // A host with no work in this run (its SDs or FWDs are elsewhere).
+        fathom::Report::default()
+    } else {
+        let live = Live {
+            on: live,
+            interval: run.pace.interval,
+            layout,
+            cpu: cpu.clone(),
+            printed: printed.clone(),
+        };
+        run_jobs(ctx, set, name, live)?
+    };
+    // The last interval (the run ended before its event).
+    tick(&cpu);
+    let cpu = cpu.lock().unwrap_or_else(|e| e.into_inner()).0.clone();
+    let printed = *printed.lock().unwrap_or_else(|e| e.into_inner());
+    // Rank 0 reports every host's jobs.
+    let reports = match ctx.cluster {
+        Some(c) => {
+            let all = c.gather(&report)?;
+            if c.rank() != 0 {
+                return Ok((0.0, 0, 0.0));
+            }
+            all
+        }
+        None => vec![report],
+    };
+    let (mut meas, code) = measure(ctx, run, name, &reports)?;
+    for (i, iv) in meas.all.iter_mut().enumerate() {
+        iv.cpu = cpu.get(i).copied();
+    }
+    let shown = Shown {
+        banner: &banner,
+        layout,
+        printed,
+    };
+    let avg = write_reports(ctx, run, name, rate, &meas, &shown)?;
+    write_histogram(out, &banner, &reports)?;
+    write_native(out, run, name, reports)?;
+    Ok((avg.rate(), code, avg.resp()[0]))
+}
+
+/// The line that opens a run: its time, name, rate, elapsed time and loop values.
+fn banner(run: &Run, name: &str, rate: RunRate) -> String {
+    let (tod, _) = now_stamps();
+    let rate_text = match rate {
+        RunRate::Max => "Uncontrolled MAX".to_string(),
+        RunRate::Curve => "Uncontrolled curve".to_string(),
+        RunRate::Fixed(r) => crate::value::show_num(r),
+    };
+    let warm = if run.pace.warmup > 0.0 {
+        format!(" warmup={}", crate::value::show_num(run.pace.warmup))
+    } else {
+        String::new()
+    };
+    format!(
+        "{tod} Starting RD={name}; I/O rate: {rate_text}; elapsed={}{warm}{}\n",
+        crate::value::show_num(run.pace.elapsed),
+        run.loop_text()
+    )
+}
+
+/// The line layout: vdbench's file-system layout for FSD runs (with the access, copy and
+/// move columns where the run has them), else the raw one.
+#[derive(Clone, Copy)]
+struct Layout {
+    fs: bool,
+    extra: bool,
+}
+
+impl Layout {
+    fn of(run: &Run) -> Layout {
+        Layout {
+            fs: run.is_fs(),
+            extra: run
+                .fwds
+                .iter()
+                .flat_map(|f| f.p.operations.iter())
+                .any(|o| matches!(o.as_str(), "access" | "copy" | "move")),
+        }
+    }
+    fn header(self) -> String {
+        if self.fs {
+            report::fs_header(self.extra)
+        } else {
+            report::header()
+        }
+    }
+    fn line(self, tod: &str, label: &str, iv: &Iv) -> String {
+        if self.fs {
+            report::fs_line(tod, label, iv, self.extra)
+        } else {
+            report::line(tod, label, iv)
+        }
+    }
+}
+
+/// Machine CPU per interval (busy and system percentages), and the last reading.
+type Cpu = (Vec<(f64, f64)>, Option<(u64, u64, u64)>);
+
+/// Read the machine's CPU when an interval's line is due.
+fn tick(c: &Mutex<Cpu>) {
+    let mut g = c.lock().unwrap_or_else(|e| e.into_inner());
+    let now = cpu_ticks();
+    if let (Some(a), Some(b)) = (g.1, now) {
+        let total = (b.2 - a.2).max(1) as f64;
+        g.0.push((
+            (b.0 - a.0) as f64 * 100.0 / total,
+            (b.1 - a.1) as f64 * 100.0 / total,
+        ));
+    }
+    g.1 = now;
+}
+
+/// What the interval printer shares with the run.
+struct Live {
+    /// One host: lines are printed as intervals end.
+    on: bool,
+    interval: f64,
+    layout: Layout,
+    cpu: Arc<Mutex<Cpu>>,
+    printed: Arc<Mutex<usize>>,
+}
+
+/// Run the jobs, printing each interval's line as every clone completes it.
+fn run_jobs(
+    ctx: &Ctx<'_>,
+    set: Vec<fathom::JobSpec>,
+    name: &str,
+    live: Live,
+) -> Result<fathom::Report> {
+    let mut runner = fathom::Runner::new(set);
+    // Many hosts: a host stopped alone tells the others, which stop this run too.
+    if let Some(s) = ctx.cluster.and_then(|c| c.stop_signals()) {
+        runner = fathom::cluster::stop_with_peers(runner, s);
+    }
+    let plan = runner.plan().map_err(|e| anyhow!("rd={name}: {e}"))?;
+    let board = runner.live_board(&plan);
+    let period = Duration::from_secs_f64(if live.on {
+        (live.interval / 10.0).min(0.1)
+    } else {
+        live.interval
+    });
+    let runner = runner.on_interval(period, move |_| {
+        if !live.on {
+            tick(&live.cpu);
+            return;
+        }
+        let mut k = live.printed.lock().unwrap_or_else(|e| e.into_inner());
+        while let Some(mut line) = interval_done(&board, *k, live.interval) {
+            tick(&live.cpu);
+            line.cpu = live
+                .cpu
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .0
+                .last()
+                .copied();
+            let (tod, _) = now_stamps();
+            let mut text = String::new();
+            if *k == 0 {
+                text.push_str(&live.layout.header());
+            }
+            text.push_str(&live.layout.line(&tod, &(*k + 1).to_string(), &line));
+            emit(&text);
+            *k += 1;
+        }
+    });
+    crate::stop::run(runner).map_err(|e| anyhow!("rd={name}: {e}"))
+}
+
+/// Interval `k` summed over the clones, once every clone has it (None before).
+fn interval_done(board: &fathom::live::LiveBoard, k: usize, interval: f64) -> Option<Iv> {
+    let mut line = Iv::default();
+    for (name, c) in &board.clones {
+        let g = c.samples.lock().unwrap_or_else(|e| e.into_inner());
+        // A metadata job's clone shares its mix's operations in order.
+        let iv = match JobTag::of_name(name).op {
+            Some(op) => {
+                let ops: Vec<(&str, &[fathom::Sample])> = jobs::meta_mix(&op)
+                    .split(':')
+                    .filter_map(|p| p.split('/').next())
+                    .zip(g.iter())
+                    .map(|(n, v)| (n, &v[..]))
+                    .collect();
+                report::iv_of_meta(&ops, k)
+            }
+            None => report::iv_of([&g[0], &g[1]], k),
+        };
+        match iv {
+            Some(iv) if iv.secs >= interval / 2.0 => line.add_side(&iv),
+            _ => return None,
+        }
+    }
+    Some(line)
+}
+
+/// The measured intervals of one run: all jobs, per SD, per WD.
+struct Measured {
+    all: Vec<Iv>,
+    by_sd: BTreeMap<String, Vec<Iv>>,
+    by_wd: BTreeMap<String, Vec<Iv>>,
+}
+
+fn side_by_side(into: &mut Vec<Iv>, add: &[Iv]) {
+    if into.len() < add.len() {
+        into.resize(add.len(), Iv::default());
+    }
+    for (a, b) in into.iter_mut().zip(add) {
+        a.add_side(b);
+    }
+}
+
+/// The average over intervals `first..=n` (1-based), as `avg_first-n`.
+fn average(ivs: &[Iv], first: usize) -> (String, Iv) {
+    let n = ivs.len();
+    let first = first.min(n).max(1);
+    let mut a = Iv::default();
+    for iv in &ivs[first - 1..] {
+        a.add_after(iv);
+    }
+    (format!("avg_{first}-{n}"), a)
+}
+
+/// Every job's intervals summed (all, per SD, per WD), and the run's exit code: errors
+/// and data validation failures are said and logged.
+fn measure(
+    ctx: &Ctx<'_>,
+    run: &Run,
+    name: &str,
+    reports: &[fathom::Report],
+) -> Result<(Measured, u8)> {
+    let out = ctx.out;
+    let mut meas = Measured {
+        all: Vec::new(),
+        by_sd: BTreeMap::new(),
+        by_wd: BTreeMap::new(),
+    };
+    let mut code = 0u8;
+    for j in reports.iter().flat_map(|r| r.jobs.iter()) {
+        let tag = JobTag::of_name(&j.name);
+        let ivs = report::intervals_of(j, run.pace.interval);
+        side_by_side(&mut meas.all, &ivs);
+        side_by_side(meas.by_sd.entry(tag.sd.clone()).or_default(), &ivs);
+        side_by_side(meas.by_wd.entry(tag.wd.clone()).or_default(), &ivs);
+        if let Some(op) = tag.op.as_deref().filter(|_| j.error_text.is_none()) {
+            say_if_idle(out, name, &tag, op, j);
+        }
+        if let Some(e) = &j.error_text {
+            let msg = format!("rd={name} wd={} sd={}: {e}", tag.wd, tag.sd);
+            out.say(&msg);
+            out.log(&msg)?;
+            out.append("errorlog.html", &format!("{msg}\n"))?;
+            code = 1;
+        }
+        if let Some(v) = &j.stats.verify {
+            for f in &v.first {
+                let line = format!(
+                    "Data Validation error: rd={name} sd={} lun={}: {f}",
+                    tag.sd,
+                    sd_lun(ctx.m, &tag.sd)
+                );
+                out.say(&line);
+                out.append("errorlog.html", &format!("{line}\n"))?;
+                code = 1;
+            }
+            if v.failures > 0 {
+                code = 1;
+            }
+        }
+    }
+    Ok((meas, code))
+}
+
+/// A metadata operation that found nothing to act on says why, rather than end its run
+/// with zeros and nothing else.
+fn say_if_idle(out: &Out, name: &str, tag: &JobTag, op: &str, j: &fathom::JobResult) {
+    let own = j.stats.ops.first();
+    if !own.is_some_and(|o| o.ops == 0 && o.skipped > 0) {
+        return;
+    }
+    let why = match op {
+        "mkdir" => "every directory exists already (or its parent does not)",
+        "rmdir" => "no directory is empty (or none exists)",
+        "create" => {
+            "every file exists already, or its directory does not (make the \
+             directories with operation=mkdir, or with format=)"
+        }
+        _ => "no file exists (create them with operation=create, or format=)",
+    };
+    out.say(&format!(
+        "rd={name} fwd={} fsd={}: operation={op} did nothing: {why}",
+        tag.wd, tag.sd
+    ));
+}
+
+/// How the run was shown while it went on.
+struct Shown<'a> {
+    banner: &'a str,
+    layout: Layout,
+    /// Interval lines already printed.
+    printed: usize,
+}
+
+/// The run's lines (the ones not yet printed, and its average) on the console, in the
+/// summary, totals and flat file, and per SD and per WD; returns the average.
+fn write_reports(
+    ctx: &Ctx<'_>,
+    run: &Run,
+    name: &str,
+    rate: RunRate,
+    meas: &Measured,
+    shown: &Shown<'_>,
+) -> Result<Iv> {
+    let (out, layout) = (ctx.out, shown.layout);
+    let first = ((run.pace.warmup / run.pace.interval).round() as usize + 1).max(2);
+    let facts = facts(run, name, rate, ctx.m);
+    let mut text = layout.header();
+    let mut console = if shown.printed == 0 {
+        layout.header()
+    } else {
+        String::new()
+    };
+    let mut flat = String::new();
+    let (tod0, stamp) = now_stamps();
+    for (i, iv) in meas.all.iter().enumerate() {
+        let l = layout.line(&tod0, &(i + 1).to_string(), iv);
+        if i >= shown.printed {
+            console.push_str(&l);
+        }
+        text.push_str(&l);
+        flat.push_str(&report::flat_row(
+            &tod0,
+            &stamp,
+            &(i + 1).to_string(),
+            &facts,
+            iv,
+        ));
+    }
+    let (label, avg) = average(&meas.all, first);
+    let avg_line = layout.line(&tod0, &label, &avg);
+    text.push_str(&avg_line);
+    console.push_str(&avg_line);
+    flat.push_str(&report::flat_row(&tod0, &stamp, &label, &facts, &avg));
+    emit(&console);
+    out.append("summary.html", &text)?;
+    out.append("totals.html", &format!("{}{avg_line}", layout.header()))?;
+    out.append("flatfile.html", &flat)?;
+    for (what, map) in [("sd", &meas.by_sd), ("wd", &meas.by_wd)] {
+        for (n, ivs) in map {
+            let mut t = format!("\n{}{}", shown.banner, layout.header());
+            for (i, iv) in ivs.iter().enumerate() {
+                t.push_str(&layout.line(&tod0, &(i + 1).to_string(), iv));
+            }
+            let (l, a) = average(ivs, first);
+            t.push_str(&layout.line(&tod0, &l, &a));
+            out.append(&format!("{what}_{n}.html"), &t)?;
+        }
+    }
+    Ok(avg)
+}
+
+/// The run's response time histogram: reads, writes and metadata operations together.
+fn write_histogram(out: &Out, banner: &str, reports: &[fathom::Report]) -> Result<()> {
+    let mut lat = fathom::LatStat::new();
+    for j in reports.iter().flat_map(|r| r.jobs.iter()) {
+        for d in &j.stats.dirs[..2] {
+            lat += &d.clat;
+        }
+        // A metadata job's requested operation.
+        if let Some(o) = j.stats.ops.first() {
+            lat += &o.lat;
+        }
+    }
+    out.append(
+        "histogram.html",
+        &format!("\n{banner}{}", report::histogram(&lat)),
+    )
+}
+
+/// The run's native fathom result, every host's jobs in one file.
+fn write_native(out: &Out, run: &Run, name: &str, reports: Vec<fathom::Report>) -> Result<()> {
+    // One file per run: a loop's runs are told apart by their values.
+    let mut stem = name.to_string();
+    for (k, v) in &run.loops {
+        stem.push_str(&format!("_{k}={v}"));
+    }
+    let native = out
+        .dir
+        .join(format!("{}.fathom.json", stem.replace(['/', ' '], "_")));
+    // Hosts side by side: their results add up (every job of every host kept).
+    let whole = if reports.len() == 1 {
+        reports.into_iter().next().expect("one report")
+    } else {
+        fathom::Report::merge(reports.into_iter().filter(|r| !r.jobs.is_empty()).collect())
+            .map_err(|e| anyhow!("merging the hosts' results: {e}"))?
+    };
+    let mut f = std::fs::File::create(&native)?;
+    fathom_report::native::write_with_repetitions(&whole, &[], &mut f)?;
+    Ok(())
+}
+
+fn sd_lun(m: &Model, sd: &str) -> String {
+    m.sds
+        .iter()
+        .find(|s| s.name == sd)
+        .map_or_else(String::new, |s| s.lun.clone())
+}
+
+fn facts(run: &Run, name: &str, rate: RunRate, m: &Model) -> RunFacts {
+    let (xfer, rdpct, rh, wh, seek) = match run.wds.first() {
+        Some(w) => (
+            w.p.xfer.mean(),
+            w.p.rdpct,
+            w.p.rhpct,
+            w.p.whpct,
+            w.p.seek.show(),
+        ),
+        None => match run.fwds.first() {
+            Some(f) => (
+                f.p.xfer.mean(),
+                f.p.rdpct.unwrap_or(if f.p.operations[0] == "read" {
+                    100.0
+                } else {
+                    0.0
+                }),
+                0.0,
+                0.0,
+                if f.p.fileio_random {
+                    "100".into()
+                } else {
+                    "0".into()
+                },
+            ),
+            None => (0.0, 0.0, 0.0, 0.0, String::new()),
+        },
+    };
+    let mut lun = 0u64;
+    let mut seen = std::collections::HashSet::new();
+    for w in &run.wds {
+        for s in &w.sds {
+            if seen.insert(s.name.clone()) {
+                lun += s.size.or_else(|| jobs::lun_size(&s.lun)).unwrap_or(0);
+            }
+        }
+    }
+    for f in &run.fwds {
+        for s in &f.fsds {
+            if seen.insert(s.name.clone()) {
+                lun += crate::tree::file_list(s).iter().map(|x| x.1).sum::<u64>();
+            }
+        }
+    }
+    RunFacts {
+        run: name.to_string(),
+        reqrate: match rate {
+            RunRate::Fixed(r) => r,
+            _ => 0.0,
+        },
+        xfersize: xfer,
+        threads: run.threads(),
+        rdpct,
+        rhpct: rh,
+        whpct: wh,
+        seekpct: seek,
+        lunsize: lun as f64 / (1u64 << 30) as f64,
+        compratio: run
+            .wds
+            .first()
+            .and_then(|w| w.p.compratio)
+            .unwrap_or(m.general.compratio),
+    }
+}
+
+/// Build, check or clean the run's trees as its format= says (with many hosts: rank 0
+/// cleans, then each host builds or checks its share of the files); false when the run
+/// is over after that (format=only, clean).
+fn prepare_trees(ctx: &Ctx<'_>, run: &Run) -> Result<bool> {
+    let out = ctx.out;
+    let xfer = run.format_fwd.as_ref().map_or(128 << 10, |f| f.xfer.max());
+    let threads = run.format_fwd.as_ref().map_or(1, |f| f.threads as usize);
+    let shares = jobs::fsd_shares(run, ctx.place)?;
+    let mut fsds: Vec<&crate::model::Fsd> = Vec::new();
+    for f in run.fwds.iter().flat_map(|w| w.fsds.iter()) {
+        if !fsds.iter().any(|x| x.name == f.name) {
+            fsds.push(f);
+        }
+    }
+    let barrier = || {
+        if let Some(c) = ctx.cluster {
+            c.barrier();
+        }
+    };
+    if matches!(run.pace.format, Format::Clean | Format::Yes | Format::Only) {
+        if ctx.place.rank == 0 {
+            for f in &fsds {
+                crate::tree::clean(f)?;
+            }
+        }
+        barrier();
+    }
+    for f in &fsds {
+        let mine = jobs::my_files(f, &shares, ctx.place.rank);
+        // Reads and writes need the files; metadata operations work on what is there.
+        let data = run.fwds.iter().any(|w| {
+            w.fsds.iter().any(|x| x.name == f.name)
+                && w.p.operations.iter().any(|o| o == "read" || o == "write")
+        });
+        match run.pace.format {
+            Format::No if data => crate::tree::check(f, &mine)?,
+            Format::No => crate::tree::anchor(f, ctx.m.general.create_anchors)?,
+            Format::Clean => {}
+            Format::Yes | Format::Only | Format::Restart | Format::RestartOnly => {
+                let b =
+                    crate::tree::build(f, &mine, (xfer, threads), ctx.m.general.create_anchors)?;
+                let what = if matches!(run.pace.format, Format::Yes | Format::Only) {
+                    "format"
+                } else {
+                    "format=restart"
+                };
+                let msg = format!(
+                    "fsd={}: {what} made {} directories and {} files ({} bytes)",
+                    f.name, b.dirs, b.files, b.bytes
+                );
+                out.say(&msg);
+                out.log(&msg)?;
+            }
+        }
+    }
+    barrier();
+    Ok(matches!(
+        run.pace.format,
+        Format::No | Format::Yes | Format::Restart
+    ))
+}
