@@ -9,6 +9,7 @@ mod signals;
 mod sub;
 
 use anyhow::{Context, Result};
+use args::Cli;
 use clap::Parser;
 use fathom::{RunError, Runner};
 use fathom_report::Format;
@@ -532,13 +533,110 @@ fn real_main() -> Result<u8, Failure> {
         return Ok(code);
     }
     let (formats, format_files) = select_formats(&cli).map_err(usage)?;
+    let set = job_set(&cli, &clap_indexed, &job_indexed)?;
+    // Under mpirun (built with --features mpi) this process is one rank of many.
+    let me = Me::detect()?;
+    if cli.merge_blktrace_only {
+        // As fio's --merge-blktrace-only: the merged traces are written, no job runs.
+        fathom::plan::merge_blktraces_only(&set).map_err(|e| usage(anyhow::anyhow!(e)))?;
+        return Ok(exit::OK);
+    }
+    let mut runner = Runner::new(set);
+    let timers = Timers::of(&cli, me.is_root)?;
+    if me.dist.is_some() {
+        runner = with_peers(runner);
+    }
+    let plan = runner
+        .plan_with(fathom::plan::Limits {
+            readonly: cli.readonly,
+            allow_destructive: cli.allow_destructive,
+            rank: me.rank,
+            parse_only: cli.parse_only,
+        })
+        .map_err(|e| me.fail(usage(e)))?;
+    if cli.parse_only {
+        return Ok(exit::OK);
+    }
+    if cli.warnings_fatal {
+        if let Some(w) = plan.warnings.first() {
+            return Err(me.fail(usage(anyhow::anyhow!("{w} (--warnings-fatal)"))));
+        }
+    }
+    if me.is_root && cli.warnings {
+        for w in &plan.warnings {
+            eprintln!("fathom: {w}");
+        }
+    }
+    let mut outs = open_outputs(&cli, &format_files, me.is_root)?;
+    if formats.contains(&Format::Normal) {
+        preamble(
+            &plan,
+            me.rank.map_or(1, |r| r.size),
+            me.is_root,
+            outs.get(Format::Normal),
+        )?;
+    }
+    if timers.show_eta || (timers.status_every.is_some() && me.is_root) {
+        let view = LiveView {
+            show_eta: timers.show_eta,
+            eta_every: timers.eta_every,
+            eta_newline: timers.eta_newline,
+            status_every: timers.status_every,
+            stderr_tty: timers.stderr_tty,
+            text: formats.contains(&Format::Normal),
+            json: formats
+                .iter()
+                .any(|f| matches!(f, Format::Json | Format::JsonPlus | Format::Native)),
+            to_stdout: cli.output.is_none(),
+        };
+        runner = view.attach(runner, &plan);
+    }
+    let signals = signals::install(runner.cancel_handle(), runner.live_board(&plan));
+    let mut ran = repetitions(&cli, &me, &runner, &plan, &formats, &mut outs)?;
+    let result = write_results(&formats, &mut ran, &mut outs)?;
+    outs.flush()?;
+    if cli.bandwidth_log && me.is_root {
+        write_bandwidth_logs(&result).context("--bandwidth-log")?;
+    }
+    if timers.show_eta && timers.stderr_tty {
+        eprintln!();
+    }
+    // Notes and errors: each rank speaks for its own jobs.
+    for (name, notes, error) in &ran.said {
+        for n in notes.iter().filter(|_| cli.warnings) {
+            eprintln!("fathom: {}job '{name}': note: {n}", me.who);
+        }
+        if let Some(t) = error {
+            eprintln!("fathom: {}job '{name}': {t}", me.who);
+        }
+    }
+    let code = verdict(&signals, &plan, &result, me.is_root);
+    // Every rank leaves with rank 0's verdict on the whole run.
+    Ok(match &me.dist {
+        Some(d) => {
+            let code = d.agree_exit_code(code);
+            // Stop announcements that reached this rank after its last phase: taken off
+            // the line before MPI ends.
+            dist::Dist::peer_stopped();
+            code
+        }
+        None => code,
+    })
+}
 
+/// The jobs of the job files and of the command line, with the command line's global
+/// options over the files' (and --stonewall-time as a runtime).
+fn job_set(
+    cli: &Cli,
+    clap_indexed: &[(usize, std::ffi::OsString)],
+    job_indexed: &[(usize, String)],
+) -> Result<fathom::JobSet, Failure> {
     let first_file = clap_indexed
         .iter()
         .skip(1)
         .find(|(_, a)| cli.files.iter().any(|f| a.as_os_str() == f.as_str()))
         .map(|(i, _)| *i);
-    let (job_args, mut overrides) = args::partition_job_args(&job_indexed, first_file);
+    let (job_args, mut overrides) = args::partition_job_args(job_indexed, first_file);
     if let Some(t) = &cli.stonewall_time {
         overrides.push(format!("--runtime={t}"));
     }
@@ -550,122 +648,128 @@ fn real_main() -> Result<u8, Failure> {
              command-line job (e.g. `fathom --name=test --rw=randread --size=64m`)"
         )));
     }
-    // Under mpirun (built with --features mpi) this process is one rank of many.
-    let dist = dist::Dist::detect().map_err(usage)?;
-    let rank = dist.as_ref().map(|d| d.rank);
-    let is_root = rank.is_none_or(|r| r.rank == 0);
-    let who = rank.map_or(String::new(), |r| {
-        format!("rank {} ({}): ", r.rank, fathom::facts::host().hostname)
-    });
-    // A rank that fails alone exits at once: mpirun then stops the others rather than
-    // leaving them at a barrier.
-    let rank_fail = |f: Failure| -> Failure {
-        if rank.is_some() {
-            eprintln!("fathom: {who}error: {}", error_text(&f.err));
+    Ok(set)
+}
+
+/// This process among the ranks of an MPI run (or alone).
+struct Me {
+    dist: Option<dist::Dist>,
+    rank: Option<fathom::plan::Rank>,
+    is_root: bool,
+    /// "rank N (host): " before a rank's own messages; empty alone.
+    who: String,
+}
+
+impl Me {
+    fn detect() -> Result<Me, Failure> {
+        let dist = dist::Dist::detect().map_err(usage)?;
+        let rank = dist.as_ref().map(|d| d.rank);
+        Ok(Me {
+            is_root: rank.is_none_or(|r| r.rank == 0),
+            who: rank.map_or(String::new(), |r| {
+                format!("rank {} ({}): ", r.rank, fathom::facts::host().hostname)
+            }),
+            dist,
+            rank,
+        })
+    }
+
+    /// A rank that fails alone exits at once: mpirun then stops the others rather than
+    /// leaving them at a barrier.
+    fn fail(&self, f: Failure) -> Failure {
+        if self.rank.is_some() {
+            eprintln!("fathom: {}error: {}", self.who, error_text(&f.err));
             std::process::exit(f.code.into());
         }
         f
-    };
-    if cli.merge_blktrace_only {
-        // As fio's --merge-blktrace-only: the merged traces are written, no job runs.
-        fathom::plan::merge_blktraces_only(&set).map_err(|e| usage(anyhow::anyhow!(e)))?;
-        return Ok(exit::OK);
     }
-    let mut runner = Runner::new(set);
-    let interval = |opt: &str, v: &str| -> Result<std::time::Duration, Failure> {
-        fathom_job::units::parse_time(v, fathom_job::units::TimeUnit::Seconds)
-            .ok()
-            .filter(|d| !d.is_zero())
-            .ok_or_else(|| usage(anyhow::anyhow!("--{opt}={v}: a time such as 500ms or 2s")))
-    };
-    let eta_every = interval("eta-interval", &cli.eta_interval)?;
-    let eta_newline = match &cli.eta_newline {
-        Some(v) => Some(interval("eta-newline", v)?),
-        None => None,
-    };
-    let status_every = match &cli.status_interval {
-        Some(v) => Some(interval("status-interval", v)?),
-        None => None,
-    };
-    let stderr_tty = std::io::IsTerminal::is_terminal(&std::io::stderr());
-    let show_eta = is_root
-        && match cli.eta.as_str() {
-            "always" => true,
-            "never" => false,
-            _ => stderr_tty,
+}
+
+/// The live view's timers: --eta, --eta-interval, --eta-newline, --status-interval.
+struct Timers {
+    show_eta: bool,
+    eta_every: std::time::Duration,
+    eta_newline: Option<std::time::Duration>,
+    status_every: Option<std::time::Duration>,
+    stderr_tty: bool,
+}
+
+impl Timers {
+    fn of(cli: &Cli, is_root: bool) -> Result<Timers, Failure> {
+        let interval = |opt: &str, v: &str| -> Result<std::time::Duration, Failure> {
+            fathom_job::units::parse_time(v, fathom_job::units::TimeUnit::Seconds)
+                .ok()
+                .filter(|d| !d.is_zero())
+                .ok_or_else(|| usage(anyhow::anyhow!("--{opt}={v}: a time such as 500ms or 2s")))
         };
-    if dist.is_some() {
-        // Every rank starts each phase together; a rank stopped alone (a signal to one
-        // process) stops every rank there, rather than leaving them at a barrier.
-        let h = runner.cancel_handle();
-        runner = runner.before_phase(move |_| {
-            if dist::Dist::any(h.is_cancelled()) {
-                h.cancel();
-            }
-        });
-        // Within a phase: a rank stopped alone tells the others at once, and they stop
-        // their phase too (within a poll, 50 ms) instead of finishing it first.
-        runner = fathom::cluster::stop_with_peers(runner, dist::Dist::stop_signals());
-    }
-    let plan = runner
-        .plan_with(fathom::plan::Limits {
-            readonly: cli.readonly,
-            allow_destructive: cli.allow_destructive,
-            rank,
-            parse_only: cli.parse_only,
-        })
-        .map_err(|e| rank_fail(usage(e)))?;
-    if cli.parse_only {
-        return Ok(exit::OK);
-    }
-    if cli.warnings_fatal {
-        if let Some(w) = plan.warnings.first() {
-            return Err(rank_fail(usage(anyhow::anyhow!("{w} (--warnings-fatal)"))));
-        }
-    }
-    if is_root && cli.warnings {
-        for w in &plan.warnings {
-            eprintln!("fathom: {w}");
-        }
-    }
-
-    let mut outs = open_outputs(&cli, &format_files, is_root)?;
-    if formats.contains(&Format::Normal) {
-        preamble(
-            &plan,
-            rank.map_or(1, |r| r.size),
-            is_root,
-            outs.get(Format::Normal),
-        )?;
-    }
-
-    if show_eta || (status_every.is_some() && is_root) {
-        let view = LiveView {
-            show_eta,
-            eta_every,
-            eta_newline,
-            status_every,
+        let stderr_tty = std::io::IsTerminal::is_terminal(&std::io::stderr());
+        Ok(Timers {
+            show_eta: is_root
+                && match cli.eta.as_str() {
+                    "always" => true,
+                    "never" => false,
+                    _ => stderr_tty,
+                },
+            eta_every: interval("eta-interval", &cli.eta_interval)?,
+            eta_newline: match &cli.eta_newline {
+                Some(v) => Some(interval("eta-newline", v)?),
+                None => None,
+            },
+            status_every: match &cli.status_interval {
+                Some(v) => Some(interval("status-interval", v)?),
+                None => None,
+            },
             stderr_tty,
-            text: formats.contains(&Format::Normal),
-            json: formats
-                .iter()
-                .any(|f| matches!(f, Format::Json | Format::JsonPlus | Format::Native)),
-            to_stdout: cli.output.is_none(),
-        };
-        runner = view.attach(runner, &plan);
+        })
     }
-    let signals = signals::install(runner.cancel_handle(), runner.live_board(&plan));
+}
+
+/// A rank of an MPI run: every rank starts each phase together; a rank stopped alone (a
+/// signal to one process) stops every rank there, rather than leaving them at a barrier.
+fn with_peers(runner: Runner) -> Runner {
+    let h = runner.cancel_handle();
+    let runner = runner.before_phase(move |_| {
+        if dist::Dist::any(h.is_cancelled()) {
+            h.cancel();
+        }
+    });
+    // Within a phase: a rank stopped alone tells the others at once, and they stop
+    // their phase too (within a poll, 50 ms) instead of finishing it first.
+    fathom::cluster::stop_with_peers(runner, dist::Dist::stop_signals())
+}
+
+/// What the repetitions of a run gave.
+struct Ran {
+    /// Each repetition's result (every rank's, merged at rank 0).
+    reps: Vec<fathom::Report>,
+    /// What this rank's jobs said in the last repetition: (job, notes, error).
+    said: Vec<(String, Vec<String>, Option<String>)>,
+    /// Rank 0 of an MPI run: each rank's part, for the JSON and normal outputs.
+    breakdown: Option<serde_json::Value>,
+}
+
+/// Run the plan --repeat times (each repetition's normal report printed as it ends when
+/// there are several); a failed or interrupted repetition ends them alone.
+fn repetitions(
+    cli: &Cli,
+    me: &Me,
+    runner: &Runner,
+    plan: &fathom::plan::Plan,
+    formats: &[Format],
+    outs: &mut Outputs,
+) -> Result<Ran, Failure> {
     let n = cli.repeat as usize;
-    let mut reps = Vec::with_capacity(n);
-    // What this rank's jobs said in the last repetition: (job, notes, error).
-    let mut said: Vec<(String, Vec<String>, Option<String>)> = Vec::new();
-    let mut breakdown = None;
+    let mut ran = Ran {
+        reps: Vec::with_capacity(n),
+        said: Vec::new(),
+        breakdown: None,
+    };
     for k in 0..n {
-        if n > 1 && is_root {
+        if n > 1 && me.is_root {
             eprintln!("fathom: repetition {} of {n}", k + 1);
         }
         let mine = runner
-            .run_planned(&plan)
+            .run_planned(plan)
             .map_err(|e| match e {
                 RunError::Setup { .. } => Failure {
                     code: exit::IO_ERROR,
@@ -673,20 +777,20 @@ fn real_main() -> Result<u8, Failure> {
                 },
                 e => usage(e),
             })
-            .map_err(rank_fail)?;
-        said = mine
+            .map_err(|f| me.fail(f))?;
+        ran.said = mine
             .jobs
             .iter()
             .map(|j| (j.name.clone(), j.notes.clone(), j.error_text.clone()))
             .collect();
         // Every rank's result, merged exactly at rank 0.
-        let r = match &dist {
+        let r = match &me.dist {
             Some(d) => {
-                let all = d.gather(&mine).map_err(|e| rank_fail(usage(e)))?;
-                if is_root {
-                    breakdown = Some(dist::breakdown(&all));
+                let all = d.gather(&mine).map_err(|e| me.fail(usage(e)))?;
+                if me.is_root {
+                    ran.breakdown = Some(dist::breakdown(&all));
                     fathom::Report::merge(all.into_iter().map(|x| x.result).collect())
-                        .map_err(|e| rank_fail(usage(anyhow::anyhow!(e))))?
+                        .map_err(|e| me.fail(usage(anyhow::anyhow!(e))))?
                 } else {
                     mine
                 }
@@ -700,61 +804,42 @@ fn real_main() -> Result<u8, Failure> {
             out.flush()?;
         }
         // A distributed run does every repetition on every rank (no rank stops alone).
-        let stop = dist.is_none() && (r.interrupted || r.jobs.iter().any(|j| j.stats.error != 0));
-        reps.push(r);
+        let stop =
+            me.dist.is_none() && (r.interrupted || r.jobs.iter().any(|j| j.stats.error != 0));
+        ran.reps.push(r);
         if stop {
             break;
         }
     }
-    let result = if reps.len() == 1 {
-        reps.pop().expect("one run")
-    } else {
-        fathom::Report::merge_sequential(reps.clone()).map_err(|e| usage(anyhow::anyhow!(e)))?
-    };
-    if reps.is_empty() {
-        for f in &formats {
-            let out = outs.get(*f);
-            match (&breakdown, f) {
-                (Some(b), Format::Json) => json_with(&result, "fathom_ranks", b.clone(), out)?,
-                (Some(b), Format::Normal) => {
-                    fathom_report::reporter(Format::Normal).write_report(&result, out)?;
-                    out.write_all(dist::breakdown_table(b).as_bytes())?;
-                }
-                _ => fathom_report::reporter(*f).write_report(&result, out)?,
-            }
-        }
-    } else {
-        write_repeated(&formats, &result, &reps, &mut outs)?;
-    }
-    outs.flush()?;
-    if cli.bandwidth_log && is_root {
-        write_bandwidth_logs(&result).context("--bandwidth-log")?;
-    }
-    if show_eta && stderr_tty {
-        eprintln!();
-    }
+    Ok(ran)
+}
 
-    // Notes and errors: each rank speaks for its own jobs.
-    for (name, notes, error) in &said {
-        for n in notes.iter().filter(|_| cli.warnings) {
-            eprintln!("fathom: {who}job '{name}': note: {n}");
-        }
-        if let Some(t) = error {
-            eprintln!("fathom: {who}job '{name}': {t}");
+/// The run's result in every format asked for (with several repetitions: their merge,
+/// and the statistics across them); returns the result.
+fn write_results(
+    formats: &[Format],
+    ran: &mut Ran,
+    outs: &mut Outputs,
+) -> Result<fathom::Report, Failure> {
+    if ran.reps.len() != 1 {
+        let result = fathom::Report::merge_sequential(ran.reps.clone())
+            .map_err(|e| usage(anyhow::anyhow!(e)))?;
+        write_repeated(formats, &result, &ran.reps, outs)?;
+        return Ok(result);
+    }
+    let result = ran.reps.pop().expect("one run");
+    for f in formats {
+        let out = outs.get(*f);
+        match (&ran.breakdown, f) {
+            (Some(b), Format::Json) => json_with(&result, "fathom_ranks", b.clone(), out)?,
+            (Some(b), Format::Normal) => {
+                fathom_report::reporter(Format::Normal).write_report(&result, out)?;
+                out.write_all(dist::breakdown_table(b).as_bytes())?;
+            }
+            _ => fathom_report::reporter(*f).write_report(&result, out)?,
         }
     }
-    let code = verdict(&signals, &plan, &result, is_root);
-    // Every rank leaves with rank 0's verdict on the whole run.
-    Ok(match &dist {
-        Some(d) => {
-            let code = d.agree_exit_code(code);
-            // Stop announcements that reached this rank after its last phase: taken off
-            // the line before MPI ends.
-            dist::Dist::peer_stopped();
-            code
-        }
-        None => code,
-    })
+    Ok(result)
 }
 
 /// `--bandwidth-log`: per direction, every job's interval samples added up by interval,

@@ -70,31 +70,7 @@ fn write_job(job: &JobResult, group: Option<&GroupResult>, out: &mut dyn Write) 
     if s.dirs.iter().all(|d| d.bytes == 0) && s.issued.iter().all(|&n| n == 0) && s.ops.is_empty() {
         return Ok(());
     }
-    let err = match (&job.error_text, s.error) {
-        (Some(t), e) if e != 0 => format!("{e:2} ({t})"),
-        (_, e) => format!("{e:2}"),
-    };
-    writeln!(
-        out,
-        "{}: (groupid={}, jobs={}): err={err}: pid={}: {}",
-        job.name,
-        job.groupid,
-        s.clones,
-        job.pid,
-        ctime(job.job_start_ms)
-    )?;
-    if let Some(d) = &job.info.description {
-        writeln!(out, "  Description  : [{d}]")?;
-    }
-    if job.layout.as_millis() > 0 {
-        // fathom extension: file setup happened before the clock started (a setup
-        // shorter than a millisecond, as for the null engine, is not worth a line).
-        writeln!(
-            out,
-            "  layout       : {}msec before the clock started (not in the numbers below)",
-            job.layout.as_millis()
-        )?;
-    }
+    job_header(job, out)?;
     let rt = runtime_ms(s);
     // The kb_base of the group decides which unit comes first (fio uses the group's).
     let kb_base = group.map(|g| g.kb_base).unwrap_or(job.info.kb_base);
@@ -110,78 +86,11 @@ fn write_job(job: &JobResult, group: Option<&GroupResult>, out: &mut dyn Write) 
     if job.info.unified_rw != 0 {
         shown.push(("mixed", &mixed, 0));
     }
-    let sig = if job.info.sig_figs == 0 {
-        4
-    } else {
-        job.info.sig_figs as usize
-    };
-    let bits = job.info.unit_base == 1;
-    let bw_text = |bps: u64, iec: bool| {
-        if bits {
-            format!("{}bit/s", num2str(bps.saturating_mul(8), sig, iec))
-        } else {
-            format!("{}B/s", num2str(bps, sig, iec))
-        }
-    };
     for (name, d, i) in shown {
         if d.bytes == 0 || rt == 0 {
             continue;
         }
-        let bw = per_sec(d.bytes, rt);
-        writeln!(
-            out,
-            "  {name}: IOPS={}, BW={} ({})({}B/{rt}msec){}",
-            num2str(per_sec(d.ios, rt), sig, false),
-            bw_text(bw, iec),
-            bw_text(bw, !iec),
-            num2str(d.bytes, sig, iec),
-            if name == "write" {
-                "; 0 zone resets"
-            } else {
-                ""
-            }
-        )?;
-        lat_line("slat", &d.slat, out)?;
-        lat_line("clat", &d.clat, out)?;
-        lat_line(" lat", &d.lat, out)?;
-        // cmdprio: each priority's latencies, once two priorities have any (as fio).
-        let prio_kind = if job.info.lat_percentiles {
-            "lat"
-        } else {
-            "clat"
-        };
-        let by_prio = d.prios_with_samples() >= 2;
-        for p in d.prios.iter().filter(|_| by_prio) {
-            let name = format!("{prio_kind} prio {}/{}", p.class(), p.level());
-            lat_line(&name, &p.lat, out)?;
-        }
-        // fathom extension: latency from the intended issue time of rate-limited I/O.
-        lat_line("resp", &d.resp, out)?;
-        if job.info.slat_percentiles && d.slat.count() > 0 {
-            percentiles("slat", &d.slat, &job.info.percentile_list, out)?;
-        }
-        if job.info.clat_percentiles {
-            percentiles("clat", &d.clat, &job.info.percentile_list, out)?;
-        }
-        if job.info.lat_percentiles {
-            percentiles("lat", &d.lat, &job.info.percentile_list, out)?;
-        }
-        if by_prio && (job.info.clat_percentiles || job.info.lat_percentiles) {
-            let all = if job.info.lat_percentiles {
-                d.lat.count()
-            } else {
-                d.clat.count()
-            };
-            for p in d.prios.iter().filter(|p| p.lat.count() > 0) {
-                let name = format!(
-                    "{prio_kind} prio {}/{} ({:.2}% of IOs)",
-                    p.class(),
-                    p.level(),
-                    100.0 * p.lat.count() as f64 / all.max(1) as f64
-                );
-                percentiles(&name, &p.lat, &job.info.percentile_list, out)?;
-            }
-        }
+        dir_block(job, name, d, rt, iec, out)?;
         samples(d, group.map(|g| (g, i)), kb_base, out)?;
     }
     lat_distribution(&s.lat_buckets, out)?;
@@ -215,6 +124,144 @@ fn write_job(job: &JobResult, group: Option<&GroupResult>, out: &mut dyn Write) 
         // An operation mix (filetree) issues no I/Os: no depths to show.
         return Ok(());
     }
+    depths_block(job, out)?;
+    if let Some(ss) = &job.steadystate {
+        let metric = ss.ss.split(['_', ':']).next().unwrap_or("iops");
+        writeln!(
+            out,
+            "  steadystate  : attained={}, bw={} ({}), iops={}, {metric}{}={}",
+            if ss.attained { "yes" } else { "no" },
+            crate::units::rate(ss.bw_mean, true),
+            crate::units::rate(ss.bw_mean, false),
+            crate::units::count(ss.iops_mean),
+            if ss.ss.contains("_slope") {
+                " slope"
+            } else {
+                " mean dev"
+            },
+            ss.criterion
+        )?;
+    }
+    Ok(())
+}
+
+/// The job's first lines: name, group, clones, error, pid and start; its description and
+/// layout time.
+fn job_header(job: &JobResult, out: &mut dyn Write) -> io::Result<()> {
+    let s = &job.stats;
+    let err = match (&job.error_text, s.error) {
+        (Some(t), e) if e != 0 => format!("{e:2} ({t})"),
+        (_, e) => format!("{e:2}"),
+    };
+    writeln!(
+        out,
+        "{}: (groupid={}, jobs={}): err={err}: pid={}: {}",
+        job.name,
+        job.groupid,
+        s.clones,
+        job.pid,
+        ctime(job.job_start_ms)
+    )?;
+    if let Some(d) = &job.info.description {
+        writeln!(out, "  Description  : [{d}]")?;
+    }
+    if job.layout.as_millis() > 0 {
+        // fathom extension: file setup happened before the clock started (a setup
+        // shorter than a millisecond, as for the null engine, is not worth a line).
+        writeln!(
+            out,
+            "  layout       : {}msec before the clock started (not in the numbers below)",
+            job.layout.as_millis()
+        )?;
+    }
+    Ok(())
+}
+
+/// One direction's block: its IOPS and bandwidth line, latencies (per priority too) and
+/// percentiles.
+fn dir_block(
+    job: &JobResult,
+    name: &str,
+    d: &DirStats,
+    rt: u64,
+    iec: bool,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    let sig = if job.info.sig_figs == 0 {
+        4
+    } else {
+        job.info.sig_figs as usize
+    };
+    let bits = job.info.unit_base == 1;
+    let bw_text = |bps: u64, iec: bool| {
+        if bits {
+            format!("{}bit/s", num2str(bps.saturating_mul(8), sig, iec))
+        } else {
+            format!("{}B/s", num2str(bps, sig, iec))
+        }
+    };
+    let bw = per_sec(d.bytes, rt);
+    writeln!(
+        out,
+        "  {name}: IOPS={}, BW={} ({})({}B/{rt}msec){}",
+        num2str(per_sec(d.ios, rt), sig, false),
+        bw_text(bw, iec),
+        bw_text(bw, !iec),
+        num2str(d.bytes, sig, iec),
+        if name == "write" {
+            "; 0 zone resets"
+        } else {
+            ""
+        }
+    )?;
+    lat_line("slat", &d.slat, out)?;
+    lat_line("clat", &d.clat, out)?;
+    lat_line(" lat", &d.lat, out)?;
+    // cmdprio: each priority's latencies, once two priorities have any (as fio).
+    let prio_kind = if job.info.lat_percentiles {
+        "lat"
+    } else {
+        "clat"
+    };
+    let by_prio = d.prios_with_samples() >= 2;
+    for p in d.prios.iter().filter(|_| by_prio) {
+        let name = format!("{prio_kind} prio {}/{}", p.class(), p.level());
+        lat_line(&name, &p.lat, out)?;
+    }
+    // fathom extension: latency from the intended issue time of rate-limited I/O.
+    lat_line("resp", &d.resp, out)?;
+    let list = &job.info.percentile_list;
+    if job.info.slat_percentiles && d.slat.count() > 0 {
+        percentiles("slat", &d.slat, list, out)?;
+    }
+    if job.info.clat_percentiles {
+        percentiles("clat", &d.clat, list, out)?;
+    }
+    if job.info.lat_percentiles {
+        percentiles("lat", &d.lat, list, out)?;
+    }
+    if by_prio && (job.info.clat_percentiles || job.info.lat_percentiles) {
+        let all = if job.info.lat_percentiles {
+            d.lat.count()
+        } else {
+            d.clat.count()
+        };
+        for p in d.prios.iter().filter(|p| p.lat.count() > 0) {
+            let name = format!(
+                "{prio_kind} prio {}/{} ({:.2}% of IOs)",
+                p.class(),
+                p.level(),
+                100.0 * p.lat.count() as f64 / all.max(1) as f64
+            );
+            percentiles(&name, &p.lat, list, out)?;
+        }
+    }
+    Ok(())
+}
+
+/// The depth distributions, issued counts, errors and latency target lines.
+fn depths_block(job: &JobResult, out: &mut dyn Write) -> io::Result<()> {
+    let s = &job.stats;
     depth_line(
         "  IO depths    :",
         &["1", "2", "4", "8", "16", "32", ">=64"],
@@ -261,25 +308,7 @@ fn write_job(job: &JobResult, group: Option<&GroupResult>, out: &mut dyn Write) 
             0 => job.info.iodepth,
             d => d,
         }
-    )?;
-    if let Some(ss) = &job.steadystate {
-        let metric = ss.ss.split(['_', ':']).next().unwrap_or("iops");
-        writeln!(
-            out,
-            "  steadystate  : attained={}, bw={} ({}), iops={}, {metric}{}={}",
-            if ss.attained { "yes" } else { "no" },
-            crate::units::rate(ss.bw_mean, true),
-            crate::units::rate(ss.bw_mean, false),
-            crate::units::count(ss.iops_mean),
-            if ss.ss.contains("_slope") {
-                " slope"
-            } else {
-                " mean dev"
-            },
-            ss.criterion
-        )?;
-    }
-    Ok(())
+    )
 }
 
 /// fathom extension: one row per metadata operation (count, rate, errors, skipped, data

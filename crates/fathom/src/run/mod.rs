@@ -1,9 +1,10 @@
 //! Running a plan: phase by phase, lay out files, start one thread per clone, wait, then
 //! assemble the reported jobs and groups.
 
+mod phase;
+
 use crate::error::RunError;
 use crate::events::{Events, ProgressTracker};
-use crate::io::worker::run_clone;
 use crate::plan::{Plan, PlannedJob};
 use crate::record::outcome::CloneOutcome;
 use fathom_engine::layout::{layout_file_until, LayoutRequest};
@@ -111,7 +112,7 @@ fn run_phases(
     // exitall with exit_what=all: later phases do not start.
     let mut stop_all = false;
     for phase in 0..plan.phases() {
-        if cancel.load(std::sync::atomic::Ordering::Relaxed) || stop_all {
+        if cancel.load(Ordering::Relaxed) || stop_all {
             // The run stops: later phases do not start. The hook is still called for each,
             // in order, so that a distributed run makes the same collective calls on every
             // rank (a rank stopped alone must not leave the others at a barrier).
@@ -132,233 +133,18 @@ fn run_phases(
         for (ji, _) in &jobs {
             layout_time[*ji] = lt;
         }
-        let stopped_before = cancel.load(std::sync::atomic::Ordering::Relaxed);
+        let stopped_before = cancel.load(Ordering::Relaxed);
         events.fire_before_phase(phase);
-        if !stopped_before && cancel.load(std::sync::atomic::Ordering::Relaxed) {
+        if !stopped_before && cancel.load(Ordering::Relaxed) {
             // The hook stopped the run (in a distributed run: another rank was stopped):
             // the phase does not start. (A stop during the layout still starts the jobs,
             // which end at once and are reported with what they did: nothing.)
             continue;
         }
-        // One thread per clone; each tells the loop below when it ends, so a job's
-        // result is handed to `on_job_end` as soon as its last clone is done.
-        // A stop flag per job: the run's cancel (SIGINT, a cancel handle) sets them all;
-        // exitall sets those of the jobs it names.
-        let stops: Vec<AtomicBool> = plan.jobs.iter().map(|_| AtomicBool::new(false)).collect();
-        // Jobs of this phase that have ended (for wait_for); earlier phases' jobs all have.
-        let ended: Vec<AtomicBool> = plan
-            .jobs
-            .iter()
-            .enumerate()
-            .map(|(ji, j)| AtomicBool::new(j.phase < phase || failed.contains_key(&ji)))
-            .collect();
-        // Jobs whose files could not be laid out end now, with the error, and do no I/O.
-        for (&ji, (errno, text)) in &failed {
-            let job = &plan.jobs[ji];
-            if !job.caps.no_data {
-                plan.io_clones_left
-                    .fetch_sub(job.clones.len(), Ordering::Relaxed);
-            }
-            let mine: Vec<CloneOutcome> = job
-                .clones
-                .iter()
-                .map(|_| {
-                    let mut o = CloneOutcome {
-                        start_ms: crate::io::sampler::epoch_ms(),
-                        error_text: Some(text.clone()),
-                        ..Default::default()
-                    };
-                    o.stats.error = *errno;
-                    o
-                })
-                .collect();
-            if job.spec.control.exitall_on_error {
-                stop_all = true;
-                for s in &stops {
-                    s.store(true, std::sync::atomic::Ordering::Relaxed);
-                }
-            }
-            if events.job_end.is_some() {
-                for r in job_results(job, mine.iter(), layout_time[ji], std::process::id()) {
-                    events.fire_job_end(&r);
-                }
-            }
-            outcomes[ji].extend(mine);
-        }
-        // Steady-state watches of this phase's jobs, fed from the live board.
-        let phase_start = Instant::now();
-        let mut trackers: Vec<Option<crate::pace::steady::Tracker>> = plan
-            .jobs
-            .iter()
-            .map(|j| {
-                (j.phase == phase)
-                    .then(|| crate::pace::steady::Tracker::new(&j.spec, phase_start))
-                    .flatten()
-            })
-            .collect();
-        let results: Vec<(usize, CloneOutcome)> = std::thread::scope(|s| {
-            let (tx, rx) = std::sync::mpsc::channel::<usize>();
-            let mut handles = Vec::new();
-            for (ji, job) in jobs.iter().filter(|(ji, _)| !failed.contains_key(ji)) {
-                let first = plan.jobs[..*ji]
-                    .iter()
-                    .map(|j| j.clones.len())
-                    .sum::<usize>();
-                for (ci, clone) in job.clones.iter().enumerate() {
-                    let stop = &stops[*ji];
-                    let waitee = job
-                        .spec
-                        .wait_for
-                        .as_ref()
-                        .and_then(|w| plan.jobs[..*ji].iter().position(|o| &o.spec.name == w));
-                    let ended = &ended;
-                    let live = &board.clones[first + ci].1;
-                    let name = format!("fathom-{}-{}", job.spec.name, clone.jobnum);
-                    let done = DoneSignal(tx.clone(), *ji);
-                    let h = std::thread::Builder::new()
-                        .name(name.chars().take(15).collect())
-                        .spawn_scoped(s, move || {
-                            let _done = done;
-                            if let Some(w) = waitee {
-                                let relaxed = std::sync::atomic::Ordering::Relaxed;
-                                while !ended[w].load(relaxed) && !stop.load(relaxed) {
-                                    std::thread::sleep(std::time::Duration::from_millis(1));
-                                }
-                            }
-                            let out = run_clone(job, clone, stop, Some(live));
-                            if !job.caps.no_data {
-                                plan.io_clones_left.fetch_sub(1, Ordering::Relaxed);
-                            }
-                            out
-                        })
-                        .expect("spawning a job thread");
-                    handles.push((*ji, Some(h)));
-                }
-            }
-            drop(tx);
-            let mut left: Vec<usize> = plan.jobs.iter().map(|_| 0).collect();
-            for (ji, _) in &handles {
-                left[*ji] += 1;
-            }
-            let mut got: Vec<(usize, CloneOutcome)> = Vec::new();
-            let period = events.interval_period();
-            let mut next_tick = period.map(|p| Instant::now() + p);
-            // Wake at least every 50 ms to pass a cancel on to the job threads.
-            const POLL: std::time::Duration = std::time::Duration::from_millis(50);
-            loop {
-                let wait = next_tick.map_or(POLL, |t| {
-                    t.saturating_duration_since(Instant::now()).min(POLL)
-                });
-                let msg = rx.recv_timeout(wait);
-                let now = Instant::now();
-                for (ji, t) in trackers.iter_mut().enumerate() {
-                    let Some(t) = t.as_mut().filter(|t| now >= t.due()) else {
-                        continue;
-                    };
-                    let first = plan.jobs[..ji]
-                        .iter()
-                        .map(|j| j.clones.len())
-                        .sum::<usize>();
-                    let mut tot = crate::pace::steady::Totals::default();
-                    for (_, l) in &board.clones[first..first + plan.jobs[ji].clones.len()] {
-                        let r = std::sync::atomic::Ordering::Relaxed;
-                        tot.ios += l.ios.iter().map(|x| x.load(r)).sum::<u64>();
-                        tot.bytes += l.bytes.iter().map(|x| x.load(r)).sum::<u64>();
-                        tot.clat_sum_ns += l.clat_sum_ns.load(r);
-                        tot.clat_n += l.clat_n.load(r);
-                    }
-                    if t.poll(now, tot) {
-                        // Steady: the job has shown what it does; end it.
-                        stops[ji].store(true, std::sync::atomic::Ordering::Relaxed);
-                    }
-                }
-                // cpuio's exit_on_io_done: once every I/O clone of the run has ended, the
-                // burners that wait for that end too (checked as clones end, and at each
-                // poll, off the jobs' I/O path).
-                if plan.io_clones_left.load(Ordering::Relaxed) == 0 {
-                    for (ji, j) in &jobs {
-                        if j.caps.no_data && j.spec.engine.exit_on_io_done {
-                            stops[*ji].store(true, Ordering::Relaxed);
-                        }
-                    }
-                }
-                // The caller's poll (a distributed run's stop from another rank) may cancel.
-                events.fire_poll();
-                if cancel.load(std::sync::atomic::Ordering::Relaxed) {
-                    for st in &stops {
-                        st.store(true, std::sync::atomic::Ordering::Relaxed);
-                    }
-                }
-                let msg = match msg {
-                    // A poll, not yet the interval event.
-                    Err(std::sync::mpsc::RecvTimeoutError::Timeout)
-                        if next_tick.is_none_or(|t| Instant::now() < t) =>
-                    {
-                        continue
-                    }
-                    m => m,
-                };
-                match msg {
-                    Ok(ji) => {
-                        left[ji] -= 1;
-                        if left[ji] > 0 {
-                            continue;
-                        }
-                        // Every clone of job `ji` has ended: collect and announce it.
-                        let mut mine = Vec::new();
-                        for (hj, h) in handles.iter_mut().filter(|(hj, _)| *hj == ji) {
-                            let h = h.take().expect("joined once");
-                            mine.push((*hj, join_clone(h)));
-                        }
-                        if let (Some(t), Some((_, o))) = (trackers[ji].take(), mine.first_mut()) {
-                            o.steadystate = Some(t.result());
-                        }
-                        progress.finish(ji, mine.iter().map(|(_, o)| o));
-                        ended[ji].store(true, std::sync::atomic::Ordering::Relaxed);
-                        let ended = &plan.jobs[ji];
-                        if ended.spec.exitall {
-                            for (k, other) in plan.jobs.iter().enumerate() {
-                                let hit = match ended.spec.exit_what {
-                                    0 => other.groupid == ended.groupid,
-                                    _ => other.phase == ended.phase,
-                                };
-                                if hit {
-                                    stops[k].store(true, std::sync::atomic::Ordering::Relaxed);
-                                }
-                            }
-                            stop_all |= ended.spec.exit_what == 2;
-                        }
-                        // exitall_on_error: a job that failed stops every job.
-                        if ended.spec.control.exitall_on_error
-                            && mine.iter().any(|(_, o)| o.error_text.is_some())
-                        {
-                            for s in stops.iter() {
-                                s.store(true, std::sync::atomic::Ordering::Relaxed);
-                            }
-                            stop_all = true;
-                        }
-                        if events.job_end.is_some() {
-                            let pid = std::process::id();
-                            let layout = layout_time[ji];
-                            let job = &plan.jobs[ji];
-                            for r in job_results(job, mine.iter().map(|(_, o)| o), layout, pid) {
-                                events.fire_job_end(&r);
-                            }
-                        }
-                        got.extend(mine);
-                    }
-                    Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
-                        let p = progress.snapshot(board);
-                        events.fire_interval(&p);
-                        next_tick = period.map(|p| Instant::now() + p);
-                    }
-                    Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break,
-                }
-            }
-            // Once more as the phase ends (a stop that ended it is announced from here).
-            events.fire_poll();
-            got
-        });
+        let pr = phase::PhaseRun::new(plan, phase, &jobs, board, &failed);
+        stop_all |= pr.end_unlaid(events, outcomes, layout_time);
+        let (results, stop) = pr.run(cancel, events, &mut progress, layout_time);
+        stop_all |= stop;
         for (ji, o) in results {
             outcomes[ji].push(o);
         }
