@@ -237,6 +237,20 @@ fn job(j: &JobResult, group: Option<&GroupResult>) -> Value {
     m.insert("ctx".into(), json!(s.cpu.ctx));
     m.insert("majf".into(), json!(s.cpu.majf));
     m.insert("minf".into(), json!(s.cpu.minf));
+    depths(j, &mut m);
+    if let Some(ss) = &j.steadystate {
+        m.insert("steadystate".into(), steadystate(ss));
+    }
+    if let Some(d) = &j.info.description {
+        m.insert("desc".into(), json!(d));
+    }
+    extensions(j, &mut m);
+    Value::Object(m)
+}
+
+/// The depth distributions, the latency buckets, errors and the latency target.
+fn depths(j: &JobResult, m: &mut Map<String, Value>) {
+    let s = &j.stats;
     m.insert(
         "iodepth_level".into(),
         pct_map(
@@ -275,33 +289,34 @@ fn job(j: &JobResult, group: Option<&GroupResult>) -> Value {
     };
     m.insert("latency_percentile".into(), json!(pct));
     m.insert("latency_window".into(), json!(j.info.latency_window_us));
-    if let Some(ss) = &j.steadystate {
-        let mut data = json!({
-            "bw_mean": ss.bw_mean,
-            "iops_mean": ss.iops_mean,
-        });
-        if ss.ss.starts_with("lat") {
-            data["lat_mean"] = json!(ss.lat_mean);
-            data["lat_ns"] = json!(ss.lat);
-        }
-        data["iops"] = json!(ss.iops);
-        data["bw"] = json!(ss.bw);
-        m.insert(
-            "steadystate".into(),
-            json!({
-                "ss": ss.ss,
-                "duration": ss.duration,
-                "attained": ss.attained as u8,
-                "criterion": ss.criterion,
-                "max_deviation": ss.max_deviation,
-                "slope": ss.slope,
-                "data": data,
-            }),
-        );
+}
+
+/// A steady-state watch's result, as fio's `steadystate` object.
+fn steadystate(ss: &fathom_stats::SteadyState) -> Value {
+    let mut data = json!({
+        "bw_mean": ss.bw_mean,
+        "iops_mean": ss.iops_mean,
+    });
+    if ss.ss.starts_with("lat") {
+        data["lat_mean"] = json!(ss.lat_mean);
+        data["lat_ns"] = json!(ss.lat);
     }
-    if let Some(d) = &j.info.description {
-        m.insert("desc".into(), json!(d));
-    }
+    data["iops"] = json!(ss.iops);
+    data["bw"] = json!(ss.bw);
+    json!({
+        "ss": ss.ss,
+        "duration": ss.duration,
+        "attained": ss.attained as u8,
+        "criterion": ss.criterion,
+        "max_deviation": ss.max_deviation,
+        "slope": ss.slope,
+        "data": data,
+    })
+}
+
+/// fathom's keys after fio's: layout time, notes, verification and metadata operations.
+fn extensions(j: &JobResult, m: &mut Map<String, Value>) {
+    let s = &j.stats;
     // fathom extension (after fio's keys): time spent laying out files before the clock
     // started.
     m.insert("layout_ms".into(), json!(j.layout.as_millis() as u64));
@@ -341,5 +356,4 @@ fn job(j: &JobResult, group: Option<&GroupResult>) -> Value {
         }
         m.insert("ops".into(), Value::Object(ops));
     }
-    Value::Object(m)
 }

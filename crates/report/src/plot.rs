@@ -330,7 +330,6 @@ fn label_at(labels: &[String], v: f64) -> String {
 
 /// Every chart for these inputs.
 pub fn charts(inputs: &[Input]) -> Result<Vec<Chart>, String> {
-    let err = |e: Box<dyn std::error::Error>| format!("drawing: {e}");
     let mut out = Vec::new();
     // Jobs by name, in first-seen order.
     let mut jobs: Vec<String> = Vec::new();
@@ -341,97 +340,142 @@ pub fn charts(inputs: &[Input]) -> Result<Vec<Chart>, String> {
             }
         }
     }
-    let label = |i: &Input, nclones: usize, k: usize| {
-        if nclones > 1 {
-            format!("{} #{k}", i.label)
-        } else {
-            i.label.clone()
-        }
-    };
     for job in &jobs {
         for (d, dname) in DIRS.iter().enumerate() {
-            let mut spec = Vec::new();
-            let mut iops = Vec::new();
-            let mut bw = Vec::new();
-            let mut lat = Vec::new();
-            for i in inputs {
-                let same: Vec<_> = i.run.jobs.iter().filter(|j| &j.name == job).collect();
-                for (k, j) in same.iter().enumerate() {
-                    let s = &j.stats.dirs[d];
-                    if s.ios == 0 {
-                        continue;
-                    }
-                    let l = label(i, same.len(), k);
-                    let pts = spectrum_points(&s.clat);
-                    if !pts.is_empty() {
-                        spec.push((l.clone(), pts));
-                    }
-                    if !s.samples.is_empty() {
-                        let per = |f: &dyn Fn(&fathom_stats::Sample) -> f64| {
-                            s.samples
-                                .iter()
-                                .filter(|x| x.len_ms > 0)
-                                .map(|x| ((x.t_ms + x.len_ms) as f64 / 1000.0, f(x)))
-                                .collect::<Vec<_>>()
-                        };
-                        iops.push((l.clone(), per(&|x| x.ios as f64 * 1000.0 / x.len_ms as f64)));
-                        if s.samples.iter().any(|x| x.clat_p50 > 0) {
-                            for (q, f) in [
-                                (
-                                    "p50",
-                                    (|x: &fathom_stats::Sample| x.clat_p50)
-                                        as fn(&fathom_stats::Sample) -> u64,
-                                ),
-                                ("p99", |x| x.clat_p99),
-                                ("p99.9", |x| x.clat_p999),
-                            ] {
-                                lat.push((format!("{l} {q}"), per(&|x| f(x) as f64 / 1000.0)));
-                            }
-                        }
-                        bw.push((
-                            l,
-                            per(&|x| x.bytes as f64 * 1000.0 / x.len_ms as f64 / 1048576.0),
-                        ));
-                    }
-                }
-            }
-            let stem = format!("{}-{dname}", safe(job));
-            if !spec.is_empty() {
-                out.push(Chart {
-                    file: format!("spectrum-{stem}.svg"),
-                    svg: spectrum_chart(job, dname, &spec).map_err(err)?,
-                    title: format!("{job} {dname}: latency percentile spectrum"),
-                });
-            }
-            if !iops.is_empty() {
-                out.push(Chart {
-                    file: format!("iops-{stem}.svg"),
-                    svg: time_chart(&format!("{job} {dname}: IOPS over time"), "IOPS", &iops)
-                        .map_err(err)?,
-                    title: format!("{job} {dname}: IOPS over time"),
-                });
-                if !lat.is_empty() {
-                    out.push(Chart {
-                        file: format!("latency-{stem}.svg"),
-                        svg: time_chart(
-                            &format!("{job} {dname}: completion latency percentiles over time"),
-                            "clat (µs)",
-                            &lat,
-                        )
-                        .map_err(err)?,
-                        title: format!("{job} {dname}: latency percentiles over time"),
-                    });
-                }
-                out.push(Chart {
-                    file: format!("bw-{stem}.svg"),
-                    svg: time_chart(&format!("{job} {dname}: bandwidth over time"), "MiB/s", &bw)
-                        .map_err(err)?,
-                    title: format!("{job} {dname}: bandwidth over time"),
-                });
-            }
+            let series = Series::of(inputs, job, d);
+            series.charts(job, dname, &mut out)?;
         }
     }
-    // Compare: IOPS per input, job and direction.
+    compare_chart(inputs, &mut out)?;
+    Ok(out)
+}
+
+fn drawing(e: Box<dyn std::error::Error>) -> String {
+    format!("drawing: {e}")
+}
+
+/// Labelled lines of (seconds, value) points.
+type Lines = Vec<(String, Vec<(f64, f64)>)>;
+
+/// One job's and direction's lines over every input (a line per clone where a job has
+/// several).
+#[derive(Default)]
+struct Series {
+    spec: Vec<(String, Vec<(f64, f64)>)>,
+    iops: Lines,
+    bw: Lines,
+    lat: Lines,
+}
+
+impl Series {
+    fn of(inputs: &[Input], job: &str, d: usize) -> Series {
+        let mut out = Series::default();
+        for i in inputs {
+            let same: Vec<_> = i.run.jobs.iter().filter(|j| j.name == job).collect();
+            for (k, j) in same.iter().enumerate() {
+                let s = &j.stats.dirs[d];
+                if s.ios == 0 {
+                    continue;
+                }
+                let l = if same.len() > 1 {
+                    format!("{} #{k}", i.label)
+                } else {
+                    i.label.clone()
+                };
+                out.add(l, s);
+            }
+        }
+        out
+    }
+
+    /// One clone's spectrum and, where it has interval samples, its lines over time.
+    fn add(&mut self, l: String, s: &fathom_stats::DirStats) {
+        let pts = spectrum_points(&s.clat);
+        if !pts.is_empty() {
+            self.spec.push((l.clone(), pts));
+        }
+        if s.samples.is_empty() {
+            return;
+        }
+        let per = |f: &dyn Fn(&fathom_stats::Sample) -> f64| {
+            s.samples
+                .iter()
+                .filter(|x| x.len_ms > 0)
+                .map(|x| ((x.t_ms + x.len_ms) as f64 / 1000.0, f(x)))
+                .collect::<Vec<_>>()
+        };
+        self.iops
+            .push((l.clone(), per(&|x| x.ios as f64 * 1000.0 / x.len_ms as f64)));
+        if s.samples.iter().any(|x| x.clat_p50 > 0) {
+            for (q, f) in [
+                (
+                    "p50",
+                    (|x: &fathom_stats::Sample| x.clat_p50) as fn(&fathom_stats::Sample) -> u64,
+                ),
+                ("p99", |x| x.clat_p99),
+                ("p99.9", |x| x.clat_p999),
+            ] {
+                self.lat
+                    .push((format!("{l} {q}"), per(&|x| f(x) as f64 / 1000.0)));
+            }
+        }
+        self.bw.push((
+            l,
+            per(&|x| x.bytes as f64 * 1000.0 / x.len_ms as f64 / 1048576.0),
+        ));
+    }
+
+    /// The spectrum, IOPS, latency and bandwidth charts these lines make.
+    fn charts(&self, job: &str, dname: &str, out: &mut Vec<Chart>) -> Result<(), String> {
+        let stem = format!("{}-{dname}", safe(job));
+        if !self.spec.is_empty() {
+            out.push(Chart {
+                file: format!("spectrum-{stem}.svg"),
+                svg: spectrum_chart(job, dname, &self.spec).map_err(drawing)?,
+                title: format!("{job} {dname}: latency percentile spectrum"),
+            });
+        }
+        if self.iops.is_empty() {
+            return Ok(());
+        }
+        out.push(Chart {
+            file: format!("iops-{stem}.svg"),
+            svg: time_chart(
+                &format!("{job} {dname}: IOPS over time"),
+                "IOPS",
+                &self.iops,
+            )
+            .map_err(drawing)?,
+            title: format!("{job} {dname}: IOPS over time"),
+        });
+        if !self.lat.is_empty() {
+            out.push(Chart {
+                file: format!("latency-{stem}.svg"),
+                svg: time_chart(
+                    &format!("{job} {dname}: completion latency percentiles over time"),
+                    "clat (µs)",
+                    &self.lat,
+                )
+                .map_err(drawing)?,
+                title: format!("{job} {dname}: latency percentiles over time"),
+            });
+        }
+        out.push(Chart {
+            file: format!("bw-{stem}.svg"),
+            svg: time_chart(
+                &format!("{job} {dname}: bandwidth over time"),
+                "MiB/s",
+                &self.bw,
+            )
+            .map_err(drawing)?,
+            title: format!("{job} {dname}: bandwidth over time"),
+        });
+        Ok(())
+    }
+}
+
+/// Compare: IOPS per input, job and direction.
+fn compare_chart(inputs: &[Input], out: &mut Vec<Chart>) -> Result<(), String> {
     let mut bars = Vec::new();
     for i in inputs {
         for j in &i.run.jobs {
@@ -452,11 +496,11 @@ pub fn charts(inputs: &[Input]) -> Result<Vec<Chart>, String> {
     if !bars.is_empty() {
         out.push(Chart {
             file: "compare-iops.svg".into(),
-            svg: bar_chart("IOPS by result, job and direction", "IOPS", &bars).map_err(err)?,
+            svg: bar_chart("IOPS by result, job and direction", "IOPS", &bars).map_err(drawing)?,
             title: "IOPS compared".into(),
         });
     }
-    Ok(out)
+    Ok(())
 }
 
 /// Read a fio JSON or JSON+ result into a [`RunResult`] as far as its data allows: per

@@ -645,6 +645,30 @@ pub fn run_on(args: &[String], cl: &dyn Cluster) -> Result<super::Outcome> {
     let o = parse(args)?;
     let at = Place { cl };
     std::fs::create_dir_all(&o.dir)?;
+    // IOR's tasks: -N threads on each rank.
+    let tasks = o.tasks * cl.size();
+    let (per_host, hosts) = ranks_per_host(cl);
+    let per_node = per_host * o.tasks;
+    ready(&o, at, hosts)?;
+    let mut s = options_text(&o, tasks);
+    let mut bw = Bandwidths::default();
+    let result = iterations(&o, at, &mut s, &mut bw);
+    for i in 0..o.iterations {
+        cleanup(&o.for_rep(i), at);
+    }
+    let errors = result?;
+    if !at.root() {
+        return Ok((0, Vec::new()));
+    }
+    let metrics = summary(&o, (tasks, per_node), &bw, &mut s);
+    print!("{s}");
+    Ok((u8::from(errors > 0), metrics))
+}
+
+/// What a run needs before its first phase: -r alone finds the files an earlier -w -k
+/// run left; -C is refused across hosts; -u makes each task's folder.
+fn ready(o: &Opts, at: Place, hosts: usize) -> Result<()> {
+    let cl = at.cl;
     if !o.write {
         // -r alone reads what an earlier -w -k run left.
         let o0 = o.for_rep(0);
@@ -661,10 +685,6 @@ pub fn run_on(args: &[String], cl: &dyn Cluster) -> Result<super::Outcome> {
             );
         }
     }
-    // IOR's tasks: -N threads on each rank.
-    let tasks = o.tasks * cl.size();
-    let (per_host, hosts) = ranks_per_host(cl);
-    let per_node = per_host * o.tasks;
     // -C reads another task's data back to defeat a client's cache: on one host every task
     // reads through the same page cache (and the read phase drops it), so it changes
     // nothing; across hosts fathom cannot yet pick the other node's data.
@@ -683,8 +703,16 @@ pub fn run_on(args: &[String], cl: &dyn Cluster) -> Result<super::Outcome> {
             }
         }
     }
-    let mib = |b: f64| b / 1048576.0;
-    let mut s = format!(
+    Ok(())
+}
+
+fn mib(b: f64) -> f64 {
+    b / 1048576.0
+}
+
+/// IOR's header: the options, then the results table's head.
+fn options_text(o: &Opts, tasks: u32) -> String {
+    format!(
         "fathom {} (IOR method)\n\n\
          Options:\n\
          api                 : {}\n\
@@ -714,71 +742,83 @@ pub fn run_on(args: &[String], cl: &dyn Cluster) -> Result<super::Outcome> {
         o.transfer >> 10,
         mib((o.block * o.segments * tasks as u64) as f64),
         o.iterations
-    );
-    let mut writes = Vec::new();
-    let mut reads = Vec::new();
-    // -W/-R: transfers whose check failed, over every rank (at rank 0).
+    )
+}
+
+/// Each repetition's bandwidth, per phase that ran.
+#[derive(Default)]
+struct Bandwidths {
+    writes: Vec<f64>,
+    reads: Vec<f64>,
+}
+
+/// Every repetition: its write and read phases (each with its -W/-R check) and their
+/// result lines. Returns the transfers whose check failed, over every rank (at rank 0).
+fn iterations(o: &Opts, at: Place, s: &mut String, bw: &mut Bandwidths) -> Result<u64> {
+    let cl = at.cl;
     let mut errors = 0u64;
-    let result = (|| -> Result<()> {
-        for i in 0..o.iterations {
-            // A signal to any rank stops every rank here.
-            if cl.any(super::stopped()) {
-                break;
-            }
-            if i > 0 && o.delay > 0 {
-                std::thread::sleep(std::time::Duration::from_secs(o.delay));
-            }
-            // -m: this repetition's own files.
-            let o = o.for_rep(i);
-            let w = if o.write { phase(&o, true, at)? } else { None };
-            // A phase cut short by a signal is not reported (its figures are partial).
-            let stopped = cl.any(super::stopped());
-            let w = w.filter(|_| !stopped);
-            let mut warnings = String::new();
-            if o.check_write && !stopped {
-                let (n, warn) = check(&o, "write", at)?;
-                errors += n;
-                warnings.push_str(&warn);
-            }
-            let stopped = cl.any(super::stopped());
-            let r = if o.read && !stopped {
-                phase(&o, false, at)?
-            } else {
-                None
-            };
-            // (Every rank asks, also those without figures: it is a collective call.)
-            let stopped = cl.any(super::stopped());
-            let r = r.filter(|_| !stopped);
-            if o.check_read && !stopped {
-                let (n, warn) = check(&o, "read", at)?;
-                errors += n;
-                warnings.push_str(&warn);
-            }
-            for (name, p) in [("write", w), ("read", r)] {
-                let Some(p) = p else { continue };
-                s.push_str(&format!(
-                    "{name:<9} {:<10.2} {:<10.2} {:<11.6} {:<10} {:<10} {:<10.5} {i}\n",
-                    mib(p.bw),
-                    p.iops,
-                    p.latency,
-                    o.block >> 10,
-                    o.transfer >> 10,
-                    p.secs
-                ));
-            }
-            s.push_str(&warnings);
-            writes.extend(w.map(|p| p.bw));
-            reads.extend(r.map(|p| p.bw));
-        }
-        Ok(())
-    })();
     for i in 0..o.iterations {
-        cleanup(&o.for_rep(i), at);
+        // A signal to any rank stops every rank here.
+        if cl.any(super::stopped()) {
+            break;
+        }
+        if i > 0 && o.delay > 0 {
+            std::thread::sleep(std::time::Duration::from_secs(o.delay));
+        }
+        // -m: this repetition's own files.
+        let o = o.for_rep(i);
+        let w = if o.write { phase(&o, true, at)? } else { None };
+        // A phase cut short by a signal is not reported (its figures are partial).
+        let stopped = cl.any(super::stopped());
+        let w = w.filter(|_| !stopped);
+        let mut warnings = String::new();
+        if o.check_write && !stopped {
+            let (n, warn) = check(&o, "write", at)?;
+            errors += n;
+            warnings.push_str(&warn);
+        }
+        let stopped = cl.any(super::stopped());
+        let r = if o.read && !stopped {
+            phase(&o, false, at)?
+        } else {
+            None
+        };
+        // (Every rank asks, also those without figures: it is a collective call.)
+        let stopped = cl.any(super::stopped());
+        let r = r.filter(|_| !stopped);
+        if o.check_read && !stopped {
+            let (n, warn) = check(&o, "read", at)?;
+            errors += n;
+            warnings.push_str(&warn);
+        }
+        for (name, p) in [("write", w), ("read", r)] {
+            let Some(p) = p else { continue };
+            s.push_str(&format!(
+                "{name:<9} {:<10.2} {:<10.2} {:<11.6} {:<10} {:<10} {:<10.5} {i}\n",
+                mib(p.bw),
+                p.iops,
+                p.latency,
+                o.block >> 10,
+                o.transfer >> 10,
+                p.secs
+            ));
+        }
+        s.push_str(&warnings);
+        bw.writes.extend(w.map(|p| p.bw));
+        bw.reads.extend(r.map(|p| p.bw));
     }
-    result?;
-    if !at.root() {
-        return Ok((0, Vec::new()));
-    }
+    Ok(errors)
+}
+
+/// The Max lines and the summary table of every phase that ran; returns the headline
+/// figures.
+fn summary(
+    o: &Opts,
+    (tasks, per_node): (u32, u32),
+    bw: &Bandwidths,
+    s: &mut String,
+) -> Vec<(String, f64)> {
+    let (writes, reads) = (&bw.writes, &bw.reads);
     let stats = |v: &[f64]| {
         let n = v.len() as f64;
         let mean = v.iter().sum::<f64>() / n;
@@ -789,7 +829,7 @@ pub fn run_on(args: &[String], cl: &dyn Cluster) -> Result<super::Outcome> {
     };
     // Only the phases that ran (-w / -r), as IOR prints them.
     let phases: Vec<(&str, &str, &Vec<f64>)> =
-        [("Write", "write", &writes), ("Read", "read", &reads)]
+        [("Write", "write", writes), ("Read", "read", reads)]
             .into_iter()
             .filter(|(_, _, v)| !v.is_empty())
             .collect();
@@ -820,12 +860,8 @@ pub fn run_on(args: &[String], cl: &dyn Cluster) -> Result<super::Outcome> {
             o.iterations
         ));
     }
-    print!("{s}");
-    Ok((
-        u8::from(errors > 0),
-        phases
-            .iter()
-            .map(|(title, _, v)| (format!("Max {title} (MiB/s)"), mib(stats(v).0)))
-            .collect(),
-    ))
+    phases
+        .iter()
+        .map(|(title, _, v)| (format!("Max {title} (MiB/s)"), mib(stats(v).0)))
+        .collect()
 }

@@ -253,6 +253,27 @@ fn run(o: &Opts) -> Result<RunOut> {
             );
         }
     }
+    let report = super::run_job(job_of(o)?)?;
+    let failed = report.jobs.iter().any(|j| j.stats.error != 0);
+    let t = Tally::of(&report);
+    let secs = t.secs.max(1e-9);
+    let ms = |ns: f64| ns / 1e6;
+    let metrics = vec![
+        ("reads/s".to_string(), t.reads as f64 / secs),
+        ("writes/s".to_string(), t.writes as f64 / secs),
+        ("fsyncs/s".to_string(), t.syncs as f64 / secs),
+        ("latency avg (ms)".to_string(), ms(t.lat.mean())),
+        (
+            "latency p95 (ms)".to_string(),
+            ms(t.lat.percentile(95.0) as f64),
+        ),
+    ];
+    Ok((report_text(o, &t), failed, metrics))
+}
+
+/// sysbench's test as a fathom job: its mode, I/O mode, files, threads, events or time,
+/// and its fsync cadence.
+fn job_of(o: &Opts) -> Result<fathom::JobSpec> {
     let (rw, random) = match o.mode.as_str() {
         "seqwr" | "seqrewr" => (RwKind::Write, false),
         "seqrd" => (RwKind::Read, false),
@@ -323,36 +344,67 @@ fn run(o: &Opts) -> Result<RunOut> {
             b = b.option("end_fsync", "1");
         }
     }
-    let report = super::run_job(b.build()?)?;
-    let failed = report.jobs.iter().any(|j| j.stats.error != 0);
-    let mut reads = 0u64;
-    let mut writes = 0u64;
-    let mut syncs = 0u64;
-    let mut rbytes = 0u64;
-    let mut wbytes = 0u64;
-    let mut lat = fathom::LatStat::new();
-    let mut per_thread_events = Vec::new();
-    let mut per_thread_secs = Vec::new();
-    let mut secs: f64 = 0.0;
-    for j in &report.jobs {
-        let s = &j.stats;
-        reads += s.dirs[0].ios;
-        writes += s.dirs[1].ios;
-        syncs += s.sync.count();
-        rbytes += s.dirs[0].bytes;
-        wbytes += s.dirs[1].bytes;
-        lat += &s.dirs[0].lat;
-        lat += &s.dirs[1].lat;
-        lat += &s.sync;
-        per_thread_events.push((s.dirs[0].ios + s.dirs[1].ios + s.sync.count()) as f64);
-        let busy = (s.dirs[0].lat.sum() + s.dirs[1].lat.sum() + s.sync.sum()) as f64 / 1e9;
-        per_thread_secs.push(busy);
-        secs = secs.max(s.runtime.as_secs_f64());
-        if let Some(e) = &j.error_text {
-            eprintln!("fathom sysbench: {e}");
+    Ok(b.build()?)
+}
+
+/// What the run's threads did, added up.
+struct Tally {
+    reads: u64,
+    writes: u64,
+    syncs: u64,
+    rbytes: u64,
+    wbytes: u64,
+    /// Every read, write and sync's latency.
+    lat: fathom::LatStat,
+    /// Per thread: its events and the seconds it spent in them.
+    per_thread_events: Vec<f64>,
+    per_thread_secs: Vec<f64>,
+    /// The longest thread's run time.
+    secs: f64,
+}
+
+impl Tally {
+    fn of(report: &fathom::Report) -> Tally {
+        let mut t = Tally {
+            reads: 0,
+            writes: 0,
+            syncs: 0,
+            rbytes: 0,
+            wbytes: 0,
+            lat: fathom::LatStat::new(),
+            per_thread_events: Vec::new(),
+            per_thread_secs: Vec::new(),
+            secs: 0.0,
+        };
+        for j in &report.jobs {
+            let s = &j.stats;
+            t.reads += s.dirs[0].ios;
+            t.writes += s.dirs[1].ios;
+            t.syncs += s.sync.count();
+            t.rbytes += s.dirs[0].bytes;
+            t.wbytes += s.dirs[1].bytes;
+            t.lat += &s.dirs[0].lat;
+            t.lat += &s.dirs[1].lat;
+            t.lat += &s.sync;
+            t.per_thread_events
+                .push((s.dirs[0].ios + s.dirs[1].ios + s.sync.count()) as f64);
+            let busy = (s.dirs[0].lat.sum() + s.dirs[1].lat.sum() + s.sync.sum()) as f64 / 1e9;
+            t.per_thread_secs.push(busy);
+            t.secs = t.secs.max(s.runtime.as_secs_f64());
+            if let Some(e) = &j.error_text {
+                eprintln!("fathom sysbench: {e}");
+            }
         }
+        t
     }
-    let secs = secs.max(1e-9);
+}
+
+/// sysbench fileio's report: the options, then the rates, throughput, statistics,
+/// latency and thread fairness.
+fn report_text(o: &Opts, t: &Tally) -> String {
+    let secs = t.secs.max(1e-9);
+    let (reads, writes, syncs, rbytes, wbytes) = (t.reads, t.writes, t.syncs, t.rbytes, t.wbytes);
+    let lat = &t.lat;
     let events = reads + writes + syncs;
     let ms = |ns: f64| ns / 1e6;
     let avg_sd = |v: &[f64]| {
@@ -361,8 +413,8 @@ fn run(o: &Opts) -> Result<RunOut> {
         let sd = (v.iter().map(|x| (x - m).powi(2)).sum::<f64>() / n).sqrt();
         (m, sd)
     };
-    let (ea, es) = avg_sd(&per_thread_events);
-    let (ta, ts) = avg_sd(&per_thread_secs);
+    let (ea, es) = avg_sd(&t.per_thread_events);
+    let (ta, ts) = avg_sd(&t.per_thread_secs);
     let flags = if o.extra.is_empty() || o.extra == [""] {
         "(none)".to_string()
     } else {
@@ -436,17 +488,7 @@ fn run(o: &Opts) -> Result<RunOut> {
     s.push_str(&format!(
         "Threads fairness:\n    events (avg/stddev):           {ea:.4}/{es:.2}\n    execution time (avg/stddev):   {ta:.4}/{ts:.2}\n"
     ));
-    let metrics = vec![
-        ("reads/s".to_string(), reads as f64 / secs),
-        ("writes/s".to_string(), writes as f64 / secs),
-        ("fsyncs/s".to_string(), syncs as f64 / secs),
-        ("latency avg (ms)".to_string(), ms(lat.mean())),
-        (
-            "latency p95 (ms)".to_string(),
-            ms(lat.percentile(95.0) as f64),
-        ),
-    ];
-    Ok((s, failed, metrics))
+    s
 }
 
 fn cleanup(o: &Opts) -> Result<String> {

@@ -68,23 +68,8 @@ pub fn plan_with(set: &JobSet, limits: Limits) -> Result<Plan, RunError> {
         }
         out.jobs.push(job);
     }
-    // Flow groups: one shared counter per flow_id.
-    let mut flows: Vec<(u32, Arc<Flow>)> = Vec::new();
-    for j in out.jobs.iter_mut().filter(|j| j.spec.flow > 0) {
-        let id = j.spec.flow_id;
-        let f = match flows.iter().find(|(i, _)| *i == id) {
-            Some((_, f)) => f.clone(),
-            None => {
-                let f = Arc::new(Flow {
-                    counter: 1.into(),
-                    total_weight: 0.into(),
-                });
-                flows.push((id, f.clone()));
-                f
-            }
-        };
-        j.flow = Some(f);
-    }
+    check_wait_for(&out)?;
+    share_flows(&mut out);
     // cpuio's exit_on_io_done: the I/O clones of the whole run, counted down as they end.
     let io_clones: usize = out
         .jobs
@@ -93,24 +78,6 @@ pub fn plan_with(set: &JobSet, limits: Limits) -> Result<Plan, RunError> {
         .map(|j| j.clones.len())
         .sum();
     out.io_clones_left = Arc::new(io_clones.into());
-    // wait_for names an earlier job.
-    for (ji, j) in out.jobs.iter().enumerate() {
-        if let Some(w) = &j.spec.wait_for {
-            if !out.jobs[..ji].iter().any(|o| &o.spec.name == w) {
-                return Err(plan_err(
-                    &j.spec,
-                    format!(
-                        "wait_for={w}: no job of that name before this one (have: {})",
-                        out.jobs[..ji]
-                            .iter()
-                            .map(|o| o.spec.name.as_str())
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    ),
-                ));
-            }
-        }
-    }
     // Descriptors: jobs of many files (with no openfiles below that) keep them all open.
     let need: u64 = out
         .jobs
@@ -132,7 +99,56 @@ pub fn plan_with(set: &JobSet, limits: Limits) -> Result<Plan, RunError> {
         n += 1;
         c.index = n;
     }
-    // lockfile: one lock per path, shared by every clone of every job that locks it.
+    share_locks(&mut out);
+    share_dedupe_set(&mut out);
+    merge_file_needs(&mut out);
+    Ok(out)
+}
+
+/// wait_for names an earlier job.
+fn check_wait_for(out: &Plan) -> Result<(), RunError> {
+    for (ji, j) in out.jobs.iter().enumerate() {
+        if let Some(w) = &j.spec.wait_for {
+            if !out.jobs[..ji].iter().any(|o| &o.spec.name == w) {
+                return Err(plan_err(
+                    &j.spec,
+                    format!(
+                        "wait_for={w}: no job of that name before this one (have: {})",
+                        out.jobs[..ji]
+                            .iter()
+                            .map(|o| o.spec.name.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Flow groups: one shared counter per flow_id.
+fn share_flows(out: &mut Plan) {
+    let mut flows: Vec<(u32, Arc<Flow>)> = Vec::new();
+    for j in out.jobs.iter_mut().filter(|j| j.spec.flow > 0) {
+        let id = j.spec.flow_id;
+        let f = match flows.iter().find(|(i, _)| *i == id) {
+            Some((_, f)) => f.clone(),
+            None => {
+                let f = Arc::new(Flow {
+                    counter: 1.into(),
+                    total_weight: 0.into(),
+                });
+                flows.push((id, f.clone()));
+                f
+            }
+        };
+        j.flow = Some(f);
+    }
+}
+
+/// lockfile: one lock per path, shared by every clone of every job that locks it.
+fn share_locks(out: &mut Plan) {
     let mut locks: std::collections::HashMap<PathBuf, FileLock> = Default::default();
     for j in out
         .jobs
@@ -147,7 +163,10 @@ pub fn plan_with(set: &JobSet, limits: Limits) -> Result<Plan, RunError> {
                 .collect();
         }
     }
-    // dedupe_global: one working set over every participating clone, in plan order.
+}
+
+/// dedupe_global: one working set over every participating clone, in plan order.
+fn share_dedupe_set(out: &mut Plan) {
     let peers: Vec<u64> = out
         .jobs
         .iter()
@@ -164,7 +183,11 @@ pub fn plan_with(set: &JobSet, limits: Limits) -> Result<Plan, RunError> {
             j.dedupe_peers = peers.clone();
         }
     }
-    // Files each phase needs, merged by path: the largest size wins; fill if any job reads.
+}
+
+/// The files each phase needs, merged by path: the largest size wins; filled if any job
+/// reads them.
+fn merge_file_needs(out: &mut Plan) {
     let mut need_at: std::collections::HashMap<(PathBuf, u32), usize> =
         std::collections::HashMap::new();
     for j in &out.jobs {
@@ -202,7 +225,6 @@ pub fn plan_with(set: &JobSet, limits: Limits) -> Result<Plan, RunError> {
             }
         }
     }
-    Ok(out)
 }
 
 #[cfg(test)]

@@ -152,76 +152,9 @@ impl<'a> Client<'a> {
                 self.files.remove(&l.nums[0]);
                 Ok(())
             }
-            Kind::WriteX => {
-                let (off, size, want) = (l.nums[1], l.nums[2] as usize, l.nums[3] as usize);
-                if !o.fake_io {
-                    if self.buf.len() < size {
-                        self.buf.resize(size, 0);
-                    }
-                    let (f, _) = self.handle(l)?;
-                    let n = f
-                        .write_at(&self.buf[..size], off)
-                        .map_err(|e| format!("write failed on handle {} ({e})", l.nums[0]))?;
-                    if n != want {
-                        return Err(format!(
-                            "wrote {n} bytes, expected to write {want} bytes on handle {}",
-                            l.nums[0]
-                        ));
-                    }
-                    if o.fsync {
-                        let _ = f.sync_all();
-                    }
-                }
-                self.shared.bytes.fetch_add(size as u64, Ordering::Relaxed);
-                Ok(())
-            }
-            Kind::ReadX => {
-                let (off, size) = (l.nums[1], l.nums[2] as usize);
-                if !o.fake_io {
-                    if self.buf.len() < size {
-                        self.buf.resize(size, 0);
-                    }
-                    // (The table and the buffer borrowed apart.)
-                    let (f, _) = handle(&self.files, l)?;
-                    // A short read is dbench's warning, not a failure.
-                    let _ = f.read_at(&mut self.buf[..size], off);
-                }
-                self.shared.bytes.fetch_add(size as u64, Ordering::Relaxed);
-                Ok(())
-            }
-            Kind::Unlink => {
-                let p = self.path(&l.paths[0]);
-                self.resolve(&p);
-                self.expect(l, std::fs::remove_file(&p), "unlink", &p)?;
-                self.sync_parent(&p);
-                Ok(())
-            }
-            Kind::Rename => {
-                let (a, b) = (self.path(&l.paths[0]), self.path(&l.paths[1]));
-                self.resolve(&a);
-                self.resolve(&b);
-                self.expect(l, std::fs::rename(&a, &b), "rename", &a)?;
-                self.sync_parent(&b);
-                Ok(())
-            }
-            Kind::Mkdir => {
-                let p = self.path(&l.paths[0]);
-                self.resolve(&p);
-                if !(o.stat_check && p.exists()) {
-                    let _ = std::fs::create_dir(&p);
-                }
-                Ok(())
-            }
-            Kind::Rmdir => {
-                let p = self.path(&l.paths[0]);
-                self.resolve(&p);
-                if o.stat_check && !p.is_dir() {
-                    return Ok(());
-                }
-                self.expect(l, std::fs::remove_dir(&p), "rmdir", &p)?;
-                self.sync_parent(&p);
-                Ok(())
-            }
+            Kind::WriteX => self.write_x(l),
+            Kind::ReadX => self.read_x(l),
+            Kind::Unlink | Kind::Rename | Kind::Mkdir | Kind::Rmdir => self.names(l),
             Kind::Deltree => {
                 let _ = std::fs::remove_dir_all(self.path(&l.paths[0]));
                 Ok(())
@@ -236,35 +169,13 @@ impl<'a> Client<'a> {
                 self.xattr_read(f);
                 Ok(())
             }
-            Kind::SFileInfo => {
-                let (f, p) = self.handle(l)?;
-                self.xattr_read(f);
-                if let Ok(md) = f.metadata() {
-                    // As dbench: the times set back a little.
-                    use std::os::unix::fs::MetadataExt;
-                    let t = |s: i64| nix::sys::time::TimeVal::new(s, 0);
-                    let _ = nix::sys::stat::utimes(p, &t(md.atime() - 10), &t(md.mtime() - 12));
-                    if !md.is_dir() {
-                        self.xattr_write(f);
-                    }
-                }
-                Ok(())
-            }
+            Kind::SFileInfo => self.set_file_info(l),
             Kind::QFsInfo => {
                 let _ = nix::sys::statvfs::statvfs(&o.dir);
                 Ok(())
             }
             Kind::Find => {
-                let p = self.path(&l.paths[0]);
-                self.resolve(&p);
-                let name = p.to_string_lossy();
-                if name.contains(['<', '>', '*', '?', '"']) {
-                    if let Some(dir) = p.parent() {
-                        if let Ok(rd) = std::fs::read_dir(dir) {
-                            let _ = rd.take(l.nums[1] as usize).count();
-                        }
-                    }
-                }
+                self.find(l);
                 Ok(())
             }
             Kind::Flush => {
@@ -272,23 +183,128 @@ impl<'a> Client<'a> {
                 let _ = f.sync_all();
                 Ok(())
             }
-            Kind::LockX | Kind::UnlockX => {
-                let (f, _) = self.handle(l)?;
-                let lock = libc::flock {
-                    l_type: if l.kind == Kind::LockX {
-                        libc::F_WRLCK as i16
-                    } else {
-                        libc::F_UNLCK as i16
-                    },
-                    l_whence: libc::SEEK_SET as i16,
-                    l_start: l.nums[1] as i64,
-                    l_len: l.nums[2] as i64,
-                    l_pid: 0,
-                };
-                let _ = nix::fcntl::fcntl(f, nix::fcntl::FcntlArg::F_SETLKW(&lock));
-                Ok(())
+            Kind::LockX | Kind::UnlockX => self.lock(l),
+        }
+    }
+
+    /// WriteX: the line's bytes at its offset (counted, not written, with --fake-io).
+    fn write_x(&mut self, l: &Line) -> Result<(), String> {
+        let (off, size, want) = (l.nums[1], l.nums[2] as usize, l.nums[3] as usize);
+        if !self.run.opts.fake_io {
+            if self.buf.len() < size {
+                self.buf.resize(size, 0);
+            }
+            let (f, _) = handle(&self.files, l)?;
+            let n = f
+                .write_at(&self.buf[..size], off)
+                .map_err(|e| format!("write failed on handle {} ({e})", l.nums[0]))?;
+            if n != want {
+                return Err(format!(
+                    "wrote {n} bytes, expected to write {want} bytes on handle {}",
+                    l.nums[0]
+                ));
+            }
+            if self.run.opts.fsync {
+                let _ = f.sync_all();
             }
         }
+        self.shared.bytes.fetch_add(size as u64, Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// ReadX: the line's bytes from its offset; a short read is dbench's warning, not a
+    /// failure.
+    fn read_x(&mut self, l: &Line) -> Result<(), String> {
+        let (off, size) = (l.nums[1], l.nums[2] as usize);
+        if !self.run.opts.fake_io {
+            if self.buf.len() < size {
+                self.buf.resize(size, 0);
+            }
+            // (The table and the buffer borrowed apart.)
+            let (f, _) = handle(&self.files, l)?;
+            let _ = f.read_at(&mut self.buf[..size], off);
+        }
+        self.shared.bytes.fetch_add(size as u64, Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// Unlink, Rename, Mkdir and Rmdir: a result other than the line expects is reported.
+    fn names(&mut self, l: &Line) -> Result<(), String> {
+        let o = self.run.opts;
+        let p = self.path(&l.paths[0]);
+        self.resolve(&p);
+        match l.kind {
+            Kind::Unlink => {
+                self.expect(l, std::fs::remove_file(&p), "unlink", &p)?;
+                self.sync_parent(&p);
+            }
+            Kind::Rename => {
+                let b = self.path(&l.paths[1]);
+                self.resolve(&b);
+                self.expect(l, std::fs::rename(&p, &b), "rename", &p)?;
+                self.sync_parent(&b);
+            }
+            Kind::Mkdir => {
+                if !(o.stat_check && p.exists()) {
+                    let _ = std::fs::create_dir(&p);
+                }
+            }
+            _ => {
+                if o.stat_check && !p.is_dir() {
+                    return Ok(());
+                }
+                self.expect(l, std::fs::remove_dir(&p), "rmdir", &p)?;
+                self.sync_parent(&p);
+            }
+        }
+        Ok(())
+    }
+
+    /// SFileInfo: as dbench, the file's times set back a little, and its xattr written.
+    fn set_file_info(&mut self, l: &Line) -> Result<(), String> {
+        let (f, p) = self.handle(l)?;
+        self.xattr_read(f);
+        if let Ok(md) = f.metadata() {
+            use std::os::unix::fs::MetadataExt;
+            let t = |s: i64| nix::sys::time::TimeVal::new(s, 0);
+            let _ = nix::sys::stat::utimes(p, &t(md.atime() - 10), &t(md.mtime() - 12));
+            if !md.is_dir() {
+                self.xattr_write(f);
+            }
+        }
+        Ok(())
+    }
+
+    /// Find: a wildcard name lists its folder (up to the line's count of entries).
+    fn find(&mut self, l: &Line) {
+        let p = self.path(&l.paths[0]);
+        self.resolve(&p);
+        let name = p.to_string_lossy();
+        if name.contains(['<', '>', '*', '?', '"']) {
+            if let Some(dir) = p.parent() {
+                if let Ok(rd) = std::fs::read_dir(dir) {
+                    let _ = rd.take(l.nums[1] as usize).count();
+                }
+            }
+        }
+    }
+
+    /// LockX and UnlockX: a POSIX record lock on the line's range (waiting for it).
+    fn lock(&self, l: &Line) -> Result<(), String> {
+        let (f, _) = self.handle(l)?;
+        let lock = libc::flock {
+            l_type: if l.kind == Kind::LockX {
+                libc::F_WRLCK as i16
+            } else {
+                libc::F_UNLCK as i16
+            },
+            l_whence: libc::SEEK_SET as i16,
+            l_start: l.nums[1] as i64,
+            l_len: l.nums[2] as i64,
+            l_pid: 0,
+        };
+        let _ = nix::fcntl::fcntl(f, nix::fcntl::FcntlArg::F_SETLKW(&lock));
+        Ok(())
     }
 
     /// NTCreateX: open (or create, or truncate, or make the directory) as the line's

@@ -12,8 +12,7 @@
 
 use anyhow::{anyhow, bail, Context, Result};
 use std::fs::File;
-use std::io::{Read, Write};
-use std::os::unix::fs::{FileExt, OpenOptionsExt};
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -117,13 +116,17 @@ fn unless_stopped(r: Result<Measure>) -> Result<Option<Measure>> {
 /// Run a test unless a signal stopped the suite (then: not run).
 macro_rules! test_or_skip {
     ($e:expr) => {
-        if super::stopped() {
+        if crate::stopped() {
             None
         } else {
             unless_stopped($e)?
         }
     };
 }
+
+// After the macro its tests use.
+mod io;
+use io::io_tests;
 
 /// Inside a test's loop: end it when a signal stopped the suite.
 fn check_stop() -> Result<()> {
@@ -164,164 +167,6 @@ pub struct Results {
     pub io: [Option<Measure>; 6],
     /// seq create, seq stat, seq delete, random create, random stat, random delete.
     pub files: [Option<Measure>; 6],
-}
-
-fn io_tests(o: &Opts, path: &Path) -> Result<[Option<Measure>; 6]> {
-    let size = o.size;
-    let chunk = o.chunk;
-    let chunks = size / chunk as u64;
-    // Per character write: as bonnie++ 2.00, one write(2) of one byte per character
-    // (and with -b an fsync after each), over the first `-f` bytes of the file.
-    let char_bytes = o.char_size.map(|c| c.min(size));
-    let putc = match char_bytes {
-        None => None,
-        Some(n) => {
-            eprint!("Writing a byte at a time...");
-            let m = test_or_skip!(measure(|| {
-                let mut f = open(path, true, true, false)?;
-                let mut worst = Duration::ZERO;
-                for i in 0..n {
-                    if i % 65536 == 0 {
-                        check_stop()?;
-                    }
-                    let t = Instant::now();
-                    f.write_all(&[(i & 0x7f) as u8])?;
-                    if o.fsync {
-                        f.sync_data()?;
-                    }
-                    worst = worst.max(t.elapsed());
-                }
-                Ok((n as f64 / 1024.0, worst))
-            }));
-            eprintln!("done");
-            m
-        }
-    };
-    // Block write.
-    eprint!("Writing intelligently...");
-    let mut buf = aligned(chunk);
-    let block = test_or_skip!(measure(|| {
-        let f = open(path, true, true, o.direct)?;
-        let mut worst = Duration::ZERO;
-        for c in 0..chunks {
-            check_stop()?;
-            buf.as_mut_slice()[..8].copy_from_slice(&c.to_le_bytes());
-            let t = Instant::now();
-            f.write_all_at(buf.as_slice(), c * chunk as u64)?;
-            if o.fsync {
-                f.sync_data()?;
-            }
-            worst = worst.max(t.elapsed());
-        }
-        f.sync_all()?;
-        Ok(((chunks * chunk as u64) as f64 / 1024.0, worst))
-    }));
-    eprintln!("done");
-    // Rewrite: read a chunk, change it, write it back in place.
-    eprint!("Rewriting...");
-    let rewrite = test_or_skip!(measure(|| {
-        let f = open(path, true, false, o.direct)?;
-        let mut worst = Duration::ZERO;
-        for c in 0..chunks {
-            check_stop()?;
-            let t = Instant::now();
-            let off = c * chunk as u64;
-            f.read_exact_at(buf.as_mut_slice(), off)?;
-            buf.as_mut_slice()[0] ^= 0xff;
-            f.write_all_at(buf.as_slice(), off)?;
-            if o.fsync {
-                f.sync_data()?;
-            }
-            worst = worst.max(t.elapsed());
-        }
-        Ok(((chunks * chunk as u64) as f64 / 1024.0, worst))
-    }));
-    eprintln!("done");
-    // Per character read: one read(2) of one byte per character, as bonnie++ 2.00.
-    let getc = match char_bytes {
-        None => None,
-        Some(n) => {
-            eprint!("Reading a byte at a time...");
-            let m = test_or_skip!(measure(|| {
-                let mut f = open(path, false, false, false)?;
-                let mut byte = [0u8; 1];
-                let mut worst = Duration::ZERO;
-                let mut sum = 0u64;
-                let mut done = 0u64;
-                while done < n {
-                    if done % 65536 == 0 {
-                        check_stop()?;
-                    }
-                    let t = Instant::now();
-                    if f.read(&mut byte)? != 1 {
-                        break;
-                    }
-                    worst = worst.max(t.elapsed());
-                    sum = sum.wrapping_add(byte[0] as u64);
-                    done += 1;
-                }
-                std::hint::black_box(sum);
-                Ok((done as f64 / 1024.0, worst))
-            }));
-            eprintln!("done");
-            m
-        }
-    };
-    // Block read.
-    eprint!("Reading intelligently...");
-    let bread = test_or_skip!(measure(|| {
-        let f = open(path, false, false, o.direct)?;
-        let mut worst = Duration::ZERO;
-        for c in 0..chunks {
-            check_stop()?;
-            let t = Instant::now();
-            f.read_exact_at(buf.as_mut_slice(), c * chunk as u64)?;
-            worst = worst.max(t.elapsed());
-        }
-        Ok(((chunks * chunk as u64) as f64 / 1024.0, worst))
-    }));
-    eprintln!("done");
-    // Random seeks: seekers in parallel.
-    eprint!("start 'em...");
-    let seeks = test_or_skip!(measure(|| {
-        let results: Vec<Result<Duration>> = std::thread::scope(|s| {
-            let handles: Vec<_> = (0..o.seekers)
-                .map(|k| {
-                    s.spawn(move || -> Result<Duration> {
-                        let f = open(path, true, false, o.direct)?;
-                        let mut b = aligned(chunk);
-                        let mut rng =
-                            Rng(o.seed ^ (k as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
-                        let mut worst = Duration::ZERO;
-                        for _ in 0..o.seeks {
-                            check_stop()?;
-                            let off = rng.next() % chunks.max(1) * chunk as u64;
-                            let t = Instant::now();
-                            f.read_exact_at(b.as_mut_slice(), off)?;
-                            if rng.next() % 10 == 0 {
-                                b.as_mut_slice()[1] ^= 0x55;
-                                f.write_all_at(b.as_slice(), off)?;
-                            }
-                            worst = worst.max(t.elapsed());
-                        }
-                        Ok(worst)
-                    })
-                })
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| h.join().expect("seeker"))
-                .collect()
-        });
-        let mut worst = Duration::ZERO;
-        for r in results {
-            worst = worst.max(r?);
-            eprint!("done...");
-        }
-        Ok(((o.seekers * o.seeks) as f64, worst))
-    }));
-    eprintln!();
-    Ok([putc, block, rewrite, getc, bread, seeks])
 }
 
 /// bonnie-style names: sequential ones start with the number, random ones with letters.
