@@ -210,34 +210,7 @@ pub fn parse_all_overriding(
     )?;
     let mut names: Vec<String> = Vec::new();
     for (i, f) in files.iter().enumerate() {
-        let (text, path) = if f == "-" {
-            let mut s = String::new();
-            std::io::Read::read_to_string(&mut std::io::stdin(), &mut s).map_err(|e| {
-                JobError::Io {
-                    path: "<stdin>".into(),
-                    source: e,
-                }
-            })?;
-            (s, "<stdin>".to_string())
-        } else {
-            let text = read_text_bounded(std::path::Path::new(f), MAX_JOB_FILE).map_err(|e| {
-                if e.kind() == std::io::ErrorKind::InvalidInput {
-                    JobError::Syntax {
-                        loc: Location {
-                            file: f.clone(),
-                            line: 0,
-                        },
-                        msg: format!("{e}; give a fio job file or a .toml file"),
-                    }
-                } else {
-                    JobError::Io {
-                        path: f.clone(),
-                        source: e,
-                    }
-                }
-            })?;
-            (text, f.clone())
-        };
+        let (text, path) = read_job_file(f)?;
         let raw = if path.ends_with(".toml") {
             toml_in::read_toml(&text, &path)?
         } else {
@@ -268,34 +241,70 @@ pub fn parse_all_overriding(
             .map(|o| (o.name, o.value.unwrap_or_default())),
     );
     if !sections.is_empty() {
-        for s in sections {
-            if s == "global" {
-                return Err(JobError::Syntax {
-                    loc: Location {
-                        file: "<command line>".into(),
-                        line: 0,
-                    },
-                    msg: "--section=global is not allowed: global sections always apply".into(),
-                });
-            }
-            if !names.contains(s) {
-                return Err(JobError::Syntax {
-                    loc: Location {
-                        file: "<command line>".into(),
-                        line: 0,
-                    },
-                    msg: format!(
-                        "--section={s}: no job section of that name (have: {})",
-                        names.join(", ")
-                    ),
-                });
-            }
-        }
-        let keep: Vec<bool> = names.iter().map(|n| sections.contains(n)).collect();
-        let mut it = keep.iter();
-        set.jobs.retain(|_| *it.next().expect("one flag per job"));
+        keep_sections(&mut set, &names, sections)?;
     }
     Ok(set)
+}
+
+/// A job file's text and the name errors give it (`-`: standard input).
+fn read_job_file(f: &str) -> Result<(String, String), JobError> {
+    Ok(if f == "-" {
+        let mut s = String::new();
+        std::io::Read::read_to_string(&mut std::io::stdin(), &mut s).map_err(|e| JobError::Io {
+            path: "<stdin>".into(),
+            source: e,
+        })?;
+        (s, "<stdin>".to_string())
+    } else {
+        let text = read_text_bounded(std::path::Path::new(f), MAX_JOB_FILE).map_err(|e| {
+            if e.kind() == std::io::ErrorKind::InvalidInput {
+                JobError::Syntax {
+                    loc: Location {
+                        file: f.to_string(),
+                        line: 0,
+                    },
+                    msg: format!("{e}; give a fio job file or a .toml file"),
+                }
+            } else {
+                JobError::Io {
+                    path: f.to_string(),
+                    source: e,
+                }
+            }
+        })?;
+        (text, f.to_string())
+    })
+}
+
+/// --section: only the jobs of the sections named run (global may not be named).
+fn keep_sections(set: &mut JobSet, names: &[String], sections: &[String]) -> Result<(), JobError> {
+    for s in sections {
+        if s == "global" {
+            return Err(JobError::Syntax {
+                loc: Location {
+                    file: "<command line>".into(),
+                    line: 0,
+                },
+                msg: "--section=global is not allowed: global sections always apply".into(),
+            });
+        }
+        if !names.contains(s) {
+            return Err(JobError::Syntax {
+                loc: Location {
+                    file: "<command line>".into(),
+                    line: 0,
+                },
+                msg: format!(
+                    "--section={s}: no job section of that name (have: {})",
+                    names.join(", ")
+                ),
+            });
+        }
+    }
+    let keep: Vec<bool> = names.iter().map(|n| sections.contains(n)).collect();
+    let mut it = keep.iter();
+    set.jobs.retain(|_| *it.next().expect("one flag per job"));
+    Ok(())
 }
 
 /// True if `name` is a job option fathom knows (implemented or not yet).

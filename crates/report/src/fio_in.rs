@@ -128,43 +128,8 @@ fn job(j: &Value, i: usize, strict: bool) -> Result<JobResult, String> {
     for (d, dname) in ["read", "write", "trim"].iter().enumerate() {
         let Some(o) = j.get(*dname) else { continue };
         let at = |p: &str| format!("job '{name}': {dname} {p}");
-        let ds = &mut stats.dirs[d];
-        ds.ios = bounded(o, "total_ios", MAX_COUNT, &at(""))?;
-        ds.bytes = bounded(o, "io_bytes", MAX_COUNT << 20, &at(""))?;
-        ds.short_ios = bounded(o, "short_ios", MAX_COUNT, &at(""))?;
-        ds.drop_ios = bounded(o, "drop_ios", MAX_COUNT, &at(""))?;
-        ds.slat = population(o.get("slat_ns"), &at("slat"), strict)?;
-        ds.clat = population(o.get("clat_ns"), &at("clat"), strict)?;
-        ds.lat = population(o.get("lat_ns"), &at("lat"), strict)?;
-        stats.issued[d] = ds.ios;
-        for (p, flag) in [("clat_ns", &mut clat_pct), ("lat_ns", &mut lat_pct)] {
-            if let Some(m) = o
-                .get(p)
-                .and_then(|c| c.get("percentile"))
-                .and_then(|x| x.as_object())
-            {
-                *flag = true;
-                for k in m.keys() {
-                    if let Ok(x) = k.parse::<f64>() {
-                        if !percentiles.iter().any(|y| (y - x).abs() < 1e-9) {
-                            percentiles.push(x);
-                        }
-                    }
-                }
-            }
-        }
-        // fio's latency distribution lines come from the completion latencies.
-        if let Some(b) = o
-            .get("clat_ns")
-            .and_then(|c| c.get("bins"))
-            .and_then(|b| b.as_object())
-        {
-            for (k, n) in b {
-                if let (Ok(ns), Some(n)) = (k.parse::<u64>(), n.as_u64()) {
-                    stats.lat_buckets[lat_bucket(ns)] += n;
-                }
-            }
-        }
+        let pct = (&mut percentiles, &mut clat_pct, &mut lat_pct);
+        direction(o, &mut stats, d, &at, strict, pct)?;
     }
     if let Some(s) = j.get("sync") {
         stats.sync = population(s.get("lat_ns"), &format!("job '{name}': sync lat"), strict)?;
@@ -196,6 +161,72 @@ fn job(j: &Value, i: usize, strict: bool) -> Result<JobResult, String> {
     stats.count_errors = j.get("total_err").is_some();
     stats.clones = 1;
     percentiles.sort_by(f64::total_cmp);
+    let info = info_of(j, percentiles, clat_pct, lat_pct);
+    let start = u(j, "job_start");
+    Ok(JobResult {
+        name,
+        groupid: u(j, "groupid") as u32,
+        info,
+        stats,
+        job_start_ms: start,
+        elapsed: Duration::from_secs(bounded(j, "elapsed", MAX_COUNT, &at)?),
+        pid: 0,
+        ..Default::default()
+    })
+}
+
+/// One direction's object: counts, latencies, the percentiles it lists (added to
+/// `percentiles`; the flags say whether clat and lat had any) and its latency bins.
+fn direction(
+    o: &Value,
+    stats: &mut ThreadStats,
+    d: usize,
+    at: &dyn Fn(&str) -> String,
+    strict: bool,
+    (percentiles, clat_pct, lat_pct): (&mut Vec<f64>, &mut bool, &mut bool),
+) -> Result<(), String> {
+    let ds = &mut stats.dirs[d];
+    ds.ios = bounded(o, "total_ios", MAX_COUNT, &at(""))?;
+    ds.bytes = bounded(o, "io_bytes", MAX_COUNT << 20, &at(""))?;
+    ds.short_ios = bounded(o, "short_ios", MAX_COUNT, &at(""))?;
+    ds.drop_ios = bounded(o, "drop_ios", MAX_COUNT, &at(""))?;
+    ds.slat = population(o.get("slat_ns"), &at("slat"), strict)?;
+    ds.clat = population(o.get("clat_ns"), &at("clat"), strict)?;
+    ds.lat = population(o.get("lat_ns"), &at("lat"), strict)?;
+    stats.issued[d] = ds.ios;
+    for (p, flag) in [("clat_ns", &mut *clat_pct), ("lat_ns", &mut *lat_pct)] {
+        if let Some(m) = o
+            .get(p)
+            .and_then(|c| c.get("percentile"))
+            .and_then(|x| x.as_object())
+        {
+            *flag = true;
+            for k in m.keys() {
+                if let Ok(x) = k.parse::<f64>() {
+                    if !percentiles.iter().any(|y| (y - x).abs() < 1e-9) {
+                        percentiles.push(x);
+                    }
+                }
+            }
+        }
+    }
+    // fio's latency distribution lines come from the completion latencies.
+    if let Some(b) = o
+        .get("clat_ns")
+        .and_then(|c| c.get("bins"))
+        .and_then(|b| b.as_object())
+    {
+        for (k, n) in b {
+            if let (Ok(ns), Some(n)) = (k.parse::<u64>(), n.as_u64()) {
+                stats.lat_buckets[lat_bucket(ns)] += n;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The job's facts: its options as fio listed them, and the percentiles its output has.
+fn info_of(j: &Value, percentiles: Vec<f64>, clat_pct: bool, lat_pct: bool) -> JobInfo {
     let opts: Vec<(String, String)> = j
         .get("job options")
         .and_then(|o| o.as_object())
@@ -208,7 +239,7 @@ fn job(j: &Value, i: usize, strict: bool) -> Result<JobResult, String> {
     let opt = |k: &str| opts.iter().find(|(n, _)| n == k).map(|(_, v)| v.as_str());
     let bs = size(opt("bs").unwrap_or("4k")).max(1);
     let kb_base = opt("kb_base").and_then(|v| v.parse().ok()).unwrap_or(1024);
-    let info = JobInfo {
+    JobInfo {
         rw: opt("rw").or(opt("readwrite")).unwrap_or("read").to_string(),
         bs: [(bs, bs); 3],
         ioengine: opt("ioengine").unwrap_or("psync").to_string(),
@@ -220,18 +251,7 @@ fn job(j: &Value, i: usize, strict: bool) -> Result<JobResult, String> {
         description: j.get("desc").and_then(|x| x.as_str()).map(str::to_string),
         job_options: opts,
         ..Default::default()
-    };
-    let start = u(j, "job_start");
-    Ok(JobResult {
-        name,
-        groupid: u(j, "groupid") as u32,
-        info,
-        stats,
-        job_start_ms: start,
-        elapsed: Duration::from_secs(bounded(j, "elapsed", MAX_COUNT, &at)?),
-        pid: 0,
-        ..Default::default()
-    })
+    }
 }
 
 /// Read fio's JSON+ output (a `note:` line before it is skipped). Plain JSON is read as

@@ -260,33 +260,7 @@ impl Generator {
         }
         let k = p.rw.kind;
         let dirs = [k.reads(), k.writes(), k.trims()];
-        let min_of = |i: usize| match &p.bs_mix[i] {
-            Some(BsMix::Range { lo, .. }) => *lo,
-            Some(BsMix::Split(v)) => v.iter().map(|x| x.0).min().unwrap_or(p.bs[i]),
-            None => p.bs[i],
-        };
-        let max_of = |i: usize| match &p.bs_mix[i] {
-            Some(BsMix::Range { hi, .. }) => *hi,
-            Some(BsMix::Split(v)) => v.iter().map(|x| x.0).max().unwrap_or(p.bs[i]),
-            None => p.bs[i],
-        };
-        let gran = (0..3)
-            .filter(|&i| dirs[i])
-            .map(|i| {
-                if p.blockalign[i] > 0 {
-                    p.blockalign[i].min(min_of(i))
-                } else {
-                    min_of(i)
-                }
-            })
-            .min()
-            .unwrap_or(p.bs[0])
-            .max(1);
-        let max_bs = (0..3)
-            .filter(|&i| dirs[i])
-            .map(max_of)
-            .max()
-            .unwrap_or(gran);
+        let (gran, max_bs) = granularity(&p, dirs);
         let uniform = match &p.dist_dirs {
             Some(d) => d.iter().all(|x| x.is_uniform()),
             None => p.dist.is_uniform(),
@@ -311,28 +285,6 @@ impl Generator {
                 map,
             });
         }
-        // One sampler per file, or per file and direction with per-direction zones.
-        let dists: Vec<&Distribution> = match &p.dist_dirs {
-            Some(d) => d.iter().collect(),
-            None => vec![&p.dist],
-        };
-        let samplers = p
-            .files
-            .iter()
-            .enumerate()
-            .flat_map(|(i, r)| {
-                dists.iter().enumerate().map(move |(d, dist)| {
-                    (!dist.is_uniform()).then(|| {
-                        Sampler::new(
-                            dist,
-                            r.len / gran,
-                            gran,
-                            p.seed ^ (i as u64) << 32 ^ (d as u64) << 60,
-                        )
-                    })
-                })
-            })
-            .collect();
         let split_cum = [0, 1, 2].map(|i| match &p.bs_mix[i] {
             Some(BsMix::Split(v)) => {
                 let mut c = 0.0;
@@ -346,7 +298,7 @@ impl Generator {
             _ => Vec::new(),
         });
         let mut g = Generator {
-            samplers,
+            samplers: samplers(&p, gran),
             file_run: 0,
             split_cum,
             file_sampler: match &p.file_service {
@@ -850,6 +802,64 @@ impl Generator {
             }
         }
     }
+}
+
+/// The offset granularity (the smallest block or blockalign of the directions the job
+/// does) and the largest block.
+fn granularity(p: &Params, dirs: [bool; 3]) -> (u64, u64) {
+    let min_of = |i: usize| match &p.bs_mix[i] {
+        Some(BsMix::Range { lo, .. }) => *lo,
+        Some(BsMix::Split(v)) => v.iter().map(|x| x.0).min().unwrap_or(p.bs[i]),
+        None => p.bs[i],
+    };
+    let max_of = |i: usize| match &p.bs_mix[i] {
+        Some(BsMix::Range { hi, .. }) => *hi,
+        Some(BsMix::Split(v)) => v.iter().map(|x| x.0).max().unwrap_or(p.bs[i]),
+        None => p.bs[i],
+    };
+    let gran = (0..3)
+        .filter(|&i| dirs[i])
+        .map(|i| {
+            if p.blockalign[i] > 0 {
+                p.blockalign[i].min(min_of(i))
+            } else {
+                min_of(i)
+            }
+        })
+        .min()
+        .unwrap_or(p.bs[0])
+        .max(1);
+    let max_bs = (0..3)
+        .filter(|&i| dirs[i])
+        .map(max_of)
+        .max()
+        .unwrap_or(gran);
+    (gran, max_bs)
+}
+
+/// One sampler per file (None for a uniform distribution), or per file and direction
+/// with per-direction zones.
+fn samplers(p: &Params, gran: u64) -> Vec<Option<Sampler>> {
+    let dists: Vec<&Distribution> = match &p.dist_dirs {
+        Some(d) => d.iter().collect(),
+        None => vec![&p.dist],
+    };
+    p.files
+        .iter()
+        .enumerate()
+        .flat_map(|(i, r)| {
+            dists.iter().enumerate().map(move |(d, dist)| {
+                (!dist.is_uniform()).then(|| {
+                    Sampler::new(
+                        dist,
+                        r.len / gran,
+                        gran,
+                        p.seed ^ (i as u64) << 32 ^ (d as u64) << 60,
+                    )
+                })
+            })
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -150,6 +150,37 @@ pub(crate) fn plan_replay(
              not verified: drop verify= (or verify the target with a separate job)",
         ));
     }
+    let names = log_names(spec, list)?;
+    let logs = read_logs(spec, names, warnings)?;
+    let mut dirs = [false; 3];
+    let mut max_len = [0u64; 3];
+    for r in &logs {
+        let n = r.ios();
+        for d in 0..3 {
+            dirs[d] |= n[d] > 0;
+            max_len[d] = max_len[d].max(r.max_len[d]);
+        }
+    }
+    if limits.readonly && (dirs[1] || dirs[2]) {
+        return Err(plan_err(
+            spec,
+            "the replayed log writes or trims, and --readonly forbids that; add \
+             replay_skip=write,trim to replay only its reads",
+        ));
+    }
+    if spec.loops > 1 {
+        warnings.push(format!(
+            "note: job '{}': a replay runs its log once (as fio); loops={} does not repeat it",
+            spec.name, spec.loops
+        ));
+    }
+    let s = shaped(spec, &logs, max_len, dirs);
+    Ok(Some(JobReplay { spec: s, logs }))
+}
+
+/// The logs read_iolog names (relative to directory=; `-` is standard input), or the
+/// one file merge_blktrace_file makes of them.
+fn log_names(spec: &JobSpec, list: &str) -> Result<Vec<String>, RunError> {
     let dir = spec.directories.first().map(String::as_str);
     let names: Vec<String> = list
         .split(':')
@@ -165,17 +196,21 @@ pub(crate) fn plan_replay(
     if names.is_empty() {
         return Err(plan_err(spec, "read_iolog names no file"));
     }
+    Ok(match &spec.replay.merge_file {
+        Some(out) => vec![merge_traces(spec, &names, &join_dir(dir, out))?],
+        None => names,
+    })
+}
+
+/// Each clone's log, parsed; a distinct log is read once, whatever number of clones
+/// replay it.
+fn read_logs(
+    spec: &JobSpec,
+    names: Vec<String>,
+    warnings: &mut Vec<String>,
+) -> Result<Vec<Arc<Replay>>, RunError> {
     let o = options(spec);
     let mut device = |maj: u32, min: u32| find_device(Path::new("/dev"), maj, min, 3);
-    let merged;
-    let names = match &spec.replay.merge_file {
-        Some(out) => {
-            merged = merge_traces(spec, &names, &join_dir(dir, out))?;
-            vec![merged]
-        }
-        None => names,
-    };
-    // Each distinct log is read once, whatever number of clones replay it.
     let mut parsed: Vec<(String, Arc<Replay>)> = Vec::new();
     let mut logs = Vec::with_capacity(spec.numjobs as usize);
     for jobnum in 0..spec.numjobs as usize {
@@ -199,28 +234,12 @@ pub(crate) fn plan_replay(
         parsed.push((name.clone(), r.clone()));
         logs.push(r);
     }
-    let mut dirs = [false; 3];
-    let mut max_len = [0u64; 3];
-    for r in &logs {
-        let n = r.ios();
-        for d in 0..3 {
-            dirs[d] |= n[d] > 0;
-            max_len[d] = max_len[d].max(r.max_len[d]);
-        }
-    }
-    if limits.readonly && (dirs[1] || dirs[2]) {
-        return Err(plan_err(
-            spec,
-            "the replayed log writes or trims, and --readonly forbids that; add \
-             replay_skip=write,trim to replay only its reads",
-        ));
-    }
-    if spec.loops > 1 {
-        warnings.push(format!(
-            "note: job '{}': a replay runs its log once (as fio); loops={} does not repeat it",
-            spec.name, spec.loops
-        ));
-    }
+    Ok(logs)
+}
+
+/// The job as its logs shape it: the pattern their directions make, buffers for their
+/// largest transfers, and a blktrace's queue depth.
+fn shaped(spec: &JobSpec, logs: &[Arc<Replay>], max_len: [u64; 3], dirs: [bool; 3]) -> JobSpec {
     let mut s = spec.clone();
     s.rw = Rw {
         kind: match dirs {
@@ -244,7 +263,7 @@ pub(crate) fn plan_replay(
             s.iodepth = d;
         }
     }
-    Ok(Some(JobReplay { spec: s, logs }))
+    s
 }
 
 /// A replaying clone: the log's files, whole, and the log itself.

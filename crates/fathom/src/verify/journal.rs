@@ -188,6 +188,20 @@ pub fn check(path: &Path) -> Result<JournalReport, String> {
         return Err(format!("{shown}: not a fathom verify journal"));
     }
     let v = Verifier::from_parts(&header.verifier).map_err(|e| format!("{shown}: {e}"))?;
+    let chunks = replay(&mut r, &header, line.len() as u64, path)?;
+    check_chunks(&chunks, &header, &v, path)
+}
+
+/// Every chunk the journal's records name, with its writes' intents and acknowledgements.
+/// A torn tail (a crash in the last write) is allowed; a bad record before a good one, or
+/// a bad tail longer than one write appends, is damage.
+fn replay(
+    r: &mut impl Read,
+    header: &JournalHeader,
+    header_len: u64,
+    path: &Path,
+) -> Result<HashMap<(u16, u64), Chunk>, String> {
+    let shown = path.display();
     let mut chunks: HashMap<(u16, u64), Chunk> = HashMap::new();
     let mut rec = [0u8; RECORD];
     let (mut n, mut torn) = (0u64, None::<u64>);
@@ -209,7 +223,7 @@ pub fn check(path: &Path) -> Result<JournalReport, String> {
                 "{shown}: the journal is damaged: record {bad} (byte {}) fails its checksum \
                  but record {n} after it is good; a crash only tears the last records, so \
                  the journal itself was changed (the files were not checked)",
-                line.len() as u64 + bad * RECORD as u64
+                header_len + bad * RECORD as u64
             ));
         }
         let file = u16::from_le_bytes([rec[2], rec[3]]);
@@ -231,11 +245,23 @@ pub fn check(path: &Path) -> Result<JournalReport, String> {
                  byte {}) fail their checksums, more than the {} one write appends, so a \
                  crash cannot explain them (the files were not checked)",
                 n - bad,
-                line.len() as u64 + bad * RECORD as u64,
+                header_len + bad * RECORD as u64,
                 header.max_batch
             ));
         }
     }
+    Ok(chunks)
+}
+
+/// Read back every acknowledged chunk, in file and offset order, and check it against
+/// the generations it may legally hold.
+fn check_chunks(
+    chunks: &HashMap<(u16, u64), Chunk>,
+    header: &JournalHeader,
+    v: &Verifier,
+    path: &Path,
+) -> Result<JournalReport, String> {
+    let shown = path.display();
     let mut keys: Vec<_> = chunks.keys().copied().collect();
     keys.sort_unstable();
     let mut report = JournalReport::default();

@@ -687,77 +687,27 @@ impl Verifier {
         if b.iter().all(|&x| x == 0) {
             return Err(fail(Damage::Unwritten, None));
         }
-        let first_diff = |want: &[u8]| -> Option<(u64, u8, u8)> {
-            b.iter()
-                .zip(want)
-                .position(|(x, y)| x != y)
-                .map(|i| (offset + i as u64, want[i], b[i]))
-        };
         let Some(at) = self.header_at(b.len()) else {
             // verify=pattern: the data is the pattern, byte for byte.
             let mut want = vec![0u8; b.len()];
             self.payload(&mut want, offset, 0);
-            return match first_diff(&want) {
+            return match first_diff(b, &want, offset) {
                 None => Ok(()),
                 Some((at, want, got)) => Err(fail(Damage::PatternMismatch { at, want, got }, None)),
             };
         };
         let h = match Header::decode(&b[at..]) {
             Ok(h) => h,
-            Err(why) => {
-                // A torn write can leave the old header in place: see whether the chunk
-                // starts as the expected generation and continues as the previous one.
-                if let Some(g) = expected {
-                    if let Some(t) = self.torn(b, offset, g) {
-                        return Err(fail(Damage::Torn { at: t }, None));
-                    }
-                }
-                // A bit flipped inside the header: rebuild the header this chunk should
-                // have (its write time is the one thing not known: take the stored one)
-                // and compare the whole chunk.
-                let raw = |i: usize| {
-                    b.get(at + i..at + i + 8)
-                        .map(|x| u64::from_le_bytes(x.try_into().unwrap()))
-                        .unwrap_or(0)
-                };
-                let g = expected.unwrap_or_else(|| raw(32));
-                let want = self.written_chunk(b.len(), offset, g, raw(40));
-                let bits: u32 = b.iter().zip(&want).map(|(x, y)| (x ^ y).count_ones()).sum();
-                if bits == 1 {
-                    let (at, w, got) = first_diff(&want).expect("one bit differs");
-                    return Err(fail(Damage::BitFlip { at, want: w, got }, None));
-                }
-                return Err(fail(Damage::CorruptHeader(why), None));
-            }
+            Err(why) => return Err(fail(self.bad_header(b, offset, at, expected, why), None)),
         };
-        if h.offset != offset {
-            return Err(fail(Damage::Misdirected { holds: h.offset }, Some(h)));
-        }
-        if h.seed != self.seed || h.clone != self.clone {
-            return Err(fail(
-                Damage::Foreign {
-                    clone: h.clone,
-                    seed: h.seed,
-                },
-                Some(h),
-            ));
-        }
-        if let Some(g) = expected {
-            if h.generation < g {
-                return Err(fail(
-                    Damage::Lost {
-                        found: h.generation,
-                        expected: g,
-                    },
-                    Some(h),
-                ));
-            }
+        if let Some(d) = self.header_mismatch(&h, offset, expected) {
+            return Err(fail(d, Some(h)));
         }
         let data_ok = match self.kind {
             VerifyKind::Meta => true,
             VerifyKind::PatternHdr => {
                 let want = self.expected(b.len(), offset, h.generation, Some(&h));
-                first_diff(&want).is_none()
+                first_diff(b, &want, offset).is_none()
             }
             k => digest(k, &self.data_of(b)) == h.digest,
         };
@@ -774,22 +724,63 @@ impl Verifier {
             return Err(fail(Damage::Torn { at: t }, Some(h)));
         }
         let want = self.expected(b.len(), offset, h.generation, Some(&h));
-        let (at, w, g) = first_diff(&want).unwrap_or((offset, 0, 0));
-        let bits: u32 = b.iter().zip(&want).map(|(x, y)| (x ^ y).count_ones()).sum();
-        let damage = if bits == 1 {
-            Damage::BitFlip {
-                at,
-                want: w,
-                got: g,
+        Err(fail(damage_against(b, &want, offset), Some(h)))
+    }
+
+    /// A header that does not decode: a torn write (the old header left in place), one
+    /// flipped bit, or a corrupt header.
+    fn bad_header(
+        &self,
+        b: &[u8],
+        offset: u64,
+        at: usize,
+        expected: Option<u64>,
+        why: &'static str,
+    ) -> Damage {
+        // A torn write can leave the old header in place: see whether the chunk starts
+        // as the expected generation and continues as the previous one.
+        if let Some(g) = expected {
+            if let Some(t) = self.torn(b, offset, g) {
+                return Damage::Torn { at: t };
             }
-        } else {
-            Damage::Corrupted {
-                at,
-                want: w,
-                got: g,
-            }
+        }
+        // A bit flipped inside the header: rebuild the header this chunk should have (its
+        // write time is the one thing not known: take the stored one) and compare the
+        // whole chunk.
+        let raw = |i: usize| {
+            b.get(at + i..at + i + 8)
+                .map(|x| u64::from_le_bytes(x.try_into().unwrap()))
+                .unwrap_or(0)
         };
-        Err(fail(damage, Some(h)))
+        let g = expected.unwrap_or_else(|| raw(32));
+        let want = self.written_chunk(b.len(), offset, g, raw(40));
+        let bits: u32 = b.iter().zip(&want).map(|(x, y)| (x ^ y).count_ones()).sum();
+        if bits == 1 {
+            let (at, w, got) = first_diff(b, &want, offset).expect("one bit differs");
+            return Damage::BitFlip { at, want: w, got };
+        }
+        Damage::CorruptHeader(why)
+    }
+
+    /// A decoded header that is not this chunk's: another offset, another clone or run,
+    /// or an older generation than the run wrote last.
+    fn header_mismatch(&self, h: &Header, offset: u64, expected: Option<u64>) -> Option<Damage> {
+        if h.offset != offset {
+            return Some(Damage::Misdirected { holds: h.offset });
+        }
+        if h.seed != self.seed || h.clone != self.clone {
+            return Some(Damage::Foreign {
+                clone: h.clone,
+                seed: h.seed,
+            });
+        }
+        match expected {
+            Some(g) if h.generation < g => Some(Damage::Lost {
+                found: h.generation,
+                expected: g,
+            }),
+            _ => None,
+        }
     }
 
     /// If `b` is generation `g` up to a 512-byte boundary and generation `g - 1` (or
@@ -826,6 +817,35 @@ impl Verifier {
         (cut..b.len())
             .all(|i| same(&old, i))
             .then_some(offset + cut as u64)
+    }
+}
+
+/// The first byte of `b` (read from `offset`) that differs from `want`: its absolute
+/// offset, the byte wanted and the byte found.
+fn first_diff(b: &[u8], want: &[u8], offset: u64) -> Option<(u64, u8, u8)> {
+    b.iter()
+        .zip(want)
+        .position(|(x, y)| x != y)
+        .map(|i| (offset + i as u64, want[i], b[i]))
+}
+
+/// What damaged data is against what it should hold: one flipped bit, or corruption
+/// from its first differing byte.
+fn damage_against(b: &[u8], want: &[u8], offset: u64) -> Damage {
+    let (at, w, g) = first_diff(b, want, offset).unwrap_or((offset, 0, 0));
+    let bits: u32 = b.iter().zip(want).map(|(x, y)| (x ^ y).count_ones()).sum();
+    if bits == 1 {
+        Damage::BitFlip {
+            at,
+            want: w,
+            got: g,
+        }
+    } else {
+        Damage::Corrupted {
+            at,
+            want: w,
+            got: g,
+        }
     }
 }
 
