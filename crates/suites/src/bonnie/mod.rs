@@ -235,68 +235,86 @@ fn file_tests(o: &Opts) -> Result<[Option<Measure>; 6]> {
                     }
                 })
                 .collect();
-            out[k] = test_or_skip!(measure(|| {
-                let mut worst = Duration::ZERO;
-                for (p, &len) in list.iter().zip(&sizes) {
-                    check_stop()?;
-                    let t = Instant::now();
-                    let mut f = File::create(p)?;
-                    if len > 0 {
-                        std::io::Write::write_all(&mut f, &data[..len])?;
-                    }
-                    worst = worst.max(t.elapsed());
-                }
-                Ok((n as f64, worst))
-            }));
+            out[k] = test_or_skip!(measure(|| create_files(&list, &sizes, &data)));
             eprintln!("done.");
             eprint!("Stat files in {what} order...");
-            out[k + 1] = test_or_skip!(measure(|| {
-                let mut worst = Duration::ZERO;
-                let order: Vec<PathBuf> = if sequential {
-                    // In the order the directories list them, as bonnie's readdir pass.
-                    let mut v = Vec::with_capacity(list.len());
-                    for d in &subdirs {
-                        for e in std::fs::read_dir(d)? {
-                            let e = e?;
-                            if e.file_type()?.is_file() {
-                                v.push(e.path());
-                            }
-                        }
-                    }
-                    v
-                } else {
-                    list.clone()
-                };
-                for p in &order {
-                    check_stop()?;
-                    let t = Instant::now();
-                    let md = std::fs::metadata(p)?;
-                    if o.file_max > 0 && md.len() > 0 {
-                        let mut f = File::open(p)?;
-                        std::io::Read::read_exact(&mut f, &mut buf[..md.len() as usize])?;
-                    }
-                    worst = worst.max(t.elapsed());
-                }
-                Ok((order.len() as f64, worst))
-            }));
+            let order = if sequential { None } else { Some(&list[..]) };
+            out[k + 1] = test_or_skip!(measure(|| stat_files(o, order, &subdirs, &mut buf)));
             eprintln!("done.");
             eprint!("Delete files in {what} order...");
-            out[k + 2] = test_or_skip!(measure(|| {
-                let mut worst = Duration::ZERO;
-                for p in &list {
-                    check_stop()?;
-                    let t = Instant::now();
-                    std::fs::remove_file(p)?;
-                    worst = worst.max(t.elapsed());
-                }
-                Ok((n as f64, worst))
-            }));
+            out[k + 2] = test_or_skip!(measure(|| delete_files(&list)));
             eprintln!("done.");
         }
         Ok(())
     })();
     let _ = std::fs::remove_dir_all(&dir);
     result.map(|()| out)
+}
+
+/// Create each file, with `sizes` bytes of data; the files made and the slowest.
+fn create_files(list: &[PathBuf], sizes: &[usize], data: &[u8]) -> Result<(f64, Duration)> {
+    let mut worst = Duration::ZERO;
+    for (p, &len) in list.iter().zip(sizes) {
+        check_stop()?;
+        let t = Instant::now();
+        let mut f = File::create(p)?;
+        if len > 0 {
+            std::io::Write::write_all(&mut f, &data[..len])?;
+        }
+        worst = worst.max(t.elapsed());
+    }
+    Ok((list.len() as f64, worst))
+}
+
+/// Stat each file (and read its data back when files have data), in `order`, or, for
+/// the sequential test, in the order the directories list them (bonnie's readdir pass).
+fn stat_files(
+    o: &Opts,
+    order: Option<&[PathBuf]>,
+    subdirs: &[PathBuf],
+    buf: &mut [u8],
+) -> Result<(f64, Duration)> {
+    let listed;
+    let order = match order {
+        Some(v) => v,
+        None => {
+            let mut v = Vec::new();
+            for d in subdirs {
+                for e in std::fs::read_dir(d)? {
+                    let e = e?;
+                    if e.file_type()?.is_file() {
+                        v.push(e.path());
+                    }
+                }
+            }
+            listed = v;
+            &listed[..]
+        }
+    };
+    let mut worst = Duration::ZERO;
+    for p in order {
+        check_stop()?;
+        let t = Instant::now();
+        let md = std::fs::metadata(p)?;
+        if o.file_max > 0 && md.len() > 0 {
+            let mut f = File::open(p)?;
+            std::io::Read::read_exact(&mut f, &mut buf[..md.len() as usize])?;
+        }
+        worst = worst.max(t.elapsed());
+    }
+    Ok((order.len() as f64, worst))
+}
+
+/// Delete each file; the files deleted and the slowest.
+fn delete_files(list: &[PathBuf]) -> Result<(f64, Duration)> {
+    let mut worst = Duration::ZERO;
+    for p in list {
+        check_stop()?;
+        let t = Instant::now();
+        std::fs::remove_file(p)?;
+        worst = worst.max(t.elapsed());
+    }
+    Ok((list.len() as f64, worst))
 }
 
 /// Run every test.

@@ -314,9 +314,28 @@ pub fn run(args: &[String]) -> Result<super::Outcome> {
         // The clients' common folder too, once empty (dbench leaves it).
         let _ = std::fs::remove_dir(o.dir.join("clients"));
     }
+    report(&o, &results, &shared, throughput);
+    let mut code = 0;
+    for (r, _) in &results {
+        if let Err(e) = r {
+            eprintln!("fathom dbench: {e}");
+            code = 1;
+        }
+    }
+    Ok((code, vec![("throughput MB/s".into(), throughput)]))
+}
+
+/// dbench's report: the operations table over every client (and per client with -C),
+/// then the throughput line.
+fn report(
+    o: &Opts,
+    results: &[(Result<(), String>, [OpStat; KINDS.len()])],
+    shared: &[Shared],
+    throughput: f64,
+) {
     println!();
     let mut sum = [OpStat::default(); KINDS.len()];
-    for (_, st) in &results {
+    for (_, st) in results {
         for (a, b) in sum.iter_mut().zip(st) {
             a.count += b.count;
             a.total += b.total;
@@ -343,19 +362,12 @@ pub fn run(args: &[String]) -> Result<super::Outcome> {
         .max()
         .unwrap_or(0);
     println!(
-        "Throughput {} MB/sec  {n} clients  {} procs  max_latency={:.3} ms",
+        "Throughput {} MB/sec  {} clients  {} procs  max_latency={:.3} ms",
         g6(throughput),
-        n.div_ceil(o.per_process as usize),
+        shared.len(),
+        shared.len().div_ceil(o.per_process as usize),
         worst as f64 / 1e6
     );
-    let mut code = 0;
-    for (r, _) in &results {
-        if let Err(e) = r {
-            eprintln!("fathom dbench: {e}");
-            code = 1;
-        }
-    }
-    Ok((code, vec![("throughput MB/s".into(), throughput)]))
 }
 
 /// The parent's loop: a line a second (warmup, execute, cleanup), the warmup's end (the

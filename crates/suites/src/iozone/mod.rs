@@ -192,47 +192,62 @@ fn one(o: &Opts, path: &Path, size: u64, rec: u64) -> Result<[Option<u64>; 13]> 
         r[8] = Some(pass(false, false, &|k| (k * stride) % n.max(1), None)?);
     }
     if run(6) {
-        let fwrite = |create: bool| -> Result<u64> {
-            if let Some(m) = &o.remount {
-                remount(m)?;
-            }
-            let t = Instant::now();
-            let f = open(path, true, create, false)?;
-            let mut w = BufWriter::with_capacity(64 << 10, f);
-            for _ in 0..n {
-                super::check_stop()?;
-                w.write_all(&buf.as_slice()[..rec as usize])?;
-            }
-            w.flush()?;
-            if o.method.fsync {
-                w.get_ref().sync_all()?;
-            }
-            Ok(kbs(n * rec, t.elapsed()))
-        };
-        r[9] = Some(fwrite(true)?);
+        r[9] = Some(fwrite(o, path, (n, rec), &buf, true)?);
         if !o.no_retests {
-            r[10] = Some(fwrite(false)?);
+            r[10] = Some(fwrite(o, path, (n, rec), &buf, false)?);
         }
     }
     if run(7) {
-        let mut fread = || -> Result<u64> {
-            if let Some(m) = &o.remount {
-                remount(m)?;
-            }
-            let t = Instant::now();
-            let mut rd = BufReader::with_capacity(64 << 10, open(path, false, false, false)?);
-            for _ in 0..n {
-                super::check_stop()?;
-                rd.read_exact(&mut buf.as_mut_slice()[..rec as usize])?;
-            }
-            Ok(kbs(n * rec, t.elapsed()))
-        };
-        r[11] = Some(fread()?);
+        r[11] = Some(fread(o, path, (n, rec), &mut buf)?);
         if !o.no_retests {
-            r[12] = Some(fread()?);
+            r[12] = Some(fread(o, path, (n, rec), &mut buf)?);
         }
     }
     Ok(r)
+}
+
+/// fwrite (test 6): `n` records of `rec` bytes through a 64 KiB buffer; kB/s.
+fn fwrite(
+    o: &Opts,
+    path: &Path,
+    (n, rec): (u64, u64),
+    buf: &fathom::engine::AlignedBuf,
+    create: bool,
+) -> Result<u64> {
+    if let Some(m) = &o.remount {
+        remount(m)?;
+    }
+    let t = Instant::now();
+    let f = open(path, true, create, false)?;
+    let mut w = BufWriter::with_capacity(64 << 10, f);
+    for _ in 0..n {
+        super::check_stop()?;
+        w.write_all(&buf.as_slice()[..rec as usize])?;
+    }
+    w.flush()?;
+    if o.method.fsync {
+        w.get_ref().sync_all()?;
+    }
+    Ok(kbs(n * rec, t.elapsed()))
+}
+
+/// fread (test 7): `n` records of `rec` bytes through a 64 KiB buffer; kB/s.
+fn fread(
+    o: &Opts,
+    path: &Path,
+    (n, rec): (u64, u64),
+    buf: &mut fathom::engine::AlignedBuf,
+) -> Result<u64> {
+    if let Some(m) = &o.remount {
+        remount(m)?;
+    }
+    let t = Instant::now();
+    let mut rd = BufReader::with_capacity(64 << 10, open(path, false, false, false)?);
+    for _ in 0..n {
+        super::check_stop()?;
+        rd.read_exact(&mut buf.as_mut_slice()[..rec as usize])?;
+    }
+    Ok(kbs(n * rec, t.elapsed()))
 }
 
 /// Every (file size, record size, results) of the matrix.

@@ -42,128 +42,94 @@ enum Order {
     Random,
 }
 
-fn tests(o: &Opts) -> Result<Vec<Test>> {
-    let run = |g: u32| o.groups.is_empty() || o.groups.contains(&g);
+/// iozone's throughput tests in its order: the -i group that runs each (0: always) and
+/// whether -+n (no retests) leaves it out.
+const TESTS: &[(u32, bool, Test)] = {
+    use Kind::*;
+    use Order::*;
+    const fn t(
+        label: &'static str,
+        wide: bool,
+        tabs: (&'static str, &'static str),
+        kind: Kind,
+        create: bool,
+        order: Order,
+        qfile: &'static str,
+    ) -> Test {
+        Test {
+            label,
+            wide,
+            tabs,
+            kind,
+            create,
+            order,
+            qfile,
+        }
+    }
+    const ONE: (&str, &str) = ("\t", "\t");
+    const TWO: (&str, &str) = ("\t\t", "\t\t");
+    const F: (&str, &str) = ("\t", "\t\t");
+    &[
+        (
+            0,
+            false,
+            t("initial writers", true, ONE, Write, true, Seq, "wol"),
+        ),
+        (
+            0,
+            true,
+            t("rewriters", true, ONE, Write, false, Seq, "rwol"),
+        ),
+        (1, false, t("readers", true, TWO, Read, false, Seq, "rol")),
+        (
+            1,
+            true,
+            t("re-readers", false, ONE, Read, false, Seq, "rrol"),
+        ),
+        (
+            3,
+            false,
+            t("reverse readers", false, ONE, Read, false, Reverse, "revol"),
+        ),
+        (
+            5,
+            false,
+            t("stride readers", false, ONE, Read, false, Stride, "strol"),
+        ),
+        (
+            2,
+            false,
+            t("random readers", false, ONE, Read, false, Random, "randrol"),
+        ),
+        (
+            2,
+            false,
+            t(
+                "random writers",
+                false,
+                ONE,
+                Write,
+                false,
+                Random,
+                "randwol",
+            ),
+        ),
+        (6, false, t("fwriters", true, F, Fwrite, true, Seq, "fwol")),
+        (7, false, t("freaders", true, F, Fread, false, Seq, "frol")),
+    ]
+};
+
+/// The tests the command line asks for (-i, -+n), in iozone's order.
+fn tests(o: &Opts) -> Result<Vec<&'static Test>> {
     if let Some(g) = o.groups.iter().find(|&&g| g == 4) {
         bail!("-i {g} (record rewrite) has no throughput test in iozone; use -i 0, 1, 2, 3, 5, 6 or 7");
     }
-    let t = |label, wide, tabs, kind, create, order, qfile| Test {
-        label,
-        wide,
-        tabs,
-        kind,
-        create,
-        order,
-        qfile,
-    };
-    let (one, two) = (("\t", "\t"), ("\t\t", "\t\t"));
-    let mut v = vec![t(
-        "initial writers",
-        true,
-        one,
-        Kind::Write,
-        true,
-        Order::Seq,
-        "wol",
-    )];
-    if !o.no_retests {
-        v.push(t(
-            "rewriters",
-            true,
-            one,
-            Kind::Write,
-            false,
-            Order::Seq,
-            "rwol",
-        ));
-    }
-    if run(1) {
-        v.push(t(
-            "readers",
-            true,
-            two,
-            Kind::Read,
-            false,
-            Order::Seq,
-            "rol",
-        ));
-        if !o.no_retests {
-            v.push(t(
-                "re-readers",
-                false,
-                one,
-                Kind::Read,
-                false,
-                Order::Seq,
-                "rrol",
-            ));
-        }
-    }
-    if run(3) {
-        v.push(t(
-            "reverse readers",
-            false,
-            one,
-            Kind::Read,
-            false,
-            Order::Reverse,
-            "revol",
-        ));
-    }
-    if run(5) {
-        v.push(t(
-            "stride readers",
-            false,
-            one,
-            Kind::Read,
-            false,
-            Order::Stride,
-            "strol",
-        ));
-    }
-    if run(2) {
-        v.push(t(
-            "random readers",
-            false,
-            one,
-            Kind::Read,
-            false,
-            Order::Random,
-            "randrol",
-        ));
-        v.push(t(
-            "random writers",
-            false,
-            one,
-            Kind::Write,
-            false,
-            Order::Random,
-            "randwol",
-        ));
-    }
-    if run(6) {
-        v.push(t(
-            "fwriters",
-            true,
-            ("\t", "\t\t"),
-            Kind::Fwrite,
-            true,
-            Order::Seq,
-            "fwol",
-        ));
-    }
-    if run(7) {
-        v.push(t(
-            "freaders",
-            true,
-            ("\t", "\t\t"),
-            Kind::Fread,
-            false,
-            Order::Seq,
-            "frol",
-        ));
-    }
-    Ok(v)
+    let run = |g: u32| g == 0 || o.groups.is_empty() || o.groups.contains(&g);
+    Ok(TESTS
+        .iter()
+        .filter(|(g, retest, _)| run(*g) && !(*retest && o.no_retests))
+        .map(|(_, _, t)| t)
+        .collect())
 }
 
 /// What one thread did in a test.
@@ -214,9 +180,12 @@ fn child(
     };
     start.wait();
     let (c0, t0) = (thread_cpu(), Instant::now());
-    // Stonewalling: (bytes, seconds) when another thread finished first.
-    let mut cut: Option<(u64, f64)> = None;
-    let mut moved = 0u64;
+    let mut w = Watch {
+        stop,
+        t0,
+        cut: None,
+        moved: 0,
+    };
     let m: &Method = &o.method;
     match t.kind {
         Kind::Write | Kind::Read if m.aio_depth > 0 => {
@@ -230,64 +199,23 @@ fn child(
                 order: &record,
             };
             timed(m, &p, &mut buf, q.as_mut())?;
-            moved = n * rec;
+            w.moved = n * rec;
         }
         Kind::Write | Kind::Read => {
-            let write = t.kind == Kind::Write;
-            let f = open(path, write, t.create, m.direct)?;
-            for k in 0..n {
-                super::super::check_stop()?;
-                if cut.is_none() && stop.load(Ordering::Relaxed) {
-                    cut = Some((moved, t0.elapsed().as_secs_f64()));
-                    if !write {
-                        break;
-                    }
-                }
-                let off = record(k) * rec;
-                let s = Instant::now();
-                if write {
-                    f.write_all_at(buf.as_slice(), off)?;
-                } else {
-                    f.read_exact_at(buf.as_mut_slice(), off)?;
-                }
-                if let Some(q) = q.as_mut() {
-                    q.lines
-                        .push((off / 1024, s.elapsed().as_secs_f64() * 1e6, rec));
-                }
-                moved += rec;
-            }
-            if write && m.fsync {
-                f.sync_all()?;
-            }
+            let p = Pass {
+                path,
+                write: t.kind == Kind::Write,
+                create: t.create,
+                n,
+                rec,
+                order: &record,
+            };
+            records(m, &p, &mut buf, q.as_mut(), &mut w)?;
         }
-        Kind::Fwrite => {
-            let mut w = BufWriter::with_capacity(64 << 10, open(path, true, t.create, false)?);
-            for _ in 0..n {
-                super::super::check_stop()?;
-                if cut.is_none() && stop.load(Ordering::Relaxed) {
-                    cut = Some((moved, t0.elapsed().as_secs_f64()));
-                }
-                w.write_all(buf.as_slice())?;
-                moved += rec;
-            }
-            w.flush()?;
-            if m.fsync {
-                w.get_ref().sync_all()?;
-            }
-        }
-        Kind::Fread => {
-            let mut r = BufReader::with_capacity(64 << 10, open(path, false, false, false)?);
-            for _ in 0..n {
-                super::super::check_stop()?;
-                if stop.load(Ordering::Relaxed) {
-                    cut = Some((moved, t0.elapsed().as_secs_f64()));
-                    break;
-                }
-                r.read_exact(buf.as_mut_slice())?;
-                moved += rec;
-            }
-        }
+        Kind::Fwrite => fwrite(m, t, path, n, &buf, &mut w)?,
+        Kind::Fread => fread(path, n, &mut buf, &mut w)?,
     }
+    let Watch { cut, moved, .. } = w;
     let wall = t0.elapsed().as_secs_f64();
     if cut.is_none() && !o.no_stonewall {
         // The first to finish stops the others.
@@ -304,6 +232,105 @@ fn child(
         wall,
         cpu: thread_cpu() - c0,
     })
+}
+
+/// A thread's progress in a test, and where another thread's finish cut it
+/// (stonewalling: the bytes moved and seconds by then).
+struct Watch<'a> {
+    stop: &'a AtomicBool,
+    t0: Instant,
+    cut: Option<(u64, f64)>,
+    moved: u64,
+}
+
+impl Watch<'_> {
+    /// True when another thread has finished (the first time: the cut is taken).
+    fn stonewalled(&mut self) -> bool {
+        if self.stop.load(Ordering::Relaxed) {
+            self.cut
+                .get_or_insert((self.moved, self.t0.elapsed().as_secs_f64()));
+            return true;
+        }
+        false
+    }
+}
+
+/// Records one system call each, in the test's order: writes go on to the end (iozone's
+/// writers finish their file), reads stop when stonewalled.
+fn records(
+    m: &Method,
+    p: &Pass<'_>,
+    buf: &mut fathom::engine::AlignedBuf,
+    mut q: Option<&mut LatencyLog>,
+    w: &mut Watch<'_>,
+) -> Result<()> {
+    let f = open(p.path, p.write, p.create, m.direct)?;
+    for k in 0..p.n {
+        super::super::check_stop()?;
+        if w.cut.is_none() && w.stonewalled() && !p.write {
+            break;
+        }
+        let off = (p.order)(k) * p.rec;
+        let s = Instant::now();
+        if p.write {
+            f.write_all_at(buf.as_slice(), off)?;
+        } else {
+            f.read_exact_at(buf.as_mut_slice(), off)?;
+        }
+        if let Some(q) = q.as_mut() {
+            q.lines
+                .push((off / 1024, s.elapsed().as_secs_f64() * 1e6, p.rec));
+        }
+        w.moved += p.rec;
+    }
+    if p.write && m.fsync {
+        f.sync_all()?;
+    }
+    Ok(())
+}
+
+/// fwrite: records through a 64 KiB buffer, to the end of the file.
+fn fwrite(
+    m: &Method,
+    t: &Test,
+    path: &Path,
+    n: u64,
+    buf: &fathom::engine::AlignedBuf,
+    w: &mut Watch<'_>,
+) -> Result<()> {
+    let mut out = BufWriter::with_capacity(64 << 10, open(path, true, t.create, false)?);
+    for _ in 0..n {
+        super::super::check_stop()?;
+        if w.cut.is_none() {
+            w.stonewalled();
+        }
+        out.write_all(buf.as_slice())?;
+        w.moved += buf.as_slice().len() as u64;
+    }
+    out.flush()?;
+    if m.fsync {
+        out.get_ref().sync_all()?;
+    }
+    Ok(())
+}
+
+/// fread: records through a 64 KiB buffer, until stonewalled.
+fn fread(
+    path: &Path,
+    n: u64,
+    buf: &mut fathom::engine::AlignedBuf,
+    w: &mut Watch<'_>,
+) -> Result<()> {
+    let mut r = BufReader::with_capacity(64 << 10, open(path, false, false, false)?);
+    for _ in 0..n {
+        super::super::check_stop()?;
+        if w.stonewalled() {
+            break;
+        }
+        r.read_exact(buf.as_mut_slice())?;
+        w.moved += buf.as_slice().len() as u64;
+    }
+    Ok(())
 }
 
 /// Throughput tests with `threads` threads: iozone's lines for each test.
