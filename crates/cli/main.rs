@@ -577,19 +577,7 @@ fn real_main() -> Result<u8, Failure> {
         )?;
     }
     if timers.show_eta || (timers.status_every.is_some() && me.is_root) {
-        let view = LiveView {
-            show_eta: timers.show_eta,
-            eta_every: timers.eta_every,
-            eta_newline: timers.eta_newline,
-            status_every: timers.status_every,
-            stderr_tty: timers.stderr_tty,
-            text: formats.contains(&Format::Normal),
-            json: formats
-                .iter()
-                .any(|f| matches!(f, Format::Json | Format::JsonPlus | Format::Native)),
-            to_stdout: cli.output.is_none(),
-        };
-        runner = view.attach(runner, &plan);
+        runner = timers.view(&cli, &formats).attach(runner, &plan);
     }
     let signals = signals::install(runner.cancel_handle(), runner.live_board(&plan));
     let mut ran = repetitions(&cli, &me, &runner, &plan, &formats, &mut outs)?;
@@ -602,14 +590,7 @@ fn real_main() -> Result<u8, Failure> {
         eprintln!();
     }
     // Notes and errors: each rank speaks for its own jobs.
-    for (name, notes, error) in &ran.said {
-        for n in notes.iter().filter(|_| cli.warnings) {
-            eprintln!("fathom: {}job '{name}': note: {n}", me.who);
-        }
-        if let Some(t) = error {
-            eprintln!("fathom: {}job '{name}': {t}", me.who);
-        }
-    }
+    me.say(&ran.said, cli.warnings);
     let code = verdict(&signals, &plan, &result, me.is_root);
     // Every rank leaves with rank 0's verdict on the whole run.
     Ok(match &me.dist {
@@ -685,6 +666,20 @@ impl Me {
     }
 }
 
+impl Me {
+    /// What this rank's jobs said: their notes (with --warnings) and errors.
+    fn say(&self, said: &[(String, Vec<String>, Option<String>)], warnings: bool) {
+        for (name, notes, error) in said {
+            for n in notes.iter().filter(|_| warnings) {
+                eprintln!("fathom: {}job '{name}': note: {n}", self.who);
+            }
+            if let Some(t) = error {
+                eprintln!("fathom: {}job '{name}': {t}", self.who);
+            }
+        }
+    }
+}
+
 /// The live view's timers: --eta, --eta-interval, --eta-newline, --status-interval.
 struct Timers {
     show_eta: bool,
@@ -695,6 +690,22 @@ struct Timers {
 }
 
 impl Timers {
+    /// The live view these timers and the outputs asked for make.
+    fn view(&self, cli: &Cli, formats: &[Format]) -> LiveView {
+        LiveView {
+            show_eta: self.show_eta,
+            eta_every: self.eta_every,
+            eta_newline: self.eta_newline,
+            status_every: self.status_every,
+            stderr_tty: self.stderr_tty,
+            text: formats.contains(&Format::Normal),
+            json: formats
+                .iter()
+                .any(|f| matches!(f, Format::Json | Format::JsonPlus | Format::Native)),
+            to_stdout: cli.output.is_none(),
+        }
+    }
+
     fn of(cli: &Cli, is_root: bool) -> Result<Timers, Failure> {
         let interval = |opt: &str, v: &str| -> Result<std::time::Duration, Failure> {
             fathom_job::units::parse_time(v, fathom_job::units::TimeUnit::Seconds)

@@ -32,54 +32,7 @@ pub(crate) fn apply_opts(job: &mut JobSpec, opts: &[&RawOpt]) -> Result<(), JobE
 
 fn apply_one(job: &mut JobSpec, o: &RawOpt, ctx: &Ctx) -> Result<(), JobError> {
     let Some(def) = options::find(&o.name) else {
-        if let Some(why) = options::refusal(&o.name) {
-            return Err(JobError::Refused {
-                loc: o.loc.clone(),
-                name: o.name.clone(),
-                why: why.to_string(),
-            });
-        }
-        if let Some(engines) = options::engine_only(&o.name) {
-            let list = match engines {
-                [one] => format!("fio's {one} engine"),
-                [first @ .., last] => format!("fio's {} and {last} engines", first.join(", ")),
-                [] => "an fio engine".into(),
-            };
-            return Err(JobError::Refused {
-                loc: o.loc.clone(),
-                name: o.name.clone(),
-                why: format!(
-                    "it is an option of {list}, which fathom does not have (`fathom \
-                     --enghelp` lists fathom's engines)"
-                ),
-            });
-        }
-        if let Some(why) = options::unsupported_why(&o.name) {
-            return Err(JobError::NotSupported {
-                loc: o.loc.clone(),
-                name: o.name.clone(),
-                why: why.to_string(),
-            });
-        }
-        let hint = options::suggest(&o.name)
-            .map(|s| format!(" (did you mean '{s}'?)"))
-            .unwrap_or_default();
-        // A name no option could have is shortened in the message.
-        let name = if o.name.len() > 64 {
-            let cut = o
-                .name
-                .char_indices()
-                .nth(32)
-                .map_or(o.name.len(), |(i, _)| i);
-            format!("{}… ({} characters)", &o.name[..cut], o.name.len())
-        } else {
-            o.name.clone()
-        };
-        return Err(JobError::UnknownOption {
-            loc: o.loc.clone(),
-            name,
-            hint,
-        });
+        return Err(not_an_option(o));
     };
     // A number, size or time option written with nothing after '=' (`bs=`) has no value.
     let numeric = ["size", "int", "time"]
@@ -135,6 +88,59 @@ fn apply_one(job: &mut JobSpec, o: &RawOpt, ctx: &Ctx) -> Result<(), JobError> {
         value
     };
     (def.apply)(job, &value, ctx).map_err(|why| invalid(&value, why))
+}
+
+/// An option name fathom does not take: refused on purpose (why), an option of an
+/// engine fathom does not have, not supported yet (why), or unknown (the nearest name).
+fn not_an_option(o: &RawOpt) -> JobError {
+    if let Some(why) = options::refusal(&o.name) {
+        return JobError::Refused {
+            loc: o.loc.clone(),
+            name: o.name.clone(),
+            why: why.to_string(),
+        };
+    }
+    if let Some(engines) = options::engine_only(&o.name) {
+        let list = match engines {
+            [one] => format!("fio's {one} engine"),
+            [first @ .., last] => format!("fio's {} and {last} engines", first.join(", ")),
+            [] => "an fio engine".into(),
+        };
+        return JobError::Refused {
+            loc: o.loc.clone(),
+            name: o.name.clone(),
+            why: format!(
+                "it is an option of {list}, which fathom does not have (`fathom \
+                 --enghelp` lists fathom's engines)"
+            ),
+        };
+    }
+    if let Some(why) = options::unsupported_why(&o.name) {
+        return JobError::NotSupported {
+            loc: o.loc.clone(),
+            name: o.name.clone(),
+            why: why.to_string(),
+        };
+    }
+    let hint = options::suggest(&o.name)
+        .map(|s| format!(" (did you mean '{s}'?)"))
+        .unwrap_or_default();
+    // A name no option could have is shortened in the message.
+    let name = if o.name.len() > 64 {
+        let cut = o
+            .name
+            .char_indices()
+            .nth(32)
+            .map_or(o.name.len(), |(i, _)| i);
+        format!("{}… ({} characters)", &o.name[..cut], o.name.len())
+    } else {
+        o.name.clone()
+    };
+    JobError::UnknownOption {
+        loc: o.loc.clone(),
+        name,
+        hint,
+    }
 }
 
 /// Jobs with their section names, and the options of the global sections.

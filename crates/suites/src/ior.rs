@@ -479,34 +479,57 @@ fn size(v: &str) -> Result<u64> {
         .map_err(|e| anyhow!("'{v}': {e}"))
 }
 
+impl Opts {
+    /// IOR's defaults.
+    fn defaults() -> Opts {
+        Opts {
+            dir: ".".into(),
+            tasks: 1,
+            block: 1 << 20,
+            transfer: 256 << 10,
+            segments: 1,
+            iterations: 1,
+            file_per_proc: false,
+            direct: false,
+            fsync: false,
+            keep: false,
+            name: None,
+            mmap: false,
+            write: false,
+            read: false,
+            fsync_each: false,
+            random: false,
+            delay: 0,
+            existing: false,
+            unique_dir: false,
+            reorder: false,
+            check_write: false,
+            check_read: false,
+            multi_file: false,
+            rep: None,
+        }
+    }
+
+    /// After the flags: IOR's default phases, and its checks on the sizes.
+    fn settle(&mut self) -> Result<()> {
+        // IOR: none of -w, -r, -W, -R means -w -r.
+        if !(self.write || self.read || self.check_write || self.check_read) {
+            self.write = true;
+            self.read = true;
+        }
+        if self.tasks == 0 || self.segments == 0 || self.iterations == 0 {
+            bail!("--tasks, --segments and --iterations must be at least 1");
+        }
+        if self.transfer == 0 || self.block % self.transfer != 0 {
+            bail!("--block must be a multiple of --transfer (IOR's rule)");
+        }
+        Ok(())
+    }
+}
+
 /// Parse `fathom suite ior` options (IOR's short and long names).
 pub fn parse(args: &[String]) -> Result<Opts> {
-    let mut o = Opts {
-        dir: ".".into(),
-        tasks: 1,
-        block: 1 << 20,
-        transfer: 256 << 10,
-        segments: 1,
-        iterations: 1,
-        file_per_proc: false,
-        direct: false,
-        fsync: false,
-        keep: false,
-        name: None,
-        mmap: false,
-        write: false,
-        read: false,
-        fsync_each: false,
-        random: false,
-        delay: 0,
-        existing: false,
-        unique_dir: false,
-        reorder: false,
-        check_write: false,
-        check_read: false,
-        multi_file: false,
-        rep: None,
-    };
+    let mut o = Opts::defaults();
     let args = expand_directives(args)?;
     let mut opts = super::Opts::new(&args);
     while let Some((k, a, inline)) = opts.next_opt() {
@@ -583,17 +606,7 @@ pub fn parse(args: &[String]) -> Result<Opts> {
             ),
         }
     }
-    // IOR: none of -w, -r, -W, -R means -w -r.
-    if !(o.write || o.read || o.check_write || o.check_read) {
-        o.write = true;
-        o.read = true;
-    }
-    if o.tasks == 0 || o.segments == 0 || o.iterations == 0 {
-        bail!("--tasks, --segments and --iterations must be at least 1");
-    }
-    if o.transfer == 0 || o.block % o.transfer != 0 {
-        bail!("--block must be a multiple of --transfer (IOR's rule)");
-    }
+    o.settle()?;
     Ok(o)
 }
 

@@ -752,52 +752,7 @@ fn io_jobs(
         if part == 0 {
             o.push(("new_group".into(), "1".into()));
         }
-        // A transfer never goes past a file's end: files smaller than xfersize are moved
-        // whole (vdbench's transfer is then the file).
-        let smallest = files.iter().map(|(_, n)| *n).min().unwrap_or(0);
-        match f.p.xfer {
-            Xfer::Fixed(x) if smallest > 0 && x > smallest => {
-                o.push(("bs".into(), smallest.to_string()))
-            }
-            _ => bs_options(&f.p.xfer, &mut o),
-        }
-        let rw = match (f.p.fileio_random, op, f.p.rdpct) {
-            (r, _, Some(p)) if p > 0.0 && p < 100.0 => {
-                o.push(("rwmixread".into(), crate::value::show_num(p)));
-                if r {
-                    "randrw"
-                } else {
-                    "rw"
-                }
-            }
-            (true, "read", _) => "randread",
-            (true, _, _) => "randwrite",
-            (false, "read", _) => "read",
-            (false, _, _) => "write",
-        };
-        o.push(("rw".into(), rw.into()));
-        let fst = if f.p.fileselect_seq {
-            "sequential"
-        } else {
-            "random"
-        };
-        // A file is read (written) once through before the next is picked, unless
-        // stopafter= says how many I/Os.
-        let per_file = f.p.stopafter.unwrap_or_else(|| {
-            let size = fsd.sizes.iter().map(|s| s.0).max().unwrap_or(0);
-            (size / f.p.xfer.max().max(1)).max(1)
-        });
-        o.push(("file_service_type".into(), format!("{fst}:{per_file}")));
-        let flags = f.p.flags.unwrap_or(fsd.flags);
-        if flags.direct {
-            o.push(("direct".into(), "1".into()));
-        }
-        if flags.fsync {
-            o.push(("fsync_on_close".into(), "1".into()));
-        }
-        if flags.dsync {
-            o.push(("sync".into(), "dsync".into()));
-        }
+        let rw = file_pattern(f, fsd, op, &files, &mut o);
         o.extend(common.iter().cloned());
         let what = format!("fwd={} fsd={}", f.name, fsd.name);
         let mut job = built(JobTag::io(&f.name, &fsd.name), &o, &what)?;
@@ -808,6 +763,64 @@ fn io_jobs(
         out.push(job);
     }
     Ok(out)
+}
+
+/// A file workload's transfer sizes, pattern, file selection and open flags; returns
+/// its rw=.
+fn file_pattern(
+    f: &crate::runs::FwdRun,
+    fsd: &crate::model::Fsd,
+    op: &str,
+    files: &[(std::path::PathBuf, u64)],
+    o: &mut Vec<(String, String)>,
+) -> &'static str {
+    // A transfer never goes past a file's end: files smaller than xfersize are moved
+    // whole (vdbench's transfer is then the file).
+    let smallest = files.iter().map(|(_, n)| *n).min().unwrap_or(0);
+    match f.p.xfer {
+        Xfer::Fixed(x) if smallest > 0 && x > smallest => {
+            o.push(("bs".into(), smallest.to_string()))
+        }
+        _ => bs_options(&f.p.xfer, o),
+    }
+    let rw = match (f.p.fileio_random, op, f.p.rdpct) {
+        (r, _, Some(p)) if p > 0.0 && p < 100.0 => {
+            o.push(("rwmixread".into(), crate::value::show_num(p)));
+            if r {
+                "randrw"
+            } else {
+                "rw"
+            }
+        }
+        (true, "read", _) => "randread",
+        (true, _, _) => "randwrite",
+        (false, "read", _) => "read",
+        (false, _, _) => "write",
+    };
+    o.push(("rw".into(), rw.into()));
+    let fst = if f.p.fileselect_seq {
+        "sequential"
+    } else {
+        "random"
+    };
+    // A file is read (written) once through before the next is picked, unless
+    // stopafter= says how many I/Os.
+    let per_file = f.p.stopafter.unwrap_or_else(|| {
+        let size = fsd.sizes.iter().map(|s| s.0).max().unwrap_or(0);
+        (size / f.p.xfer.max().max(1)).max(1)
+    });
+    o.push(("file_service_type".into(), format!("{fst}:{per_file}")));
+    let flags = f.p.flags.unwrap_or(fsd.flags);
+    if flags.direct {
+        o.push(("direct".into(), "1".into()));
+    }
+    if flags.fsync {
+        o.push(("fsync_on_close".into(), "1".into()));
+    }
+    if flags.dsync {
+        o.push(("sync".into(), "dsync".into()));
+    }
+    rw
 }
 
 /// A metadata operation on `fsd`'s tree: a filetree job in vdbench's names, its threads

@@ -172,6 +172,33 @@ pub fn expand(m: &Model) -> Result<Vec<Run>, VdbError> {
 
 fn one_run(m: &Model, rd: &crate::model::Rd, combo: &[(String, String)]) -> Result<Run, VdbError> {
     let loops: Vec<(String, String)> = combo.to_vec();
+    let wds = wd_runs(m, rd, combo)?;
+    let fwds = fwd_runs(m, rd, combo)?;
+    if wds.is_empty() && fwds.is_empty() {
+        return Err(VdbError::new(
+            &At::default(),
+            Some("rd"),
+            format!("rd={}: its WDs use none of its SDs", rd.name),
+        ));
+    }
+    Ok(Run {
+        rd: rd.name.clone(),
+        loops,
+        rate: RunRate::Max,
+        wds,
+        fwds,
+        format_fwd: m.format_fwd.clone(),
+        pace: rd.pace.clone(),
+    })
+}
+
+/// The run's raw workloads: its WDs (or one made of sd= alone) on the SDs the RD keeps,
+/// with the RD's WD parameters and this loop's values over theirs.
+fn wd_runs(
+    m: &Model,
+    rd: &crate::model::Rd,
+    combo: &[(String, String)],
+) -> Result<Vec<WdRun>, VdbError> {
     let mut wds = Vec::new();
     type RawWd = (String, WdParams, Vec<String>, Option<String>);
     let raw_wds: Vec<RawWd> = if rd.wds.is_empty() && !rd.sds.is_empty() {
@@ -226,6 +253,16 @@ fn one_run(m: &Model, rd: &crate::model::Rd, combo: &[(String, String)]) -> Resu
             host,
         });
     }
+    Ok(wds)
+}
+
+/// The run's file-system workloads, with the RD's FWD and FSD parameters and this loop's
+/// values over theirs.
+fn fwd_runs(
+    m: &Model,
+    rd: &crate::model::Rd,
+    combo: &[(String, String)],
+) -> Result<Vec<FwdRun>, VdbError> {
     let mut fwds = Vec::new();
     for n in &rd.fwds {
         let f = m.fwd(n);
@@ -260,22 +297,7 @@ fn one_run(m: &Model, rd: &crate::model::Rd, combo: &[(String, String)]) -> Resu
             host: f.host.clone(),
         });
     }
-    if wds.is_empty() && fwds.is_empty() {
-        return Err(VdbError::new(
-            &At::default(),
-            Some("rd"),
-            format!("rd={}: its WDs use none of its SDs", rd.name),
-        ));
-    }
-    Ok(Run {
-        rd: rd.name.clone(),
-        loops,
-        rate: RunRate::Max,
-        wds,
-        fwds,
-        format_fwd: m.format_fwd.clone(),
-        pace: rd.pace.clone(),
-    })
+    Ok(fwds)
 }
 
 /// The `-s` listing: each run with its loop values, rate and length, no I/O.

@@ -323,24 +323,7 @@ fn parse_text(data: &[u8], o: &ReplayOptions) -> Result<Replay, ReplayError> {
         )
     })?;
     let mut lines = text.lines();
-    let version = match lines.next().map(str::trim) {
-        Some(h) if h.starts_with("fio version 2 iolog") => 2,
-        Some(h) if h.starts_with("fio version 3 iolog") => 3,
-        Some(h) if h.starts_with("fio version") => {
-            return Err(err(
-                1,
-                format!("'{h}': only iolog versions 2 and 3 are known"),
-            ))
-        }
-        _ => {
-            return Err(err(
-                1,
-                "not an iolog: the first line must be 'fio version 2 iolog' or 'fio version 3 \
-                 iolog' (fio no longer reads version 1 logs either), and it is no blktrace \
-                 trace",
-            ))
-        }
-    };
+    let version = iolog_version(lines.next())?;
     let mut b = Builder::new(o, 1);
     for (i, l) in lines.enumerate() {
         let n = i + 2;
@@ -371,25 +354,7 @@ fn parse_text(data: &[u8], o: &ReplayOptions) -> Result<Replay, ReplayError> {
             [name, act, ..] => (*name, *act),
             _ => return Err(err(n, format!("'{l}': expected a file name and an action"))),
         };
-        let io = |k: Kind| Some(k);
-        let kind = match act {
-            "read" => io(Kind::Read),
-            "write" => io(Kind::Write),
-            "trim" => io(Kind::Trim),
-            "sync" => io(Kind::Sync),
-            "datasync" => io(Kind::DataSync),
-            "wait" | "add" | "open" | "close" => None,
-            _ => {
-                return Err(err(
-                    n,
-                    format!(
-                        "unknown action '{act}' (known: add, open, close, read, write, trim, \
-                         sync, datasync{})",
-                        if version == 2 { ", wait" } else { "" }
-                    ),
-                ))
-            }
-        };
+        let kind = iolog_action(act, version, n)?;
         match kind {
             Some(k) => {
                 let (off, len) = match w {
@@ -416,6 +381,50 @@ fn parse_text(data: &[u8], o: &ReplayOptions) -> Result<Replay, ReplayError> {
         }
     }
     b.finish()
+}
+
+/// The iolog version its first line gives (2 or 3; fio reads no other).
+fn iolog_version(first: Option<&str>) -> Result<u32, ReplayError> {
+    Ok(match first.map(str::trim) {
+        Some(h) if h.starts_with("fio version 2 iolog") => 2,
+        Some(h) if h.starts_with("fio version 3 iolog") => 3,
+        Some(h) if h.starts_with("fio version") => {
+            return Err(err(
+                1,
+                format!("'{h}': only iolog versions 2 and 3 are known"),
+            ))
+        }
+        _ => {
+            return Err(err(
+                1,
+                "not an iolog: the first line must be 'fio version 2 iolog' or 'fio version 3 \
+                 iolog' (fio no longer reads version 1 logs either), and it is no blktrace \
+                 trace",
+            ))
+        }
+    })
+}
+
+/// What an iolog line's action does: an I/O of a kind, or None (wait, add, open, close).
+fn iolog_action(act: &str, version: u32, n: usize) -> Result<Option<Kind>, ReplayError> {
+    Ok(match act {
+        "read" => Some(Kind::Read),
+        "write" => Some(Kind::Write),
+        "trim" => Some(Kind::Trim),
+        "sync" => Some(Kind::Sync),
+        "datasync" => Some(Kind::DataSync),
+        "wait" | "add" | "open" | "close" => None,
+        _ => {
+            return Err(err(
+                n,
+                format!(
+                    "unknown action '{act}' (known: add, open, close, read, write, trim, \
+                     sync, datasync{})",
+                    if version == 2 { ", wait" } else { "" }
+                ),
+            ))
+        }
+    })
 }
 
 /// blktrace's category bits (the action's upper 16 bits).
@@ -634,28 +643,7 @@ fn parse_blktrace(
     for rec in blktrace_records(data) {
         let (n, t, _) = rec?;
         let act = t.action & 0xffff;
-        let dir = if t.action & TC_READ != 0 {
-            Some(0)
-        } else if t.action & TC_WRITE != 0 {
-            Some(1)
-        } else if t.action & TC_DISCARD != 0 {
-            Some(2)
-        } else {
-            None
-        };
-        if t.action & TC_NOTIFY == 0 {
-            if let Some(d) = dir {
-                match act {
-                    TA_QUEUE => depth_now[d] += 1,
-                    TA_BACKMERGE | TA_FRONTMERGE => depth_now[d] -= 1,
-                    TA_COMPLETE => {
-                        depth_max[d] = depth_max[d].max(depth_now[d]);
-                        depth_now[d] = 0;
-                    }
-                    _ => {}
-                }
-            }
-        }
+        track_depth(t.action, &mut depth_now, &mut depth_max);
         // Only queue events are replayed: the rest are the block layer's own doings.
         if act != TA_QUEUE || t.action & TC_NOTIFY != 0 {
             continue;
@@ -686,29 +674,7 @@ fn parse_blktrace(
         if o.align > 1 {
             bytes = (bytes + o.align - 1) & !(o.align - 1);
         }
-        let file = match devs.iter().find(|d| d.0 == t.device) {
-            Some(d) => d.1,
-            None => {
-                let (maj, min) = (t.device >> 20, t.device & 0xfffff);
-                let f = if o.redirect.is_some() {
-                    0
-                } else {
-                    let path = device(maj, min).ok_or_else(|| {
-                        err(
-                            n,
-                            format!(
-                                "the trace's device {maj}:{min} is not on this machine (no \
-                                 block device with that number under /dev); name the target \
-                                 with replay_redirect=PATH"
-                            ),
-                        )
-                    })?;
-                    b.file(&path)
-                };
-                devs.push((t.device, f));
-                f
-            }
-        };
+        let file = trace_file(&mut b, &mut devs, t.device, n, o, device)?;
         ios[match kind {
             Kind::Read => 0,
             Kind::Write => 1,
@@ -728,6 +694,69 @@ fn parse_blktrace(
     }
     b.r.trace_depth = Some(depth.max(1) as u32);
     b.finish()
+}
+
+/// A trace event's effect on the queue depth per direction: now, and the most seen
+/// between completions (as fio reckons a trace's depth).
+fn track_depth(action: u32, depth_now: &mut [i64; 3], depth_max: &mut [i64; 3]) {
+    let act = action & 0xffff;
+    let dir = if action & TC_READ != 0 {
+        Some(0)
+    } else if action & TC_WRITE != 0 {
+        Some(1)
+    } else if action & TC_DISCARD != 0 {
+        Some(2)
+    } else {
+        None
+    };
+    if action & TC_NOTIFY == 0 {
+        if let Some(d) = dir {
+            match act {
+                TA_QUEUE => depth_now[d] += 1,
+                TA_BACKMERGE | TA_FRONTMERGE => depth_now[d] -= 1,
+                TA_COMPLETE => {
+                    depth_max[d] = depth_max[d].max(depth_now[d]);
+                    depth_now[d] = 0;
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+/// The file index of a trace's device: the block device with its number under /dev (or
+/// replay_redirect's target), added to the replay's files when first seen.
+fn trace_file(
+    b: &mut Builder,
+    devs: &mut Vec<(u32, u32)>,
+    device_no: u32,
+    n: usize,
+    o: &ReplayOptions,
+    device: &mut dyn FnMut(u32, u32) -> Option<String>,
+) -> Result<u32, ReplayError> {
+    Ok(match devs.iter().find(|d| d.0 == device_no) {
+        Some(d) => d.1,
+        None => {
+            let (maj, min) = (device_no >> 20, device_no & 0xfffff);
+            let f = if o.redirect.is_some() {
+                0
+            } else {
+                let path = device(maj, min).ok_or_else(|| {
+                    err(
+                        n,
+                        format!(
+                            "the trace's device {maj}:{min} is not on this machine (no \
+                             block device with that number under /dev); name the target \
+                             with replay_redirect=PATH"
+                        ),
+                    )
+                })?;
+                b.file(&path)
+            };
+            devs.push((device_no, f));
+            f
+        }
+    })
 }
 
 impl Replay {

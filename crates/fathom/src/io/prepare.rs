@@ -80,19 +80,11 @@ pub(crate) fn dedupe_set(
     Some(fathom_engine::DedupeSet { n, seeds, first })
 }
 
-/// Set a clone up; the error is (errno, text) for the clone's result.
-pub(crate) fn prepare(
-    job: &PlannedJob,
-    clone: &PlannedClone,
-    cancel: &std::sync::atomic::AtomicBool,
-    stats: &mut ThreadStats,
-) -> Result<Prepared, (i32, String)> {
+/// One buffer per I/O slot, aligned for O_DIRECT (to the largest of the files' logical
+/// block size, the page size and iomem_align), allocated once; a job that writes fills
+/// them up front (as fio: a read job's stay untouched until the engine reads into them).
+fn slots_for(job: &PlannedJob, clone: &PlannedClone, depth: usize) -> Vec<Slot> {
     let spec = &job.spec;
-    let mut engine = fathom_engine::create_with(&spec.ioengine, &job.engine_options)
-        .map_err(|e| (libc::EINVAL, e.to_string()))?;
-    let opts = open_options(spec);
-    // Buffers: one per I/O slot, aligned for O_DIRECT, allocated once.
-    let depth = job.effective_iodepth.max(1) as usize;
     let max_bs = (0..3)
         .map(|d| clone.params.len_range(d).1)
         .max()
@@ -109,6 +101,33 @@ pub(crate) fn prepare(
         .max(4096)
         .max(lbs.next_power_of_two());
     let mut slots = Slot::many(depth, max_bs, align);
+    if spec.rw.kind.writes() {
+        for (i, s) in slots.iter_mut().enumerate() {
+            job.buffers.fill(
+                s.buf.as_mut_slice(),
+                clone.params.seed ^ (i as u64 + 1) << 48,
+                100,
+                None,
+            );
+        }
+    }
+    slots
+}
+
+/// Set a clone up; the error is (errno, text) for the clone's result.
+pub(crate) fn prepare(
+    job: &PlannedJob,
+    clone: &PlannedClone,
+    cancel: &std::sync::atomic::AtomicBool,
+    stats: &mut ThreadStats,
+) -> Result<Prepared, (i32, String)> {
+    let spec = &job.spec;
+    let mut engine = fathom_engine::create_with(&spec.ioengine, &job.engine_options)
+        .map_err(|e| (libc::EINVAL, e.to_string()))?;
+    let opts = open_options(spec);
+    // Buffers: one per I/O slot, aligned for O_DIRECT, allocated once.
+    let depth = job.effective_iodepth.max(1) as usize;
+    let mut slots = slots_for(job, clone, depth);
     let batch = match spec.iodepth_batch_submit as usize {
         0 => depth,
         b => b.min(depth),
@@ -123,18 +142,6 @@ pub(crate) fn prepare(
         .map(|l| l as usize)
         .unwrap_or(depth)
         .min(depth);
-    // As fio: only a job that writes fills its buffers up front (a read job's stay
-    // untouched until the engine reads into them).
-    if spec.rw.kind.writes() {
-        for (i, s) in slots.iter_mut().enumerate() {
-            job.buffers.fill(
-                s.buf.as_mut_slice(),
-                clone.params.seed ^ (i as u64 + 1) << 48,
-                100,
-                None,
-            );
-        }
-    }
     // write_hint: the lifetime hint on each file's inode, before any write.
     if let Some(hint) = spec.write_hint {
         for f in &clone.files {

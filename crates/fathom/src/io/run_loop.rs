@@ -25,6 +25,41 @@ use fathom_workload::Generator;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
+/// The clone's offsets: its replayed log, or the generator (None, with the error in
+/// `out`, when the generator cannot be made).
+fn source(
+    spec: &fathom_job::JobSpec,
+    clone: &PlannedClone,
+    out: &mut CloneOutcome,
+) -> Option<Source> {
+    Some(match &clone.replay {
+        Some(log) => Source::Replay {
+            timed: !spec.replay.no_stall && log.timed(),
+            cursor: ReplayCursor::new(log.clone()),
+        },
+        None => match Generator::new(clone.params.clone()) {
+            Ok(g) => Source::Gen(g),
+            Err(e) => {
+                fail(out, libc::EINVAL, e.to_string());
+                return None;
+            }
+        },
+    })
+}
+
+/// The job's priority in every slot: reported under it, and put in each command by
+/// io_uring (as fio).
+fn job_prio(spec: &fathom_job::JobSpec, p: &mut Prepared) {
+    for s in p.slots.iter_mut() {
+        s.stat_prio = spec.logs.ioprio;
+        s.ioprio = if spec.ioengine == "io_uring" {
+            spec.logs.ioprio
+        } else {
+            0
+        };
+    }
+}
+
 impl<'a> Loop<'a> {
     /// The loop's state at the start of the clone's I/O; the outcome back when the
     /// generator cannot be made.
@@ -38,18 +73,8 @@ impl<'a> Loop<'a> {
     ) -> Result<Loop<'a>, Box<CloneOutcome>> {
         let spec = &job.spec;
         let k = spec.rw.kind;
-        let gen = match &clone.replay {
-            Some(log) => Source::Replay {
-                timed: !spec.replay.no_stall && log.timed(),
-                cursor: ReplayCursor::new(log.clone()),
-            },
-            None => match Generator::new(clone.params.clone()) {
-                Ok(g) => Source::Gen(g),
-                Err(e) => {
-                    fail(&mut out, libc::EINVAL, e.to_string());
-                    return Err(Box::new(out));
-                }
-            },
+        let Some(gen) = source(spec, clone, &mut out) else {
+            return Err(Box::new(out));
         };
         let dirs = match &clone.replay {
             Some(log) => log.ios().map(|n| n > 0),
@@ -61,18 +86,10 @@ impl<'a> Loop<'a> {
         let meta_op = job.caps.metadata;
         let mut p = p;
         let depth = p.depth;
-        // cmdprio: each I/O's own priority; every I/O reports under the job's otherwise
-        // (and io_uring puts the job's in each command, as fio).
+        // cmdprio: each I/O's own priority; every I/O reports under the job's otherwise.
         let prio = PrioPick::new(spec, clone.params.seed);
         let prio_values = prio.as_ref().map(|p| [p.values(0), p.values(1)]);
-        for s in p.slots.iter_mut() {
-            s.stat_prio = spec.logs.ioprio;
-            s.ioprio = if spec.ioengine == "io_uring" {
-                spec.logs.ioprio
-            } else {
-                0
-            };
-        }
+        job_prio(spec, &mut p);
         let mut lp = Loop {
             job,
             clone,

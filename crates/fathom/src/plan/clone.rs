@@ -46,28 +46,7 @@ pub(crate) fn plan_clone(
             locks: Vec::new(),
         });
     }
-    let paths: Vec<PathBuf> = if let Some(t) = &tree_plan {
-        (0..t.tree.files()).map(|i| t.file_path(i)).collect()
-    } else if !spec.filenames.is_empty() {
-        spec.filenames.iter().map(|f| join_dir(dir, f)).collect()
-    } else if let Some(top) = &spec.control.opendir {
-        if limits.parse_only {
-            // Not looked at: the folder stands for its files.
-            vec![PathBuf::from(top)]
-        } else {
-            files_below(Path::new(top))
-                .map_err(|m| plan_err(spec, format!("opendir={top}: {m}")))?
-        }
-    } else {
-        (0..spec.nrfiles.max(1))
-            .map(|n| {
-                join_dir(
-                    dir,
-                    &expand_filename_format_rank(&format, &spec.name, jobnum, n, r),
-                )
-            })
-            .collect()
-    };
+    let paths = clone_paths(spec, tree_plan.as_ref(), (&format, dir), jobnum, r, limits)?;
     let nfiles = paths.len() as u64;
     let min_bs = spec
         .bs
@@ -77,16 +56,7 @@ pub(crate) fn plan_clone(
         .filter(|&b| b > 0)
         .min()
         .unwrap_or(4096);
-    let mut seed_state =
-        spec.randseed ^ ((ji as u64) << 40) ^ ((jobnum as u64) << 20) ^ ((r as u64) << 52);
-    if !spec.randrepeat {
-        seed_state ^= std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_nanos() as u64)
-            .unwrap_or(0)
-            ^ ((std::process::id() as u64) << 32);
-    }
-    let seed = splitmix64(&mut seed_state);
+    let seed = clone_seed(spec, ji, jobnum, r);
     let mut size_rng = fathom_workload::Rng::new(seed ^ 0x5eed);
 
     let mut files = Vec::with_capacity(paths.len());
@@ -120,6 +90,55 @@ pub(crate) fn plan_clone(
         replay: None,
         locks: Vec::new(),
     })
+}
+
+/// The clone's files: its tree's, filename='s, opendir='s (the files below it), or
+/// nrfiles names made by filename_format.
+fn clone_paths(
+    spec: &JobSpec,
+    tree_plan: Option<&TreePlan>,
+    (format, dir): (&str, Option<&str>),
+    jobnum: u32,
+    r: u32,
+    limits: Limits,
+) -> Result<Vec<PathBuf>, RunError> {
+    Ok(if let Some(t) = tree_plan {
+        (0..t.tree.files()).map(|i| t.file_path(i)).collect()
+    } else if !spec.filenames.is_empty() {
+        spec.filenames.iter().map(|f| join_dir(dir, f)).collect()
+    } else if let Some(top) = &spec.control.opendir {
+        if limits.parse_only {
+            // Not looked at: the folder stands for its files.
+            vec![PathBuf::from(top)]
+        } else {
+            files_below(Path::new(top))
+                .map_err(|m| plan_err(spec, format!("opendir={top}: {m}")))?
+        }
+    } else {
+        (0..spec.nrfiles.max(1))
+            .map(|n| {
+                join_dir(
+                    dir,
+                    &expand_filename_format_rank(format, &spec.name, jobnum, n, r),
+                )
+            })
+            .collect()
+    })
+}
+
+/// The clone's random seed: randseed, the job and clone numbers and the rank; without
+/// randrepeat, the time and process too.
+fn clone_seed(spec: &JobSpec, ji: usize, jobnum: u32, r: u32) -> u64 {
+    let mut seed_state =
+        spec.randseed ^ ((ji as u64) << 40) ^ ((jobnum as u64) << 20) ^ ((r as u64) << 52);
+    if !spec.randrepeat {
+        seed_state ^= std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos() as u64)
+            .unwrap_or(0)
+            ^ ((std::process::id() as u64) << 32);
+    }
+    splitmix64(&mut seed_state)
 }
 
 /// The clone's generator parameters over its regions, checked now (every region holds a
@@ -193,26 +212,7 @@ fn generator_params(
             (None, (FileServiceKind::Sequential, n)) => FileService::Sequential(n),
         },
     };
-    // The random map takes a bit per block: refuse one this machine cannot hold (fio
-    // advises norandommap the same way) before allocating it.
-    if params.randommap && spec.rw.kind.is_random() {
-        let blocks: u64 = files.iter().map(|f| f.region.len / min_bs.max(1)).sum();
-        let bytes = blocks / 8;
-        let have = physical_memory();
-        if bytes > have / 2 && spec.softrandommap {
-            // softrandommap: go on without a map, as fio does when its allocation fails.
-            params.randommap = false;
-        } else if bytes > have / 2 && !limits.parse_only {
-            return Err(plan_err(
-                spec,
-                format!(
-                    "the random map of {blocks} blocks would take {bytes} bytes, more than \
-                     half of this machine's {have} bytes of memory; add norandommap (or \
-                     random_generator=lfsr), or use a larger bs or a smaller size"
-                ),
-            ));
-        }
-    }
+    params.randommap = random_map_fits(spec, limits, files, min_bs, params.randommap)?;
     // Check now, before anything is created, that every region holds a block (without
     // the random map: the worker allocates that, once).
     let check = Params {
@@ -226,6 +226,39 @@ fn generator_params(
         )
     })?;
     Ok(params)
+}
+
+/// Whether the clone keeps its random map: one bit per block, refused when this machine
+/// cannot hold it (fio advises norandommap the same way) before it is allocated, or given
+/// up with softrandommap (as fio does when its allocation fails).
+fn random_map_fits(
+    spec: &JobSpec,
+    limits: Limits,
+    files: &[PlannedFile],
+    min_bs: u64,
+    wanted: bool,
+) -> Result<bool, RunError> {
+    // The random map takes a bit per block: refuse one this machine cannot hold (fio
+    // advises norandommap the same way) before allocating it.
+    if wanted && spec.rw.kind.is_random() {
+        let blocks: u64 = files.iter().map(|f| f.region.len / min_bs.max(1)).sum();
+        let bytes = blocks / 8;
+        let have = physical_memory();
+        if bytes > have / 2 && spec.softrandommap {
+            // softrandommap: go on without a map, as fio does when its allocation fails.
+            return Ok(false);
+        } else if bytes > have / 2 && !limits.parse_only {
+            return Err(plan_err(
+                spec,
+                format!(
+                    "the random map of {blocks} blocks would take {bytes} bytes, more than \
+                     half of this machine's {have} bytes of memory; add norandommap (or \
+                     random_generator=lfsr), or use a larger bs or a smaller size"
+                ),
+            ));
+        }
+    }
+    Ok(wanted)
 }
 
 /// What every file of a clone is laid out with.
@@ -409,7 +442,29 @@ fn file_sizes(
     } else {
         None
     };
-    let per_file = match (drawn, spec.size) {
+    let per_file = per_file(c, path, (drawn, split, fill), existing)?;
+    Ok(Sizes {
+        existing,
+        device,
+        drawn,
+        split,
+        fill,
+        per_file,
+    })
+}
+
+/// The file's size: fill_device's, filesize's draw, size split over the files, a
+/// percentage of the existing file, or the existing file's own.
+fn per_file(
+    c: &FileCtx,
+    path: &Path,
+    (drawn, split, fill): (Option<u64>, u64, Option<u64>),
+    existing: Option<u64>,
+) -> Result<u64, RunError> {
+    let FileCtx {
+        spec, caps, min_bs, ..
+    } = *c;
+    Ok(match (drawn, spec.size) {
         _ if fill.is_some() => fill.unwrap_or(0),
         (Some(d), _) => d,
         (None, Some(SizeSpec::Bytes(_))) => split,
@@ -439,14 +494,6 @@ fn file_sizes(
                 ))
             }
         },
-    };
-    Ok(Sizes {
-        existing,
-        device,
-        drawn,
-        split,
-        fill,
-        per_file,
     })
 }
 

@@ -136,56 +136,8 @@ pub(crate) fn read_and_check(
         if !spec.verify.trim_zero && chunks.iter().all(|c| c.2) {
             continue; // trim_verify_zero=0: trimmed chunks are not checked
         }
-        let io = IoUnit {
-            ddir: Ddir::Read,
-            file,
-            offset,
-            buf: buf.as_mut_ptr(),
-            len: len as usize,
-            tag: 0,
-            ioprio: 0,
-        };
-        let t0 = crate::clock::now();
         let path = &files[file].path;
-        let io_err = |e: std::io::Error| {
-            (
-                fathom_engine::errno_of(&e).unwrap_or(libc::EIO),
-                format!("verify read of {} at offset {offset}: {e}", path.display()),
-            )
-        };
-        // SAFETY: `buf` holds at least `len` bytes (a block is at most the largest block
-        // size), is aligned for the files' open mode, and nothing else is in flight.
-        let (res, slat) = match unsafe { engine.queue(&io) }.map_err(io_err)? {
-            Queued::Done(c) => (c.res, None),
-            Queued::Queued => {
-                engine.commit().map_err(io_err)?;
-                let t_sub = crate::clock::now();
-                comps.clear();
-                while comps.is_empty() {
-                    engine.reap(1, 1, &mut comps).map_err(io_err)?;
-                }
-                (
-                    comps[0].res,
-                    Some(t_sub.duration_since(t0).as_nanos() as u64),
-                )
-            }
-        };
-        let total = crate::clock::now().duration_since(t0).as_nanos() as u64;
-        if res != len as i64 {
-            let errno = if res < 0 { (-res) as i32 } else { libc::EIO };
-            return Err((
-                errno,
-                format!(
-                    "verify read of {} at offset {offset} (0x{offset:x}), length {len}: {}",
-                    path.display(),
-                    if res < 0 {
-                        errno_text(errno)
-                    } else {
-                        format!("short read of {res} bytes")
-                    }
-                ),
-            ));
-        }
+        let (slat, total) = read_one(engine, buf, (file, offset, len), path, &mut comps)?;
         st.record_io_deferred(0, len, slat, total.saturating_sub(slat.unwrap_or(0)));
         for (off, n, trimmed) in chunks {
             let at = (off - offset) as usize;
@@ -209,6 +161,67 @@ pub(crate) fn read_and_check(
         }
     }
     Ok(())
+}
+
+/// Read one block back through the engine, nothing else in flight; its submission and
+/// total latency. A short or failed read is the job's error.
+fn read_one(
+    engine: &mut dyn fathom_engine::IoEngine,
+    buf: &mut AlignedBuf,
+    (file, offset, len): (usize, u64, u64),
+    path: &std::path::Path,
+    comps: &mut Vec<fathom_engine::Completion>,
+) -> Result<(Option<u64>, u64), (i32, String)> {
+    let io = IoUnit {
+        ddir: Ddir::Read,
+        file,
+        offset,
+        buf: buf.as_mut_ptr(),
+        len: len as usize,
+        tag: 0,
+        ioprio: 0,
+    };
+    let t0 = crate::clock::now();
+    let io_err = |e: std::io::Error| {
+        (
+            fathom_engine::errno_of(&e).unwrap_or(libc::EIO),
+            format!("verify read of {} at offset {offset}: {e}", path.display()),
+        )
+    };
+    // SAFETY: `buf` holds at least `len` bytes (a block is at most the largest block
+    // size), is aligned for the files' open mode, and nothing else is in flight.
+    let (res, slat) = match unsafe { engine.queue(&io) }.map_err(io_err)? {
+        Queued::Done(c) => (c.res, None),
+        Queued::Queued => {
+            engine.commit().map_err(io_err)?;
+            let t_sub = crate::clock::now();
+            comps.clear();
+            while comps.is_empty() {
+                engine.reap(1, 1, comps).map_err(io_err)?;
+            }
+            (
+                comps[0].res,
+                Some(t_sub.duration_since(t0).as_nanos() as u64),
+            )
+        }
+    };
+    let total = crate::clock::now().duration_since(t0).as_nanos() as u64;
+    if res != len as i64 {
+        let errno = if res < 0 { (-res) as i32 } else { libc::EIO };
+        return Err((
+            errno,
+            format!(
+                "verify read of {} at offset {offset} (0x{offset:x}), length {len}: {}",
+                path.display(),
+                if res < 0 {
+                    errno_text(errno)
+                } else {
+                    format!("short read of {res} bytes")
+                }
+            ),
+        ));
+    }
+    Ok((slat, total))
 }
 
 /// verify_state_save/load's file: `local-JOB-N-verify.state` in the working directory.

@@ -619,50 +619,121 @@ const FLAGS: &[&str] = &[
     "--output-format",
 ];
 
+/// A bonnie++ size: MiB unless a unit follows.
+fn mib_or_size(k: &str, v: &str) -> Result<u64> {
+    if v.chars().all(|c| c.is_ascii_digit()) {
+        Ok(v.parse::<u64>()? << 20)
+    } else {
+        fathom_job::units::parse_size(v, 1024, fathom_job::Dialect::Fio)
+            .map_err(|e| anyhow!("{k}: {e}"))
+    }
+}
+
+impl Opts {
+    /// bonnie++'s defaults (the size follows the RAM unless -s gives it).
+    fn defaults() -> Opts {
+        let host = fathom::facts::host().hostname;
+        Opts {
+            dir: PathBuf::from("."),
+            size: 0,
+            ram: mem_total(),
+            files: 16,
+            machine: if host.is_empty() {
+                "fathom".into()
+            } else {
+                host
+            },
+            fsync: false,
+            direct: false,
+            chunk: 8192,
+            seekers: 5,
+            seeks: 8000,
+            csv: false,
+            seed: std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(1, |d| d.as_nanos() as u64 & 0x7fff_ffff),
+            char_size: Some(3 << 20),
+            file_max: 0,
+            file_min: 0,
+            file_dirs: 0,
+            quiet: false,
+            runs: 1,
+            user: None,
+            group: None,
+        }
+    }
+
+    /// -s size(MiB)[:chunk-size(bytes)].
+    fn size_option(&mut self, k: &str, v: String) -> Result<()> {
+        let (size, chunk) = match v.split_once(':') {
+            Some((s, c)) => (s.to_string(), Some(c.to_string())),
+            None => (v, None),
+        };
+        self.size = mib_or_size(k, &size)?;
+        if let Some(c) = chunk {
+            self.chunk = fathom_job::units::parse_size(&c, 1024, fathom_job::Dialect::Fio)
+                .map_err(|e| anyhow!("{k} chunk size: {e}"))? as usize;
+            if self.chunk == 0 {
+                bail!("{k}: the chunk size must be more than 0");
+            }
+        }
+        Ok(())
+    }
+
+    /// -n number(x1024)[:max-size[:min-size[:num-dirs]]].
+    fn files_option(&mut self, k: &str, v: String) -> Result<()> {
+        let mut parts = v.split(':');
+        self.files = parts
+            .next()
+            .unwrap_or("")
+            .parse()
+            .map_err(|_| anyhow!("{k}: a number of files (x1024), e.g. -n 16:64k:1k:8"))?;
+        let mut size = |what: &str| -> Result<u64> {
+            match parts.next() {
+                None | Some("") => Ok(0),
+                Some(x) if x.chars().all(|c| c.is_ascii_digit()) => Ok(x.parse()?),
+                Some(x) => fathom_job::units::parse_size(x, 1024, fathom_job::Dialect::Fio)
+                    .map_err(|e| anyhow!("{k} {what}: {e}")),
+            }
+        };
+        self.file_max = size("max-size")?;
+        self.file_min = size("min-size")?;
+        self.file_dirs = size("num-directories")? as u32;
+        if self.file_min > self.file_max {
+            bail!(
+                "{k}: min-size {} is above max-size {}",
+                self.file_min,
+                self.file_max
+            );
+        }
+        Ok(())
+    }
+
+    /// The file must outgrow the page cache (twice the RAM) and hold a chunk.
+    fn check(&self) -> Result<()> {
+        if self.size > 0 && self.size < self.ram * 2 {
+            bail!(
+                "--size ({} MiB) must be at least twice the RAM ({} MiB) so the page cache cannot \
+                 hold the file, as bonnie++ requires; give a smaller --ram to override",
+                self.size >> 20,
+                self.ram >> 20
+            );
+        }
+        if self.size > 0 && self.size < self.chunk as u64 {
+            bail!("--size must be at least one chunk ({} bytes)", self.chunk);
+        }
+        Ok(())
+    }
+}
+
 /// Parse `fathom suite bonnie` options.
 pub fn parse(args: &[String]) -> Result<Opts> {
-    let host = fathom::facts::host().hostname;
-    let mut o = Opts {
-        dir: PathBuf::from("."),
-        size: 0,
-        ram: mem_total(),
-        files: 16,
-        machine: if host.is_empty() {
-            "fathom".into()
-        } else {
-            host
-        },
-        fsync: false,
-        direct: false,
-        chunk: 8192,
-        seekers: 5,
-        seeks: 8000,
-        csv: false,
-        seed: std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(1, |d| d.as_nanos() as u64 & 0x7fff_ffff),
-        char_size: Some(3 << 20),
-        file_max: 0,
-        file_min: 0,
-        file_dirs: 0,
-        quiet: false,
-        runs: 1,
-        user: None,
-        group: None,
-    };
+    let mut o = Opts::defaults();
     let mut size_set = false;
     let mut opts = super::Opts::new(args);
     while let Some((k, a, inline)) = opts.next_opt() {
         let mut val = || opts.value(k, inline.clone());
-        let bytes = |v: String| -> Result<u64> {
-            // bonnie sizes are in MiB unless a unit follows.
-            if v.chars().all(|c| c.is_ascii_digit()) {
-                Ok(v.parse::<u64>()? << 20)
-            } else {
-                fathom_job::units::parse_size(&v, 1024, fathom_job::Dialect::Fio)
-                    .map_err(|e| anyhow!("{k}: {e}"))
-            }
-        };
+        let bytes = |v: String| mib_or_size(k, &v);
         match k {
             "--char-size" | "-f" => {
                 // bonnie++: `-f` alone skips the per-character tests, `-f SIZE` sizes them.
@@ -675,51 +746,11 @@ pub fn parse(args: &[String]) -> Result<Opts> {
             }
             "--dir" | "-d" => o.dir = val()?.into(),
             "--size" | "-s" => {
-                // bonnie++: size(MiB)[:chunk-size(bytes)].
-                let v = val()?;
-                let (size, chunk) = match v.split_once(':') {
-                    Some((s, c)) => (s.to_string(), Some(c.to_string())),
-                    None => (v, None),
-                };
-                o.size = bytes(size)?;
-                if let Some(c) = chunk {
-                    o.chunk = fathom_job::units::parse_size(&c, 1024, fathom_job::Dialect::Fio)
-                        .map_err(|e| anyhow!("{k} chunk size: {e}"))?
-                        as usize;
-                    if o.chunk == 0 {
-                        bail!("{k}: the chunk size must be more than 0");
-                    }
-                }
+                o.size_option(k, val()?)?;
                 size_set = true;
             }
             "--ram" | "-r" => o.ram = bytes(val()?)?,
-            "--files" | "-n" => {
-                // bonnie++: number(x1024)[:max-size[:min-size[:num-dirs[:chunk-size]]]].
-                let v = val()?;
-                let mut parts = v.split(':');
-                o.files =
-                    parts.next().unwrap_or("").parse().map_err(|_| {
-                        anyhow!("{k}: a number of files (x1024), e.g. -n 16:64k:1k:8")
-                    })?;
-                let mut size = |what: &str| -> Result<u64> {
-                    match parts.next() {
-                        None | Some("") => Ok(0),
-                        Some(x) if x.chars().all(|c| c.is_ascii_digit()) => Ok(x.parse()?),
-                        Some(x) => fathom_job::units::parse_size(x, 1024, fathom_job::Dialect::Fio)
-                            .map_err(|e| anyhow!("{k} {what}: {e}")),
-                    }
-                };
-                o.file_max = size("max-size")?;
-                o.file_min = size("min-size")?;
-                o.file_dirs = size("num-directories")? as u32;
-                if o.file_min > o.file_max {
-                    bail!(
-                        "{k}: min-size {} is above max-size {}",
-                        o.file_min,
-                        o.file_max
-                    );
-                }
-            }
+            "--files" | "-n" => o.files_option(k, val()?)?,
             "-x" => {
                 o.runs = val()?
                     .parse()
@@ -776,17 +807,7 @@ pub fn parse(args: &[String]) -> Result<Opts> {
     if !size_set {
         o.size = (o.ram * 2).max(1 << 20);
     }
-    if o.size > 0 && o.size < o.ram * 2 {
-        bail!(
-            "--size ({} MiB) must be at least twice the RAM ({} MiB) so the page cache cannot \
-             hold the file, as bonnie++ requires; give a smaller --ram to override",
-            o.size >> 20,
-            o.ram >> 20
-        );
-    }
-    if o.size > 0 && o.size < o.chunk as u64 {
-        bail!("--size must be at least one chunk ({} bytes)", o.chunk);
-    }
+    o.check()?;
     Ok(o)
 }
 

@@ -382,58 +382,20 @@ const FLAGS: &[&str] = &[
 
 /// Parse iozone-style options.
 pub fn parse(args: &[String]) -> Result<Opts> {
-    let mut auto = false;
-    let (mut nmin, mut gmax) = (64u64 << 10, 512u64 << 20);
-    let (mut ymin, mut qmax) = (4u64 << 10, 16u64 << 20);
-    let (mut s_one, mut r_one) = (None, None);
-    let mut o = Opts {
-        dir: ".".into(),
-        sizes: Vec::new(),
-        records: Vec::new(),
-        groups: Vec::new(),
-        method: Method::default(),
-        threads: 0,
-        max_threads: 0,
-        pthreads: false,
-        no_stonewall: false,
-        cpu_util: false,
-        stride: 17,
-        latency_files: false,
-        remount: None,
-        csv: false,
-        svg: None,
-        file: None,
-        ops: false,
-        no_retests: false,
-        report: false,
-        book: None,
-        keep: false,
-        small_records: false,
-    };
-    let (mut t_one, mut l_min, mut u_max) = (None, None, None);
-    let mut auto_tests = false;
-    let count = |v: &str, flag: &str, max: u64| -> Result<u64> {
-        let n: u64 = v
-            .trim()
-            .parse()
-            .map_err(|_| anyhow!("{flag}: '{v}' is not a whole number"))?;
-        if n > max {
-            bail!("{flag}: {n} is more than {max}");
-        }
-        Ok(n)
-    };
+    let mut o = Opts::defaults();
+    let mut m = MatrixFlags::default();
     let args = getopt_clusters(args);
     let mut opts = super::Opts::new(&args);
     while let Some((k, a, inline)) = opts.next_opt() {
         let mut val = || opts.value(k, inline.clone());
         match k {
-            "-a" => auto = true,
-            "-n" => nmin = size(&val()?)?,
-            "-g" => gmax = size(&val()?)?,
-            "-y" => ymin = size(&val()?)?,
-            "-q" => qmax = size(&val()?)?,
-            "-s" => s_one = Some(size(&val()?)?),
-            "-r" => r_one = Some(size(&val()?)?),
+            "-a" => m.auto = true,
+            "-n" => m.nmin = size(&val()?)?,
+            "-g" => m.gmax = size(&val()?)?,
+            "-y" => m.ymin = size(&val()?)?,
+            "-q" => m.qmax = size(&val()?)?,
+            "-s" => m.s_one = Some(size(&val()?)?),
+            "-r" => m.r_one = Some(size(&val()?)?),
             "-i" => o.groups.push(
                 val()?
                     .parse()
@@ -441,9 +403,9 @@ pub fn parse(args: &[String]) -> Result<Opts> {
             ),
             "-A" => {
                 // iozone's "auto mode 2": -az with the write and read tests only.
-                auto = true;
+                m.auto = true;
                 o.small_records = true;
-                auto_tests = true;
+                m.auto_tests = true;
             }
             "-I" => o.method.direct = true,
             "-e" => o.method.fsync = true,
@@ -454,9 +416,9 @@ pub fn parse(args: &[String]) -> Result<Opts> {
                 }
             }
             "-j" => o.stride = count(&val()?, "-j", u32::MAX as u64)?,
-            "-t" => t_one = Some(count(&val()?, "-t", MAX_STREAMS)? as u32),
-            "-l" => l_min = Some(count(&val()?, "-l", MAX_STREAMS)?.max(1) as u32),
-            "-u" => u_max = Some(count(&val()?, "-u", MAX_STREAMS)?.max(1) as u32),
+            "-t" => m.t_one = Some(count(&val()?, "-t", MAX_STREAMS)? as u32),
+            "-l" => m.l_min = Some(count(&val()?, "-l", MAX_STREAMS)?.max(1) as u32),
+            "-u" => m.u_max = Some(count(&val()?, "-u", MAX_STREAMS)?.max(1) as u32),
             "-T" => o.pthreads = true,
             "-x" => o.no_stonewall = true,
             "-+u" => o.cpu_util = true,
@@ -499,42 +461,126 @@ pub fn parse(args: &[String]) -> Result<Opts> {
             ),
         }
     }
-    if auto_tests && o.groups.is_empty() {
-        o.groups = vec![0, 1];
-    }
-    // Throughput mode: -t N, or one test per count from -l to -u (either alone: that one).
-    (o.threads, o.max_threads) = match (t_one, l_min, u_max) {
-        (Some(t), None, None) => (t, t),
-        (_, Some(l), Some(u)) => (l, u.max(l)),
-        (_, Some(l), None) => (l, l),
-        (_, None, Some(u)) => (1, u),
-        (None, None, None) => (0, 0),
-    };
-    if o.threads > 0 && o.remount.is_some() {
-        bail!("-U (remount between tests) cannot be combined with throughput tests (-t, -l, -u), as in iozone");
-    }
-    if o.groups.iter().any(|&g| g > 7) {
-        bail!("-i: tests are 0 (write) to 7 (fread)");
-    }
-    if nmin == 0 || ymin == 0 {
-        bail!("-n and -y: the smallest file and record sizes must be at least 1 kB");
-    }
-    o.sizes = match (auto, s_one) {
-        (_, Some(s)) => vec![s],
-        (true, None) => doubling(nmin, gmax),
-        // Throughput mode without -s: iozone's 512 kB files.
-        (false, None) if o.threads > 0 => vec![512 << 10],
-        (false, None) => bail!("give -a (the automatic matrix) or -s SIZE [-r RECORD]"),
-    };
-    o.records = match r_one {
-        Some(r) => vec![r],
-        None if auto || s_one.is_some() => doubling(ymin, qmax),
-        None => vec![4 << 10],
-    };
-    if o.method.direct && o.records.iter().any(|r| r % 512 != 0) {
-        bail!("-I (direct) needs record sizes in multiples of 512 bytes");
-    }
+    m.apply(&mut o)?;
     Ok(o)
+}
+
+/// A count option's value, at most `max`.
+fn count(v: &str, flag: &str, max: u64) -> Result<u64> {
+    let n: u64 = v
+        .trim()
+        .parse()
+        .map_err(|_| anyhow!("{flag}: '{v}' is not a whole number"))?;
+    if n > max {
+        bail!("{flag}: {n} is more than {max}");
+    }
+    Ok(n)
+}
+
+/// What the matrix and throughput flags said (-a/-A, -n -g -y -q, -s -r, -t -l -u),
+/// turned into the sizes, records and thread counts once every flag is read.
+struct MatrixFlags {
+    auto: bool,
+    auto_tests: bool,
+    nmin: u64,
+    gmax: u64,
+    ymin: u64,
+    qmax: u64,
+    s_one: Option<u64>,
+    r_one: Option<u64>,
+    t_one: Option<u32>,
+    l_min: Option<u32>,
+    u_max: Option<u32>,
+}
+
+impl Default for MatrixFlags {
+    fn default() -> Self {
+        MatrixFlags {
+            auto: false,
+            auto_tests: false,
+            nmin: 64 << 10,
+            gmax: 512 << 20,
+            ymin: 4 << 10,
+            qmax: 16 << 20,
+            s_one: None,
+            r_one: None,
+            t_one: None,
+            l_min: None,
+            u_max: None,
+        }
+    }
+}
+
+impl MatrixFlags {
+    fn apply(self, o: &mut Opts) -> Result<()> {
+        let m = self;
+        if m.auto_tests && o.groups.is_empty() {
+            o.groups = vec![0, 1];
+        }
+        // Throughput mode: -t N, or one test per count from -l to -u (either alone: that one).
+        (o.threads, o.max_threads) = match (m.t_one, m.l_min, m.u_max) {
+            (Some(t), None, None) => (t, t),
+            (_, Some(l), Some(u)) => (l, u.max(l)),
+            (_, Some(l), None) => (l, l),
+            (_, None, Some(u)) => (1, u),
+            (None, None, None) => (0, 0),
+        };
+        if o.threads > 0 && o.remount.is_some() {
+            bail!("-U (remount between tests) cannot be combined with throughput tests (-t, -l, -u), as in iozone");
+        }
+        if o.groups.iter().any(|&g| g > 7) {
+            bail!("-i: tests are 0 (write) to 7 (fread)");
+        }
+        if m.nmin == 0 || m.ymin == 0 {
+            bail!("-n and -y: the smallest file and record sizes must be at least 1 kB");
+        }
+        o.sizes = match (m.auto, m.s_one) {
+            (_, Some(s)) => vec![s],
+            (true, None) => doubling(m.nmin, m.gmax),
+            // Throughput mode without -s: iozone's 512 kB files.
+            (false, None) if o.threads > 0 => vec![512 << 10],
+            (false, None) => bail!("give -a (the automatic matrix) or -s SIZE [-r RECORD]"),
+        };
+        o.records = match m.r_one {
+            Some(r) => vec![r],
+            None if m.auto || m.s_one.is_some() => doubling(m.ymin, m.qmax),
+            None => vec![4 << 10],
+        };
+        if o.method.direct && o.records.iter().any(|r| r % 512 != 0) {
+            bail!("-I (direct) needs record sizes in multiples of 512 bytes");
+        }
+        Ok(())
+    }
+}
+
+impl Opts {
+    /// iozone's defaults.
+    fn defaults() -> Opts {
+        Opts {
+            dir: ".".into(),
+            sizes: Vec::new(),
+            records: Vec::new(),
+            groups: Vec::new(),
+            method: Method::default(),
+            threads: 0,
+            max_threads: 0,
+            pthreads: false,
+            no_stonewall: false,
+            cpu_util: false,
+            stride: 17,
+            latency_files: false,
+            remount: None,
+            csv: false,
+            svg: None,
+            file: None,
+            ops: false,
+            no_retests: false,
+            report: false,
+            book: None,
+            keep: false,
+            small_records: false,
+        }
+    }
 }
 
 /// Run `fathom suite iozone`.
