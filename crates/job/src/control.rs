@@ -26,6 +26,8 @@ pub struct Control {
     /// `lockmem`: bytes each clone pins with mlock(2) while it runs (0: none), to leave the
     /// page cache less memory.
     pub lockmem: u64,
+    /// zonemode=zbd's options (zonesize stays on the job with the strided mode's).
+    pub zbd: Zbd,
     /// `serialize_overlap`: an I/O that overlaps one in flight waits for it.
     pub serialize_overlap: bool,
     /// `lockfile`: how I/O to a file the job shares with other clones is serialized.
@@ -172,4 +174,26 @@ pub fn size_of_file(sizes: &[(u64, f64)], k: u64, total: u64) -> u64 {
         }
     }
     sizes.last().map_or(0, |s| s.0)
+}
+
+/// zonemode=zbd: zones emulated over a regular file or a device without zones, each with
+/// a write pointer (writes go to it, reads stay below it), as fio emulates them.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Zbd {
+    /// `zonecapacity` (0: the zone size): the bytes of each zone that can be written.
+    pub capacity: u64,
+    /// `read_beyond_wp`: reads may go past a zone's write pointer.
+    pub read_beyond_wp: bool,
+    /// `max_open_zones` (0: no limit): zones open for writing at once, per file.
+    pub max_open_zones: u32,
+    /// `job_max_open_zones` (0: no limit): zones one clone has open at once.
+    pub job_max_open_zones: u32,
+    /// `ignore_zone_limits`: a device's own open-zone limit is not asked for.
+    pub ignore_zone_limits: bool,
+    /// `zone_reset_threshold`: the share of the job's range holding data above which
+    /// zones are reset as `zone_reset_frequency` says.
+    pub reset_threshold: f64,
+    /// `zone_reset_frequency`: the share of writes, above the threshold, that first reset
+    /// their zone (0: none).
+    pub reset_frequency: f64,
 }

@@ -60,7 +60,9 @@ mod words;
 
 pub use builder::{Engine, Job, JobBuilder};
 pub use cmdprio::{ioprio_value, CmdPrio, PrioSplit, IOPRIO_CLASS_RT};
-pub use control::{size_of_file, Control, DedupUnits, FadviseHint, LockMode, NumaMode, NumaPolicy};
+pub use control::{
+    size_of_file, Control, DedupUnits, FadviseHint, LockMode, NumaMode, NumaPolicy, Zbd,
+};
 pub use error::JobError;
 pub use spec::*;
 pub use words::*;

@@ -416,6 +416,8 @@ pub enum ZoneMode {
     None,
     /// `zonemode=strided`.
     Strided,
+    /// `zonemode=zbd`: zones with write pointers (see [`crate::Zbd`]).
+    Zbd,
 }
 
 /// `file_service_type`.

@@ -209,9 +209,9 @@ fn dir_block(
         bw_text(bw, !iec),
         num2str(d.bytes, sig, iec),
         if name == "write" {
-            "; 0 zone resets"
+            format!("; {} zone resets", job.stats.zone_resets)
         } else {
-            ""
+            String::new()
         }
     )?;
     lat_line("slat", &d.slat, out)?;

@@ -409,6 +409,9 @@ pub struct ThreadStats {
     /// order first seen: empty for data jobs.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub ops: Vec<OpStats>,
+    /// zonemode=zbd: zones whose write pointer was reset (fio's "zone resets").
+    #[serde(default, skip_serializing_if = "is_zero_u64")]
+    pub zone_resets: u64,
 }
 
 /// What data verification checked.
@@ -648,6 +651,7 @@ impl ThreadStats {
             self.error = o.error;
         }
         self.total_err += o.total_err;
+        self.zone_resets += o.zone_resets;
         if self.first_error == 0 {
             self.first_error = o.first_error;
         }

@@ -329,6 +329,14 @@ impl Generator {
         Ok(g)
     }
 
+    /// Take back an I/O handed out but not done (zonemode=zbd's sequential writer skips
+    /// the part of a zone past its capacity): it does not count against the job's bytes.
+    pub fn give_back(&mut self, len: u64) {
+        self.issued_bytes = self.issued_bytes.saturating_sub(len);
+        self.issued_ios = self.issued_ios.saturating_sub(1);
+        self.loop_ios = self.loop_ios.saturating_sub(1);
+    }
+
     /// Total I/Os handed out so far.
     pub fn issued_ios(&self) -> u64 {
         self.issued_ios

@@ -7,6 +7,7 @@ use super::state::{fail, Loop};
 use crate::io::filelock::queue_locked;
 use crate::io::slot::{complete, overlaps_inflight, submit, Recorder};
 use crate::io::sync::{due_syncs, sync_cadence};
+use crate::io::zbd::Steer;
 use crate::pace::latency_target::LtEvent;
 use crate::pace::{sleep_cancellable, wait_until};
 use crate::record::outcome::fills_device;
@@ -52,8 +53,11 @@ impl Loop<'_> {
         if !self.may_issue() {
             return None;
         }
-        let next = match self.held.take() {
-            Some(r) => Some(r),
+        let (next, steered) = match self.held.take() {
+            Some(r) => (
+                Some(r),
+                std::mem::take(&mut self.held_steered) || self.held_at.is_some(),
+            ),
             None => {
                 let next = self.gen.next_io(&mut self.syncs.due);
                 if spec.control.unlink_each_loop && self.gen.loop_no() != self.cur_loop {
@@ -61,7 +65,7 @@ impl Loop<'_> {
                         return self.turn_loop_at(r);
                     }
                 }
-                next
+                (next, false)
             }
         };
         let Some(req) = next else {
@@ -76,6 +80,10 @@ impl Loop<'_> {
             }
             self.stopping = true;
             return None;
+        };
+        let req = match self.zbd.is_some() && !steered {
+            true => self.steer_zbd(req)?,
+            false => req,
         };
         if !self.syncs.due.is_empty() {
             self.log_syncs();
@@ -93,6 +101,7 @@ impl Loop<'_> {
             && overlaps_inflight(&self.p.slots, &self.free, &req)
         {
             self.held = Some(req);
+            self.held_steered = true;
             return None;
         }
         if let Some(os) = &mut self.p.openset {
@@ -108,6 +117,7 @@ impl Loop<'_> {
                 // Every open file has I/O in flight: reap, then try again.
                 Ok(false) => {
                     self.held = Some(req);
+                    self.held_steered = true;
                     return None;
                 }
                 Err(e) => {
@@ -119,6 +129,57 @@ impl Loop<'_> {
             }
         }
         Some(req)
+    }
+
+    /// zonemode=zbd: steer the generator's I/O to its zone (the next one when it is to be
+    /// skipped). None when the issue loop is to be left: the zone is busy (drain, or wait
+    /// for the clone holding it), or the clone's work or an error ends it.
+    #[inline(never)]
+    fn steer_zbd(&mut self, mut req: IoReq) -> Option<IoReq> {
+        loop {
+            let z = self.zbd.as_mut().expect("a zoned clone");
+            match z.steer(req) {
+                Steer::Go(r) => return Some(r),
+                Steer::Skip => {
+                    // Not done, so not counted against the job's bytes.
+                    self.gen.give_back(req.len);
+                    match self.gen.next_io(&mut self.syncs.due) {
+                        Some(r) => req = r,
+                        None => {
+                            self.stopping = true;
+                            return None;
+                        }
+                    }
+                }
+                Steer::Busy => {
+                    self.held = Some(req);
+                    self.held_steered = false;
+                    if self.inflight > 0 {
+                        self.quiesce = true;
+                    } else {
+                        // Another clone's I/O holds the zone (nothing of ours is in
+                        // flight, so no zone is ours any more).
+                        z.release_all();
+                        std::thread::yield_now();
+                        self.now = crate::clock::now();
+                    }
+                    return None;
+                }
+                Steer::End(why) => {
+                    let note = format!("zonemode=zbd: {why}");
+                    if !self.out.notes.contains(&note) {
+                        self.out.notes.push(note);
+                    }
+                    self.stopping = true;
+                    return None;
+                }
+                Steer::Fail(errno, text) => {
+                    fail(&mut self.out, errno, text);
+                    self.stopping = true;
+                    return None;
+                }
+            }
+        }
     }
 
     /// The checks before each I/O: stop (signal, runtime), think time, the end of the
@@ -159,6 +220,9 @@ impl Loop<'_> {
     #[cold]
     fn end_ramp(&mut self) {
         self.ramping = false;
+        if let Some(z) = &mut self.zbd {
+            z.resets = 0;
+        }
         self.restart_window(self.now);
         self.deadline = self.spec.runtime.map(|r| self.now + r);
         if let Some(s) = &mut self.schedule {
@@ -456,6 +520,9 @@ impl Loop<'_> {
     pub(crate) fn after_io(&mut self, si: usize, req: IoReq) -> bool {
         let spec = self.spec;
         let mut ok = true;
+        if let Some(z) = &mut self.zbd {
+            z.done(&req);
+        }
         if req.ddir == Ddir::Write {
             self.wrote = true;
             if let Some((errno, text)) = sync_cadence(

@@ -6,7 +6,8 @@
 //! next I/O is (generated or replayed), [`filelock`] holds lockfile's locks, [`slot`]
 //! issues each I/O and accounts its completion, [`openset`] keeps openfiles=N, [`sync`]
 //! the fsync cadence, [`sampler`] the bandwidth/IOPS samples, [`cmdprio`] each I/O's own
-//! priority (libaio, io_uring), [`refill`] a refilled write's bytes.
+//! priority (libaio, io_uring), [`refill`] a refilled write's bytes, [`zbd`] zonemode=zbd's
+//! steering of each I/O to its zone.
 //! Verification of what was written is in [`crate::verify`]; waits in [`crate::pace`].
 
 pub(crate) mod cmdprio;
@@ -24,3 +25,4 @@ pub(crate) mod state;
 pub(crate) mod sync;
 pub(crate) mod thread;
 pub mod worker;
+pub(crate) mod zbd;

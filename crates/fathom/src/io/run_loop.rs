@@ -107,6 +107,8 @@ impl<'a> Loop<'a> {
             backlog: Backlog::default(),
             held: None,
             held_at: None,
+            held_steered: false,
+            zbd: crate::io::zbd::ZbdClone::new(job, clone),
             wake: None,
             gen,
             schedule: job
@@ -308,6 +310,9 @@ impl<'a> Loop<'a> {
         if spec.control.final_sample && !self.ramping {
             self.sampler
                 .finish(crate::clock::now(), &mut self.out.stats);
+        }
+        if let Some(z) = self.zbd.take() {
+            self.out.stats.zone_resets = z.resets;
         }
         if self.ramping {
             // The job ended during ramp: nothing was measured.

@@ -37,6 +37,13 @@ impl Source {
         }
     }
 
+    /// Take back an I/O handed out but not done (see [`Generator::give_back`]).
+    pub(crate) fn give_back(&mut self, len: u64) {
+        if let Source::Gen(g) = self {
+            g.give_back(len);
+        }
+    }
+
     /// The loop the generator is in (a replay has one).
     pub(crate) fn loop_no(&self) -> u32 {
         match self {

@@ -48,6 +48,10 @@ pub(crate) struct Loop<'a> {
     /// issue time (rate limits), taken from the schedule once.
     pub(crate) held: Option<IoReq>,
     pub(crate) held_at: Option<Instant>,
+    /// The held I/O was steered to its zone already (zonemode=zbd).
+    pub(crate) held_steered: bool,
+    /// zonemode=zbd: the clone's zones (None without).
+    pub(crate) zbd: Option<Box<crate::io::zbd::ZbdClone>>,
     /// Reap until this time rather than sleep to it: the next I/O is due then.
     pub(crate) wake: Option<Instant>,
     pub(crate) gen: Source,

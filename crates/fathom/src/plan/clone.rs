@@ -14,7 +14,7 @@ pub(crate) fn plan_clone(
     spec: &JobSpec,
     jobnum: u32,
     caps: Caps,
-    limits: Limits,
+    (limits, notes): (Limits, &mut Vec<String>),
 ) -> Result<PlannedClone, RunError> {
     let rank = limits.rank;
     let r = rank.map_or(0, |r| r.rank);
@@ -79,6 +79,9 @@ pub(crate) fn plan_clone(
             file_end = end;
         }
         files.extend(regions);
+    }
+    if !limits.parse_only {
+        super::zones::align_regions(spec, &mut files, notes)?;
     }
     let params = generator_params(spec, caps, limits, (&files, file_end), (seed, min_bs))?;
     Ok(PlannedClone {
@@ -800,7 +803,7 @@ fn strided_zones(
         }
         ZoneMode::Strided => true,
         ZoneMode::Unset => spec.zonesize > 0,
-        ZoneMode::None => false,
+        ZoneMode::None | ZoneMode::Zbd => false,
     };
     let [f] = files else {
         return Ok(None);

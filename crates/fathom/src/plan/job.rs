@@ -372,13 +372,14 @@ pub(crate) fn plan_job(
     check_engine_fit(spec, caps, replay.is_some())?;
     check_verify(spec, caps)?;
     check_filetree(spec, caps)?;
+    super::zones::check_zbd(spec)?;
     check_io_options(spec, caps, engine.as_ref(), limits, warnings)?;
     let effective_iodepth = effective_depth(spec, caps, warnings);
     let mut clones = Vec::with_capacity(spec.numjobs as usize);
     for jobnum in 0..spec.numjobs {
         clones.push(match &replay {
             Some(r) => super::replay::replay_clone(ji, spec, jobnum, &r.logs[jobnum as usize]),
-            None => plan_clone(ji, spec, jobnum, caps, limits)?,
+            None => plan_clone(ji, spec, jobnum, caps, (limits, &mut *warnings))?,
         });
     }
     check_memory(spec, &clones, effective_iodepth, limits)?;
@@ -431,6 +432,7 @@ pub(crate) fn plan_job(
         },
         flow: None,
         dedupe_peers: Arc::default(),
+        zones: Arc::default(),
     })
 }
 

@@ -20,6 +20,7 @@ mod limits;
 pub(crate) mod numa;
 mod replay;
 mod types;
+pub mod zones;
 
 use crate::error::RunError;
 use fathom_job::JobSet;
@@ -101,6 +102,7 @@ pub fn plan_with(set: &JobSet, limits: Limits) -> Result<Plan, RunError> {
     }
     share_locks(&mut out);
     share_dedupe_set(&mut out);
+    share_zones(&mut out)?;
     merge_file_needs(&mut out);
     Ok(out)
 }
@@ -163,6 +165,54 @@ fn share_locks(out: &mut Plan) {
                 .collect();
         }
     }
+}
+
+/// A file's or device's size now (None: it does not exist).
+pub(crate) fn file_size(path: &std::path::Path) -> Option<u64> {
+    clone::size_of(path).ok().and_then(|s| s.0)
+}
+
+/// zonemode=zbd: one zone table per file for the whole run; the jobs sharing a file must
+/// agree on its zones (as fio requires of max_open_zones).
+fn share_zones(out: &mut Plan) -> Result<(), RunError> {
+    let mut seen: std::collections::HashMap<&std::path::Path, &PlannedJob> = Default::default();
+    for j in out
+        .jobs
+        .iter()
+        .filter(|j| j.spec.zonemode == fathom_job::ZoneMode::Zbd)
+    {
+        for f in j.clones.iter().flat_map(|c| c.files.iter()) {
+            let first = *seen.entry(&f.path).or_insert(j);
+            let (a, b) = (&first.spec, &j.spec);
+            if (
+                a.zonesize,
+                a.control.zbd.capacity,
+                a.control.zbd.max_open_zones,
+            ) != (
+                b.zonesize,
+                b.control.zbd.capacity,
+                b.control.zbd.max_open_zones,
+            ) {
+                return Err(plan_err(
+                    b,
+                    format!(
+                        "{}: jobs '{}' and '{}' give its zones different zonesize, \
+                         zonecapacity or max_open_zones (with zonemode=zbd a file has one \
+                         zone table)",
+                        f.path.display(),
+                        a.name,
+                        b.name
+                    ),
+                ));
+            }
+        }
+    }
+    drop(seen);
+    let reg: Arc<zones::ZoneRegistry> = Arc::default();
+    for j in &mut out.jobs {
+        j.zones = reg.clone();
+    }
+    Ok(())
 }
 
 /// dedupe_global: one working set over every participating clone, in plan order.

@@ -132,6 +132,8 @@ pub struct PlannedJob {
     /// `dedupe_global`: the seeds of every clone sharing the dedupe working set, in plan
     /// order (empty: none shared).
     pub dedupe_peers: Arc<Vec<u64>>,
+    /// zonemode=zbd: every file's zones, shared by the run's jobs.
+    pub zones: Arc<super::zones::ZoneRegistry>,
     /// The flow group (`flow`/`flow_id`) this job's clones share with other jobs.
     pub flow: Option<Arc<Flow>>,
 }

@@ -7,6 +7,15 @@ use crate::units::{parse_bool, parse_range, split_rwt, TimeUnit};
 const P: &str = "I/O pattern";
 const R: &str = "Rate and think time";
 
+/// A number from 0 to 1.
+fn unit_float(s: &str) -> Result<f64, String> {
+    let x = float(s)?;
+    if !(0.0..=1.0).contains(&x) {
+        return Err(format!("{x} is outside 0 to 1"));
+    }
+    Ok(x)
+}
+
 fn float(s: &str) -> Result<f64, String> {
     s.trim()
         .parse::<f64>()
@@ -174,10 +183,17 @@ pub(super) static OPTS: &[OptDef] = &[
         }
         Ok(())
     } },
-    OptDef { name: "zonemode", aliases: &[], category: P, ty: "none|strided", default: "none (strided when zonesize is set)", doc: "strided: I/O stays in a zone of zonerange bytes until zonesize bytes were transferred, then skips zoneskip bytes to the next zone; zones wrap at the file's end; with several files there are no zones (as fio); random offsets in a zone cut by the file's end stay inside the file (fio may end the job there)", flag: false, apply: |j, v, _| { j.zonemode = match v { "none" => crate::spec::ZoneMode::None, "strided" => crate::spec::ZoneMode::Strided, "zbd" => return Err("zonemode=zbd drives zoned block devices (host-managed SMR, ZNS), which fathom does not support; zonemode=strided walks zones of a regular file or device".into()), _ => return Err("use none or strided".into()) }; Ok(()) } },
-    OptDef { name: "zonesize", aliases: &[], category: P, ty: "size", default: "0", doc: "zonemode=strided: bytes transferred in a zone before moving to the next (larger than zonerange: the zone is gone over again)", flag: false, apply: |j, v, c| { j.zonesize = size(v, c)?; Ok(()) } },
+    OptDef { name: "zonemode", aliases: &[], category: P, ty: "none|strided|zbd", default: "none (strided when zonesize is set)", doc: "strided: I/O stays in a zone of zonerange bytes until zonesize bytes were transferred, then skips zoneskip bytes to the next zone; zones wrap at the file's end; with several files there are no zones (as fio); random offsets in a zone cut by the file's end stay inside the file (fio may end the job there). zbd: zones of zonesize bytes, emulated over a regular file or a device without zones as fio emulates them: each zone has a write pointer, empty when the run starts; writes go to their zone's write pointer (a full zone is reset first), reads stay below it (a job that only reads finds nothing to read unless an earlier job of the run wrote the zones, or read_beyond_wp=1); a device with real zones (host-managed SMR, ZNS) is refused", flag: false, apply: |j, v, _| { j.zonemode = match v { "none" => crate::spec::ZoneMode::None, "strided" => crate::spec::ZoneMode::Strided, "zbd" => crate::spec::ZoneMode::Zbd, _ => return Err("use none, strided or zbd".into()) }; Ok(()) } },
+    OptDef { name: "zonesize", aliases: &[], category: P, ty: "size", default: "0", doc: "zonemode=strided: bytes transferred in a zone before moving to the next (larger than zonerange: the zone is gone over again); zonemode=zbd: the size of each zone (required)", flag: false, apply: |j, v, c| { j.zonesize = size(v, c)?; Ok(()) } },
     OptDef { name: "zonerange", aliases: &[], category: P, ty: "size", default: "zonesize", doc: "zonemode=strided: the length of a zone", flag: false, apply: |j, v, c| { j.zonerange = size(v, c)?; Ok(()) } },
-    OptDef { name: "zoneskip", aliases: &[], category: P, ty: "size", default: "0", doc: "zonemode=strided: bytes skipped after each zone", flag: false, apply: |j, v, c| { j.zoneskip = size(v, c)?; Ok(()) } },
+    OptDef { name: "zoneskip", aliases: &[], category: P, ty: "size", default: "0", doc: "zonemode=strided: bytes skipped after each zone (zonemode=zbd: refused, not built yet)", flag: false, apply: |j, v, c| { j.zoneskip = size(v, c)?; Ok(()) } },
+    OptDef { name: "zonecapacity", aliases: &[], category: P, ty: "size", default: "zonesize", doc: "zonemode=zbd: the bytes of each zone that can be written (at most zonesize); a sequential writer goes on at the next zone's start when it reaches a zone's capacity", flag: false, apply: |j, v, c| { j.control.zbd.capacity = size(v, c)?; Ok(()) } },
+    OptDef { name: "read_beyond_wp", aliases: &[], category: P, ty: "bool", default: "0", doc: "zonemode=zbd: reads go where the pattern puts them, past the write pointers too (by default a read goes to a zone holding data and stays below its write pointer)", flag: false, apply: |j, v, _| { j.control.zbd.read_beyond_wp = parse_bool(v)?; Ok(()) } },
+    OptDef { name: "max_open_zones", aliases: &[], category: P, ty: "int", default: "0", doc: "zonemode=zbd: at most this many zones of a file are open for writing at once (0: no limit); a write to another zone goes to an open one instead (at most 4096)", flag: false, apply: |j, v, _| { j.control.zbd.max_open_zones = int_in(v, 0, 4096)?; Ok(()) } },
+    OptDef { name: "job_max_open_zones", aliases: &[], category: P, ty: "int", default: "0", doc: "zonemode=zbd: at most this many zones open for writing by one clone (needs max_open_zones)", flag: false, apply: |j, v, _| { j.control.zbd.job_max_open_zones = int_in(v, 0, 4096)?; Ok(()) } },
+    OptDef { name: "ignore_zone_limits", aliases: &[], category: P, ty: "bool", default: "0", doc: "zonemode=zbd: do not ask a device for its open-zone limit; emulated zones have none, so only max_open_zones limits them either way", flag: false, apply: |j, v, _| { j.control.zbd.ignore_zone_limits = parse_bool(v)?; Ok(()) } },
+    OptDef { name: "zone_reset_threshold", aliases: &[], category: P, ty: "float (0-1)", default: "0", doc: "zonemode=zbd: once this share of the job's range holds data, zone_reset_frequency of the writes reset their zone first", flag: false, apply: |j, v, _| { j.control.zbd.reset_threshold = unit_float(v)?; Ok(()) } },
+    OptDef { name: "zone_reset_frequency", aliases: &[], category: P, ty: "float (0-1)", default: "0", doc: "zonemode=zbd: the share of writes (above zone_reset_threshold) that reset their zone first: 1 in 1/frequency", flag: false, apply: |j, v, _| { j.control.zbd.reset_frequency = unit_float(v)?; Ok(()) } },
     OptDef { name: "percentage_random", aliases: &[], category: P, ty: "int list R,W,T (%)", default: "100", doc: "Percent of I/Os at random offsets in a random pattern; the rest continue sequentially", flag: false, apply: |j, v, _| { for (i, p) in split_rwt(v).iter().enumerate() { if let Some(p) = p { j.percentage_random.0[i] = int_in(p, 0, 100)?; } } Ok(()) } },
     OptDef { name: "rw_sequencer", aliases: &[], category: P, ty: "sequential|identical", default: "sequential", doc: "With rw=randread:N: continue sequentially or repeat the same offset between random ones", flag: false, apply: |j, v, _| { j.rw_sequencer_identical = match v { "sequential" => false, "identical" => true, _ => return Err("use sequential or identical".into()) }; Ok(()) } },
     OptDef { name: "file_service_type", aliases: &[], category: P, ty: "random|roundrobin|sequential[:N]|zipf:θ|pareto:h|normal:dev", default: "roundrobin", doc: "Which file each I/O goes to: switching every N I/Os, or drawn from a distribution over the files (a few hot files)", flag: false, apply: |j, v, c| {

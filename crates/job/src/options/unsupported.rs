@@ -26,40 +26,12 @@ pub(super) static NAMES: &[(&str, &str)] = &[
         "not an option of fio 3.33, the fio fathom follows (a later fio's); refused rather than guessed at",
     ),
     (
-        "zonecapacity",
-        "steers zonemode=zbd (zoned block devices), which is not built; zonemode=strided gives zoned access to any file or device",
-    ),
-    (
-        "max_open_zones",
-        "steers zonemode=zbd (zoned block devices), which is not built; zonemode=strided gives zoned access to any file or device",
-    ),
-    (
-        "job_max_open_zones",
-        "steers zonemode=zbd (zoned block devices), which is not built; zonemode=strided gives zoned access to any file or device",
-    ),
-    (
-        "ignore_zone_limits",
-        "steers zonemode=zbd (zoned block devices), which is not built; zonemode=strided gives zoned access to any file or device",
-    ),
-    (
-        "zone_reset_threshold",
-        "steers zonemode=zbd (zoned block devices), which is not built; zonemode=strided gives zoned access to any file or device",
-    ),
-    (
-        "zone_reset_frequency",
-        "steers zonemode=zbd (zoned block devices), which is not built; zonemode=strided gives zoned access to any file or device",
-    ),
-    (
-        "read_beyond_wp",
-        "steers zonemode=zbd (zoned block devices), which is not built; zonemode=strided gives zoned access to any file or device",
-    ),
-    (
         "recover_zbd_write_error",
-        "steers zonemode=zbd (zoned block devices), which is not built; zonemode=strided gives zoned access to any file or device",
+        "not an option of fio 3.33, the fio fathom follows (a later fio's zonemode=zbd option); refused rather than guessed at",
     ),
     (
         "write_zone_remainder",
-        "steers zonemode=zbd (zoned block devices), which is not built; zonemode=strided gives zoned access to any file or device",
+        "not an option of fio 3.33, the fio fathom follows (a later fio's zonemode=zbd option); refused rather than guessed at",
     ),
     (
         "dsync",
