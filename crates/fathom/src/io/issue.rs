@@ -53,11 +53,9 @@ impl Loop<'_> {
         if !self.may_issue() {
             return None;
         }
-        let (next, steered) = match self.held.take() {
-            Some(r) => (
-                Some(r),
-                std::mem::take(&mut self.held_steered) || self.held_at.is_some(),
-            ),
+        let from_held = self.held.is_some();
+        let next = match self.held.take() {
+            Some(r) => Some(r),
             None => {
                 let next = self.gen.next_io(&mut self.syncs.due);
                 if spec.control.unlink_each_loop && self.gen.loop_no() != self.cur_loop {
@@ -65,7 +63,7 @@ impl Loop<'_> {
                         return self.turn_loop_at(r);
                     }
                 }
-                (next, false)
+                next
             }
         };
         let Some(req) = next else {
@@ -81,8 +79,8 @@ impl Loop<'_> {
             self.stopping = true;
             return None;
         };
-        let req = match self.zbd.is_some() && !steered {
-            true => self.steer_zbd(req)?,
+        let req = match self.zbd.is_some() {
+            true => self.steer_zbd(req, from_held)?,
             false => req,
         };
         if !self.syncs.due.is_empty() {
@@ -131,11 +129,26 @@ impl Loop<'_> {
         Some(req)
     }
 
+    /// zonemode=zbd: the I/O's zone is free again.
+    #[cold]
+    #[inline(never)]
+    fn zbd_done(&mut self, req: &IoReq) {
+        if let Some(z) = &mut self.zbd {
+            z.done(req);
+        }
+    }
+
     /// zonemode=zbd: steer the generator's I/O to its zone (the next one when it is to be
     /// skipped). None when the issue loop is to be left: the zone is busy (drain, or wait
     /// for the clone holding it), or the clone's work or an error ends it.
+    #[cold]
     #[inline(never)]
-    fn steer_zbd(&mut self, mut req: IoReq) -> Option<IoReq> {
+    fn steer_zbd(&mut self, mut req: IoReq, from_held: bool) -> Option<IoReq> {
+        // An I/O held after it was steered (for its issue time, an overlap, an open file)
+        // goes as it is.
+        if from_held && (std::mem::take(&mut self.held_steered) || self.held_at.is_some()) {
+            return Some(req);
+        }
         loop {
             let z = self.zbd.as_mut().expect("a zoned clone");
             match z.steer(req) {
@@ -520,8 +533,8 @@ impl Loop<'_> {
     pub(crate) fn after_io(&mut self, si: usize, req: IoReq) -> bool {
         let spec = self.spec;
         let mut ok = true;
-        if let Some(z) = &mut self.zbd {
-            z.done(&req);
+        if self.zbd.is_some() {
+            self.zbd_done(&req);
         }
         if req.ddir == Ddir::Write {
             self.wrote = true;
