@@ -45,10 +45,12 @@
 //!
 //! The source is in rooms, in the order a run passes through them: `plan/` decides
 //! everything before the clock starts (groups, clones, files, sizes, limits, the
-//! [`guard`]); `run.rs` starts a thread per clone, phase by phase; `io/` is a clone's
-//! thread (`worker.rs` from start to end) and timing loop (`run_loop.rs` its start and
-//! turns, `state.rs` what it owns, `issue.rs` generates, paces and queues, `reap.rs` takes
-//! completions, `slot.rs` accounts each), `meta.rs` the metadata engines' loop; `pace/` holds
+//! [`guard`], zonemode=zbd's zones); `run/` starts a thread per clone, phase by phase
+//! (`phase.rs` supervises them); `io/` is a clone's thread (`worker.rs` from start to end)
+//! and timing loop (`run_loop.rs` its start and turns, `state.rs` what it owns, `issue.rs`
+//! generates, paces and queues, `reap.rs` takes completions, `slot.rs` accounts each,
+//! `zbd.rs` steers I/O to its zone), `meta/` the metadata engines (`walk.rs` a filetree
+//! clone's run); `pace/` holds
 //! every wait (think time, rate_min, latency_target, flow, steady state); `verify/`
 //! checks what was written (and keeps the crash [`journal`]); `record/` holds what comes
 //! out besides the statistics (clone outcomes, [`logs`], [`live`] counters, [`facts`],
