@@ -1266,3 +1266,35 @@ fathomtest!(unlink_each_loop_makes_the_files_anew_as_fio, |env| {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("verify="), "{}", stderr(&o));
 });
+
+fathomtest!(a_global_name_names_no_job_as_in_fio, |env| {
+    // fio's examples set name= in [global] (zbd-rand-write.fio): the jobs keep their
+    // section names; a name= in the job's own section wins.
+    let file = env.path().join("names.fio");
+    std::fs::write(
+        &file,
+        "[global]\nname=gname\nioengine=null\nsize=1m\n[sec1]\nrw=read\n[sec2]\nname=own\nrw=read\n",
+    )
+    .unwrap();
+    let names = |v: &serde_json::Value| -> Vec<String> {
+        v["jobs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|j| j["jobname"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let o = env.run(&[file.to_str().unwrap(), "--output-format=json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(names(&json(&o)), ["sec1", "own"]);
+    if let Some(fio) = fio() {
+        let o = std::process::Command::new(fio)
+            .arg(&file)
+            .arg("--output-format=json")
+            .output()
+            .unwrap();
+        let s = stdout(&o);
+        let v: serde_json::Value = serde_json::from_str(&s[s.find('{').unwrap()..]).unwrap();
+        assert_eq!(names(&v), ["sec1", "own"], "fio's names");
+    }
+});

@@ -387,3 +387,91 @@ fathomtest!(zone_options_are_checked_as_fio_checks_them, |env| {
         stderr(&o)
     );
 });
+
+/// One of fio's zbd example files (Debian's fio-examples), scaled to a 64 MiB file with
+/// 4 MiB zones and buffered I/O: each line whose key is in `edits` becomes the given line
+/// (an empty one drops it); None without fio or its examples.
+fn example(name: &str, edits: &[(&str, &str)]) -> Option<String> {
+    fio()?;
+    let path = Path::new("/usr/share/doc/fio/examples").join(name);
+    let Ok(text) = std::fs::read_to_string(&path) else {
+        if std::env::var_os("FATHOM_REQUIRE_FIO").is_some() {
+            panic!("fio's example job files are required: apt-get install fio-examples");
+        }
+        return None;
+    };
+    Some(
+        text.lines()
+            .map(|l| {
+                let key = l.split('=').next().unwrap_or("");
+                match edits.iter().find(|(k, _)| *k == key) {
+                    Some((_, line)) => line.to_string(),
+                    None => l.to_string(),
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("\n"),
+    )
+}
+
+/// Runs a job file's text in fio and fathom over a fresh 64 MiB `data` each.
+fn both_file(text: &str) -> Option<([u64; 4], [u64; 4])> {
+    let fio = fio()?;
+    let env = Env::new();
+    let mut out = Vec::new();
+    for (tool, dir) in [("fio", "f"), ("fathom", "a")] {
+        let d = env.path().join(dir);
+        std::fs::create_dir_all(&d).unwrap();
+        std::fs::File::create(d.join("data"))
+            .unwrap()
+            .set_len(FILE as u64)
+            .unwrap();
+        std::fs::write(d.join("job.fio"), text).unwrap();
+        let mut c = if tool == "fio" {
+            Command::new(&fio)
+        } else {
+            env.cmd()
+        };
+        let o = c.current_dir(&d).arg("job.fio").output().unwrap();
+        assert!(
+            o.status.success(),
+            "{tool}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        out.push(tally(&stdout(&o)));
+    }
+    Some((out[0], out[1]))
+}
+
+#[test]
+fn fios_zbd_examples_scaled_down_do_the_same_io() {
+    // 4 clones writing at random to at most 8 open zones, to the end of their I/O.
+    let edits = [
+        ("filename", "filename=data"),
+        ("zonesize", "zonesize=4m"),
+        ("max_open_zones", "max_open_zones=8"),
+        ("numjobs", "numjobs=4"),
+        ("direct", "direct=0"),
+        ("time_based", ""),
+        ("runtime", "size=64m"),
+    ];
+    let Some(text) = example("zbd-rand-write.fio", &edits) else {
+        return;
+    };
+    let (f, a) = both_file(&text).unwrap();
+    assert_eq!(f[..3], a[..3], "zbd-rand-write: fio {f:?}, fathom {a:?}");
+    assert_eq!(a[1], 4 * 128);
+    // A sequential reader of a file nothing wrote in the run: nothing to read, in both.
+    let edits = [
+        ("filename", "filename=data"),
+        ("zonesize", "zonesize=4m"),
+        ("offset", "offset=16m"),
+        ("size", "size=32m"),
+        ("bs", "bs=64k"),
+        ("direct", "direct=0"),
+    ];
+    let text = example("zbd-seq-read.fio", &edits).unwrap();
+    let (f, a) = both_file(&text).unwrap();
+    assert_eq!(f, a, "zbd-seq-read: fio, fathom");
+    assert_eq!(a[0], 0);
+}

@@ -172,9 +172,12 @@ pub(crate) fn resolve(
             file_index,
             ..JobSpec::default()
         };
+        // As fio: a job is named by its section (or its own name=); a name= in a global
+        // section names no job.
         let all: Vec<&RawOpt> = base
             .iter()
             .chain(&globals)
+            .filter(|o| o.name != "name")
             .chain(&s.opts)
             .chain(tail)
             .collect();
