@@ -1298,3 +1298,45 @@ fathomtest!(a_global_name_names_no_job_as_in_fio, |env| {
         assert_eq!(names(&v), ["sec1", "own"], "fio's names");
     }
 });
+
+fathomtest!(a_groups_job_runtime_and_cpu_are_fios, |env| {
+    // fio's group_reporting: job_runtime is the clones' runtimes added, and the CPU
+    // shares are over that (an average of the clones), while each direction's runtime is
+    // the group's span.
+    let args = [
+        "--name=g",
+        "--ioengine=null",
+        "--size=8m",
+        "--rw=read",
+        "--numjobs=2",
+        "--group_reporting",
+        "--time_based",
+        "--runtime=1",
+        "--output-format=json",
+    ];
+    let check = |v: &serde_json::Value, who: &str| {
+        let j = &v["jobs"][0];
+        let total = j["job_runtime"].as_u64().unwrap();
+        let span = j["read"]["runtime"].as_u64().unwrap();
+        assert!(
+            (1990..=2010).contains(&total) && (990..=1010).contains(&span),
+            "{who}: job_runtime {total}, read runtime {span}"
+        );
+        let cpu = j["usr_cpu"].as_f64().unwrap() + j["sys_cpu"].as_f64().unwrap();
+        assert!(
+            cpu > 30.0 && cpu <= 100.0,
+            "{who}: usr+sys {cpu}% of each clone"
+        );
+    };
+    let o = env.run(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    check(&json(&o), "fathom");
+    if let Some(fio) = fio() {
+        let o = std::process::Command::new(fio).args(args).output().unwrap();
+        let s = stdout(&o);
+        check(
+            &serde_json::from_str(&s[s.find('{').unwrap()..]).unwrap(),
+            "fio",
+        );
+    }
+});

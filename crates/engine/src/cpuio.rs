@@ -1,6 +1,6 @@
 //! `cpuio`: fio's CPU burner. Moves no data and opens no files; each "I/O" burns the CPU
-//! for `cpuchunks` microseconds (`cpumode=noop`: a spin on the clock) or sorts 256 KiB of
-//! integers once (`cpumode=qsort`: up, down, by byte, down again). The pause after each burn
+//! for `cpuchunks` microseconds (`cpumode=noop`: a spin on the clock) or sorts fio's 256 Ki
+//! 32-bit integers once (`cpumode=qsort`: up, down, their bytes, down again). The pause after each burn
 //! that brings the load to `cpuload` percent is the runner's think time, set by the plan.
 
 use crate::{Caps, Completion, IoEngine, IoUnit, OpenOptions, Queued};
@@ -8,14 +8,17 @@ use std::io;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-/// Integers sorted per qsort burn (256 KiB of them, as fio's).
-const QSORT_INTS: usize = 64 << 10;
+/// Integers sorted per qsort burn: fio's 256 Ki of them (1 MiB; its source calls it
+/// "256KB").
+const QSORT_INTS: usize = 256 << 10;
 
 /// The cpuio engine.
 pub struct CpuIo {
     chunk: Duration,
     qsort: bool,
     data: Vec<i32>,
+    /// The integers' bytes, for the byte sort.
+    bytes: Vec<u8>,
     seed: u32,
 }
 
@@ -27,6 +30,11 @@ impl CpuIo {
             qsort,
             data: if qsort {
                 vec![0; QSORT_INTS]
+            } else {
+                Vec::new()
+            },
+            bytes: if qsort {
+                vec![0; QSORT_INTS * 4]
             } else {
                 Vec::new()
             },
@@ -48,7 +56,15 @@ impl CpuIo {
         self.seed = x;
         self.data.sort_unstable();
         self.data.sort_unstable_by(|a, b| b.cmp(a));
-        self.data.sort_unstable_by_key(|v| *v as u8);
+        // As fio: the array's bytes sorted as bytes, then the integers they make sorted
+        // down again.
+        for (b, v) in self.bytes.chunks_exact_mut(4).zip(&self.data) {
+            b.copy_from_slice(&v.to_ne_bytes());
+        }
+        self.bytes.sort_unstable();
+        for (v, b) in self.data.iter_mut().zip(self.bytes.chunks_exact(4)) {
+            *v = i32::from_ne_bytes([b[0], b[1], b[2], b[3]]);
+        }
         self.data.sort_unstable_by(|a, b| b.cmp(a));
         std::hint::black_box(&self.data);
         t.elapsed()

@@ -120,8 +120,21 @@ fn job(j: &Value, i: usize, strict: bool) -> Result<JobResult, String> {
         .to_string();
     let mut stats = ThreadStats::new();
     let at = format!("job '{name}'");
+    // job_runtime is fio's total_run_time: a group's clones' runtimes added. The group's
+    // span (its bandwidth's denominator) is the longest direction's runtime.
     let runtime_ms = bounded(j, "job_runtime", MAX_COUNT, &at)?;
-    stats.runtime = Duration::from_millis(runtime_ms);
+    stats.runtime_sum = Duration::from_millis(runtime_ms);
+    let span = ["read", "write", "trim"]
+        .iter()
+        .filter_map(|d| {
+            j.get(*d)
+                .and_then(|o| o.get("runtime"))
+                .and_then(|v| v.as_u64())
+        })
+        .max()
+        .filter(|&ms| ms > 0 && ms <= runtime_ms)
+        .unwrap_or(runtime_ms);
+    stats.runtime = Duration::from_millis(span);
     let mut percentiles: Vec<f64> = Vec::new();
     let mut clat_pct = false;
     let mut lat_pct = false;

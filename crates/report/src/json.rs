@@ -230,8 +230,8 @@ fn job(j: &JobResult, group: Option<&GroupResult>) -> Value {
             ),
         }),
     );
-    m.insert("job_runtime".into(), json!(rt));
-    let (usr, sys) = crate::cpu_percent(s, rt);
+    m.insert("job_runtime".into(), json!(crate::total_run_ms(s)));
+    let (usr, sys) = crate::cpu_percent(s);
     m.insert("usr_cpu".into(), json!(usr));
     m.insert("sys_cpu".into(), json!(sys));
     m.insert("ctx".into(), json!(s.cpu.ctx));

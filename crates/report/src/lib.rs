@@ -159,7 +159,8 @@ mod tests;
 
 /// usr and sys CPU time as percentages of the job's runtime in ms (0 when nothing ran),
 /// as fio computes `usr_cpu` and `sys_cpu`.
-pub(crate) fn cpu_percent(s: &ThreadStats, rt_ms: u64) -> (f64, f64) {
+pub(crate) fn cpu_percent(s: &ThreadStats) -> (f64, f64) {
+    let rt_ms = total_run_ms(s);
     if rt_ms == 0 {
         return (0.0, 0.0);
     }
@@ -167,12 +168,22 @@ pub(crate) fn cpu_percent(s: &ThreadStats, rt_ms: u64) -> (f64, f64) {
     let (usr, sys) = (pct(s.cpu.usr), pct(s.cpu.sys));
     // A thread cannot use more than all of one CPU: on a run of a few ms the kernel's
     // tick-based accounting can charge more CPU time than wall time passed, so the
-    // shares are scaled down to 100% per thread.
-    let cap = 100.0 * s.clones.max(1) as f64;
-    if usr + sys > cap {
-        let k = cap / (usr + sys);
+    // shares are scaled down to 100% (the CPU time is over the clones' runtimes added, as
+    // fio's: a group's share is its clones' average).
+    if usr + sys > 100.0 {
+        let k = 100.0 / (usr + sys);
         (usr * k, sys * k)
     } else {
         (usr, sys)
+    }
+}
+
+/// The clones' runtimes added, in ms (fio's total_run_time: a group's `job_runtime`).
+pub(crate) fn total_run_ms(s: &ThreadStats) -> u64 {
+    let ms = s.total_run_time().as_millis() as u64;
+    if s.dirs.iter().any(|d| d.ios > 0) {
+        ms.max(1)
+    } else {
+        ms
     }
 }

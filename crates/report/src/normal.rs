@@ -114,7 +114,7 @@ fn write_job(job: &JobResult, group: Option<&GroupResult>, out: &mut dyn Write) 
             writeln!(out, "    {f}")?;
         }
     }
-    let (usr, sys) = crate::cpu_percent(s, rt);
+    let (usr, sys) = crate::cpu_percent(s);
     writeln!(
         out,
         "  cpu          : usr={usr:3.2}%, sys={sys:3.2}%, ctx={}, majf={}, minf={}",

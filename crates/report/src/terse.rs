@@ -115,7 +115,7 @@ pub fn fields(
     for i in 0..dirs {
         dir(&mut f, j, &s.dirs[i], i, group, version);
     }
-    let (usr, sys) = crate::cpu_percent(s, runtime_ms(s));
+    let (usr, sys) = crate::cpu_percent(s);
     f.push(format!("{usr:.6}%"));
     f.push(format!("{sys:.6}%"));
     f.push(s.cpu.ctx.to_string());

@@ -741,13 +741,32 @@ fn preamble_lines() {
 fn cpu_is_never_over_100_percent_per_thread() {
     let mut s = ThreadStats::new();
     s.clones = 1;
+    s.runtime = std::time::Duration::from_millis(1);
     // Tick-based accounting charged 4 ms of CPU to a 1 ms run.
     s.cpu.usr = std::time::Duration::from_millis(3);
     s.cpu.sys = std::time::Duration::from_millis(1);
-    let (usr, sys) = crate::cpu_percent(&s, 1);
+    let (usr, sys) = crate::cpu_percent(&s);
     assert!((usr + sys - 100.0).abs() < 1e-9, "{usr} + {sys}");
     assert!((usr / sys - 3.0).abs() < 1e-9, "the split is kept");
-    s.clones = 2;
-    let (usr, sys) = crate::cpu_percent(&s, 2);
-    assert!((usr - 150.0).abs() < 1e-9 && (sys - 50.0).abs() < 1e-9);
+}
+
+#[test]
+fn a_groups_cpu_and_job_runtime_are_over_its_clones_runtimes_added_as_fio() {
+    // Two clones of 1 s, each busy half the time in user space: fio's group says
+    // usr_cpu=50% over job_runtime=2000 (its total_run_time), not 100% over 1000.
+    let clone = || {
+        let mut s = ThreadStats::new();
+        s.runtime = std::time::Duration::from_millis(1000);
+        s.cpu.usr = std::time::Duration::from_millis(500);
+        s.record_io(0, 4096, None, 1000);
+        s
+    };
+    let mut g = clone();
+    g.merge(&clone());
+    assert_eq!(g.total_run_time(), std::time::Duration::from_millis(2000));
+    assert_eq!(crate::total_run_ms(&g), 2000);
+    let (usr, sys) = crate::cpu_percent(&g);
+    assert!((usr - 50.0).abs() < 1e-9 && sys == 0.0, "{usr} {sys}");
+    // A single clone: its own runtime.
+    assert_eq!(crate::total_run_ms(&clone()), 1000);
 }

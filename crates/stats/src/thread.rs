@@ -409,6 +409,11 @@ pub struct ThreadStats {
     /// order first seen: empty for data jobs.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub ops: Vec<OpStats>,
+    /// The clones' runtimes added (fio's total_run_time: a group's `job_runtime`, and the
+    /// time its CPU shares are of); zero: `runtime` × `clones` (a single clone, or a
+    /// result from before this field).
+    #[serde(default, skip_serializing_if = "Duration::is_zero")]
+    pub runtime_sum: Duration,
     /// zonemode=zbd: zones whose write pointer was reset (fio's "zone resets").
     #[serde(default, skip_serializing_if = "is_zero_u64")]
     pub zone_resets: u64,
@@ -614,6 +619,15 @@ impl ThreadStats {
         }
     }
 
+    /// The clones' runtimes added (fio's total_run_time): a single clone's runtime.
+    pub fn total_run_time(&self) -> Duration {
+        if self.runtime_sum.is_zero() {
+            self.runtime * self.clones.max(1)
+        } else {
+            self.runtime_sum
+        }
+    }
+
     /// Merge another clone's stats into these (group reporting). Counters and histograms
     /// add exactly; runtime is the longest; bandwidth samples add interval by interval.
     pub fn merge(&mut self, o: &ThreadStats) {
@@ -641,6 +655,9 @@ impl ThreadStats {
             self.depth_submit[i] += o.depth_submit[i];
             self.depth_complete[i] += o.depth_complete[i];
         }
+        // In whole ms per part, as fio adds its clones' runtimes.
+        let ms = |d: Duration| Duration::from_millis(d.as_millis() as u64);
+        self.runtime_sum = ms(self.total_run_time()) + ms(o.total_run_time());
         self.runtime = self.runtime.max(o.runtime);
         self.cpu.usr += o.cpu.usr;
         self.cpu.sys += o.cpu.sys;
