@@ -190,7 +190,8 @@ pub(crate) fn check_zbd(spec: &JobSpec) -> Result<(), RunError> {
     Ok(())
 }
 
-/// fio's rounding of a zbd job's region to whole zones (all but a sequential reader's):
+/// A zbd job's files hold at least one zone each; and fio's rounding of the region to
+/// whole zones (all but a sequential reader's):
 /// a start inside a zone moves up to the next zone, an end inside a zone down to its
 /// start, and no further than the file's last zone (its zones cover the file as it is
 /// now, or, a file still to be made, the region); each change is said in `notes` as fio
@@ -200,7 +201,7 @@ pub(crate) fn align_regions(
     files: &mut [PlannedFile],
     notes: &mut Vec<String>,
 ) -> Result<(), RunError> {
-    if spec.zonemode != ZoneMode::Zbd || spec.rw.kind == RwKind::Read {
+    if spec.zonemode != ZoneMode::Zbd {
         return Ok(());
     }
     let zs = spec.zonesize.max(1);
@@ -213,12 +214,17 @@ pub(crate) fn align_regions(
             ));
         }
         let (mut off, mut len) = (f.region.start, f.region.len);
-        let table_end = super::file_size(&f.path)
+        let file_size = super::file_size(&f.path)
             .filter(|&n| n > 0)
-            .unwrap_or(off + len)
-            .div_ceil(zs)
-            * zs;
-        if len == 0 || off >= table_end {
+            .unwrap_or(off + len);
+        if file_size < zs {
+            return Err(plan_err(
+                spec,
+                format!("{name}: the file's {file_size} bytes are fewer than one zone (zonesize {zs}), as fio refuses it"),
+            ));
+        }
+        let table_end = file_size.div_ceil(zs) * zs;
+        if len == 0 || off >= table_end || spec.rw.kind == RwKind::Read {
             continue;
         }
         let (off0, len0) = (off, len);
@@ -330,10 +336,20 @@ mod tests {
         // A sequential reader's region is left as it is; one too small for a zone is
         // refused.
         let mut r = files.clone();
-        r[0].region = FileRegion { start: 1, len: 3 };
+        r[0].region = FileRegion {
+            start: 1,
+            len: (4 << 20) - 1,
+        };
         align_regions(&zbd_spec(RwKind::Read), &mut r, &mut notes).unwrap();
-        assert_eq!((r[0].region.start, r[0].region.len), (1, 3));
+        assert_eq!((r[0].region.start, r[0].region.len), (1, (4 << 20) - 1));
         let e = align_regions(&spec, &mut r, &mut notes).unwrap_err();
         assert!(e.to_string().contains("at least one whole zone"), "{e}");
+        // A file smaller than a zone is refused, as fio refuses it.
+        r[0].region = FileRegion {
+            start: 0,
+            len: 4096,
+        };
+        let e = align_regions(&zbd_spec(RwKind::Read), &mut r, &mut notes).unwrap_err();
+        assert!(e.to_string().contains("fewer than one zone"), "{e}");
     }
 }
