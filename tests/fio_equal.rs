@@ -480,18 +480,8 @@ fn compare_offsets(args: &[&str]) {
     let Some(fio) = fio() else { return };
     let (env, fdir, adir) = side_by_side();
     let log = ["--write_lat_log=seq", "--log_offset=1", "--ioengine=psync"];
-    let o = Command::new(&fio)
-        .current_dir(&fdir)
-        .args(args)
-        .args(log)
-        .arg("--output=/dev/null")
-        .output()
-        .unwrap();
-    assert!(
-        o.status.success(),
-        "fio: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    let all: Vec<&str> = args.iter().chain(log.iter()).copied().collect();
+    fio_quiet(&fio, &fdir, &all);
     let o = env
         .cmd()
         .current_dir(&adir)

@@ -279,17 +279,7 @@ fn a_sequential_writer_skips_each_zones_gap_as_fio_io_by_io() {
             .set_len(16 << 20)
             .unwrap();
     }
-    let o = Command::new(&fio)
-        .current_dir(&fdir)
-        .args(args)
-        .arg("--output=/dev/null")
-        .output()
-        .unwrap();
-    assert!(
-        o.status.success(),
-        "fio: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    fio_quiet(&fio, &fdir, &args);
     let o = env
         .cmd()
         .current_dir(&adir)

@@ -85,6 +85,23 @@ pub fn peak_rss_kib(cmd: &mut Command) -> (i64, std::process::ExitStatus) {
     (ru.ru_maxrss, std::process::ExitStatus::from_raw(status))
 }
 
+/// Run fio with `args` in `dir`, its report thrown away (the files it writes are what a
+/// test reads); panics when fio fails.
+#[allow(dead_code)]
+pub fn fio_quiet(fio: &Path, dir: &Path, args: &[&str]) {
+    let o = Command::new(fio)
+        .current_dir(dir)
+        .args(args)
+        .arg("--output=/dev/null")
+        .output()
+        .unwrap();
+    assert!(
+        o.status.success(),
+        "fio {args:?}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
 /// fio, when installed. With FATHOM_REQUIRE_FIO=1 (CI) a missing fio fails the test.
 pub fn fio() -> Option<PathBuf> {
     let found = std::env::var_os("PATH").and_then(|paths| {

@@ -251,19 +251,32 @@ fn file_tests(o: &Opts) -> Result<[Option<Measure>; 6]> {
     result.map(|()| out)
 }
 
-/// Create each file, with `sizes` bytes of data; the files made and the slowest.
-fn create_files(list: &[PathBuf], sizes: &[usize], data: &[u8]) -> Result<(f64, Duration)> {
-    let mut worst = Duration::ZERO;
-    for (p, &len) in list.iter().zip(sizes) {
+/// Do `op` to each item, timing each: the items done and the slowest (a signal stops the
+/// test between two).
+fn time_each<T>(
+    items: impl Iterator<Item = T>,
+    mut op: impl FnMut(T) -> Result<()>,
+) -> Result<(f64, Duration)> {
+    let (mut n, mut worst) = (0u64, Duration::ZERO);
+    for item in items {
         check_stop()?;
         let t = Instant::now();
+        op(item)?;
+        worst = worst.max(t.elapsed());
+        n += 1;
+    }
+    Ok((n as f64, worst))
+}
+
+/// Create each file, with `sizes` bytes of data; the files made and the slowest.
+fn create_files(list: &[PathBuf], sizes: &[usize], data: &[u8]) -> Result<(f64, Duration)> {
+    time_each(list.iter().zip(sizes), |(p, &len)| {
         let mut f = File::create(p)?;
         if len > 0 {
             std::io::Write::write_all(&mut f, &data[..len])?;
         }
-        worst = worst.max(t.elapsed());
-    }
-    Ok((list.len() as f64, worst))
+        Ok(())
+    })
 }
 
 /// Stat each file (and read its data back when files have data), in `order`, or, for
@@ -291,30 +304,19 @@ fn stat_files(
             &listed[..]
         }
     };
-    let mut worst = Duration::ZERO;
-    for p in order {
-        check_stop()?;
-        let t = Instant::now();
+    time_each(order.iter(), |p| {
         let md = std::fs::metadata(p)?;
         if o.file_max > 0 && md.len() > 0 {
             let mut f = File::open(p)?;
             std::io::Read::read_exact(&mut f, &mut buf[..md.len() as usize])?;
         }
-        worst = worst.max(t.elapsed());
-    }
-    Ok((order.len() as f64, worst))
+        Ok(())
+    })
 }
 
 /// Delete each file; the files deleted and the slowest.
 fn delete_files(list: &[PathBuf]) -> Result<(f64, Duration)> {
-    let mut worst = Duration::ZERO;
-    for p in list {
-        check_stop()?;
-        let t = Instant::now();
-        std::fs::remove_file(p)?;
-        worst = worst.max(t.elapsed());
-    }
-    Ok((list.len() as f64, worst))
+    time_each(list.iter(), |p| Ok(std::fs::remove_file(p)?))
 }
 
 /// Run every test.
