@@ -1340,3 +1340,16 @@ fathomtest!(a_groups_job_runtime_and_cpu_are_fios, |env| {
         );
     }
 });
+
+fathomtest!(verify_backlog_takes_fios_size_suffixes, |env| {
+    // fio's t/jobs/t0009 writes verify_backlog=1m (fio reads it as a value with a size
+    // suffix: 1048576 writes).
+    let o = env.run(&[
+        "--parse-only",
+        "--name=v",
+        "--size=1m",
+        "--verify=md5",
+        "--verify_backlog=1m",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+});

@@ -806,3 +806,26 @@ fn an_iolog_fathom_writes_replays_in_fio_io_for_io() {
     );
     assert_eq!(offsets(&dir, "seq"), issued, "I/O by I/O");
 }
+
+#[test]
+fn mixed_block_sizes_fill_a_sequential_region_as_fio() {
+    // fio draws a mixed block size again until it fits what is left of the region, so a
+    // sequential job moves its whole size (fio's t/jobs/t0002 pattern); fathom stopped at
+    // the first size that did not fit and left up to a block unwritten.
+    let Some(fio) = fio() else { return };
+    for mix in [
+        "--bssplit=512/50:1M/50",
+        "--bsrange=4k-1m",
+        "--bssplit=1M/50:4k/50",
+    ] {
+        let (env, fdir, adir) = side_by_side();
+        let args = ["--name=m", "--rw=write", "--size=8m", mix];
+        let f = counts(&fio_json(&fio, &fdir, &args));
+        let a = counts(&fathom_json(&env, &adir, &args));
+        assert_eq!(f[3], 8 << 20, "fio {mix}: {f:?}");
+        assert_eq!(
+            a[3], f[3],
+            "bytes written with {mix}: fio {f:?}, fathom {a:?}"
+        );
+    }
+}

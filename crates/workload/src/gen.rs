@@ -475,7 +475,7 @@ impl Generator {
             } else if random {
                 self.random_offset(fi, ddir, &mut len)
             } else {
-                self.seq_offset(fi, ddir, len)
+                self.seq_offset(fi, ddir, &mut len)
             };
             match offset {
                 Some(offset) => {
@@ -693,13 +693,13 @@ impl Generator {
     /// stride that steps past the end wraps to the start, one that steps back before the
     /// start wraps to the end (less the stride), as fio does. So a backward walk's first
     /// I/O is at the start of the file and the rest go down from the end.
-    fn seq_offset(&mut self, fi: usize, ddir: Ddir, len: u64) -> Option<u64> {
+    fn seq_offset(&mut self, fi: usize, ddir: Ddir, len: &mut u64) -> Option<u64> {
         let stride = self.p.rw.suffix;
-        let f = &mut self.files[fi];
         let d = ddir.index();
-        let size = f.region.len as i64;
-        // pos: where the last I/O ended; 0 before the first.
-        let end = f.pos[d] as i64;
+        let (size, end) = {
+            let f = &self.files[fi];
+            (f.region.len as i64, f.pos[d] as i64)
+        };
         if end >= size {
             return None;
         }
@@ -710,11 +710,51 @@ impl Generator {
                 at = if stride > 0 { 0 } else { size + stride };
             }
         }
-        if at < 0 || at + len as i64 > size {
+        if at < 0 {
             return None;
         }
-        f.pos[d] = (at + len as i64) as u64;
+        if at + *len as i64 > size {
+            // As fio: a mixed block size is drawn again until it fits what is left of the
+            // region (the file is done when not even the smallest does).
+            *len = self.fit_len(ddir, (size - at) as u64)?;
+        }
+        let f = &mut self.files[fi];
+        f.pos[d] = (at + *len as i64) as u64;
         Some(f.region.start + at as u64)
+    }
+
+    /// A block size for `ddir` of at most `room` bytes, drawn as fio draws one near a
+    /// region's end: a bssplit entry that does not fit gives way to the next one in the
+    /// list that does, a range is drawn again. None when no size of the mix fits.
+    fn fit_len(&mut self, ddir: Ddir, room: u64) -> Option<u64> {
+        let d = ddir.index();
+        let smallest = match &self.p.bs_mix[d] {
+            None => return None,
+            Some(BsMix::Range { lo, .. }) => *lo,
+            Some(BsMix::Split(v)) => v.iter().map(|x| x.0).min().unwrap_or(u64::MAX),
+        };
+        if smallest > room {
+            return None;
+        }
+        for _ in 0..100_000 {
+            let len = match &self.p.bs_mix[d] {
+                Some(BsMix::Split(_)) => {
+                    let cum = &self.split_cum[d];
+                    let total = cum.last().map(|c| c.0).unwrap_or(100.0);
+                    let p = self.rng.unit() * total;
+                    let first = cum.iter().position(|c| p < c.0).unwrap_or(cum.len() - 1);
+                    match cum[first..].iter().find(|c| c.1 <= room) {
+                        Some(c) => c.1,
+                        None => continue,
+                    }
+                }
+                _ => self.pick_len(ddir),
+            };
+            if len <= room {
+                return Some(len);
+            }
+        }
+        Some(smallest)
     }
 
     /// vdbench's skip-sequential step: from where the last I/O ended, a random multiple of

@@ -131,12 +131,12 @@ pub(super) static OPTS: &[OptDef] = &[
         name: "verify_backlog",
         aliases: &[],
         category: C,
-        ty: "int",
+        ty: "int (size suffixes allowed, as fio: 1m = 1048576 writes)",
         default: "0",
         doc: "After every N completed writes, check the blocks they wrote (keeps checking during the run)",
         flag: false,
-        apply: |j, v, _| {
-            j.verify.backlog = int_in(v, 0, u32::MAX as u64)? as u64;
+        apply: |j, v, c| {
+            j.verify.backlog = size(v, c)?;
             Ok(())
         },
     },
