@@ -543,24 +543,12 @@ fathomtest!(serialize_overlap_and_lockmem, |env| {
 #[test]
 fn parse_only_agrees_with_fio_on_fios_example_files() {
     let Some(fio) = fio() else { return };
-    let dir = std::path::Path::new("/usr/share/doc/fio/examples");
-    if !dir.is_dir() {
-        if std::env::var_os("FATHOM_REQUIRE_FIO").is_some() {
-            panic!("fio's example job files are required: apt-get install fio-examples");
-        }
-        eprintln!("fio-examples not installed: skipping");
+    let Some(files) = fio_example_files() else {
         return;
-    }
+    };
     // None left: zonemode=zbd (the last) came in with its emulated zones.
     let known_gaps: [&str; 0] = [];
     let env = Env::new();
-    let mut files: Vec<_> = std::fs::read_dir(dir)
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "fio"))
-        .collect();
-    files.sort();
     assert!(files.len() > 50, "{} example files", files.len());
     let (mut agree, mut by_engine) = (0, 0);
     let mut disagree = Vec::new();

@@ -174,21 +174,10 @@ fn jobs(v: &Value) -> Vec<(String, u64, u64, u64, u64)> {
 #[test]
 fn fios_examples_scaled_down_do_the_same_work_in_both_tools() {
     let Some(fio) = fio() else { return };
-    let dir = Path::new("/usr/share/doc/fio/examples");
-    if !dir.is_dir() {
-        if std::env::var_os("FATHOM_REQUIRE_FIO").is_some() {
-            panic!("fio's example job files are required: apt-get install fio-examples");
-        }
+    let Some(files) = fio_example_files() else {
         return;
-    }
+    };
     let env = Env::new();
-    let mut files: Vec<_> = std::fs::read_dir(dir)
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "fio"))
-        .collect();
-    files.sort();
     let (mut same, mut refused_by_both, mut timed) = (0, 0, 0);
     let mut wrong = Vec::new();
     for f in &files {

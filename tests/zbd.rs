@@ -382,14 +382,10 @@ fathomtest!(zone_options_are_checked_as_fio_checks_them, |env| {
 /// 4 MiB zones and buffered I/O: each line whose key is in `edits` becomes the given line
 /// (an empty one drops it); None without fio or its examples.
 fn example(name: &str, edits: &[(&str, &str)]) -> Option<String> {
-    fio()?;
-    let path = Path::new("/usr/share/doc/fio/examples").join(name);
-    let Ok(text) = std::fs::read_to_string(&path) else {
-        if std::env::var_os("FATHOM_REQUIRE_FIO").is_some() {
-            panic!("fio's example job files are required: apt-get install fio-examples");
-        }
-        return None;
-    };
+    let path = fio_example_files()?
+        .into_iter()
+        .find(|p| p.ends_with(name))?;
+    let text = std::fs::read_to_string(path).unwrap();
     Some(
         text.lines()
             .map(|l| {

@@ -85,6 +85,29 @@ pub fn peak_rss_kib(cmd: &mut Command) -> (i64, std::process::ExitStatus) {
     (ru.ru_maxrss, std::process::ExitStatus::from_raw(status))
 }
 
+/// fio's example job files (Debian's fio-examples), sorted; None when fio or the package
+/// is missing (a panic where CI requires fio).
+#[allow(dead_code)]
+pub fn fio_example_files() -> Option<Vec<PathBuf>> {
+    fio()?;
+    let dir = Path::new("/usr/share/doc/fio/examples");
+    if !dir.is_dir() {
+        if std::env::var_os("FATHOM_REQUIRE_FIO").is_some() {
+            panic!("fio's example job files are required: apt-get install fio-examples");
+        }
+        eprintln!("fio-examples not installed: skipping");
+        return None;
+    }
+    let mut files: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "fio"))
+        .collect();
+    files.sort();
+    Some(files)
+}
+
 /// Run fio with `args` in `dir`, its report thrown away (the files it writes are what a
 /// test reads); panics when fio fails.
 #[allow(dead_code)]
