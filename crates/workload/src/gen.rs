@@ -285,8 +285,12 @@ impl Generator {
                 map,
             });
         }
+        // As fio, the entries are looked up smallest share first (equal shares keep the
+        // order written): where a drawn size does not fit, the next larger share's does.
         let split_cum = [0, 1, 2].map(|i| match &p.bs_mix[i] {
             Some(BsMix::Split(v)) => {
+                let mut v = v.clone();
+                v.sort_by(|a, b| a.1.total_cmp(&b.1));
                 let mut c = 0.0;
                 v.iter()
                     .map(|(b, pct)| {
@@ -454,11 +458,12 @@ impl Generator {
             && (self.p.percentage_random[ddir.index()] >= 100
                 || self.rng.below(100) < self.p.percentage_random[ddir.index()] as u64);
         // bs_is_seq_rand: the read sizes serve sequential I/O, the write sizes random I/O.
-        let mut len = match (self.p.bs_is_seq_rand, random) {
-            (false, _) => self.pick_len(ddir),
-            (true, false) => self.pick_len(Ddir::Read),
-            (true, true) => self.pick_len(Ddir::Write),
+        let len_dir = match (self.p.bs_is_seq_rand, random) {
+            (false, _) => ddir,
+            (true, false) => Ddir::Read,
+            (true, true) => Ddir::Write,
         };
+        let mut len = self.pick_len(len_dir);
         if let Some(z) = self.p.zones {
             return self.zone_next(z, ddir, random, len);
         }
@@ -473,9 +478,9 @@ impl Generator {
             let offset = if let (true, Some(s)) = (random, self.p.stride) {
                 self.strided_offset(fi, ddir, len, s)
             } else if random {
-                self.random_offset(fi, ddir, &mut len)
+                self.random_offset(fi, ddir, len_dir, &mut len)
             } else {
-                self.seq_offset(fi, ddir, &mut len)
+                self.seq_offset(fi, ddir, len_dir, &mut len)
             };
             match offset {
                 Some(offset) => {
@@ -657,14 +662,22 @@ impl Generator {
         let d = ddir.index();
         match &self.p.bs_mix[d] {
             None => self.p.bs[d],
-            Some(BsMix::Range { lo, hi, unaligned }) => {
-                let unit = if *unaligned {
-                    512.min(*lo).max(1)
-                } else {
-                    (*lo).max(1)
-                };
+            Some(BsMix::Range {
+                lo,
+                hi,
+                unaligned: true,
+            }) => {
+                let unit = 512.min(*lo).max(1);
                 let steps = (hi - lo) / unit;
                 lo + self.rng.below(steps + 1) * unit
+            }
+            Some(BsMix::Range { lo, hi, .. }) => {
+                // fio's draw: the smallest plus a uniform share of the largest, down to a
+                // multiple of the smallest, at most the largest (so with a largest that is
+                // not a multiple of the smallest, the largest takes the draws above it).
+                let (lo, hi) = ((*lo).max(1), *hi);
+                let len = lo + self.rng.below(hi);
+                (len - len % lo).min(hi)
             }
             Some(BsMix::Split(_)) => {
                 let cum = &self.split_cum[d];
@@ -693,7 +706,7 @@ impl Generator {
     /// stride that steps past the end wraps to the start, one that steps back before the
     /// start wraps to the end (less the stride), as fio does. So a backward walk's first
     /// I/O is at the start of the file and the rest go down from the end.
-    fn seq_offset(&mut self, fi: usize, ddir: Ddir, len: &mut u64) -> Option<u64> {
+    fn seq_offset(&mut self, fi: usize, ddir: Ddir, len_dir: Ddir, len: &mut u64) -> Option<u64> {
         let stride = self.p.rw.suffix;
         let d = ddir.index();
         let (size, end) = {
@@ -716,7 +729,7 @@ impl Generator {
         if at + *len as i64 > size {
             // As fio: a mixed block size is drawn again until it fits what is left of the
             // region (the file is done when not even the smallest does).
-            *len = self.fit_len(ddir, (size - at) as u64)?;
+            *len = self.fit_len(len_dir, (size - at) as u64)?;
         }
         let f = &mut self.files[fi];
         f.pos[d] = (at + *len as i64) as u64;
@@ -788,12 +801,20 @@ impl Generator {
     }
 
     /// A random offset in a file, or None when its random map is full (every block was
-    /// touched in this pass). With the map, as in fio, an I/O covers the free blocks from
-    /// its offset and no more: `len` shrinks to that run (and to the end of the region), so
-    /// a pass writes each block once whatever the mix of block sizes.
-    fn random_offset(&mut self, fi: usize, ddir: Ddir, len_out: &mut u64) -> Option<u64> {
-        let want_len = *len_out;
-        let len = want_len;
+    /// touched in this pass). With a mix of block sizes the offset is drawn first and the
+    /// size drawn again until it fits the region's rest, as fio draws them (so the blocks
+    /// near a region's end take the smaller sizes). With the map, as in fio, an I/O covers
+    /// the free blocks from its offset and no more: `len` shrinks to that run, so a pass
+    /// writes each block once whatever the mix of block sizes.
+    fn random_offset(
+        &mut self,
+        fi: usize,
+        ddir: Ddir,
+        len_dir: Ddir,
+        len_out: &mut u64,
+    ) -> Option<u64> {
+        let len = *len_out;
+        let smallest = self.p.len_range(len_dir.index()).0;
         // `randread:N`: a new random offset only every N I/Os; sequential in between.
         let n = self.p.rw.suffix.max(0) as u64;
         if n > 1 {
@@ -832,23 +853,26 @@ impl Generator {
             let off = (b * gran).min(f.region.len - len) / align * align;
             return Some(f.region.start + off);
         }
-        match &mut f.map {
-            None => {
-                let off = self.rng.below((f.region.len - len) / align + 1) * align;
-                Some(f.region.start + off)
-            }
+        let region = f.region;
+        let off = match &mut f.map {
+            None => self.rng.below((region.len - smallest) / align + 1) * align,
             Some(map) => {
                 if map.is_full() {
                     return None;
                 }
-                let b = map.take_near(self.rng.below(map.len()))?;
-                let room = f.region.len - b * gran;
-                let blocks = want_len.min(room).div_ceil(gran);
-                let run = 1 + map.take_run(b + 1, blocks.saturating_sub(1));
-                *len_out = want_len.min(room).min(run * gran);
-                Some(f.region.start + b * gran)
+                map.take_near(self.rng.below(map.len()))? * gran
             }
+        };
+        let room = region.len - off;
+        if len > room {
+            *len_out = self.fit_len(len_dir, room).unwrap_or(room);
         }
+        if let Some(map) = &mut self.files[fi].map {
+            let blocks = len_out.div_ceil(gran);
+            let run = 1 + map.take_run(off / gran + 1, blocks.saturating_sub(1));
+            *len_out = (*len_out).min(run * gran);
+        }
+        Some(region.start + off)
     }
 }
 
@@ -1015,6 +1039,70 @@ mod tests {
             }
         }
         assert!(seen.iter().all(|&n| n == 1), "every block exactly once");
+    }
+
+    #[test]
+    fn random_io_near_the_region_end_takes_a_size_that_fits() {
+        // As fio: at a random offset whose room is less than the drawn size, a size is
+        // drawn again (the small one); a large size is never cut short at the end. With
+        // and without the random map, whichever order the shares are written in.
+        for (split, map) in [
+            (vec![(4096, 50.0), (1 << 20, 50.0)], true),
+            (vec![(1 << 20, 40.0), (4096, 60.0)], true),
+            (vec![(1 << 20, 50.0), (4096, 50.0)], false),
+        ] {
+            let mut p = params(RwKind::RandWrite, 8 << 20, 4096);
+            p.randommap = map;
+            if !map {
+                p.io_bytes = 256 << 20;
+            }
+            p.bs_mix[1] = Some(BsMix::Split(split.clone()));
+            let ios = all(Generator::new(p).unwrap());
+            let at_end: Vec<_> = ios.iter().filter(|i| i.offset + i.len == 8 << 20).collect();
+            assert!(!map || !at_end.is_empty(), "{split:?}");
+            for io in at_end {
+                assert!(split.iter().any(|s| s.0 == io.len), "{split:?}: {io:?}");
+            }
+            // Most I/Os that start in the last MiB are small ones, drawn to fit.
+            let tail = ios.iter().filter(|i| i.offset >= 7 << 20).count();
+            let tail_small = ios
+                .iter()
+                .filter(|i| i.offset >= 7 << 20 && i.len == 4096)
+                .count();
+            assert!(
+                tail_small * 10 >= tail * 9,
+                "{split:?}: {tail_small} of {tail}"
+            );
+        }
+    }
+
+    #[test]
+    fn bsrange_draws_sizes_as_fio() {
+        // fio: the smallest plus a uniform share of the largest, down to a multiple of the
+        // smallest, at most the largest: 3k-10k gives 3k, 6k, 9k three tenths each and
+        // 10k the last tenth.
+        let mut p = params(RwKind::RandRead, 1 << 30, 3072);
+        p.randommap = false;
+        p.bs_mix[0] = Some(BsMix::Range {
+            lo: 3072,
+            hi: 10240,
+            unaligned: false,
+        });
+        let mut g = Generator::new(p).unwrap();
+        let mut n = std::collections::BTreeMap::new();
+        for _ in 0..100_000 {
+            *n.entry(g.next_io().unwrap().len).or_insert(0u32) += 1;
+        }
+        let keys: Vec<_> = n.keys().copied().collect();
+        assert_eq!(keys, [3072, 6144, 9216, 10240]);
+        for (len, want) in [
+            (3072, 30_000),
+            (6144, 30_000),
+            (9216, 30_000),
+            (10240, 10_000),
+        ] {
+            assert!(n[&len].abs_diff(want) < 1_000, "{n:?}");
+        }
     }
 
     #[test]
