@@ -1241,8 +1241,10 @@ fathomtest!(unlink_each_loop_makes_the_files_anew_as_fio, |env| {
     ]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("this job reads them"), "{}", stderr(&o));
-    // Verification runs after the last loop, when the earlier loops' files are gone.
-    let o = env.run(&[
+    // Each loop's writes are read back before its files go, as fio (2 loops: 2 passes
+    // read); experimental_verify replays every write at the end, when the earlier loops'
+    // files are gone: refused.
+    let v = [
         "--name=v",
         "--filename=ours",
         "--rw=write",
@@ -1250,9 +1252,14 @@ fathomtest!(unlink_each_loop_makes_the_files_anew_as_fio, |env| {
         "--loops=2",
         "--unlink_each_loop=1",
         "--verify=crc32c",
-    ]);
+        "--output-format=json",
+    ];
+    let o = env.run(&v);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(total_ios(&o.stdout, "read"), 512, "each loop read back");
+    let o = env.run(&[&v[..], &["--experimental_verify=1"]].concat());
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("verify="), "{}", stderr(&o));
+    assert!(stderr(&o).contains("experimental_verify"), "{}", stderr(&o));
 });
 
 fathomtest!(a_global_name_names_no_job_as_in_fio, |env| {

@@ -856,3 +856,42 @@ fn random_writes_with_mixed_sizes_take_as_many_ios_as_fio() {
     }
 }
 
+/// The verify phase as fio runs it: after each loop (loops=8 reads back 8 passes), in
+/// rounds of a pass written and read back while io_size (which counts the reads) is not
+/// reached, and not at all for a job its runtime ended (a time-based job verifies only
+/// with verify_backlog). fathom read back once at the end, every block of the last pass
+/// or of io_size, and after a time-based job too.
+#[test]
+fn the_verify_phase_runs_when_fio_s_does() {
+    let Some(fio) = fio() else { return };
+    for case in [
+        "--rw=randwrite --size=1m --loops=8",
+        "--rw=write --size=1m --loops=3 --bs=64k",
+        "--rw=randwrite --size=1m --io_size=4m",
+        "--rw=write --size=1m --io_size=3m",
+        "--rw=randwrite --size=1m --io_size=10m --loops=2",
+        "--rw=write --size=1m --io_size=4m --verify_backlog=16",
+        "--rw=randwrite --size=1m --loops=3 --unlink_each_loop=1",
+        "--rw=randwrite --size=1m --loops=2 --unlink_each_loop=1 --do_verify=0",
+    ] {
+        let mut args = vec!["--name=v", "--ioengine=psync", "--verify=md5"];
+        args.extend(case.split(' '));
+        compare(&args, false);
+    }
+    // Time-based: no verify pass in either (a backlog's checks still run).
+    let (env, fdir, adir) = side_by_side();
+    let args = [
+        "--name=v",
+        "--ioengine=psync",
+        "--verify=crc32c",
+        "--rw=randwrite",
+        "--size=1m",
+        "--time_based",
+        "--runtime=1",
+    ];
+    let f = counts(&fio_json(&fio, &fdir, &args));
+    let a = counts(&fathom_json(&env, &adir, &args));
+    assert_eq!(f[0], 0, "fio read back a time-based job: {f:?}");
+    assert_eq!(a[0], 0, "fathom read back a time-based job: {a:?}");
+    assert!(a[1] > 256, "wrote for a second: {a:?}");
+}

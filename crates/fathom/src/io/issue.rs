@@ -58,7 +58,9 @@ impl Loop<'_> {
             Some(r) => Some(r),
             None => {
                 let next = self.gen.next_io(&mut self.syncs.due);
-                if spec.control.unlink_each_loop && self.gen.loop_no() != self.cur_loop {
+                if (spec.control.unlink_each_loop || self.verify_each_loop)
+                    && self.gen.loop_no() != self.cur_loop
+                {
                     if let Some(r) = next {
                         return self.turn_loop_at(r);
                     }
@@ -76,6 +78,7 @@ impl Loop<'_> {
                     fail(&mut self.out, err.0, err.1);
                 }
             }
+            self.work_done = true;
             self.stopping = true;
             return None;
         };
@@ -244,8 +247,9 @@ impl Loop<'_> {
         }
     }
 
-    /// unlink_each_loop: `req` is the next loop's first I/O; it waits while the queue
-    /// drains and the files are made anew ([`Loop::turn_loop`]).
+    /// unlink_each_loop or a verifying job's next loop: `req` is the next loop's first
+    /// I/O; it waits while the queue drains, the last loop's writes are read back and the
+    /// files are made anew ([`Loop::turn_loop`]).
     #[cold]
     fn turn_loop_at(&mut self, req: IoReq) -> Option<IoReq> {
         self.cur_loop = self.gen.loop_no();

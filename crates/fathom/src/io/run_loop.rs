@@ -90,6 +90,13 @@ impl<'a> Loop<'a> {
         let prio = PrioPick::new(spec, clone.params.seed);
         let prio_values = prio.as_ref().map(|p| [p.values(0), p.values(1)]);
         job_prio(spec, &mut p);
+        // As fio, a verifying job reads each loop's writes back before the next loop
+        // (experimental_verify replays them all at the end; a time-based job has no loops).
+        let p_verifies_each_loop = p.verifier.is_some()
+            && crate::verify::readback::reads_back(spec)
+            && !spec.verify.only
+            && !spec.verify.experimental
+            && !spec.time_based;
         let mut lp = Loop {
             job,
             clone,
@@ -158,6 +165,8 @@ impl<'a> Loop<'a> {
             prio_values,
             cur_loop: 0,
             loop_turn: false,
+            verify_each_loop: p_verifies_each_loop,
+            work_done: false,
         };
         lp.seed_prios();
         Ok(lp)
@@ -216,11 +225,27 @@ impl<'a> Loop<'a> {
         }
     }
 
-    /// unlink_each_loop, between two loops (nothing in flight): close each file, remove
-    /// it and open it anew, empty, at the same index.
+    /// Between two loops (nothing in flight): a verifying job reads the last loop's
+    /// writes back; unlink_each_loop closes each file, removes it and opens it anew,
+    /// empty, at the same index.
     #[cold]
     fn turn_loop(&mut self) {
         self.loop_turn = false;
+        if self.verify_each_loop {
+            let v = self.p.verifier.as_ref().expect("verifying");
+            let batch: Vec<(usize, u64, u64)> = (0..self.clone.files.len())
+                .flat_map(|fi| v.unchecked(fi).into_iter().map(move |(o, n)| (fi, o, n)))
+                .collect();
+            // Those waiting for a backlog check are among them.
+            self.backlog.chunks.clear();
+            self.check_now(batch);
+            if self.stopping {
+                return;
+            }
+        }
+        if !self.spec.control.unlink_each_loop {
+            return;
+        }
         let opts = OpenOptions {
             create: true,
             ..self.p.opts
@@ -257,6 +282,16 @@ impl<'a> Loop<'a> {
         self.backlog.due = false;
         let spec = self.spec;
         let mut batch = std::mem::take(&mut self.backlog.chunks);
+        if spec.verify.backlog_batch > 0 && (spec.verify.backlog_batch as usize) < batch.len() {
+            batch.drain(..batch.len() - spec.verify.backlog_batch as usize);
+        }
+        self.check_now(batch);
+    }
+
+    /// Read back and check these completed writes (file, offset, length) now, in the
+    /// middle of the run (nothing in flight); a failure stops the job.
+    fn check_now(&mut self, batch: Vec<(usize, u64, u64)>) {
+        let spec = self.spec;
         if let Some(os) = &mut self.p.openset {
             if let Err(e) = os.open_all(&mut *self.p.engine, &self.clone.files, &self.p.opts) {
                 fail(
@@ -266,9 +301,6 @@ impl<'a> Loop<'a> {
                 );
                 self.stopping = true;
             }
-        }
-        if spec.verify.backlog_batch > 0 && (spec.verify.backlog_batch as usize) < batch.len() {
-            batch.drain(..batch.len() - spec.verify.backlog_batch as usize);
         }
         let vf = self
             .p
@@ -323,9 +355,16 @@ impl<'a> Loop<'a> {
         }
         let out = &mut self.out;
         if let Some(v) = &self.p.verifier {
-            // A job stopped (a signal, exitall) does not read its writes back, as fio.
-            let can_read =
-                !self.engine_broken && self.inflight == 0 && !cancel.load(Ordering::Relaxed);
+            // A job stopped (a signal, exitall) does not read its writes back, as fio; nor
+            // does one whose runtime ran out before its work was done (a time-based job
+            // always): fio skips the verify phase of a job it ended (its backlog checks
+            // are what a time-based job verifies).
+            let ran_out =
+                !self.work_done && self.deadline.is_some_and(|d| crate::clock::now() >= d);
+            let can_read = !self.engine_broken
+                && self.inflight == 0
+                && !cancel.load(Ordering::Relaxed)
+                && !ran_out;
             crate::verify::readback::after_run(
                 v,
                 (self.clone, spec),

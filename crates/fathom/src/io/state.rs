@@ -93,9 +93,14 @@ pub(crate) struct Loop<'a> {
     pub(crate) meta_left: Vec<u64>,
     /// cmdprio: each I/O's own priority.
     pub(crate) prio: Option<PrioPick>,
-    /// unlink_each_loop: the generator's loop, and a turn to make once the queue drained.
+    /// unlink_each_loop, or a verifying job of several loops: the generator's loop, and a
+    /// turn to make once the queue drained.
     pub(crate) cur_loop: u32,
     pub(crate) loop_turn: bool,
+    /// A verifying job reads back each loop's writes before the next loop, as fio.
+    pub(crate) verify_each_loop: bool,
+    /// The job's I/O is all issued (the generator ran out), not cut short.
+    pub(crate) work_done: bool,
     pub(crate) prio_values: Option<[Vec<u16>; 2]>,
 }
 

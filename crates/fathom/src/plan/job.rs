@@ -541,12 +541,16 @@ fn unlink_each_loop_fits(spec: &JobSpec, caps: Caps) -> Result<(), String> {
     if spec.openfiles.is_some() {
         return Err("unlink_each_loop with openfiles= is not built: drop one of them".into());
     }
-    if spec.verify.kind.is_some() || spec.verify.pattern.is_some() {
-        // fathom checks a job's writes once, after its last loop; the earlier loops'
-        // blocks are gone with their files by then.
+    let checks = spec.verify.kind.is_some() || spec.verify.pattern.is_some();
+    // Each loop's writes are read back before its files go (as fio), except with
+    // experimental_verify (every write replayed at the end) and with a backlog that no
+    // pass after each loop completes (do_verify=0, time_based).
+    let per_loop = spec.verify.do_verify && !spec.verify.experimental && !spec.time_based;
+    if checks && (spec.verify.experimental || (spec.verify.backlog > 0 && !per_loop)) {
         return Err(
-            "unlink_each_loop removes what earlier loops wrote, and verify= checks every \
-             loop's writes after the last: drop one of them (or use loops=1)"
+            "unlink_each_loop removes what earlier loops wrote, and with experimental_verify \
+             (or verify_backlog without a verify pass after each loop) the checks would read \
+             files already removed: drop one of them (or use loops=1)"
                 .into(),
         );
     }

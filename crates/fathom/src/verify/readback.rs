@@ -391,7 +391,8 @@ pub(crate) fn reads_back(spec: &fathom_job::JobSpec) -> bool {
 
 /// A verifying clone's end: its verify state saved (`verify_state_save`), the files
 /// openfiles had closed opened again, and its writes read back and checked when
-/// `can_read` (the run ended cleanly: not stopped, nothing left in flight).
+/// `can_read` (the run ended cleanly: not stopped, not cut short by its runtime, nothing
+/// left in flight).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn after_run(
     v: &crate::verify::Verifier,
@@ -416,18 +417,19 @@ pub(crate) fn after_run(
             out.error_text = Some(format!("verify: reopening the files: {e}"));
         }
     }
-    verify_pass(v, (clone, spec), (engine, buf), pass && can_read, stop, out);
+    verify_pass(v, (clone, spec), (engine, buf), can_read, stop, out);
 }
 
-/// The verify pass (when `run`: the job reads back and nothing is in flight): read back
-/// every chunk this clone wrote (verify_only: every chunk of its regions, or with a
-/// loaded state those it knows) and check it; then the verdict — failures end the job
-/// with EILSEQ unless tolerated, and a pass that checked nothing is an error.
+/// The verify pass (when `can_read`: the job ended cleanly, neither stopped nor cut short
+/// by its runtime, and nothing is in flight): read back every chunk this clone wrote
+/// (verify_only: every chunk of its regions, or with a loaded state those it knows) and
+/// check it; then the verdict — failures end the job with EILSEQ unless tolerated, and a
+/// job that ended cleanly having checked nothing is an error.
 pub(crate) fn verify_pass(
     v: &crate::verify::Verifier,
     (clone, spec): (&PlannedClone, &fathom_job::JobSpec),
     (engine, buf): (&mut dyn fathom_engine::IoEngine, &mut AlignedBuf),
-    run: bool,
+    can_read: bool,
     stop: &std::sync::atomic::AtomicBool,
     out: &mut CloneOutcome,
 ) {
@@ -436,7 +438,7 @@ pub(crate) fn verify_pass(
         out.error_text = Some(text);
     };
     let pass = reads_back(spec);
-    if run && out.error_text.is_none() {
+    if pass && can_read && out.error_text.is_none() {
         let mut list: Vec<(usize, u64, u64)> = (0..clone.files.len())
             .flat_map(|fi| {
                 let r = clone.files[fi].region;
@@ -504,6 +506,7 @@ pub(crate) fn verify_pass(
     } else if vs.blocks == 0
         && out.error_text.is_none()
         && (pass || spec.verify.backlog > 0)
+        && can_read
         && !stop.load(std::sync::atomic::Ordering::Relaxed)
     {
         fail(

@@ -107,7 +107,7 @@ pub(super) static OPTS: &[OptDef] = &[
         category: C,
         ty: "bool",
         default: "1",
-        doc: "Read back and check the written blocks once the writes are done",
+        doc: "Read back and check the written blocks after each loop's writes (as fio; with io_size, rounds of a pass written and read back until the reads and writes make io_size); not when the runtime ends the job, so a time-based job checks only through verify_backlog",
         flag: false,
         apply: |j, v, _| {
             j.verify.do_verify = parse_bool(v)?;
