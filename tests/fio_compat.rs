@@ -1262,6 +1262,42 @@ fathomtest!(unlink_each_loop_makes_the_files_anew_as_fio, |env| {
     assert!(stderr(&o).contains("experimental_verify"), "{}", stderr(&o));
 });
 
+// fio's own t/jobs (t0023, t0024) give bsrange a value in bssplit's form; fio reads its
+// first two sizes as the range (512-1k here) and ignores the rest. fathom reads it so too
+// and says so on stderr, with the file and line; other junk in a size stays an error.
+fathomtest!(
+    a_bsrange_written_as_a_split_is_read_as_fio_reads_it,
+    |env| {
+        let file = env.path().join("split.fio");
+        std::fs::write(
+        &file,
+        "[j]\nioengine=null\nrw=randwrite\nsize=1m\nbsrange=512/25:1k:25:2k:25:4k/25\nwrite_iolog=j.log\n",
+    )
+    .unwrap();
+        let o = env.run(&[file.to_str().unwrap(), "--output-format=json"]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let err = stderr(&o);
+        assert!(
+        err.contains("split.fio:5: bsrange=512/25:1k:25:2k:25:4k/25 is read as fio reads it, 512-1024 bytes"),
+        "{err}"
+    );
+        let log = std::fs::read_to_string(env.path().join("j.log")).unwrap();
+        let sizes: std::collections::BTreeSet<u64> = log
+            .lines()
+            .filter(|l| l.contains(" write "))
+            .map(|l| l.rsplit(' ').next().unwrap().parse().unwrap())
+            .collect();
+        assert_eq!(sizes.into_iter().collect::<Vec<_>>(), [512, 1024]);
+        let o = env.run(&[
+            "--name=j",
+            "--ioengine=null",
+            "--size=1m",
+            "--bsrange=1kfoo-4k",
+        ]);
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    }
+);
+
 fathomtest!(a_global_name_names_no_job_as_in_fio, |env| {
     // fio's examples set name= in [global] (zbd-rand-write.fio): the jobs keep their
     // section names; a name= in the job's own section wins.

@@ -895,3 +895,37 @@ fn the_verify_phase_runs_when_fio_s_does() {
     assert_eq!(a[0], 0, "fathom read back a time-based job: {a:?}");
     assert!(a[1] > 256, "wrote for a second: {a:?}");
 }
+
+/// Jobs that trim and write, as fio runs them: their size counts the writes (1 MiB trimmed
+/// and 1 MiB written; fathom counted both and did half); randtrimwrite writes the whole
+/// range it trimmed; trimwrite with other write sizes follows fio's rule (a trim when the
+/// last write started where the last trim did); io_size counts the trims too, in passes.
+#[test]
+fn trimming_and_writing_jobs_move_what_fio_s_do() {
+    for case in [
+        "--rw=randtrimwrite",
+        "--rw=trimwrite --nrfiles=2",
+        "--rw=trimwrite --bs=4k,4k,8k",
+        "--rw=trimwrite --bs=4k,8k,4k",
+        "--rw=randtrimwrite --bs=4k,4k,8k --norandommap",
+        "--rw=trimwrite --io_size=3m",
+        "--rw=randtrimwrite --io_size=3m",
+    ] {
+        let Some(fio) = fio() else { return };
+        let mut args = vec!["--name=t", "--ioengine=null", "--size=1m"];
+        args.extend(case.split(' '));
+        let (env, fdir, adir) = side_by_side();
+        let moved = |v: &Value| {
+            let j = &v["jobs"][0];
+            ["read", "write", "trim"].map(|d| {
+                (
+                    j[d]["total_ios"].as_u64().unwrap(),
+                    j[d]["io_bytes"].as_u64().unwrap(),
+                )
+            })
+        };
+        let f = moved(&fio_json(&fio, &fdir, &args));
+        let a = moved(&fathom_json(&env, &adir, &args));
+        assert_eq!(a, f, "{case}: (ios, bytes) read, write, trim");
+    }
+}

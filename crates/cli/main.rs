@@ -536,6 +536,16 @@ fn real_main() -> Result<u8, Failure> {
     let set = job_set(&cli, &clap_indexed, &job_indexed)?;
     // Under mpirun (built with --features mpi) this process is one rank of many.
     let me = Me::detect()?;
+    if me.is_root {
+        // A value read as fio reads it, not as written, is said (once, however many
+        // jobs inherit it).
+        let mut said = std::collections::BTreeSet::new();
+        for n in set.jobs.iter().flat_map(|j| &j.notes) {
+            if said.insert(n) {
+                eprintln!("fathom: note: {n}");
+            }
+        }
+    }
     if cli.merge_blktrace_only {
         // As fio's --merge-blktrace-only: the merged traces are written, no job runs.
         fathom::plan::merge_blktraces_only(&set).map_err(|e| usage(anyhow::anyhow!(e)))?;

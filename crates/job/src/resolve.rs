@@ -87,7 +87,12 @@ fn apply_one(job: &mut JobSpec, o: &RawOpt, ctx: &Ctx) -> Result<(), JobError> {
     } else {
         value
     };
-    (def.apply)(job, &value, ctx).map_err(|why| invalid(&value, why))
+    let said = job.notes.len();
+    (def.apply)(job, &value, ctx).map_err(|why| invalid(&value, why))?;
+    for n in &mut job.notes[said..] {
+        *n = format!("{}: {n}", o.loc);
+    }
+    Ok(())
 }
 
 /// An option name fathom does not take: refused on purpose (why), an option of an

@@ -190,6 +190,9 @@ pub struct JobSpec {
     pub file_service: (FileServiceKind, u32),
     /// `bsrange` per direction (lo, hi); None = fixed `bs`.
     pub bsrange: [Option<(u64, u64)>; 3],
+    /// What reading the job's options found worth saying (a value read as fio reads it
+    /// rather than as written), each with its file and line: printed before the run.
+    pub notes: Vec<String>,
     /// `bs_unaligned`.
     pub bs_unaligned: bool,
     /// `bssplit` per direction: (size, percent) with blank shares filled in.
@@ -927,6 +930,7 @@ impl Default for JobSpec {
             zoneskip: 0,
             file_service: (FileServiceKind::RoundRobin, 1),
             bsrange: [None, None, None],
+            notes: Vec::new(),
             bs_unaligned: false,
             bssplit: [Vec::new(), Vec::new(), Vec::new()],
             blockalign: PerDir::all(0),

@@ -215,6 +215,8 @@ struct FileState {
     done: bool,
     /// Next sequential offset per direction (relative to region start).
     pos: [u64; 3],
+    /// Where the last I/O of each direction started (relative), in this pass.
+    starts: [Option<u64>; 3],
     map: Option<RandomMap>,
 }
 
@@ -282,6 +284,7 @@ impl Generator {
                 region: *r,
                 done: false,
                 pos: [0; 3],
+                starts: [None; 3],
                 map,
             });
         }
@@ -356,6 +359,7 @@ impl Generator {
     fn reset_pass(&mut self, restart_all: bool) -> bool {
         let mut all = true;
         for f in &mut self.files {
+            f.starts = [None; 3];
             if restart_all || f.done {
                 f.pos = [0; 3];
             } else {
@@ -387,10 +391,24 @@ impl Generator {
             (true, false, _) => Ddir::Read,
             (false, true, false) => Ddir::Write,
             (false, false, true) => Ddir::Trim,
-            // trimwrite: alternate trim then write of the same block.
+            // randtrimwrite (and trimwrite with one size for both): a trim, then a write of
+            // the same range. trimwrite with other write sizes, as fio: a trim when the last
+            // write started where the last trim did, else a write from where the writes
+            // stand (two 4k writes a 8k trim; 8k writes over 4k trims run on ahead).
             (false, true, true) => match self.last {
-                Some(l) if l.ddir == Ddir::Trim => Ddir::Write,
-                _ => Ddir::Trim,
+                Some(l) if self.trim_then_write() => match l.ddir {
+                    Ddir::Trim => Ddir::Write,
+                    _ => Ddir::Trim,
+                },
+                Some(l) => {
+                    let f = &self.files[l.file];
+                    if f.starts[1] == f.starts[2] {
+                        Ddir::Trim
+                    } else {
+                        Ddir::Write
+                    }
+                }
+                None => Ddir::Trim,
             },
             _ => Ddir::Read,
         }
@@ -442,15 +460,13 @@ impl Generator {
 
     fn try_next(&mut self) -> Option<IoReq> {
         let ddir = self.pick_ddir();
-        // trimwrite: the write goes to the block just trimmed.
+        // trimwrite: the write goes to the range just trimmed, all of it — as fio, whose
+        // randtrimwrite writes the trim's size whatever bs says for writes, and whose
+        // trimwrite draws write sizes from the trims' seed (so the same sizes when the two
+        // directions' sizes are the same). Other sizes: see `pick_ddir`.
         if let (Some(l), Ddir::Write) = (self.last, ddir) {
-            if l.ddir == Ddir::Trim && self.dirs[2] {
-                let io = IoReq {
-                    ddir,
-                    len: self.p.bs[1].min(l.len),
-                    ..l
-                };
-                return Some(self.account(io));
+            if l.ddir == Ddir::Trim && self.trim_then_write() {
+                return Some(self.account(IoReq { ddir, ..l }));
             }
         }
         let n = self.files.len();
@@ -692,8 +708,21 @@ impl Generator {
         }
     }
 
+    /// A trimming and writing job whose every write covers the trim before it (fio's
+    /// randtrimwrite; its trimwrite when writes and trims draw the same sizes).
+    fn trim_then_write(&self) -> bool {
+        self.p.rw.kind.is_random()
+            || (self.p.bs[1] == self.p.bs[2] && self.p.bs_mix[1] == self.p.bs_mix[2])
+    }
+
     fn account(&mut self, io: IoReq) -> IoReq {
-        self.issued_bytes += io.len;
+        let f = &mut self.files[io.file];
+        f.starts[io.ddir.index()] = Some(io.offset - f.region.start);
+        // As fio: a job that trims and writes (trimwrite) counts its writes against its
+        // size, not the trims before them (so 1 MiB trimmed and 1 MiB written).
+        if io.ddir != Ddir::Trim || !self.dirs[1] {
+            self.issued_bytes += io.len;
+        }
         self.issued_ios += 1;
         self.loop_ios += 1;
         self.last = Some(io);

@@ -144,33 +144,39 @@ fn clone_seed(spec: &JobSpec, ji: usize, jobnum: u32, r: u32) -> u64 {
     splitmix64(&mut seed_state)
 }
 
-/// A writing job that verifies, with an io_size of more than a pass over its region, as
-/// fio runs it: a pass written, then read back, again while what it wrote and read (the
-/// verify reads count, as in fio) is short of io_size by a block or more, and at least
-/// `loops` times. So `size=1m io_size=4m verify=md5` writes 2 MiB and reads 2 MiB. A
-/// random job without the random map (its io_size is one long pass), a time-based one and
-/// experimental_verify (which replays every write at the end) are left as they are.
-fn verify_rounds(spec: &JobSpec, params: &mut Params, pass: u64) {
+/// A job with an io_size of more than a pass over its region, as fio runs it: fio ends a
+/// job's passes when all it moved — writes, reads, the verify phase's reads, trims — makes
+/// io_size, though a pass itself counts only its writes. So where a pass moves more than
+/// its writes (a writing job that verifies after each pass; trimwrite, whose trims equal
+/// its writes) the job makes whole passes, at least `loops` of them, while what it moved
+/// is short of io_size by a block or more: `size=1m io_size=4m verify=md5` writes 2 MiB
+/// and reads 2 MiB; `rw=trimwrite size=1m io_size=3m` trims and writes 2 MiB each. A
+/// random job without the random map (its io_size is one long pass), a time-based one
+/// and experimental_verify (which replays every write at the end) are left as they are.
+fn io_size_passes(spec: &JobSpec, params: &mut Params, pass: u64) {
     let k = spec.rw.kind;
     let Some(limit) = spec.io_size.filter(|&n| n > pass) else {
         return;
     };
-    if !spec.verify.do_verify
-        || spec.verify.kind.is_none()
-        || spec.verify.only
-        || spec.verify.experimental
-        || spec.time_based
-        || !k.writes()
-        || k.reads()
-        || k.trims()
-        || (k.is_random() && !params.randommap)
-        || pass == 0
-    {
+    if spec.time_based || (k.is_random() && !params.randommap) || pass == 0 {
+        return;
+    }
+    let verifies = spec.verify.do_verify
+        && spec.verify.kind.is_some()
+        && !spec.verify.only
+        && !spec.verify.experimental
+        && k.writes()
+        && !k.reads()
+        && !k.trims();
+    let trims_too = k.writes() && k.trims();
+    let per_pass = pass * (1 + verifies as u64 + trims_too as u64);
+    if per_pass == pass {
+        // A pass moves its writes alone: the generator's wrap already stops at io_size.
         return;
     }
     let max_bs = params.len_range(1).1.max(1);
     let mut rounds = 1u64;
-    while 2 * pass * rounds < limit && limit - 2 * pass * rounds >= max_bs {
+    while per_pass * rounds < limit && limit - per_pass * rounds >= max_bs {
         rounds += 1;
     }
     params.io_bytes = pass;
@@ -250,7 +256,7 @@ fn generator_params(
         },
     };
     params.randommap = random_map_fits(spec, limits, files, min_bs, params.randommap)?;
-    verify_rounds(spec, &mut params, size_cap);
+    io_size_passes(spec, &mut params, size_cap);
     // Check now, before anything is created, that every region holds a block (without
     // the random map: the worker allocates that, once).
     let check = Params {
