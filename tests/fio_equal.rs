@@ -929,3 +929,22 @@ fn trimming_and_writing_jobs_move_what_fio_s_do() {
         assert_eq!(a, f, "{case}: (ios, bytes) read, write, trim");
     }
 }
+
+/// io_size larger than the region with loops, as fio: `loops` passes, then more while
+/// what was moved is short of io_size, every pass whole (fio's limit within a pass is
+/// io_size × loops); fathom did io_size in every loop (2 loops of 3 MiB: 6 MiB for fio's 3).
+#[test]
+fn io_size_with_loops_makes_whole_passes_as_fio() {
+    for case in [
+        "--rw=randread --io_size=3m --loops=5",
+        "--rw=randread --io_size=5m --loops=2",
+        "--rw=read --io_size=2500k --loops=2",
+        "--rw=randrw --io_size=2500k --loops=2",
+        "--rw=read --io_size=2500k",
+        "--rw=read --io_size=512k --loops=3",
+    ] {
+        let mut args = vec!["--name=l", "--ioengine=null", "--size=1m"];
+        args.extend(case.split(' '));
+        compare(&args, case.contains("randrw"));
+    }
+}

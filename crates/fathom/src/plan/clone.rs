@@ -144,13 +144,14 @@ fn clone_seed(spec: &JobSpec, ji: usize, jobnum: u32, r: u32) -> u64 {
     splitmix64(&mut seed_state)
 }
 
-/// A job with an io_size of more than a pass over its region, as fio runs it: fio ends a
-/// job's passes when all it moved — writes, reads, the verify phase's reads, trims — makes
-/// io_size, though a pass itself counts only its writes. So where a pass moves more than
-/// its writes (a writing job that verifies after each pass; trimwrite, whose trims equal
-/// its writes) the job makes whole passes, at least `loops` of them, while what it moved
-/// is short of io_size by a block or more: `size=1m io_size=4m verify=md5` writes 2 MiB
-/// and reads 2 MiB; `rw=trimwrite size=1m io_size=3m` trims and writes 2 MiB each. A
+/// A job with an io_size of more than a pass over its region, as fio runs it: fio makes
+/// `loops` passes, then more while all it moved — writes, reads, the verify phase's
+/// reads, trims — is short of io_size by a block or more, though a pass itself counts
+/// only its writes (and stops at io_size × loops). So where a pass moves more than its
+/// writes (a writing job that verifies after each pass; trimwrite, whose trims equal its
+/// writes), or with loops, the passes are whole: `size=1m io_size=4m verify=md5` writes
+/// 2 MiB and reads 2 MiB; `rw=trimwrite size=1m io_size=3m` trims and writes 2 MiB each;
+/// `rw=read size=1m io_size=2500k loops=2` reads 3 MiB (one loop: 2.5 MiB). A
 /// random job without the random map (its io_size is one long pass), a time-based one
 /// and experimental_verify (which replays every write at the end) are left as they are.
 fn io_size_passes(spec: &JobSpec, params: &mut Params, pass: u64) {
@@ -158,7 +159,10 @@ fn io_size_passes(spec: &JobSpec, params: &mut Params, pass: u64) {
     let Some(limit) = spec.io_size.filter(|&n| n > pass) else {
         return;
     };
-    if spec.time_based || (k.is_random() && !params.randommap) || pass == 0 {
+    // (A sequential mixed job's pass in fio ends when either direction reaches the end,
+    // so it moves a varying amount more than its size: not modelled here.)
+    let seq_mixed = k.reads() && k.writes() && !k.is_random();
+    if spec.time_based || (k.is_random() && !params.randommap) || seq_mixed || pass == 0 {
         return;
     }
     let verifies = spec.verify.do_verify
@@ -170,8 +174,10 @@ fn io_size_passes(spec: &JobSpec, params: &mut Params, pass: u64) {
         && !k.trims();
     let trims_too = k.writes() && k.trims();
     let per_pass = pass * (1 + verifies as u64 + trims_too as u64);
-    if per_pass == pass {
-        // A pass moves its writes alone: the generator's wrap already stops at io_size.
+    if per_pass == pass && params.loops < 2 {
+        // A pass moves its writes alone, in one loop: fio stops in the pass where io_size
+        // is reached, as the generator's wrap does. With loops (fio's limit in a pass is
+        // then io_size × loops) the passes are whole.
         return;
     }
     let max_bs = params.len_range(1).1.max(1);
