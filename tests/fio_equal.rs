@@ -948,3 +948,21 @@ fn io_size_with_loops_makes_whole_passes_as_fio() {
         compare(&args, case.contains("randrw"));
     }
 }
+
+/// A job that ends within its ramp_time reports what it did, as fio does (fathom reported
+/// nothing); `io_size=0` means size, as in fio (fathom did nothing).
+#[test]
+fn a_job_ended_in_its_ramp_and_io_size_zero_count_as_fio() {
+    for case in ["--ramp_time=5", "--io_size=0"] {
+        compare(
+            &[
+                "--name=r",
+                "--ioengine=null",
+                "--rw=read",
+                "--size=1m",
+                case,
+            ],
+            false,
+        );
+    }
+}

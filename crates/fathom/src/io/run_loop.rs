@@ -19,7 +19,7 @@ use crate::plan::{PlannedClone, PlannedJob};
 use crate::record::outcome::CloneOutcome;
 use crate::verify::readback::{verify_chunks, Backlog, ReadBack};
 use fathom_engine::OpenOptions;
-use fathom_stats::{CpuUsage, ThreadStats};
+use fathom_stats::CpuUsage;
 use fathom_workload::replay::ReplayCursor;
 use fathom_workload::Generator;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -346,13 +346,8 @@ impl<'a> Loop<'a> {
         if let Some(z) = self.zbd.take() {
             self.out.stats.zone_resets = z.resets;
         }
-        if self.ramping {
-            // The job ended during ramp: nothing was measured.
-            let v = self.out.stats.verify.take();
-            self.out.stats = ThreadStats::new();
-            self.out.stats.verify = v;
-            self.measure_start = crate::clock::now();
-        }
+        // A job that ended during its ramp_time keeps what it recorded, as fio reports it
+        // (the ramp never ended, so nothing was set aside).
         let out = &mut self.out;
         if let Some(v) = &self.p.verifier {
             // A job stopped (a signal, exitall) does not read its writes back, as fio; nor

@@ -107,10 +107,11 @@ pub(super) static OPTS: &[OptDef] = &[
         category: C,
         ty: "size",
         default: "size",
-        doc: "Bytes of I/O to do; more than size wraps around the region",
+        doc: "Bytes of I/O to do; more than size wraps around the region (0: size, as fio)",
         flag: false,
         apply: |j, v, c| {
-            j.io_size = Some(size(v, c)?);
+            // fio reads 0 as not set.
+            j.io_size = Some(size(v, c)?).filter(|&n| n > 0);
             Ok(())
         },
     },

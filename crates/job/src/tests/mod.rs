@@ -378,3 +378,9 @@ fn verify_patterns_may_carry_the_offset() {
     );
     assert_eq!(j.verify.pattern_offsets, vec![1]);
 }
+
+#[test]
+fn io_size_zero_means_size_as_in_fio() {
+    assert_eq!(job("[a]\nsize=1m\nio_size=0\n").io_size, None);
+    assert_eq!(job("[a]\nsize=1m\nio_size=2m\n").io_size, Some(2 << 20));
+}
