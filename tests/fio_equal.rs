@@ -60,6 +60,14 @@ fn side_by_side() -> (Env, std::path::PathBuf, std::path::PathBuf) {
     (env, fdir, adir)
 }
 
+/// (fio's counts, fathom's) for one command-line job, each run in a scratch directory of
+/// its own.
+fn both_counts(fio: &std::path::Path, args: &[&str]) -> ([u64; 4], [u64; 4]) {
+    let (env, fdir, adir) = side_by_side();
+    let f = counts(&fio_json(fio, &fdir, args));
+    (f, counts(&fathom_json(&env, &adir, args)))
+}
+
 fn compare(args: &[&str], mixed: bool) {
     compare_on(args, mixed, None)
 }
@@ -312,9 +320,7 @@ fn verification_reads_count_as_fio_s() {
             compare(&args, false);
             continue;
         }
-        let (env, fdir, adir) = side_by_side();
-        let f = counts(&fio_json(&fio, &fdir, &args));
-        let a = counts(&fathom_json(&env, &adir, &args));
+        let (f, a) = both_counts(&fio, &args);
         assert_eq!(
             (f[0], f[2]),
             (1024, 4 << 20),
@@ -328,7 +334,6 @@ fn verification_reads_count_as_fio_s() {
     }
     // Mixed block sizes with the random map: each block written (and read back) once, so
     // the bytes equal fio's exactly (the counts depend on each tool's random draws).
-    let (env, fdir, adir) = side_by_side();
     let args = [
         "--name=m",
         "--rw=randwrite",
@@ -337,8 +342,7 @@ fn verification_reads_count_as_fio_s() {
         "--verify=crc32c",
         "--verify_backlog=8",
     ];
-    let f = counts(&fio_json(&fio, &fdir, &args));
-    let a = counts(&fathom_json(&env, &adir, &args));
+    let (f, a) = both_counts(&fio, &args);
     assert_eq!((a[2], a[3]), (f[2], f[3]), "bytes: fio {f:?} fathom {a:?}");
     assert_eq!(a[0], a[1], "one verify read per write");
 }
@@ -818,10 +822,8 @@ fn mixed_block_sizes_fill_a_sequential_region_as_fio() {
         "--bsrange=4k-1m",
         "--bssplit=1M/50:4k/50",
     ] {
-        let (env, fdir, adir) = side_by_side();
         let args = ["--name=m", "--rw=write", "--size=8m", mix];
-        let f = counts(&fio_json(&fio, &fdir, &args));
-        let a = counts(&fathom_json(&env, &adir, &args));
+        let (f, a) = both_counts(&fio, &args);
         assert_eq!(f[3], 8 << 20, "fio {mix}: {f:?}");
         assert_eq!(
             a[3], f[3],
@@ -879,7 +881,6 @@ fn the_verify_phase_runs_when_fio_s_does() {
         compare(&args, false);
     }
     // Time-based: no verify pass in either (a backlog's checks still run).
-    let (env, fdir, adir) = side_by_side();
     let args = [
         "--name=v",
         "--ioengine=psync",
@@ -889,8 +890,7 @@ fn the_verify_phase_runs_when_fio_s_does() {
         "--time_based",
         "--runtime=1",
     ];
-    let f = counts(&fio_json(&fio, &fdir, &args));
-    let a = counts(&fathom_json(&env, &adir, &args));
+    let (f, a) = both_counts(&fio, &args);
     assert_eq!(f[0], 0, "fio read back a time-based job: {f:?}");
     assert_eq!(a[0], 0, "fathom read back a time-based job: {a:?}");
     assert!(a[1] > 256, "wrote for a second: {a:?}");
