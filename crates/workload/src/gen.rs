@@ -215,7 +215,7 @@ struct FileState {
     done: bool,
     /// Next sequential offset per direction (relative to region start).
     pos: [u64; 3],
-    /// Where the last I/O of each direction started (relative), in this pass.
+    /// trimwrite: where the last I/O of each direction started (relative), in this pass.
     starts: [Option<u64>; 3],
     map: Option<RandomMap>,
 }
@@ -716,11 +716,16 @@ impl Generator {
     }
 
     fn account(&mut self, io: IoReq) -> IoReq {
-        let f = &mut self.files[io.file];
-        f.starts[io.ddir.index()] = Some(io.offset - f.region.start);
-        // As fio: a job that trims and writes (trimwrite) counts its writes against its
-        // size, not the trims before them (so 1 MiB trimmed and 1 MiB written).
-        if io.ddir != Ddir::Trim || !self.dirs[1] {
+        if self.dirs[1] && self.dirs[2] {
+            // trimwrite: where each direction's last I/O started (see `pick_ddir`); as fio,
+            // its writes count against its size, not the trims before them (so 1 MiB
+            // trimmed and 1 MiB written).
+            let f = &mut self.files[io.file];
+            f.starts[io.ddir.index()] = Some(io.offset - f.region.start);
+            if io.ddir != Ddir::Trim {
+                self.issued_bytes += io.len;
+            }
+        } else {
             self.issued_bytes += io.len;
         }
         self.issued_ios += 1;
@@ -843,7 +848,6 @@ impl Generator {
         len_out: &mut u64,
     ) -> Option<u64> {
         let len = *len_out;
-        let smallest = self.p.len_range(len_dir.index()).0;
         // `randread:N`: a new random offset only every N I/Os; sequential in between.
         let n = self.p.rw.suffix.max(0) as u64;
         if n > 1 {
@@ -884,14 +888,24 @@ impl Generator {
         }
         let region = f.region;
         let off = match &mut f.map {
-            None => self.rng.below((region.len - smallest) / align + 1) * align,
+            None => {
+                let smallest = self.p.len_range(len_dir.index()).0;
+                self.rng.below((region.len - smallest) / align + 1) * align
+            }
             Some(map) => {
                 if map.is_full() {
                     return None;
                 }
-                map.take_near(self.rng.below(map.len()))? * gran
+                let off = map.take_near(self.rng.below(map.len()))? * gran;
+                if len <= region.len - off {
+                    let run = 1 + map.take_run(off / gran + 1, len.div_ceil(gran) - 1);
+                    *len_out = len.min(run * gran);
+                    return Some(region.start + off);
+                }
+                off
             }
         };
+        // The size does not fit the region's rest: draw one that does.
         let room = region.len - off;
         if len > room {
             *len_out = self.fit_len(len_dir, room).unwrap_or(room);
