@@ -371,6 +371,40 @@ pub(super) static OPTS: &[OptDef] = &[
     },
 ];
 
+/// `bsrange`: `lo-hi` per direction. A value written in bssplit's form
+/// (`512/25:1k:25:2k:25:4k/25`, as in fio's own t/jobs) is read as fio reads it — the first
+/// two sizes, each up to its `/`, the rest ignored — with a note that says so.
+fn bsrange(j: &mut crate::spec::JobSpec, v: &str, c: &Ctx) -> Result<(), String> {
+    for (i, p) in split_rwt(v).iter().enumerate() {
+        let Some(p) = p else { continue };
+        let (lo, hi) = if p.contains('/') {
+            let sep = p
+                .char_indices()
+                .skip(1)
+                .find(|(_, ch)| *ch == '-' || *ch == ':')
+                .map(|(i, _)| i)
+                .ok_or_else(|| {
+                    format!("'{p}' is not a range (bssplit= takes sizes with shares)")
+                })?;
+            let head = |s: &str| s.split(['/', ':', '-']).next().unwrap_or("").to_string();
+            let (a, b) = (size(&head(&p[..sep]), c)?, size(&head(&p[sep + 1..]), c)?);
+            let (lo, hi) = if a > b { (b, a) } else { (a, b) };
+            j.notes.push(format!(
+                "bsrange={p} is read as fio reads it, {lo}-{hi} bytes: the '/' shares and \
+                 the sizes after the second are ignored (bssplit= takes sizes with shares)"
+            ));
+            (lo, hi)
+        } else {
+            parse_range(p, |x| size(x, c))?
+        };
+        if lo == 0 {
+            return Err("block sizes must be greater than 0".into());
+        }
+        j.bsrange[i] = Some((lo, hi));
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -436,38 +470,4 @@ mod tests {
         assert!(distribution("pareto:1.5", &c()).is_err());
         assert!(distribution("zoned:60/10:50/20", &c()).is_err());
     }
-}
-
-/// `bsrange`: `lo-hi` per direction. A value written in bssplit's form
-/// (`512/25:1k:25:2k:25:4k/25`, as in fio's own t/jobs) is read as fio reads it — the first
-/// two sizes, each up to its `/`, the rest ignored — with a note that says so.
-fn bsrange(j: &mut crate::spec::JobSpec, v: &str, c: &Ctx) -> Result<(), String> {
-    for (i, p) in split_rwt(v).iter().enumerate() {
-        let Some(p) = p else { continue };
-        let (lo, hi) = if p.contains('/') {
-            let sep = p
-                .char_indices()
-                .skip(1)
-                .find(|(_, ch)| *ch == '-' || *ch == ':')
-                .map(|(i, _)| i)
-                .ok_or_else(|| {
-                    format!("'{p}' is not a range (bssplit= takes sizes with shares)")
-                })?;
-            let head = |s: &str| s.split(['/', ':', '-']).next().unwrap_or("").to_string();
-            let (a, b) = (size(&head(&p[..sep]), c)?, size(&head(&p[sep + 1..]), c)?);
-            let (lo, hi) = if a > b { (b, a) } else { (a, b) };
-            j.notes.push(format!(
-                "bsrange={p} is read as fio reads it, {lo}-{hi} bytes: the '/' shares and \
-                 the sizes after the second are ignored (bssplit= takes sizes with shares)"
-            ));
-            (lo, hi)
-        } else {
-            parse_range(p, |x| size(x, c))?
-        };
-        if lo == 0 {
-            return Err("block sizes must be greater than 0".into());
-        }
-        j.bsrange[i] = Some((lo, hi));
-    }
-    Ok(())
 }
