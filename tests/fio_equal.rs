@@ -5,20 +5,9 @@
 mod common;
 use common::*;
 use serde_json::Value;
-use std::process::Command;
 
 fn fio_json(fio: &std::path::Path, dir: &std::path::Path, args: &[&str]) -> Value {
-    let o = Command::new(fio)
-        .current_dir(dir)
-        .arg("--output-format=json")
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        o.status.success(),
-        "fio failed: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    let o = fio_ok(fio, dir, &[&["--output-format=json"], args].concat());
     let s = String::from_utf8_lossy(&o.stdout);
     // fio may print a "note:" line before its JSON.
     let start = s.find('{').expect("fio printed JSON");
@@ -730,13 +719,7 @@ fn random_io_in_strided_zones_stays_in_its_zones_as_fio() {
         "--log_offset=1",
         "--ioengine=psync",
     ];
-    let o = Command::new(&fio)
-        .current_dir(&fdir)
-        .args(args)
-        .arg("--output=/dev/null")
-        .output()
-        .unwrap();
-    assert!(o.status.success());
+    fio_quiet(&fio, &fdir, &args);
     let o = env.cmd().current_dir(&adir).args(args).output().unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
     let blocks = |dir: &std::path::Path| {
@@ -788,21 +771,17 @@ fn an_iolog_fathom_writes_replays_in_fio_io_for_io() {
         })
         .collect();
     assert_eq!(issued.len() as u64, ours[0] + ours[1]);
-    let o = Command::new(&fio)
-        .current_dir(&dir)
-        .args([
+    let v = fio_json(
+        &fio,
+        &dir,
+        &[
             "--name=r",
             "--read_iolog=w.iolog",
             "--ioengine=psync",
             "--write_lat_log=seq",
             "--log_offset=1",
-            "--output-format=json",
-        ])
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let s = String::from_utf8_lossy(&o.stdout);
-    let v: Value = serde_json::from_str(&s[s.find('{').unwrap()..]).unwrap();
+        ],
+    );
     assert_eq!(counts(&v), ours, "fio's replay: reads, writes, bytes");
     assert_eq!(
         v["jobs"][0]["sync"]["total_ios"], syncs,

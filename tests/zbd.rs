@@ -58,17 +58,7 @@ fn both(args: &[&str]) -> Option<([u64; 4], [u64; 4])> {
         "--zonemode=zbd",
         "--zonesize=4m",
     ];
-    let o = Command::new(&fio)
-        .current_dir(&fdir)
-        .args(common)
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        o.status.success(),
-        "fio {args:?}: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    let o = fio_ok(&fio, &fdir, &[&common[..], args].concat());
     out.push(tally(&stdout(&o)));
     let o = env
         .cmd()

@@ -108,14 +108,12 @@ pub fn fio_example_files() -> Option<Vec<PathBuf>> {
     Some(files)
 }
 
-/// Run fio with `args` in `dir`, its report thrown away (the files it writes are what a
-/// test reads); panics when fio fails.
+/// Run fio with `args` in `dir` and return what it printed; panics when fio fails.
 #[allow(dead_code)]
-pub fn fio_quiet(fio: &Path, dir: &Path, args: &[&str]) {
+pub fn fio_ok(fio: &Path, dir: &Path, args: &[&str]) -> std::process::Output {
     let o = Command::new(fio)
         .current_dir(dir)
         .args(args)
-        .arg("--output=/dev/null")
         .output()
         .unwrap();
     assert!(
@@ -123,6 +121,14 @@ pub fn fio_quiet(fio: &Path, dir: &Path, args: &[&str]) {
         "fio {args:?}: {}",
         String::from_utf8_lossy(&o.stderr)
     );
+    o
+}
+
+/// Run fio with `args` in `dir`, its report thrown away (the files it writes are what a
+/// test reads); panics when fio fails.
+#[allow(dead_code)]
+pub fn fio_quiet(fio: &Path, dir: &Path, args: &[&str]) {
+    fio_ok(fio, dir, &[args, &["--output=/dev/null"]].concat());
 }
 
 /// fio, when installed. With FATHOM_REQUIRE_FIO=1 (CI) a missing fio fails the test.
