@@ -187,7 +187,10 @@ fn a_sequential_mix_with_loops_and_io_size_makes_fios_passes() {
         }
         let passes = |c: [u64; 4]| c[2].max(c[3]);
         assert_eq!(passes(f), passes(a), "{extra}: fio {f:?} fathom {a:?}");
-        assert!(ft.abs_diff(at) * 100 <= ft * 6, "{extra}: fio {f:?} fathom {a:?}");
+        assert!(
+            ft.abs_diff(at) * 100 <= ft * 6,
+            "{extra}: fio {f:?} fathom {a:?}"
+        );
     }
 }
 

@@ -854,7 +854,8 @@ fathomtest!(stride_makes_seeks_skip_sequential, |env| {
     let _turn = serial();
     let shm = Shm::new(&env, "stride");
     // 4k writes, each "seek" 8k on from the last write's end: only every third 4k block
-    // of the (new, sparse) lun is ever written.
+    // of the (new, sparse) lun is ever written, from the second (a lun under /dev keeps
+    // its first block untouched, as in vdbench).
     let lun = shm.0.join("lun");
     let p = env.write(
         "s.vdb",
@@ -869,7 +870,7 @@ fathomtest!(stride_makes_seeks_skip_sequential, |env| {
     let data = std::fs::read(&lun).unwrap();
     for (k, b) in data.chunks(4096).enumerate() {
         let written = b.iter().any(|&x| x != 0);
-        assert_eq!(written, k % 3 == 0, "block {k}");
+        assert_eq!(written, k % 3 == 1, "block {k}");
     }
     let p = env.write(
         "t.vdb",
@@ -886,6 +887,125 @@ fathomtest!(stride_makes_seeks_skip_sequential, |env| {
         stderr(&o)
     );
 });
+
+fathomtest!(a_hotband_crowds_the_writes_near_the_bands_start, |env| {
+    let _turn = serial();
+    let shm = Shm::new(&env, "hotband");
+    // 4k random writes at 2000/s for 2 s over a 100 MiB band: vdbench's curve sends about
+    // half of them to the band's first tenth (uniform seeks: a tenth), the rest spread.
+    let lun = shm.0.join("lun");
+    let p = env.write(
+        "h.vdb",
+        &format!(
+            "sd=sd1,lun={},size=100m
+wd=wd1,sd=sd1,xfersize=4k,rdpct=0,hotband=(0,100)
+             rd=rd1,wd=wd1,iorate=2000,elapsed=2,interval=1
+",
+            lun.display()
+        ),
+    );
+    let o = env.run(&["vdbench", "-f", p.to_str().unwrap(), "-o", "out"]);
+    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+    let data = std::fs::read(&lun).unwrap();
+    let blocks: Vec<bool> = data
+        .chunks(4096)
+        .map(|b| b.iter().any(|&x| x != 0))
+        .collect();
+    assert!(
+        !blocks[0],
+        "the first block of a lun under /dev is never touched"
+    );
+    let n = blocks.len();
+    let first = blocks[..n / 10].iter().filter(|&&w| w).count();
+    let last_half = blocks[n / 2..].iter().filter(|&&w| w).count();
+    assert!(first + last_half > 1000, "{first} {last_half}");
+    assert!(
+        first * 2 > last_half,
+        "the first tenth holds {first} written blocks, the last half {last_half}"
+    );
+    // The same with uniform seeks: the last half takes about five times the first tenth.
+    let _ = std::fs::remove_file(&lun);
+    let p = env.write(
+        "u.vdb",
+        &format!(
+            "sd=sd1,lun={},size=100m
+wd=wd1,sd=sd1,xfersize=4k,rdpct=0,range=(0,100)
+             rd=rd1,wd=wd1,iorate=2000,elapsed=2,interval=1
+",
+            lun.display()
+        ),
+    );
+    let o = env.run(&["vdbench", "-f", p.to_str().unwrap(), "-o", "out2"]);
+    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+    let data = std::fs::read(&lun).unwrap();
+    let blocks: Vec<bool> = data
+        .chunks(4096)
+        .map(|b| b.iter().any(|&x| x != 0))
+        .collect();
+    let first = blocks[..n / 10].iter().filter(|&&w| w).count();
+    let last_half = blocks[n / 2..].iter().filter(|&&w| w).count();
+    assert!(first * 3 < last_half, "{first} {last_half}");
+});
+
+fathomtest!(
+    a_prioritized_wd_keeps_its_own_rate_beside_an_uncontrolled_one,
+    |env| {
+        let _turn = serial();
+        let shm = Shm::new(&env, "prio");
+        // vdbench's "video on demand plus editing" case: a WD with its own iorate= and the
+        // first priority, and an uncontrolled one after it, sharing the SD's 4 threads.
+        let p = env.write(
+            "p.vdb",
+            &format!(
+                "sd=sd1,lun={},size=16m,threads=4
+             wd=vod,sd=sd1,xfersize=64k,seekpct=seq,iorate=200,priority=1
+             wd=edit,sd=sd1,xfersize=4k,rdpct=50,priority=2
+             rd=rd1,wd=*,iorate=max,elapsed=3,interval=1
+",
+                shm.s("lun")
+            ),
+        );
+        let o = env.run(&["vdbench", "-f", p.to_str().unwrap(), "-o", "out"]);
+        assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+        let native = std::fs::read_to_string(env.path().join("out/rd1.fathom.json")).unwrap();
+        let v: serde_json::Value = serde_json::from_str(&native).unwrap();
+        let jobs = v["result"]["jobs"].as_array().unwrap();
+        let ios = |name: &str| -> u64 {
+            let j = jobs
+                .iter()
+                .find(|j| j["name"] == name)
+                .unwrap_or_else(|| panic!("no {name}: {native}"));
+            (0..2)
+                .map(|d| j["stats"]["dirs"][d]["ios"].as_u64().unwrap())
+                .sum()
+        };
+        let vod = ios("vod@sd1");
+        assert!((570..=630).contains(&vod), "200/s for 3 s: {vod}");
+        assert!(
+            ios("edit@sd1") > 2 * vod,
+            "the uncontrolled WD ran beside it"
+        );
+        // As vdbench: a WD's own iorate= needs a priority, and every WD one of its own.
+        let p = env.write(
+            "q.vdb",
+            &format!(
+                "sd=sd1,lun={},size=16m
+wd=vod,sd=sd1,iorate=200
+wd=edit,sd=sd1
+             rd=rd1,wd=*,iorate=max,elapsed=2,interval=1
+",
+                shm.s("lun")
+            ),
+        );
+        let o = env.run(&["vdbench", "-s", "-f", p.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(2));
+        assert!(
+            stderr(&o).contains("wd=vod has its own iorate= but no priority="),
+            "{}",
+            stderr(&o)
+        );
+    }
+);
 
 fathomtest!(dedupratio_writes_data_that_dedupes_as_asked, |env| {
     let _turn = serial();
@@ -1007,11 +1127,58 @@ fathomtest!(
         let p = env.write("h.vdb", &text("(random,shared)", 8));
         let o = env.run(&["vdbench", "-f", p.to_str().unwrap(), "-o", "out"]);
         assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+        // fileio=(sequential,delete): each file the writer starts is deleted and made
+        // anew first (a delete and a create, in their columns); the reader is unaffected.
         let p = env.write("i.vdb", &text("(sequential,delete)", 2));
+        let o = env.run(&["vdbench", "-f", p.to_str().unwrap(), "-o", "out3"]);
+        assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+        let native = std::fs::read_to_string(env.path().join("out3/rd1.fathom.json")).unwrap();
+        let v: serde_json::Value = serde_json::from_str(&native).unwrap();
+        let jobs = v["result"]["jobs"].as_array().unwrap();
+        let op = |name: &str, op: &str| -> u64 {
+            jobs.iter()
+                .filter(|j| j["name"] == name)
+                .flat_map(|j| j["stats"]["ops"].as_array().into_iter().flatten())
+                .filter(|o| o["name"] == op)
+                .map(|o| o["ops"].as_u64().unwrap())
+                .sum()
+        };
+        let (deletes, creates) = (op("fwd2@fsd2", "delete"), op("fwd2@fsd2", "create"));
+        assert!(deletes > 10 && deletes == creates, "{deletes} {creates}");
+        // 32k files in 4k writes: each thread deletes and makes a file every 8 writes (its
+        // last file may be cut short by the end of the run, even before its first write
+        // counted).
+        for j in jobs.iter().filter(|j| j["name"] == "fwd2@fsd2") {
+            let writes = j["stats"]["dirs"][1]["ios"].as_u64().unwrap();
+            let deletes: u64 = j["stats"]["ops"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter(|o| o["name"] == "delete")
+                .map(|o| o["ops"].as_u64().unwrap())
+                .sum();
+            assert!(
+                (writes.div_ceil(8)..=writes.div_ceil(8) + 1).contains(&deletes),
+                "{writes} writes, {deletes} deletes"
+            );
+        }
+        assert_eq!(op("fwd1@fsd1", "delete"), 0);
+        let fwd2 = std::fs::read_to_string(env.path().join("out3/wd_fwd2.html")).unwrap();
+        let avg = fwd2
+            .lines()
+            .find(|l| l.contains(" avg_"))
+            .unwrap_or_else(|| panic!("{fwd2}"));
+        assert!(fs_col(avg, "delete").0 > 0.0, "{avg}");
+        assert!(fs_col(avg, "create").0 > 0.0, "{avg}");
+        // With rdpct=, as in vdbench, it is refused.
+        let p = env.write(
+            "j.vdb",
+            &text("(sequential,delete)", 2).replace("operation=write", "operation=write,rdpct=50"),
+        );
         let o = env.run(&["vdbench", "-s", "-f", p.to_str().unwrap()]);
         assert_eq!(o.status.code(), Some(2));
         assert!(
-            stderr(&o).contains("fileio=(sequential,delete) is not implemented"),
+            stderr(&o).contains("fileio=(sequential,delete) and rdpct= do not go together"),
             "{}",
             stderr(&o)
         );

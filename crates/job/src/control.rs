@@ -84,6 +84,20 @@ pub struct Control {
     /// pattern's new offsets skip on from the last I/O by a random multiple of its length
     /// between these bytes (skip-sequential) instead of being drawn anywhere.
     pub stride: Option<(u64, u64)>,
+    /// Library setting (no job-file option): vdbench's `hotband=`: random offsets follow
+    /// vdbench's hot-band curve over the region (most I/O near its start, writes a
+    /// hundredth of the band on from the reads) instead of being uniform.
+    pub hotband: bool,
+    /// Library setting (no job-file option): vdbench's WD `priority=`: jobs naming the
+    /// same group share its I/Os in flight (`depth` in all, as an SD's threads are shared
+    /// by its workloads), and a job's next I/O is started before any of a job of a lower
+    /// priority (a larger number) that waits too.
+    pub depth_share: Option<DepthShare>,
+    /// Library setting (no job-file option): vdbench's `fileio=(sequential,delete)`: a
+    /// write that starts a file's region (nothing of the job's in flight) first removes
+    /// the file and makes it anew, empty; both are recorded as operations (`delete`,
+    /// `create`) with their times.
+    pub delete_before_write: bool,
     /// `unlink_each_loop`: between two loops (`loops=`) the job's files are removed and
     /// made anew by its writes.
     pub unlink_each_loop: bool,
@@ -95,6 +109,17 @@ pub struct Control {
     /// `rate_ignore_thinktime`: after a think time the rate schedule goes on from where
     /// the stall ended instead of catching up on the I/Os it would have issued meanwhile.
     pub rate_ignore_thinktime: bool,
+}
+
+/// A group of jobs sharing I/Os in flight, with priorities (see [`Control::depth_share`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DepthShare {
+    /// The group's name: jobs naming it share its depth.
+    pub group: String,
+    /// I/Os in flight for the whole group.
+    pub depth: u32,
+    /// This job's priority: 1 first.
+    pub priority: u32,
 }
 
 /// vdbench's dedup layout of a file's blocks (see [`Control::dedup_units`]).

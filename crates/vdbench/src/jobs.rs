@@ -213,14 +213,24 @@ pub fn raw_jobs(
     };
     // Sizes first: maxdata as a multiple needs them all.
     let regions = sd_regions(run)?;
-    let total_region: u64 = regions.iter().map(|r| r.1).sum();
-    let maxdata = run.pace.maxdata.map(|m| {
-        if m <= 100.0 {
-            m * total_region as f64
-        } else {
-            m
+    // maxdata= up to 100 is a multiple of the active SDs' sizes (each SD once, its whole
+    // size, whatever range its WDs use), as vdbench counts it.
+    let mut seen: Vec<&str> = Vec::new();
+    let mut total_sds = 0u64;
+    let mut k = 0;
+    for w in &run.wds {
+        for s in &w.sds {
+            if !seen.contains(&s.name.as_str()) {
+                seen.push(&s.name);
+                total_sds += regions[k].2;
+            }
+            k += 1;
         }
-    });
+    }
+    let maxdata = run
+        .pace
+        .maxdata
+        .map(|m| if m <= 100.0 { m * total_sds as f64 } else { m });
     // Where each WD/SD pair runs (an SD without host= runs on every host).
     let mut ranks = Vec::new();
     for w in &run.wds {
@@ -229,6 +239,7 @@ pub fn raw_jobs(
         }
     }
     let njobs = ranks.iter().map(Vec::len).sum::<usize>().max(1) as f64;
+    let prioritized = run.wds.iter().any(|w| w.p.priority.is_some());
     let mut out = Vec::new();
     let mut k = 0;
     for w in &run.wds {
@@ -239,6 +250,10 @@ pub fn raw_jobs(
             if !here.contains(&place.rank) {
                 continue;
             }
+            let sd_threads = w.p.threads.unwrap_or(s.threads);
+            // With priorities the SD's threads are shared by its WDs, the waiting I/O of
+            // the highest priority started first; without, each WD has its part of them.
+            let prio = w.p.priority.filter(|_| prioritized);
             let pair = Pair {
                 run,
                 w,
@@ -247,13 +262,22 @@ pub fn raw_jobs(
                 region,
                 // A rate is the run's total: hosts running the same pair share it.
                 hosts: here.len() as f64,
-                threads: (w.p.threads.unwrap_or(s.threads) / users[s.name.as_str()]).max(1),
+                threads: match prio {
+                    Some(_) => sd_threads,
+                    None => (sd_threads / users[s.name.as_str()]).max(1),
+                },
             };
             let mut o = pair.where_and_what();
             pair.flags(&mut o)?;
             pair.pace(&mut o, rate, share(w), maxdata.map(|m| m / njobs));
             pair.validation(&mut o);
-            out.push((pair.spec(&o)?, JobTag::io(&w.name, &s.name)));
+            let mut spec = pair.spec(&o)?;
+            spec.control.depth_share = prio.map(|priority| fathom_job::DepthShare {
+                group: format!("sd={}", s.name),
+                depth: sd_threads,
+                priority,
+            });
+            out.push((spec, JobTag::io(&w.name, &s.name)));
         }
     }
     Ok(out)
@@ -286,13 +310,36 @@ fn sd_regions(run: &Run) -> Result<Vec<(u64, u64, u64)>> {
             let avail = full - s.offset;
             let (a, b) = w.p.range.or(s.range).unwrap_or((0.0, 100.0));
             let unit = w.p.xfer.max().max(512);
-            let start = (avail as f64 * a / 100.0) as u64 / unit * unit;
-            let end = ((avail as f64 * b / 100.0) as u64 / unit * unit).max(start + unit);
+            // As vdbench: a start up to 100 is a percentage, past it bytes; an end past
+            // 200 is bytes (100 to 200 wraps, refused when the file was read).
+            let mut start = crate::model::range_bytes(a, 100.0, avail) / unit * unit;
+            let end_at = crate::model::range_bytes(b, 200.0, avail);
+            if end_at > avail {
+                bail!(
+                    "sd={}: the range ends at byte {end_at}, past the SD's {avail} bytes",
+                    s.name
+                );
+            }
+            // vdbench never touches the first block of a lun under /dev (a device's
+            // label; /dev/shm files too, by the same test): I/O starts one transfer in.
+            if start == 0 && s.offset == 0 && s.lun.starts_with("/dev") {
+                start = unit;
+            }
+            let end = (end_at / unit * unit).max(start + unit);
             if end > avail {
                 bail!(
                     "sd={}: {} bytes hold no {unit}-byte transfer",
                     s.name,
                     avail
+                );
+            }
+            if w.p.hotband && end - start < 1_000_000 {
+                bail!(
+                    "wd={} sd={}: the hot band holds {} bytes; vdbench needs at least a \
+                     megabyte (1000000 bytes)",
+                    w.name,
+                    s.name,
+                    end - start
                 );
             }
             regions.push((s.offset + start, end - start, full));
@@ -366,6 +413,13 @@ impl Pair<'_> {
     fn flags(&self, o: &mut Opts) -> Result<()> {
         let (w, s, jo) = (self.w, self.s, self.jo);
         let len = self.region.1;
+        if (w.p.rhpct > 0.0 || w.p.whpct > 0.0) && w.p.hotband {
+            bail!(
+                "wd={}: rhpct=/whpct= with hotband= is not implemented (vdbench sends the \
+                 misses to the hot band and the hits to the hit area)",
+                w.name
+            );
+        }
         if w.p.rhpct > 0.0 || w.p.whpct > 0.0 {
             let hit = s.hitarea.unwrap_or(w.p.hitarea).min(len);
             let rest = len - hit;
@@ -494,6 +548,8 @@ impl Pair<'_> {
         spec.control.final_sample = true;
         // stride=: the seeks seekpct= asks for skip on from the last I/O instead.
         spec.control.stride = w.p.stride;
+        // hotband=: the seeks follow vdbench's hot-band curve over the range.
+        spec.control.hotband = w.p.hotband;
         if w.p.rdpct < 100.0 {
             let what = format!("wd={} sd={}", w.name, s.name);
             spec.control.dedup_units = dedup_units(jo, self.region.1, &w.p.xfer, &what)?;
@@ -594,6 +650,16 @@ pub fn check_static(run: &Run) -> Result<()> {
             }
         }
     }
+    for f in &run.fwds {
+        if f.p.fileio_delete && f.p.rdpct.is_some() {
+            bail!(
+                "rd={} fwd={}: fileio=(sequential,delete) and rdpct= do not go together (as \
+                 in vdbench): a file is deleted before it is written",
+                run.rd,
+                f.name
+            );
+        }
+    }
     let xfers = run
         .wds
         .iter()
@@ -612,6 +678,65 @@ pub fn check_static(run: &Run) -> Result<()> {
         if (w.p.rhpct > 0.0 || w.p.whpct > 0.0) && seq {
             bail!(
                 "rd={} wd={}: rhpct=/whpct= need random I/O (seekpct above 0)",
+                run.rd,
+                w.name
+            );
+        }
+    }
+    check_priorities(run)
+}
+
+/// vdbench's rules for WD priority= and a WD's own iorate=: once any WD of a run has
+/// either, every WD has a priority of its own, 1, 2, 3 … without gaps, and the WDs with
+/// their own iorate= come before the others.
+fn check_priorities(run: &Run) -> Result<()> {
+    if !run
+        .wds
+        .iter()
+        .any(|w| w.p.priority.is_some() || w.p.iorate.is_some())
+    {
+        return Ok(());
+    }
+    let hint = "give every WD of the run a priority of its own, 1 first (the WDs with their \
+                own iorate= before the others), as vdbench requires";
+    for w in &run.wds {
+        if w.p.priority.is_none() {
+            let why = if w.p.iorate.is_some() {
+                "has its own iorate= but no priority="
+            } else {
+                "has no priority=, beside a WD with priority= or its own iorate="
+            };
+            bail!("rd={} wd={} {why}; {hint}", run.rd, w.name);
+        }
+    }
+    let mut prios: Vec<u32> = run.wds.iter().filter_map(|w| w.p.priority).collect();
+    prios.sort_unstable();
+    if prios.windows(2).any(|p| p[0] == p[1]) {
+        bail!("rd={}: two WDs have the same priority; {hint}", run.rd);
+    }
+    if prios.iter().enumerate().any(|(i, &p)| p != i as u32 + 1) {
+        bail!(
+            "rd={}: the WDs' priorities ({}) must run 1, 2, 3 … without gaps",
+            run.rd,
+            prios
+                .iter()
+                .map(u32::to_string)
+                .collect::<Vec<_>>()
+                .join(",")
+        );
+    }
+    let fixed = run.wds.iter().filter(|w| w.p.iorate.is_some());
+    let lowest_free = run
+        .wds
+        .iter()
+        .filter(|w| w.p.iorate.is_none())
+        .filter_map(|w| w.p.priority)
+        .min();
+    if let Some(free) = lowest_free {
+        if let Some(w) = fixed.into_iter().find(|w| w.p.priority >= Some(free)) {
+            bail!(
+                "rd={} wd={}: a WD with its own iorate= must come before (a smaller priority \
+                 than) every WD without one",
                 run.rd,
                 w.name
             );
@@ -756,6 +881,9 @@ fn io_jobs(
         o.extend(common.iter().cloned());
         let what = format!("fwd={} fsd={}", f.name, fsd.name);
         let mut job = built(JobTag::io(&f.name, &fsd.name), &o, &what)?;
+        // fileio=(sequential,delete): each file is removed and made anew before its
+        // writes start (a delete and a create, in their columns).
+        job.0.control.delete_before_write = f.p.fileio_delete && rw == "write";
         if rw != "read" && rw != "randread" {
             let len = files.iter().map(|(_, n)| *n).sum();
             job.0.control.dedup_units = dedup_units(jo, len, &f.p.xfer, &what)?;
@@ -909,6 +1037,166 @@ mod tests {
             dedup: None,
         };
         raw_jobs(&runs[0], runs[0].rate, &jo, &Place::default()).unwrap()
+    }
+
+    fn jobs_result(text: &str) -> Result<Vec<(JobSpec, JobTag)>> {
+        let pf = crate::parse::read_str(Path::new("t"), text, &HashMap::new()).unwrap();
+        let m = crate::model::Model::from_parm(&pf).unwrap();
+        let runs = crate::runs::expand(&m).unwrap();
+        let jo = JobOpts {
+            ioengine: "libaio".into(),
+            validate: false,
+            journal: None,
+            data_errors: 50,
+            compratio: 1.0,
+            dedup: None,
+        };
+        raw_jobs(&runs[0], runs[0].rate, &jo, &Place::default())
+    }
+
+    fn opt_of(spec: &JobSpec, k: &str) -> Option<String> {
+        spec.job_options
+            .iter()
+            .find(|(n, _)| n == k)
+            .map(|(_, v)| v.clone())
+    }
+
+    #[test]
+    fn a_hotband_is_a_range_with_the_hot_band_curve() {
+        let j = jobs_of(
+            "sd=sd1,lun=/nonexistent/x,size=100m
+             wd=wd1,sd=sd1,rdpct=70,hotband=(10,20)
+rd=rd1,wd=wd1
+",
+        );
+        let spec = &j[0].0;
+        assert!(spec.control.hotband);
+        assert_eq!(opt_of(spec, "offset").as_deref(), Some("10485760"));
+        assert_eq!(opt_of(spec, "size").as_deref(), Some("10485760"));
+        // Bytes past 100 (the start) and past 200 (the end).
+        let j = jobs_of(
+            "sd=sd1,lun=/nonexistent/x,size=100m
+             wd=wd1,sd=sd1,hotband=(16m,48m)
+rd=rd1,wd=wd1
+",
+        );
+        assert_eq!(opt_of(&j[0].0, "offset").as_deref(), Some("16777216"));
+        assert_eq!(opt_of(&j[0].0, "size").as_deref(), Some("33554432"));
+        // A band under a decimal megabyte, and hit areas beside a hot band, are refused.
+        let e = jobs_result(
+            "sd=sd1,lun=/nonexistent/x,size=4m
+wd=wd1,sd=sd1,hotband=(0,10)
+rd=rd1,wd=wd1
+",
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("at least a megabyte"), "{e}");
+        let e = jobs_result(
+            "sd=sd1,lun=/nonexistent/x,size=64m
+wd=wd1,sd=sd1,hotband=(0,50),rhpct=50
+             rd=rd1,wd=wd1
+",
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("not implemented"), "{e}");
+    }
+
+    #[test]
+    fn priorities_share_the_sds_threads_and_follow_vdbenchs_rules() {
+        let j = jobs_of(
+            "sd=sd1,lun=/nonexistent/x,size=64m,threads=8
+             wd=vod,sd=sd1,iorate=100,priority=1,seekpct=seq
+             wd=edit,sd=sd1,rdpct=50,priority=2
+rd=rd1,wd=*,iorate=max
+",
+        );
+        assert_eq!(j.len(), 2);
+        for (k, prio) in [(0, 1), (1, 2)] {
+            // Each may use all 8 threads; the group holds 8 in all.
+            assert_eq!(opt_of(&j[k].0, "iodepth").as_deref(), Some("8"));
+            assert_eq!(
+                j[k].0.control.depth_share,
+                Some(fathom_job::DepthShare {
+                    group: "sd=sd1".into(),
+                    depth: 8,
+                    priority: prio
+                })
+            );
+        }
+        assert_eq!(opt_of(&j[0].0, "rate_iops").as_deref(), Some("100"));
+        assert_eq!(opt_of(&j[1].0, "rate_iops"), None);
+        // Without priorities: threads split, no group.
+        let j = jobs_of(
+            "sd=sd1,lun=/nonexistent/x,size=64m,threads=8
+wd=a,sd=sd1
+wd=b,sd=sd1
+             rd=rd1,wd=*,iorate=max
+",
+        );
+        assert_eq!(opt_of(&j[0].0, "iodepth").as_deref(), Some("4"));
+        assert_eq!(j[0].0.control.depth_share, None);
+        for (wds, want) in [
+            (
+                "wd=a,sd=sd1,iorate=100
+wd=b,sd=sd1
+",
+                "has its own iorate= but no priority=",
+            ),
+            (
+                "wd=a,sd=sd1,priority=1
+wd=b,sd=sd1
+",
+                "has no priority=",
+            ),
+            (
+                "wd=a,sd=sd1,priority=1
+wd=b,sd=sd1,priority=1
+",
+                "the same priority",
+            ),
+            (
+                "wd=a,sd=sd1,priority=1
+wd=b,sd=sd1,priority=3
+",
+                "without gaps",
+            ),
+            (
+                "wd=a,sd=sd1,priority=1
+wd=b,sd=sd1,priority=2,iorate=50
+",
+                "must come before",
+            ),
+        ] {
+            let e = jobs_result(&format!(
+                "sd=sd1,lun=/nonexistent/x,size=64m
+{wds}rd=rd1,wd=*,iorate=max
+"
+            ))
+            .unwrap_err();
+            assert!(e.to_string().contains(want), "{wds}: {e}");
+        }
+    }
+
+    #[test]
+    fn a_luns_first_block_under_dev_is_never_touched() {
+        let j = jobs_of(
+            "sd=sd1,lun=/dev/nonexistent-fathom,size=64m
+             wd=wd1,sd=sd1,xfersize=8k
+rd=rd1,wd=wd1
+",
+        );
+        assert_eq!(opt_of(&j[0].0, "offset").as_deref(), Some("8192"));
+        assert_eq!(
+            opt_of(&j[0].0, "size").as_deref(),
+            Some(&*((64u64 << 20) - 8192).to_string())
+        );
+        let j = jobs_of(
+            "sd=sd1,lun=/nonexistent/x,size=64m
+wd=wd1,sd=sd1,xfersize=8k
+rd=rd1,wd=wd1
+",
+        );
+        assert_eq!(opt_of(&j[0].0, "offset").as_deref(), Some("0"));
     }
 
     #[test]

@@ -83,7 +83,17 @@ Dedup: dedupratio=, dedupunit= and dedupsets= (general parameters): each dedupun
 block is unique or in a duplicate set by its offset, so written data dedupes R:1.
 
 Not implemented (refused by name): -j/-jr with many hosts, metadata operations on a
-tree several hosts share, dedup hot sets and flip-flop, replay, streams, priority.
+tree several hosts share, dedup hot sets and flip-flop, replay, streams, a range=
+that wraps round the SD's end.
+
+Priorities: a WD's own iorate= needs priority= (1 first), and then every WD of the run
+has a priority of its own, without gaps, those with iorate= first; the SD's threads are
+shared by its WDs and the waiting I/O of the highest priority starts first.
+
+Hot bands: hotband=(from,to) on a WD is its range (percent, or bytes past 100), with the
+random seeks drawn from vdbench's hot-band curve: most of them near the band's start,
+writes a hundredth of the band on from the reads. A raw device's first block (/dev/...)
+is never touched, as in vdbench.
 ";
 
 /// What `fathom vdbench` was asked.

@@ -219,8 +219,24 @@ pub fn intervals_of(j: &JobResult, interval: f64) -> Vec<Iv> {
         .iter()
         .map(|o| (o.name.as_str(), &o.samples[..]))
         .collect();
+    let io = dirs.iter().any(|d| !d.is_empty());
     let mut out: Vec<Iv> = if ops.is_empty() {
         (0..).map_while(|k| iv_of(dirs, k)).collect()
+    } else if io {
+        // Reads and writes with operations beside them (fileio=(sequential,delete)'s
+        // deletes and creates): the I/O makes the line, the operations their columns.
+        (0..)
+            .map_while(|k| {
+                let mut iv = iv_of(dirs, k)?;
+                for (op, ss) in &ops {
+                    if let (Some(s), Some(c)) = (ss.get(k), meta_col(op)) {
+                        iv.meta[c].0 += s.ios;
+                        iv.meta[c].1 += s.clat_sum as f64;
+                    }
+                }
+                Some(iv)
+            })
+            .collect()
     } else {
         (0..).map_while(|k| iv_of_meta(&ops, k)).collect()
     };

@@ -116,6 +116,11 @@ pub fn size_f(s: &str) -> Result<f64, String> {
     size(s).map(|v| v as f64)
 }
 
+/// A plain number as written (decimals kept: a percentage), or a size with a suffix.
+pub fn number_or_size(s: &str) -> Result<f64, String> {
+    number(s).or_else(|_| size_f(s))
+}
+
 /// A size as vdbench prints it in run banners and flat files (`4k`, `1m`, `512`).
 pub fn show_size(v: u64) -> String {
     for (s, m) in [

@@ -113,6 +113,9 @@ pub struct Params {
     /// Start the random sequence over at each loop and pass (fio's randrepeat: every
     /// pass draws the same directions, sizes and offsets as the first).
     pub repeat_each_pass: bool,
+    /// vdbench's hot band: random offsets follow its cache-access curve over each region
+    /// (see `hotband_record`) instead of being uniform; no random map.
+    pub hotband: bool,
 }
 
 /// fio's strided zones: I/O stays in a zone of `range` bytes until `size` bytes were
@@ -171,6 +174,7 @@ impl Params {
             stride: None,
             pass_floor: 0,
             repeat_each_pass: false,
+            hotband: false,
         }
     }
 }
@@ -280,7 +284,7 @@ impl Generator {
             Some(d) => d.iter().all(|x| x.is_uniform()),
             None => p.dist.is_uniform(),
         };
-        let use_map = k.is_random() && p.randommap && uniform;
+        let use_map = k.is_random() && p.randommap && uniform && !p.hotband;
         let mut files = Vec::with_capacity(p.files.len());
         for (i, r) in p.files.iter().enumerate() {
             if r.len < max_bs {
@@ -524,7 +528,9 @@ impl Generator {
                 self.file_run = 0;
                 continue;
             }
-            let offset = if let (true, Some(s)) = (random, self.p.stride) {
+            let offset = if random && self.p.hotband {
+                self.hotband_offset(fi, ddir, len)
+            } else if let (true, Some(s)) = (random, self.p.stride) {
                 self.strided_offset(fi, ddir, len, s)
             } else if random {
                 self.random_offset(fi, ddir, len_dir, &mut len)
@@ -839,6 +845,15 @@ impl Generator {
         Some(smallest)
     }
 
+    /// A hot-band offset in a file's region (vdbench's `hotband=`): the band is the region,
+    /// in vdbench's decimal megabytes; None when it holds no block of `len` bytes.
+    fn hotband_offset(&mut self, fi: usize, ddir: Ddir, len: u64) -> Option<u64> {
+        let region = self.files[fi].region;
+        let u = self.rng.unit();
+        let rec = hotband_record(u, region.len, len, ddir == Ddir::Write)?;
+        Some(region.start + rec * len)
+    }
+
     /// vdbench's skip-sequential step: from where the last I/O ended, a random multiple of
     /// `len` within `lo..=hi` bytes on; back to the start of the file past its end.
     fn strided_offset(
@@ -989,6 +1004,67 @@ fn granularity(p: &Params, dirs: [bool; 3]) -> (u64, u64) {
 
 /// One sampler per file (None for a uniform distribution), or per file and direction
 /// with per-direction zones.
+/// vdbench's hot-band access curve: (cache size in decimal megabytes, the share of
+/// accesses that fall within it), the cache-hit curve vdbench's hot band draws from.
+/// Between two points the size grows linearly with the share.
+const HOTBAND_CURVE: [(f64, f64); 29] = [
+    (0.0, 0.0),
+    (16.0, 0.087217),
+    (32.0, 0.10101),
+    (64.0, 0.132206),
+    (128.0, 0.159946),
+    (256.0, 0.201713),
+    (512.0, 0.262602),
+    (1024.0, 0.32645),
+    (2048.0, 0.366902),
+    (4096.0, 0.386175),
+    (8192.0, 0.436941),
+    (16384.0, 0.482631),
+    (32768.0, 0.523752),
+    (65536.0, 0.56076),
+    (131072.0, 0.594068),
+    (262144.0, 0.624045),
+    (524288.0, 0.651024),
+    (1048576.0, 0.675305),
+    (2097152.0, 0.697159),
+    (4194304.0, 0.716827),
+    (8388608.0, 0.734528),
+    (16777216.0, 0.750459),
+    (33554432.0, 0.764797),
+    (67108864.0, 0.777701),
+    (134217728.0, 0.789314),
+    (268435456.0, 0.799767),
+    (536870912.0, 0.809174),
+    (1073741824.0, 0.81764),
+    // (The last segment's end as vdbench's arithmetic reaches it; past a band's size the
+    // curve only wraps, so this part is spread evenly over the band.)
+    (1313220738.0, 1.0),
+];
+
+/// The record (a `len`-byte block, counted from the band's start) that vdbench's hot band
+/// gives the uniform draw `u` in a band of `band` bytes, computed as vdbench does: the
+/// curve gives a size in whole megabytes, read as that many thousand bytes into the band,
+/// down to a whole record; a write goes a hundredth of the band's records further (off
+/// the hottest blocks); the band wraps. None when the band (in whole decimal megabytes)
+/// holds no record.
+pub fn hotband_record(u: f64, band: u64, len: u64, write: bool) -> Option<u64> {
+    let records = band / 1_000_000 * 1_000_000 / len.max(1);
+    if records == 0 {
+        return None;
+    }
+    let i = HOTBAND_CURVE
+        .windows(2)
+        .position(|w| u < w[1].1)
+        .unwrap_or(HOTBAND_CURVE.len() - 2);
+    let ((m0, p0), (m1, p1)) = (HOTBAND_CURVE[i], HOTBAND_CURVE[i + 1]);
+    let mb = ((u - p0) * (m1 - m0) / (p1 - p0) + m0) as u64;
+    let mut rec = mb * 1000 / len.max(1);
+    if write {
+        rec += records / 100;
+    }
+    Some(rec % records)
+}
+
 fn samplers(p: &Params, gran: u64) -> Vec<Option<Sampler>> {
     let dists: Vec<&Distribution> = match &p.dist_dirs {
         Some(d) => d.iter().collect(),
@@ -1520,6 +1596,50 @@ mod tests {
         assert_eq!(all(Generator::new(p.clone()).unwrap()).len(), 768);
         p.rw.kind = RwKind::RandRead;
         assert_eq!(all(Generator::new(p).unwrap()).len(), 768);
+    }
+
+    #[test]
+    fn hotband_records_follow_vdbenchs_curve() {
+        // A 100 MB band of 4k records (24414 of them), reads: a draw in the curve's first
+        // segment (0 to 16 MB for 8.7% of the draws) is that many thousand bytes in.
+        let band = 100_000_000;
+        assert_eq!(hotband_record(0.0, band, 4096, false), Some(0));
+        // u = 0.05: 0.05 / 0.087217 × 16 = 9.17 MB -> 9 -> 9000 bytes -> record 2.
+        assert_eq!(hotband_record(0.05, band, 4096, false), Some(2));
+        // A write goes a hundredth of the band's records on: 244 records.
+        assert_eq!(hotband_record(0.05, band, 4096, true), Some(246));
+        // Far up the curve the record wraps round the band.
+        let r = hotband_record(0.9, band, 4096, false).unwrap();
+        assert!(r < 24414);
+        // Less than a decimal megabyte holds no band.
+        assert_eq!(hotband_record(0.5, 999_999, 4096, false), None);
+        // Drawn many times, the band's first tenth takes far more than a tenth.
+        let mut rng = Rng::new(7);
+        let n = 100_000;
+        let low = (0..n)
+            .filter(|_| hotband_record(rng.unit(), band, 4096, false).unwrap() < 2441)
+            .count();
+        assert!(low > n * 2 / 5, "{low}");
+    }
+
+    #[test]
+    fn a_hotband_job_stays_in_its_region_without_a_map() {
+        let mut p = params(RwKind::RandRw, 8 << 20, 4096);
+        p.files[0] = FileRegion {
+            start: 1 << 20,
+            len: 4 << 20,
+        };
+        p.io_bytes = 64 << 20;
+        p.wrap = true;
+        p.hotband = true;
+        let ios = all(Generator::new(p).unwrap());
+        assert_eq!(ios.len(), 16384);
+        assert!(ios
+            .iter()
+            .all(|i| i.offset >= 1 << 20 && i.offset + i.len <= 5 << 20));
+        // The band's start is hot: repeats there, with no map to stop them.
+        let first = ios.iter().filter(|i| i.offset == 1 << 20).count();
+        assert!(first > 100, "{first}");
     }
 
     #[test]

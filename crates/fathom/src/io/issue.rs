@@ -39,10 +39,39 @@ impl Loop<'_> {
             let Some(intended) = self.pace(req) else {
                 break;
             };
+            if self.depth.is_some() && !self.take_place(req, intended) {
+                break;
+            }
+            if self.spec.control.delete_before_write
+                && req.ddir == Ddir::Write
+                && req.offset == self.clone.files[req.file].region.start
+                && !self.renew_file(req, intended)
+            {
+                break;
+            }
             if !self.queue_one(req, intended) {
                 break;
             }
         }
+    }
+
+    /// A depth group's place for this I/O; when there is none, the I/O is held (its
+    /// intended time kept) until a place is free, waiting a moment if nothing of this
+    /// job's is in flight to reap meanwhile.
+    #[cold]
+    #[inline(never)]
+    fn take_place(&mut self, req: IoReq, intended: Option<Instant>) -> bool {
+        if self.depth.as_mut().is_none_or(|d| d.take()) {
+            return true;
+        }
+        self.held = Some(req);
+        self.held_at = intended;
+        self.held_steered = true;
+        if self.inflight == 0 {
+            std::thread::sleep(std::time::Duration::from_micros(20));
+            self.now = crate::clock::now();
+        }
+        false
     }
 
     /// The next I/O to issue, after the stops, think time, ramp and flow checks, with
@@ -405,6 +434,7 @@ impl Loop<'_> {
         }
         if req.ddir == Ddir::Write && !self.fill_write(si, req) {
             self.free.push(si);
+            self.give_place();
             self.stopping = true;
             return false;
         }
@@ -435,6 +465,7 @@ impl Loop<'_> {
         match queued {
             Ok(Queued::Done(c)) => {
                 self.free.push(si);
+                self.give_place();
                 if !self.completed_at_once(si, &c, t0) {
                     self.stopping = true;
                     return false;
@@ -460,6 +491,7 @@ impl Loop<'_> {
             }
             Err(e) => {
                 self.free.push(si);
+                self.give_place();
                 fail(
                     &mut self.out,
                     e.raw_os_error().unwrap_or(libc::EIO),
@@ -474,6 +506,74 @@ impl Loop<'_> {
             return false;
         }
         true
+    }
+
+    /// vdbench's fileio=(sequential,delete): before the write that starts a file, remove
+    /// the file and make it anew, empty (timed, as a delete and a create). Waits for this
+    /// job's I/Os in flight first (the I/O is held). False when the loop is to be left.
+    #[cold]
+    #[inline(never)]
+    fn renew_file(&mut self, req: IoReq, intended: Option<Instant>) -> bool {
+        if self.inflight > 0 {
+            self.give_place();
+            self.held = Some(req);
+            self.held_at = intended;
+            self.held_steered = true;
+            return false;
+        }
+        let path = &self.clone.files[req.file].path;
+        let t0 = crate::clock::now();
+        let removed = self
+            .p
+            .engine
+            .close_file(req.file)
+            .and_then(|()| match std::fs::remove_file(path) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
+                _ => Ok(()),
+            });
+        let t1 = crate::clock::now();
+        let opts = fathom_engine::OpenOptions {
+            create: true,
+            ..self.p.opts
+        };
+        let made = removed.and_then(|()| self.p.engine.reopen_file(req.file, path, &opts));
+        let t2 = crate::clock::now();
+        if let Err(e) = made {
+            self.give_place();
+            let errno = fathom_engine::errno_of(&e).unwrap_or(libc::EIO);
+            fail(
+                &mut self.out,
+                errno,
+                format!("fileio=(sequential,delete): {}: {e}", path.display()),
+            );
+            self.stopping = true;
+            return false;
+        }
+        let st = &mut self.out.stats;
+        st.record_op(
+            "delete",
+            None,
+            t1.duration_since(t0).as_nanos() as u64,
+            0,
+            true,
+        );
+        st.record_op(
+            "create",
+            None,
+            t2.duration_since(t1).as_nanos() as u64,
+            0,
+            true,
+        );
+        self.now = t2;
+        true
+    }
+
+    /// A depth group's place back (an I/O ended or was never started).
+    #[inline(always)]
+    pub(crate) fn give_place(&mut self) {
+        if let Some(d) = &mut self.depth {
+            d.give();
+        }
     }
 
     /// Account an I/O the engine completed inside its queue call (synchronous engines):

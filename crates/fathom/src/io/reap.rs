@@ -83,6 +83,9 @@ impl Loop<'_> {
             }
         }
         self.inflight -= 1;
+        if let Some(d) = &mut self.depth {
+            d.give();
+        }
         if let Some(os) = &mut self.p.openset {
             os.inflight[slot.req.file] -= 1;
         }

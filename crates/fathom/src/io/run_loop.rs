@@ -125,6 +125,11 @@ impl<'a> Loop<'a> {
             sched_origin: io_start,
             thinker: Thinker::new(job.thinktime),
             flow: job.flow.as_deref().map(|f| FlowMember::join(f, spec.flow)),
+            depth: job
+                .depth_group
+                .as_deref()
+                .zip(spec.control.depth_share.as_ref())
+                .map(|(g, d)| crate::pace::depth::DepthMember::join(g, d.priority)),
             io_start,
             lt: LatTarget::new(spec, depth as u32, io_start),
             quiesce: false,
@@ -169,6 +174,8 @@ impl<'a> Loop<'a> {
             work_done: false,
         };
         lp.seed_prios();
+        lp.seed_ops();
+        lp.sample_ops();
         Ok(lp)
     }
 

@@ -45,6 +45,10 @@ pub(crate) struct Sampler<'a> {
     pub(crate) every: Duration,
     /// `live_samples`: hand each sample to the live board too.
     pub(crate) share: bool,
+    /// Sample the job's operations too (those an I/O job records beside its I/O:
+    /// fileio=(sequential,delete)'s deletes and creates): (ops, bytes, latency sums) at
+    /// the previous sample, per operation in the stats' order.
+    pub(crate) ops: Option<Vec<(u64, u64, u128, u128)>>,
 }
 
 impl<'a> Sampler<'a> {
@@ -67,6 +71,7 @@ impl<'a> Sampler<'a> {
             last_sums: [(0, 0); 3],
             dirs,
             share,
+            ops: None,
         }
     }
     #[inline]
@@ -149,6 +154,9 @@ impl<'a> Sampler<'a> {
             self.last_bytes[d] = ds.bytes;
             self.last_ios[d] = ds.ios;
         }
+        if let Some(last) = &mut self.ops {
+            sample_ops(last, st, t_ms, len_ms);
+        }
         self.last_at = now;
         if let Some(l) = self.live {
             l.publish_stats(st, t_ms);
@@ -164,4 +172,28 @@ pub(crate) fn epoch_ms() -> u64 {
         .duration_since(UNIX_EPOCH)
         .map(|d| d.as_millis() as u64)
         .unwrap_or(0)
+}
+
+/// One interval's sample of each operation an I/O job recorded (counts, bytes and the
+/// exact latency sums; no percentiles: the interval's histogram is not kept for them).
+fn sample_ops(
+    last: &mut Vec<(u64, u64, u128, u128)>,
+    st: &mut ThreadStats,
+    t_ms: u64,
+    len_ms: u64,
+) {
+    last.resize(st.ops.len(), (0, 0, 0, 0));
+    for (o, l) in st.ops.iter_mut().zip(last.iter_mut()) {
+        let (sum, sumsq) = (o.lat.sum(), o.lat.sumsq());
+        o.samples.push(Sample {
+            t_ms,
+            len_ms,
+            bytes: o.bytes - l.1,
+            ios: o.ops - l.0,
+            clat_sum: sum.saturating_sub(l.2).min(u64::MAX as u128) as u64,
+            clat_sumsq: sumsq.saturating_sub(l.3) as f64,
+            ..Sample::default()
+        });
+        *l = (o.ops, o.bytes, sum, sumsq);
+    }
 }

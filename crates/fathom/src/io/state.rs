@@ -59,6 +59,8 @@ pub(crate) struct Loop<'a> {
     pub(crate) sched_origin: Instant,
     pub(crate) thinker: Thinker,
     pub(crate) flow: Option<FlowMember<'a>>,
+    /// Depth group (vdbench's WD priority=): a place taken for each I/O in flight.
+    pub(crate) depth: Option<crate::pace::depth::DepthMember<'a>>,
     pub(crate) io_start: Instant,
     /// latency_target: the queue-depth search (and, after a ramp down, a quiesce).
     pub(crate) lt: Option<LatTarget>,
@@ -117,12 +119,31 @@ impl Loop<'_> {
     pub(crate) fn restart_window(&mut self, now: Instant) {
         self.out.stats = ThreadStats::new();
         self.seed_prios();
+        self.seed_ops();
         self.measure_start = now;
         if let Some(l) = &mut self.iolog {
             l.events.clear();
         }
         self.cpu_start = CpuUsage::current_thread();
         self.sampler = Sampler::new(now, self.sampling, self.live);
+        self.sample_ops();
         self.min_rate = MinRate::new(self.spec, now);
+    }
+
+    /// fileio=(sequential,delete): its operations listed from the start (so their
+    /// samples line up with the intervals) and sampled with the I/O.
+    pub(crate) fn seed_ops(&mut self) {
+        if self.spec.control.delete_before_write {
+            for op in ["delete", "create"] {
+                self.out.stats.op_mut(op);
+            }
+        }
+    }
+
+    /// See [`Loop::seed_ops`].
+    pub(crate) fn sample_ops(&mut self) {
+        if self.spec.control.delete_before_write {
+            self.sampler.ops = Some(Vec::new());
+        }
     }
 }

@@ -3,6 +3,7 @@
 //! rate_min ([`MinRate`]), latency_target's depth search ([`latency_target`]), flow
 //! groups ([`flow`]) and steady-state detection ([`steady`]).
 
+pub(crate) mod depth;
 pub(crate) mod flow;
 pub(crate) mod latency_target;
 pub(crate) mod steady;

@@ -226,6 +226,7 @@ fn generator_params(
         // As fio, which seeds its generators again at each loop when randrepeat is on (a
         // time-based job goes round its files within one loop: no new seed).
         repeat_each_pass: spec.randrepeat && !spec.time_based,
+        hotband: spec.control.hotband,
         rw: spec.rw,
         bs: spec.bs.0,
         rwmixread: spec.rwmixread,

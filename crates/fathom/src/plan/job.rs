@@ -431,6 +431,7 @@ pub(crate) fn plan_job(
             units: spec.control.dedup_units,
         },
         flow: None,
+        depth_group: None,
         dedupe_peers: Arc::default(),
         zones: Arc::default(),
     })

@@ -71,6 +71,7 @@ pub fn plan_with(set: &JobSet, limits: Limits) -> Result<Plan, RunError> {
     }
     check_wait_for(&out)?;
     share_flows(&mut out);
+    share_depths(&mut out);
     // cpuio's exit_on_io_done: the I/O clones of the whole run, counted down as they end.
     let io_clones: usize = out
         .jobs
@@ -146,6 +147,45 @@ fn share_flows(out: &mut Plan) {
             }
         };
         j.flow = Some(f);
+    }
+}
+
+/// Depth groups (vdbench's WD priority=): one per group name, as deep as its deepest
+/// member asks, with a waiting count for each priority its members use.
+fn share_depths(out: &mut Plan) {
+    use std::sync::atomic::AtomicU32;
+    let mut groups: Vec<(&str, u32, u32)> = Vec::new();
+    for d in out
+        .jobs
+        .iter()
+        .filter_map(|j| j.spec.control.depth_share.as_ref())
+    {
+        match groups.iter_mut().find(|g| g.0 == d.group) {
+            Some(g) => {
+                g.1 = g.1.max(d.depth);
+                g.2 = g.2.max(d.priority);
+            }
+            None => groups.push((&d.group, d.depth, d.priority)),
+        }
+    }
+    let made: Vec<(String, Arc<DepthGroup>)> = groups
+        .into_iter()
+        .map(|(name, depth, top)| {
+            let g = DepthGroup {
+                inflight: AtomicU32::new(0),
+                depth: depth.max(1),
+                waiting: (0..=top).map(|_| AtomicU32::new(0)).collect(),
+            };
+            (name.to_string(), Arc::new(g))
+        })
+        .collect();
+    for j in &mut out.jobs {
+        if let Some(d) = &j.spec.control.depth_share {
+            j.depth_group = made
+                .iter()
+                .find(|(n, _)| *n == d.group)
+                .map(|(_, g)| g.clone());
+        }
     }
 }
 

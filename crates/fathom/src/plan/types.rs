@@ -136,6 +136,22 @@ pub struct PlannedJob {
     pub zones: Arc<super::zones::ZoneRegistry>,
     /// The flow group (`flow`/`flow_id`) this job's clones share with other jobs.
     pub flow: Option<Arc<Flow>>,
+    /// The depth group (`Control::depth_share`) this job's clones share with other jobs.
+    pub depth_group: Option<Arc<DepthGroup>>,
+}
+
+/// I/Os in flight shared by a group of jobs with priorities (vdbench's WD priority=):
+/// a member takes a place before it starts an I/O and gives it back when the I/O ends;
+/// while a member of a higher priority waits for a place, one of a lower priority gets
+/// none.
+#[derive(Debug)]
+pub struct DepthGroup {
+    /// I/Os in flight in the group now.
+    pub inflight: std::sync::atomic::AtomicU32,
+    /// Places in all.
+    pub depth: u32,
+    /// Per priority (index 0 unused): members waiting for a place now.
+    pub waiting: Vec<std::sync::atomic::AtomicU32>,
 }
 
 /// A flow group (fio's flow control): I/Os issued by all its members and their total

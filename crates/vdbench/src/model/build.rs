@@ -162,6 +162,14 @@ impl Builder {
                 "sd" => wd.sds = self.names.resolve(it, &self.names.sd, "SD")?,
                 "host" | "hd" => wd.host = Some(it.one()?.to_string()),
                 "iorate" => wd.p.iorate = Some(num(it)?),
+                "priority" => {
+                    if num(it)? == 0.0 {
+                        return Err(it
+                            .err("a workload's priority may not be zero")
+                            .hint("priorities go from 1 (first) up"));
+                    }
+                    wd.p.priority = Some(positive(it)?);
+                }
                 "threads" => return Err(it.err("threads= belongs on the SD or the RD, not the WD")),
                 _ => {
                     if !wd.p.apply(it)? {

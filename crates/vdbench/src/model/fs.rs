@@ -138,6 +138,8 @@ pub struct FwdParams {
     pub fileio_random: bool,
     /// `(random,shared)`: every thread may use every file (else a file is one thread's).
     pub fileio_shared: bool,
+    /// `(sequential,delete)`: a file is removed and made anew before it is written.
+    pub fileio_delete: bool,
     /// Pick files in order.
     pub fileselect_seq: bool,
     /// Transfer size.
@@ -160,6 +162,7 @@ impl Default for FwdParams {
             operations: vec!["read".into()],
             fileio_random: false,
             fileio_shared: false,
+            fileio_delete: false,
             fileselect_seq: false,
             xfer: Xfer::Fixed(128 << 10),
             threads: 1,
@@ -204,13 +207,10 @@ impl FwdParams {
                     }
                 };
                 self.fileio_shared = false;
+                self.fileio_delete = false;
                 for extra in w.iter().skip(1) {
                     match extra.as_str() {
-                        "delete" if !self.fileio_random => {
-                            return Err(it
-                                .err("fileio=(sequential,delete) is not implemented")
-                                .hint("use fileio=sequential: fathom rewrites files in place"))
-                        }
+                        "delete" if !self.fileio_random => self.fileio_delete = true,
                         "shared" if self.fileio_random => self.fileio_shared = true,
                         "noshared" => {}
                         _ => return Err(it.err(format!("'{extra}' is not a fileio option"))),

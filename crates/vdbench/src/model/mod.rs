@@ -18,7 +18,6 @@ const REFUSED: &[(&str, &str)] = &[
     ("deduphotsets", "dedup hot sets are not implemented; dedupratio=, dedupunit= and dedupsets= are"),
     ("dedupdirectory", "deduplicated data patterns are not implemented"),
     ("streams", "independent sequential streams are not implemented"),
-    ("priority", "WD priorities are not implemented; give each WD its own skew= instead"),
     ("replay", "I/O replay is not implemented; fathom runs fio iologs (read_iolog=) instead"),
     ("rg", "replay groups are not implemented"),
     ("concatenatesds", "concatenated SDs are not implemented"),
@@ -34,7 +33,6 @@ const REFUSED: &[(&str, &str)] = &[
     ("resetbus", "bus resets are not implemented"),
     ("formatxfersize", "formatsds= is not implemented; run a sequential write RD first (seekpct=eof,rdpct=0)"),
     ("mirror", "mirrored SDs are not implemented"),
-    ("hotband", "hot bands are not implemented"),
     ("fwd_thread_adjust", "fwd_thread_adjust is not implemented"),
     ("clean_port_on_exit", "vdbench's many-host ports are not used"),
     ("compression", "compression= was replaced by compratio= in vdbench 5.03"),
@@ -413,6 +411,26 @@ mod tests {
         )
         .expect("jvms= is accepted");
         assert_eq!(m.hds.len(), 1);
+    }
+
+    #[test]
+    fn ranges_take_percentages_and_bytes_and_refuse_wrapping() {
+        let m = model("sd=sd1,lun=/x\nwd=wd1,sd=sd1,range=(12.5,37.5)\nrd=rd1,wd=wd1\n").unwrap();
+        assert_eq!(m.wds[0].p.range, Some((12.5, 37.5)));
+        let m = model("sd=sd1,lun=/x\nwd=wd1,sd=sd1,range=(1g,2g)\nrd=rd1,wd=wd1\n").unwrap();
+        assert_eq!(
+            m.wds[0].p.range,
+            Some(((1u64 << 30) as f64, (2u64 << 30) as f64))
+        );
+        assert!(!m.wds[0].p.hotband);
+        let m = model("sd=sd1,lun=/x\nwd=wd1,sd=sd1,hotband=(10,20)\nrd=rd1,wd=wd1\n").unwrap();
+        assert!(m.wds[0].p.hotband);
+        assert_eq!(m.wds[0].p.range, Some((10.0, 20.0)));
+        let e = model("sd=sd1,lun=/x\nwd=wd1,sd=sd1,range=(90,110)\nrd=rd1,wd=wd1\n").unwrap_err();
+        assert_eq!(e.key.as_deref(), Some("range"));
+        assert!(e.to_string().contains("wraps"), "{e}");
+        let e = model("sd=sd1,lun=/x\nwd=wd1,sd=sd1,range=(50,40)\nrd=rd1,wd=wd1\n").unwrap_err();
+        assert!(e.to_string().contains("from < to"), "{e}");
     }
 
     #[test]

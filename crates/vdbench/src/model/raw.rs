@@ -79,7 +79,7 @@ pub struct Sd {
     pub offset: u64,
     /// Alignment of random offsets (0: the transfer size).
     pub align: u64,
-    /// `range=(from,to)` in percent.
+    /// `range=(from,to)`: percent up to 100, bytes past (see `range_pct`).
     pub range: Option<(f64, f64)>,
     /// Host.
     pub host: Option<String>,
@@ -104,17 +104,39 @@ pub(super) const SD_KEYS: &[&str] = &[
     "journal",
 ];
 
+/// `range=(from,to)` (and `hotband=`) as vdbench reads it: a value up to 100 is a
+/// percentage of the SD, a larger one bytes (`range=(1g,2g)`; the end only past 200, as
+/// an end between 100 and 200 wraps round the SD's end, which is refused).
 pub(super) fn range_pct(it: &Item) -> Result<(f64, f64), VdbError> {
-    let v = expand(it, number)?;
+    let v = expand(it, crate::value::number_or_size)?;
     let (a, b) = match v.as_slice() {
         [b] => (0.0, *b),
         [a, b] => (*a, *b),
-        _ => return Err(it.err("range=(from,to), percentages of the size")),
+        _ => return Err(it.err(format!("{}=(from,to), percentages of the size", it.key))),
     };
-    if b <= a || b > 100.0 {
-        return Err(it.err("range=(from,to) needs from < to <= 100"));
+    if b <= a {
+        return Err(it.err(format!("{}=(from,to) needs from < to", it.key)));
+    }
+    if b > 100.0 && b <= 200.0 {
+        return Err(it
+            .err(format!(
+                "{}=({},{}) wraps round the SD's end, which fathom does not implement",
+                it.key,
+                crate::value::show_num(a),
+                crate::value::show_num(b)
+            ))
+            .hint("split it into two WDs, one on each side of the end"));
     }
     Ok((a, b))
+}
+
+/// Where a range value points in `avail` bytes: percent up to `pct_max`, else bytes.
+pub fn range_bytes(v: f64, pct_max: f64, avail: u64) -> u64 {
+    if v <= pct_max {
+        (avail as f64 * v / 100.0) as u64
+    } else {
+        v as u64
+    }
 }
 
 impl Sd {
@@ -293,6 +315,11 @@ pub struct WdParams {
     pub threads: Option<u32>,
     /// stride=(min,max): skip-sequential steps instead of random seeks.
     pub stride: Option<(u64, u64)>,
+    /// hotband=(from,to): the range, with random seeks on vdbench's hot-band curve.
+    pub hotband: bool,
+    /// priority= (1 first; WD only): the SD's threads go to the waiting I/O of the
+    /// highest priority.
+    pub priority: Option<u32>,
 }
 
 impl Default for WdParams {
@@ -311,6 +338,8 @@ impl Default for WdParams {
             flags: None,
             threads: None,
             stride: None,
+            hotband: false,
+            priority: None,
         }
     }
 }
@@ -327,6 +356,10 @@ impl WdParams {
             "hitarea" => self.hitarea = bytes(it)?,
             "skew" => self.skew = Some(pct(it)?),
             "range" => self.range = Some(range_pct(it)?),
+            "hotband" => {
+                self.range = Some(range_pct(it)?);
+                self.hotband = true;
+            }
             "compratio" => self.compratio = Some(num(it)?.max(1.0)),
             "openflags" => self.flags = Some(Flags::parse(it)?),
             "stride" => {
@@ -370,7 +403,9 @@ pub(super) const WD_KEYS: &[&str] = &[
     "hitarea",
     "skew",
     "range",
+    "hotband",
     "iorate",
+    "priority",
     "compratio",
     "openflags",
     "stride",
