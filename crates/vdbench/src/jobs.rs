@@ -406,6 +406,10 @@ impl Pair<'_> {
         if let Some(p) = random_pct {
             o.push(("percentage_random".into(), format!("{}", p.round() as u32)));
         }
+        if !seq {
+            // vdbench draws each seek anew: no map of the blocks already done.
+            o.push(("norandommap".into(), "1".into()));
+        }
         o
     }
 
@@ -926,6 +930,10 @@ fn file_pattern(
         (false, _, _) => "write",
     };
     o.push(("rw".into(), rw.into()));
+    if f.p.fileio_random {
+        // vdbench draws each block of a random file anew: no map of those done.
+        o.push(("norandommap".into(), "1".into()));
+    }
     let fst = if f.p.fileselect_seq {
         "sequential"
     } else {
@@ -1257,6 +1265,9 @@ rd=rd1,wd=wd1
         assert_eq!(opt(0, "rate_iops").as_deref(), Some("750"));
         assert_eq!(opt(1, "rate_iops").as_deref(), Some("125"));
         assert_eq!(opt(1, "percentage_random").as_deref(), Some("30"));
+        // Seeks are drawn anew each time, as vdbench's: no random map.
+        assert_eq!(opt(1, "norandommap").as_deref(), Some("1"));
+        assert_eq!(opt(0, "norandommap"), None);
         assert_eq!(
             opt(1, "rate_process"),
             None,
