@@ -1674,7 +1674,7 @@ mod tests {
         let writes = ios.len() - reads;
         // Passes repeat: each direction's count is even, one of them is 2 × 256.
         assert_eq!(reads.max(writes), 512, "{reads} {writes}");
-        assert!(moved >= 3 << 20 && moved < 4 << 20, "{moved}");
+        assert!((3 << 20..4 << 20).contains(&moved), "{moved}");
         // io_size=5m: a third pass.
         p.pass_floor = 5 << 20;
         p.io_bytes = 10 << 20;
