@@ -1007,6 +1007,38 @@ wd=edit,sd=sd1
     }
 );
 
+fathomtest!(streams_write_their_parts_of_the_sd_once_each, |env| {
+    let _turn = serial();
+    let shm = Shm::new(&env, "streams");
+    // 4 streams over a 16 MiB lun under /dev, 64k writes once through (seekpct=eof): each
+    // stream's part is 4 MiB, less its first transfer (vdbench starts each stream one
+    // transfer in on such a lun), so exactly the first 64k of each 4 MiB stays unwritten.
+    let lun = shm.0.join("lun");
+    let p = env.write(
+        "s.vdb",
+        &format!(
+            "sd=sd1,lun={},size=16m,threads=4
+             wd=wd1,sd=sd1,xfersize=64k,rdpct=0,seekpct=eof,streams=4
+             rd=rd1,wd=wd1,iorate=max,elapsed=30,interval=1
+",
+            lun.display()
+        ),
+    );
+    let o = env.run(&["vdbench", "-f", p.to_str().unwrap(), "-o", "out"]);
+    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+    let data = std::fs::read(&lun).unwrap();
+    for (k, b) in data.chunks(64 << 10).enumerate() {
+        let written = b.iter().any(|&x| x != 0);
+        assert_eq!(written, k % 64 != 0, "block {k}");
+    }
+    let native = std::fs::read_to_string(env.path().join("out/rd1.fathom.json")).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&native).unwrap();
+    let ios = v["result"]["jobs"][0]["stats"]["dirs"][1]["ios"]
+        .as_u64()
+        .unwrap();
+    assert_eq!(ios, 4 * 63, "{native}");
+});
+
 fathomtest!(dedupratio_writes_data_that_dedupes_as_asked, |env| {
     let _turn = serial();
     let shm = Shm::new(&env, "dedup");

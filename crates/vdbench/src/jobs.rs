@@ -269,7 +269,16 @@ pub fn raw_jobs(
             };
             let mut o = pair.where_and_what();
             pair.flags(&mut o)?;
-            pair.pace(&mut o, rate, share(w), maxdata.map(|m| m / njobs));
+            let streams = match w.p.streams {
+                Some(n) => pair.streams(&mut o, n, here.len())?,
+                None => 1.0,
+            };
+            pair.pace(
+                &mut o,
+                (rate, share(w)),
+                maxdata.map(|m| m / njobs / streams),
+                streams,
+            );
             pair.validation(&mut o);
             let mut spec = pair.spec(&o)?;
             spec.control.depth_share = prio.map(|priority| fathom_job::DepthShare {
@@ -386,6 +395,9 @@ impl Pair<'_> {
         }
         let rd = w.p.rdpct;
         let (seq, random_pct) = match w.p.seek {
+            // Streams walk their parts sequentially, whatever seekpct= says (vdbench's
+            // stream sets every I/O's address).
+            _ if w.p.streams.is_some() => (true, None),
             Seek::Seq | Seek::Eof => (true, None),
             Seek::Pct(p) if p >= 100.0 => (false, None),
             Seek::Pct(p) if p <= 0.0 => (true, None),
@@ -470,9 +482,63 @@ impl Pair<'_> {
         Ok(())
     }
 
+    /// streams=N: the SD in N equal parts (each a multiple of the largest transfer, a lun
+    /// under /dev keeping its first block), each walked sequentially by its share of the
+    /// threads, as vdbench's streams — fio's numjobs with offset_increment, reported as
+    /// one. Returns N (the rate and maxdata are split over the streams).
+    fn streams(&self, o: &mut Opts, n: u32, hosts: usize) -> Result<f64> {
+        let (w, s) = (self.w, self.s);
+        if hosts > 1 {
+            bail!(
+                "wd={} sd={}: streams= on an SD several hosts use is not implemented \
+                 (give the WD host= or each host an SD of its own)",
+                w.name,
+                s.name
+            );
+        }
+        let threads = w.p.threads.unwrap_or(s.threads);
+        if threads % n != 0 {
+            bail!(
+                "wd={} sd={}: threads={threads} must be a multiple of streams={n} (as in \
+                 vdbench: each stream has the same number of threads)",
+                w.name,
+                s.name
+            );
+        }
+        let avail = self.region.2 - s.offset;
+        let unit = w.p.xfer.max().max(512);
+        let size = avail / n as u64 / unit * unit;
+        let block0 = if s.offset == 0 && s.lun.starts_with("/dev") {
+            unit
+        } else {
+            0
+        };
+        if size <= block0 {
+            bail!(
+                "sd={}: {avail} bytes in {n} streams leave none a {unit}-byte transfer",
+                s.name
+            );
+        }
+        o.retain(|(k, _)| !matches!(k.as_str(), "offset" | "size" | "iodepth"));
+        o.push(("offset".into(), (s.offset + block0).to_string()));
+        o.push(("offset_increment".into(), size.to_string()));
+        o.push(("size".into(), (size - block0).to_string()));
+        o.push(("numjobs".into(), n.to_string()));
+        o.push(("group_reporting".into(), "1".into()));
+        o.push(("iodepth".into(), (threads / n).to_string()));
+        Ok(n as f64)
+    }
+
     /// Rate, run time, maxdata (this pair's part of it) and the interval.
-    fn pace(&self, o: &mut Opts, rate: RunRate, wshare: f64, maxdata: Option<f64>) {
-        let (w, run, hosts) = (self.w, self.run, self.hosts);
+    fn pace(
+        &self,
+        o: &mut Opts,
+        (rate, wshare): (RunRate, f64),
+        maxdata: Option<f64>,
+        clones: f64,
+    ) {
+        // A rate is per clone: the hosts running the pair and its streams share it.
+        let (w, run, hosts) = (self.w, self.run, self.hosts * clones);
         // Rate: the WD's own, else its share of the run's, split over its SDs.
         let rate_of =
             |r: f64| -> f64 { w.p.iorate.unwrap_or(r * wshare) / w.sds.len() as f64 / hosts };
@@ -551,9 +617,12 @@ impl Pair<'_> {
             .map_err(|e| anyhow!("wd={} sd={}: {e}", w.name, s.name))?;
         spec.control.final_sample = true;
         // stride=: the seeks seekpct= asks for skip on from the last I/O instead.
-        spec.control.stride = w.p.stride;
-        // hotband=: the seeks follow vdbench's hot-band curve over the range.
-        spec.control.hotband = w.p.hotband;
+        // hotband=: the seeks follow vdbench's hot-band curve over the range. (Streams
+        // make no seeks.)
+        if w.p.streams.is_none() {
+            spec.control.stride = w.p.stride;
+            spec.control.hotband = w.p.hotband;
+        }
         if w.p.rdpct < 100.0 {
             let what = format!("wd={} sd={}", w.name, s.name);
             spec.control.dedup_units = dedup_units(jo, self.region.1, &w.p.xfer, &what)?;
@@ -682,6 +751,25 @@ pub fn check_static(run: &Run) -> Result<()> {
         if (w.p.rhpct > 0.0 || w.p.whpct > 0.0) && seq {
             bail!(
                 "rd={} wd={}: rhpct=/whpct= need random I/O (seekpct above 0)",
+                run.rd,
+                w.name
+            );
+        }
+    }
+    if let Some(w) = run.wds.iter().find(|w| w.p.streams.is_some()) {
+        if run.wds.len() > 1 {
+            bail!(
+                "rd={}: wd={} has streams=; as in vdbench, a run with streams has only that \
+                 one WD",
+                run.rd,
+                w.name
+            );
+        }
+        if w.p.rdpct > 0.0 && w.p.rdpct < 100.0 {
+            bail!(
+                "rd={} wd={}: streams= with a mix of reads and writes is not implemented \
+                 (vdbench's stream walks reads and writes along one position); use rdpct=100 \
+                 or rdpct=0",
                 run.rd,
                 w.name
             );
@@ -1182,6 +1270,55 @@ wd=b,sd=sd1,priority=2,iorate=50
             ))
             .unwrap_err();
             assert!(e.to_string().contains(want), "{wds}: {e}");
+        }
+    }
+
+    #[test]
+    fn streams_split_the_sd_into_sequential_parts_with_their_threads() {
+        let j = jobs_of(
+            "sd=sd1,lun=/nonexistent/x,size=100m,threads=8
+             wd=wd1,sd=sd1,xfersize=64k,rdpct=0,seekpct=random,streams=4
+             rd=rd1,wd=wd1,iorate=800
+",
+        );
+        let spec = &j[0].0;
+        assert_eq!(spec.rw.kind, RwKind::Write, "streams walk sequentially");
+        assert_eq!(opt_of(spec, "numjobs").as_deref(), Some("4"));
+        assert_eq!(opt_of(spec, "iodepth").as_deref(), Some("2"));
+        assert_eq!(opt_of(spec, "offset").as_deref(), Some("0"));
+        assert_eq!(
+            opt_of(spec, "offset_increment").as_deref(),
+            Some("26214400")
+        );
+        assert_eq!(opt_of(spec, "size").as_deref(), Some("26214400"));
+        assert_eq!(opt_of(spec, "norandommap"), None);
+        // The run's rate is shared by the streams.
+        assert_eq!(opt_of(spec, "rate_iops").as_deref(), Some("200"));
+        for (text, want) in [
+            (
+                "wd=wd1,sd=sd1,streams=3
+rd=rd1,wd=wd1",
+                "must be a multiple of streams=3",
+            ),
+            (
+                "wd=wd1,sd=sd1,streams=2,rdpct=50
+rd=rd1,wd=wd1",
+                "mix of reads and writes",
+            ),
+            (
+                "wd=wd1,sd=sd1,streams=2
+wd=wd2,sd=sd1
+rd=rd1,wd=*",
+                "only that one WD",
+            ),
+        ] {
+            let e = jobs_result(&format!(
+                "sd=sd1,lun=/nonexistent/x,size=64m,threads=8
+{text}
+"
+            ))
+            .unwrap_err();
+            assert!(e.to_string().contains(want), "{text}: {e}");
         }
     }
 

@@ -83,8 +83,11 @@ Dedup: dedupratio=, dedupunit= and dedupsets= (general parameters): each dedupun
 block is unique or in a duplicate set by its offset, so written data dedupes R:1.
 
 Not implemented (refused by name): -j/-jr with many hosts, metadata operations on a
-tree several hosts share, dedup hot sets and flip-flop, replay, streams, a range=
-that wraps round the SD's end.
+tree several hosts share, dedup hot sets and flip-flop, replay, a range= that wraps
+round the SD's end, streams= with a read/write mix.
+
+Streams: streams=N on the run's one WD splits each SD into N equal parts, each walked
+sequentially by threads/N of the SD's threads (threads a multiple of N).
 
 Priorities: a WD's own iorate= needs priority= (1 first), and then every WD of the run
 has a priority of its own, without gaps, those with iorate= first; the SD's threads are

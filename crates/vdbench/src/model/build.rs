@@ -170,6 +170,15 @@ impl Builder {
                     }
                     wd.p.priority = Some(positive(it)?);
                 }
+                "streams" => {
+                    let n = positive(it)?;
+                    if n < 2 {
+                        return Err(it
+                            .err("streams= needs at least two streams")
+                            .hint("leave it out for one sequential walk"));
+                    }
+                    wd.p.streams = Some(n);
+                }
                 "threads" => return Err(it.err("threads= belongs on the SD or the RD, not the WD")),
                 _ => {
                     if !wd.p.apply(it)? {

@@ -17,7 +17,6 @@ pub use rd::*;
 const REFUSED: &[(&str, &str)] = &[
     ("deduphotsets", "dedup hot sets are not implemented; dedupratio=, dedupunit= and dedupsets= are"),
     ("dedupdirectory", "deduplicated data patterns are not implemented"),
-    ("streams", "independent sequential streams are not implemented"),
     ("replay", "I/O replay is not implemented; fathom runs fio iologs (read_iolog=) instead"),
     ("rg", "replay groups are not implemented"),
     ("concatenatesds", "concatenated SDs are not implemented"),
@@ -435,9 +434,11 @@ mod tests {
 
     #[test]
     fn refused_and_unknown_keywords_are_named() {
-        let e = model("sd=sd1,lun=/x\nwd=wd1,sd=sd1,streams=2\nrd=rd1,wd=wd1\n").unwrap_err();
-        assert_eq!(e.key.as_deref(), Some("streams"));
+        let e = model("sd=sd1,lun=/x\nwd=wd1,sd=sd1,replay=x\nrd=rd1,wd=wd1\n").unwrap_err();
+        assert_eq!(e.key.as_deref(), Some("replay"));
         assert!(e.to_string().contains("not implemented"), "{e}");
+        let e = model("sd=sd1,lun=/x\nwd=wd1,sd=sd1,streams=1\nrd=rd1,wd=wd1\n").unwrap_err();
+        assert!(e.to_string().contains("at least two streams"), "{e}");
         let e = model("sd=sd1,lun=/x\nwd=wd1,sd=sd1,rdpc=50\nrd=rd1,wd=wd1\n").unwrap_err();
         assert!(e.to_string().contains("did you mean rdpct="), "{e}");
         assert_eq!(e.at.line, 2);

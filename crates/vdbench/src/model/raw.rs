@@ -320,6 +320,9 @@ pub struct WdParams {
     /// priority= (1 first; WD only): the SD's threads go to the waiting I/O of the
     /// highest priority.
     pub priority: Option<u32>,
+    /// streams=N (WD only): the SD split into N equal parts, each walked sequentially
+    /// by its share of the threads.
+    pub streams: Option<u32>,
 }
 
 impl Default for WdParams {
@@ -340,6 +343,7 @@ impl Default for WdParams {
             stride: None,
             hotband: false,
             priority: None,
+            streams: None,
         }
     }
 }
@@ -406,6 +410,7 @@ pub(super) const WD_KEYS: &[&str] = &[
     "hotband",
     "iorate",
     "priority",
+    "streams",
     "compratio",
     "openflags",
     "stride",
