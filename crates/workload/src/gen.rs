@@ -246,9 +246,6 @@ pub struct Generator {
     active: Vec<usize>,
     next_new: usize,
     issued_bytes: u64,
-    /// Bytes handed out in all loops (for `pass_floor`).
-    all_bytes: u64,
-    max_bs: u64,
     issued_ios: u64,
     loop_ios: u64,
     loop_no: u32,
@@ -266,6 +263,8 @@ pub struct Generator {
     split_cum: [Vec<(f64, u64)>; 3],
     /// `file_service_type` with a distribution: draws file indexes.
     file_sampler: Option<Sampler>,
+    /// vdbench's seeks (stride= or hotband=) replace the random offset.
+    special_seeks: bool,
     /// Strided zones: bytes transferred in the current zone, and where it starts.
     zone_bytes: u64,
     zone_start: u64,
@@ -338,8 +337,6 @@ impl Generator {
             active: Vec::new(),
             next_new: 0,
             issued_bytes: 0,
-            all_bytes: 0,
-            max_bs,
             issued_ios: 0,
             loop_ios: 0,
             loop_no: 0,
@@ -349,6 +346,7 @@ impl Generator {
             dirs,
             zone_bytes: 0,
             zone_start: 0,
+            special_seeks: p.stride.is_some() || p.hotband,
             p,
         };
         g.reset_active();
@@ -359,7 +357,6 @@ impl Generator {
     /// the part of a zone past its capacity): it does not count against the job's bytes.
     pub fn give_back(&mut self, len: u64) {
         self.issued_bytes = self.issued_bytes.saturating_sub(len);
-        self.all_bytes = self.all_bytes.saturating_sub(len);
         self.issued_ios = self.issued_ios.saturating_sub(1);
         self.loop_ios = self.loop_ios.saturating_sub(1);
     }
@@ -470,9 +467,11 @@ impl Generator {
                 return Some(io);
             }
             if self.p.pass_floor > 0 {
-                // fio's keep_running: a pass per loop, then more while short of the floor.
-                let short = self.all_bytes < self.p.pass_floor
-                    && self.p.pass_floor - self.all_bytes >= self.max_bs;
+                // fio's keep_running: a pass per loop, then more while short of the floor
+                // (the loops' bytes are never reset in this mode: the job's so far).
+                let max_bs = granularity(&self.p, self.dirs).1;
+                let short = self.issued_bytes < self.p.pass_floor
+                    && self.p.pass_floor - self.issued_bytes >= max_bs;
                 if self.loop_no + 1 < self.p.loops.max(1) || short {
                     self.loop_no += 1;
                     self.loop_ios = 0;
@@ -528,10 +527,8 @@ impl Generator {
                 self.file_run = 0;
                 continue;
             }
-            let offset = if random && self.p.hotband {
-                self.hotband_offset(fi, ddir, len)
-            } else if let (true, Some(s)) = (random, self.p.stride) {
-                self.strided_offset(fi, ddir, len, s)
+            let offset = if random && self.special_seeks {
+                self.special_offset(fi, ddir, len)
             } else if random {
                 self.random_offset(fi, ddir, len_dir, &mut len)
             } else {
@@ -763,11 +760,9 @@ impl Generator {
             f.starts[io.ddir.index()] = Some(io.offset - f.region.start);
             if io.ddir != Ddir::Trim {
                 self.issued_bytes += io.len;
-                self.all_bytes += io.len;
             }
         } else {
             self.issued_bytes += io.len;
-            self.all_bytes += io.len;
         }
         self.issued_ios += 1;
         self.loop_ios += 1;
@@ -843,6 +838,16 @@ impl Generator {
             }
         }
         Some(smallest)
+    }
+
+    /// vdbench's seeks: on the hot-band curve, or a stride on from the last I/O.
+    #[cold]
+    #[inline(never)]
+    fn special_offset(&mut self, fi: usize, ddir: Ddir, len: u64) -> Option<u64> {
+        match self.p.stride {
+            Some(s) if !self.p.hotband => self.strided_offset(fi, ddir, len, s),
+            _ => self.hotband_offset(fi, ddir, len),
+        }
     }
 
     /// A hot-band offset in a file's region (vdbench's `hotband=`): the band is the region,

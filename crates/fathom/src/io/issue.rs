@@ -39,20 +39,27 @@ impl Loop<'_> {
             let Some(intended) = self.pace(req) else {
                 break;
             };
-            if self.depth.is_some() && !self.take_place(req, intended) {
-                break;
-            }
-            if self.spec.control.delete_before_write
-                && req.ddir == Ddir::Write
-                && req.offset == self.clone.files[req.file].region.start
-                && !self.renew_file(req, intended)
-            {
+            if self.before_queue && !self.prepare_queue(req, intended) {
                 break;
             }
             if !self.queue_one(req, intended) {
                 break;
             }
         }
+    }
+
+    /// What some jobs do before an I/O is queued: take a depth group's place, renew a
+    /// file (fileio=(sequential,delete)). False when the loop is to be left.
+    #[cold]
+    #[inline(never)]
+    fn prepare_queue(&mut self, req: IoReq, intended: Option<Instant>) -> bool {
+        if self.depth.is_some() && !self.take_place(req, intended) {
+            return false;
+        }
+        !(self.spec.control.delete_before_write
+            && req.ddir == Ddir::Write
+            && req.offset == self.clone.files[req.file].region.start
+            && !self.renew_file(req, intended))
     }
 
     /// A depth group's place for this I/O; when there is none, the I/O is held (its
@@ -571,8 +578,10 @@ impl Loop<'_> {
     /// A depth group's place back (an I/O ended or was never started).
     #[inline(always)]
     pub(crate) fn give_place(&mut self) {
-        if let Some(d) = &mut self.depth {
-            d.give();
+        if self.before_queue {
+            if let Some(d) = &mut self.depth {
+                d.give();
+            }
         }
     }
 

@@ -130,6 +130,7 @@ impl<'a> Loop<'a> {
                 .as_deref()
                 .zip(spec.control.depth_share.as_ref())
                 .map(|(g, d)| crate::pace::depth::DepthMember::join(g, d.priority)),
+            before_queue: job.depth_group.is_some() || spec.control.delete_before_write,
             io_start,
             lt: LatTarget::new(spec, depth as u32, io_start),
             quiesce: false,

@@ -61,6 +61,8 @@ pub(crate) struct Loop<'a> {
     pub(crate) flow: Option<FlowMember<'a>>,
     /// Depth group (vdbench's WD priority=): a place taken for each I/O in flight.
     pub(crate) depth: Option<crate::pace::depth::DepthMember<'a>>,
+    /// A depth group or fileio=(sequential,delete): a step before each I/O is queued.
+    pub(crate) before_queue: bool,
     pub(crate) io_start: Instant,
     /// latency_target: the queue-depth search (and, after a ramp down, a quiesce).
     pub(crate) lt: Option<LatTarget>,
