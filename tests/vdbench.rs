@@ -59,6 +59,22 @@ fn flat(dir: &Path) -> Vec<std::collections::HashMap<String, String>> {
         .collect()
 }
 
+/// Run a parameter file (written as `name`) to the output folder `out`; it must succeed.
+fn run_vdb(env: &Env, name: &str, text: &str, out: &str) {
+    let p = env.write(name, text);
+    let o = env.run(&["vdbench", "-f", p.to_str().unwrap(), "-o", out]);
+    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+}
+
+/// Which `block`-byte blocks of a file hold anything but zeros.
+fn written_blocks(path: &Path, block: usize) -> Vec<bool> {
+    std::fs::read(path)
+        .unwrap()
+        .chunks(block)
+        .map(|b| b.iter().any(|&x| x != 0))
+        .collect()
+}
+
 fn num(row: &std::collections::HashMap<String, String>, col: &str) -> f64 {
     row[col]
         .parse()
@@ -857,19 +873,13 @@ fathomtest!(stride_makes_seeks_skip_sequential, |env| {
     // of the (new, sparse) lun is ever written, from the second (a lun under /dev keeps
     // its first block untouched, as in vdbench).
     let lun = shm.0.join("lun");
-    let p = env.write(
-        "s.vdb",
-        &format!(
-            "sd=sd1,lun={},size=1m\nwd=wd1,sd=sd1,xfersize=4k,seekpct=100,rdpct=0,stride=(8k,8k)\n\
-             rd=rd1,wd=wd1,iorate=max,elapsed=2,interval=1\n",
-            lun.display()
-        ),
+    let text = format!(
+        "sd=sd1,lun={},size=1m\nwd=wd1,sd=sd1,xfersize=4k,seekpct=100,rdpct=0,stride=(8k,8k)\n\
+         rd=rd1,wd=wd1,iorate=max,elapsed=2,interval=1\n",
+        lun.display()
     );
-    let o = env.run(&["vdbench", "-f", p.to_str().unwrap(), "-o", "out"]);
-    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
-    let data = std::fs::read(&lun).unwrap();
-    for (k, b) in data.chunks(4096).enumerate() {
-        let written = b.iter().any(|&x| x != 0);
+    run_vdb(&env, "s.vdb", &text, "out");
+    for (k, written) in written_blocks(&lun, 4096).into_iter().enumerate() {
         assert_eq!(written, k % 3 == 1, "block {k}");
     }
     let p = env.write(
@@ -894,56 +904,32 @@ fathomtest!(a_hotband_crowds_the_writes_near_the_bands_start, |env| {
     // 4k random writes at 2000/s for 2 s over a 100 MiB band: vdbench's curve sends about
     // half of them to the band's first tenth (uniform seeks: a tenth), the rest spread.
     let lun = shm.0.join("lun");
-    let p = env.write(
-        "h.vdb",
-        &format!(
-            "sd=sd1,lun={},size=100m
-wd=wd1,sd=sd1,xfersize=4k,rdpct=0,hotband=(0,100)
-             rd=rd1,wd=wd1,iorate=2000,elapsed=2,interval=1
-",
+    // (the written blocks in the lun's first tenth, in its last half)
+    let spread = |seek: &str, out: &str| {
+        let _ = std::fs::remove_file(&lun);
+        let text = format!(
+            "sd=sd1,lun={},size=100m\nwd=wd1,sd=sd1,xfersize=4k,rdpct=0,{seek}\n\
+             rd=rd1,wd=wd1,iorate=2000,elapsed=2,interval=1\n",
             lun.display()
-        ),
-    );
-    let o = env.run(&["vdbench", "-f", p.to_str().unwrap(), "-o", "out"]);
-    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
-    let data = std::fs::read(&lun).unwrap();
-    let blocks: Vec<bool> = data
-        .chunks(4096)
-        .map(|b| b.iter().any(|&x| x != 0))
-        .collect();
-    assert!(
-        !blocks[0],
-        "the first block of a lun under /dev is never touched"
-    );
-    let n = blocks.len();
-    let first = blocks[..n / 10].iter().filter(|&&w| w).count();
-    let last_half = blocks[n / 2..].iter().filter(|&&w| w).count();
+        );
+        run_vdb(&env, "h.vdb", &text, out);
+        let blocks = written_blocks(&lun, 4096);
+        assert!(
+            !blocks[0],
+            "the first block of a lun under /dev is never touched"
+        );
+        let n = blocks.len();
+        let count = |b: &[bool]| b.iter().filter(|&&w| w).count();
+        (count(&blocks[..n / 10]), count(&blocks[n / 2..]))
+    };
+    let (first, last_half) = spread("hotband=(0,100)", "out");
     assert!(first + last_half > 1000, "{first} {last_half}");
     assert!(
         first * 2 > last_half,
         "the first tenth holds {first} written blocks, the last half {last_half}"
     );
     // The same with uniform seeks: the last half takes about five times the first tenth.
-    let _ = std::fs::remove_file(&lun);
-    let p = env.write(
-        "u.vdb",
-        &format!(
-            "sd=sd1,lun={},size=100m
-wd=wd1,sd=sd1,xfersize=4k,rdpct=0,range=(0,100)
-             rd=rd1,wd=wd1,iorate=2000,elapsed=2,interval=1
-",
-            lun.display()
-        ),
-    );
-    let o = env.run(&["vdbench", "-f", p.to_str().unwrap(), "-o", "out2"]);
-    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
-    let data = std::fs::read(&lun).unwrap();
-    let blocks: Vec<bool> = data
-        .chunks(4096)
-        .map(|b| b.iter().any(|&x| x != 0))
-        .collect();
-    let first = blocks[..n / 10].iter().filter(|&&w| w).count();
-    let last_half = blocks[n / 2..].iter().filter(|&&w| w).count();
+    let (first, last_half) = spread("range=(0,100)", "out2");
     assert!(first * 3 < last_half, "{first} {last_half}");
 });
 
@@ -1014,21 +1000,14 @@ fathomtest!(streams_write_their_parts_of_the_sd_once_each, |env| {
     // stream's part is 4 MiB, less its first transfer (vdbench starts each stream one
     // transfer in on such a lun), so exactly the first 64k of each 4 MiB stays unwritten.
     let lun = shm.0.join("lun");
-    let p = env.write(
-        "s.vdb",
-        &format!(
-            "sd=sd1,lun={},size=16m,threads=4
-             wd=wd1,sd=sd1,xfersize=64k,rdpct=0,seekpct=eof,streams=4
-             rd=rd1,wd=wd1,iorate=max,elapsed=30,interval=1
-",
-            lun.display()
-        ),
+    let text = format!(
+        "sd=sd1,lun={},size=16m,threads=4\n\
+         wd=wd1,sd=sd1,xfersize=64k,rdpct=0,seekpct=eof,streams=4\n\
+         rd=rd1,wd=wd1,iorate=max,elapsed=30,interval=1\n",
+        lun.display()
     );
-    let o = env.run(&["vdbench", "-f", p.to_str().unwrap(), "-o", "out"]);
-    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
-    let data = std::fs::read(&lun).unwrap();
-    for (k, b) in data.chunks(64 << 10).enumerate() {
-        let written = b.iter().any(|&x| x != 0);
+    run_vdb(&env, "s.vdb", &text, "out");
+    for (k, written) in written_blocks(&lun, 64 << 10).into_iter().enumerate() {
         assert_eq!(written, k % 64 != 0, "block {k}");
     }
     let native = std::fs::read_to_string(env.path().join("out/rd1.fathom.json")).unwrap();

@@ -1121,18 +1121,7 @@ mod tests {
     use std::path::Path;
 
     fn jobs_of(text: &str) -> Vec<(JobSpec, JobTag)> {
-        let pf = crate::parse::read_str(Path::new("t"), text, &HashMap::new()).unwrap();
-        let m = crate::model::Model::from_parm(&pf).unwrap();
-        let runs = crate::runs::expand(&m).unwrap();
-        let jo = JobOpts {
-            ioengine: "libaio".into(),
-            validate: false,
-            journal: None,
-            data_errors: 50,
-            compratio: 1.0,
-            dedup: None,
-        };
-        raw_jobs(&runs[0], runs[0].rate, &jo, &Place::default()).unwrap()
+        jobs_result(text).unwrap()
     }
 
     fn jobs_result(text: &str) -> Result<Vec<(JobSpec, JobTag)>> {
