@@ -329,10 +329,8 @@ fn sd_regions(run: &Run) -> Result<Vec<(u64, u64, u64)>> {
                     s.name
                 );
             }
-            // vdbench never touches the first block of a lun under /dev (a device's
-            // label; /dev/shm files too, by the same test): I/O starts one transfer in.
-            if start == 0 && s.offset == 0 && s.lun.starts_with("/dev") {
-                start = unit;
+            if start == 0 {
+                start = block0(s, unit);
             }
             let end = (end_at / unit * unit).max(start + unit);
             if end > avail {
@@ -355,6 +353,17 @@ fn sd_regions(run: &Run) -> Result<Vec<(u64, u64, u64)>> {
         }
     }
     Ok(regions)
+}
+
+/// Where I/O may start on an SD: vdbench never touches the first block of a lun under
+/// /dev (a device's label; /dev/shm files too, by the same test), so there one transfer
+/// (`unit`) in; elsewhere (or past an offset=) at 0.
+fn block0(s: &crate::model::Sd, unit: u64) -> u64 {
+    if s.offset == 0 && s.lun.starts_with("/dev") {
+        unit
+    } else {
+        0
+    }
 }
 
 /// One WD on one SD in a raw run: a fathom job.
@@ -508,11 +517,7 @@ impl Pair<'_> {
         let avail = self.region.2 - s.offset;
         let unit = w.p.xfer.max().max(512);
         let size = avail / n as u64 / unit * unit;
-        let block0 = if s.offset == 0 && s.lun.starts_with("/dev") {
-            unit
-        } else {
-            0
-        };
+        let block0 = block0(s, unit);
         if size <= block0 {
             bail!(
                 "sd={}: {avail} bytes in {n} streams leave none a {unit}-byte transfer",

@@ -534,10 +534,7 @@ impl Loop<'_> {
             .p
             .engine
             .close_file(req.file)
-            .and_then(|()| match std::fs::remove_file(path) {
-                Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
-                _ => Ok(()),
-            });
+            .and_then(|()| crate::io::state::remove_if_there(path));
         let t1 = crate::clock::now();
         let opts = fathom_engine::OpenOptions {
             create: true,
@@ -556,21 +553,17 @@ impl Loop<'_> {
             self.stopping = true;
             return false;
         }
-        let st = &mut self.out.stats;
-        st.record_op(
-            "delete",
-            None,
-            t1.duration_since(t0).as_nanos() as u64,
-            0,
-            true,
-        );
-        st.record_op(
-            "create",
-            None,
-            t2.duration_since(t1).as_nanos() as u64,
-            0,
-            true,
-        );
+        for (op, ns) in [
+            ("delete", t1.duration_since(t0).as_nanos() as u64),
+            ("create", t2.duration_since(t1).as_nanos() as u64),
+        ] {
+            self.out.stats.record_op(op, None, ns, 0, true);
+            // (The interval's longest, for the operations' samples.)
+            let k = self.out.stats.ops.iter().position(|o| o.name == op);
+            if let (Some(s), Some(k)) = (&mut self.sampler.ops, k) {
+                s.saw(k, ns);
+            }
+        }
         self.now = t2;
         true
     }

@@ -265,10 +265,7 @@ impl<'a> Loop<'a> {
         let removed = closed.and_then(|()| {
             files
                 .iter()
-                .try_for_each(|f| match std::fs::remove_file(&f.path) {
-                    Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
-                    _ => Ok(()),
-                })
+                .try_for_each(|f| crate::io::state::remove_if_there(&f.path))
         });
         let made = removed.and_then(|()| {
             files

@@ -45,10 +45,9 @@ pub(crate) struct Sampler<'a> {
     pub(crate) every: Duration,
     /// `live_samples`: hand each sample to the live board too.
     pub(crate) share: bool,
-    /// Sample the job's operations too (those an I/O job records beside its I/O:
-    /// fileio=(sequential,delete)'s deletes and creates): (ops, bytes, latency sums) at
-    /// the previous sample, per operation in the stats' order.
-    pub(crate) ops: Option<Vec<(u64, u64, u128, u128)>>,
+    /// Sample the job's operations too, with the metadata jobs' sampler (those an I/O
+    /// job records beside its I/O: fileio=(sequential,delete)'s deletes and creates).
+    pub(crate) ops: Option<crate::meta::OpSampler>,
 }
 
 impl<'a> Sampler<'a> {
@@ -154,8 +153,8 @@ impl<'a> Sampler<'a> {
             self.last_bytes[d] = ds.bytes;
             self.last_ios[d] = ds.ios;
         }
-        if let Some(last) = &mut self.ops {
-            sample_ops(last, st, t_ms, len_ms);
+        if let Some(o) = &mut self.ops {
+            o.sample(now, st, None);
         }
         self.last_at = now;
         if let Some(l) = self.live {
@@ -172,28 +171,4 @@ pub(crate) fn epoch_ms() -> u64 {
         .duration_since(UNIX_EPOCH)
         .map(|d| d.as_millis() as u64)
         .unwrap_or(0)
-}
-
-/// One interval's sample of each operation an I/O job recorded (counts, bytes and the
-/// exact latency sums; no percentiles: the interval's histogram is not kept for them).
-fn sample_ops(
-    last: &mut Vec<(u64, u64, u128, u128)>,
-    st: &mut ThreadStats,
-    t_ms: u64,
-    len_ms: u64,
-) {
-    last.resize(st.ops.len(), (0, 0, 0, 0));
-    for (o, l) in st.ops.iter_mut().zip(last.iter_mut()) {
-        let (sum, sumsq) = (o.lat.sum(), o.lat.sumsq());
-        o.samples.push(Sample {
-            t_ms,
-            len_ms,
-            bytes: o.bytes - l.1,
-            ios: o.ops - l.0,
-            clat_sum: sum.saturating_sub(l.2).min(u64::MAX as u128) as u64,
-            clat_sumsq: sumsq.saturating_sub(l.3) as f64,
-            ..Sample::default()
-        });
-        *l = (o.ops, o.bytes, sum, sumsq);
-    }
 }

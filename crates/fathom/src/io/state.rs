@@ -145,7 +145,17 @@ impl Loop<'_> {
     /// See [`Loop::seed_ops`].
     pub(crate) fn sample_ops(&mut self) {
         if self.spec.control.delete_before_write {
-            self.sampler.ops = Some(Vec::new());
+            let (start, every) = (self.sampler.start, self.sampler.every);
+            let n = self.out.stats.ops.len();
+            self.sampler.ops = Some(crate::meta::OpSampler::new(start, every, n, false));
         }
+    }
+}
+
+/// Remove a file; one already gone is no error.
+pub(crate) fn remove_if_there(path: &std::path::Path) -> std::io::Result<()> {
+    match std::fs::remove_file(path) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
+        _ => Ok(()),
     }
 }

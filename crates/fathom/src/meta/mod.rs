@@ -381,8 +381,9 @@ fn state_for(
 /// squares, and the latencies.
 type OpMark = (u64, u64, u128, u128, Option<hdrhistogram::Histogram<u64>>);
 
-/// Interval samples of each operation of the mix (rate and times per interval).
-struct OpSampler {
+/// Interval samples of each operation of the mix (rate and times per interval); also
+/// the operations an I/O job records beside its I/O (fileio=(sequential,delete)).
+pub(crate) struct OpSampler {
     every: Duration,
     next: Instant,
     start: Instant,
@@ -397,7 +398,7 @@ struct OpSampler {
 }
 
 impl OpSampler {
-    fn new(start: Instant, every: Duration, n: usize, share: bool) -> OpSampler {
+    pub(crate) fn new(start: Instant, every: Duration, n: usize, share: bool) -> OpSampler {
         OpSampler {
             every,
             next: start + every,
@@ -408,7 +409,7 @@ impl OpSampler {
             share,
         }
     }
-    fn saw(&mut self, k: usize, ns: u64) {
+    pub(crate) fn saw(&mut self, k: usize, ns: u64) {
         if let Some(m) = self.iv_max.get_mut(k) {
             *m = (*m).max(ns);
         }
@@ -418,7 +419,7 @@ impl OpSampler {
             self.sample(now, st, live);
         }
     }
-    fn sample(&mut self, now: Instant, st: &mut ThreadStats, live: Option<&LiveClone>) {
+    pub(crate) fn sample(&mut self, now: Instant, st: &mut ThreadStats, live: Option<&LiveClone>) {
         // Samples count whole milliseconds: a last piece under one counts one.
         let len_ms = (now.duration_since(self.last_at).as_millis() as u64).max(1);
         let t_ms = now.duration_since(self.start).as_millis() as u64;
