@@ -418,13 +418,13 @@ fathomtest!(
         );
         let p = env.write(
             "bad.vdb",
-            "sd=sd1,lun=/x\nwd=wd1,sd=sd1,\n   rdpc=50\nrd=rd1,wd=wd1\n",
+            "sd=sd1,lun=/x\nwd=wd1,sd=sd1,\n   rdpcx=50\nrd=rd1,wd=wd1\n",
         );
         let o = env.run(&["vdbench", "-s", "-f", p.to_str().unwrap()]);
         assert_eq!(o.status.code(), Some(2));
         let e = stderr(&o);
         assert!(
-            e.contains("bad.vdb:3: 'rdpc': not a vdbench WD parameter (did you mean rdpct=?)"),
+            e.contains("bad.vdb:3: 'rdpcx': not a vdbench WD parameter (did you mean rdpct=?)"),
             "{e}"
         );
         let p = env.write("v.vdb", "sd=sd1,lun=$lun\nwd=wd1,sd=sd1\nrd=rd1,wd=wd1\n");
@@ -1269,4 +1269,240 @@ fathomtest!(create_makes_files_at_the_sizes_a_format_gives_them, |env| {
         "{}",
         stdout(&o)
     );
+});
+
+/// The flat file's average rows: (run, row).
+fn averages(dir: &Path) -> Vec<std::collections::HashMap<String, String>> {
+    flat(dir)
+        .into_iter()
+        .filter(|r| r["Interval"].starts_with("avg"))
+        .collect()
+}
+
+fathomtest!(loop_repeats_every_run_by_count_and_by_time, |env| {
+    let _turn = serial();
+    let shm = Shm::new(&env, "loop");
+    let p = env.write(
+        "loop.vdb",
+        &format!(
+            "loop=2\nsd=sd1,lun={},size=4m\nwd=wd1,sd=sd1,rdpct=100\n\
+             rd=rd1,wd=wd1,iorate=200,elapsed=2,interval=1\n\
+             rd=rd2,wd=wd1,iorate=100,elapsed=2,interval=1\n",
+            shm.s("a")
+        ),
+    );
+    let o = env.run(&["vdbench", "-f", p.to_str().unwrap(), "-o", "out"]);
+    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+    let text = stdout(&o);
+    assert!(
+        text.contains("Starting loop 2") && !text.contains("Starting loop 3"),
+        "{text}"
+    );
+    assert!(
+        text.contains("Terminating loop run after 2 loops"),
+        "{text}"
+    );
+    let runs: Vec<String> = averages(&env.path().join("out"))
+        .iter()
+        .map(|r| r["Run"].clone())
+        .collect();
+    assert_eq!(runs, ["rd1", "rd2", "rd1", "rd2"]);
+    for f in ["rd1_loop=1", "rd2_loop=1", "rd1_loop=2", "rd2_loop=2"] {
+        assert!(
+            env.path().join(format!("out/{f}.fathom.json")).exists(),
+            "{f}"
+        );
+    }
+    // -l N on the command line is seconds: a pass starts while fewer have gone by.
+    let p = env.write(
+        "time.vdb",
+        &format!(
+            "sd=sd1,lun={},size=4m\nwd=wd1,sd=sd1\nrd=rd1,wd=wd1,iorate=100,elapsed=2,interval=1\n",
+            shm.s("a")
+        ),
+    );
+    let o = env.run(&["vdbench", "-f", p.to_str().unwrap(), "-o", "t", "-l", "3"]);
+    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+    assert_eq!(averages(&env.path().join("t")).len(), 2, "{}", stdout(&o));
+    assert!(
+        stdout(&o).contains("Terminating loop run after"),
+        "{}",
+        stdout(&o)
+    );
+});
+
+fathomtest!(a_monitor_file_ends_the_run_or_the_execution, |env| {
+    let _turn = serial();
+    let shm = Shm::new(&env, "mon");
+    let mon = env.path().join("monitor");
+    let p = env.write(
+        "mon.vdb",
+        &format!(
+            "monitor={}\nsd=sd1,lun={},size=4m\nwd=wd1,sd=sd1\n\
+             rd=rd1,wd=wd1,iorate=100,elapsed=60,interval=1\n\
+             rd=rd2,wd=wd1,iorate=100,elapsed=60,interval=1\n\
+             rd=rd3,wd=wd1,iorate=100,elapsed=60,interval=1\n",
+            mon.display(),
+            shm.s("a")
+        ),
+    );
+    // The file is emptied when the execution starts: write into it only after that.
+    let m = mon.clone();
+    let writer = std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(3500));
+        std::fs::write(&m, "end_rd\n").unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(3500));
+        std::fs::write(&m, "terminate\n").unwrap();
+    });
+    let t0 = std::time::Instant::now();
+    let o = env.run(&["vdbench", "-f", p.to_str().unwrap(), "-o", "out"]);
+    writer.join().unwrap();
+    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+    assert!(t0.elapsed().as_secs() < 30, "{:?}", t0.elapsed());
+    let text = stdout(&o);
+    assert!(
+        text.contains("User requested early shutdown of this run."),
+        "{text}"
+    );
+    assert!(text.contains("User requested early termination."), "{text}");
+    let runs: Vec<String> = averages(&env.path().join("out"))
+        .iter()
+        .map(|r| r["Run"].clone())
+        .collect();
+    assert_eq!(runs, ["rd1", "rd2"], "{text}");
+    let log = std::fs::read_to_string(env.path().join("out/logfile.html")).unwrap();
+    assert!(
+        log.contains("early shutdown") && log.contains("early termination"),
+        "{log}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&mon).unwrap(),
+        "",
+        "emptied after each request"
+    );
+});
+
+fathomtest!(formatsds_writes_every_sd_whole_in_a_run_of_its_own, |env| {
+    let _turn = serial();
+    let shm = Shm::new(&env, "fmt");
+    // Files that exist, all zeros: the read-only run would leave them so.
+    for f in ["a", "b"] {
+        std::fs::write(shm.s(f), vec![0u8; 2 << 20]).unwrap();
+    }
+    let p = env.write(
+        "fmt.vdb",
+        &format!(
+            "formatsds=yes\nformatxfersize=64k\n\
+             sd=sd1,lun={},size=2m\nsd=sd2,lun={},size=2m\n\
+             wd=wd1,sd=sd*,rdpct=100\nrd=rd1,wd=wd1,iorate=100,elapsed=2,interval=1\n",
+            shm.s("a"),
+            shm.s("b")
+        ),
+    );
+    let o = env.run(&["vdbench", "-f", p.to_str().unwrap(), "-o", "out"]);
+    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+    assert!(
+        stdout(&o).contains("Starting RD=SD_format; I/O rate: Uncontrolled MAX; elapsed=none"),
+        "{}",
+        stdout(&o)
+    );
+    let avgs = averages(&env.path().join("out"));
+    let fmt = avgs
+        .iter()
+        .find(|r| r["Run"] == "SD_format")
+        .expect("SD_format");
+    assert_eq!(fmt["bytes/io"], "65536");
+    assert_eq!(num(fmt, "read%"), 0.0);
+    // Every block written, but for a /dev lun's first transfer (vdbench never touches
+    // it: /dev/shm here, where there is one).
+    let skip = if shm.0.starts_with("/dev") { 16 } else { 0 };
+    for f in ["a", "b"] {
+        let blocks = written_blocks(Path::new(&shm.s(f)), 4096);
+        assert_eq!(blocks.len(), 512);
+        assert!(
+            blocks[..skip].iter().all(|w| !*w),
+            "{f}: the first block left alone"
+        );
+        assert!(
+            blocks[skip..].iter().all(|w| *w),
+            "{f}: every block written"
+        );
+    }
+    assert!(num(fmt, "MB/sec") > 0.0, "{fmt:?}");
+    assert_eq!(avgs.last().unwrap()["Run"], "rd1");
+});
+
+fathomtest!(
+    vdbench_command_lines_joined_abbreviated_and_extended,
+    |env| {
+        let _turn = serial();
+        let shm = Shm::new(&env, "cli");
+        // Abbreviated keywords, as vdbench takes them: xf= is xfersize=, r= readpct=,
+        // s= an SD's size=, i= an RD's iorate=, e= elapsed=, in= interval=.
+        let p = env.write(
+            "abbr.vdb",
+            &format!(
+                "sd=sd1,lun={},s=4m,th=2\nwd=wd1,sd=sd1,xf=8k,r=0\nrd=rd1,wd=wd1,i=50,e=60,in=1\n",
+                shm.s("a")
+            ),
+        );
+        let f = format!("-f{}", p.display());
+        // -fFILE joined, -e 2 apart, -mb (MB of 1000²), and `+ iorate=100` over the RD's.
+        let o = env.run(&["vdbench", &f, "-oout", "-e", "2", "-mb", "+", "iorate=100"]);
+        assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+        let text = stdout(&o);
+        assert!(
+            text.contains("Starting RD=rd1; I/O rate: 100; elapsed=2"),
+            "{text}"
+        );
+        assert!(text.contains("1000**2"), "{text}");
+        let avg = &averages(&env.path().join("out"))[0];
+        assert_eq!(avg["bytes/io"], "8192");
+        assert_eq!(num(avg, "read%"), 0.0);
+        let (rate, mb) = (num(avg, "rate"), num(avg, "MB/sec"));
+        assert!((90.0..=110.0).contains(&rate), "{rate}");
+        let want = rate * 8192.0 / 1e6;
+        assert!(
+            (mb - want).abs() < 0.02,
+            "{mb} MB/s at {rate}/s of 8k: {want}"
+        );
+        // The quick tests' parameter files, listed without I/O.
+        let o = env.run(&["vdbench", "-t2", "-s"]);
+        assert!(stdout(&o).contains("Uncontrolled MAX"), "{}", stdout(&o));
+        let o = env.run(&["vdbench", "-tf", "-s"]);
+        assert!(stdout(&o).contains("fwd=fwd1,fwd2"), "{}", stdout(&o));
+        let o = env.run(&["vdbench", &f, "-"]);
+        assert!(!o.status.success());
+        assert!(stderr(&o).contains("give it with -f"), "{}", stderr(&o));
+    }
+);
+
+fathomtest!(interval_lines_hold_reads_and_writes_at_max_rate, |env| {
+    let _turn = serial();
+    let shm = Shm::new(&env, "mix");
+    let p = env.write(
+        "mix.vdb",
+        &format!(
+            "sd=sd1,lun={},size=8m\nwd=wd1,sd=sd1,rdpct=50\nrd=rd1,wd=wd1,iorate=max,elapsed=3,interval=1\n",
+            shm.s("a")
+        ),
+    );
+    let o = env.run(&["vdbench", "-f", p.to_str().unwrap(), "-o", "out"]);
+    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+    // Each interval line, printed as the interval ends, has both directions: the
+    // samples of one interval are handed over together.
+    let rows = flat(&env.path().join("out"));
+    for r in &rows {
+        let pct = num(r, "read%");
+        assert!((40.0..=60.0).contains(&pct), "{r:?}");
+    }
+    let text = stdout(&o);
+    for l in text.lines().filter(|l| {
+        l.split_whitespace()
+            .nth(1)
+            .is_some_and(|x| x.parse::<u32>().is_ok())
+    }) {
+        let pct: f64 = l.split_whitespace().nth(5).unwrap().parse().unwrap();
+        assert!((40.0..=60.0).contains(&pct), "{l}");
+    }
 });

@@ -9,6 +9,7 @@
 //! runs them, printing vdbench's interval lines and writing its output folder
 //! ([`report`], [`tree`] for file-system anchors, [`flat`] for `parseflat`).
 
+pub mod abbrev;
 pub mod exec;
 pub mod flat;
 pub mod jobs;
@@ -32,15 +33,20 @@ use std::path::PathBuf;
 pub const HELP: &str = "\
 fathom vdbench: run vdbench parameter files as they are (no Java)
 
-usage: fathom vdbench -f PARMFILE [-f MORE...] [-o OUTDIR[+]] [-e SECS] [-i SECS] [-w SECS]
-                      [-v|-vr|-vw] [-j|-jr|-jn] [-s] [-c] [--ioengine=ENGINE] [var=value ...]
-       fathom vdbench -t [-o OUTDIR]
+usage: fathom vdbench -f PARMFILE [MORE...] [-o OUTDIR[+]] [-e SECS] [-i SECS] [-w SECS]
+                      [-l [SECS]] [-v|-vr|-vw] [-j|-jr|-jn] [-s] [-c|-cy|-cn|-co] [-mb]
+                      [--ioengine=ENGINE] [var=value ...] [+ RDPARM=VALUE,...]
+       fathom vdbench -t|-t1|-t2|-tf [-o OUTDIR]
        fathom vdbench parseflat -i flatfile.html [-o out.csv] [-c COL ...] [-a] [-f COL VALUE ...]
        (fathom linked or copied as `vdbench` takes the same arguments)
 
-  -f FILE     parameter file; several are read as one, in order
+  -f FILE     parameter file; several (-f a b, or -f a -f b) are read as one, in order
   -o DIR      output folder (default: output); DIR+ adds a timestamp to the name
   -e/-i/-w S  override every run's elapsed=, interval=, warmup= (seconds, or 5m, 1h)
+              (as in vdbench, a flag's value may be joined to it: -fparm, -e60)
+  -l [T]      run every RD again and again: until stopped, or (T: seconds, or 30m, 2h)
+              starting passes until T has gone by (loop= in the file: loop=3 passes,
+              loop=2h); each pass's native results are RUN_loop=N.fathom.json
   -v          data validation: every written 512-byte sector carries its key (write
               generation), offset and checksum; every read is checked; errors name the SD,
               lun, offset (hex and decimal) and what was expected and found
@@ -51,7 +57,13 @@ usage: fathom vdbench -f PARMFILE [-f MORE...] [-o OUTDIR[+]] [-e SECS] [-i SECS
   -jn         as -j
   -s          simulate: read, check and expand the file; list the runs, no I/O
   -c          delete file-system trees (FSD anchors' vdb.* folders) first
-  -t          a short built-in test on a temporary file
+  -cy/-cn/-co every file-system RD with format=yes / no / only
+  -mb         MB in the reports is 1000² bytes (default 1024²)
+  -t          a short built-in test on a temporary file (1k, half reads, 100 I/O/s);
+              -t1 the same with o_sync, -t2 1k writes at max, -tf a file-system test
+  + P=V,...   add RD parameters to every RD (after its own, so they win)
+  -m N, -p N, -k  accepted: vdbench's JVM count, port and Solaris kstat report have no
+              meaning here (one process per host; many hosts talk over MPI)
   var=value   replace $var (or ${var}) in the parameter file
   --ioengine  raw I/O engine (default io_uring, else libaio): an SD's threads= are its
               I/Os in flight on one asynchronous job
@@ -82,6 +94,14 @@ files on one tree are refused.
 Dedup: dedupratio=, dedupunit= and dedupsets= (general parameters): each dedupunit
 block is unique or in a duplicate set by its offset, so written data dedupes R:1.
 
+Keywords may be abbreviated as vdbench allows: any leading part, read in vdbench's own
+order per definition (xf= is xfersize=, th= threads=, an RD's e= elapsed=, i= iorate=).
+
+monitor=FILE: read as each interval ends; a first line end_rd (or shutdown) ends the
+run under way, end_vdbench (or terminate) the execution. /tmp/vdbench.shutdown.PID
+ends it too. formatsds=yes: a first run, SD_format, writes every SD whole
+(formatxfersize=, default 128k).
+
 Not implemented (refused by name): -j/-jr with many hosts, metadata operations on a
 tree several hosts share, dedup hot sets and flip-flop, replay, a range= that wraps
 round the SD's end, streams= with a read/write mix.
@@ -98,6 +118,30 @@ random seeks drawn from vdbench's hot-band curve: most of them near the band's s
 writes a hundredth of the band on from the reads. A raw device's first block (/dev/...)
 is never touched, as in vdbench.
 ";
+
+/// `-cy`, `-cn`, `-co`: every file-system RD's format= overridden from the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ForceFormat {
+    /// `-cy`: format=yes.
+    Yes,
+    /// `-cn`: format=no.
+    No,
+    /// `-co`: format=only.
+    Only,
+}
+
+/// Which built-in quick test `-t` runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum QuickTest {
+    /// `-t`, `-td`: 1k transfers, half reads, 100 I/Os a second, on a 40 MB file.
+    Mixed,
+    /// `-t1`: as `-t` with o_sync.
+    Sync,
+    /// `-t2`: 1k writes as fast as they go.
+    Writes,
+    /// `-tf`: a file-system test (100 files of 128k, random reads and writes).
+    Files,
+}
 
 /// What `fathom vdbench` was asked.
 #[derive(Debug, Clone, Default)]
@@ -120,8 +164,16 @@ pub struct Cli {
     pub simulate: bool,
     /// -c.
     pub clean: bool,
-    /// -t.
-    pub test: bool,
+    /// -cy / -cn / -co.
+    pub force_format: Option<ForceFormat>,
+    /// -t and its kinds.
+    pub test: Option<QuickTest>,
+    /// -l: run everything again (a `loop=` in the file overrides it).
+    pub repeat: Option<model::LoopSpec>,
+    /// -mb: MB in the reports is 1000² bytes, not 1024².
+    pub decimal: bool,
+    /// `+ key=value,...`: added to every RD (after its own parameters).
+    pub rd_extras: Option<String>,
     /// var=value.
     pub vars: HashMap<String, String>,
     /// --ioengine.
@@ -130,54 +182,146 @@ pub struct Cli {
     pub hostfile: bool,
 }
 
-/// Read the command line (after `vdbench`).
-pub fn parse_cli(args: &[String]) -> Result<Cli> {
-    let mut c = Cli::default();
-    let mut it = args.iter();
-    let secs = |f: &str, v: Option<&String>| -> Result<f64> {
-        let v = v.ok_or_else(|| anyhow!("{f} needs a value in seconds"))?;
-        value::secs(v).map_err(|e| anyhow!("{f}: {e}"))
-    };
-    while let Some(a) = it.next() {
-        match a.as_str() {
-            "-f" => {
-                let v = it
-                    .next()
-                    .ok_or_else(|| anyhow!("-f needs a parameter file"))?;
-                c.files.push(v.into());
+/// vdbench's way with its arguments: a one-letter flag takes the word after it as its
+/// value (`-f parmfile` is `-fparmfile`, `-e 60` is `-e60`, `-l 2h` is `-l2h`) unless
+/// that word starts with `-` or holds `=`; a word after a joined pair stands alone (so
+/// `-f a b` names two files). `+ WORDS` at the end is returned apart.
+fn join_args(args: &[String]) -> Result<(Vec<String>, Option<String>)> {
+    let mut out: Vec<String> = Vec::new();
+    let mut joined = false;
+    for (i, a) in args.iter().enumerate() {
+        if let Some(first) = a.strip_prefix('+') {
+            let mut words = vec![first.trim()];
+            words.extend(args[i + 1..].iter().map(|w| w.trim()));
+            let extras = words.join(" ").trim().to_string();
+            if extras.is_empty() {
+                bail!("'+' adds RD parameters to every RD: + iorate=max,elapsed=60");
             }
-            "-o" => {
-                c.out = Some(
-                    it.next()
-                        .ok_or_else(|| anyhow!("-o needs a folder"))?
-                        .clone(),
-                )
+            if extras.contains(char::is_whitespace) {
+                bail!("'+ {extras}': no blanks in the RD parameters after '+' (separate them with commas)");
             }
-            "-e" => c.elapsed = Some(secs("-e", it.next())?),
-            "-i" => c.interval = Some(secs("-i", it.next())?),
-            "-w" => c.warmup = Some(secs("-w", it.next())?),
-            "-v" | "-vr" | "-vw" | "-vt" => c.validate = true,
-            "-j" | "-jn" => c.journal = exec::JournalMode::On,
-            "-jr" => c.journal = exec::JournalMode::Recover,
-            "-s" => c.simulate = true,
-            "-c" => c.clean = true,
-            "-t" => c.test = true,
-            "--hostfile" => c.hostfile = true,
-            s if s.starts_with("--ioengine=") => {
-                c.ioengine = Some(s["--ioengine=".len()..].to_string())
+            return Ok((out, Some(extras)));
+        }
+        let joinable = match out.last() {
+            Some(p) if !joined && p.starts_with('-') && !p.starts_with("--") && p.len() == 2 => {
+                p != "-" && !a.starts_with('-') && !a.contains('=')
             }
-            s if s.starts_with('-') => {
-                bail!("vdbench flag {s} is not known; `fathom vdbench --help` lists them")
-            }
-            s => match s.split_once('=') {
-                Some((k, v)) if !k.is_empty() => {
-                    c.vars.insert(k.to_string(), v.to_string());
-                }
-                _ => bail!("'{s}': vdbench takes -f PARMFILE (and var=value substitutions)"),
-            },
+            _ => false,
+        };
+        if joinable {
+            out.last_mut().expect("a previous word").push_str(a);
+            joined = true;
+        } else {
+            out.push(a.clone());
+            joined = false;
         }
     }
-    if c.files.is_empty() && !c.test {
+    Ok((out, None))
+}
+
+/// Read the command line (after `vdbench`), as vdbench reads it.
+pub fn parse_cli(args: &[String]) -> Result<Cli> {
+    let mut c = Cli::default();
+    let (words, extras) = join_args(args)?;
+    c.rd_extras = extras;
+    let secs = |f: &str, v: &str| -> Result<f64> {
+        if v.is_empty() {
+            bail!("{f} needs a value in seconds");
+        }
+        value::secs(v).map_err(|e| anyhow!("{f}: {e}"))
+    };
+    // After -f (or a var=value), a plain word is one more parameter file.
+    let mut more_files = false;
+    for a in &words {
+        let a = a.as_str();
+        if let Some(long) = a.strip_prefix("--") {
+            more_files = false;
+            match long.split_once('=') {
+                Some(("ioengine", v)) => c.ioengine = Some(v.to_string()),
+                None if long == "hostfile" => c.hostfile = true,
+                _ => bail!("vdbench flag {a} is not known; `fathom vdbench --help` lists them"),
+            }
+            continue;
+        }
+        if !a.starts_with('-') {
+            match a.split_once('=') {
+                Some((k, v)) if !k.is_empty() => {
+                    c.vars.insert(k.to_string(), v.to_string());
+                    more_files = true;
+                }
+                _ if more_files => c.files.push(a.into()),
+                _ => bail!("'{a}': vdbench takes -f PARMFILE (and var=value substitutions)"),
+            }
+            continue;
+        }
+        more_files = false;
+        let (flag, rest) = a.split_at(a.len().min(2));
+        match flag {
+            "-f" if rest.is_empty() => bail!("-f needs a parameter file"),
+            "-f" => {
+                c.files.push(rest.into());
+                more_files = true;
+            }
+            "-o" if rest.is_empty() => bail!("-o needs a folder"),
+            "-o" => c.out = Some(rest.to_string()),
+            "-e" => c.elapsed = Some(secs("-e", rest)?),
+            "-i" => c.interval = Some(secs("-i", rest)?),
+            "-w" => c.warmup = Some(secs("-w", rest)?),
+            "-v" if rest.contains('c') => {
+                bail!("-vc: vdbench no longer continues an old validation map (validate=continue)")
+            }
+            "-v" if rest.chars().all(|x| "rw2tq".contains(x)) => c.validate = true,
+            "-j" => {
+                c.journal = exec::JournalMode::On;
+                for x in rest.chars() {
+                    match x {
+                        'r' => c.journal = exec::JournalMode::Recover,
+                        // fathom's journal always writes through (O_DSYNC).
+                        'n' => {}
+                        _ => bail!(
+                            "-j{rest}: vdbench's journal option '{x}' is not implemented \
+                             (fathom takes -j, -jn and -jr)"
+                        ),
+                    }
+                }
+            }
+            "-c" => match rest {
+                "" => c.clean = true,
+                r if r.contains('o') => c.force_format = Some(ForceFormat::Only),
+                r if r.contains('y') => c.force_format = Some(ForceFormat::Yes),
+                r if r.contains('n') => c.force_format = Some(ForceFormat::No),
+                _ => bail!("{a}: use -c (delete the FSD trees first), -cy, -cn or -co"),
+            },
+            "-l" if rest.is_empty() => c.repeat = Some(model::LoopSpec::Forever),
+            "-l" => {
+                c.repeat = Some(model::LoopSpec::parse(rest, true).map_err(|e| anyhow!("-l {e}"))?)
+            }
+            "-s" if rest.is_empty() => c.simulate = true,
+            "-t" => {
+                c.test = Some(match rest {
+                    "" | "d" => QuickTest::Mixed,
+                    "1" => QuickTest::Sync,
+                    "2" => QuickTest::Writes,
+                    "f" => QuickTest::Files,
+                    _ => bail!("{a}: vdbench's quick tests are -t, -t1, -t2, -tf and -td"),
+                })
+            }
+            "-m" if rest == "b" => c.decimal = true,
+            // vdbench's JVM count per host, its master's port and Solaris's kstat
+            // report: fathom runs one process per host (MPI ranks talk over MPI), and
+            // Linux has no kstat.
+            "-m" if rest.parse::<u32>().is_ok() => {}
+            "-p" if rest.parse::<u16>().is_ok() => {}
+            "-k" if rest.is_empty() => {}
+            "-d" => bail!("{a}: vdbench's debug codes (-d) are not implemented"),
+            "-" => bail!(
+                "'-': vdbench no longer reads parameters from the command line; write them in a \
+                 file and give it with -f"
+            ),
+            _ => bail!("vdbench flag {a} is not known; `fathom vdbench --help` lists them"),
+        }
+    }
+    if c.files.is_empty() && c.test.is_none() {
         bail!("give a parameter file: fathom vdbench -f PARMFILE (or -t for a short test)");
     }
     Ok(c)
@@ -201,8 +345,26 @@ fn out_dir(o: Option<&str>) -> PathBuf {
 
 /// Read, type and expand parameter files (what `-s` shows).
 pub fn load(c: &Cli) -> Result<(model::Model, Vec<runs::Run>, String)> {
-    let pf = parse::read_files(&c.files, &c.vars)?;
+    let mut pf = parse::read_files(&c.files, &c.vars)?;
+    if let Some(x) = &c.rd_extras {
+        parse::add_to_rds(&mut pf, x)?;
+    }
     let mut m = model::Model::from_parm(&pf)?;
+    if m.general.repeat.is_none() {
+        m.general.repeat = c.repeat;
+    }
+    if let Some(f) = c.force_format {
+        for rd in &mut m.rds {
+            rd.pace.format = match f {
+                ForceFormat::Yes => model::Format::Yes,
+                ForceFormat::No => model::Format::No,
+                ForceFormat::Only => model::Format::Only,
+            };
+        }
+    }
+    if m.general.repeat.is_some() && c.journal == exec::JournalMode::Recover {
+        bail!("-l (or loop=) with -jr: recover the journal in a run of its own, then loop");
+    }
     for rd in &mut m.rds {
         if let Some(v) = c.elapsed {
             rd.pace.elapsed = v;
@@ -222,7 +384,13 @@ pub fn load(c: &Cli) -> Result<(model::Model, Vec<runs::Run>, String)> {
             );
         }
     }
-    let r = runs::expand(&m)?;
+    let mut r = runs::expand(&m)?;
+    if m.general.formatsds {
+        match runs::format_run(&m, &r) {
+            Some(f) => r.insert(0, f),
+            None => bail!("formatsds=yes: no run uses an SD (it formats the SDs raw runs use)"),
+        }
+    }
     for run in &r {
         jobs::check_static(run)?;
     }
@@ -256,20 +424,11 @@ pub fn main_with(args: &[String], cluster: Option<&dyn exec::Cluster>) -> Result
     }
     let mut c = parse_cli(args)?;
     let _tmp;
-    if c.test {
+    if let Some(kind) = c.test {
         let dir = std::env::temp_dir().join(format!("fathom-vdbench-t.{}", std::process::id()));
         std::fs::create_dir_all(&dir)?;
         let p = dir.join("parmfile");
-        std::fs::write(
-            &p,
-            format!(
-                "* fathom vdbench -t: a short test on a temporary file\n\
-                 sd=sd1,lun={},size=40m\n\
-                 wd=wd1,sd=sd1,xfersize=4k,rdpct=50\n\
-                 rd=rd1,wd=wd1,iorate=100,elapsed=5,interval=1\n",
-                dir.join("vdbench_test.file").display()
-            ),
-        )?;
+        std::fs::write(&p, quick_test(kind, &dir))?;
         c.files = vec![p];
         _tmp = TempDir(dir);
     }
@@ -296,6 +455,7 @@ pub fn main_with(args: &[String], cluster: Option<&dyn exec::Cluster>) -> Result
         ));
         return Ok(0);
     }
+    report::set_decimal(c.decimal);
     let o = exec::ExecOpts {
         out: out_dir(c.out.as_deref()),
         validate: c.validate,
@@ -306,10 +466,126 @@ pub fn main_with(args: &[String], cluster: Option<&dyn exec::Cluster>) -> Result
     exec::execute(&m, &runs, &text, &o, cluster)
 }
 
+/// The parameter file of a built-in quick test, on a file in `dir`.
+fn quick_test(kind: QuickTest, dir: &std::path::Path) -> String {
+    let file = dir.join("quick_vdbench_test").display().to_string();
+    let head = "* fathom vdbench's quick test: made for this run in a temporary folder\n";
+    match kind {
+        QuickTest::Mixed | QuickTest::Sync => format!(
+            "{head}sd=sd1,lun={file},size=40m{}\n\
+             wd=wd1,sd=sd1,xf=1k,rdpct=50\n\
+             rd=rd1,wd=wd1,iorate=100,elapsed=5,interval=1\n",
+            if kind == QuickTest::Sync {
+                ",openflags=o_sync"
+            } else {
+                ""
+            }
+        ),
+        QuickTest::Writes => format!(
+            "{head}sd=sd1,lun={file},size=40m\n\
+             wd=wd1,sd=sd1,xf=1k,rdpct=0\n\
+             rd=rd1,wd=wd1,iorate=max,elapsed=5,interval=1\n"
+        ),
+        QuickTest::Files => format!(
+            "{head}fsd=fsd1,anchor={},depth=1,width=1,files=100,size=128k\n\
+             fwd=default,xfersize=4k,fileio=random,fileselect=random,threads=8,stopafter=100\n\
+             fwd=fwd1,fsd=fsd1,operation=read\n\
+             fwd=fwd2,fsd=fsd1,operation=write\n\
+             rd=rd1,fwd=fwd*,fwdrate=100,format=yes,elapsed=5,interval=1\n",
+            dir.join("fsd1").display()
+        ),
+    }
+}
+
 struct TempDir(PathBuf);
 
 impl Drop for TempDir {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use model::LoopSpec;
+
+    fn cli(line: &str) -> Result<Cli> {
+        let args: Vec<String> = line.split_whitespace().map(String::from).collect();
+        parse_cli(&args)
+    }
+
+    #[test]
+    fn flags_take_their_values_joined_or_apart() {
+        let c = cli("-f a b -o out -e 60 -i5 -w 10 -l 2h").unwrap();
+        assert_eq!(c.files, vec![PathBuf::from("a"), PathBuf::from("b")]);
+        assert_eq!(c.out.as_deref(), Some("out"));
+        assert_eq!(
+            (c.elapsed, c.interval, c.warmup),
+            (Some(60.0), Some(5.0), Some(10.0))
+        );
+        assert_eq!(c.repeat, Some(LoopSpec::Secs(7200.0)));
+        let c = cli("-fparm -oout2 -l -vr").unwrap();
+        assert_eq!(c.files, vec![PathBuf::from("parm")]);
+        assert_eq!(c.out.as_deref(), Some("out2"));
+        assert_eq!(c.repeat, Some(LoopSpec::Forever));
+        assert!(c.validate);
+        // -l's bare number is seconds (loop= in the file counts passes).
+        assert_eq!(
+            cli("-f p -l 600").unwrap().repeat,
+            Some(LoopSpec::Secs(600.0))
+        );
+        // A var=value keeps later plain words as parameter files.
+        let c = cli("-f a lun=/dev/sdb b").unwrap();
+        assert_eq!(c.files.len(), 2);
+        assert_eq!(c.vars["lun"], "/dev/sdb");
+    }
+
+    #[test]
+    fn format_overrides_quick_tests_and_extras() {
+        assert_eq!(
+            cli("-f p -cy").unwrap().force_format,
+            Some(ForceFormat::Yes)
+        );
+        assert_eq!(cli("-f p -cn").unwrap().force_format, Some(ForceFormat::No));
+        assert_eq!(
+            cli("-f p -co").unwrap().force_format,
+            Some(ForceFormat::Only)
+        );
+        let c = cli("-f p -c").unwrap();
+        assert!(c.clean && c.force_format.is_none());
+        assert_eq!(cli("-tf").unwrap().test, Some(QuickTest::Files));
+        assert_eq!(cli("-t2").unwrap().test, Some(QuickTest::Writes));
+        assert_eq!(cli("-t").unwrap().test, Some(QuickTest::Mixed));
+        let c = cli("-f p -mb -m 4 -k -p 5570 + iorate=max,elapsed=10").unwrap();
+        assert!(c.decimal);
+        assert_eq!(c.rd_extras.as_deref(), Some("iorate=max,elapsed=10"));
+        let e = cli("-f p + iorate=max elapsed=10").unwrap_err();
+        assert!(e.to_string().contains("no blanks"), "{e}");
+    }
+
+    #[test]
+    fn what_vdbench_refuses_is_refused_by_name() {
+        for (line, want) in [
+            ("-f p -", "no longer reads parameters"),
+            ("-f p -d 3", "debug"),
+            ("-f p -vc", "validate=continue"),
+            ("-f p -jm", "not implemented"),
+            ("-f p -x", "not known"),
+            ("-o out", "give a parameter file"),
+            ("-t9", "quick tests"),
+        ] {
+            let e = cli(line).unwrap_err().to_string();
+            assert!(e.contains(want), "{line}: {e}");
+        }
+    }
+
+    #[test]
+    fn loop_values_are_counts_or_times() {
+        assert_eq!(LoopSpec::parse("3", false), Ok(LoopSpec::Count(3)));
+        assert_eq!(LoopSpec::parse("30m", false), Ok(LoopSpec::Secs(1800.0)));
+        assert_eq!(LoopSpec::parse("45s", true), Ok(LoopSpec::Secs(45.0)));
+        assert!(LoopSpec::parse("0", false).is_err());
+        assert!(LoopSpec::parse("x", false).is_err());
     }
 }

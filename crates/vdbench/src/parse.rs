@@ -198,6 +198,68 @@ pub fn read_files(paths: &[PathBuf], vars: &HashMap<String, String>) -> Result<P
     Ok(pf)
 }
 
+/// Items with vdbench's abbreviated keywords written whole ([`crate::abbrev`]).
+fn expand_keys(kind: Option<Kind>, items: &[Item]) -> Vec<Item> {
+    items
+        .iter()
+        .map(|it| Item {
+            key: crate::abbrev::expand(kind, &it.key),
+            ..it.clone()
+        })
+        .collect()
+}
+
+/// vdbench's `+ key=value,...` on the command line: added to every RD after its own
+/// parameters (so they win).
+pub fn add_to_rds(pf: &mut ParmFile, extras: &str) -> Result<(), VdbError> {
+    let at = At {
+        file: PathBuf::from("command line '+'"),
+        line: 0,
+    };
+    let mut items = Vec::new();
+    for part in split_top(extras) {
+        let part = part.trim();
+        if part.is_empty() {
+            continue;
+        }
+        let Some((k, v)) = part
+            .split_once('=')
+            .filter(|(k, v)| !k.is_empty() && !v.is_empty())
+        else {
+            return Err(
+                VdbError::new(&at, None, format!("'{part}' is not keyword=value"))
+                    .hint("after '+' give RD parameters: + iorate=max,elapsed=60"),
+            );
+        };
+        items.push(Item {
+            key: k.trim().to_ascii_lowercase(),
+            list: words(v),
+            raw: v.trim().to_string(),
+            at: at.clone(),
+        });
+    }
+    let mut any = false;
+    for d in pf
+        .defs
+        .iter_mut()
+        .filter(|d| d.kind == Kind::Rd && d.name != "default")
+    {
+        d.items.extend(expand_keys(Some(Kind::Rd), &items));
+        any = true;
+    }
+    if !any {
+        return Err(VdbError::new(
+            &at,
+            None,
+            "the parameter file has no RD to add them to",
+        ));
+    }
+    pf.text.push_str(&format!(
+        "* added to every RD from the command line: {extras}\n"
+    ));
+    Ok(())
+}
+
 /// Read a parameter file's text (`name` for messages).
 pub fn read_str(
     name: &Path,
@@ -363,13 +425,13 @@ fn read_text(
                 pf.defs.push(Def {
                     kind,
                     name,
-                    items: items[1..].to_vec(),
+                    items: expand_keys(Some(kind), &items[1..]),
                     at,
                 });
             }
             None => match pf.defs.last_mut() {
-                Some(d) => d.items.extend(items),
-                None => pf.general.extend(items),
+                Some(d) => d.items.extend(expand_keys(Some(d.kind), &items)),
+                None => pf.general.extend(expand_keys(None, &items)),
             },
         }
     }

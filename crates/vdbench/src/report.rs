@@ -3,6 +3,23 @@
 
 use fathom::JobResult;
 
+/// vdbench's `-mb`: MB in the reports is 1000² bytes (set once, before the runs).
+static DECIMAL: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Report MB as 1000² bytes (`true`, vdbench's `-mb`) or 1024² (the default).
+pub fn set_decimal(on: bool) {
+    DECIMAL.store(on, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Bytes in the reports' MB.
+fn mb() -> f64 {
+    if DECIMAL.load(std::sync::atomic::Ordering::Relaxed) {
+        1e6
+    } else {
+        1048576.0
+    }
+}
+
 /// One interval's counts (or several added together).
 #[derive(Debug, Default, Clone, Copy, PartialEq)]
 pub struct Iv {
@@ -91,10 +108,10 @@ impl Iv {
             0.0
         }
     }
-    /// MB/s (1024²).
+    /// MB/s (1024², or 1000² after `-mb`).
     pub fn mbs(&self) -> f64 {
         if self.secs > 0.0 {
-            (self.bytes[0] + self.bytes[1]) as f64 / self.secs / 1048576.0
+            (self.bytes[0] + self.bytes[1]) as f64 / self.secs / mb()
         } else {
             0.0
         }
@@ -240,6 +257,22 @@ pub fn intervals_of(j: &JobResult, interval: f64) -> Vec<Iv> {
     } else {
         (0..).map_while(|k| iv_of_meta(&ops, k)).collect()
     };
+    // A job that ended within a millisecond of starting (a small format) took no
+    // sample: its one interval is the whole job.
+    if out.is_empty() && j.stats.dirs[..2].iter().any(|d| d.ios > 0) {
+        let mut iv = Iv {
+            secs: j.elapsed.as_secs_f64().max(0.001),
+            ..Iv::default()
+        };
+        for (d, st) in j.stats.dirs[..2].iter().enumerate() {
+            iv.ios[d] = st.ios;
+            iv.bytes[d] = st.bytes;
+            iv.sum[d] = st.clat.sum() as f64;
+            iv.sumsq[d] = st.clat.sumsq() as f64;
+            iv.max[d] = st.clat.max();
+        }
+        out.push(iv);
+    }
     if out.len() >= 2 && out[out.len() - 1].secs < interval / 2.0 {
         let tail = out.pop().expect("two or more");
         let last = out.last_mut().expect("one or more");
@@ -253,7 +286,8 @@ pub fn header() -> String {
     let pad = " ".repeat(13);
     format!(
         "{pad}interval        i/o   MB/sec   bytes   read     resp     read    write     read    write     resp  queue  cpu%  cpu%\n\
-         {pad}               rate  1024**2     i/o    pct     time     resp     resp      max      max   stddev  depth sys+u   sys\n"
+         {pad}               rate  {unit}     i/o    pct     time     resp     resp      max      max   stddev  depth sys+u   sys\n",
+        unit = if mb() == 1e6 { "1000**2" } else { "1024**2" }
     )
 }
 
@@ -363,7 +397,7 @@ pub fn fs_line(tod: &str, label: &str, iv: &Iv, extra: bool) -> String {
     let (cpu, sys) = iv.cpu.unwrap_or((0.0, 0.0));
     let secs = iv.secs;
     let rate = |n: u64| if secs > 0.0 { n as f64 / secs } else { 0.0 };
-    let mb = |b: u64| rate(b) / 1048576.0;
+    let mb = |b: u64| rate(b) / mb();
     let mut values = vec![
         format!("{:.1}", iv.rate()),
         format!("{:.3}", r[0]),

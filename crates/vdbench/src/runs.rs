@@ -97,6 +97,61 @@ fn item(key: &str, value: &str) -> Item {
     }
 }
 
+/// vdbench's elapsed time for a run that ends when its work is done (a format).
+pub const NO_ELAPSED: f64 = 99_999_998.0;
+
+/// `formatsds=yes`: the run vdbench puts first, SD_format, writing every SD the raw
+/// runs use whole, in order, two threads each, as fast as it goes (128k transfers, 512
+/// bytes where an SD is under 128k, or formatxfersize=).
+pub fn format_run(m: &Model, runs: &[Run]) -> Option<Run> {
+    let mut sds: Vec<&Sd> = Vec::new();
+    for s in runs
+        .iter()
+        .flat_map(|r| r.wds.iter())
+        .flat_map(|w| w.sds.iter())
+    {
+        if !sds.iter().any(|x| x.name == s.name) {
+            sds.push(s);
+        }
+    }
+    if sds.is_empty() {
+        return None;
+    }
+    let smallest = sds.iter().filter_map(|s| s.size).min().unwrap_or(u64::MAX);
+    let xfer =
+        m.general
+            .formatxfersize
+            .unwrap_or(if smallest < 128 << 10 { 512 } else { 128 << 10 });
+    let wds = sds
+        .iter()
+        .map(|s| WdRun {
+            name: format!("SD_format_{}", s.name),
+            p: WdParams {
+                xfer: crate::model::Xfer::Fixed(xfer),
+                rdpct: 0.0,
+                seek: crate::model::Seek::Eof,
+                threads: Some(2),
+                ..WdParams::default()
+            },
+            sds: vec![(*s).clone()],
+            host: None,
+        })
+        .collect();
+    Some(Run {
+        rd: "SD_format".into(),
+        loops: Vec::new(),
+        rate: RunRate::Max,
+        wds,
+        fwds: Vec::new(),
+        format_fwd: None,
+        pace: Pace {
+            elapsed: NO_ELAPSED,
+            interval: 1.0,
+            ..Pace::default()
+        },
+    })
+}
+
 /// Every run of the model, in order.
 pub fn expand(m: &Model) -> Result<Vec<Run>, VdbError> {
     let mut out = Vec::new();

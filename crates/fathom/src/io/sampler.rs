@@ -103,6 +103,8 @@ impl<'a> Sampler<'a> {
     pub(crate) fn sample(&mut self, now: Instant, st: &mut ThreadStats) {
         let len_ms = now.duration_since(self.last_at).as_millis() as u64;
         let t_ms = now.duration_since(self.start).as_millis() as u64;
+        let mut shared: [(usize, Sample); 3] = [(0, Sample::default()); 3];
+        let mut n_shared = 0;
         for d in 0..3 {
             if !self.dirs[d] {
                 continue;
@@ -146,12 +148,16 @@ impl<'a> Sampler<'a> {
                 clat_sum: sum.min(u64::MAX as u128) as u64,
                 clat_sumsq: sumsq as f64,
             });
-            if let (true, Some(l), Some(last)) = (self.share, self.live, ds.samples.last()) {
-                l.push_sample(d, *last);
+            if let (true, Some(last)) = (self.share, ds.samples.last()) {
+                shared[n_shared] = (d, *last);
+                n_shared += 1;
             }
             self.last_clat[d] = Some(now_h);
             self.last_bytes[d] = ds.bytes;
             self.last_ios[d] = ds.ios;
+        }
+        if let Some(l) = self.live.filter(|_| n_shared > 0) {
+            l.push_samples(&shared[..n_shared]);
         }
         if let Some(o) = &mut self.ops {
             o.sample(now, st, None);

@@ -423,6 +423,7 @@ impl OpSampler {
         // Samples count whole milliseconds: a last piece under one counts one.
         let len_ms = (now.duration_since(self.last_at).as_millis() as u64).max(1);
         let t_ms = now.duration_since(self.start).as_millis() as u64;
+        let mut shared: Vec<(usize, Sample)> = Vec::new();
         for (k, o) in st.ops.iter_mut().enumerate() {
             let Some(last) = self.last.get_mut(k) else {
                 break;
@@ -453,11 +454,14 @@ impl OpSampler {
                 clat_sumsq: sumsq.saturating_sub(last.3) as f64,
             };
             o.samples.push(s);
-            if let (true, Some(l)) = (self.share && k < 3, live) {
-                l.push_sample(k, s);
+            if self.share && k < 3 {
+                shared.push((k, s));
             }
             *last = (o.ops, o.bytes, sum, sumsq, Some(h));
             self.iv_max[k] = 0;
+        }
+        if let Some(l) = live.filter(|_| !shared.is_empty()) {
+            l.push_samples(&shared);
         }
         self.last_at = now;
         while self.next <= now {

@@ -85,10 +85,13 @@ impl LiveClone {
         self.at_ms.store(at_ms, Ordering::Relaxed);
     }
 
-    /// Hand over an interval sample (`live_samples`).
-    pub(crate) fn push_sample(&self, dir: usize, s: fathom_stats::Sample) {
+    /// Hand over one interval's samples (`live_samples`), every direction (or
+    /// operation) under one lock, so a reader never sees an interval half handed over.
+    pub(crate) fn push_samples(&self, samples: &[(usize, fathom_stats::Sample)]) {
         if let Ok(mut g) = self.samples.lock() {
-            g[dir].push(s);
+            for (dir, s) in samples {
+                g[*dir].push(*s);
+            }
         }
     }
 

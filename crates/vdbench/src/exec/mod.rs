@@ -5,7 +5,7 @@
 mod one;
 
 use crate::jobs::{JobOpts, Place};
-use crate::model::Model;
+use crate::model::{LoopSpec, Model};
 use crate::report;
 use crate::runs::{Run, RunRate};
 use anyhow::{anyhow, bail, Context, Result};
@@ -89,6 +89,84 @@ struct Out {
     dir: PathBuf,
     /// Not rank 0: nothing is printed or written.
     quiet: bool,
+    /// The pass of `loop=` (or `-l`) under way; None without one.
+    pass: std::cell::Cell<Option<u64>>,
+}
+
+/// What stops a run or the whole execution from outside, read as each interval ends:
+/// `monitor=FILE` (its first line `end_rd` or `shutdown` ends the run under way,
+/// `end_vdbench` or `terminate` ends the execution; the file is emptied after each) and
+/// vdbench's `/tmp/vdbench.shutdown.PID` (its presence ends the execution).
+pub(crate) struct Monitor {
+    file: Option<PathBuf>,
+    shutdown: PathBuf,
+    end_all: std::sync::atomic::AtomicBool,
+    said: std::sync::Mutex<Vec<String>>,
+}
+
+impl Monitor {
+    fn new(file: Option<&str>) -> Result<Monitor> {
+        let shutdown = PathBuf::from(format!("/tmp/vdbench.shutdown.{}", std::process::id()));
+        let _ = std::fs::remove_file(&shutdown);
+        let file = file.map(PathBuf::from);
+        if let Some(f) = &file {
+            std::fs::write(f, "").with_context(|| format!("monitor={}", f.display()))?;
+        }
+        Ok(Monitor {
+            file,
+            shutdown,
+            end_all: Default::default(),
+            said: Default::default(),
+        })
+    }
+    /// True when the run under way is to end now.
+    pub(crate) fn check(&self) -> bool {
+        let (end_all, msg) = if std::fs::remove_file(&self.shutdown).is_ok() {
+            (
+                true,
+                format!(
+                    "User requested early termination using file '{}'.",
+                    self.shutdown.display()
+                ),
+            )
+        } else {
+            let Some(f) = &self.file else { return false };
+            let text = std::fs::read_to_string(f).unwrap_or_default();
+            let first = text
+                .lines()
+                .next()
+                .unwrap_or("")
+                .trim()
+                .to_ascii_lowercase();
+            match first.as_str() {
+                "shutdown" | "end_rd" => {
+                    (false, "User requested early shutdown of this run.".into())
+                }
+                "terminate" | "end_vdbench" => (true, "User requested early termination.".into()),
+                _ => return false,
+            }
+        };
+        if let Some(f) = &self.file {
+            let _ = std::fs::write(f, "");
+        }
+        emit(&format!("{msg}\n"));
+        if end_all {
+            self.end_all
+                .store(true, std::sync::atomic::Ordering::SeqCst);
+        }
+        self.said
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(msg);
+        true
+    }
+    fn ended_all(&self) -> bool {
+        self.end_all.load(std::sync::atomic::Ordering::SeqCst)
+    }
+    /// What was said since the last call (for the log).
+    fn take_said(&self) -> Vec<String> {
+        std::mem::take(&mut *self.said.lock().unwrap_or_else(|e| e.into_inner()))
+    }
 }
 
 impl Out {
@@ -165,12 +243,29 @@ pub fn execute(
             shell(c, &out)?;
         }
     }
+    // One host reads the monitor file; many hosts would each need to see it.
+    let monitor = match cl {
+        None => {
+            let mon = Monitor::new(m.general.monitor.as_deref())?;
+            if let Some(f) = &m.general.monitor {
+                out.say(&format!(
+                    "User requesting monitoring of this run using file '{f}'."
+                ));
+            }
+            Some(std::sync::Arc::new(mon))
+        }
+        Some(_) if m.general.monitor.is_some() => {
+            bail!("monitor= with many hosts (hd=) is not implemented: stop a many-host run with a signal to mpirun")
+        }
+        Some(_) => None,
+    };
     let ctx = Ctx {
         m,
         jo: &jo,
         out: &out,
         place: &place,
         cluster: cl,
+        monitor,
     };
     let mut code = run_all(&ctx, runs)?;
     if crate::stop::stopped() {
@@ -266,6 +361,7 @@ fn open_output(o: &ExecOpts, place: &Place, parm_text: &str) -> Result<Out> {
     let out = Out {
         dir: o.out.clone(),
         quiet: place.rank != 0,
+        pass: Default::default(),
     };
     out.append("parmfile.html", parm_text)?;
     let mut flat_head = String::from("* fathom vdbench flat file: one row per interval and one per run average (Interval avg_F-N).\n");
@@ -346,9 +442,60 @@ fn run_all(ctx: &Ctx<'_>, runs: &[Run]) -> Result<u8> {
         }
         any
     };
+    let repeat = ctx.m.general.repeat;
+    let first = std::time::Instant::now();
+    let mut code = 0u8;
+    let mut pass = 1u64;
+    loop {
+        if repeat.is_some() {
+            out.pass.set(Some(pass));
+            let msg = format!("Starting loop {pass}");
+            out.say(&msg);
+            out.log(&msg)?;
+        }
+        code = code.max(run_pass(ctx, runs, &stop_agreed)?);
+        if stop_agreed() || ctx.monitor.as_ref().is_some_and(|m| m.ended_all()) {
+            break;
+        }
+        // Rank 0's clock decides for every host.
+        let done = match repeat {
+            None => true,
+            Some(LoopSpec::Forever) => false,
+            Some(LoopSpec::Count(n)) => pass >= n,
+            Some(LoopSpec::Secs(s)) => first.elapsed().as_secs_f64() > s,
+        };
+        let done = cl.map_or(done, |c| c.broadcast(if done { 1.0 } else { 0.0 }) > 0.5);
+        if done {
+            match repeat {
+                Some(LoopSpec::Count(n)) => {
+                    let msg = format!("Terminating loop run after {n} loops");
+                    out.say(&msg);
+                    out.log(&msg)?;
+                }
+                Some(LoopSpec::Secs(_)) => {
+                    let msg = format!(
+                        "Terminating loop run after {} seconds",
+                        first.elapsed().as_secs()
+                    );
+                    out.say(&msg);
+                    out.log(&msg)?;
+                }
+                _ => {}
+            }
+            break;
+        }
+        pass += 1;
+    }
+    Ok(code)
+}
+
+/// One pass over every run; returns the worst exit code.
+fn run_pass(ctx: &Ctx<'_>, runs: &[Run], stop_agreed: &dyn Fn() -> bool) -> Result<u8> {
+    let (cl, out) = (ctx.cluster, ctx.out);
+    let ended_all = || ctx.monitor.as_ref().is_some_and(|m| m.ended_all());
     let mut code = 0u8;
     for run in runs {
-        if stop_agreed() {
+        if stop_agreed() || ended_all() {
             break;
         }
         match run.rate {
@@ -358,7 +505,7 @@ fn run_all(ctx: &Ctx<'_>, runs: &[Run]) -> Result<u8> {
                 // Every host holds the rate rank 0 measured.
                 let max_rate = cl.map_or(max.0, |c| c.broadcast(max.0));
                 for p in &run.pace.curve {
-                    if stop_agreed() {
+                    if stop_agreed() || ended_all() {
                         break;
                     }
                     let target = round_rate(max_rate * p / 100.0);
@@ -381,7 +528,12 @@ fn run_all(ctx: &Ctx<'_>, runs: &[Run]) -> Result<u8> {
                 code = code.max(c);
             }
         }
-        if run.pace.pause > 0.0 && !crate::stop::stopped() {
+        if let Some(m) = &ctx.monitor {
+            for msg in m.take_said() {
+                out.log(&msg)?;
+            }
+        }
+        if run.pace.pause > 0.0 && !crate::stop::stopped() && !ended_all() {
             std::thread::sleep(Duration::from_secs_f64(run.pace.pause));
         }
     }
@@ -464,4 +616,6 @@ struct Ctx<'a> {
     out: &'a Out,
     place: &'a Place,
     cluster: Option<&'a dyn Cluster>,
+    /// One host: the monitor file and vdbench's shutdown file.
+    monitor: Option<std::sync::Arc<Monitor>>,
 }

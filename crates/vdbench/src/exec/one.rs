@@ -118,9 +118,13 @@ fn banner(run: &Run, name: &str, rate: RunRate) -> String {
     } else {
         String::new()
     };
+    let elapsed = if run.pace.elapsed == crate::runs::NO_ELAPSED {
+        "none".to_string()
+    } else {
+        crate::value::show_num(run.pace.elapsed)
+    };
     format!(
-        "{tod} Starting RD={name}; I/O rate: {rate_text}; elapsed={}{warm}{}\n",
-        crate::value::show_num(run.pace.elapsed),
+        "{tod} Starting RD={name}; I/O rate: {rate_text}; elapsed={elapsed}{warm}{}\n",
         run.loop_text()
     )
 }
@@ -206,11 +210,14 @@ fn run_jobs(
     } else {
         live.interval
     });
+    let cancel = runner.cancel_handle();
+    let monitor = ctx.monitor.clone();
     let runner = runner.on_interval(period, move |_| {
         if !live.on {
             tick(&live.cpu);
             return;
         }
+        let before = *live.printed.lock().unwrap_or_else(|e| e.into_inner());
         let mut k = live.printed.lock().unwrap_or_else(|e| e.into_inner());
         while let Some(mut line) = interval_done(&board, *k, live.interval) {
             tick(&live.cpu);
@@ -229,6 +236,16 @@ fn run_jobs(
             text.push_str(&live.layout.line(&tod, &(*k + 1).to_string(), &line));
             emit(&text);
             *k += 1;
+        }
+        // The monitor file is read as each interval ends, as vdbench does.
+        let now = *k;
+        drop(k);
+        if now > before {
+            if let Some(m) = &monitor {
+                if m.check() {
+                    cancel.cancel();
+                }
+            }
         }
     });
     crate::stop::run(runner).map_err(|e| anyhow!("rd={name}: {e}"))
@@ -449,6 +466,10 @@ fn write_native(out: &Out, run: &Run, name: &str, reports: Vec<fathom::Report>) 
     let mut stem = name.to_string();
     for (k, v) in &run.loops {
         stem.push_str(&format!("_{k}={v}"));
+    }
+    // Each pass of loop= (or -l) keeps its own.
+    if let Some(pass) = out.pass.get() {
+        stem.push_str(&format!("_loop={pass}"));
     }
     let native = out
         .dir

@@ -77,7 +77,7 @@ impl Fsd {
     pub fn apply_shape(&mut self, it: &Item) -> Result<bool, VdbError> {
         match it.key.as_str() {
             "depth" => self.depth = num(it)? as u32,
-            "totalsize" => self.totalsize = Some(bytes(it)?),
+            "totalsize" | "total_size" => self.totalsize = Some(bytes(it)?),
             "workingsetsize" | "wss" => self.wss = Some(bytes(it)?),
             "width" => self.width = positive(it)?,
             "files" => self.files = positive(it)?,
@@ -224,9 +224,9 @@ impl FwdParams {
                     _ => return Err(it.err("use random or sequential")),
                 }
             }
-            "xfersize" | "transfersize" => self.xfer = Xfer::parse(it)?,
+            "xfersize" | "xfersizes" | "transfersize" => self.xfer = Xfer::parse(it)?,
             "threads" => self.threads = positive(it)?,
-            "rdpct" => self.rdpct = Some(pct(it)?),
+            "rdpct" | "readpct" => self.rdpct = Some(pct(it)?),
             "skew" => self.skew = Some(pct(it)?),
             "stopafter" => self.stopafter = Some(num(it)? as u64),
             "openflags" | "openflag" => self.flags = Some(Flags::parse(it)?),

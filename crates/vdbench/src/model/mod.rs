@@ -15,26 +15,41 @@ pub use rd::*;
 
 /// vdbench keywords fathom knows but does not implement, with why or what to use.
 const REFUSED: &[(&str, &str)] = &[
-    ("deduphotsets", "dedup hot sets are not implemented; dedupratio=, dedupunit= and dedupsets= are"),
-    ("dedupdirectory", "deduplicated data patterns are not implemented"),
-    ("replay", "I/O replay is not implemented; fathom runs fio iologs (read_iolog=) instead"),
+    (
+        "deduphotsets",
+        "dedup hot sets are not implemented; dedupratio=, dedupunit= and dedupsets= are",
+    ),
+    (
+        "dedupdirectory",
+        "deduplicated data patterns are not implemented",
+    ),
+    (
+        "replay",
+        "I/O replay is not implemented; fathom runs fio iologs (read_iolog=) instead",
+    ),
     ("rg", "replay groups are not implemented"),
     ("concatenatesds", "concatenated SDs are not implemented"),
     ("showlba", "showlba is not implemented"),
-    ("port", "fathom's many-host runs use MPI, not vdbench's port"),
-    ("monitor", "monitor files are not implemented"),
-    ("loop", "repeating the whole parameter file is not implemented; use fathom's --repeat on a job file"),
+    (
+        "port",
+        "fathom's many-host runs use MPI, not vdbench's port",
+    ),
     ("patterns", "data pattern files are not implemented"),
     ("pattern", "data pattern files are not implemented"),
     ("timeout", "timeout= is not implemented"),
     ("swat", "SWAT replay is not implemented"),
     ("tape", "tape testing is not implemented"),
     ("resetbus", "bus resets are not implemented"),
-    ("formatxfersize", "formatsds= is not implemented; run a sequential write RD first (seekpct=eof,rdpct=0)"),
     ("mirror", "mirrored SDs are not implemented"),
     ("fwd_thread_adjust", "fwd_thread_adjust is not implemented"),
-    ("clean_port_on_exit", "vdbench's many-host ports are not used"),
-    ("compression", "compression= was replaced by compratio= in vdbench 5.03"),
+    (
+        "clean_port_on_exit",
+        "vdbench's many-host ports are not used",
+    ),
+    (
+        "compression",
+        "compression= was replaced by compratio= in vdbench 5.03",
+    ),
 ];
 
 fn refuse_or_unknown(it: &Item, kind: &str, known: &[&str]) -> VdbError {
@@ -82,6 +97,57 @@ pub struct General {
     pub startcmd: Option<String>,
     /// See `startcmd`.
     pub endcmd: Option<String>,
+    /// `loop=`: run every RD again, a number of times or for a time.
+    pub repeat: Option<LoopSpec>,
+    /// `monitor=FILE`: a file read at the end of each interval (`end_rd` / `shutdown`
+    /// end the run, `end_vdbench` / `terminate` end the execution).
+    pub monitor: Option<String>,
+    /// `formatsds=yes`: write every SD the runs use whole before the first run.
+    pub formatsds: bool,
+    /// `formatxfersize=`: the transfer size of that format run.
+    pub formatxfersize: Option<u64>,
+}
+
+/// How often every run is repeated (`loop=` in the file, `-l` on the command line).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum LoopSpec {
+    /// Until stopped (`-l` alone).
+    Forever,
+    /// This many passes in all (`loop=3`).
+    Count(u64),
+    /// Passes begin until this many seconds have gone since the first (`loop=2h`,
+    /// `-l 600`); a pass that has begun ends whole.
+    Secs(f64),
+}
+
+impl LoopSpec {
+    /// `loop=`'s value (a number is a count) or `-l`'s (a number is seconds); s, m
+    /// and h suffixes are times in both.
+    pub fn parse(v: &str, bare_is_secs: bool) -> Result<LoopSpec, String> {
+        let v = v.trim();
+        let (num, mult) = match v.char_indices().last() {
+            Some((i, 's')) => (&v[..i], Some(1.0)),
+            Some((i, 'm')) => (&v[..i], Some(60.0)),
+            Some((i, 'h')) => (&v[..i], Some(3600.0)),
+            _ => (v, None),
+        };
+        let bad =
+            || format!("'{v}': give a number of passes (loop=3) or a time (loop=30m, 2h, 600s)");
+        match mult {
+            Some(m) => {
+                let n: u64 = num.parse().map_err(|_| bad())?;
+                Ok(LoopSpec::Secs(n as f64 * m))
+            }
+            None if bare_is_secs => {
+                Ok(LoopSpec::Secs(num.parse::<u64>().map_err(|_| bad())? as f64))
+            }
+            None => match num.parse::<u64>() {
+                Ok(0) => Err(format!("'{v}': at least one pass")),
+                Ok(n) => Ok(LoopSpec::Count(n)),
+                Err(_) => Err(bad()),
+            },
+        }
+    }
 }
 
 impl Default for General {
@@ -98,6 +164,10 @@ impl Default for General {
             create_anchors: false,
             startcmd: None,
             endcmd: None,
+            repeat: None,
+            monitor: None,
+            formatsds: false,
+            formatxfersize: None,
         }
     }
 }
@@ -121,6 +191,9 @@ const GENERAL_KEYS: &[&str] = &[
     "endcmd",
     "end_cmd",
     "formatsds",
+    "formatxfersize",
+    "loop",
+    "monitor",
     "debug",
     "include",
     "abort_failed_skew",
@@ -155,7 +228,7 @@ fn bytes(it: &Item) -> Result<u64, VdbError> {
 impl General {
     fn apply(&mut self, it: &Item) -> Result<(), VdbError> {
         match it.key.as_str() {
-            "data_errors" => self.data_errors = num(it)? as u64,
+            "data_errors" | "dataerrors" => self.data_errors = num(it)? as u64,
             "compratio" => {
                 self.compratio = num(it)?;
                 if self.compratio < 1.0 {
@@ -237,11 +310,16 @@ impl General {
             "create_anchors" => self.create_anchors = yes(it)?,
             "startcmd" | "start_cmd" => self.startcmd = Some(it.raw.trim_matches('"').to_string()),
             "endcmd" | "end_cmd" => self.endcmd = Some(it.raw.trim_matches('"').to_string()),
-            "formatsds" => {
-                if yes(it)? {
-                    return Err(it.err("formatsds=yes is not implemented").hint("run a sequential write RD first: rd=format,wd=...,seekpct=eof,rdpct=0,iorate=max"));
+            "formatsds" => self.formatsds = yes(it)?,
+            "formatxfersize" => {
+                let x = bytes(it)?;
+                if x < 512 || x % 512 != 0 {
+                    return Err(it.err("a multiple of 512 bytes (e.g. formatxfersize=1m)"));
                 }
+                self.formatxfersize = Some(x);
             }
+            "loop" => self.repeat = Some(LoopSpec::parse(it.one()?, false).map_err(|e| it.err(e))?),
+            "monitor" => self.monitor = Some(it.one()?.to_string()),
             _ => return Err(refuse_or_unknown(it, "general", GENERAL_KEYS)),
         }
         Ok(())
@@ -439,7 +517,10 @@ mod tests {
         assert!(e.to_string().contains("not implemented"), "{e}");
         let e = model("sd=sd1,lun=/x\nwd=wd1,sd=sd1,streams=1\nrd=rd1,wd=wd1\n").unwrap_err();
         assert!(e.to_string().contains("at least two streams"), "{e}");
-        let e = model("sd=sd1,lun=/x\nwd=wd1,sd=sd1,rdpc=50\nrd=rd1,wd=wd1\n").unwrap_err();
+        // A leading part is vdbench's abbreviation; a misspelling is not.
+        let m = model("sd=sd1,lun=/x\nwd=wd1,sd=sd1,rdpc=50\nrd=rd1,wd=wd1\n").unwrap();
+        assert_eq!(m.wds[0].p.rdpct, 50.0);
+        let e = model("sd=sd1,lun=/x\nwd=wd1,sd=sd1,rdpcx=50\nrd=rd1,wd=wd1\n").unwrap_err();
         assert!(e.to_string().contains("did you mean rdpct="), "{e}");
         assert_eq!(e.at.line, 2);
         let e = model("sd=sd1,lun=/x\nwd=wd1,sd=sd9\nrd=rd1,wd=wd1\n").unwrap_err();

@@ -354,6 +354,7 @@ impl WdParams {
         match it.key.as_str() {
             "xfersize" | "transfersize" => self.xfer = Xfer::parse(it)?,
             "rdpct" | "readpct" => self.rdpct = pct(it)?,
+            "writepct" | "wrpct" => self.rdpct = 100.0 - pct(it)?,
             "seekpct" | "seek" => self.seek = Seek::parse(it)?,
             "rhpct" => self.rhpct = pct(it)?,
             "whpct" => self.whpct = pct(it)?,

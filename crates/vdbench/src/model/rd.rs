@@ -140,7 +140,7 @@ pub(super) const RD_KEYS: &[&str] = &[
     "forseekpct",
     "forsizes",
     "forthreads",
-    "fortotal",
+    "fortotalsize",
     "forwhpct",
     "forwidth",
     "forworkingsetsize",
@@ -185,7 +185,7 @@ pub const FOR_KEYS: &[(&str, &str)] = &[
     ("forwidth", "width"),
     ("forfiles", "files"),
     ("forsizes", "sizes"),
-    ("fortotal", "totalsize"),
+    ("fortotalsize", "totalsize"),
     ("forworkingsetsize", "workingsetsize"),
     ("forwss", "workingsetsize"),
 ];
