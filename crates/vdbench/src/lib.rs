@@ -255,7 +255,9 @@ pub fn parse_cli(args: &[String]) -> Result<Cli> {
             continue;
         }
         more_files = false;
-        let (flag, rest) = a.split_at(a.len().min(2));
+        // The flag's letter and its joined value (a word split on a character's edge).
+        let cut = if a.is_char_boundary(2) { 2 } else { a.len() };
+        let (flag, rest) = a.split_at(cut.min(a.len()));
         match flag {
             "-f" if rest.is_empty() => bail!("-f needs a parameter file"),
             "-f" => {
@@ -574,6 +576,7 @@ mod tests {
             ("-f p -x", "not known"),
             ("-o out", "give a parameter file"),
             ("-t9", "quick tests"),
+            ("-é", "not known"),
         ] {
             let e = cli(line).unwrap_err().to_string();
             assert!(e.contains(want), "{line}: {e}");
