@@ -1506,3 +1506,32 @@ fathomtest!(interval_lines_hold_reads_and_writes_at_max_rate, |env| {
         assert!((40.0..=60.0).contains(&pct), "{l}");
     }
 });
+
+fathomtest!(a_sequential_mix_walks_the_sd_once_as_vdbench, |env| {
+    let _turn = serial();
+    let shm = Shm::new(&env, "seqmix");
+    std::fs::write(shm.s("a"), vec![0u8; 2 << 20]).unwrap();
+    let p = env.write(
+        "seqmix.vdb",
+        &format!(
+            "sd=sd1,lun={},size=2m,threads=1\nwd=wd1,sd=sd1,xfersize=4k,seekpct=eof,rdpct=50\n\
+             rd=rd1,wd=wd1,iorate=max,elapsed=60,interval=1\n",
+            shm.s("a")
+        ),
+    );
+    let o = env.run(&["vdbench", "-f", p.to_str().unwrap(), "-o", "out"]);
+    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+    // One position for reads and writes: once through the SD, about half of its blocks
+    // written, spread over all of it (fio's rw=rw would write only its first half).
+    let blocks = written_blocks(Path::new(&shm.s("a")), 4096);
+    let written = blocks.iter().filter(|w| **w).count();
+    let last_quarter = blocks[384..].iter().filter(|w| **w).count();
+    assert!((180..=330).contains(&written), "{written} of 512 written");
+    assert!((30..=100).contains(&last_quarter), "{last_quarter} of 128");
+    let native = std::fs::read_to_string(env.path().join("out/rd1.fathom.json")).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&native).unwrap();
+    let dirs = &v["result"]["jobs"][0]["stats"]["dirs"];
+    let ios = dirs[0]["ios"].as_u64().unwrap() + dirs[1]["ios"].as_u64().unwrap();
+    let skip = u64::from(shm.0.starts_with("/dev"));
+    assert_eq!(ios, 512 - skip);
+});

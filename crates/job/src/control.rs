@@ -88,6 +88,9 @@ pub struct Control {
     /// vdbench's hot-band curve over the region (most I/O near its start, writes a
     /// hundredth of the band on from the reads) instead of being uniform.
     pub hotband: bool,
+    /// Library setting (no job-file option): vdbench's sequential walk: a mixed job's
+    /// reads and writes go along one position in each file (fio keeps one per direction).
+    pub one_position: bool,
     /// Library setting (no job-file option): vdbench's WD `priority=`: jobs naming the
     /// same group share its I/Os in flight (`depth` in all, as an SD's threads are shared
     /// by its workloads), and a job's next I/O is started before any of a job of a lower

@@ -634,6 +634,9 @@ impl Pair<'_> {
         }
         // iorate= is the total of reads and writes.
         spec.control.rate_combined = true;
+        // A sequential mix walks one position, each I/O a read or a write (fio's rw=rw
+        // walks the file once for reads and once for writes).
+        spec.control.one_position = true;
         // -v checks every read of a block written in the run.
         spec.control.verify_mixed_reads = jo.validate;
         Ok(spec)
@@ -766,15 +769,6 @@ pub fn check_static(run: &Run) -> Result<()> {
             bail!(
                 "rd={}: wd={} has streams=; as in vdbench, a run with streams has only that \
                  one WD",
-                run.rd,
-                w.name
-            );
-        }
-        if w.p.rdpct > 0.0 && w.p.rdpct < 100.0 {
-            bail!(
-                "rd={} wd={}: streams= with a mix of reads and writes is not implemented \
-                 (vdbench's stream walks reads and writes along one position); use rdpct=100 \
-                 or rdpct=0",
                 run.rd,
                 w.name
             );
@@ -1288,16 +1282,19 @@ wd=b,sd=sd1,priority=2,iorate=50
         assert_eq!(opt_of(spec, "norandommap"), None);
         // The run's rate is shared by the streams.
         assert_eq!(opt_of(spec, "rate_iops").as_deref(), Some("200"));
+        // A read/write mix walks each stream along one position, as vdbench's stream.
+        let j = jobs_of(
+            "sd=sd1,lun=/nonexistent/x,size=64m,threads=8\n\
+             wd=wd1,sd=sd1,streams=2,rdpct=50\nrd=rd1,wd=wd1\n",
+        );
+        assert_eq!(opt_of(&j[0].0, "rw").as_deref(), Some("rw"));
+        assert_eq!(opt_of(&j[0].0, "rwmixread").as_deref(), Some("50"));
+        assert!(j[0].0.control.one_position);
         for (text, want) in [
             (
                 "wd=wd1,sd=sd1,streams=3
 rd=rd1,wd=wd1",
                 "must be a multiple of streams=3",
-            ),
-            (
-                "wd=wd1,sd=sd1,streams=2,rdpct=50
-rd=rd1,wd=wd1",
-                "mix of reads and writes",
             ),
             (
                 "wd=wd1,sd=sd1,streams=2

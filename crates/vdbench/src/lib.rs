@@ -104,10 +104,14 @@ ends it too. formatsds=yes: a first run, SD_format, writes every SD whole
 
 Not implemented (refused by name): -j/-jr with many hosts, metadata operations on a
 tree several hosts share, dedup hot sets and flip-flop, replay, a range= that wraps
-round the SD's end, streams= with a read/write mix.
+round the SD's end, concatenatesds=.
+
+Sequential I/O (seekpct=0 or eof, and a partly random WD's sequential part) walks one
+position for reads and writes, as vdbench does: a mix touches each block once per pass.
 
 Streams: streams=N on the run's one WD splits each SD into N equal parts, each walked
-sequentially by threads/N of the SD's threads (threads a multiple of N).
+sequentially by threads/N of the SD's threads (threads a multiple of N), reads and
+writes along one position.
 
 Priorities: a WD's own iorate= needs priority= (1 first), and then every WD of the run
 has a priority of its own, without gaps, those with iorate= first; the SD's threads are

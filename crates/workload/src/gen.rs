@@ -116,6 +116,9 @@ pub struct Params {
     /// vdbench's hot band: random offsets follow its cache-access curve over each region
     /// (see `hotband_record`) instead of being uniform; no random map.
     pub hotband: bool,
+    /// vdbench's sequential walk: the reads and writes of a mixed job go along one
+    /// position (fio keeps one per direction, so each walks the file on its own).
+    pub one_position: bool,
 }
 
 /// fio's strided zones: I/O stays in a zone of `range` bytes until `size` bytes were
@@ -175,6 +178,7 @@ impl Params {
             pass_floor: 0,
             repeat_each_pass: false,
             hotband: false,
+            one_position: false,
         }
     }
 }
@@ -538,8 +542,9 @@ impl Generator {
                 Some(offset) => {
                     if random {
                         // Sequential I/Os of a partly random pattern continue from here.
+                        let d = self.pos_index(ddir);
                         let f = &mut self.files[fi];
-                        f.pos[ddir.index()] = offset - f.region.start + len;
+                        f.pos[d] = offset - f.region.start + len;
                     }
                     let io = IoReq {
                         ddir,
@@ -770,6 +775,17 @@ impl Generator {
         io
     }
 
+    /// Which of a file's positions a direction's sequential I/O goes on from: its own
+    /// (fio), or one for all (vdbench, `one_position`).
+    #[inline]
+    fn pos_index(&self, ddir: Ddir) -> usize {
+        if self.p.one_position {
+            0
+        } else {
+            ddir.index()
+        }
+    }
+
     /// The next sequential offset in a file, or None when the file is exhausted: the last
     /// I/O ended at its end, or the next would not fit. With a stride (`read:4k` holes,
     /// `read:-8k` backwards) each I/O starts that far from where the last one ended; a
@@ -778,7 +794,7 @@ impl Generator {
     /// I/O is at the start of the file and the rest go down from the end.
     fn seq_offset(&mut self, fi: usize, ddir: Ddir, len_dir: Ddir, len: &mut u64) -> Option<u64> {
         let stride = self.p.rw.suffix;
-        let d = ddir.index();
+        let d = self.pos_index(ddir);
         let (size, end) = {
             let f = &self.files[fi];
             (f.region.len as i64, f.pos[d] as i64)
@@ -871,8 +887,8 @@ impl Generator {
         let len = len.max(1);
         let (a, b) = (lo.div_ceil(len), (hi / len).max(lo.div_ceil(len)));
         let skip = (a + self.rng.below(b - a + 1)) * len;
+        let d = self.pos_index(ddir);
         let f = &mut self.files[fi];
-        let d = ddir.index();
         let size = f.region.len;
         if len > size {
             return None;
@@ -1660,6 +1676,26 @@ mod tests {
         p.repeat_each_pass = false;
         let ios = all(Generator::new(p).unwrap());
         assert_ne!(ios[..256], ios[256..]);
+    }
+
+    #[test]
+    fn one_position_walks_a_sequential_mix_once_through() {
+        // fio's rw=rw: reads and writes each walk the region from its start, so 256
+        // I/Os over 1 MiB reach only about half of it (twice). vdbench's walk: one
+        // position, every block once, each a read or a write.
+        let mut p = params(RwKind::ReadWrite, 1 << 20, 4096);
+        p.rwmixread = 50;
+        let fio = all(Generator::new(p.clone()).unwrap());
+        let top = fio.iter().map(|i| i.offset).max().unwrap();
+        assert!(top < 700 << 10, "{top}");
+        p.one_position = true;
+        let ios = all(Generator::new(p).unwrap());
+        assert_eq!(ios.len(), 256);
+        let offsets: Vec<u64> = ios.iter().map(|i| i.offset).collect();
+        let want: Vec<u64> = (0..256).map(|k| k * 4096).collect();
+        assert_eq!(offsets, want);
+        let reads = ios.iter().filter(|i| i.ddir == Ddir::Read).count();
+        assert!((96..=160).contains(&reads), "{reads}");
     }
 
     #[test]

@@ -227,6 +227,7 @@ fn generator_params(
         // time-based job goes round its files within one loop: no new seed).
         repeat_each_pass: spec.randrepeat && !spec.time_based,
         hotband: spec.control.hotband,
+        one_position: spec.control.one_position,
         rw: spec.rw,
         bs: spec.bs.0,
         rwmixread: spec.rwmixread,
