@@ -967,10 +967,14 @@ impl Generator {
                 if map.is_full() {
                     return None;
                 }
-                let off = map.take_near(self.rng.below(map.len()))? * gran;
+                let block = map.take_near(self.rng.below(map.len()))?;
+                let off = block * gran;
                 if len <= region.len - off {
-                    let run = 1 + map.take_run(off / gran + 1, len.div_ceil(gran) - 1);
-                    *len_out = len.min(run * gran);
+                    // One block (the common case) needs no division and no more of the map.
+                    if len > gran {
+                        let run = 1 + map.take_run(block + 1, len.div_ceil(gran) - 1);
+                        *len_out = len.min(run * gran);
+                    }
                     return Some(region.start + off);
                 }
                 off
