@@ -317,7 +317,11 @@ fn main() {
             _ => {}
         }
     }
-    let fathom = PathBuf::from(env!("CARGO_BIN_EXE_fathom"));
+    // `cargo bench` builds its own fathom (the bench profile, with the dev-dependencies'
+    // features); FATHOM_BENCH_BIN measures another build, e.g. `cargo build --release`'s.
+    let fathom = std::env::var_os("FATHOM_BENCH_BIN")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_fathom")));
     let Some(fio) = which("fio") else {
         eprintln!("vs_fio: fio is not on PATH (apt-get install fio)");
         std::process::exit(1);

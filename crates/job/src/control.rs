@@ -89,7 +89,8 @@ pub struct Control {
     /// hundredth of the band on from the reads) instead of being uniform.
     pub hotband: bool,
     /// Library setting (no job-file option): vdbench's sequential walk: a mixed job's
-    /// reads and writes go along one position in each file (fio keeps one per direction).
+    /// reads and writes go along one position in each file (fio keeps one per direction),
+    /// moved only by sequential I/Os (in fio a random I/O moves it too).
     pub one_position: bool,
     /// Library setting (no job-file option): vdbench's WD `priority=`: jobs naming the
     /// same group share its I/Os in flight (`depth` in all, as an SD's threads are shared

@@ -117,7 +117,8 @@ pub struct Params {
     /// (see `hotband_record`) instead of being uniform; no random map.
     pub hotband: bool,
     /// vdbench's sequential walk: the reads and writes of a mixed job go along one
-    /// position (fio keeps one per direction, so each walks the file on its own).
+    /// position (fio keeps one per direction, so each walks the file on its own), which
+    /// only sequential I/Os move (fio's random I/Os move theirs too).
     pub one_position: bool,
 }
 
@@ -540,8 +541,9 @@ impl Generator {
             };
             match offset {
                 Some(offset) => {
-                    if random {
-                        // Sequential I/Os of a partly random pattern continue from here.
+                    if random && !self.p.one_position {
+                        // Sequential I/Os of a partly random pattern continue from here
+                        // (fio; vdbench's walk goes on where the last sequential I/O ended).
                         let d = self.pos_index(ddir);
                         let f = &mut self.files[fi];
                         f.pos[d] = offset - f.region.start + len;
@@ -1700,6 +1702,23 @@ mod tests {
         assert_eq!(offsets, want);
         let reads = ios.iter().filter(|i| i.ddir == Ddir::Read).count();
         assert!((96..=160).contains(&reads), "{reads}");
+        // Partly random (vdbench's seekpct=50): the sequential I/Os go on from the last
+        // sequential one, whatever the random ones between them did.
+        let mut p = params(RwKind::RandRw, 1 << 20, 4096);
+        p.percentage_random = [50; 3];
+        p.randommap = false;
+        p.one_position = true;
+        p.io_bytes = 64 * 4096;
+        let ios = all(Generator::new(p).unwrap());
+        let mut next = 0;
+        let mut seq = 0;
+        for io in &ios {
+            if io.offset == next {
+                next += 4096;
+                seq += 1;
+            }
+        }
+        assert!(seq >= 24, "{seq} of {} continue the walk", ios.len());
     }
 
     #[test]
