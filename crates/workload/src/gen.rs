@@ -541,10 +541,12 @@ impl Generator {
             };
             match offset {
                 Some(offset) => {
-                    if random && !self.p.one_position {
+                    if random {
                         // Sequential I/Os of a partly random pattern continue from here
-                        // (fio; vdbench's walk goes on where the last sequential I/O ended).
-                        let d = self.pos_index(ddir);
+                        // (fio). vdbench's walk goes on where the last sequential I/O
+                        // ended: its random I/Os leave their end in the trim slot, which
+                        // its sequential I/Os never read.
+                        let d = if self.p.one_position { 2 } else { ddir.index() };
                         let f = &mut self.files[fi];
                         f.pos[d] = offset - f.region.start + len;
                     }
