@@ -9,6 +9,7 @@ use crate::parse::Kind;
 
 /// General parameters (before the first definition).
 const GENERAL: &[&str] = &[
+    "=compression",
     "compratio",
     "compressionseed",
     "port",
@@ -249,5 +250,7 @@ mod tests {
         assert_eq!(expand(Some(Kind::Wd), "transfersize"), "transfersize");
         assert_eq!(expand(None, "dedupratio"), "dedupratio");
         assert_eq!(expand(None, "include"), "include");
+        // vdbench tests compression= whole before compratio= and compressionseed=.
+        assert_eq!(expand(None, "compression"), "compression");
     }
 }

@@ -391,11 +391,9 @@ pub fn load(c: &Cli) -> Result<(model::Model, Vec<runs::Run>, String)> {
         }
     }
     let mut r = runs::expand(&m)?;
-    if m.general.formatsds {
-        match runs::format_run(&m, &r) {
-            Some(f) => r.insert(0, f),
-            None => bail!("formatsds=yes: no run uses an SD (it formats the SDs raw runs use)"),
-        }
+    // (A file with no raw run has nothing to format: vdbench then adds no run either.)
+    if let Some(f) = runs::format_run(&m, &r).filter(|_| m.general.formatsds) {
+        r.insert(0, f);
     }
     for run in &r {
         jobs::check_static(run)?;
