@@ -217,8 +217,8 @@ fn run_jobs(
             tick(&live.cpu);
             return;
         }
-        let before = *live.printed.lock().unwrap_or_else(|e| e.into_inner());
         let mut k = live.printed.lock().unwrap_or_else(|e| e.into_inner());
+        let before = *k;
         while let Some(mut line) = interval_done(&board, *k, live.interval) {
             tick(&live.cpu);
             line.cpu = live
