@@ -117,7 +117,12 @@ pub fn format_run(m: &Model, runs: &[Run]) -> Option<Run> {
     if sds.is_empty() {
         return None;
     }
-    let smallest = sds.iter().filter_map(|s| s.size).min().unwrap_or(u64::MAX);
+    // The SDs' sizes as the runs see them: size=, else the lun's own.
+    let smallest = sds
+        .iter()
+        .filter_map(|s| s.size.or_else(|| crate::jobs::lun_size(&s.lun)))
+        .min()
+        .unwrap_or(u64::MAX);
     let xfer =
         m.general
             .formatxfersize

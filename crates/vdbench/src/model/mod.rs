@@ -125,27 +125,22 @@ impl LoopSpec {
     /// and h suffixes are times in both.
     pub fn parse(v: &str, bare_is_secs: bool) -> Result<LoopSpec, String> {
         let v = v.trim();
-        let (num, mult) = match v.char_indices().last() {
-            Some((i, 's')) => (&v[..i], Some(1.0)),
-            Some((i, 'm')) => (&v[..i], Some(60.0)),
-            Some((i, 'h')) => (&v[..i], Some(3600.0)),
-            _ => (v, None),
-        };
         let bad =
             || format!("'{v}': give a number of passes (loop=3) or a time (loop=30m, 2h, 600s)");
-        match mult {
-            Some(m) => {
-                let n: u64 = num.parse().map_err(|_| bad())?;
-                Ok(LoopSpec::Secs(n as f64 * m))
-            }
-            None if bare_is_secs => {
-                Ok(LoopSpec::Secs(num.parse::<u64>().map_err(|_| bad())? as f64))
-            }
-            None => match num.parse::<u64>() {
+        if v.is_empty() {
+            return Err(bad());
+        }
+        if !bare_is_secs && v.bytes().all(|b| b.is_ascii_digit()) {
+            return match v.parse::<u64>() {
                 Ok(0) => Err(format!("'{v}': at least one pass")),
                 Ok(n) => Ok(LoopSpec::Count(n)),
                 Err(_) => Err(bad()),
-            },
+            };
+        }
+        // A time, as every other time in a parameter file.
+        match secs(v) {
+            Ok(t) if t >= 0.0 && t.is_finite() => Ok(LoopSpec::Secs(t)),
+            _ => Err(bad()),
         }
     }
 }
