@@ -319,9 +319,18 @@ fn main() {
     }
     // `cargo bench` builds its own fathom (the bench profile, with the dev-dependencies'
     // features); FATHOM_BENCH_BIN measures another build, e.g. `cargo build --release`'s.
+    // A relative FATHOM_BENCH_BIN is taken from the workspace root (cargo runs benches
+    // from the package's folder, where `target/release/fathom` would not be found).
     let fathom = std::env::var_os("FATHOM_BENCH_BIN")
-        .map(PathBuf::from)
+        .map(|p| Path::new(env!("CARGO_MANIFEST_DIR")).join(p))
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_fathom")));
+    if !fathom.is_file() {
+        eprintln!(
+            "vs_fio: no fathom binary at {} (FATHOM_BENCH_BIN)",
+            fathom.display()
+        );
+        std::process::exit(1);
+    }
     let Some(fio) = which("fio") else {
         eprintln!("vs_fio: fio is not on PATH (apt-get install fio)");
         std::process::exit(1);
