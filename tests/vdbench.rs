@@ -1535,3 +1535,182 @@ fathomtest!(a_sequential_mix_walks_the_sd_once_as_vdbench, |env| {
     let skip = u64::from(shm.0.starts_with("/dev"));
     assert_eq!(ios, 512 - skip);
 });
+
+/// The bytes vdbench writes for a pattern file holding `file`: each group of four in the
+/// machine's byte order (vdbench assembles words most significant byte first and copies
+/// them to the buffer as the machine stores words).
+fn as_vdbench_writes(file: &[u8]) -> Vec<u8> {
+    file.chunks_exact(4)
+        .flat_map(|w| u32::from_be_bytes([w[0], w[1], w[2], w[3]]).to_ne_bytes())
+        .collect()
+}
+
+#[test]
+fn pattern_file_is_every_raw_writes_data_as_vdbench_writes_it() {
+    let _g = serial();
+    let env = Env::new();
+    let shm = Shm::new(&env, "pattern-raw");
+    // Twelve bytes and a newline: vdbench keeps twelve (a multiple of four) and says why.
+    let pat = env.write("pat.txt", "0123456789ab\n");
+    let text = format!(
+        "pattern={}\nsd=sd1,lun={},size=256k\nwd=wd1,sd=sd1,xfersize=(4k,50,8k,50),rdpct=0,seekpct=random\n\
+         rd=rd1,wd=wd1,iorate=max,elapsed=2,interval=1,maxdata=2m\n",
+        pat.display(),
+        shm.s("lun1")
+    );
+    let p = env.write("parm", &text);
+    let out = env.path().join("out");
+    let o = env.run(&[
+        "vdbench",
+        "-f",
+        p.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+    assert!(
+        stdout(&o).contains("input length of 13 truncated to 12 (possible cr/lf?)"),
+        "{}",
+        stdout(&o)
+    );
+    let log = std::fs::read_to_string(out.join("logfile.html")).unwrap();
+    assert!(
+        log.contains("Successfully loaded data pattern from"),
+        "{log}"
+    );
+    let unit = as_vdbench_writes(b"0123456789ab");
+    let data = std::fs::read(shm.s("lun1")).unwrap();
+    // Every 4k block written holds the pattern from its first byte (each write starts at
+    // the buffer's start; the transfers are 4k or 8k, both multiples of 4k).
+    let mut written = 0;
+    for (i, b) in data.chunks(4096).enumerate() {
+        if b.iter().all(|&x| x == 0) {
+            continue;
+        }
+        written += 1;
+        let want: Vec<u8> = unit.iter().cycle().take(4096).copied().collect();
+        // An 8k write's second half continues the cycle from byte 4096.
+        let second: Vec<u8> = unit.iter().cycle().skip(4096).take(4096).copied().collect();
+        assert!(
+            b == want.as_slice() || b == second.as_slice(),
+            "block {i}: {:?}",
+            &b[..16]
+        );
+    }
+    assert!(written > 32, "{written} blocks written");
+}
+
+#[test]
+fn pattern_file_fills_formatted_files_and_file_system_writes() {
+    let _g = serial();
+    let env = Env::new();
+    let shm = Shm::new(&env, "pattern-fs");
+    let pat = env.write("pat.bin", "WXYZ");
+    let anchor = shm.s("tree");
+    let text = format!(
+        "pat={}\ncreate_anchors=yes\nfsd=fsd1,anchor={anchor},depth=1,width=2,files=3,size=16k\n\
+         fwd=fwd1,fsd=fsd1,operation=write,xfersize=4k,fileio=random,fileselect=random,threads=2\n\
+         rd=rd1,fwd=fwd1,fwdrate=max,format=yes,elapsed=2,interval=1\n",
+        pat.display()
+    );
+    run_vdb(
+        &env,
+        "parm",
+        &text,
+        env.path().join("out").to_str().unwrap(),
+    );
+    let unit = as_vdbench_writes(b"WXYZ");
+    let mut files = 0;
+    let mut dirs = vec![PathBuf::from(&anchor)];
+    while let Some(d) = dirs.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                dirs.push(p);
+            } else if p
+                .file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("vdb_f")
+            {
+                files += 1;
+                let data = std::fs::read(&p).unwrap();
+                assert_eq!(data.len(), 16 << 10, "{}", p.display());
+                for (i, c) in data.chunks(4).enumerate() {
+                    assert_eq!(c, unit.as_slice(), "{} word {i}", p.display());
+                }
+            }
+        }
+    }
+    assert_eq!(files, 6);
+}
+
+#[test]
+fn pattern_file_is_refused_beside_what_decides_the_data_otherwise() {
+    let env = Env::new();
+    let pat = env.write("pat.bin", "ABCD");
+    let lun = env.path().join("lun1");
+    for (extra, flag, want) in [
+        ("compratio=2\n", None, "pattern= and compratio="),
+        (
+            "dedupratio=2\ndedupunit=4k\n",
+            None,
+            "pattern= and dedupratio=",
+        ),
+        ("", Some("-v"), "pattern= and data validation"),
+    ] {
+        let text = format!(
+            "{extra}pattern={}\nsd=sd1,lun={},size=1m\nwd=wd1,sd=sd1,xfersize=4k,rdpct=0\n\
+             rd=rd1,wd=wd1,iorate=max,elapsed=2,interval=1\n",
+            pat.display(),
+            lun.display()
+        );
+        let p = env.write("parm", &text);
+        let mut args = vec!["vdbench", "-f", p.to_str().unwrap(), "-o"];
+        let out = env.path().join("out");
+        args.push(out.to_str().unwrap());
+        args.extend(flag);
+        let o = env.run(&args);
+        assert!(!o.status.success(), "{extra}: {}", stdout(&o));
+        assert!(stderr(&o).contains(want), "{extra}: {}", stderr(&o));
+    }
+    // Two files in one pattern=, and a file that is not there.
+    let text = format!(
+        "pattern=({},{})\nsd=sd1,lun={},size=1m\nwd=wd1,sd=sd1,xfersize=4k\nrd=rd1,wd=wd1,iorate=max,elapsed=2,interval=1\n",
+        pat.display(),
+        pat.display(),
+        lun.display()
+    );
+    let p = env.write("parm", &text);
+    let o = env.run(&[
+        "vdbench",
+        "-f",
+        p.to_str().unwrap(),
+        "-o",
+        env.path().join("o2").to_str().unwrap(),
+    ]);
+    assert!(
+        stderr(&o).contains("only one pattern= file"),
+        "{}",
+        stderr(&o)
+    );
+    let text = format!(
+        "pattern={}/none\nsd=sd1,lun={},size=1m\nwd=wd1,sd=sd1,xfersize=4k\nrd=rd1,wd=wd1,iorate=max,elapsed=2,interval=1\n",
+        env.path().display(),
+        lun.display()
+    );
+    let p = env.write("parm", &text);
+    let o = env.run(&[
+        "vdbench",
+        "-f",
+        p.to_str().unwrap(),
+        "-o",
+        env.path().join("o3").to_str().unwrap(),
+    ]);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("reading the data pattern file"),
+        "{}",
+        stderr(&o)
+    );
+}

@@ -25,6 +25,8 @@ pub struct JobOpts {
     /// dedupratio, dedupunit and dedupsets (a count, or a percentage of the units when
     /// the flag is set); None without dedup.
     pub dedup: Option<(f64, u64, f64, bool)>,
+    /// `pattern=FILE`: the bytes every write buffer repeats (see [`crate::pattern`]).
+    pub pattern: Option<Vec<u8>>,
 }
 
 /// vdbench's dedup for a job whose writes cover `len` bytes: by vdbench's arithmetic, a
@@ -1134,6 +1136,7 @@ mod tests {
             data_errors: 50,
             compratio: 1.0,
             dedup: None,
+            pattern: None,
         };
         raw_jobs(&runs[0], runs[0].rate, &jo, &Place::default())
     }

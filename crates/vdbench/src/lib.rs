@@ -15,6 +15,7 @@ pub mod flat;
 pub mod jobs;
 pub mod model;
 pub mod parse;
+pub mod pattern;
 pub mod report;
 pub mod runs;
 pub mod tree;
@@ -100,7 +101,9 @@ order per definition (xf= is xfersize=, th= threads=, an RD's e= elapsed=, i= io
 monitor=FILE: read as each interval ends; a first line end_rd (or shutdown) ends the
 run under way, end_vdbench (or terminate) the execution. /tmp/vdbench.shutdown.PID
 ends it too. formatsds=yes: a first run, SD_format, writes every SD whole
-(formatxfersize=, default 128k).
+(formatxfersize=, default 128k). pattern=FILE: every write's data is the file's bytes
+repeated from each write's start, as vdbench writes them (whole 4-byte words in the
+machine's byte order: ABCD is written DCBA on x86).
 
 Not implemented (refused by name): -j/-jr with many hosts, metadata operations on a
 tree several hosts share, dedup hot sets and flip-flop, replay, a range= that wraps

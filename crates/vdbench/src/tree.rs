@@ -123,12 +123,13 @@ pub struct Built {
 
 /// Build what is missing (`restart`), or everything after a clean (`yes`), writing
 /// files in `xfer`-byte pieces on `threads` threads: `files` (all of the tree's, or this
-/// host's share).
+/// host's share); with `pattern`, the files hold it (pattern=FILE).
 pub fn build(
     f: &Fsd,
     files: &[(PathBuf, u64)],
     (xfer, threads): (u64, usize),
     create_anchor: bool,
+    pattern: Option<&[u8]>,
 ) -> Result<Built> {
     if f.sizes.iter().all(|s| s.0 == 0) {
         bail!("fsd={}: no size= (or sizes=) for its files", f.name);
@@ -156,6 +157,9 @@ pub fn build(
         x ^= x << 17;
         let v = x.to_le_bytes();
         c.copy_from_slice(&v[..c.len()]);
+    }
+    if let Some(p) = pattern {
+        crate::pattern::fill(&mut buf, p);
     }
     // The files are written by `threads` threads (fwd=format's threads=), each taking
     // every n-th file.

@@ -219,7 +219,7 @@ pub fn execute(
     let place = place_of(m, o, cluster)?;
     let cl = cluster.filter(|_| !place.hosts.is_empty());
     let out = open_output(o, &place, parm_text)?;
-    let (jo, journal_dirs) = job_opts(m, o, &out)?;
+    let (jo, journal_dirs) = job_opts(m, runs, o, &out)?;
     if o.journal == JournalMode::Recover {
         let code = recover(&journal_dirs, &out)?;
         if code != 0 {
@@ -378,7 +378,7 @@ fn open_output(o: &ExecOpts, place: &Place, parm_text: &str) -> Result<Out> {
 
 /// What every run's jobs share (engine, validation, journal, compression and dedup), and
 /// the journal folders, made.
-fn job_opts(m: &Model, o: &ExecOpts, out: &Out) -> Result<(JobOpts, Vec<PathBuf>)> {
+fn job_opts(m: &Model, runs: &[Run], o: &ExecOpts, out: &Out) -> Result<(JobOpts, Vec<PathBuf>)> {
     let ioengine = o.ioengine.clone().unwrap_or_else(|| {
         let ok = fathom::engine::create("io_uring")
             .ok()
@@ -424,8 +424,58 @@ fn job_opts(m: &Model, o: &ExecOpts, out: &Out) -> Result<(JobOpts, Vec<PathBuf>
                 m.general.dedupratio
             ),
         },
+        pattern: pattern_of(m, runs, validate, out)?,
     };
     Ok((jo, journal_dirs))
+}
+
+/// `pattern=FILE`, loaded (None without it); refused beside what vdbench refuses it with:
+/// dedupratio=, data validation and compratio= (each would change the data written).
+fn pattern_of(m: &Model, runs: &[Run], validate: bool, out: &Out) -> Result<Option<Vec<u8>>> {
+    let Some(path) = &m.general.pattern else {
+        return Ok(None);
+    };
+    let with = if m.general.dedupratio > 1.0 || m.general.dedupunit.is_some() {
+        Some("dedupratio=")
+    } else if validate {
+        Some("data validation (-v, -j, validate=yes)")
+    } else if m.general.compratio_coded
+        || runs
+            .iter()
+            .flat_map(|r| &r.wds)
+            .any(|w| w.p.compratio.is_some())
+    {
+        Some("compratio=")
+    } else {
+        None
+    };
+    if let Some(what) = with {
+        bail!("pattern={path}: pattern= and {what} cannot be used together (as in vdbench: each decides the data written)");
+    }
+    // The largest transfer any run writes decides the pattern buffer's size.
+    let max_xfer = runs
+        .iter()
+        .flat_map(|r| {
+            let wds = r.wds.iter().map(|w| w.p.xfer.max());
+            let fwds = r.fwds.iter().map(|f| f.p.xfer.max());
+            let format = r.format_fwd.iter().map(|f| f.xfer.max());
+            wds.chain(fwds).chain(format)
+        })
+        .chain(m.general.formatxfersize)
+        .max()
+        .unwrap_or(0);
+    let l = crate::pattern::load(path, max_xfer)?;
+    if let Some(note) = &l.note {
+        out.say(note);
+        out.log(note)?;
+    }
+    let shown = std::fs::canonicalize(path).unwrap_or_else(|_| PathBuf::from(path));
+    out.log(&format!(
+        "Successfully loaded data pattern from {} ({} bytes repeated in every write)",
+        shown.display(),
+        l.bytes.len()
+    ))?;
+    Ok(Some(l.bytes))
 }
 
 /// Every run in order (a curve: its maximum, then each point at its share of that rate,

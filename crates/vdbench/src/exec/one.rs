@@ -51,6 +51,9 @@ pub(super) fn one_run(
         .into_iter()
         .map(|mut s| {
             s.0.control.live_samples = live;
+            if let Some(p) = &ctx.jo.pattern {
+                s.0.buffer_pattern = Some(p.clone());
+            }
             s.0
         })
         .collect();
@@ -597,8 +600,13 @@ fn prepare_trees(ctx: &Ctx<'_>, run: &Run) -> Result<bool> {
             Format::No => crate::tree::anchor(f, ctx.m.general.create_anchors)?,
             Format::Clean => {}
             Format::Yes | Format::Only | Format::Restart | Format::RestartOnly => {
-                let b =
-                    crate::tree::build(f, &mine, (xfer, threads), ctx.m.general.create_anchors)?;
+                let b = crate::tree::build(
+                    f,
+                    &mine,
+                    (xfer, threads),
+                    ctx.m.general.create_anchors,
+                    ctx.jo.pattern.as_deref(),
+                )?;
                 let what = if matches!(run.pace.format, Format::Yes | Format::Only) {
                     "format"
                 } else {

@@ -34,8 +34,10 @@ const REFUSED: &[(&str, &str)] = &[
         "port",
         "fathom's many-host runs use MPI, not vdbench's port",
     ),
-    ("patterns", "data pattern files are not implemented"),
-    ("pattern", "data pattern files are not implemented"),
+    (
+        "patterns",
+        "patterns= is not vdbench's keyword; a data pattern file is pattern=FILE",
+    ),
     ("timeout", "timeout= is not implemented"),
     ("swat", "SWAT replay is not implemented"),
     ("tape", "tape testing is not implemented"),
@@ -106,6 +108,10 @@ pub struct General {
     pub formatsds: bool,
     /// `formatxfersize=`: the transfer size of that format run.
     pub formatxfersize: Option<u64>,
+    /// `pattern=FILE`: every write's data from this file (see `crate::pattern`).
+    pub pattern: Option<String>,
+    /// compratio= was given (even `compratio=1`): vdbench refuses it beside pattern=.
+    pub compratio_coded: bool,
 }
 
 /// How often every run is repeated (`loop=` in the file, `-l` on the command line).
@@ -163,6 +169,8 @@ impl Default for General {
             monitor: None,
             formatsds: false,
             formatxfersize: None,
+            pattern: None,
+            compratio_coded: false,
         }
     }
 }
@@ -194,6 +202,7 @@ const GENERAL_KEYS: &[&str] = &[
     "abort_failed_skew",
     "fwd_thread_adjust",
     "showlba",
+    "pattern",
 ];
 
 fn yes(it: &Item) -> Result<bool, VdbError> {
@@ -226,6 +235,7 @@ impl General {
             "data_errors" | "dataerrors" => self.data_errors = num(it)? as u64,
             "compratio" => {
                 self.compratio = num(it)?;
+                self.compratio_coded = true;
                 if self.compratio < 1.0 {
                     return Err(it.err("a ratio of at least 1 (compratio=2 is 2:1)"));
                 }
@@ -315,6 +325,15 @@ impl General {
             }
             "loop" => self.repeat = Some(LoopSpec::parse(it.one()?, false).map_err(|e| it.err(e))?),
             "monitor" => self.monitor = Some(it.one()?.to_string()),
+            "pattern" => {
+                if it.list.len() > 1 {
+                    return Err(it.err("only one pattern= file may be given"));
+                }
+                if self.pattern.is_some() {
+                    return Err(it.err("pattern= may be given only once"));
+                }
+                self.pattern = Some(it.one()?.to_string());
+            }
             _ => return Err(refuse_or_unknown(it, "general", GENERAL_KEYS)),
         }
         Ok(())
