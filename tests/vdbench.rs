@@ -1714,3 +1714,75 @@ fn pattern_file_is_refused_beside_what_decides_the_data_otherwise() {
         stderr(&o)
     );
 }
+
+#[test]
+fn showlba_traces_every_io_of_a_raw_run_as_vdbench_lines() {
+    let _g = serial();
+    let env = Env::new();
+    let shm = Shm::new(&env, "showlba");
+    let text = format!(
+        "showlba=yes\nsd=sd1,lun={},size=1m\nsd=sd2,lun={},size=1m\n\
+         wd=wd1,sd=sd1,xfersize=4k,rdpct=50,seekpct=random\n\
+         wd=wd2,sd=sd2,xfersize=8k,rdpct=0,seekpct=0\n\
+         rd=rd1,wd=wd*,iorate=200,elapsed=2,interval=1\n",
+        shm.s("lun1"),
+        shm.s("lun2")
+    );
+    let out = env.path().join("out");
+    run_vdb(&env, "parm", &text, out.to_str().unwrap());
+    let trace = std::fs::read_to_string(out.join("localhost-0.showlba.txt")).unwrap();
+    // One line per I/O: SD WD READ(1/0) BYTE-OFFSET MS-SINCE-THE-RUN-BEGAN, in
+    // completion order.
+    let mut counts: std::collections::HashMap<(String, String, u8), u64> = Default::default();
+    let mut last_ms = 0u64;
+    for line in trace.lines() {
+        let f: Vec<&str> = line.split(' ').collect();
+        assert_eq!(f.len(), 5, "{line}");
+        let (read, off, ms): (u8, u64, u64) = (
+            f[2].parse().unwrap(),
+            f[3].parse().unwrap(),
+            f[4].parse().unwrap(),
+        );
+        let xfer = match (f[0], f[1]) {
+            ("sd1", "wd1") => 4096,
+            ("sd2", "wd2") => {
+                assert_eq!(read, 0, "{line}");
+                8192
+            }
+            _ => panic!("{line}"),
+        };
+        assert!(off % xfer == 0 && off < 1 << 20, "{line}");
+        assert!(ms >= last_ms && ms < 4000, "{line}");
+        last_ms = ms;
+        *counts.entry((f[0].into(), f[1].into(), read)).or_default() += 1;
+    }
+    assert!(
+        last_ms >= 1500,
+        "the trace ends at {last_ms} ms of a 2 s run"
+    );
+    // The trace holds exactly the I/Os the run counted.
+    let native: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("rd1.fathom.json")).unwrap())
+            .unwrap();
+    let mut total = 0;
+    for j in native["result"]["jobs"].as_array().unwrap() {
+        let (wd, sd) = j["name"].as_str().unwrap().split_once('@').unwrap();
+        for (d, read) in [(0, 1u8), (1, 0u8)] {
+            let n = j["stats"]["dirs"][d]["ios"].as_u64().unwrap();
+            let got = counts
+                .get(&(sd.into(), wd.into(), read))
+                .copied()
+                .unwrap_or(0);
+            assert_eq!(got, n, "{wd}@{sd} dir {d}");
+            total += n;
+        }
+    }
+    assert!(total > 300, "{total} I/Os");
+    // The jobs' logs behind it are gone.
+    let left: Vec<_> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
+        .filter(|n| n.starts_with(".showlba"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+}

@@ -103,7 +103,8 @@ run under way, end_vdbench (or terminate) the execution. /tmp/vdbench.shutdown.P
 ends it too. formatsds=yes: a first run, SD_format, writes every SD whole
 (formatxfersize=, default 128k). pattern=FILE: every write's data is the file's bytes
 repeated from each write's start, as vdbench writes them (whole 4-byte words in the
-machine's byte order: ABCD is written DCBA on x86).
+machine's byte order: ABCD is written DCBA on x86). showlba=yes: each raw run's I/O
+trace, a line per I/O (SD WD READ LBA MS) in OUTDIR/localhost-0.showlba.txt.
 
 Not implemented (refused by name): -j/-jr with many hosts, metadata operations on a
 tree several hosts share, dedup hot sets and flip-flop, replay, a range= that wraps

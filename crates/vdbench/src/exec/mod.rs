@@ -3,6 +3,7 @@
 //! per-SD and per-WD reports, the error log, and each run's native fathom result).
 
 mod one;
+mod showlba;
 
 use crate::jobs::{JobOpts, Place};
 use crate::model::{LoopSpec, Model};

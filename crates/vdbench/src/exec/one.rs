@@ -24,7 +24,7 @@ pub(super) fn one_run(
     if run.is_fs() && !prepare_trees(ctx, run)? {
         return Ok((0.0, 0, 0.0));
     }
-    let specs: Vec<(fathom::JobSpec, JobTag)> = if run.is_fs() {
+    let mut specs: Vec<(fathom::JobSpec, JobTag)> = if run.is_fs() {
         jobs::fs_jobs(run, rate, ctx.jo, ctx.place)?
     } else {
         jobs::raw_jobs(run, rate, ctx.jo, ctx.place)?
@@ -47,6 +47,11 @@ pub(super) fn one_run(
     // One host: interval lines are printed as each interval ends (from the samples the
     // jobs hand to the live board); with many hosts rank 0 prints them after the run.
     let live = ctx.cluster.is_none();
+    // showlba=yes: a raw run's I/O trace (file-system runs have none, as in vdbench).
+    let trace = match ctx.m.general.showlba && !run.is_fs() && !specs.is_empty() {
+        true => Some(super::showlba::Trace::arm(&mut specs, &out.dir)?),
+        false => None,
+    };
     let set: Vec<fathom::JobSpec> = specs
         .into_iter()
         .map(|mut s| {
@@ -78,6 +83,12 @@ pub(super) fn one_run(
         };
         run_jobs(ctx, set, name, live)?
     };
+    if let Some(t) = trace {
+        let host = ctx.place.hosts.get(ctx.place.rank as usize);
+        let file = super::showlba::file_name(host.map(String::as_str));
+        let n = t.write(&out.dir.join(&file))?;
+        out.log(&format!("showlba=yes: {n} I/Os of rd={name} in {file}"))?;
+    }
     // The last interval (the run ended before its event).
     tick(&cpu);
     let cpu = cpu.lock().unwrap_or_else(|e| e.into_inner()).0.clone();

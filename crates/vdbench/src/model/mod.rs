@@ -29,7 +29,6 @@ const REFUSED: &[(&str, &str)] = &[
     ),
     ("rg", "replay groups are not implemented"),
     ("concatenatesds", "concatenated SDs are not implemented"),
-    ("showlba", "showlba is not implemented"),
     (
         "port",
         "fathom's many-host runs use MPI, not vdbench's port",
@@ -110,6 +109,8 @@ pub struct General {
     pub formatxfersize: Option<u64>,
     /// `pattern=FILE`: every write's data from this file (see `crate::pattern`).
     pub pattern: Option<String>,
+    /// `showlba=yes`: each raw run's I/O trace in `HOST-0.showlba.txt`.
+    pub showlba: bool,
     /// compratio= was given (even `compratio=1`): vdbench refuses it beside pattern=.
     pub compratio_coded: bool,
 }
@@ -170,6 +171,7 @@ impl Default for General {
             formatsds: false,
             formatxfersize: None,
             pattern: None,
+            showlba: false,
             compratio_coded: false,
         }
     }
@@ -325,6 +327,8 @@ impl General {
             }
             "loop" => self.repeat = Some(LoopSpec::parse(it.one()?, false).map_err(|e| it.err(e))?),
             "monitor" => self.monitor = Some(it.one()?.to_string()),
+            // vdbench reads any word beginning with y as yes.
+            "showlba" => self.showlba = it.one()?.to_ascii_lowercase().starts_with('y'),
             "pattern" => {
                 if it.list.len() > 1 {
                     return Err(it.err("only one pattern= file may be given"));
