@@ -1786,3 +1786,43 @@ fn showlba_traces_every_io_of_a_raw_run_as_vdbench_lines() {
         .collect();
     assert!(left.is_empty(), "{left:?}");
 }
+
+#[test]
+fn a_range_past_100_percent_wraps_round_to_the_sds_start() {
+    let _g = serial();
+    let env = Env::new();
+    // Not under /dev (there vdbench's first-block rule applies; such a wrap is refused).
+    let lun = env.path().join("lun1");
+    let trace_blocks = |seek: &str, out: &str| -> Vec<u64> {
+        let text = format!(
+            "showlba=yes\nsd=sd1,lun={},size=1m\n\
+             wd=wd1,sd=sd1,xfersize=64k,rdpct=0,seekpct={seek},range=(50,140)\n\
+             rd=rd1,wd=wd1,iorate=100,elapsed=2,interval=1\n",
+            lun.display()
+        );
+        let out = env.path().join(out);
+        run_vdb(&env, "parm", &text, out.to_str().unwrap());
+        std::fs::read_to_string(out.join("localhost-0.showlba.txt"))
+            .unwrap()
+            .lines()
+            .map(|l| l.split(' ').nth(3).unwrap().parse::<u64>().unwrap() / 65536)
+            .collect()
+    };
+    // Sequential: from 50% to the end, then on from the start up to 140% (the blocks
+    // between 100% and 140% are the SD's first 40%: blocks 0 to 5 of 16), and round again.
+    let seq = trace_blocks("0", "seq");
+    let pass: Vec<u64> = (8..16).chain(0..6).collect();
+    assert!(seq.len() >= 2 * pass.len(), "{seq:?}");
+    assert_eq!(&seq[..pass.len()], pass.as_slice(), "{seq:?}");
+    assert_eq!(&seq[pass.len()..2 * pass.len()], pass.as_slice(), "{seq:?}");
+    // Random: anywhere in those 14 blocks, never in 6 and 7.
+    let rnd = trace_blocks("100", "rnd");
+    assert!(rnd.len() > 150, "{}", rnd.len());
+    assert!(rnd.iter().all(|b| pass.contains(b)), "{rnd:?}");
+    assert!(
+        rnd.iter().any(|&b| b < 6) && rnd.iter().any(|&b| b >= 8),
+        "{rnd:?}"
+    );
+    // The lun keeps its size.
+    assert_eq!(std::fs::metadata(&lun).unwrap().len(), 1 << 20);
+}

@@ -92,6 +92,11 @@ pub struct Control {
     /// reads and writes go along one position in each file (fio keeps one per direction),
     /// moved only by sequential I/Os (in fio a random I/O moves it too).
     pub one_position: bool,
+    /// Library setting (no job-file option): vdbench's `range=` ending past 100%: the
+    /// generator's region reaches `extra` bytes past the job's region (which ends where
+    /// the file or SD ends), and an I/O reaching past that end moves back `back` bytes
+    /// (the SD's size rounded down to its largest transfer), to the SD's start.
+    pub range_wrap: Option<(u64, u64)>,
     /// Library setting (no job-file option): vdbench's WD `priority=`: jobs naming the
     /// same group share its I/Os in flight (`depth` in all, as an SD's threads are shared
     /// by its workloads), and a job's next I/O is started before any of a job of a lower

@@ -296,7 +296,7 @@ pub fn raw_jobs(
 
 /// Each WD/SD pair's region of its SD, in the run's order: (offset, length, the SD's
 /// whole size).
-fn sd_regions(run: &Run) -> Result<Vec<(u64, u64, u64)>> {
+fn sd_regions(run: &Run) -> Result<Vec<Region>> {
     let mut regions = Vec::new();
     for w in &run.wds {
         for s in &w.sds {
@@ -319,11 +319,47 @@ fn sd_regions(run: &Run) -> Result<Vec<(u64, u64, u64)>> {
                 );
             }
             let avail = full - s.offset;
-            let (a, b) = w.p.range.or(s.range).unwrap_or((0.0, 100.0));
+            let (a, mut b) = w.p.range.or(s.range).unwrap_or((0.0, 100.0));
             let unit = w.p.xfer.max().max(512);
+            // An end from 100 to 200 percent wraps round the SD's end to its start; with
+            // seekpct=eof vdbench sets it back to 100.
+            if b > 100.0 && b <= 200.0 && matches!(w.p.seek, crate::model::Seek::Eof) {
+                b = 100.0;
+            }
+            let wraps = b > 100.0 && b <= 200.0;
             // As vdbench: a start up to 100 is a percentage, past it bytes; an end past
-            // 200 is bytes (100 to 200 wraps, refused when the file was read).
+            // 200 is bytes.
             let mut start = crate::model::range_bytes(a, 100.0, avail) / unit * unit;
+            if wraps {
+                let what = format!("wd={} sd={}: range=({},{})", w.name, s.name, a, b);
+                if block0(s, unit) > 0 {
+                    bail!(
+                        "{what} wraps round the end of a lun under /dev, whose first block \
+                         vdbench never touches (it draws again): not implemented; end the \
+                         range at 100 or use two WDs"
+                    );
+                }
+                if w.p.rhpct > 0.0 || w.p.whpct > 0.0 {
+                    bail!("{what} wraps round the SD's end; with rhpct=/whpct= that is not implemented");
+                }
+                if w.p.streams.is_some() {
+                    bail!("{what} wraps round the SD's end; with streams= that is not implemented");
+                }
+                // The region runs to the SD's end (whole transfers); the I/Os past it, up
+                // to b percent, move back by that much to the SD's start, as vdbench's.
+                let real_end = avail / unit * unit;
+                let virt_end = crate::model::range_bytes(b, 200.0, avail) / unit * unit;
+                if start + unit > real_end || virt_end <= real_end {
+                    bail!("{what}: the SD's {avail} bytes hold no {unit}-byte transfer there");
+                }
+                regions.push((
+                    s.offset + start,
+                    real_end - start,
+                    full,
+                    Some((virt_end - real_end, real_end)),
+                ));
+                continue;
+            }
             let end_at = crate::model::range_bytes(b, 200.0, avail);
             if end_at > avail {
                 bail!(
@@ -351,7 +387,7 @@ fn sd_regions(run: &Run) -> Result<Vec<(u64, u64, u64)>> {
                     end - start
                 );
             }
-            regions.push((s.offset + start, end - start, full));
+            regions.push((s.offset + start, end - start, full, None));
         }
     }
     Ok(regions)
@@ -368,14 +404,18 @@ fn block0(s: &crate::model::Sd, unit: u64) -> u64 {
     }
 }
 
+/// A WD's part of an SD: (offset, length, the SD's whole size, and for a range= wrapping
+/// round the SD's end: the bytes it reaches past the end and how far such I/Os move back).
+type Region = (u64, u64, u64, Option<(u64, u64)>);
+
 /// One WD on one SD in a raw run: a fathom job.
 struct Pair<'a> {
     run: &'a Run,
     w: &'a crate::runs::WdRun,
     s: &'a crate::model::Sd,
     jo: &'a JobOpts,
-    /// (offset, length, the SD's whole size).
-    region: (u64, u64, u64),
+    /// Where it works (see [`Region`]).
+    region: Region,
     /// Hosts running this pair.
     hosts: f64,
     /// I/Os in flight: the SD's threads, shared by the WDs that use it.
@@ -388,7 +428,7 @@ impl Pair<'_> {
     /// The target, its region, the transfer sizes and the access pattern.
     fn where_and_what(&self) -> Opts {
         let (w, s) = (self.w, self.s);
-        let (offset, len, full) = self.region;
+        let (offset, len, full, _) = self.region;
         let mut o: Opts = Vec::new();
         o.push(("filename".into(), s.lun.clone()));
         o.push(("ioengine".into(), self.jo.ioengine.clone()));
@@ -639,6 +679,7 @@ impl Pair<'_> {
         // A sequential mix walks one position, each I/O a read or a write (fio's rw=rw
         // walks the file once for reads and once for writes).
         spec.control.one_position = true;
+        spec.control.range_wrap = self.region.3;
         // -v checks every read of a block written in the run.
         spec.control.verify_mixed_reads = jo.validate;
         Ok(spec)

@@ -108,7 +108,9 @@ trace, a line per I/O (SD WD READ LBA MS) in OUTDIR/localhost-0.showlba.txt.
 
 Not implemented (refused by name): -j/-jr with many hosts, metadata operations on a
 tree several hosts share, dedup hot sets and flip-flop, replay, a range= that wraps
-round the SD's end, concatenatesds=.
+round the end of a lun under /dev (or with streams= or rhpct=/whpct=), concatenatesds=.
+A range= ending between 100 and 200 percent wraps round the SD's end to its start, as
+vdbench's.
 
 Sequential I/O (seekpct=0 or eof, and a partly random WD's sequential part) walks one
 position for reads and writes, as vdbench does: a mix touches each block once per pass.

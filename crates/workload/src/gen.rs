@@ -120,6 +120,11 @@ pub struct Params {
     /// position (fio keeps one per direction, so each walks the file on its own), which
     /// only sequential I/Os move (fio's random I/Os move theirs too).
     pub one_position: bool,
+    /// vdbench's `range=` past 100%: `(end, back)`: an I/O reaching past byte `end` of
+    /// its file is to move back `back` bytes (the regions reach past `end`; see
+    /// `JobControl::range_wrap`). The generator hands out the offsets in the extended
+    /// region; the caller moves them ([`wrap_offset`]), so jobs without it pay nothing.
+    pub range_wrap: Option<(u64, u64)>,
 }
 
 /// fio's strided zones: I/O stays in a zone of `range` bytes until `size` bytes were
@@ -180,7 +185,21 @@ impl Params {
             repeat_each_pass: false,
             hotband: false,
             one_position: false,
+            range_wrap: None,
         }
+    }
+}
+
+/// vdbench's range past the SD's end ([`Params::range_wrap`]): `req` moved back to the
+/// start when it reaches past `end`.
+pub fn wrap_offset(req: IoReq, (end, back): (u64, u64)) -> IoReq {
+    if req.offset.saturating_add(req.len) > end {
+        IoReq {
+            offset: req.offset.saturating_sub(back),
+            ..req
+        }
+    } else {
+        req
     }
 }
 
@@ -1450,6 +1469,24 @@ mod tests {
 
     fn all(mut g: Generator) -> Vec<IoReq> {
         std::iter::from_fn(|| g.next_io()).collect()
+    }
+
+    #[test]
+    fn a_range_wrap_moves_ios_past_the_end_back_to_the_start() {
+        // Region 32k..64k of a 64k file, reaching 16k further: the I/Os at 64k and 72k
+        // move back 64k, to 0 and 8k (vdbench's range=(50,125)).
+        let mut p = params(RwKind::Write, 0, 8192);
+        p.files = vec![FileRegion {
+            start: 32 << 10,
+            len: 48 << 10,
+        }];
+        p.io_bytes = 48 << 10;
+        let wrap = (64 << 10, 64 << 10);
+        let offs: Vec<u64> = all(Generator::new(p).unwrap())
+            .into_iter()
+            .map(|i| wrap_offset(i, wrap).offset >> 10)
+            .collect();
+        assert_eq!(offs, vec![32, 40, 48, 56, 0, 8]);
     }
 
     #[test]

@@ -21,7 +21,9 @@ mod schedule;
 mod tree;
 
 pub use dist::{Distribution, Permutation, Sampler, Zone};
-pub use gen::{BsMix, FileRegion, FileService, Generator, IoReq, Params, WorkloadError, Zones};
+pub use gen::{
+    wrap_offset, BsMix, FileRegion, FileService, Generator, IoReq, Params, WorkloadError, Zones,
+};
 pub use randmap::RandomMap;
 pub use rng::{splitmix64, Rng};
 pub use schedule::{RateProcess, RateSpec, Schedule};

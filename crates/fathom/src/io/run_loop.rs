@@ -38,7 +38,10 @@ fn source(
             cursor: ReplayCursor::new(log.clone()),
         },
         None => match Generator::new(clone.params.clone()) {
-            Ok(g) => Source::Gen(g),
+            Ok(g) => match clone.params.range_wrap {
+                Some(w) => Source::Wrapped(g, w),
+                None => Source::Gen(g),
+            },
             Err(e) => {
                 fail(out, libc::EINVAL, e.to_string());
                 return None;

@@ -10,6 +10,10 @@ use std::time::{Duration, Instant};
 #[allow(clippy::large_enum_variant)]
 pub(crate) enum Source {
     Gen(Generator),
+    /// The generator over a region reaching past the SD's end, whose I/Os there move back
+    /// to its start (vdbench's range= past 100%; see `Params::range_wrap`). A variant of
+    /// its own, so that other jobs' path is untouched.
+    Wrapped(Generator, (u64, u64)),
     /// A replay; `timed`: its I/Os wait for their due times.
     Replay {
         cursor: ReplayCursor,
@@ -25,6 +29,7 @@ impl Source {
         match self {
             Source::Gen(g) => g.next_io(),
             Source::Replay { cursor, .. } => replay_next(cursor, syncs),
+            Source::Wrapped(g, wrap) => wrapped_next(g, *wrap),
         }
     }
 
@@ -32,14 +37,14 @@ impl Source {
     #[inline(always)]
     pub(crate) fn due(&self, start: Instant) -> Option<Instant> {
         match self {
-            Source::Gen(_) => None,
+            Source::Gen(_) | Source::Wrapped(..) => None,
             Source::Replay { cursor, timed } => replay_due(cursor, *timed, start),
         }
     }
 
     /// Take back an I/O handed out but not done (see [`Generator::give_back`]).
     pub(crate) fn give_back(&mut self, len: u64) {
-        if let Source::Gen(g) = self {
+        if let Source::Gen(g) | Source::Wrapped(g, _) = self {
             g.give_back(len);
         }
     }
@@ -47,7 +52,7 @@ impl Source {
     /// The loop the generator is in (a replay has one).
     pub(crate) fn loop_no(&self) -> u32 {
         match self {
-            Source::Gen(g) => g.loop_no(),
+            Source::Gen(g) | Source::Wrapped(g, _) => g.loop_no(),
             Source::Replay { .. } => 0,
         }
     }
@@ -56,6 +61,11 @@ impl Source {
     pub(crate) fn is_replay(&self) -> bool {
         matches!(self, Source::Replay { .. })
     }
+}
+
+#[inline(never)]
+fn wrapped_next(g: &mut Generator, wrap: (u64, u64)) -> Option<IoReq> {
+    g.next_io().map(|r| fathom_workload::wrap_offset(r, wrap))
 }
 
 /// Kept out of line: the generator's path through [`Source`] stays a few instructions.

@@ -228,6 +228,7 @@ fn generator_params(
         repeat_each_pass: spec.randrepeat && !spec.time_based,
         hotband: spec.control.hotband,
         one_position: spec.control.one_position,
+        range_wrap: None,
         rw: spec.rw,
         bs: spec.bs.0,
         rwmixread: spec.rwmixread,
@@ -278,6 +279,13 @@ fn generator_params(
             (None, (FileServiceKind::Sequential, n)) => FileService::Sequential(n),
         },
     };
+    if let Some((extra, back)) = spec.control.range_wrap {
+        // vdbench's range past the SD's end: one region, reaching `extra` bytes past it.
+        if let [r] = params.files.as_mut_slice() {
+            params.range_wrap = Some((r.start + r.len, back));
+            r.len += extra;
+        }
+    }
     params.randommap = random_map_fits(spec, limits, files, min_bs, params.randommap)?;
     io_size_passes(spec, &mut params, size_cap);
     // Check now, before anything is created, that every region holds a block (without

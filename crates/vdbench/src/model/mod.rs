@@ -521,8 +521,14 @@ mod tests {
         let m = model("sd=sd1,lun=/x\nwd=wd1,sd=sd1,hotband=(10,20)\nrd=rd1,wd=wd1\n").unwrap();
         assert!(m.wds[0].p.hotband);
         assert_eq!(m.wds[0].p.range, Some((10.0, 20.0)));
-        let e = model("sd=sd1,lun=/x\nwd=wd1,sd=sd1,range=(90,110)\nrd=rd1,wd=wd1\n").unwrap_err();
+        // An end from 100 to 200 percent wraps round the SD's end (less than 100% in all).
+        let m = model("sd=sd1,lun=/x\nwd=wd1,sd=sd1,range=(90,110)\nrd=rd1,wd=wd1\n").unwrap();
+        assert_eq!(m.wds[0].p.range, Some((90.0, 110.0)));
+        let e = model("sd=sd1,lun=/x\nwd=wd1,sd=sd1,range=(50,150)\nrd=rd1,wd=wd1\n").unwrap_err();
         assert_eq!(e.key.as_deref(), Some("range"));
+        assert!(e.to_string().contains("100% or more"), "{e}");
+        let e =
+            model("sd=sd1,lun=/x\nwd=wd1,sd=sd1,hotband=(90,110)\nrd=rd1,wd=wd1\n").unwrap_err();
         assert!(e.to_string().contains("wraps"), "{e}");
         let e = model("sd=sd1,lun=/x\nwd=wd1,sd=sd1,range=(50,40)\nrd=rd1,wd=wd1\n").unwrap_err();
         assert!(e.to_string().contains("from < to"), "{e}");

@@ -105,8 +105,9 @@ pub(super) const SD_KEYS: &[&str] = &[
 ];
 
 /// `range=(from,to)` (and `hotband=`) as vdbench reads it: a value up to 100 is a
-/// percentage of the SD, a larger one bytes (`range=(1g,2g)`; the end only past 200, as
-/// an end between 100 and 200 wraps round the SD's end, which is refused).
+/// percentage of the SD, a larger one bytes (`range=(1g,2g)`; the end only past 200: an
+/// end between 100 and 200 is a percentage past the SD's end, where the range wraps
+/// round to the SD's start, as vdbench's; less than 100% in all, as vdbench demands).
 pub(super) fn range_pct(it: &Item) -> Result<(f64, f64), VdbError> {
     let v = expand(it, crate::value::number_or_size)?;
     let (a, b) = match v.as_slice() {
@@ -117,15 +118,23 @@ pub(super) fn range_pct(it: &Item) -> Result<(f64, f64), VdbError> {
     if b <= a {
         return Err(it.err(format!("{}=(from,to) needs from < to", it.key)));
     }
-    if b > 100.0 && b <= 200.0 {
+    let wraps = b > 100.0 && b <= 200.0;
+    if wraps && it.key != "range" {
         return Err(it
             .err(format!(
-                "{}=({},{}) wraps round the SD's end, which fathom does not implement",
+                "{}=({},{}) wraps round the SD's end, which fathom implements for range= only",
                 it.key,
                 crate::value::show_num(a),
                 crate::value::show_num(b)
             ))
-            .hint("split it into two WDs, one on each side of the end"));
+            .hint("give the hot band within the SD (an end up to 100)"));
+    }
+    if wraps && a < 100.0 && b < 200.0 && b - a >= 100.0 {
+        return Err(it.err(format!(
+            "range=({},{}) may not cover 100% or more of the SD (as in vdbench)",
+            crate::value::show_num(a),
+            crate::value::show_num(b)
+        )));
     }
     Ok((a, b))
 }
