@@ -66,6 +66,20 @@ fn run_vdb(env: &Env, name: &str, text: &str, out: &str) {
     assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
 }
 
+/// Run a parameter file (written as `parm`) to the output folder `out`, as it ends.
+fn vdb_output(env: &Env, text: &str, out: &Path, extra: &[&str]) -> std::process::Output {
+    let p = env.write("parm", text);
+    let mut args = vec![
+        "vdbench",
+        "-f",
+        p.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    env.run(&args)
+}
+
 /// Which `block`-byte blocks of a file hold anything but zeros.
 fn written_blocks(path: &Path, block: usize) -> Vec<bool> {
     std::fs::read(path)
@@ -1558,15 +1572,8 @@ fn pattern_file_is_every_raw_writes_data_as_vdbench_writes_it() {
         pat.display(),
         shm.s("lun1")
     );
-    let p = env.write("parm", &text);
     let out = env.path().join("out");
-    let o = env.run(&[
-        "vdbench",
-        "-f",
-        p.to_str().unwrap(),
-        "-o",
-        out.to_str().unwrap(),
-    ]);
+    let o = vdb_output(&env, &text, &out, &[]);
     assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
     assert!(
         stdout(&o).contains("input length of 13 truncated to 12 (possible cr/lf?)"),
@@ -1665,54 +1672,27 @@ fn pattern_file_is_refused_beside_what_decides_the_data_otherwise() {
             pat.display(),
             lun.display()
         );
-        let p = env.write("parm", &text);
-        let mut args = vec!["vdbench", "-f", p.to_str().unwrap(), "-o"];
-        let out = env.path().join("out");
-        args.push(out.to_str().unwrap());
-        args.extend(flag);
-        let o = env.run(&args);
+        let flags: Vec<&str> = flag.into_iter().collect();
+        let o = vdb_output(&env, &text, &env.path().join("out"), &flags);
         assert!(!o.status.success(), "{extra}: {}", stdout(&o));
         assert!(stderr(&o).contains(want), "{extra}: {}", stderr(&o));
     }
     // Two files in one pattern=, and a file that is not there.
-    let text = format!(
-        "pattern=({},{})\nsd=sd1,lun={},size=1m\nwd=wd1,sd=sd1,xfersize=4k\nrd=rd1,wd=wd1,iorate=max,elapsed=2,interval=1\n",
-        pat.display(),
-        pat.display(),
-        lun.display()
-    );
-    let p = env.write("parm", &text);
-    let o = env.run(&[
-        "vdbench",
-        "-f",
-        p.to_str().unwrap(),
-        "-o",
-        env.path().join("o2").to_str().unwrap(),
-    ]);
-    assert!(
-        stderr(&o).contains("only one pattern= file"),
-        "{}",
-        stderr(&o)
-    );
-    let text = format!(
-        "pattern={}/none\nsd=sd1,lun={},size=1m\nwd=wd1,sd=sd1,xfersize=4k\nrd=rd1,wd=wd1,iorate=max,elapsed=2,interval=1\n",
-        env.path().display(),
-        lun.display()
-    );
-    let p = env.write("parm", &text);
-    let o = env.run(&[
-        "vdbench",
-        "-f",
-        p.to_str().unwrap(),
-        "-o",
-        env.path().join("o3").to_str().unwrap(),
-    ]);
-    assert!(!o.status.success());
-    assert!(
-        stderr(&o).contains("reading the data pattern file"),
-        "{}",
-        stderr(&o)
-    );
+    let two = format!("({},{})", pat.display(), pat.display());
+    let none = format!("{}/none", env.path().display());
+    for (value, want) in [
+        (two.as_str(), "only one pattern= file"),
+        (none.as_str(), "reading the data pattern file"),
+    ] {
+        let text = format!(
+            "pattern={value}\nsd=sd1,lun={},size=1m\nwd=wd1,sd=sd1,xfersize=4k\n\
+             rd=rd1,wd=wd1,iorate=max,elapsed=2,interval=1\n",
+            lun.display()
+        );
+        let o = vdb_output(&env, &text, &env.path().join("o2"), &[]);
+        assert!(!o.status.success(), "{value}");
+        assert!(stderr(&o).contains(want), "{value}: {}", stderr(&o));
+    }
 }
 
 #[test]
