@@ -72,7 +72,7 @@ pub(super) fn one_run(
     let printed = Arc::new(Mutex::new(0usize));
     let report = if set.is_empty() {
         // A host with no work in this run (its SDs or FWDs are elsewhere).
-        fathom::Report::default()
+        Ok(fathom::Report::default())
     } else {
         let live = Live {
             on: live,
@@ -81,14 +81,16 @@ pub(super) fn one_run(
             cpu: cpu.clone(),
             printed: printed.clone(),
         };
-        run_jobs(ctx, set, name, live)?
+        run_jobs(ctx, set, name, live)
     };
+    // The trace of what ran, its logs removed, even when the run failed.
     if let Some(t) = trace {
         let host = ctx.place.hosts.get(ctx.place.rank as usize);
         let file = super::showlba::file_name(host.map(String::as_str));
         let n = t.write(&out.dir.join(&file))?;
         out.log(&format!("showlba=yes: {n} I/Os of rd={name} in {file}"))?;
     }
+    let report = report?;
     // The last interval (the run ended before its event).
     tick(&cpu);
     let cpu = cpu.lock().unwrap_or_else(|e| e.into_inner()).0.clone();
