@@ -1805,4 +1805,25 @@ fn a_range_past_100_percent_wraps_round_to_the_sds_start() {
     );
     // The lun keeps its size.
     assert_eq!(std::fs::metadata(&lun).unwrap().len(), 1 << 20);
+    // seekpct=eof: the end goes back to 100 (vdbench says so), one pass from the middle.
+    let text = format!(
+        "showlba=yes\nsd=sd1,lun={},size=1m\n\
+         wd=wd1,sd=sd1,xfersize=64k,rdpct=0,seekpct=eof,range=(50,140)\n\
+         rd=rd1,wd=wd1,iorate=max,elapsed=2,interval=1\n",
+        lun.display()
+    );
+    let out = env.path().join("eof");
+    let o = vdb_output(&env, &text, &out, &[]);
+    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+    assert!(
+        stdout(&o).contains("range=(50,140) is ignored with seekpct=eof; range=(50,100) is used"),
+        "{}",
+        stdout(&o)
+    );
+    let eof: Vec<u64> = std::fs::read_to_string(out.join("localhost-0.showlba.txt"))
+        .unwrap()
+        .lines()
+        .map(|l| l.split(' ').nth(3).unwrap().parse::<u64>().unwrap() / 65536)
+        .collect();
+    assert_eq!(eof, (8..16).collect::<Vec<u64>>());
 }

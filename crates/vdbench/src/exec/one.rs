@@ -38,6 +38,27 @@ pub(super) fn one_run(
         out.say(msg);
         out.log(msg)?;
     }
+    // As vdbench says: with seekpct=eof a range's end past 100 is set back to 100 (the
+    // jobs are made so).
+    for w in run
+        .wds
+        .iter()
+        .filter(|w| matches!(w.p.seek, crate::model::Seek::Eof))
+    {
+        for s in &w.sds {
+            let range = w.p.range.or(s.range);
+            if let Some((a, b)) = range.filter(|r| r.1 > 100.0 && r.1 <= 200.0) {
+                let (a, b) = (crate::value::show_num(a), crate::value::show_num(b));
+                let msg = format!(
+                    "wd={} sd={}: the end past 100 in range=({a},{b}) is ignored with \
+                     seekpct=eof; range=({a},100) is used",
+                    w.name, s.name
+                );
+                out.say(&msg);
+                out.log(&msg)?;
+            }
+        }
+    }
     if !out.quiet {
         emit(&format!("\n{banner}"));
     }
