@@ -980,3 +980,53 @@ fn a_job_ended_in_its_ramp_and_io_size_zero_count_as_fio() {
         );
     }
 }
+
+/// kb_base as fio parses it: on the command line only the options after it take it
+/// (`--size=1M --kb_base=1000` is 1 MiB); in a job file it holds for the whole section,
+/// and a command-line kb_base reaches the file's sizes, while a file's kb_base does not
+/// reach a command-line `--size`. Known truths (bs 1000: 1 MiB rounds down to 1048000),
+/// then fio side by side.
+#[test]
+fn kb_base_applies_where_fio_applies_it() {
+    let env = Env::new();
+    let file = |name: &str, kb: bool, size: bool| {
+        let text = format!(
+            "[x]\nioengine=null\nrw=read\nbs=1000\n{}{}",
+            if kb { "kb_base=1000\n" } else { "" },
+            if size { "size=1M\n" } else { "" }
+        );
+        env.write(name, &text).display().to_string()
+    };
+    let plain = file("plain.fio", false, true);
+    let kb_only = file("kb.fio", true, false);
+    // size=1M written before kb_base=1000 in the file: the file's kb_base holds.
+    let before = env.write(
+        "before.fio",
+        "[x]\nioengine=null\nrw=read\nbs=1000\nsize=1M\nkb_base=1000\n",
+    );
+    let before = before.display().to_string();
+    let cli = ["--name=x", "--ioengine=null", "--rw=read", "--bs=1000"];
+    let cases: Vec<(Vec<&str>, u64)> = vec![
+        (
+            [&cli[..], &["--size=1M", "--kb_base=1000"]].concat(),
+            1_048_000,
+        ),
+        (
+            [&cli[..], &["--kb_base=1000", "--size=1M"]].concat(),
+            1_000_000,
+        ),
+        (vec![before.as_str()], 1_000_000),
+        (vec![plain.as_str(), "--kb_base=1000"], 1_000_000),
+        (vec!["--kb_base=1000", plain.as_str()], 1_000_000),
+        (vec![kb_only.as_str(), "--size=1M"], 1_048_000),
+    ];
+    let fio = fio();
+    for (args, want) in &cases {
+        let ours = counts(&fathom_json(&env, env.path(), args))[2];
+        assert_eq!(ours, *want, "fathom {args:?}");
+        if let Some(fio) = &fio {
+            let theirs = counts(&fio_json(fio, env.path(), args))[2];
+            assert_eq!(theirs, *want, "fio {args:?}");
+        }
+    }
+}

@@ -7,28 +7,40 @@ use crate::spec::JobSpec;
 use crate::units;
 use crate::words::{Dialect, Location};
 
-/// Apply options in order to a job (later ones win). `kb_base` is taken from the options
-/// first, so it applies to sizes written before it too.
+/// Apply options in order to a job (later ones win). In a job file `kb_base` is taken
+/// from the options first, so it applies to sizes written before it too (a command-line
+/// `kb_base` reaches the file's sizes as well); on the command line, as fio parses it, a
+/// `kb_base` applies only to the options after it (`--size=1M --kb_base=1000` is 1 MiB;
+/// a file's `kb_base` does not reach a command-line `--size`).
 pub(crate) fn apply_opts(job: &mut JobSpec, opts: &[&RawOpt]) -> Result<(), JobError> {
+    let base = |o: &RawOpt| match o.value.as_deref().map(units::parse_int) {
+        Some(Ok(1000)) => Some(1000),
+        Some(Ok(1024)) => Some(1024),
+        _ => None,
+    };
+    let on_cli = |o: &RawOpt| o.loc.file == CLI;
+    let mut file_kb = job.kb_base;
+    for o in opts.iter().filter(|o| o.name == "kb_base") {
+        file_kb = base(o).unwrap_or(file_kb);
+    }
+    let mut cli_kb = job.kb_base;
     let mut ctx = Ctx {
         dialect: Dialect::Fio,
-        kb_base: job.kb_base,
+        kb_base: file_kb,
     };
-    for o in opts.iter().filter(|o| o.name == "kb_base") {
-        if let Some(v) = &o.value {
-            match units::parse_int(v) {
-                Ok(1000) => ctx.kb_base = 1000,
-                Ok(1024) => ctx.kb_base = 1024,
-                _ => {}
-            }
-        }
-    }
     for o in opts {
+        if on_cli(o) && o.name == "kb_base" {
+            cli_kb = base(o).unwrap_or(cli_kb);
+        }
         ctx.dialect = o.dialect;
+        ctx.kb_base = if on_cli(o) { cli_kb } else { file_kb };
         apply_one(job, o, &ctx)?;
     }
     Ok(())
 }
+
+/// The location of options given on the command line.
+const CLI: &str = "<command line>";
 
 fn apply_one(job: &mut JobSpec, o: &RawOpt, ctx: &Ctx) -> Result<(), JobError> {
     let Some(def) = options::find(&o.name) else {
@@ -202,7 +214,7 @@ pub(crate) fn resolve(
 /// the first `--name` are returned as globals.
 pub(crate) fn read_cli(args: &[String]) -> Result<(Vec<RawOpt>, Vec<RawSection>), JobError> {
     let loc = Location {
-        file: "<command line>".into(),
+        file: CLI.into(),
         line: 0,
     };
     let mut globals = Vec::new();

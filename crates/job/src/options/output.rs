@@ -79,7 +79,7 @@ pub(super) static OPTS: &[OptDef] = &[
         category: C,
         ty: "1024|1000",
         default: "1024",
-        doc: "Units: 1024 makes k = 1024 (and kib = 1000, as fio); 1000 makes k = 1000",
+        doc: "Units: 1024 makes k = 1024 (and kib = 1000, as fio); 1000 makes k = 1000. In a job file it holds for the whole section; on the command line only for the options after it, as fio",
         flag: false,
         apply: |j, v, _| {
             j.kb_base = match int_in(v, 0, u32::MAX as u64)? {
