@@ -982,9 +982,10 @@ fn a_job_ended_in_its_ramp_and_io_size_zero_count_as_fio() {
 }
 
 /// kb_base as fio parses it: on the command line only the options after it take it
-/// (`--size=1M --kb_base=1000` is 1 MiB); in a job file it holds for the whole section,
-/// and a command-line kb_base reaches the file's sizes, while a file's kb_base does not
-/// reach a command-line `--size`. Known truths (bs 1000: 1 MiB rounds down to 1048000),
+/// (`--size=1M --kb_base=1000` is 1 MiB); in a job file it holds for the whole section
+/// and the sections after it (a global one's for its jobs, not a job's for the global
+/// sizes), and a command-line kb_base reaches the file's sizes, while a file's kb_base
+/// does not reach a command-line `--size`. Known truths (bs 1000: 1 MiB rounds down to 1048000),
 /// then fio side by side.
 #[test]
 fn kb_base_applies_where_fio_applies_it() {
@@ -1005,6 +1006,21 @@ fn kb_base_applies_where_fio_applies_it() {
         "[x]\nioengine=null\nrw=read\nbs=1000\nsize=1M\nkb_base=1000\n",
     );
     let before = before.display().to_string();
+    // A global section's kb_base holds for its jobs; a job's does not reach the global
+    // section's size.
+    let job = "ioengine=null\nrw=read\nbs=1000\n";
+    let global_kb = env.write(
+        "gkb.fio",
+        &format!("[global]\nkb_base=1000\n[x]\nsize=1M\n{job}"),
+    );
+    let job_kb = env.write(
+        "jkb.fio",
+        &format!("[global]\nsize=1M\n[x]\nkb_base=1000\n{job}"),
+    );
+    let (global_kb, job_kb) = (
+        global_kb.display().to_string(),
+        job_kb.display().to_string(),
+    );
     let cli = ["--name=x", "--ioengine=null", "--rw=read", "--bs=1000"];
     let cases: Vec<(Vec<&str>, u64)> = vec![
         (
@@ -1019,6 +1035,8 @@ fn kb_base_applies_where_fio_applies_it() {
         (vec![plain.as_str(), "--kb_base=1000"], 1_000_000),
         (vec!["--kb_base=1000", plain.as_str()], 1_000_000),
         (vec![kb_only.as_str(), "--size=1M"], 1_048_000),
+        (vec![global_kb.as_str()], 1_000_000),
+        (vec![job_kb.as_str()], 1_048_000),
     ];
     let fio = fio();
     for (args, want) in &cases {

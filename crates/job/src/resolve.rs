@@ -7,34 +7,52 @@ use crate::spec::JobSpec;
 use crate::units;
 use crate::words::{Dialect, Location};
 
-/// Apply options in order to a job (later ones win). In a job file `kb_base` is taken
-/// from the options first, so it applies to sizes written before it too (a command-line
-/// `kb_base` reaches the file's sizes as well); on the command line, as fio parses it, a
-/// `kb_base` applies only to the options after it (`--size=1M --kb_base=1000` is 1 MiB;
-/// a file's `kb_base` does not reach a command-line `--size`).
+/// Apply options in order to a job (later ones win), as one section (see
+/// [`apply_sections`]).
 pub(crate) fn apply_opts(job: &mut JobSpec, opts: &[&RawOpt]) -> Result<(), JobError> {
+    apply_sections(job, &[opts.to_vec()])
+}
+
+/// Apply options in order to a job (later ones win), given by section: the command
+/// line's, each global section, the job's own. `kb_base` reaches the sizes as fio parses
+/// them: on the command line a `kb_base` holds for the options after it
+/// (`--size=1M --kb_base=1000` is 1 MiB); in a job file a section's `kb_base` holds for
+/// the whole section, sizes written before it too, and for the sections after it that
+/// have none (a global one for its jobs, not a job's for the globals); the command line's
+/// `kb_base` is where the file's sections start from, while a file's does not reach a
+/// command-line `--size`.
+pub(crate) fn apply_sections(job: &mut JobSpec, sections: &[Vec<&RawOpt>]) -> Result<(), JobError> {
     let base = |o: &RawOpt| match o.value.as_deref().map(units::parse_int) {
         Some(Ok(1000)) => Some(1000),
         Some(Ok(1024)) => Some(1024),
         _ => None,
     };
     let on_cli = |o: &RawOpt| o.loc.file == CLI;
-    let mut file_kb = job.kb_base;
-    for o in opts.iter().filter(|o| o.name == "kb_base") {
-        file_kb = base(o).unwrap_or(file_kb);
-    }
+    let kb_of = |opts: &mut dyn Iterator<Item = &&RawOpt>, from: u32| {
+        opts.filter(|o| o.name == "kb_base")
+            .fold(from, |kb, o| base(o).unwrap_or(kb))
+    };
+    // The file's sections start from the command line's kb_base, all of it read.
+    let mut inherited = kb_of(
+        &mut sections.iter().flatten().filter(|o| on_cli(o)),
+        job.kb_base,
+    );
     let mut cli_kb = job.kb_base;
     let mut ctx = Ctx {
         dialect: Dialect::Fio,
-        kb_base: file_kb,
+        kb_base: job.kb_base,
     };
-    for o in opts {
-        if on_cli(o) && o.name == "kb_base" {
-            cli_kb = base(o).unwrap_or(cli_kb);
+    for section in sections {
+        let file_kb = kb_of(&mut section.iter().filter(|o| !on_cli(o)), inherited);
+        for o in section {
+            if on_cli(o) && o.name == "kb_base" {
+                cli_kb = base(o).unwrap_or(cli_kb);
+            }
+            ctx.dialect = o.dialect;
+            ctx.kb_base = if on_cli(o) { cli_kb } else { file_kb };
+            apply_one(job, o, &ctx)?;
         }
-        ctx.dialect = o.dialect;
-        ctx.kb_base = if on_cli(o) { cli_kb } else { file_kb };
-        apply_one(job, o, &ctx)?;
+        inherited = file_kb;
     }
     Ok(())
 }
@@ -173,14 +191,19 @@ pub(crate) fn resolve(
     file_index: usize,
 ) -> Result<Resolved, JobError> {
     let mut globals: Vec<RawOpt> = Vec::new();
+    // Where each global section's options end in `globals`.
+    let mut ends: Vec<usize> = Vec::new();
     let mut jobs = Vec::new();
     for s in sections {
         if s.is_global() {
             // Check global options now, so a bad one is reported even without jobs.
             let mut probe = JobSpec::default();
-            let all: Vec<&RawOpt> = base.iter().chain(&globals).chain(&s.opts).collect();
-            apply_opts(&mut probe, &all)?;
+            apply_sections(
+                &mut probe,
+                &by_section(base, (&globals, &ends), &s.opts, &[]),
+            )?;
             globals.extend(s.opts.iter().cloned());
+            ends.push(globals.len());
             continue;
         }
         let mut job = JobSpec {
@@ -191,14 +214,10 @@ pub(crate) fn resolve(
         };
         // As fio: a job is named by its section (or its own name=); a name= in a global
         // section names no job.
-        let all: Vec<&RawOpt> = base
-            .iter()
-            .chain(&globals)
-            .filter(|o| o.name != "name")
-            .chain(&s.opts)
-            .chain(tail)
-            .collect();
-        apply_opts(&mut job, &all)?;
+        apply_sections(
+            &mut job,
+            &by_section(base, (&globals, &ends), &s.opts, tail),
+        )?;
         job.job_options = s
             .opts
             .iter()
@@ -208,6 +227,27 @@ pub(crate) fn resolve(
         jobs.push((s.name.clone(), job));
     }
     Ok((jobs, globals))
+}
+
+/// The sections a job's options come from, in order: the command line's globals, each
+/// global section (`ends`: where each ends in `globals`; name= left out: it names no
+/// job), then `own` and `after`.
+fn by_section<'a>(
+    base: &'a [RawOpt],
+    (globals, ends): (&'a [RawOpt], &[usize]),
+    own: &'a [RawOpt],
+    after: &'a [RawOpt],
+) -> Vec<Vec<&'a RawOpt>> {
+    let named = |o: &&RawOpt| o.name != "name";
+    let mut out: Vec<Vec<&RawOpt>> = vec![base.iter().filter(named).collect()];
+    let mut start = 0;
+    for &end in ends {
+        out.push(globals[start..end].iter().filter(named).collect());
+        start = end;
+    }
+    out.push(own.iter().collect());
+    out.push(after.iter().collect());
+    out
 }
 
 /// Command-line job options (`--name=a --rw=read ...`) as raw sections: options before
