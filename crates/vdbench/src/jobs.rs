@@ -294,8 +294,7 @@ pub fn raw_jobs(
     Ok(out)
 }
 
-/// Each WD/SD pair's region of its SD, in the run's order: (offset, length, the SD's
-/// whole size).
+/// Each WD/SD pair's region of its SD, in the run's order (see [`Region`]).
 fn sd_regions(run: &Run) -> Result<Vec<Region>> {
     let mut regions = Vec::new();
     for w in &run.wds {
