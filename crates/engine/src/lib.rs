@@ -81,7 +81,7 @@ mod tokio;
 
 pub use buf::{fill_random, AlignedBuf};
 pub use meta::{fsop, StatType};
-pub use pattern::{BufferContent, DedupeSet};
+pub use pattern::{repeat as repeat_pattern, BufferContent, DedupeSet};
 pub use sys::{device_size, errno_of, file_size, logical_block_size, set_write_hint, write_hint};
 
 pub use fathom_job::Ddir;

@@ -158,7 +158,9 @@ fn mix(mut z: u64) -> u64 {
     z ^ (z >> 31)
 }
 
-fn repeat(buf: &mut [u8], p: &[u8]) {
+/// Fill `buf` with the pattern `p` repeated from its first byte (fio's buffer_pattern, and
+/// vdbench's pattern= files).
+pub fn repeat(buf: &mut [u8], p: &[u8]) {
     for (i, b) in buf.iter_mut().enumerate() {
         *b = p[i % p.len()];
     }
@@ -168,6 +170,13 @@ fn repeat(buf: &mut [u8], p: &[u8]) {
 mod tests {
     use super::*;
     use std::io::Write;
+
+    #[test]
+    fn repeat_fills_from_the_pattern_s_first_byte() {
+        let mut b = [0u8; 10];
+        repeat(&mut b, b"1234");
+        assert_eq!(&b, b"1234123412");
+    }
 
     fn deflated_len(data: &[u8]) -> usize {
         let mut e = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::best());

@@ -22,6 +22,8 @@ use std::path::Path;
 pub struct Loaded {
     pub bytes: Vec<u8>,
     pub note: Option<String>,
+    /// The file, as messages name it (its absolute path when it can be had).
+    pub shown: std::path::PathBuf,
 }
 
 /// The pattern buffer's size (without vdbench's doubling) for transfers of up to
@@ -67,14 +69,11 @@ pub fn load(path: &str, max_xfer: u64) -> Result<Loaded> {
         let word = u32::from_be_bytes([w[0], w[1], w[2], w[3]]);
         w.copy_from_slice(&word.to_ne_bytes());
     }
-    Ok(Loaded { bytes: data, note })
-}
-
-/// Fill `buf` with the pattern repeated from its first byte.
-pub fn fill(buf: &mut [u8], pattern: &[u8]) {
-    for (b, p) in buf.iter_mut().zip(pattern.iter().cycle()) {
-        *b = *p;
-    }
+    Ok(Loaded {
+        bytes: data,
+        note,
+        shown,
+    })
 }
 
 #[cfg(test)]
@@ -133,12 +132,5 @@ mod tests {
         assert_eq!(l.bytes.len(), 2 << 20);
         // Cut at the cap, not at the file's length: no note.
         assert_eq!(l.note, None);
-    }
-
-    #[test]
-    fn fill_repeats_from_the_first_byte() {
-        let mut b = [0u8; 10];
-        fill(&mut b, b"1234");
-        assert_eq!(&b, b"1234123412");
     }
 }

@@ -150,16 +150,18 @@ pub fn build(
     }
     let xfer = xfer.clamp(512, 16 << 20) as usize;
     let mut buf = vec![0u8; xfer];
-    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
-    for c in buf.chunks_mut(8) {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        let v = x.to_le_bytes();
-        c.copy_from_slice(&v[..c.len()]);
-    }
-    if let Some(p) = pattern {
-        crate::pattern::fill(&mut buf, p);
+    match pattern {
+        Some(p) => fathom::engine::repeat_pattern(&mut buf, p),
+        None => {
+            let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+            for c in buf.chunks_mut(8) {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                let v = x.to_le_bytes();
+                c.copy_from_slice(&v[..c.len()]);
+            }
+        }
     }
     // The files are written by `threads` threads (fwd=format's threads=), each taking
     // every n-th file.

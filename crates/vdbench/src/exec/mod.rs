@@ -470,10 +470,9 @@ fn pattern_of(m: &Model, runs: &[Run], validate: bool, out: &Out) -> Result<Opti
         out.say(note);
         out.log(note)?;
     }
-    let shown = std::fs::canonicalize(path).unwrap_or_else(|_| PathBuf::from(path));
     out.log(&format!(
         "Successfully loaded data pattern from {} ({} bytes repeated in every write)",
-        shown.display(),
+        l.shown.display(),
         l.bytes.len()
     ))?;
     Ok(Some(l.bytes))
