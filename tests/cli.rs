@@ -659,6 +659,141 @@ fathomtest!(linked_as_fio_it_answers_version_in_fio_s_form, |env| {
     assert!(v["fathom version"].as_str().unwrap().starts_with("fathom-"));
 });
 
+/// (read ios, write ios, read bytes, write bytes) of one JSON report, all jobs.
+fn io_counts(v: &serde_json::Value) -> [u64; 4] {
+    let mut c = [0; 4];
+    for j in v["jobs"].as_array().unwrap() {
+        for (i, (d, k)) in [
+            ("read", "total_ios"),
+            ("write", "total_ios"),
+            ("read", "io_bytes"),
+            ("write", "io_bytes"),
+        ]
+        .iter()
+        .enumerate()
+        {
+            c[i] += j[d][k].as_u64().unwrap();
+        }
+    }
+    c
+}
+
+fathomtest!(fio_s_getopt_long_only_forms_run_as_in_fio, |env| {
+    // fio reads its command line with getopt_long_only: runbooks and blogs write every
+    // option with one dash (`fio -filename=/dev/sdb -direct=1 -iodepth 1 -thread ...`),
+    // shorten long names (`--runt`) and use fio's letters (`-o FILE`, `-m`).
+    let lines: Vec<(Vec<&str>, u64)> = vec![
+        (
+            vec![
+                "-filename=blog.dat",
+                "-direct=1",
+                "-iodepth",
+                "1",
+                "-thread",
+                "-rw=randread",
+                "-ioengine=psync",
+                "-bs=16k",
+                "-size=2M",
+                "-numjobs=2",
+                "-group_reporting",
+                "-name=mytest",
+            ],
+            256,
+        ),
+        (
+            vec![
+                "-thread",
+                "-name=test",
+                "-direct=1",
+                "-ioengine=psync",
+                "-fsync_on_close=1",
+                "-size=1M",
+                "-bs=4k",
+                "-rw=write:508k",
+                "-numjobs=4",
+                "-offset_increment=4k",
+                "-group_reporting",
+            ],
+            262,
+        ),
+        (
+            vec![
+                "--name=s",
+                "--ioeng=null",
+                "--size=1m",
+                "--readwr=read",
+                "--blocksize",
+                "64k",
+            ],
+            16,
+        ),
+    ];
+    let fio = fio();
+    for (args, ios) in &lines {
+        for name in ["ours", "fio"] {
+            let dir = env.path().join(name);
+            std::fs::create_dir_all(&dir).unwrap();
+            let all = [&["-output-format=json"][..], args].concat();
+            let got = if name == "ours" {
+                let o = env.cmd().current_dir(&dir).args(&all).output().unwrap();
+                assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+                io_counts(&json(&o))
+            } else if let Some(fio) = &fio {
+                let o = fio_ok(fio, &dir, &all);
+                let s = stdout(&o);
+                io_counts(&serde_json::from_str(&s[s.find('{').unwrap()..]).unwrap())
+            } else {
+                continue;
+            };
+            assert_eq!(got[0] + got[1], *ios, "{name} {args:?}: {got:?}");
+        }
+    }
+    // fio's one-letter flags, bundled or with the value joined or next, and a flag's
+    // value as the next argument.
+    let out = env.path().join("m.txt");
+    let o = env.run(&[
+        "-o",
+        out.to_str().unwrap(),
+        "-m",
+        "--status-interval",
+        "1",
+        "-name=t",
+        "-ioengine=null",
+        "-size=64k",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert!(text.starts_with("3;"), "{text}");
+    let o = env.run(&["-P", "-name=t", "-size=1m"]);
+    assert!(
+        o.status.success() && stdout(&o).is_empty(),
+        "{}",
+        stderr(&o)
+    );
+    let o = env.run(&["-cbs"]);
+    assert!(stdout(&o).starts_with("bs:"), "{}", stdout(&o));
+    // A shortened name that fits several options is an error naming them, as fio's.
+    let o = env.run(&["--name=t", "--iodep=4", "--size=1m"]);
+    assert_eq!(o.status.code(), Some(2));
+    let e = stderr(&o);
+    assert!(
+        e.contains("ambiguous") && e.contains("--iodepth_batch"),
+        "{e}"
+    );
+    // fio's flags fathom lacks, refused by name in any form.
+    let o = env.run(&["-d", "io", "-name=t"]);
+    assert!(
+        stderr(&o).contains("--debug is not supported"),
+        "{}",
+        stderr(&o)
+    );
+    let o = env.run(&["-latency-log", "x", "-name=t"]);
+    assert!(stderr(&o).contains("--latency-log"), "{}", stderr(&o));
+    // After `--` nothing is read as an option.
+    let o = env.run(&["--name=t", "--size=1m", "--", "-thread"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+});
+
 fathomtest!(
     fio_s_command_line_flags_work_or_are_refused_by_name,
     |env| {

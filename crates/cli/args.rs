@@ -14,6 +14,9 @@ use std::path::PathBuf;
 Run fio INI job files (.fio) or TOML job files (.toml) as they are, or give a job on the\n\
 command line as fio does: options before the first --name are global, each --name starts a\n\
 job, e.g.\n\n    fathom --name=a --rw=randread --bs=4k --size=1g\n\n\
+The command line is read as fio's getopt reads it: one dash works too (-name=a -thread\n\
+-iodepth 16), so does a unique beginning of a name (--runt=60), and fio's letters\n\
+(-o FILE, -m, -P, -x SECTION).\n\n\
 Job options written after a job file override what the file says:\n\n\
 \x20   fathom jobs/oltp-8k.fio --directory=/mnt/disk --size=4g\n\n\
 Every job option fathom knows is listed by --cmdhelp; --cmdhelp=OPTION explains one;\n\
@@ -132,7 +135,9 @@ pub struct Cli {
     #[arg(long, value_name = "OPTION", num_args = 0..=1, default_missing_value = "all", require_equals = true)]
     pub cmdhelp: Option<String>,
 
-    /// Refuse every job that writes or trims, before anything is opened.
+    /// Write nothing: refuse every job that writes or trims, a file that would have to be
+    /// laid out (created or extended), unlink=1 and metadata engines that create or remove,
+    /// before anything is opened.
     #[arg(long)]
     pub readonly: bool,
 
@@ -362,6 +367,10 @@ pub const FIO_REFUSED: &[(&str, &str)] = &[
     ("trigger", "fathom has no trigger commands"),
     ("trigger-remote", "fathom has no trigger commands"),
     ("aux-path", "fathom writes its state files (verify state) in the working directory"),
+    ("latency-log", "fio 3.33 refuses it too (deprecated): give each job write_lat_log=NAME"),
+    ("profile", "fio's built-in job sets (tiobench, act) are not built; fio 3.33 ignores the tiobench profile's own options, so write its jobs out as a job file"),
+    ("memcpytest", "fathom has no memcpy speed test; cargo bench measures its hot path"),
+    ("server-internal", "fathom has no fio server"),
 ];
 
 /// The reason a fio command-line flag in `args` is refused, if one is.
@@ -374,6 +383,241 @@ pub fn fio_refusal(args: &[OsString]) -> Option<String> {
             .find(|(n, _)| *n == name)
             .map(|(n, why)| format!("fio's --{n} is not supported: {why}"))
     })
+}
+
+/// Whether a command-line flag takes a value, as fio's getopt table says.
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum Takes {
+    No,
+    /// Required: joined (`-ofile`, `--output=file`) or the next argument.
+    Value,
+    /// Optional: only joined (`-cbs`, `--cmdhelp=bs`).
+    Optional,
+}
+
+/// fio's one-letter flags (its getopt string), with the long flag each stands for. `-V`
+/// (fio's --terse-version) is left out: it stays fathom's --version, and `-h` is clap's
+/// --help as in fio.
+const FIO_SHORT: &[(char, &str, Takes)] = &[
+    ('o', "output", Takes::Value),
+    ('l', "latency-log", Takes::Value),
+    ('b', "bandwidth-log", Takes::No),
+    ('m', "minimal", Takes::No),
+    ('F', "output-format", Takes::Value),
+    ('f', "append-terse", Takes::Optional),
+    ('v', "version", Takes::No),
+    ('h', "help", Takes::No),
+    ('c', "cmdhelp", Takes::Optional),
+    ('i', "enghelp", Takes::Optional),
+    ('s', "showcmd", Takes::No),
+    ('r', "readonly", Takes::No),
+    ('e', "eta", Takes::Value),
+    ('O', "eta-interval", Takes::Value),
+    ('E', "eta-newline", Takes::Value),
+    ('d', "debug", Takes::Value),
+    ('P', "parse-only", Takes::No),
+    ('x', "section", Takes::Value),
+    ('X', "inflate-log", Takes::Value),
+    ('a', "alloc-size", Takes::Value),
+    ('p', "profile", Takes::Value),
+    ('w', "warnings-fatal", Takes::No),
+    ('j', "max-jobs", Takes::Value),
+    ('S', "server", Takes::Optional),
+    ('N', "server-internal", Takes::Value),
+    ('D', "daemonize", Takes::Value),
+    ('C', "client", Takes::Value),
+    ('R', "remote-config", Takes::Value),
+    ('T', "cpuclock-test", Takes::No),
+    ('G', "crctest", Takes::Optional),
+    ('M', "memcpytest", Takes::Optional),
+    ('I', "idle-prof", Takes::Value),
+    ('L', "status-interval", Takes::Value),
+    ('W', "trigger-file", Takes::Value),
+    ('B', "trigger-timeout", Takes::Value),
+    ('H', "trigger", Takes::Value),
+    ('J', "trigger-remote", Takes::Value),
+    ('K', "aux-path", Takes::Value),
+    ('A', "merge-blktrace-only", Takes::No),
+];
+
+/// fathom's own long flags (clap's), each with whether it takes a value.
+fn own_long_flags() -> Vec<(String, Takes)> {
+    use clap::CommandFactory;
+    Cli::command()
+        .get_arguments()
+        .filter_map(|a| {
+            let long = a.get_long()?.to_string();
+            let takes = if !a.get_action().takes_values() {
+                Takes::No
+            } else if a.get_num_args().is_some_and(|r| r.min_values() == 0) {
+                Takes::Optional
+            } else {
+                Takes::Value
+            };
+            Some((long, takes))
+        })
+        .chain([
+            ("help".to_string(), Takes::No),
+            ("version".to_string(), Takes::No),
+        ])
+        .collect()
+}
+
+/// What a long name given on the command line (in full or shortened) stands for.
+enum Long {
+    /// A flag or job option, by its full name, and what it takes (None: a job option,
+    /// whose value `split_args_indexed` finds).
+    Found(String, Option<Takes>),
+    Ambiguous(Vec<String>),
+    Unknown,
+}
+
+/// Match `name` as fio's getopt does: an exact name wins, otherwise the one long name it
+/// begins (fathom's flags, fio's flags, every job option and alias); two or more is an
+/// error, as in fio.
+fn match_long(name: &str, own: &[(String, Takes)]) -> Long {
+    if name.is_empty() {
+        return Long::Unknown;
+    }
+    let flags = own
+        .iter()
+        .map(|(n, t)| (n.as_str(), Some(*t)))
+        .chain(FIO_SHORT.iter().map(|(_, n, t)| (*n, Some(*t))))
+        .chain(FIO_REFUSED.iter().map(|(n, _)| (*n, Some(Takes::Optional))));
+    let all: Vec<(&str, Option<Takes>)> = flags
+        .chain(fathom_job::job_option_names().map(|n| (n, None)))
+        .collect();
+    // A flag's name wins over a job option of the same name (`--readonly`, `--section`).
+    if let Some((n, t)) = all.iter().find(|(n, _)| *n == name) {
+        return Long::Found(n.to_string(), *t);
+    }
+    let mut hits: Vec<(&str, Option<Takes>)> = Vec::new();
+    for (n, t) in all.iter().filter(|(n, _)| n.starts_with(name)) {
+        if !hits.iter().any(|(h, _)| h == n) {
+            hits.push((n, *t));
+        }
+    }
+    match hits.as_slice() {
+        [] => Long::Unknown,
+        [(n, t)] => Long::Found(n.to_string(), *t),
+        _ => Long::Ambiguous(hits.iter().map(|(n, _)| n.to_string()).collect()),
+    }
+}
+
+/// fio's command line as its getopt (`getopt_long_only`) reads it, rewritten into the
+/// `--name=value` form the rest of fathom parses: a long flag or job option with one dash
+/// (`-name=x -rw=read -thread -iodepth 16 -minimal`), a unique beginning of a long name
+/// (`--runt=10` for `--runtime`), fio's one-letter flags (`-o FILE`, `-ofile`, `-m`,
+/// `-P`, `-x NAME`), and a flag's value as the next argument (`--status-interval 5`).
+/// A shortened name that fits several long names is an error that lists them. Nothing
+/// after `--` is touched.
+pub fn fio_getopt(args: Vec<OsString>) -> Result<Vec<OsString>, String> {
+    let own = own_long_flags();
+    let mut out: Vec<OsString> = Vec::with_capacity(args.len());
+    let mut it = args.into_iter();
+    out.extend(it.next());
+    // A flag with a required value, written with its value joined (the next argument
+    // when it has none).
+    fn joined(
+        long: &str,
+        value: Option<String>,
+        it: &mut impl Iterator<Item = OsString>,
+    ) -> OsString {
+        match value.or_else(|| it.next().map(|v| v.to_string_lossy().into_owned())) {
+            Some(v) => OsString::from(format!("--{long}={v}")),
+            None => OsString::from(format!("--{long}")),
+        }
+    }
+    while let Some(arg) = it.next() {
+        let s = arg.to_string_lossy().into_owned();
+        if s == "--" {
+            out.push(arg);
+            out.extend(it);
+            break;
+        }
+        let (body, dashes) = match (s.strip_prefix("--"), s.strip_prefix('-')) {
+            (Some(b), _) => (b, 2),
+            (None, Some(b)) if !b.is_empty() => (b, 1),
+            _ => {
+                out.push(arg);
+                continue;
+            }
+        };
+        let first = body.chars().next().unwrap_or(' ');
+        let short = FIO_SHORT.iter().find(|(c, ..)| *c == first);
+        // getopt_long_only: a single dash and one letter that is a short flag is that
+        // flag; anything longer is tried as a long name first.
+        let try_long = dashes == 2 || body.chars().count() > 1 || short.is_none();
+        let (name, value) = match body.split_once('=') {
+            Some((n, v)) => (n, Some(v.to_string())),
+            None => (body, None),
+        };
+        if try_long {
+            match match_long(name, &own) {
+                Long::Found(long, Some(Takes::Value)) if value.is_none() => {
+                    out.push(joined(&long, None, &mut it));
+                    continue;
+                }
+                Long::Found(long, _) => {
+                    out.push(OsString::from(match &value {
+                        Some(v) => format!("--{long}={v}"),
+                        None => format!("--{long}"),
+                    }));
+                    continue;
+                }
+                Long::Ambiguous(names) => {
+                    return Err(format!(
+                        "option '{}' is ambiguous (as in fio's getopt, a shortened name must \
+                         fit one option): {}",
+                        s.split('=').next().unwrap_or(&s),
+                        names
+                            .iter()
+                            .map(|n| format!("--{n}"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ));
+                }
+                Long::Unknown if dashes == 2 || short.is_none() => {
+                    out.push(arg);
+                    continue;
+                }
+                Long::Unknown => {}
+            }
+        }
+        // One-letter flags, bundled as getopt allows (`-mP`), the last one taking the rest
+        // of the word (or the next argument) as its value.
+        let mut expanded = Vec::new();
+        let mut ok = true;
+        for (i, c) in body.char_indices() {
+            let Some((_, long, takes)) = FIO_SHORT.iter().find(|(l, ..)| *l == c) else {
+                ok = false;
+                break;
+            };
+            let rest = &body[i + c.len_utf8()..];
+            match takes {
+                Takes::No => expanded.push(OsString::from(format!("--{long}"))),
+                Takes::Optional => {
+                    expanded.push(OsString::from(if rest.is_empty() {
+                        format!("--{long}")
+                    } else {
+                        format!("--{long}={rest}")
+                    }));
+                    break;
+                }
+                Takes::Value => {
+                    let v = (!rest.is_empty()).then(|| rest.to_string());
+                    expanded.push(joined(long, v, &mut it));
+                    break;
+                }
+            }
+        }
+        if ok {
+            out.extend(expanded);
+        } else {
+            out.push(arg);
+        }
+    }
+    Ok(out)
 }
 
 /// Split argv into (clap arguments, job options in order).
@@ -466,6 +710,62 @@ mod tests {
 
     fn os(v: &[&str]) -> Vec<OsString> {
         v.iter().map(OsString::from).collect()
+    }
+
+    fn getopt(v: &[&str]) -> Result<Vec<String>, String> {
+        fio_getopt(os(v)).map(|a| {
+            a.into_iter()
+                .skip(1)
+                .map(|x| x.to_string_lossy().into_owned())
+                .collect()
+        })
+    }
+
+    #[test]
+    fn fio_getopt_forms_become_long_options() {
+        // One dash: a long name first (job options and flags), as getopt_long_only.
+        assert_eq!(
+            getopt(&["fio", "-name=a", "-thread", "-iodepth", "4", "-minimal"]).unwrap(),
+            ["--name=a", "--thread", "--iodepth", "4", "--minimal"]
+        );
+        // fio's letters: alone, bundled, value joined or next.
+        assert_eq!(
+            getopt(&["fio", "-o", "out", "-mP", "-ofile", "-x", "sec", "-cbs"]).unwrap(),
+            [
+                "--output=out",
+                "--minimal",
+                "--parse-only",
+                "--output=file",
+                "--section=sec",
+                "--cmdhelp=bs"
+            ]
+        );
+        // A unique beginning stands for the whole name; a flag's value may come next.
+        assert_eq!(
+            getopt(&[
+                "fio",
+                "--runt=5",
+                "--output-form",
+                "json",
+                "--status-interval",
+                "2"
+            ])
+            .unwrap(),
+            ["--runtime=5", "--output-format=json", "--status-interval=2"]
+        );
+        // Several fits: an error naming them.
+        let e = getopt(&["fio", "--iodep=4"]).unwrap_err();
+        assert!(
+            e.contains("--iodepth,") && e.contains("--iodepth_low"),
+            "{e}"
+        );
+        // Exact names win over longer ones; values, files and what follows `--` stay.
+        assert_eq!(
+            getopt(&["fio", "--rw=read", "job.fio", "-", "--", "-thread"]).unwrap(),
+            ["--rw=read", "job.fio", "-", "--", "-thread"]
+        );
+        // -V stays fathom's --version (clap's), unknown words are left for clap.
+        assert_eq!(getopt(&["fio", "-V", "-zz"]).unwrap(), ["-V", "-zz"]);
     }
 
     #[test]

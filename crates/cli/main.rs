@@ -135,6 +135,24 @@ fn suite_of_name(argv: &[std::ffi::OsString]) -> Option<&'static str> {
     })
 }
 
+/// `fio --version` (or `fio -v`) when fathom is linked as `fio`: fio's form first, so
+/// scripts that parse `fio-X.Y` keep working, then what really runs.
+fn fio_version(argv: &[std::ffi::OsString]) -> Option<Result<u8, Failure>> {
+    if !(invoked_as_fio(argv) && argv.len() == 2 && argv[1] == "--version") {
+        return None;
+    }
+    let text = format!(
+        "fio-{} (fathom {})\n",
+        fathom_report::FIO_COMPAT,
+        env!("CARGO_PKG_VERSION")
+    );
+    Some(
+        print_stdout(&text)
+            .map(|()| exit::OK)
+            .map_err(Failure::from),
+    )
+}
+
 /// `fathom suite ...` (or fathom under a tool's name): SIGINT/SIGTERM stop the suite,
 /// which prints what it measured and removes its files; the exit is then 130/143.
 fn run_suite(args: &[String]) -> Result<u8, Failure> {
@@ -211,20 +229,6 @@ fn subcommand(argv: &[std::ffi::OsString]) -> Option<Result<u8, Failure>> {
     }
     if argv.get(1).is_some_and(|a| a == "install-links") {
         return Some(install_links(argv));
-    }
-    if invoked_as_fio(argv) && argv.len() == 2 && argv[1] == "--version" {
-        // Linked as `fio`: fio's form first, so scripts that parse `fio-X.Y` keep working,
-        // then what really runs.
-        let text = format!(
-            "fio-{} (fathom {})\n",
-            fathom_report::FIO_COMPAT,
-            env!("CARGO_PKG_VERSION")
-        );
-        return Some(
-            print_stdout(&text)
-                .map(|()| exit::OK)
-                .map_err(Failure::from),
-        );
     }
     if argv.get(1).is_some_and(|a| a == "merge") {
         return Some(merge_main(&argv[1..]));
@@ -520,7 +524,12 @@ fn real_main() -> Result<u8, Failure> {
     if let Some(done) = subcommand(&argv) {
         return done;
     }
-    let (clap_indexed, job_indexed) = args::split_args_indexed(std::env::args_os().collect());
+    // fio's getopt forms (`-name=x`, `-thread`, `--runt=10`, `-o FILE`) as `--name=value`.
+    let argv = args::fio_getopt(argv).map_err(|e| usage(anyhow::anyhow!(e)))?;
+    if let Some(done) = fio_version(&argv) {
+        return done;
+    }
+    let (clap_indexed, job_indexed) = args::split_args_indexed(argv);
     let clap_args: Vec<_> = clap_indexed.iter().map(|(_, a)| a.clone()).collect();
     if let Some(why) = args::fio_refusal(&clap_args) {
         return Err(usage(anyhow::anyhow!(why)));

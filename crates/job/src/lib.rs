@@ -314,6 +314,16 @@ pub fn is_job_option(name: &str) -> bool {
     name == "name" || options::find(name).is_some() || options::is_unsupported(name)
 }
 
+/// Every name a job option is known by on the command line (implemented or not yet, with
+/// the aliases): what fio's getopt matches a `--prefix` of an option's name against.
+pub fn job_option_names() -> impl Iterator<Item = &'static str> {
+    std::iter::once("name")
+        .chain(
+            options::table().flat_map(|o| std::iter::once(o.name).chain(o.aliases.iter().copied())),
+        )
+        .chain(options::unsupported_names())
+}
+
 /// `--cmdhelp`: every option (None or "all"), or one option in full.
 pub fn cmdhelp(option: Option<&str>) -> Result<String, JobError> {
     use std::fmt::Write;
