@@ -491,6 +491,57 @@ fn sequential_holes_match_fio() {
     compare(&["--name=h", "--rw=read:4k", "--bs=4k", "--size=1m"], false);
 }
 
+/// Holes (`rw=write:508k`) wrap as fio 3.33's do: round to the start only when the region
+/// is the whole file; when the file goes on past the region (a larger file, an offset,
+/// offset_increment's clones) the walk makes one pass. fathom did 256 I/Os in each of these
+/// jobs where fio does 2 (or 4). Known truths, then fio side by side.
+#[test]
+fn holes_make_one_pass_when_the_file_goes_on_as_in_fio() {
+    let job = ["--name=h", "--ioengine=psync", "--size=1M", "--bs=4k"];
+    let cases: Vec<(Vec<&str>, Option<usize>, u64)> = vec![
+        // The region is the whole file: round and round until 1 MiB is done.
+        (vec!["--rw=write:508k"], None, 256),
+        // A 4 MiB file: one pass over the region, wherever it starts.
+        (vec!["--filename=data", "--rw=read:508k"], Some(4 << 20), 2),
+        (
+            vec!["--filename=data", "--rw=read:508k", "--offset=1M"],
+            Some(4 << 20),
+            2,
+        ),
+        (
+            vec!["--filename=data", "--rw=read:508k", "--offset=3M"],
+            Some(4 << 20),
+            2,
+        ),
+        // offset_increment's clones lay out files that go on before their regions: the
+        // first clone goes round, the others make one pass (the runbook's fill pattern).
+        (
+            vec!["--rw=write:508k", "--numjobs=4", "--offset_increment=4k"],
+            None,
+            256 + 3 * 2,
+        ),
+        // A step past the file's end lands `offset` bytes into the region (fio's sum).
+        (vec!["--rw=write:300k", "--offset=100k"], None, 256),
+        (vec!["--rw=write:300k", "--offset=600k"], None, 4),
+    ];
+    let fio = fio();
+    for (extra, existing, want) in &cases {
+        let args: Vec<&str> = job.iter().chain(extra).copied().collect();
+        let (env, fdir, adir) = side_by_side();
+        if let Some(n) = existing {
+            for d in [&fdir, &adir] {
+                std::fs::write(d.join("data"), vec![b'x'; *n]).unwrap();
+            }
+        }
+        let a = counts(&fathom_json(&env, &adir, &args));
+        assert_eq!(a[0] + a[1], *want, "fathom {args:?}: {a:?}");
+        if let Some(fio) = &fio {
+            let f = counts(&fio_json(fio, &fdir, &args));
+            assert_eq!(f, a, "fio, then fathom, for {args:?}");
+        }
+    }
+}
+
 /// Every I/O's direction and offset, in order, from a per-I/O completion-latency log
 /// (`write_lat_log` with `log_offset=1`; fio and fathom write the same columns).
 fn offsets(dir: &std::path::Path, prefix: &str) -> Vec<(u64, u64)> {
@@ -731,6 +782,63 @@ fn strided_zones_match_fio_io_by_io() {
         let job = "--name=z --filename=data --bs=4k --zonemode=strided";
         let args: Vec<&str> = job.split(' ').chain(case.split(' ')).collect();
         compare_offsets(&args);
+    }
+}
+
+/// fio 3.33 turns the random map off when blockalign differs from the smallest block size
+/// (and says so): 1 MiB of 8k reads on 4k alignment is 128 reads of 8k, some blocks twice.
+/// fathom kept the map and cut I/Os to 4k at its holes (141 reads, 26 of 4k).
+#[test]
+fn blockalign_below_bs_turns_the_random_map_off_as_in_fio() {
+    let args = [
+        "--name=ba",
+        "--rw=randread",
+        "--size=1m",
+        "--bs=8k",
+        "--ba=4k",
+    ];
+    let (env, fdir, adir) = side_by_side();
+    let a = counts(&fathom_json(&env, &adir, &args));
+    assert_eq!(a, [128, 0, 1 << 20, 0], "fathom");
+    if let Some(fio) = fio() {
+        assert_eq!(counts(&fio_json(&fio, &fdir, &args)), a, "fio, then fathom");
+    }
+    // The map stays when blockalign is the smallest size (bsrange's low end).
+    let args = [
+        "--name=bb",
+        "--rw=randread",
+        "--size=1m",
+        "--bsrange=4k-4k",
+        "--ba=4k",
+    ];
+    assert_eq!(
+        counts(&fathom_json(&env, &adir, &args)),
+        [256, 0, 1 << 20, 0]
+    );
+}
+
+/// zonemode is none unless set (fio's default), and fio refuses zonesize with it: a job
+/// with zonesize alone is an error in both, not a strided run in one of them.
+#[test]
+fn zonesize_without_zonemode_is_refused_as_in_fio() {
+    let (env, fdir, adir) = side_by_side();
+    let args = [
+        "--name=z",
+        "--rw=read",
+        "--size=64k",
+        "--zonesize=8k",
+        "--zoneskip=8k",
+    ];
+    let o = env.cmd().current_dir(&adir).args(args).output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("zonemode=strided"), "{}", stderr(&o));
+    if let Some(fio) = fio() {
+        let o = std::process::Command::new(fio)
+            .current_dir(&fdir)
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(!o.status.success(), "fio ran it");
     }
 }
 

@@ -412,7 +412,7 @@ pub enum RandomDist {
 /// `zonemode`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum ZoneMode {
-    /// Not given: strided when `zonesize` is set (as newer fio), none otherwise.
+    /// Not given: none, as fio (where zonesize alone is an error).
     #[default]
     Unset,
     /// `zonemode=none`.

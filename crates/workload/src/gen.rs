@@ -125,6 +125,10 @@ pub struct Params {
     /// `JobControl::range_wrap`). The generator hands out the offsets in the extended
     /// region; the caller moves them ([`wrap_offset`]), so jobs without it pay nothing.
     pub range_wrap: Option<(u64, u64)>,
+    /// Each file's real size when the job runs (its size, or where its layout ends), in
+    /// file order; a file missing here ends at its region's end. fio's sequential walk
+    /// with holes (`rw=read:64k`) tests its offsets against it (see `seq_offset`).
+    pub file_ends: Vec<u64>,
 }
 
 /// fio's strided zones: I/O stays in a zone of `range` bytes until `size` bytes were
@@ -186,6 +190,7 @@ impl Params {
             hotband: false,
             one_position: false,
             range_wrap: None,
+            file_ends: Vec::new(),
         }
     }
 }
@@ -811,25 +816,39 @@ impl Generator {
 
     /// The next sequential offset in a file, or None when the file is exhausted: the last
     /// I/O ended at its end, or the next would not fit. With a stride (`read:4k` holes,
-    /// `read:-8k` backwards) each I/O starts that far from where the last one ended; a
-    /// stride that steps past the end wraps to the start, one that steps back before the
-    /// start wraps to the end (less the stride), as fio does. So a backward walk's first
-    /// I/O is at the start of the file and the rest go down from the end.
+    /// `read:-8k` backwards) each I/O starts that far from where the last one ended; one
+    /// that steps back before the start wraps to the end (less the stride), as fio does.
+    /// So a backward walk's first I/O is at the start of the file and the rest go down
+    /// from the end. Holes wrap as fio 3.33's do: the step is compared with the file's
+    /// real size (`file_ends`), so when the region is the whole file the walk goes round
+    /// to its start, and when the file goes on past the region (a larger file or device,
+    /// an offset) the walk ends at the region's end, one pass; a step past the file's
+    /// end lands `region.start` bytes into the region (fio mixes a relative position
+    /// with the absolute size there).
     fn seq_offset(&mut self, fi: usize, ddir: Ddir, len_dir: Ddir, len: &mut u64) -> Option<u64> {
         let stride = self.p.rw.suffix;
         let d = self.pos_index(ddir);
-        let (size, end) = {
+        let (size, end, start) = {
             let f = &self.files[fi];
-            (f.region.len as i64, f.pos[d] as i64)
+            (f.region.len as i64, f.pos[d] as i64, f.region.start as i64)
         };
         if end >= size {
             return None;
         }
         let mut at = end;
-        if at != 0 && stride != 0 {
+        if at != 0 && stride > 0 {
+            let real = self.p.file_ends.get(fi).map_or(start + size, |&e| e as i64);
+            at += stride;
+            if at >= real {
+                at = start;
+            }
+            if at >= size || start + at >= real {
+                return None;
+            }
+        } else if at != 0 && stride < 0 {
             at += stride;
             if at < 0 || at >= size {
-                at = if stride > 0 { 0 } else { size + stride };
+                at = size + stride;
             }
         }
         if at < 0 {
@@ -1588,6 +1607,38 @@ mod tests {
         // 8 I/Os fit in the region with holes, then it wraps.
         assert_eq!(ios[8].offset, 0);
         assert_eq!(ios[16].offset, 0, "second loop restarts");
+    }
+
+    #[test]
+    fn holes_in_a_region_short_of_the_file_make_one_pass() {
+        // 64 KiB region, 4k I/Os 12k apart: 0, 16k, 32k, 48k, then 64k is past the region.
+        let mut p = params(RwKind::Read, 64 << 10, 4096);
+        p.rw.suffix = 12 << 10;
+        let whole: Vec<u64> = all(Generator::new(p.clone()).unwrap())
+            .iter()
+            .map(|io| io.offset)
+            .collect();
+        // The region is the whole file: round to the start until 64 KiB is done.
+        assert_eq!(whole.len(), 16);
+        assert_eq!(&whole[..5], &[0, 16 << 10, 32 << 10, 48 << 10, 0]);
+        // The file goes on past the region: one pass.
+        p.file_ends = vec![1 << 20];
+        let offs: Vec<u64> = all(Generator::new(p.clone()).unwrap())
+            .iter()
+            .map(|io| io.offset)
+            .collect();
+        assert_eq!(offs, vec![0, 16 << 10, 32 << 10, 48 << 10]);
+        // A region at 8k of a file that ends with it, I/Os 20k apart: a step past the
+        // file's end lands 8k into the region (fio adds the region's start to a relative
+        // position); these are fio 3.33's offsets for the job.
+        p.rw.suffix = 20 << 10;
+        p.files[0].start = 8 << 10;
+        p.file_ends = vec![(8 << 10) + (64 << 10)];
+        let offs: Vec<u64> = all(Generator::new(p).unwrap())
+            .iter()
+            .map(|io| io.offset >> 10)
+            .collect();
+        assert_eq!(&offs[..8], &[8, 32, 56, 16, 40, 64, 16, 40]);
     }
 
     #[test]

@@ -63,6 +63,7 @@ pub(crate) fn plan_clone(
     // Each file's real end (its existing size, or where its layout ends): strided zones
     // wrap there, as fio's do at the file's size.
     let mut file_end = 0u64;
+    let mut file_ends = Vec::with_capacity(paths.len());
     let ctx = FileCtx {
         spec,
         caps,
@@ -78,12 +79,34 @@ pub(crate) fn plan_clone(
         if let Some(end) = end {
             file_end = end;
         }
+        for r in &regions {
+            file_ends.push(end.unwrap_or(r.region.start + r.region.len));
+        }
         files.extend(regions);
     }
     if !limits.parse_only {
         super::zones::align_regions(spec, &mut files, notes)?;
     }
-    let params = generator_params(spec, caps, limits, (&files, file_end), (seed, min_bs))?;
+    let mut params = generator_params(spec, caps, limits, (&files, file_end), (seed, min_bs))?;
+    params.file_ends = file_ends;
+    // As fio 3.33: a random job whose blockalign differs from a direction's smallest block
+    // size goes without the random map (it may read a block twice and another not at
+    // all), and says so.
+    let ba_differs = (0..3).any(|d| {
+        let ba = spec.blockalign.0[d];
+        ba != 0 && ba != params.len_range(d).0
+    });
+    if ba_differs && spec.rw.kind.is_random() && params.randommap && !spec.lfsr {
+        params.randommap = false;
+        let note = format!(
+            "{}: blockalign= other than the smallest block size turns the random map off, \
+             as in fio (some blocks are done twice, others not at all)",
+            spec.name
+        );
+        if !notes.contains(&note) {
+            notes.push(note);
+        }
+    }
     Ok(PlannedClone {
         jobnum,
         index: 0,
@@ -229,6 +252,7 @@ fn generator_params(
         hotband: spec.control.hotband,
         one_position: spec.control.one_position,
         range_wrap: None,
+        file_ends: Vec::new(),
         rw: spec.rw,
         bs: spec.bs.0,
         rwmixread: spec.rwmixread,
@@ -850,8 +874,9 @@ pub(crate) fn size_of(path: &Path) -> std::io::Result<(Option<u64>, bool)> {
 }
 
 /// fio's `zonemode=strided` for a clone: None without zones, or with several files (fio
-/// turns zones off when a job has more than one file open). zonemode=none with zonesize,
-/// or strided without it, is an error, as in fio.
+/// turns zones off when a job has more than one file open). zonesize with zonemode=none
+/// (fio's default: zonesize alone is not enough), or strided without it, is an error, as
+/// in fio.
 fn strided_zones(
     spec: &JobSpec,
     files: &[PlannedFile],
@@ -859,11 +884,11 @@ fn strided_zones(
 ) -> Result<Option<fathom_workload::Zones>, RunError> {
     use fathom_job::ZoneMode;
     let strided = match spec.zonemode {
-        ZoneMode::None if spec.zonesize > 0 => {
+        ZoneMode::None | ZoneMode::Unset if spec.zonesize > 0 => {
             return Err(plan_err(
                 spec,
-                "zonemode=none and zonesize do not go together (as in fio): drop zonesize, or \
-                 set zonemode=strided",
+                "zonesize needs zonemode=strided (or zbd): fio's zonemode is none unless \
+                 set, and fio refuses zonesize with it; add zonemode=strided, or drop zonesize",
             ))
         }
         ZoneMode::Strided if spec.zonesize == 0 => {
@@ -874,8 +899,7 @@ fn strided_zones(
             ))
         }
         ZoneMode::Strided => true,
-        ZoneMode::Unset => spec.zonesize > 0,
-        ZoneMode::None | ZoneMode::Zbd => false,
+        ZoneMode::None | ZoneMode::Unset | ZoneMode::Zbd => false,
     };
     let [f] = files else {
         return Ok(None);
