@@ -69,8 +69,39 @@ fathomtest!(readonly_refuses_writes_before_opening_anything, |env| {
         0,
         "nothing created"
     );
-    let o = env.run(&["--readonly", "--name=r", "--rw=randread", "--size=1m"]);
+    // A read job writes nothing either: its file is not created and laid out (fathom did,
+    // 1 MiB; fio refuses the extend and its job fails).
+    let read = ["--readonly", "--name=r", "--rw=randread", "--size=1m"];
+    let o = env.run(&read);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("does not exist"), "{}", stderr(&o));
+    assert_eq!(std::fs::read_dir(env.path()).unwrap().count(), 0);
+    // Laid out by a run without --readonly, the file is read; a region past its end, a
+    // job that removes its files and a metadata engine that creates are refused.
+    let o = env.run(&read[1..]);
     assert!(o.status.success(), "{}", stderr(&o));
+    let o = env.run(&read);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = env.run(&[&read[..3], &["--size=2m"]].concat());
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("would be extended"), "{}", stderr(&o));
+    let o = env.run(&[&read[..], &["--unlink=1"]].concat());
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("unlink=1"), "{}", stderr(&o));
+    let o = env.run(&[
+        "--readonly",
+        "--name=c",
+        "--ioengine=filecreate",
+        "--nrfiles=4",
+        "--filesize=4k",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("create"), "{}", stderr(&o));
+    assert_eq!(
+        std::fs::read_dir(env.path()).unwrap().count(),
+        1,
+        "r.0.0 only"
+    );
 });
 
 fathomtest!(absurd_buffer_requests_are_refused_with_the_figure, |env| {

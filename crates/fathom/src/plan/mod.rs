@@ -70,6 +70,9 @@ pub fn plan_with(set: &JobSet, limits: Limits) -> Result<Plan, RunError> {
         out.jobs.push(job);
     }
     check_wait_for(&out)?;
+    if limits.readonly && !limits.parse_only {
+        check_readonly(&out)?;
+    }
     share_flows(&mut out);
     share_depths(&mut out);
     // cpuio's exit_on_io_done: the I/O clones of the whole run, counted down as they end.
@@ -106,6 +109,61 @@ pub fn plan_with(set: &JobSet, limits: Limits) -> Result<Plan, RunError> {
     share_zones(&mut out)?;
     merge_file_needs(&mut out);
     Ok(out)
+}
+
+/// `--readonly` writes nothing: a file that would have to be laid out (missing, or shorter
+/// than its job's region), a metadata engine that creates or removes, and `unlink=1` are
+/// refused before anything is opened (fio refuses to extend a file under --readonly, and
+/// its job then fails).
+fn check_readonly(plan: &Plan) -> Result<(), RunError> {
+    for j in &plan.jobs {
+        let spec = &j.spec;
+        if let Some(op) = j
+            .caps
+            .metadata
+            .filter(|op| matches!(*op, "create" | "delete" | "mkdir" | "rmdir"))
+        {
+            return Err(plan_err(
+                spec,
+                format!(
+                    "ioengine={} does {op} operations, and --readonly forbids changing \
+                     anything; use filestat or dirstat, or drop --readonly",
+                    spec.ioengine
+                ),
+            ));
+        }
+        if j.caps.diskless || j.caps.metadata.is_some() {
+            continue;
+        }
+        if spec.unlink {
+            return Err(plan_err(
+                spec,
+                "unlink=1 removes the job's files, and --readonly forbids changing \
+                 anything; drop unlink or --readonly",
+            ));
+        }
+        for f in j.clones.iter().flat_map(|c| &c.files) {
+            let end = f.region.start + f.region.len;
+            let why = match std::fs::metadata(&f.path) {
+                Ok(m) if !m.is_file() || m.len() >= end => continue,
+                Ok(m) => format!(
+                    "has {} bytes, fewer than the job's region needs ({end}), so it would be \
+                     extended (written)",
+                    m.len()
+                ),
+                Err(_) => "does not exist, so it would be created and laid out (written)".into(),
+            };
+            return Err(plan_err(
+                spec,
+                format!(
+                    "{} {why}, and --readonly forbids that; lay it out first (a run without \
+                     --readonly), point filename= at existing data, or make size= smaller",
+                    f.path.display()
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// wait_for names an earlier job.
