@@ -316,6 +316,16 @@ pub(super) static OPTS: &[OptDef] = &[
         apply: |_, v, _| super::int(v).map(|_| ()),
     },
     OptDef {
+        name: "write_barrier",
+        aliases: &[],
+        category: C,
+        ty: "int",
+        default: "0",
+        doc: "Accepted for fio job files: fio marks every N-th write as a barrier only in its sg (SCSI generic) engine, which fathom does not have; every other engine, fio's and fathom's, issues plain writes, so the job does the same work. For ordered, durable writes use fsync=N, fdatasync=N or sync=dsync",
+        flag: false,
+        apply: |_, v, _| super::int(v).map(|_| ()),
+    },
+    OptDef {
         name: "log_entries",
         aliases: &[],
         category: C,

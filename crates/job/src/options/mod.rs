@@ -93,12 +93,6 @@ pub(crate) fn engine_pattern(v: &str) -> Result<Vec<u8>, String> {
 /// fio options fathom refuses on purpose: each name with the reason and what to use.
 pub static REFUSED: &[(&str, &str)] = &[
     (
-        "write_barrier",
-        "fio marks every N-th write as a barrier only for its sg (SCSI generic) engine, \
-         which fathom does not have; every other fio engine ignores it. For ordered, \
-         durable writes use fsync=N, fdatasync=N or sync=dsync",
-    ),
-    (
         "uid",
         "fathom runs every job as a thread of one process, so one job cannot switch user; \
          run fathom as that user (sudo -u USER fathom ...)",
