@@ -199,6 +199,73 @@ impl Sampler {
     }
 }
 
+/// fio's ranges per file in a non-uniform file choice (its `FIO_FSERVICE_SHIFT`).
+const FILE_RANGE_SHIFT: u32 = 10;
+
+/// The file choice of `file_service_type=zipf|pareto|normal`, drawn as fio 3.33 draws it:
+/// the distribution over 1024 ranges per file, ranks not hashed, and the file whose ranges
+/// the draw falls in. So zipf:1.1 over 8 files sends 86% of the I/Os to the hottest file
+/// (zipf over the ranges, not over the files, which would give 40%), and normal is fio's
+/// sum of twelve uniform draws plus a uniform deviation of ±dev/2 percent. The hottest
+/// file is the first (fio turns it by a random offset unless a center is given; `center`
+/// moves it here as there).
+#[derive(Clone, Debug)]
+pub struct FileChooser {
+    dist: Distribution,
+    ranges: u64,
+    off: i128,
+    zipf: Option<ZipfSampler>,
+}
+
+impl FileChooser {
+    /// The chooser among `files` files (≥ 1).
+    pub fn new(dist: &Distribution, files: u64) -> FileChooser {
+        let ranges = files.max(1) << FILE_RANGE_SHIFT;
+        let (zipf, off) = match *dist {
+            Distribution::Zipf { theta, center } => (
+                Some(ZipfSampler::new(ranges, theta)),
+                (ranges as f64 * center) as i128,
+            ),
+            Distribution::Pareto { center, .. } => (None, (ranges as f64 * center) as i128),
+            Distribution::Normal { center, .. } => (None, (ranges as f64 * (center - 0.5)) as i128),
+            _ => (None, 0),
+        };
+        FileChooser {
+            dist: dist.clone(),
+            ranges,
+            off,
+            zipf,
+        }
+    }
+
+    /// The next file, an index below the number of files.
+    pub fn sample(&self, rng: &mut Rng) -> u64 {
+        let n = self.ranges;
+        let v = match self.dist {
+            Distribution::Zipf { .. } => self.zipf.as_ref().expect("zipf sampler").sample(rng) - 1,
+            Distribution::Pareto { h, .. } => {
+                let pow = h.ln() / (1.0 - h).ln();
+                ((n - 1) as f64 * rng.unit().powf(pow)) as u64
+            }
+            Distribution::Normal { dev, .. } => {
+                let mut sum: u64 = (0..12).map(|_| rng.below(n + 1)).sum();
+                sum = sum.div_ceil(12);
+                let sd = ((n as f64 * dev) / 100.0).ceil().min((n / 2) as f64) as i64;
+                if sd > 0 {
+                    let mut d = (sd as f64 * rng.unit()) as i64 - sd / 2;
+                    while d + sum as i64 >= n as i64 || d + (sum as i64) < 0 {
+                        d /= 2;
+                    }
+                    sum = (sum as i64 + d) as u64;
+                }
+                sum
+            }
+            _ => rng.below(n),
+        };
+        ((v as i128 + self.off).rem_euclid(n as i128) as u64) >> FILE_RANGE_SHIFT
+    }
+}
+
 /// Standard normal deviate (Box–Muller).
 fn gauss(rng: &mut Rng) -> f64 {
     let u1 = 1.0 - rng.unit(); // (0, 1]

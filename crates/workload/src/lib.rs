@@ -20,7 +20,7 @@ mod rng;
 mod schedule;
 mod tree;
 
-pub use dist::{Distribution, Permutation, Sampler, Zone};
+pub use dist::{Distribution, FileChooser, Permutation, Sampler, Zone};
 pub use gen::{
     wrap_offset, BsMix, FileRegion, FileService, Generator, IoReq, Params, WorkloadError, Zones,
 };
