@@ -889,6 +889,53 @@ fn a_file_choice_by_distribution_shares_the_ios_as_fio() {
     }
 }
 
+/// How skewed random offsets are under each distribution is fio's: the blocks touched and
+/// the share of the hottest half, from both tools' iologs of 16384 reads over 1024
+/// blocks. (fathom's normal was a true normal of sd dev%: normal:50 nearly uniform, 1024
+/// blocks and 61% where fio touches 868 and puts 79% on the hottest half.)
+#[test]
+fn random_distributions_are_as_skewed_as_fio_s() {
+    let Some(fio) = fio() else { return };
+    let skew = |dir: &std::path::Path| {
+        let log = std::fs::read_to_string(dir.join("io.log")).unwrap();
+        let mut hits = std::collections::HashMap::<u64, u64>::new();
+        for l in log.lines().filter(|l| l.contains(" read ")) {
+            *hits
+                .entry(l.split_whitespace().nth(3).unwrap().parse().unwrap())
+                .or_default() += 1;
+        }
+        let mut c: Vec<u64> = hits.into_values().collect();
+        c.sort_unstable_by(|a, b| b.cmp(a));
+        let half: u64 = c[..c.len() / 2].iter().sum();
+        (c.len() as f64, half as f64 / c.iter().sum::<u64>() as f64)
+    };
+    for dist in ["normal:10", "normal:50", "zipf:1.2", "pareto:0.2"] {
+        let dist = format!("--random_distribution={dist}");
+        let args = [
+            "--name=a",
+            "--rw=randread",
+            "--bs=4k",
+            "--size=4m",
+            "--io_size=64m",
+            "--write_iolog=io.log",
+            &dist,
+        ];
+        let (env, fdir, adir) = side_by_side();
+        fio_quiet(&fio, &fdir, &args);
+        let o = env.cmd().current_dir(&adir).args(args).output().unwrap();
+        assert!(o.status.success(), "{}", stderr(&o));
+        let (f, a) = (skew(&fdir), skew(&adir));
+        assert!(
+            (f.0 - a.0).abs() < 60.0,
+            "{dist}: blocks touched fio {f:?} fathom {a:?}"
+        );
+        assert!(
+            (f.1 - a.1).abs() < 0.03,
+            "{dist}: hottest half fio {f:?} fathom {a:?}"
+        );
+    }
+}
+
 /// zonemode is none unless set (fio's default), and fio refuses zonesize with it: a job
 /// with zonesize alone is an error in both, not a strided run in one of them.
 #[test]

@@ -161,7 +161,7 @@ pub(crate) fn bssplit_dir(v: &str, c: &Ctx) -> Result<Vec<(u64, f64)>, String> {
 pub(super) static OPTS: &[OptDef] = &[
     OptDef { name: "softrandommap", aliases: &[], category: P, ty: "flag", default: "0", doc: "When the random map would not fit (more than half the machine's memory), run without one (as norandommap) instead of refusing the job", flag: true, apply: |j, v, _| { j.softrandommap = parse_bool(v)?; Ok(()) } },
     OptDef { name: "norandommap", aliases: &[], category: P, ty: "flag", default: "0", doc: "Do not track touched blocks: random I/O may hit a block twice in a pass", flag: true, apply: |j, v, _| { j.norandommap = parse_bool(v)?; Ok(()) } },
-    OptDef { name: "random_distribution", aliases: &[], category: P, ty: "distribution", default: "random", doc: "random, zipf:θ, pareto:h, normal:dev (each with :center), zoned:pct/range%:..., zoned_abs:pct/size:...", flag: false, apply: |j, v, c| {
+    OptDef { name: "random_distribution", aliases: &[], category: P, ty: "distribution", default: "random", doc: "random, zipf:θ, pareto:h, normal:dev (each with :center), zoned:pct/range%:..., zoned_abs:pct/size:...; as fio 3.33 draws them: the hot blocks of zipf, pareto and normal are scattered over the file (fio hashes them; center turns them round), and normal is fio's bell (the mean of twelve uniform draws plus up to ±dev/2 percent), so normal:50 is still a bell", flag: false, apply: |j, v, c| {
         let (kind, rest) = v.split_once(':').unwrap_or((v, ""));
         if matches!(kind, "zoned" | "zoned_abs") && rest.contains(',') {
             // Zones per direction, as bssplit: read, write, trim; a blank list is uniform.
