@@ -1,7 +1,8 @@
 //! `fathom suite dd`: dd's operands and its familiar closing lines, with latency
 //! percentiles added: a queue-depth-1 throughput and latency check.
 //!
-//! fathom measures one side of the copy: `if=/dev/zero of=FILE` writes FILE,
+//! fathom measures one side of the copy: `if=/dev/zero of=FILE` writes FILE (zeroes, as
+//! dd; `if=/dev/urandom` fresh random blocks),
 //! `if=FILE of=/dev/null` reads it. Operands: `bs` (default 512), `count`, `skip`, `seek`,
 //! `iflag`/`oflag` (`direct`, `dsync`, `sync`, `nocache`: the page cache of what was
 //! moved is dropped, `fullblock`: fathom's reads of a file are whole blocks already), `conv`
@@ -133,7 +134,12 @@ impl Dd {
     /// The side of the copy fathom measures: (writing, the file, its flags, the blocks
     /// skipped or sought before it).
     fn side(&self) -> Result<(bool, &str, &[String], u64)> {
-        let zero = |s: &Option<String>| s.as_deref() == Some("/dev/zero");
+        let zero = |s: &Option<String>| {
+            matches!(
+                s.as_deref(),
+                Some("/dev/zero" | "/dev/urandom" | "/dev/random")
+            )
+        };
         let null = |s: &Option<String>| s.as_deref() == Some("/dev/null");
         Ok(match (&self.input, &self.output) {
             (i, Some(o)) if zero(i) && !null(&self.output) => (true, o, &self.oflags, self.seek),
@@ -142,10 +148,16 @@ impl Dd {
             (None, Some(o)) if self.count == Some(0) => (true, o, &self.oflags, self.seek),
             (Some(i), None) if self.count == Some(0) => (false, i, &self.iflags, self.skip),
             _ => bail!(
-                "fathom's dd measures one side: write with if=/dev/zero of=FILE, or read with \
-                 if=FILE of=/dev/null"
+                "fathom's dd measures one side: write with if=/dev/zero (or /dev/urandom) \
+                 of=FILE, or read with if=FILE of=/dev/null"
             ),
         })
+    }
+
+    /// True when the input is the kernel's random source: each block written is new
+    /// random data (fathom makes it itself, without reading /dev/urandom).
+    fn random_input(&self) -> bool {
+        matches!(self.input.as_deref(), Some("/dev/urandom" | "/dev/random"))
     }
 
     /// The fathom job that does the same I/O.
@@ -178,6 +190,14 @@ impl Dd {
         }
         if writing && self.conv.iter().any(|c| c == "fsync" || c == "fdatasync") {
             b = b.option("end_fsync", "1");
+        }
+        if writing {
+            // The data dd writes: zeroes from /dev/zero (storage that compresses or
+            // dedupes them writes little), fresh random blocks from /dev/urandom.
+            b = match self.random_input() {
+                false => b.option("zero_buffers", "1"),
+                true => b.option("refill_buffers", "1"),
+            };
         }
         Ok((b.build()?, writing))
     }
@@ -342,7 +362,9 @@ to /dev/null (a copy between two files is refused, nothing is written).
                   the output at the seek point)
   status=LEVEL    none, noxfer, progress
 BYTES and N take dd's suffixes: c=1, w=2, b=512, kB=1000, K=KiB=1024, MB, M, GB, G, TB, T.
-dd's closing lines go to stderr with the latency per block (min, p50, p99, p99.9, max).
+dd's closing lines go to stderr, last, as dd's do; before them the latency per block
+(min, p50, p99, p99.9, max). if=/dev/zero writes zeroes, as dd; if=/dev/urandom writes
+fresh random blocks, made by fathom (the rate is the storage's, not the random source's).
 e.g. fathom suite dd if=/dev/zero of=/mnt/test bs=1G count=1 oflag=dsync";
 
 /// Run `fathom suite dd OPERANDS...`; dd's lines and the latency go to stderr, as dd's do.
@@ -411,8 +433,17 @@ pub fn run(args: &[String]) -> Result<super::Outcome> {
     if nocache {
         drop_cache(path, blocks_off * dd.bs, d.bytes)?;
     }
-    let mut s = closing(dd.status, blocks, partial, d.bytes, secs);
+    // fathom's own lines first, dd's three closing lines last, so scripts that read dd's
+    // last line (`tail -1`, the rate) or its last three read them unchanged.
     let us = |ns: u64| ns as f64 / 1000.0;
+    let mut s = String::new();
+    if writing && dd.random_input() {
+        s.push_str(
+            "fathom dd: each block is fresh random data made by fathom, not read from \
+             /dev/urandom: the rate is the storage's (dd's includes the kernel's random \
+             source, often the slower part)\n",
+        );
+    }
     s.push_str(&format!(
         "latency per block (us): min {:.1}, p50 {:.1}, p99 {:.1}, p99.9 {:.1}, max {:.1}\n",
         us(d.lat.min()),
@@ -421,10 +452,12 @@ pub fn run(args: &[String]) -> Result<super::Outcome> {
         us(d.lat.percentile(99.9)),
         us(d.lat.max())
     ));
+    if j.stats.sync.count() > 0 {
+        s.push_str(&format!("final sync: {:.1} us\n", us(j.stats.sync.max())));
+    }
+    s.push_str(&closing(dd.status, blocks, partial, d.bytes, secs));
     if dd.status == Status::None {
         s.clear();
-    } else if j.stats.sync.count() > 0 {
-        s.push_str(&format!("final sync: {:.1} us\n", us(j.stats.sync.max())));
     }
     eprint!("{s}");
     let metrics = vec![
