@@ -196,7 +196,16 @@ fathomtest!(sysbench_prepares_runs_and_cleans_up_like_sysbench, |env| {
             8 << 20
         );
     }
+    let zeroes = |i: u32| {
+        std::fs::read(env.path().join(format!("test_file.{i}")))
+            .unwrap()
+            .iter()
+            .all(|&b| b == 0)
+    };
+    // sysbench writes zeroes (prepare and run; sysbench 1.0 leaves its files all zero).
+    assert!((0..4).all(zeroes), "prepare wrote other data than zeroes");
     let out = run(&["--file-test-mode=rndrw", "--time=1", "run"]);
+    assert!((0..4).all(zeroes), "the run wrote other data than zeroes");
     for section in [
         "File operations:",
         "Throughput:",

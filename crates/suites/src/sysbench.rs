@@ -230,6 +230,8 @@ fn prepare(o: &Opts) -> Result<String> {
         .size(o.total)
         .option("file_service_type", "sequential")
         .option("end_fsync", "1")
+        // sysbench's files and writes are zeroes (compressing storage sees them so).
+        .option("zero_buffers", "1")
         .build()?;
     let j = super::run_step(job, "")?;
     let secs = j.elapsed.as_secs_f64().max(1e-9);
@@ -302,6 +304,7 @@ fn job_of(o: &Opts) -> Result<fathom::JobSpec> {
             if random { "random" } else { "sequential" },
         )
         .option("invalidate", "0")
+        .option("zero_buffers", "1")
         .runtime(Duration::from_secs(o.time.max(1)))
         .direct(o.extra.iter().any(|f| f == "direct"));
     if o.events == 0 || o.time > 0 {
