@@ -936,6 +936,44 @@ fn random_distributions_are_as_skewed_as_fio_s() {
     }
 }
 
+/// verify_offset must leave room for fio's 40-byte header: fio refuses less (0 too), and so
+/// does fathom now (it took any value); 64 verifies.
+#[test]
+fn verify_offset_below_the_header_is_refused_as_in_fio() {
+    let (env, fdir, adir) = side_by_side();
+    let job = [
+        "--name=v",
+        "--rw=write",
+        "--bs=8k",
+        "--size=64k",
+        "--verify=crc32c",
+    ];
+    for off in [
+        "--verify_offset=0",
+        "--verify_offset=16",
+        "--verify_offset=39",
+    ] {
+        let args: Vec<&str> = job.iter().copied().chain([off]).collect();
+        let o = env.cmd().current_dir(&adir).args(&args).output().unwrap();
+        assert_eq!(o.status.code(), Some(2), "{off}");
+        assert!(stderr(&o).contains("40-byte"), "{}", stderr(&o));
+        if let Some(fio) = fio() {
+            let o = std::process::Command::new(fio)
+                .current_dir(&fdir)
+                .args(&args)
+                .output()
+                .unwrap();
+            assert!(
+                String::from_utf8_lossy(&o.stderr).contains("40 min"),
+                "fio {off}"
+            );
+        }
+    }
+    let args: Vec<&str> = job.iter().copied().chain(["--verify_offset=64"]).collect();
+    let v = fathom_json(&env, &adir, &args);
+    assert_eq!(counts(&v), [8, 8, 65536, 65536]);
+}
+
 /// zonemode is none unless set (fio's default), and fio refuses zonesize with it: a job
 /// with zonesize alone is an error in both, not a strided run in one of them.
 #[test]

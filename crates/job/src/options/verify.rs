@@ -62,10 +62,18 @@ pub(super) static OPTS: &[OptDef] = &[
         category: C,
         ty: "size",
         default: "0",
-        doc: "Put each chunk's header this far into the chunk instead of at its start",
+        doc: "Put each chunk's header this far into the chunk instead of at its start; at least 40 (fio's header size: fio refuses less, 0 included)",
         flag: false,
         apply: |j, v, c| {
-            j.verify.offset = size(v, c)?;
+            let n = size(v, c)?;
+            if n < 40 {
+                return Err(format!(
+                    "{n} is below 40: the offset must leave room for fio's 40-byte verify \
+                     header before it, and fio refuses less (0 included); leave \
+                     verify_offset out to keep the header at the chunk's start"
+                ));
+            }
+            j.verify.offset = n;
             Ok(())
         },
     },
