@@ -974,6 +974,47 @@ fn verify_offset_below_the_header_is_refused_as_in_fio() {
     assert_eq!(counts(&v), [8, 8, 65536, 65536]);
 }
 
+/// Values at the edges of fio's ranges are taken or refused as fio 3.33 takes them
+/// (`--parse-only`, fio side by side): 0 for loops, openfiles and thinktime_blocks means
+/// what it means in fio (one loop, every file, each block) where fathom refused it, and
+/// log_entries/log_compression outside fio's ranges are refused where fathom took them.
+#[test]
+fn option_values_at_the_edges_are_taken_as_fio_takes_them() {
+    let env = Env::new();
+    for (opt, ok) in [
+        ("--loops=0", true),
+        ("--openfiles=0", true),
+        ("--thinktime_blocks=0", true),
+        ("--log_entries=1024", true),
+        ("--log_entries=100", false),
+        ("--log_entries=1048577", false),
+        ("--log_compression=1024", true),
+        ("--log_compression=0", false),
+        ("--log_compression=600m", false),
+        ("--verify_offset=39", false),
+        ("--rwmixread=101", false),
+        ("--iodepth=0", false),
+    ] {
+        let args = [
+            "--name=x",
+            "--ioengine=null",
+            "--size=1m",
+            "--parse-only",
+            opt,
+        ];
+        let o = env.run(&args);
+        assert_eq!(o.status.success(), ok, "fathom {opt}: {}", stderr(&o));
+        if let Some(fio) = fio() {
+            let o = std::process::Command::new(fio)
+                .current_dir(env.path())
+                .args(args)
+                .output()
+                .unwrap();
+            assert_eq!(o.status.success(), ok, "fio {opt}");
+        }
+    }
+}
+
 /// zonemode is none unless set (fio's default), and fio refuses zonesize with it: a job
 /// with zonesize alone is an error in both, not a strided run in one of them.
 #[test]

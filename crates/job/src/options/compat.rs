@@ -266,7 +266,16 @@ pub(super) static OPTS: &[OptDef] = &[
         default: "0",
         doc: "Accepted for fio job files: fio compresses logs in memory in chunks of this size; fathom keeps about 40 bytes per I/O and writes plain logs",
         flag: false,
-        apply: |_, v, c| super::size(v, c).map(|_| ()),
+        apply: |_, v, c| {
+            let n = super::size(v, c)?;
+            if !(1024..=512 << 20).contains(&n) {
+                return Err(format!(
+                    "{n} is outside fio's range for it, 1k to 512m (fio refuses 0 too: leave \
+                     it out for no compression)"
+                ));
+            }
+            Ok(())
+        },
     },
     OptDef {
         name: "log_store_compressed",
@@ -333,7 +342,7 @@ pub(super) static OPTS: &[OptDef] = &[
         default: "1024",
         doc: "Accepted for fio job files: fio's initial room in each log (it grows past it); fathom's logs grow as needed",
         flag: false,
-        apply: |_, v, _| super::int(v).map(|_| ()),
+        apply: |_, v, _| super::int_in(v, 1024, 1 << 20).map(|_| ()),
     },
     OptDef {
         name: "log_compression_cpus",

@@ -134,10 +134,10 @@ pub(super) static OPTS: &[OptDef] = &[
         category: C,
         ty: "int",
         default: "nrfiles",
-        doc: "Files open at once",
+        doc: "Files open at once (0: all of them, as in fio)",
         flag: false,
         apply: |j, v, _| {
-            j.openfiles = Some(int_in(v, 1, 1 << 24)?);
+            j.openfiles = Some(int_in(v, 0, 1 << 24)?).filter(|&n| n > 0);
             Ok(())
         },
     },

@@ -236,7 +236,7 @@ pub(super) static OPTS: &[OptDef] = &[
     OptDef { name: "rate_process", aliases: &[], category: R, ty: "linear|poisson", default: "linear", doc: "Evenly spaced or Poisson arrivals for rate limits", flag: false, apply: |j, v, _| { j.rate_poisson = match v { "linear" => false, "poisson" => true, _ => return Err("use linear or poisson".into()) }; Ok(()) } },
     OptDef { name: "thinktime", aliases: &[], category: R, ty: "time (us)", default: "0", doc: "Stall after each block of I/Os (microseconds without a unit)", flag: false, apply: |j, v, c| { j.thinktime = time(v, TimeUnit::Micros, c)?; Ok(()) } },
     OptDef { name: "thinktime_spin", aliases: &[], category: R, ty: "time (us)", default: "0", doc: "Of the think time, busy-spin this long (the rest sleeps)", flag: false, apply: |j, v, c| { j.thinktime_spin = time(v, TimeUnit::Micros, c)?; Ok(()) } },
-    OptDef { name: "thinktime_blocks", aliases: &[], category: R, ty: "int", default: "1", doc: "I/Os between think-time stalls", flag: false, apply: |j, v, _| { j.thinktime_blocks = int_in(v, 1, u32::MAX as u64)?; Ok(()) } },
+    OptDef { name: "thinktime_blocks", aliases: &[], category: R, ty: "int", default: "1", doc: "I/Os between think-time stalls (0 acts as 1, as in fio)", flag: false, apply: |j, v, _| { j.thinktime_blocks = int_in(v, 0, u32::MAX as u64)?.max(1); Ok(()) } },
     OptDef {
         name: "thinktime_blocks_type",
         aliases: &[],

@@ -232,10 +232,10 @@ pub(super) static OPTS: &[OptDef] = &[
         category: C,
         ty: "int",
         default: "1",
-        doc: "Repeat the job's workload this many times",
+        doc: "Repeat the job's workload this many times (0 is one time, as in fio)",
         flag: false,
         apply: |j, v, _| {
-            j.loops = int_in(v, 1, u32::MAX as u64)?;
+            j.loops = int_in(v, 0, u32::MAX as u64)?.max(1);
             Ok(())
         },
     },
