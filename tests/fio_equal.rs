@@ -994,6 +994,13 @@ fn option_values_at_the_edges_are_taken_as_fio_takes_them() {
         ("--verify_offset=39", false),
         ("--rwmixread=101", false),
         ("--iodepth=0", false),
+        // fio options fathom does not take, set to their default (off): nothing asked.
+        ("--trim_percentage=0", true),
+        ("--trim_backlog=0", true),
+        ("--atomic=0", true),
+        ("--block_error_percentiles=0", true),
+        ("--cgroup_nodelete=0", true),
+        ("--prioclass=0", true),
     ] {
         let args = [
             "--name=x",

@@ -60,8 +60,28 @@ pub(crate) fn apply_sections(job: &mut JobSpec, sections: &[Vec<&RawOpt>]) -> Re
 /// The location of options given on the command line.
 const CLI: &str = "<command line>";
 
+/// fio options fathom does not take whose default is off: a job file that sets one to
+/// off (`trim_percentage=0`, `atomic=0`) asks for nothing, so it runs.
+pub(crate) const OFF_IS_NOTHING: &[&str] = &[
+    "atomic",
+    "block_error_percentiles",
+    "cgroup_nodelete",
+    "trim_percentage",
+    "trim_backlog",
+    "trim_backlog_batch",
+];
+
 fn apply_one(job: &mut JobSpec, o: &RawOpt, ctx: &Ctx) -> Result<(), JobError> {
     let Some(def) = options::find(&o.name) else {
+        let off = o.value.as_deref().is_some_and(|v| {
+            matches!(
+                v.trim().to_ascii_lowercase().as_str(),
+                "0" | "false" | "off" | "no"
+            )
+        });
+        if off && OFF_IS_NOTHING.contains(&o.name.as_str()) {
+            return Ok(());
+        }
         return Err(not_an_option(o));
     };
     // A number, size or time option written with nothing after '=' (`bs=`) has no value.

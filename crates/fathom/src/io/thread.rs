@@ -37,9 +37,10 @@ pub(crate) fn place_thread(spec: &fathom_job::JobSpec, jobnum: u32) -> Result<()
             }
         }
         if spec.prio.is_some() || spec.prioclass.is_some() {
-            // Best-effort when only prio is given, priority 4 when only the class is.
+            // Best-effort when only prio is given, priority 4 when only the class is (0
+            // with class 0, none: the kernel takes no level with it).
             let class = spec.prioclass.unwrap_or(2) as libc::c_long;
-            let prio = spec.prio.unwrap_or(4) as libc::c_long;
+            let prio = spec.prio.unwrap_or(if class == 0 { 0 } else { 4 }) as libc::c_long;
             const IOPRIO_WHO_PROCESS: libc::c_long = 1;
             let value = (class << 13) | prio;
             if libc::syscall(

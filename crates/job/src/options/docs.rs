@@ -82,11 +82,18 @@ pub fn markdown() -> String {
             s.push_str(&row(o));
         }
     }
-    s.push_str(
+    s.push_str(&format!(
         "\n## fio options refused on purpose\n\n\
-         A job that uses one of these fails with the reason and what to use instead:\n\n\
+         A job that uses one of these fails with the reason and what to use instead. \
+         Set off (`0`, as fio's default), {} ask for nothing and are taken, here and in the \
+         list of options not supported yet.\n\n\
          | option | why, and what to use |\n|---|---|\n",
-    );
+        crate::resolve::OFF_IS_NOTHING
+            .iter()
+            .map(|n| format!("`{n}`"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    ));
     for (n, why) in super::REFUSED {
         s.push_str(&format!("| `{n}` | {} |\n", cell(why)));
     }

@@ -471,12 +471,12 @@ pub(super) static OPTS: &[OptDef] = &[
         name: "prioclass",
         aliases: &[],
         category: C,
-        ty: "int 1-3",
+        ty: "int 0-3",
         default: "",
-        doc: "I/O priority class: 1 realtime, 2 best-effort, 3 idle (ioprio_set)",
+        doc: "I/O priority class: 1 realtime, 2 best-effort, 3 idle, 0 none (the class follows the thread's nice value, as the kernel's default) (ioprio_set)",
         flag: false,
         apply: |j, v, _| {
-            j.prioclass = Some(super::int_in(v, 1, 3)?);
+            j.prioclass = Some(super::int_in(v, 0, 3)?);
             Ok(())
         },
     },
