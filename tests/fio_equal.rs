@@ -992,6 +992,7 @@ fn option_values_at_the_edges_are_taken_as_fio_takes_them() {
         ("--log_compression=0", false),
         ("--log_compression=600m", false),
         ("--verify_offset=39", false),
+        ("--verify_interval=0", false),
         ("--rwmixread=101", false),
         ("--iodepth=0", false),
         // fio options fathom does not take, set to their default (off): nothing asked.

@@ -49,8 +49,12 @@ pub(super) static OPTS: &[OptDef] = &[
         flag: false,
         apply: |j, v, c| {
             let n = size(v, c)?;
-            if n != 0 && n < 512 {
-                return Err("at least 512 (room for the header)".into());
+            if n < 512 {
+                return Err(
+                    "at least 512 (room for the header; fio refuses 0 too: leave it out for \
+                     the block size)"
+                        .into(),
+                );
             }
             j.verify.interval = n;
             Ok(())
