@@ -1023,6 +1023,32 @@ fn option_values_at_the_edges_are_taken_as_fio_takes_them() {
     }
 }
 
+/// fio 3.33 reads a size with a decimal point only up to the point, dropping the unit:
+/// `bs=2.0k` is 2 bytes (32768 I/Os over 64 KiB), `rate=1.5m` 1 byte/s. fathom read them
+/// as meant (2048, 1.5 MiB/s): a silent difference either way, so fathom refuses them with
+/// what fio reads and the size meant; `4096.0` (a whole number of bytes) is read alike.
+#[test]
+fn decimal_sizes_fio_truncates_are_refused_with_what_fio_reads() {
+    let (env, fdir, adir) = side_by_side();
+    let job = ["--name=d", "--rw=write", "--size=64k"];
+    for bad in ["--bs=2.0k", "--bs=1.5k", "--rate=1.5m", "--size=0.5m"] {
+        let args: Vec<&str> = job.iter().copied().chain([bad]).collect();
+        let o = env.cmd().current_dir(&adir).args(&args).output().unwrap();
+        assert_eq!(o.status.code(), Some(2), "{bad}");
+        assert!(stderr(&o).contains("stops at the '.'"), "{}", stderr(&o));
+    }
+    let args: Vec<&str> = job.iter().copied().chain(["--bs=4096.0"]).collect();
+    assert_eq!(counts(&fathom_json(&env, &adir, &args))[1], 16);
+    if let Some(fio) = fio() {
+        let args: Vec<&str> = job.iter().copied().chain(["--bs=2.0k"]).collect();
+        assert_eq!(
+            counts(&fio_json(&fio, &fdir, &args))[1],
+            32768,
+            "fio's 2-byte I/Os"
+        );
+    }
+}
+
 /// zonemode is none unless set (fio's default), and fio refuses zonesize with it: a job
 /// with zonesize alone is an error in both, not a strided run in one of them.
 #[test]

@@ -106,6 +106,37 @@ pub fn parse_size(s: &str, kb_base: u32, dialect: Dialect) -> Result<u64, String
         .ok_or_else(|| "value out of range".into())
 }
 
+/// fio 3.33 reads a size written with a decimal point only up to the point, dropping the
+/// rest and the unit with it: `1.5k` is 1 byte, `2.0k` 2, `1.5m` 1. Such a size in a fio
+/// job is refused (a job file with `bs=1.5k` does 1-byte I/Os in fio), with what fio
+/// reads and the size meant in whole units. None when fio reads the value as written
+/// (no point, or a whole number of bytes such as `4096.0`).
+pub fn fio_decimal_size(s: &str, kb_base: u32) -> Option<String> {
+    let s = s.trim();
+    if s.starts_with("0x") || s.starts_with("0X") {
+        return None;
+    }
+    let (num, suffix) = split_number(s);
+    let (int, frac) = num.split_once('.')?;
+    let suffix = suffix.trim();
+    if suffix.is_empty() && frac.chars().all(|c| c == '0') {
+        return None;
+    }
+    let int = if int.is_empty() { "0" } else { int };
+    let meant = parse_size(s, kb_base, Dialect::Fio)
+        .map(|m| format!(" ({m} bytes, as meant)"))
+        .unwrap_or_default();
+    Some(format!(
+        "fio reads '{s}' as {int} byte(s): it stops at the '.', dropping the rest{}; write \
+         the size in whole units{meant}",
+        if suffix.is_empty() {
+            ""
+        } else {
+            " and the unit"
+        }
+    ))
+}
+
 /// Default unit of a time option without a suffix.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TimeUnit {

@@ -343,6 +343,11 @@ pub(crate) fn size(v: &str, c: &Ctx) -> Result<u64, String> {
         }
         x as u64
     } else {
+        if c.dialect == Dialect::Fio {
+            if let Some(why) = units::fio_decimal_size(v, c.kb_base) {
+                return Err(why);
+            }
+        }
         units::parse_size(v, c.kb_base, c.dialect)?
     };
     // File offsets are signed 64-bit: no size or offset can go past 8 EiB.
