@@ -1037,6 +1037,26 @@ fn decimal_sizes_fio_truncates_are_refused_with_what_fio_reads() {
         assert_eq!(o.status.code(), Some(2), "{bad}");
         assert!(stderr(&o).contains("stops at the '.'"), "{}", stderr(&o));
     }
+    // Times too: fio runs `runtime=1.5` for 1 s and `ramp_time=0.5s` not at all.
+    for bad in ["--runtime=1.5", "--ramp_time=0.5s", "--thinktime=1.5ms"] {
+        let args: Vec<&str> = job.iter().copied().chain([bad]).collect();
+        let o = env.cmd().current_dir(&adir).args(&args).output().unwrap();
+        assert_eq!(o.status.code(), Some(2), "{bad}");
+        assert!(stderr(&o).contains("stops at the '.'"), "{}", stderr(&o));
+    }
+    if let Some(fio) = fio() {
+        let args = [
+            "--name=t",
+            "--ioengine=null",
+            "--size=1m",
+            "--time_based",
+            "--runtime=1.5",
+        ];
+        let ms = fio_json(&fio, &fdir, &args)["jobs"][0]["read"]["runtime"]
+            .as_u64()
+            .unwrap();
+        assert!((1000..1400).contains(&ms), "fio's runtime=1.5 ran {ms} ms");
+    }
     let args: Vec<&str> = job.iter().copied().chain(["--bs=4096.0"]).collect();
     assert_eq!(counts(&fathom_json(&env, &adir, &args))[1], 16);
     if let Some(fio) = fio() {

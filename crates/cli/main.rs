@@ -638,7 +638,10 @@ fn job_set(
         .map(|(i, _)| *i);
     let (job_args, mut overrides) = args::partition_job_args(job_indexed, first_file);
     if let Some(t) = &cli.stonewall_time {
-        overrides.push(format!("--runtime={t}"));
+        // fathom's own flag takes decimals (1.5s); the job option is given whole units.
+        let d = fathom_job::units::parse_time(t, fathom_job::units::TimeUnit::Seconds)
+            .map_err(|e| usage(anyhow::anyhow!("--stonewall-time={t}: {e}")))?;
+        overrides.push(format!("--runtime={}us", d.as_micros()));
     }
     let set = fathom_job::parse_all_overriding(&job_args, &overrides, &cli.files, &cli.section)
         .map_err(usage)?;

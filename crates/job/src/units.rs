@@ -137,6 +137,33 @@ pub fn fio_decimal_size(s: &str, kb_base: u32) -> Option<String> {
     ))
 }
 
+/// fio 3.33 reads a time written with a decimal point only up to the point too:
+/// `runtime=1.5` and `runtime=1.5s` are 1 second, `ramp_time=0.5s` none. Such a time in a
+/// fio job is refused with what fio reads and the whole-unit form; None for a value fio
+/// reads as written (`30`, `2.0`).
+pub fn fio_decimal_time(s: &str, default: TimeUnit) -> Option<String> {
+    let s = s.trim();
+    let (num, suffix) = split_number(s);
+    let (int, frac) = num.split_once('.')?;
+    if frac.chars().all(|c| c == '0') {
+        return None;
+    }
+    let int = if int.is_empty() { "0" } else { int };
+    let unit = match (suffix.trim(), default) {
+        ("", TimeUnit::Seconds) => "s",
+        ("", TimeUnit::Millis) => "ms",
+        ("", TimeUnit::Micros) => "us",
+        (u, _) => u,
+    };
+    let meant = parse_time(s, default)
+        .map(|d| format!(" ({}us, as meant)", d.as_micros()))
+        .unwrap_or_default();
+    Some(format!(
+        "fio reads '{s}' as {int}{unit}: it stops at the '.'; write the time in whole units, \
+         a smaller one if need be{meant}"
+    ))
+}
+
 /// Default unit of a time option without a suffix.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TimeUnit {

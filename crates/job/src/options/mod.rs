@@ -385,6 +385,11 @@ pub(crate) fn time(v: &str, unit: units::TimeUnit, c: &Ctx) -> Result<std::time:
         }
         return Ok(std::time::Duration::from_nanos((us * 1000.0) as u64));
     }
+    if c.dialect == Dialect::Fio {
+        if let Some(why) = units::fio_decimal_time(v, unit) {
+            return Err(why);
+        }
+    }
     units::parse_time(v, unit)
 }
 
