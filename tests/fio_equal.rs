@@ -27,6 +27,20 @@ fn fathom_json(env: &Env, dir: &std::path::Path, args: &[&str]) -> Value {
     json(&o)
 }
 
+/// Run a command-line job in `dir` (which must succeed), its report thrown away (the
+/// files it writes are what a test reads), as `fio_quiet`.
+fn fathom_quiet(env: &Env, dir: &std::path::Path, args: &[&str]) {
+    let o = env.cmd().current_dir(dir).args(args).output().unwrap();
+    assert!(o.status.success(), "fathom {args:?}: {}", stderr(&o));
+}
+
+/// fathom refuses a command-line job in `dir` as a usage error (exit 2) saying `says`.
+fn fathom_refuses(env: &Env, dir: &std::path::Path, args: &[&str], says: &str) {
+    let o = env.cmd().current_dir(dir).args(args).output().unwrap();
+    assert_eq!(o.status.code(), Some(2), "{args:?}");
+    assert!(stderr(&o).contains(says), "{args:?}: {}", stderr(&o));
+}
+
 /// (read ios, write ios, read bytes, write bytes) summed over jobs.
 fn counts(v: &Value) -> [u64; 4] {
     let mut c = [0u64; 4];
@@ -879,8 +893,7 @@ fn a_file_choice_by_distribution_shares_the_ios_as_fio() {
         ];
         let (env, fdir, adir) = side_by_side();
         fio_quiet(&fio, &fdir, &args);
-        let o = env.cmd().current_dir(&adir).args(args).output().unwrap();
-        assert!(o.status.success(), "{}", stderr(&o));
+        fathom_quiet(&env, &adir, &args);
         let (f, a) = (per_file(&fdir), per_file(&adir));
         assert_eq!(a.iter().sum::<i64>(), 2048);
         for i in 0..8 {
@@ -922,8 +935,7 @@ fn random_distributions_are_as_skewed_as_fio_s() {
         ];
         let (env, fdir, adir) = side_by_side();
         fio_quiet(&fio, &fdir, &args);
-        let o = env.cmd().current_dir(&adir).args(args).output().unwrap();
-        assert!(o.status.success(), "{}", stderr(&o));
+        fathom_quiet(&env, &adir, &args);
         let (f, a) = (skew(&fdir), skew(&adir));
         assert!(
             (f.0 - a.0).abs() < 60.0,
@@ -954,9 +966,7 @@ fn verify_offset_below_the_header_is_refused_as_in_fio() {
         "--verify_offset=39",
     ] {
         let args: Vec<&str> = job.iter().copied().chain([off]).collect();
-        let o = env.cmd().current_dir(&adir).args(&args).output().unwrap();
-        assert_eq!(o.status.code(), Some(2), "{off}");
-        assert!(stderr(&o).contains("40-byte"), "{}", stderr(&o));
+        fathom_refuses(&env, &adir, &args, "40-byte");
         if let Some(fio) = fio() {
             let o = std::process::Command::new(fio)
                 .current_dir(&fdir)
@@ -1031,18 +1041,18 @@ fn option_values_at_the_edges_are_taken_as_fio_takes_them() {
 fn decimal_sizes_fio_truncates_are_refused_with_what_fio_reads() {
     let (env, fdir, adir) = side_by_side();
     let job = ["--name=d", "--rw=write", "--size=64k"];
-    for bad in ["--bs=2.0k", "--bs=1.5k", "--rate=1.5m", "--size=0.5m"] {
+    // Sizes, and times too: fio runs `runtime=1.5` for 1 s and `ramp_time=0.5s` not at all.
+    for bad in [
+        "--bs=2.0k",
+        "--bs=1.5k",
+        "--rate=1.5m",
+        "--size=0.5m",
+        "--runtime=1.5",
+        "--ramp_time=0.5s",
+        "--thinktime=1.5ms",
+    ] {
         let args: Vec<&str> = job.iter().copied().chain([bad]).collect();
-        let o = env.cmd().current_dir(&adir).args(&args).output().unwrap();
-        assert_eq!(o.status.code(), Some(2), "{bad}");
-        assert!(stderr(&o).contains("stops at the '.'"), "{}", stderr(&o));
-    }
-    // Times too: fio runs `runtime=1.5` for 1 s and `ramp_time=0.5s` not at all.
-    for bad in ["--runtime=1.5", "--ramp_time=0.5s", "--thinktime=1.5ms"] {
-        let args: Vec<&str> = job.iter().copied().chain([bad]).collect();
-        let o = env.cmd().current_dir(&adir).args(&args).output().unwrap();
-        assert_eq!(o.status.code(), Some(2), "{bad}");
-        assert!(stderr(&o).contains("stops at the '.'"), "{}", stderr(&o));
+        fathom_refuses(&env, &adir, &args, "stops at the '.'");
     }
     if let Some(fio) = fio() {
         let args = [
@@ -1069,6 +1079,49 @@ fn decimal_sizes_fio_truncates_are_refused_with_what_fio_reads() {
     }
 }
 
+/// A rate-limited read/write mix keeps each direction's own rate, as fio's `rate_ddir`
+/// does: the mix's draw goes when its direction is due, else the other direction if due,
+/// else the one due first. fathom let the mix decide and the rate only cap, so
+/// `rate_iops=100,100 --rwmixread=90` did 200 reads and 16 writes in 2 s (fio 200 + 200)
+/// and `rate_iops=200,100` 199 + 200 (fio 400 + 200); a direction without a limit runs
+/// flat out in fio while the other waits.
+#[test]
+fn a_rate_limited_mix_keeps_each_direction_s_rate_as_fio() {
+    let job = [
+        "--name=r",
+        "--ioengine=null",
+        "--rw=randrw",
+        "--bs=4k",
+        "--size=1g",
+        "--runtime=2",
+        "--time_based",
+    ];
+    let (env, fdir, adir) = side_by_side();
+    for (extra, want) in [
+        (&["--rate_iops=200,100"][..], [400u64, 200]),
+        (&["--rate_iops=100,100", "--rwmixread=90"], [200, 200]),
+        (&["--rate_iops=100,300", "--rwmixread=90"], [200, 600]),
+        (&["--rate=400k,800k"], [200, 400]),
+        (&["--rate_iops=100"], [200, 200]),
+    ] {
+        let args: Vec<&str> = job.iter().chain(extra).copied().collect();
+        let a = counts(&fathom_json(&env, &adir, &args));
+        let theirs = fio().map(|f| counts(&fio_json(&f, &fdir, &args)));
+        for d in 0..2 {
+            // Within 2% (and an I/O) of the rate's count: timers differ by a tick.
+            let near = |n: u64| n.abs_diff(want[d]) <= want[d] / 50 + 1;
+            assert!(near(a[d]), "fathom {extra:?}: {a:?}, want {want:?}");
+            if let Some(f) = theirs {
+                assert!(near(f[d]), "fio {extra:?}: {f:?}, want {want:?}");
+            }
+        }
+    }
+    // One direction limited: the other goes as fast as it can meanwhile.
+    let args: Vec<&str> = job.iter().copied().chain(["--rate_iops=200,"]).collect();
+    let a = counts(&fathom_json(&env, &adir, &args));
+    assert!(a[0].abs_diff(400) <= 9 && a[1] > 10_000, "{a:?}");
+}
+
 /// zonemode is none unless set (fio's default), and fio refuses zonesize with it: a job
 /// with zonesize alone is an error in both, not a strided run in one of them.
 #[test]
@@ -1081,9 +1134,7 @@ fn zonesize_without_zonemode_is_refused_as_in_fio() {
         "--zonesize=8k",
         "--zoneskip=8k",
     ];
-    let o = env.cmd().current_dir(&adir).args(args).output().unwrap();
-    assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("zonemode=strided"), "{}", stderr(&o));
+    fathom_refuses(&env, &adir, &args, "zonemode=strided");
     if let Some(fio) = fio() {
         let o = std::process::Command::new(fio)
             .current_dir(&fdir)

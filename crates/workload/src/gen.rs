@@ -292,6 +292,10 @@ pub struct Generator {
     split_cum: [Vec<(f64, u64)>; 3],
     /// `file_service_type` with a distribution: draws file indexes.
     file_sampler: Option<FileChooser>,
+    /// A rate-limited read/write mix: for the next direction drawn, whether each
+    /// direction is due, and whether the write is due before the read (see
+    /// [`Generator::steer_rate`]).
+    rate_steer: Option<([bool; 2], bool)>,
     /// vdbench's seeks (stride= or hotband=) replace the random offset.
     special_seeks: bool,
     /// Strided zones: bytes transferred in the current zone, and where it starts.
@@ -353,6 +357,7 @@ impl Generator {
             samplers: samplers(&p, gran),
             file_run: 0,
             split_cum,
+            rate_steer: None,
             file_sampler: match &p.file_service {
                 FileService::Dist(d) => Some(FileChooser::new(d, p.files.len() as u64)),
                 _ => None,
@@ -425,14 +430,42 @@ impl Generator {
         all
     }
 
+    /// A rate-limited read/write mix, before its next I/O: which directions are due now
+    /// (`due[0]` reads, `due[1]` writes; an unlimited one always is) and whether the
+    /// writes' next time comes before the reads'. As fio's `rate_ddir`: the direction the
+    /// mix draws goes when it is due; when it is ahead of its rate the other goes if it is
+    /// due (and has a share of the mix), else the one due first. So each direction keeps
+    /// its own rate (`rate_iops=200,100` does 200 reads and 100 writes a second whatever
+    /// rwmixread says) and an unlimited one fills the time the limited one waits.
+    pub fn steer_rate(&mut self, due: [bool; 2], write_first: bool) {
+        self.rate_steer = Some((due, write_first));
+    }
+
     fn pick_ddir(&mut self) -> Ddir {
         let [r, w, t] = self.dirs;
         match (r, w, t) {
             (true, true, _) => {
-                if self.rng.below(100) < self.p.rwmixread as u64 {
+                let d = if self.rng.below(100) < self.p.rwmixread as u64 {
                     Ddir::Read
                 } else {
                     Ddir::Write
+                };
+                match self.rate_steer.take() {
+                    None => d,
+                    Some((due, write_first)) => {
+                        let (other, other_share) = match d {
+                            Ddir::Read => (Ddir::Write, 100 - self.p.rwmixread.min(100)),
+                            _ => (Ddir::Read, self.p.rwmixread),
+                        };
+                        let first = if write_first { Ddir::Write } else { Ddir::Read };
+                        if due[d.index()] || other_share == 0 {
+                            d
+                        } else if due[other.index()] {
+                            other
+                        } else {
+                            first
+                        }
+                    }
                 }
             }
             (true, false, _) => Ddir::Read,
@@ -1640,6 +1673,39 @@ mod tests {
         // 8 I/Os fit in the region with holes, then it wraps.
         assert_eq!(ios[8].offset, 0);
         assert_eq!(ios[16].offset, 0, "second loop restarts");
+    }
+
+    #[test]
+    fn a_rate_steered_mix_takes_the_direction_that_is_due() {
+        let mut p = params(RwKind::RandRw, 64 << 20, 4096);
+        p.rwmixread = 90;
+        p.randommap = false;
+        let mut g = Generator::new(p.clone()).unwrap();
+        let mut dirs = |due: [bool; 2], write_first: bool| -> [u32; 2] {
+            let mut n = [0u32; 2];
+            for _ in 0..1000 {
+                g.steer_rate(due, write_first);
+                n[g.next_io().unwrap().ddir.index()] += 1;
+            }
+            n
+        };
+        // Both due: the mix decides (about 90% reads).
+        let n = dirs([true, true], false);
+        assert!((850..=950).contains(&n[0]), "{n:?}");
+        // Reads ahead of their rate: the writes go, being due.
+        assert_eq!(dirs([false, true], false), [0, 1000]);
+        // Neither due: the one due first, whatever the mix drew.
+        assert_eq!(dirs([false, false], true), [0, 1000]);
+        assert_eq!(dirs([false, false], false), [1000, 0]);
+        // Writes ahead of their rate: every I/O a read.
+        assert_eq!(dirs([true, false], true), [1000, 0]);
+        // A direction with no share of the mix is never switched to.
+        p.rwmixread = 100;
+        let mut g = Generator::new(p).unwrap();
+        for _ in 0..100 {
+            g.steer_rate([false, true], true);
+            assert_eq!(g.next_io().unwrap().ddir, Ddir::Read);
+        }
     }
 
     #[test]

@@ -73,6 +73,13 @@ impl Schedule {
         Some(Duration::from_nanos(at as u64))
     }
 
+    /// When the next I/O of direction `dir` may go (None: that direction is unlimited),
+    /// without advancing the schedule.
+    pub fn next_at(&self, dir: usize) -> Option<Duration> {
+        self.gap_ns(dir, 1)
+            .map(|_| Duration::from_nanos(self.next_ns[dir] as u64))
+    }
+
     /// The mean gap between I/Os of `len` bytes in direction `dir` (None: unlimited).
     fn gap_ns(&self, dir: usize, len: u64) -> Option<f64> {
         if self.spec.bytes_per_sec[dir] > 0 {

@@ -125,6 +125,10 @@ impl<'a> Loop<'a> {
                 .rate
                 .is_limited()
                 .then(|| fathom_workload::Schedule::new(job.rate, clone.params.seed)),
+            rate_steer: job.rate.is_limited()
+                && !spec.control.rate_combined
+                && spec.rw.kind.reads()
+                && spec.rw.kind.writes(),
             sched_origin: io_start,
             thinker: Thinker::new(job.thinktime),
             flow: job.flow.as_deref().map(|f| FlowMember::join(f, spec.flow)),

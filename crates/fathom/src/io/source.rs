@@ -42,6 +42,14 @@ impl Source {
         }
     }
 
+    /// A rate-limited read/write mix's state before its next I/O (see
+    /// [`Generator::steer_rate`]).
+    pub(crate) fn steer_rate(&mut self, due: [bool; 2], write_first: bool) {
+        if let Source::Gen(g) | Source::Wrapped(g, _) = self {
+            g.steer_rate(due, write_first);
+        }
+    }
+
     /// Take back an I/O handed out but not done (see [`Generator::give_back`]).
     pub(crate) fn give_back(&mut self, len: u64) {
         if let Source::Gen(g) | Source::Wrapped(g, _) = self {
