@@ -492,6 +492,32 @@ fathomtest!(
         assert!(stderr(&o).contains("over --stop-curve"), "{}", stderr(&o));
         let s = std::fs::read_to_string(&svg).unwrap();
         assert!(s.starts_with("<svg") && s.contains("polyline"));
+        // A read/write mix: the rate is the job's total, as vdbench's iorate= (it was
+        // given to each direction, so a 50% point ran at twice its target).
+        let o = env.run(&[
+            "suite",
+            "curve",
+            "--rw=randrw",
+            "--rwmixread=70",
+            "--ioengine=null",
+            "--size=64m",
+            "--thinktime=50",
+            "--runtime=300ms",
+            "--points=50",
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let out = stdout(&o);
+        let iops = |row: usize| -> f64 {
+            out.lines()
+                .nth(row)
+                .unwrap()
+                .split_whitespace()
+                .nth(2)
+                .unwrap()
+                .parse()
+                .unwrap()
+        };
+        assert!((iops(2) / (iops(1) * 0.5) - 1.0).abs() < 0.05, "{out}");
         let o = env.run(&["suite", "curve", "--rw=randread"]);
         assert_eq!(o.status.code(), Some(2));
         assert!(stderr(&o).contains("give the target"));

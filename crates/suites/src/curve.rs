@@ -52,7 +52,11 @@ fn one_run(o: &Opts, rate: Option<u64>) -> Result<Point> {
     if let Some(r) = rate {
         b = b.option("rate_iops", r.max(1).to_string());
     }
-    let j = super::run_step(b.build()?, "")?;
+    let mut spec = b.build()?;
+    // The rate is the job's total, as vdbench's iorate= (and the uncapped run's max it is
+    // a share of): one schedule for reads and writes together, not one per direction.
+    spec.control.rate_combined = true;
+    let j = super::run_step(spec, "")?;
     let secs = j.stats.runtime.as_secs_f64().max(1e-9);
     // Sum over directions (a mixed job's total rate).
     let mut ios = 0;
