@@ -93,9 +93,6 @@ impl Loop<'_> {
         let next = match self.held.take() {
             Some(r) => Some(r),
             None => {
-                if self.rate_steer {
-                    self.steer_rate();
-                }
                 let next = self.gen.next_io(&mut self.syncs.due);
                 if (spec.control.unlink_each_loop || self.verify_each_loop)
                     && self.gen.loop_no() != self.cur_loop
@@ -283,6 +280,7 @@ impl Loop<'_> {
         if let Some(s) = &mut self.schedule {
             s.reset();
             self.sched_origin = self.now;
+            self.gen.rate_next([None; 2]);
         }
     }
 
@@ -296,22 +294,6 @@ impl Loop<'_> {
         self.loop_turn = true;
         self.quiesce = true;
         None
-    }
-
-    /// A rate-limited read/write mix: tell the generator which directions are due now and
-    /// which comes first, so the next I/O's direction follows fio's `rate_ddir`.
-    #[cold]
-    fn steer_rate(&mut self) {
-        let Some(s) = &self.schedule else { return };
-        let now = self.now.saturating_duration_since(self.sched_origin);
-        let (r, w) = (s.next_at(0), s.next_at(1));
-        let due = [r.is_none_or(|t| t <= now), w.is_none_or(|t| t <= now)];
-        let write_first = match (r, w) {
-            (Some(r), Some(w)) => w < r,
-            (Some(_), None) => true,
-            (None, _) => false,
-        };
-        self.gen.steer_rate(due, write_first);
     }
 
     /// thinktime: the queue drains first (fio quiesces), then the stall.
@@ -355,16 +337,22 @@ impl Loop<'_> {
         let spec = self.spec;
         let intended = match (self.held_at.take(), &mut self.schedule) {
             (Some(at), _) => Some(at),
-            (None, Some(s)) => s
-                .intended(
-                    if spec.control.rate_combined {
-                        0
-                    } else {
-                        req.ddir.index()
-                    },
-                    req.len,
-                )
-                .map(|t| self.sched_origin + t),
+            (None, Some(s)) => {
+                let at = s
+                    .intended(
+                        if spec.control.rate_combined {
+                            0
+                        } else {
+                            req.ddir.index()
+                        },
+                        req.len,
+                    )
+                    .map(|t| self.sched_origin + t);
+                let origin = self.sched_origin;
+                self.gen
+                    .rate_next([0, 1].map(|d| s.next_at(d).map(|t| origin + t)));
+                at
+            }
             (None, None) => None,
         };
         // A timed replay: the log's time for this I/O (the later, with a rate limit).

@@ -40,6 +40,7 @@ fn source(
         None => match Generator::new(clone.params.clone()) {
             Ok(g) => match clone.params.range_wrap {
                 Some(w) => Source::Wrapped(g, w),
+                None if rate_steered(spec) => Source::RateSteered { g, next: [None; 2] },
                 None => Source::Gen(g),
             },
             Err(e) => {
@@ -48,6 +49,15 @@ fn source(
             }
         },
     })
+}
+
+/// A read/write mix with a rate limit per direction (not vdbench's one schedule for both):
+/// its directions are steered by which is due, as fio's.
+fn rate_steered(spec: &fathom_job::JobSpec) -> bool {
+    spec.rw.kind.reads()
+        && spec.rw.kind.writes()
+        && !spec.control.rate_combined
+        && (spec.rate.0[..2].iter().any(|&r| r > 0) || spec.rate_iops.0[..2].iter().any(|&r| r > 0))
 }
 
 /// The job's priority in every slot: reported under it, and put in each command by
@@ -125,10 +135,6 @@ impl<'a> Loop<'a> {
                 .rate
                 .is_limited()
                 .then(|| fathom_workload::Schedule::new(job.rate, clone.params.seed)),
-            rate_steer: job.rate.is_limited()
-                && !spec.control.rate_combined
-                && spec.rw.kind.reads()
-                && spec.rw.kind.writes(),
             sched_origin: io_start,
             thinker: Thinker::new(job.thinktime),
             flow: job.flow.as_deref().map(|f| FlowMember::join(f, spec.flow)),

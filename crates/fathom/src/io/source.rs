@@ -14,6 +14,14 @@ pub(crate) enum Source {
     /// to its start (vdbench's range= past 100%; see `Params::range_wrap`). A variant of
     /// its own, so that other jobs' path is untouched.
     Wrapped(Generator, (u64, u64)),
+    /// The generator of a read/write mix with a rate limit per direction: before each
+    /// I/O it is told which direction is due (see [`Generator::steer_rate`]), from when
+    /// each direction's next I/O may go (`next`, kept by the issue loop as it paces; None:
+    /// unlimited). A variant of its own, so that other jobs' path is untouched.
+    RateSteered {
+        g: Generator,
+        next: [Option<Instant>; 2],
+    },
     /// A replay; `timed`: its I/Os wait for their due times.
     Replay {
         cursor: ReplayCursor,
@@ -30,6 +38,7 @@ impl Source {
             Source::Gen(g) => g.next_io(),
             Source::Replay { cursor, .. } => replay_next(cursor, syncs),
             Source::Wrapped(g, wrap) => wrapped_next(g, *wrap),
+            Source::RateSteered { g, next } => steered_next(g, *next),
         }
     }
 
@@ -37,22 +46,22 @@ impl Source {
     #[inline(always)]
     pub(crate) fn due(&self, start: Instant) -> Option<Instant> {
         match self {
-            Source::Gen(_) | Source::Wrapped(..) => None,
+            Source::Gen(_) | Source::Wrapped(..) | Source::RateSteered { .. } => None,
             Source::Replay { cursor, timed } => replay_due(cursor, *timed, start),
         }
     }
 
-    /// A rate-limited read/write mix's state before its next I/O (see
-    /// [`Generator::steer_rate`]).
-    pub(crate) fn steer_rate(&mut self, due: [bool; 2], write_first: bool) {
-        if let Source::Gen(g) | Source::Wrapped(g, _) = self {
-            g.steer_rate(due, write_first);
+    /// A rate-steered mix: when each direction's next I/O may go, as the schedule now says
+    /// (after an I/O is paced, and when the schedule starts over).
+    pub(crate) fn rate_next(&mut self, at: [Option<Instant>; 2]) {
+        if let Source::RateSteered { next, .. } = self {
+            *next = at;
         }
     }
 
     /// Take back an I/O handed out but not done (see [`Generator::give_back`]).
     pub(crate) fn give_back(&mut self, len: u64) {
-        if let Source::Gen(g) | Source::Wrapped(g, _) = self {
+        if let Source::Gen(g) | Source::Wrapped(g, _) | Source::RateSteered { g, .. } = self {
             g.give_back(len);
         }
     }
@@ -60,7 +69,7 @@ impl Source {
     /// The loop the generator is in (a replay has one).
     pub(crate) fn loop_no(&self) -> u32 {
         match self {
-            Source::Gen(g) | Source::Wrapped(g, _) => g.loop_no(),
+            Source::Gen(g) | Source::Wrapped(g, _) | Source::RateSteered { g, .. } => g.loop_no(),
             Source::Replay { .. } => 0,
         }
     }
@@ -69,6 +78,21 @@ impl Source {
     pub(crate) fn is_replay(&self) -> bool {
         matches!(self, Source::Replay { .. })
     }
+}
+
+/// As fio's `rate_ddir` (see [`Generator::steer_rate`]): the directions due now, and
+/// whether the writes' next time comes first.
+#[inline(never)]
+fn steered_next(g: &mut Generator, next: [Option<Instant>; 2]) -> Option<IoReq> {
+    let now = crate::clock::now();
+    let due = next.map(|t| t.is_none_or(|t| t <= now));
+    let write_first = match next {
+        [Some(r), Some(w)] => w < r,
+        [Some(_), None] => true,
+        [None, _] => false,
+    };
+    g.steer_rate(due, write_first);
+    g.next_io()
 }
 
 #[inline(never)]

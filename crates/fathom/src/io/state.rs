@@ -56,9 +56,6 @@ pub(crate) struct Loop<'a> {
     pub(crate) wake: Option<Instant>,
     pub(crate) gen: Source,
     pub(crate) schedule: Option<fathom_workload::Schedule>,
-    /// A read/write mix with a rate limit per direction: each I/O's direction is steered
-    /// by which direction is due, as fio's (see `Generator::steer_rate`).
-    pub(crate) rate_steer: bool,
     pub(crate) sched_origin: Instant,
     pub(crate) thinker: Thinker,
     pub(crate) flow: Option<FlowMember<'a>>,
