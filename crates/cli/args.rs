@@ -472,21 +472,23 @@ enum Long {
     Unknown,
 }
 
+/// Every long name of the command line, flags first (fathom's, then fio's), then every job
+/// option and alias, with what a flag takes (None: a job option).
+fn long_names(own: &[(String, Takes)]) -> Vec<(&str, Option<Takes>)> {
+    own.iter()
+        .map(|(n, t)| (n.as_str(), Some(*t)))
+        .chain(FIO_SHORT.iter().map(|(_, n, t)| (*n, Some(*t))))
+        .chain(FIO_REFUSED.iter().map(|(n, _)| (*n, Some(Takes::Optional))))
+        .chain(fathom_job::job_option_names().map(|n| (n, None)))
+        .collect()
+}
+
 /// Match `name` as fio's getopt does: an exact name wins, otherwise the one long name it
-/// begins (fathom's flags, fio's flags, every job option and alias); two or more is an
-/// error, as in fio.
-fn match_long(name: &str, own: &[(String, Takes)]) -> Long {
+/// begins; two or more is an error, as in fio.
+fn match_long(name: &str, all: &[(&str, Option<Takes>)]) -> Long {
     if name.is_empty() {
         return Long::Unknown;
     }
-    let flags = own
-        .iter()
-        .map(|(n, t)| (n.as_str(), Some(*t)))
-        .chain(FIO_SHORT.iter().map(|(_, n, t)| (*n, Some(*t))))
-        .chain(FIO_REFUSED.iter().map(|(n, _)| (*n, Some(Takes::Optional))));
-    let all: Vec<(&str, Option<Takes>)> = flags
-        .chain(fathom_job::job_option_names().map(|n| (n, None)))
-        .collect();
     // A flag's name wins over a job option of the same name (`--readonly`, `--section`).
     if let Some((n, t)) = all.iter().find(|(n, _)| *n == name) {
         return Long::Found(n.to_string(), *t);
@@ -513,6 +515,7 @@ fn match_long(name: &str, own: &[(String, Takes)]) -> Long {
 /// after `--` is touched.
 pub fn fio_getopt(args: Vec<OsString>) -> Result<Vec<OsString>, String> {
     let own = own_long_flags();
+    let all = long_names(&own);
     let mut out: Vec<OsString> = Vec::with_capacity(args.len());
     let mut it = args.into_iter();
     out.extend(it.next());
@@ -553,7 +556,7 @@ pub fn fio_getopt(args: Vec<OsString>) -> Result<Vec<OsString>, String> {
             None => (body, None),
         };
         if try_long {
-            match match_long(name, &own) {
+            match match_long(name, &all) {
                 Long::Found(long, Some(Takes::Value)) if value.is_none() => {
                     out.push(joined(&long, None, &mut it));
                     continue;

@@ -73,12 +73,10 @@ pub(crate) const OFF_IS_NOTHING: &[&str] = &[
 
 fn apply_one(job: &mut JobSpec, o: &RawOpt, ctx: &Ctx) -> Result<(), JobError> {
     let Some(def) = options::find(&o.name) else {
-        let off = o.value.as_deref().is_some_and(|v| {
-            matches!(
-                v.trim().to_ascii_lowercase().as_str(),
-                "0" | "false" | "off" | "no"
-            )
-        });
+        let off = o
+            .value
+            .as_deref()
+            .is_some_and(|v| crate::units::parse_bool(v) == Ok(false));
         if off && OFF_IS_NOTHING.contains(&o.name.as_str()) {
             return Ok(());
         }

@@ -280,7 +280,7 @@ impl Loop<'_> {
         if let Some(s) = &mut self.schedule {
             s.reset();
             self.sched_origin = self.now;
-            self.gen.rate_next([None; 2]);
+            self.gen.rate_next(s, self.now);
         }
     }
 
@@ -348,9 +348,7 @@ impl Loop<'_> {
                         req.len,
                     )
                     .map(|t| self.sched_origin + t);
-                let origin = self.sched_origin;
-                self.gen
-                    .rate_next([0, 1].map(|d| s.next_at(d).map(|t| origin + t)));
+                self.gen.rate_next(s, self.sched_origin);
                 at
             }
             (None, None) => None,

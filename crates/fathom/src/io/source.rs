@@ -51,11 +51,12 @@ impl Source {
         }
     }
 
-    /// A rate-steered mix: when each direction's next I/O may go, as the schedule now says
-    /// (after an I/O is paced, and when the schedule starts over).
-    pub(crate) fn rate_next(&mut self, at: [Option<Instant>; 2]) {
+    /// A rate-steered mix: when each direction's next I/O may go, as `schedule` (started
+    /// at `origin`) now says: after an I/O is paced, and when the schedule starts over.
+    /// Nothing for other sources.
+    pub(crate) fn rate_next(&mut self, schedule: &fathom_workload::Schedule, origin: Instant) {
         if let Source::RateSteered { next, .. } = self {
-            *next = at;
+            *next = [0, 1].map(|d| schedule.next_at(d).map(|t| origin + t));
         }
     }
 

@@ -61,8 +61,7 @@ pub(crate) fn plan_clone(
 
     let mut files = Vec::with_capacity(paths.len());
     // Each file's real end (its existing size, or where its layout ends): strided zones
-    // wrap there, as fio's do at the file's size.
-    let mut file_end = 0u64;
+    // and walks with holes wrap there, as fio's do at the file's size.
     let mut file_ends = Vec::with_capacity(paths.len());
     let ctx = FileCtx {
         spec,
@@ -76,9 +75,6 @@ pub(crate) fn plan_clone(
     };
     for path in paths {
         let (regions, end) = one_file(&ctx, path, files.len() as u64, &mut size_rng)?;
-        if let Some(end) = end {
-            file_end = end;
-        }
         for r in &regions {
             file_ends.push(end.unwrap_or(r.region.start + r.region.len));
         }
@@ -87,8 +83,7 @@ pub(crate) fn plan_clone(
     if !limits.parse_only {
         super::zones::align_regions(spec, &mut files, notes)?;
     }
-    let mut params = generator_params(spec, caps, limits, (&files, file_end), (seed, min_bs))?;
-    params.file_ends = file_ends;
+    let mut params = generator_params(spec, caps, limits, (&files, file_ends), (seed, min_bs))?;
     // As fio 3.33: a random job whose blockalign differs from a direction's smallest block
     // size goes without the random map (it may read a block twice and another not at
     // all), and says so.
@@ -231,7 +226,7 @@ fn generator_params(
     spec: &JobSpec,
     caps: Caps,
     limits: Limits,
-    (files, file_end): (&[PlannedFile], u64),
+    (files, file_ends): (&[PlannedFile], Vec<u64>),
     (seed, min_bs): (u64, u64),
 ) -> Result<Params, RunError> {
     let total: u64 = files.iter().map(|f| f.region.len).sum();
@@ -241,7 +236,7 @@ fn generator_params(
         Some(SizeSpec::Bytes(b)) if b > 0 && b < total => b,
         _ => total,
     };
-    let zones = strided_zones(spec, files, file_end)?;
+    let zones = strided_zones(spec, files, file_ends.last().copied().unwrap_or(0))?;
     let mut params = Params {
         zones,
         stride: spec.control.stride,
@@ -252,7 +247,7 @@ fn generator_params(
         hotband: spec.control.hotband,
         one_position: spec.control.one_position,
         range_wrap: None,
-        file_ends: Vec::new(),
+        file_ends,
         rw: spec.rw,
         bs: spec.bs.0,
         rwmixread: spec.rwmixread,
