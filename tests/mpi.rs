@@ -390,6 +390,17 @@ fathomtest!(a_vdbench_host_stopped_alone_stops_every_host, |env| {
 /// `mpirun -np N -machinefile ./machinefile ./TOOL ARGS` in `env`, TOOL being fathom linked
 /// under a tool's name (as runbooks write it).
 fn mpirun_tool(env: &Env, np: u32, tool: &str, args: &[&str]) -> std::process::Output {
+    mpirun_tool_env(env, np, tool, &[], args)
+}
+
+/// [`mpirun_tool`] with `vars` in mpirun's environment (which the ranks on this host get).
+fn mpirun_tool_env(
+    env: &Env,
+    np: u32,
+    tool: &str,
+    vars: &[(&str, &str)],
+    args: &[&str],
+) -> std::process::Output {
     let bin = env.path().join("bin");
     if !bin.join(tool).exists() {
         let o = env.run(&["install-links", bin.to_str().unwrap()]);
@@ -400,6 +411,7 @@ fn mpirun_tool(env: &Env, np: u32, tool: &str, args: &[&str]) -> std::process::O
     c.current_dir(env.path())
         .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
         .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .envs(vars.iter().copied())
         .args(["120", "mpirun", "--oversubscribe", "-np", &np.to_string()])
         .args(["-machinefile", "./machinefile"])
         .arg(bin.join(tool))
@@ -461,6 +473,102 @@ fathomtest!(ior_runs_across_ranks_as_one_ior_run, |env| {
     assert!(!o.status.success());
     assert!(stderr(&o).contains("not an MPI program"), "{}", stderr(&o));
     assert!(!env.path().join("x").exists());
+});
+
+// IOR's -C (reorderTasks): each task reads back the data of the task a node on, to get
+// past a client's cache. IOR's own IOR_FAKE_TASK_PER_NODES makes the 4 ranks on this host
+// two nodes of 2, as it does in IOR; -vvv prints the file each task reads (IOR's line), and
+// -W/-R check the data read. -N takes the first N ranks as IOR's tasks (it ran N threads
+// on every rank: N times the data); -Z -Z reads every task's data once, in a shuffle.
+fathomtest!(ior_reorders_reads_and_takes_n_of_the_ranks_as_ior, |env| {
+    let reads = |out: &str| -> Vec<String> {
+        let mut v: Vec<String> = out
+            .lines()
+            .filter(|l| l.starts_with("task ") && l.contains(" reading "))
+            .map(str::to_string)
+            .collect();
+        v.sort();
+        v
+    };
+    let args = [
+        "-a", "POSIX", "-b", "64k", "-t", "16k", "-F", "-C", "-vvv", "-w", "-r", "-W", "-R", "-o",
+        "tf",
+    ];
+    let fake = [("IOR_FAKE_TASK_PER_NODES", "2")];
+    let o = mpirun_tool_env(&env, 4, "IOR", &fake, &args);
+    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+    let out = stdout(&o);
+    let want: Vec<String> = (0..4)
+        .map(|r| format!("task {r} reading ./tf.{}", (r + 2) % 4))
+        .collect();
+    assert_eq!(reads(&out), want, "{out}");
+    for line in [
+        "Fake tasks per node: using 2\n",
+        "ordering inter file : constant task offset\n",
+        "task offset         : 1\n",
+        "clients per node    : 2\n",
+        "tasks               : 4\n",
+    ] {
+        assert!(out.contains(line), "{line}: {out}");
+    }
+    assert!(!out.contains("incorrect data"), "{out}");
+    assert!(out.contains("Max Read:"), "{out}");
+    // Nothing left behind (-W/-R wrote no verify state file).
+    let left: Vec<_> = std::fs::read_dir(env.path()).unwrap().flatten().collect();
+    assert!(
+        left.iter()
+            .all(|e| e.file_name() == "bin" || e.file_name() == "machinefile"),
+        "{left:?}"
+    );
+    // One node of 4 (no fake): -C moves nothing, each task reads its own file.
+    let o = mpirun_tool(&env, 4, "IOR", &args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let want: Vec<String> = (0..4)
+        .map(|r| format!("task {r} reading ./tf.{r}"))
+        .collect();
+    assert_eq!(reads(&stdout(&o)), want);
+    // -Z -Z: a shuffle, every file read once.
+    let z = [
+        "-b", "64k", "-t", "64k", "-F", "-Z", "-Z", "-X", "7", "-vvv", "-o", "tf",
+    ];
+    let o = mpirun_tool(&env, 4, "IOR", &z);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let mut files: Vec<String> = reads(&stdout(&o))
+        .iter()
+        .map(|l| l.rsplit(' ').next().unwrap().to_string())
+        .collect();
+    files.sort();
+    assert_eq!(
+        files,
+        ["./tf.0", "./tf.1", "./tf.2", "./tf.3"],
+        "{}",
+        stdout(&o)
+    );
+    // -N 2 of 4 ranks: two tasks, two blocks (not 2 threads on each of 4 ranks).
+    let n2 = [
+        "-b", "64k", "-t", "16k", "-N", "2", "-o", "shared", "-k", "-w",
+    ];
+    let o = mpirun_tool(&env, 4, "IOR", &n2);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("tasks               : 2\n"), "{out}");
+    assert!(out.contains("aggregate filesize  : 0.12 MiB"), "{out}");
+    let row = regex_lite::Regex::new(r"(?m)^write( +[\d.]+){4} +2 +4 +1$").unwrap();
+    assert!(row.is_match(&out), "{out}");
+    assert_eq!(
+        std::fs::metadata(env.path().join("shared")).unwrap().len(),
+        2 * 65536
+    );
+    // More than the ranks: IOR's warning, then every rank.
+    let n8 = ["-b", "64k", "-t", "16k", "-N", "8", "-o", "shared", "-w"];
+    let o = mpirun_tool(&env, 4, "IOR", &n8);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("More tasks requested (8) than available (4)"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(stdout(&o).contains("tasks               : 4\n"));
 });
 
 // metarates' runbook line (`mpirun -np 4 -machinefile ./machinefile ./metarates -d junk -n

@@ -870,6 +870,18 @@ fathomtest!(ior_takes_ior_s_own_command_line, |env| {
         !std::path::Path::new(&format!("{f}.0")).exists(),
         "removed without -k"
     );
+    // IOR's letter groups: -wr and -vv one by one, -b64k and -t16k a letter and its value.
+    let o = env.run(&[
+        "suite", "ior", "-wr", "-vv", "-b64k", "-t16k", "-s2", "-F", "-N", "2", "-o", f,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("aggregate filesize  : 0.25 MiB"), "{out}");
+    assert!(out.contains("xfersize            : 16 KiB"), "{out}");
+    // -Z among one process's threads would move them: refused with the way out.
+    let o = env.run(&["suite", "ior", "-Z", "-N", "2", "-o", f]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("mpirun"), "{}", stderr(&o));
     let o = env.run(&["suite", "ior", "-a", "MPIIO"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("-a MPIIO"), "{}", stderr(&o));

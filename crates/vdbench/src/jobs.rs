@@ -628,6 +628,9 @@ impl Pair<'_> {
             return;
         }
         o.push(("verify".into(), "crc32c".into()));
+        // vdbench keeps its map in memory (or in the -j journal): no state file in the
+        // working folder.
+        o.push(("verify_state_save".into(), "0".into()));
         o.push(("verify_interval".into(), "512".into()));
         o.push(("do_verify".into(), "0".into()));
         o.push((
