@@ -1,24 +1,30 @@
 //! `fathom suite dd`: dd's operands and its familiar closing lines, with latency
 //! percentiles added: a queue-depth-1 throughput and latency check.
 //!
-//! fathom measures one side of the copy: `if=/dev/zero of=FILE` writes FILE (zeroes, as
-//! dd; `if=/dev/urandom` fresh random blocks),
-//! `if=FILE of=/dev/null` reads it. Operands: `bs` (default 512), `count`, `skip`, `seek`,
-//! `iflag`/`oflag` (`direct`, `dsync`, `sync`, `nocache`: the page cache of what was
-//! moved is dropped, `fullblock`: fathom's reads of a file are whole blocks already), `conv`
-//! (`fdatasync`, `fsync`, `notrunc`: without it a regular output file is truncated at the
-//! seek point, as dd does), `status` (`none`, `noxfer`, `progress`). `count=0` moves
-//! nothing (with `nocache`, it drops the whole file's cache).
+//! `if=/dev/zero of=FILE` writes FILE (zeroes, as dd; `if=/dev/urandom` fresh random
+//! blocks) and `if=FILE of=/dev/null` reads it, each as a fathom job; a copy between two
+//! files (or anything else dd's own block loop does: `ibs` other than `obs`, a partial
+//! last block) runs dd's loop ([`copy`]). Operands: `bs` (default 512), `ibs`, `obs`,
+//! `count`, `skip`, `seek`, `iflag`/`oflag` (`direct`, `dsync`, `sync`, `nocache`: the
+//! page cache of what was moved is dropped, `fullblock`, `count_bytes`, `skip_bytes`,
+//! `seek_bytes`), `conv` (`fdatasync`, `fsync`, `notrunc`: without it a regular output
+//! file is truncated at the seek point, as dd does), `status` (`none`, `noxfer`,
+//! `progress`). `count=0` moves nothing (with `nocache`, it drops the whole file's cache).
 
 use anyhow::{anyhow, bail, Result};
 use fathom::{Engine, Job, RwKind};
+
+mod copy;
 
 /// Parsed dd operands.
 #[derive(Debug, Default, PartialEq)]
 pub struct Dd {
     input: Option<String>,
     output: Option<String>,
-    bs: u64,
+    /// Input block size (`ibs=`, `bs=`).
+    ibs: u64,
+    /// Output block size (`obs=`, `bs=`).
+    obs: u64,
     count: Option<u64>,
     skip: u64,
     seek: u64,
@@ -72,7 +78,8 @@ impl Dd {
     /// Parse `key=value` operands.
     pub fn parse(args: &[String]) -> Result<Dd> {
         let mut d = Dd {
-            bs: 512,
+            ibs: 512,
+            obs: 512,
             ..Default::default()
         };
         for a in args {
@@ -83,7 +90,12 @@ impl Dd {
             match k {
                 "if" => d.input = Some(v.to_string()),
                 "of" => d.output = Some(v.to_string()),
-                "bs" | "obs" | "ibs" => d.bs = dd_size(v)?,
+                "bs" => {
+                    d.ibs = dd_size(v)?;
+                    d.obs = d.ibs;
+                }
+                "ibs" => d.ibs = dd_size(v)?,
+                "obs" => d.obs = dd_size(v)?,
                 "count" => d.count = Some(dd_size(v)?),
                 "skip" | "iseek" => d.skip = dd_size(v)?,
                 "seek" | "oseek" => d.seek = dd_size(v)?,
@@ -113,10 +125,22 @@ impl Dd {
                 ),
             }
         }
-        for f in d.iflags.iter().chain(&d.oflags) {
-            if !["direct", "dsync", "sync", "fullblock", "nocache"].contains(&f.as_str()) {
+        const BOTH: [&str; 4] = ["direct", "dsync", "sync", "nocache"];
+        for f in &d.iflags {
+            if !BOTH.contains(&f.as_str())
+                && !["fullblock", "count_bytes", "skip_bytes"].contains(&f.as_str())
+            {
                 bail!(
-                    "flag '{f}' is not supported (use direct, dsync, sync, nocache or fullblock)"
+                    "iflag '{f}' is not supported (use direct, dsync, sync, nocache, fullblock, \
+                     count_bytes or skip_bytes)"
+                );
+            }
+        }
+        for f in &d.oflags {
+            if !BOTH.contains(&f.as_str()) && f != "seek_bytes" {
+                bail!(
+                    "oflag '{f}' is not supported (use direct, dsync, sync, nocache or \
+                     seek_bytes)"
                 );
             }
         }
@@ -125,15 +149,50 @@ impl Dd {
                 bail!("conv={c} is not supported (use fdatasync, fsync or notrunc)");
             }
         }
-        if d.bs == 0 {
-            bail!("bs must be greater than 0");
+        if d.ibs == 0 || d.obs == 0 {
+            bail!("bs, ibs and obs must be greater than 0");
         }
         Ok(d)
     }
 
-    /// The side of the copy fathom measures: (writing, the file, its flags, the blocks
-    /// skipped or sought before it).
-    fn side(&self) -> Result<(bool, &str, &[String], u64)> {
+    fn iflag(&self, f: &str) -> bool {
+        self.iflags.iter().any(|x| x == f)
+    }
+    fn oflag(&self, f: &str) -> bool {
+        self.oflags.iter().any(|x| x == f)
+    }
+    /// Where the input starts, in bytes (`skip=` in input blocks, or bytes with
+    /// `iflag=skip_bytes`).
+    fn in_off(&self) -> u64 {
+        if self.iflag("skip_bytes") {
+            self.skip
+        } else {
+            self.skip.saturating_mul(self.ibs)
+        }
+    }
+    /// Where the output starts, in bytes (`seek=` in output blocks, or bytes with
+    /// `oflag=seek_bytes`).
+    fn out_off(&self) -> u64 {
+        if self.oflag("seek_bytes") {
+            self.seek
+        } else {
+            self.seek.saturating_mul(self.obs)
+        }
+    }
+    /// The bytes `count=` asks for (input blocks, or bytes with `iflag=count_bytes`); None:
+    /// to the input's end.
+    fn count_bytes(&self) -> Option<u64> {
+        self.count.map(|c| {
+            if self.iflag("count_bytes") {
+                c
+            } else {
+                c.saturating_mul(self.ibs)
+            }
+        })
+    }
+
+    /// How the transfer runs: one side as a fathom job, or dd's own block loop.
+    fn mode(&self) -> Result<Mode<'_>> {
         let zero = |s: &Option<String>| {
             matches!(
                 s.as_deref(),
@@ -141,16 +200,59 @@ impl Dd {
             )
         };
         let null = |s: &Option<String>| s.as_deref() == Some("/dev/null");
-        Ok(match (&self.input, &self.output) {
-            (i, Some(o)) if zero(i) && !null(&self.output) => (true, o, &self.oflags, self.seek),
-            (Some(i), o) if null(o) && !zero(&self.input) => (false, i, &self.iflags, self.skip),
+        let (input, output) = match (&self.input, &self.output) {
+            (Some(i), Some(o)) => (i, o),
             // count=0 moves nothing, so the other side (stdin, stdout) does not matter.
-            (None, Some(o)) if self.count == Some(0) => (true, o, &self.oflags, self.seek),
-            (Some(i), None) if self.count == Some(0) => (false, i, &self.iflags, self.skip),
+            (None, Some(o)) if self.count == Some(0) => {
+                return Ok(Mode::Side(Side {
+                    writing: true,
+                    path: o,
+                    flags: &self.oflags,
+                    off: self.out_off(),
+                    len: 0,
+                }))
+            }
+            (Some(i), None) if self.count == Some(0) => {
+                return Ok(Mode::Side(Side {
+                    writing: false,
+                    path: i,
+                    flags: &self.iflags,
+                    off: self.in_off(),
+                    len: 0,
+                }))
+            }
             _ => bail!(
-                "fathom's dd measures one side: write with if=/dev/zero (or /dev/urandom) \
-                 of=FILE, or read with if=FILE of=/dev/null"
+                "fathom's dd needs if= and of= (it does not read stdin or write stdout): \
+                 write with if=/dev/zero of=FILE, read with if=FILE of=/dev/null, copy with \
+                 if=FILE of=FILE2"
             ),
+        };
+        let len = match self.count_bytes() {
+            Some(n) => n,
+            None if zero(&self.input) => {
+                bail!("give count= when reading {input} (dd would fill {output})")
+            }
+            None => input_len(input)?.saturating_sub(self.in_off()),
+        };
+        // One side as a job: whole blocks of one size between a file and /dev/zero or
+        // /dev/null; anything else is dd's own loop.
+        let whole = self.ibs == self.obs && len % self.ibs == 0;
+        Ok(match (zero(&self.input), null(&self.output)) {
+            (true, false) if whole => Mode::Side(Side {
+                writing: true,
+                path: output,
+                flags: &self.oflags,
+                off: self.out_off(),
+                len,
+            }),
+            (false, true) if whole => Mode::Side(Side {
+                writing: false,
+                path: input,
+                flags: &self.iflags,
+                off: self.in_off(),
+                len,
+            }),
+            _ => Mode::Copy { len },
         })
     }
 
@@ -160,27 +262,28 @@ impl Dd {
         matches!(self.input.as_deref(), Some("/dev/urandom" | "/dev/random"))
     }
 
-    /// The fathom job that does the same I/O.
+    /// The fathom job that does the same I/O (one side of the copy).
     pub fn job(&self) -> Result<(fathom::JobSpec, bool)> {
-        let (writing, path, flags, blocks_off) = self.side()?;
-        let count = match self.count {
-            Some(c) => c,
-            None if writing => bail!("give count= when writing (dd would fill the device)"),
-            None => {
-                let len = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
-                (len / self.bs).saturating_sub(self.skip)
-            }
+        let Mode::Side(Side {
+            writing,
+            path,
+            flags,
+            off,
+            len,
+        }) = self.mode()?
+        else {
+            bail!("a copy between two files runs dd's own loop, not a job");
         };
-        if count == 0 {
+        if len == 0 {
             bail!("nothing to transfer (count=0)");
         }
         let mut b = Job::builder("dd")
             .engine(Engine::Psync)
             .rw(if writing { RwKind::Write } else { RwKind::Read })
-            .bs(self.bs)
+            .bs(self.ibs)
             .filename(path)
-            .offset(blocks_off * self.bs)
-            .size(count * self.bs)
+            .offset(off)
+            .size(len)
             .direct(flags.iter().any(|f| f == "direct"))
             .option("invalidate", "0");
         if flags.iter().any(|f| f == "sync") {
@@ -201,6 +304,35 @@ impl Dd {
         }
         Ok((b.build()?, writing))
     }
+}
+
+/// How a dd transfer runs.
+enum Mode<'a> {
+    /// One side as a fathom job: a file written from /dev/zero (or /dev/urandom) or read
+    /// to /dev/null, in whole blocks of one size.
+    Side(Side<'a>),
+    /// dd's own block loop over `len` bytes of input (a copy between files, `ibs` other
+    /// than `obs`, a partial last block).
+    Copy { len: u64 },
+}
+
+/// The file side of a one-sided transfer.
+struct Side<'a> {
+    writing: bool,
+    path: &'a str,
+    flags: &'a [String],
+    /// Its first byte.
+    off: u64,
+    /// Bytes to move.
+    len: u64,
+}
+
+/// The input's length: a file's size, a block device's (its end, as dd reads to it).
+fn input_len(path: &str) -> Result<u64> {
+    use std::io::Seek;
+    let mut f = std::fs::File::open(path).map_err(|e| anyhow!("failed to open '{path}': {e}"))?;
+    f.seek(std::io::SeekFrom::End(0))
+        .map_err(|e| anyhow!("{path}: cannot find its end: {e}"))
 }
 
 /// dd's human size: three significant digits at most, one decimal below 10.
@@ -271,10 +403,51 @@ fn rate(bytes_per_sec: f64) -> String {
     }
 }
 
-/// dd's three closing lines for `blocks` full blocks of `bytes` in `secs`.
+/// dd's three closing lines for `blocks` full blocks (and `partial` ones) of `bytes` in
+/// `secs`, in and out alike.
 pub fn closing_lines(blocks: u64, partial: u64, bytes: u64, secs: f64) -> String {
+    closing_lines_io(
+        Records::new(blocks, partial),
+        Records::new(blocks, partial),
+        bytes,
+        secs,
+    )
+}
+
+/// Full and partial records, as dd counts them (`F+P records in`).
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Records {
+    /// Whole blocks.
+    pub full: u64,
+    /// Shorter ones.
+    pub partial: u64,
+}
+
+impl Records {
+    /// `full`+`partial`.
+    pub fn new(full: u64, partial: u64) -> Self {
+        Records { full, partial }
+    }
+    /// Count one block of `n` bytes where a whole one is `bs`.
+    pub fn add(&mut self, n: u64, bs: u64) {
+        if n == bs {
+            self.full += 1;
+        } else {
+            self.partial += 1;
+        }
+    }
+}
+
+impl std::fmt::Display for Records {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}+{}", self.full, self.partial)
+    }
+}
+
+/// dd's three closing lines: the records read and written, and the transfer line.
+pub fn closing_lines_io(rin: Records, rout: Records, bytes: u64, secs: f64) -> String {
     format!(
-        "{blocks}+{partial} records in\n{blocks}+{partial} records out\n{}\n",
+        "{rin} records in\n{rout} records out\n{}\n",
         transfer_line(bytes, secs)
     )
 }
@@ -304,13 +477,11 @@ pub fn transfer_line(bytes: u64, secs: f64) -> String {
 }
 
 /// dd's closing lines as `status=` has them.
-fn closing(status: Status, blocks: u64, partial: u64, bytes: u64, secs: f64) -> String {
+fn closing(status: Status, rin: Records, rout: Records, bytes: u64, secs: f64) -> String {
     match status {
         Status::None => String::new(),
-        Status::Noxfer => {
-            format!("{blocks}+{partial} records in\n{blocks}+{partial} records out\n")
-        }
-        Status::Default | Status::Progress => closing_lines(blocks, partial, bytes, secs),
+        Status::Noxfer => format!("{rin} records in\n{rout} records out\n"),
+        Status::Default | Status::Progress => closing_lines_io(rin, rout, bytes, secs),
     }
 }
 
@@ -329,8 +500,10 @@ fn drop_cache(path: &str, off: u64, len: u64) -> Result<()> {
 }
 
 /// dd opens its output (creating it), and truncates a regular file at the seek point
-/// (`Some(at)`) unless `conv=notrunc` (None).
-fn open_output(path: &str, truncate_at: Option<u64>) -> Result<()> {
+/// (`Some(at)`) unless `conv=notrunc` (None); a seek point within the first output block
+/// (`oflag=seek_bytes` below `obs`) empties the file first, as dd's O_TRUNC does then, so
+/// the bytes before it read as zeroes.
+fn open_output(path: &str, truncate_at: Option<u64>, obs: u64) -> Result<()> {
     use std::os::unix::fs::OpenOptionsExt;
     let f = std::fs::OpenOptions::new()
         .write(true)
@@ -340,6 +513,10 @@ fn open_output(path: &str, truncate_at: Option<u64>) -> Result<()> {
         .open(path)
         .map_err(|e| anyhow!("{path}: {e}"))?;
     if let Some(at) = truncate_at.filter(|_| f.metadata().is_ok_and(|m| m.is_file())) {
+        if at < obs {
+            f.set_len(0)
+                .map_err(|e| anyhow!("{path}: cannot truncate: {e}"))?;
+        }
         f.set_len(at)
             .map_err(|e| anyhow!("{path}: cannot truncate at {at}: {e}"))?;
     }
@@ -348,23 +525,25 @@ fn open_output(path: &str, truncate_at: Option<u64>) -> Result<()> {
 
 /// `--help`: the operands and flags fathom's dd takes.
 pub const HELP: &str = "usage: fathom suite dd OPERAND...   (or fathom linked as dd)
-fathom's dd measures one side of a copy: writing a file from /dev/zero, or reading one
-to /dev/null (a copy between two files is refused, nothing is written).
-  if=FILE         read from FILE (/dev/zero when writing)
-  of=FILE         write to FILE (/dev/null when reading)
-  bs=BYTES        block size [512]; ibs=, obs= set it too
-  count=N         blocks to move (required when writing; reading: to the end of the file)
-  skip=N          blocks skipped at the start of the input (iseek=)
-  seek=N          blocks skipped at the start of the output (oseek=)
-  iflag=FLAGS     direct, dsync, sync, nocache, fullblock (comma-separated)
-  oflag=FLAGS     direct, dsync, sync, nocache
+fathom's dd writes a file from /dev/zero, reads one to /dev/null, or copies one file to
+another, block by block as dd does.
+  if=FILE         read from FILE (/dev/zero, /dev/urandom: write zeroes, random blocks)
+  of=FILE         write to FILE (/dev/null: read only)
+  bs=BYTES        block size [512], for input and output
+  ibs=, obs=      input and output block sizes (dd gathers input blocks into output ones)
+  count=N         input blocks to move (required from /dev/zero; else to the input's end)
+  skip=N          input blocks skipped at the start of the input (iseek=)
+  seek=N          output blocks skipped at the start of the output (oseek=)
+  iflag=FLAGS     direct, dsync, sync, nocache, fullblock, count_bytes, skip_bytes
+  oflag=FLAGS     direct, dsync, sync, nocache, seek_bytes
   conv=CONVS      fdatasync, fsync (sync the output at the end), notrunc (do not truncate
                   the output at the seek point)
   status=LEVEL    none, noxfer, progress
 BYTES and N take dd's suffixes: c=1, w=2, b=512, kB=1000, K=KiB=1024, MB, M, GB, G, TB, T.
 dd's closing lines go to stderr, last, as dd's do; before them the latency per block
-(min, p50, p99, p99.9, max). if=/dev/zero writes zeroes, as dd; if=/dev/urandom writes
-fresh random blocks, made by fathom (the rate is the storage's, not the random source's).
+(min, p50, p99, p99.9, max; for a copy, each block's read and write). if=/dev/zero
+writes zeroes, as dd; if=/dev/urandom to a file in whole blocks writes fresh random blocks
+made by fathom (the rate is the storage's, not the random source's).
 e.g. fathom suite dd if=/dev/zero of=/mnt/test bs=1G count=1 oflag=dsync";
 
 /// Run `fathom suite dd OPERANDS...`; dd's lines and the latency go to stderr, as dd's do.
@@ -374,28 +553,33 @@ pub fn run(args: &[String]) -> Result<super::Outcome> {
         return Ok((0, Vec::new()));
     }
     let dd = Dd::parse(args)?;
-    let (writing, path, flags, blocks_off) = dd.side()?;
+    let side = match dd.mode()? {
+        Mode::Side(s) => s,
+        Mode::Copy { len } => return copy::run(&dd, len),
+    };
+    let (writing, path, flags) = (side.writing, side.path, side.flags);
     let nocache = flags.iter().any(|f| f == "nocache");
     let truncate = writing && !dd.conv.iter().any(|c| c == "notrunc");
-    if dd.count == Some(0) {
+    if dd.count == Some(0) || side.len == 0 {
         // dd copies nothing; with nocache it drops the file's cache (a common idiom:
         // `dd of=FILE oflag=nocache conv=notrunc,fdatasync count=0`).
         let t0 = std::time::Instant::now();
         if writing {
-            open_output(path, truncate.then_some(blocks_off * dd.bs))?;
+            open_output(path, truncate.then_some(side.off), dd.obs)?;
         }
         if nocache {
             drop_cache(path, 0, 0)?;
         }
+        let none = Records::default();
         eprint!(
             "{}",
-            closing(dd.status, 0, 0, 0, t0.elapsed().as_secs_f64())
+            closing(dd.status, none, none, 0, t0.elapsed().as_secs_f64())
         );
         return Ok((0, Vec::new()));
     }
     let (job, writing) = dd.job()?;
     if truncate {
-        open_output(path, Some(blocks_off * dd.bs))?;
+        open_output(path, Some(side.off), dd.obs)?;
     }
     let mut runner = fathom::Runner::new(job);
     let progress = dd.status == Status::Progress;
@@ -426,12 +610,11 @@ pub fn run(args: &[String]) -> Result<super::Outcome> {
     if let Some(e) = &j.error_text {
         eprintln!("fathom dd: {e}");
     }
-    let blocks = d.bytes / dd.bs;
-    let partial = u64::from(d.bytes % dd.bs != 0);
+    let records = Records::new(d.bytes / dd.ibs, u64::from(d.bytes % dd.ibs != 0));
     // dd's time covers the whole copy, the closing fsync included.
     let secs = j.elapsed.as_secs_f64().max(j.stats.runtime.as_secs_f64());
     if nocache {
-        drop_cache(path, blocks_off * dd.bs, d.bytes)?;
+        drop_cache(path, side.off, d.bytes)?;
     }
     // fathom's own lines first, dd's three closing lines last, so scripts that read dd's
     // last line (`tail -1`, the rate) or its last three read them unchanged.
@@ -455,7 +638,7 @@ pub fn run(args: &[String]) -> Result<super::Outcome> {
     if j.stats.sync.count() > 0 {
         s.push_str(&format!("final sync: {:.1} us\n", us(j.stats.sync.max())));
     }
-    s.push_str(&closing(dd.status, blocks, partial, d.bytes, secs));
+    s.push_str(&closing(dd.status, records, records, d.bytes, secs));
     if dd.status == Status::None {
         s.clear();
     }
@@ -524,7 +707,7 @@ mod tests {
         .map(|s| s.to_string())
         .collect();
         let d = Dd::parse(&a).unwrap();
-        assert_eq!((d.bs, d.count), (1 << 20, Some(8)));
+        assert_eq!((d.ibs, d.obs, d.count), (1 << 20, 1 << 20, Some(8)));
         let (job, writing) = d.job().unwrap();
         assert!(writing && job.direct && job.end_fsync);
         assert_eq!(job.size, Some(fathom::SizeSpec::Bytes(8 << 20)));
