@@ -1003,6 +1003,15 @@ fn option_values_at_the_edges_are_taken_as_fio_takes_them() {
         ("--log_compression=600m", false),
         ("--verify_offset=39", false),
         ("--verify_interval=0", false),
+        ("--verify=null --verify_interval=64", false),
+        ("--verify=null --verify_interval=80", true),
+        ("--verify=null --verify_interval=256", true),
+        ("--ba=0", false),
+        ("--ba=1", true),
+        ("--replay_align=0", false),
+        ("--ignore_error=0", false),
+        ("--ignore_error=EIO:0", false),
+        ("--ignore_error=-5", true),
         ("--rwmixread=101", false),
         ("--iodepth=0", false),
         // fio options fathom does not take, set to their default (off): nothing asked.
@@ -1013,13 +1022,11 @@ fn option_values_at_the_edges_are_taken_as_fio_takes_them() {
         ("--cgroup_nodelete=0", true),
         ("--prioclass=0", true),
     ] {
-        let args = [
-            "--name=x",
-            "--ioengine=null",
-            "--size=1m",
-            "--parse-only",
-            opt,
-        ];
+        // (The option before --parse-only: fio 3.33 passes `--parse-only
+        // --ignore_error=0`, though it fails to parse it in a run.)
+        let mut args = vec!["--name=x", "--ioengine=null", "--size=1m"];
+        args.extend(opt.split(' '));
+        args.push("--parse-only");
         let o = env.run(&args);
         assert_eq!(o.status.success(), ok, "fathom {opt}: {}", stderr(&o));
         if let Some(fio) = fio() {

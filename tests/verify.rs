@@ -395,7 +395,12 @@ fathomtest!(verify_options_are_checked, |env| {
         (&["--verify=crc99"], "unknown verify type"),
         (&["--verify=crc32c", "--ioengine=null"], "stores nothing"),
         (&["--verify=pattern"], "verify_pattern"),
-        (&["--verify=md5", "--verify_interval=100"], "at least 512"),
+        (&["--verify=md5", "--verify_interval=64"], "at least 80"),
+        // fio takes 80 to 511 too; a chunk still needs room for fathom's header.
+        (
+            &["--verify=sha512", "--verify_interval=100", "--bs=4000"],
+            "header of 120 bytes",
+        ),
         (&["--verify_backlog=16"], "need verify=TYPE"),
     ];
     for (args, says) in cases {
@@ -403,6 +408,23 @@ fathomtest!(verify_options_are_checked, |env| {
         assert_eq!(o.status.code(), Some(2), "{args:?}");
         assert!(stderr(&o).contains(says), "{args:?}: {}", stderr(&o));
     }
+    // 128-byte chunks (fio's range starts at 80; fathom refused below 512): 8192 chunks
+    // checked over 1 MiB, none failed.
+    let (v, code) = run(
+        &env,
+        env.path(),
+        &[
+            "--name=s",
+            "--rw=write",
+            "--size=1m",
+            "--bs=4k",
+            "--verify=crc32c",
+            "--verify_interval=128",
+        ],
+    );
+    assert_eq!(code, 0);
+    assert_eq!(verify_of(&v)["blocks"], 8192, "{}", verify_of(&v));
+    assert_eq!(verify_of(&v)["failures"], 0);
     // As fio, a verify_interval that does not divide the block (or exceeds it) becomes the
     // block: 3k and 8k with bs=4k each check 256 blocks of 4k.
     for iv in ["--verify_interval=3k", "--verify_interval=8k"] {

@@ -161,6 +161,19 @@ fn check_verify(spec: &JobSpec, caps: Caps) -> Result<(), RunError> {
             return Err(plan_err(spec, why));
         }
         let iv = verify_interval(spec);
+        let hdr = crate::verify::header_len(kind) as u64;
+        if iv > 0 && iv < hdr {
+            // fio takes 80 bytes (two of its 40-byte headers) and up; fathom's header
+            // is larger for most digests.
+            return Err(plan_err(
+                spec,
+                format!(
+                    "verify_interval={iv} is shorter than fathom's verify={} header of {hdr} \
+                     bytes (its place and digest): give verify_interval={hdr} or more",
+                    kind.name()
+                ),
+            ));
+        }
         if iv > 0 {
             for d in 0..3 {
                 if let Some(b) = block_sizes(spec, d)

@@ -27,6 +27,15 @@ const VERSION: u8 = 1;
 /// Bytes of the header before the digest.
 const FIXED: usize = 56;
 
+/// The bytes of a chunk's header for `kind` (the fixed part and the digest, in whole
+/// 8-byte words); `verify=pattern` writes none.
+pub(crate) fn header_len(kind: VerifyKind) -> usize {
+    if kind == VerifyKind::Pattern {
+        return 0;
+    }
+    (FIXED + digest(kind, &[]).len()).div_ceil(8) * 8
+}
+
 /// The digest of `data` for `kind` (empty for kinds without one).
 pub(crate) fn digest(kind: VerifyKind, data: &[u8]) -> Vec<u8> {
     use sha2::Digest;
@@ -537,7 +546,7 @@ impl Verifier {
     }
 
     fn header_len(&self) -> usize {
-        (FIXED + digest(self.kind, &[]).len()).div_ceil(8) * 8
+        header_len(self.kind)
     }
 
     /// The header's place in a chunk of `len` bytes (None: no header).

@@ -475,6 +475,21 @@ mod tests {
     }
 
     #[test]
+    fn ignore_error_takes_negative_errnos_as_fio() {
+        let c = Ctx {
+            dialect: Dialect::Fio,
+            kb_base: 1024,
+        };
+        let mut all = table();
+        let o = all.find(|o| o.name == "ignore_error").unwrap();
+        let mut j = JobSpec::default();
+        (o.apply)(&mut j, "-5:ENOSPC,-28", &c).unwrap();
+        assert_eq!(j.ignore_error[0], [5, 28]);
+        assert_eq!(j.ignore_error[1], [28]);
+        assert!((o.apply)(&mut j, "EIO:0", &c).is_err());
+    }
+
+    #[test]
     fn toml_times_in_microseconds_need_a_unit() {
         let toml = Ctx {
             dialect: Dialect::Toml,

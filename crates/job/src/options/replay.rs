@@ -104,8 +104,8 @@ pub(super) static OPTS: &[OptDef] = &[
         flag: false,
         apply: |j, v, c| {
             let a = size(v, c)?;
-            if a != 0 && !a.is_power_of_two() {
-                return Err("must be a power of two".into());
+            if !a.is_power_of_two() {
+                return Err("must be a power of two (fio refuses 0 too)".into());
             }
             j.replay.align = a;
             Ok(())

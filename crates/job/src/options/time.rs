@@ -40,8 +40,16 @@ fn errno_list(s: &str) -> Result<Vec<i32>, String> {
         .filter(|x| !x.is_empty())
         .map(|x| {
             let x = x.trim();
+            // As fio: a negative number is its errno (-5 is EIO); 0 is no error.
             if let Ok(n) = x.parse::<i32>() {
-                return Ok(n);
+                if n == 0 {
+                    return Err(
+                        "unknown error 0 (fio refuses it too): use an errno, a number or a \
+                         name like EIO"
+                            .into(),
+                    );
+                }
+                return Ok(n.saturating_abs());
             }
             ERRNOS
                 .iter()

@@ -45,14 +45,14 @@ pub(super) static OPTS: &[OptDef] = &[
         category: C,
         ty: "size",
         default: "the block size",
-        doc: "Bytes per verified chunk, each with its own header (a divisor of every block size, at least 512)",
+        doc: "Bytes per verified chunk, each with its own header (a divisor of every block size; at least 80, as fio, and at least the header: 64 bytes for crc32c, 120 for sha512)",
         flag: false,
         apply: |j, v, c| {
             let n = size(v, c)?;
-            if n < 512 {
+            if n < 80 {
                 return Err(
-                    "at least 512 (room for the header; fio refuses 0 too: leave it out for \
-                     the block size)"
+                    "at least 80 (fio's minimum, two of its headers; fio refuses 0 too: leave \
+                     it out for the block size)"
                         .into(),
                 );
             }
