@@ -1,0 +1,410 @@
+//! IOR's command line: its flags, letter groups, long names and `-O` directives.
+
+use super::Opts;
+use anyhow::{anyhow, bail, Result};
+
+/// The flags `parse` knows (for "did you mean").
+pub(super) const FLAGS: &[&str] = &[
+    "--dir",
+    "-o",
+    "--testFile",
+    "-a",
+    "--api",
+    "-w",
+    "--writeFile",
+    "-r",
+    "--readFile",
+    "-Y",
+    "--fsyncPerWrite",
+    "-z",
+    "--randomOffset",
+    "-E",
+    "--useExistingTestFile",
+    "-d",
+    "--interTestDelay",
+    "-C",
+    "--reorderTasks",
+    "-g",
+    "--intraTestBarriers",
+    "-v",
+    "--verbose",
+    "-h",
+    "--help",
+    "-c",
+    "--collective",
+    "-W",
+    "--checkWrite",
+    "-R",
+    "--checkRead",
+    "-u",
+    "--uniqueDir",
+    "-m",
+    "--multiFile",
+    "-Q",
+    "-O",
+    "-N",
+    "--tasks",
+    "-b",
+    "--block",
+    "-t",
+    "--transfer",
+    "-s",
+    "--segments",
+    "-i",
+    "--iterations",
+    "-F",
+    "--file-per-proc",
+    "--direct",
+    "--posix.odirect",
+    "-e",
+    "--fsync",
+    "-k",
+    "--keep",
+    "--blockSize",
+    "--transferSize",
+    "--segmentCount",
+    "--repetitions",
+    "--numTasks",
+    "--filePerProc",
+    "--keepFile",
+    "--taskPerNodeOffset",
+    "--reorderTasksConstant",
+    "-Z",
+    "--reorderTasksRandom",
+    "-X",
+    "--reorderTasksRandomSeed",
+];
+
+/// IOR's one-letter options that take a value.
+pub(super) const VALUED: &str = "abdiostNOQX";
+/// IOR's one-letter flags.
+pub(super) const FLAG_LETTERS: &str = "wrYzECgvucWRmFekZh";
+
+/// IOR's groups of one-letter options as IOR's parser reads them, one argument each:
+/// `-vvv` and `-wrk` are flags one by one, `-b64k` and `-t1m` a letter and its value
+/// (IOR 4.0 then also takes the value's letters as flags: `-t1m` turns on -m there; fathom
+/// takes the value only).
+pub(super) fn split_groups(args: &[String]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for a in args {
+        // The value of a letter before it (`-X -17`) is left whole.
+        let after_letter = out
+            .last()
+            .is_some_and(|p| p.len() == 2 && p.starts_with('-') && VALUED.contains(&p[1..]));
+        let Some(rest) = a.strip_prefix('-') else {
+            out.push(a.clone());
+            continue;
+        };
+        let letters = rest
+            .chars()
+            .take_while(|c| !VALUED.contains(*c))
+            .all(|c| FLAG_LETTERS.contains(c));
+        if after_letter
+            || rest.len() < 2
+            || rest.starts_with('-')
+            || rest.contains('=')
+            || !rest.is_ascii()
+            || !letters
+        {
+            out.push(a.clone());
+            continue;
+        }
+        for (i, c) in rest.char_indices() {
+            if VALUED.contains(c) {
+                out.push(format!("-{c}"));
+                if i + 1 < rest.len() {
+                    out.push(rest[i + 1..].to_string());
+                }
+                break;
+            }
+            out.push(format!("-{c}"));
+        }
+    }
+    out
+}
+
+/// IOR's directives as `-O` takes them (`-O useO_DIRECT=1,keepFile=1`), case-blind, and
+/// the command-line flag each stands for: flags (set by 1, left off by 0) and values.
+pub(super) const DIRECTIVES: &[(&str, &str, bool)] = &[
+    ("api", "--api", false),
+    ("testfile", "--testFile", false),
+    ("blocksize", "--blockSize", false),
+    ("transfersize", "--transferSize", false),
+    ("segmentcount", "--segmentCount", false),
+    ("repetitions", "--repetitions", false),
+    ("numtasks", "--numTasks", false),
+    ("intertestdelay", "--interTestDelay", false),
+    ("taskpernodeoffset", "--taskPerNodeOffset", false),
+    ("reordertasksrandomseed", "--reorderTasksRandomSeed", false),
+    ("reordertasksrandom", "--reorderTasksRandom", true),
+    ("verbose", "--verbose", true),
+    ("writefile", "--writeFile", true),
+    ("readfile", "--readFile", true),
+    ("fileperproc", "--filePerProc", true),
+    ("keepfile", "--keepFile", true),
+    ("fsync", "--fsync", true),
+    ("fsyncperwrite", "--fsyncPerWrite", true),
+    ("randomoffset", "--randomOffset", true),
+    ("useexistingtestfile", "--useExistingTestFile", true),
+    ("reordertasks", "--reorderTasks", true),
+    ("reordertasksconstant", "--reorderTasks", true),
+    ("intratestbarriers", "--intraTestBarriers", true),
+    ("uniquedir", "--uniqueDir", true),
+    ("useo_direct", "--posix.odirect", true),
+    ("posix.odirect", "--posix.odirect", true),
+    ("checkwrite", "--checkWrite", true),
+    ("checkread", "--checkRead", true),
+    ("collective", "--collective", true),
+    ("multifile", "--multiFile", true),
+];
+
+/// The command line with each `-O a=1,b=2` replaced by the flags it stands for.
+pub(super) fn expand_directives(args: &[String]) -> Result<Vec<String>> {
+    let mut out = Vec::new();
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        let list = match a.as_str() {
+            "-O" => it
+                .next()
+                .cloned()
+                .ok_or_else(|| anyhow!("-O needs directives, e.g. -O useO_DIRECT=1"))?,
+            x if x.starts_with("-O") && x.len() > 2 => x[2..].to_string(),
+            _ => {
+                out.push(a.clone());
+                continue;
+            }
+        };
+        for d in list.split(',').map(str::trim).filter(|d| !d.is_empty()) {
+            let (k, v) = d
+                .split_once('=')
+                .ok_or_else(|| anyhow!("-O {d}: directives look like name=value"))?;
+            let key = k.trim().to_ascii_lowercase();
+            let Some((_, flag, is_flag)) = DIRECTIVES.iter().find(|(n, ..)| *n == key) else {
+                let names: Vec<&str> = DIRECTIVES.iter().map(|d| d.0).collect();
+                bail!(
+                    "-O {k}: not a directive fathom's IOR method takes{}",
+                    crate::did_you_mean(&key, &names)
+                );
+            };
+            let v = v.trim();
+            if *is_flag {
+                match v {
+                    "0" => {}
+                    "1" => out.push(flag.to_string()),
+                    // verbose is a level.
+                    _ if key == "verbose" && v.parse::<u32>().is_ok() => out.push(flag.to_string()),
+                    _ => bail!("-O {k}={v}: a flag directive is 0 or 1"),
+                }
+            } else {
+                out.push(format!("{flag}={v}"));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// IOR's usage, as far as fathom takes it.
+pub const USAGE: &str = "usage: fathom suite ior [-a POSIX|MMAP] [-b blockSize] [-t transferSize]
+      [-s segmentCount] [-i repetitions] [-N numTasks] [-o testFile] [-F] [-w] [-r]
+      [-e] [-Y] [-k] [-z] [-u] [-m] [-W] [-R] [-C] [-Z] [-Q N] [-X seed] [-g] [-v] [-c]
+      [-d delay] [-E] [-O directives]
+  -a api (POSIX: pread/pwrite, MMAP: mapped)   -b bytes per task per segment (1m)
+  -t bytes per transfer (256k)  -s segments (1)  -i repetitions (1)
+  -N tasks (under mpirun: the first N ranks, all by default; alone: N threads)
+  -o test file (testFile; N-N files are testFile.TASK; a directory: files in it)
+  -F file per task  -w write only  -r read only  -e fsync after the write phase
+  -Y fsync after every write  -k keep the files  -z random offsets  -d seconds between
+  repetitions  -E use the existing file  -u with -F, a folder per task
+  -m a file per repetition  -W/-R check the data after each write/read phase
+  -C read back the data of the task -Q nodes on (1)  -Z a random task's (-Z -Z: a
+  shuffle; -X its seed)  -v verbose (-vvv: the file each task reads)  -g -c accepted
+  -O directives (e.g. -O useO_DIRECT=1,keepFile=1)
+  e.g. mpirun -np 4 fathom suite ior -a POSIX -b 64k -F -i 10 -s 200 -t 4k";
+
+pub(super) fn size(v: &str) -> Result<u64> {
+    fathom_job::units::parse_size(v, 1024, fathom_job::Dialect::Fio)
+        .map_err(|e| anyhow!("'{v}': {e}"))
+}
+
+impl Opts {
+    /// IOR's defaults.
+    pub(super) fn defaults() -> Opts {
+        Opts {
+            dir: ".".into(),
+            tasks: 1,
+            block: 1 << 20,
+            transfer: 256 << 10,
+            segments: 1,
+            iterations: 1,
+            file_per_proc: false,
+            direct: false,
+            fsync: false,
+            keep: false,
+            name: None,
+            mmap: false,
+            write: false,
+            read: false,
+            fsync_each: false,
+            random: false,
+            delay: 0,
+            existing: false,
+            unique_dir: false,
+            reorder: false,
+            task_offset: 1,
+            reorder_random: 0,
+            random_seed: 0,
+            tasks_given: false,
+            verbose: 0,
+            check_write: false,
+            check_read: false,
+            multi_file: false,
+            rep: None,
+        }
+    }
+
+    /// After the flags: IOR's default phases, and its checks on the sizes.
+    pub(super) fn settle(&mut self) -> Result<()> {
+        // IOR: none of -w, -r, -W, -R means -w -r.
+        if !(self.write || self.read || self.check_write || self.check_read) {
+            self.write = true;
+            self.read = true;
+        }
+        if self.tasks == 0 || self.segments == 0 || self.iterations == 0 {
+            bail!("--tasks, --segments and --iterations must be at least 1");
+        }
+        if self.transfer == 0 || self.block % self.transfer != 0 {
+            bail!("--block must be a multiple of --transfer (IOR's rule)");
+        }
+        if self.reorder && self.reorder_random > 0 {
+            bail!(
+                "Both Constant and Random task re-ordering specified. Choose one and \
+                 resubmit (-C or -Z)"
+            );
+        }
+        Ok(())
+    }
+}
+
+/// Parse `fathom suite ior` options (IOR's short and long names).
+pub fn parse(args: &[String]) -> Result<Opts> {
+    let mut o = Opts::defaults();
+    let args = split_groups(&expand_directives(args)?);
+    let mut opts = crate::Opts::new(&args);
+    while let Some((k, a, inline)) = opts.next_opt() {
+        let mut val = || opts.value(k, inline.clone());
+        match k {
+            "--dir" => o.dir = val()?.into(),
+            "-o" | "--testFile" => {
+                // IOR: the test file; an existing directory keeps fathom's older meaning.
+                let (dir, file) = crate::file_arg(val()?.into());
+                o.dir = dir;
+                if let Some(f) = file {
+                    o.name = f.file_name().map(|n| n.to_string_lossy().into_owned());
+                }
+            }
+            "-a" | "--api" => match val()?.to_ascii_uppercase().as_str() {
+                "POSIX" => o.mmap = false,
+                "MMAP" => o.mmap = true,
+                other => bail!(
+                    "-a {other}: fathom runs IOR's POSIX and MMAP interfaces; MPIIO, HDF5, \
+                     NCMPI and the object-store APIs need their libraries (use -a POSIX)"
+                ),
+            },
+            "-w" | "--writeFile" => o.write = true,
+            "-r" | "--readFile" => o.read = true,
+            "-Y" | "--fsyncPerWrite" => o.fsync_each = true,
+            "-z" | "--randomOffset" => o.random = true,
+            "-E" | "--useExistingTestFile" => o.existing = true,
+            "-d" | "--interTestDelay" => {
+                o.delay = val()?.parse().map_err(|_| anyhow!("-d: seconds"))?
+            }
+            // -C: each task reads back the data of the task -Q nodes on (IOR's constant
+            // task offset); -Z: a random task's (twice: a shuffle), drawn as IOR draws it
+            // (glibc's rand() seeded with -X).
+            "-C" | "--reorderTasks" | "--reorderTasksConstant" => o.reorder = true,
+            "-Q" | "--taskPerNodeOffset" => {
+                o.task_offset = val()?
+                    .parse()
+                    .map_err(|_| anyhow!("-Q: taskPerNodeOffset, a number"))?
+            }
+            "-Z" | "--reorderTasksRandom" => o.reorder_random += 1,
+            "-X" | "--reorderTasksRandomSeed" => {
+                o.random_seed = val()?
+                    .parse()
+                    .map_err(|_| anyhow!("-X: reorderTasksRandomSeed, a number"))?
+            }
+            // -v: IOR's verbosity (-vvv: which file each task reads).
+            "-v" | "--verbose" => o.verbose += 1,
+            // Accepted: -g (the phases start together already).
+            "-g" | "--intraTestBarriers" => {}
+            "-u" | "--uniqueDir" => o.unique_dir = true,
+            "-h" | "--help" => bail!("{USAGE}"),
+            // As IOR with -a POSIX: collective I/O belongs to MPI-IO; warned and reset.
+            "-c" | "--collective" => {
+                eprintln!("WARNING: collective not available in POSIX, using value of 0.")
+            }
+            "-W" | "--checkWrite" => o.check_write = true,
+            "-R" | "--checkRead" => o.check_read = true,
+            "-m" | "--multiFile" => o.multi_file = true,
+            "-N" | "--tasks" | "--numTasks" => {
+                o.tasks = val()?.parse().map_err(|_| anyhow!("--tasks: a number"))?;
+                o.tasks_given = true;
+            }
+            "-b" | "--block" | "--blockSize" => o.block = size(&val()?)?,
+            "-t" | "--transfer" | "--transferSize" => o.transfer = size(&val()?)?,
+            "-s" | "--segments" | "--segmentCount" => {
+                o.segments = val()?
+                    .parse()
+                    .map_err(|_| anyhow!("--segments: a number"))?
+            }
+            "-i" | "--iterations" | "--repetitions" => {
+                o.iterations = val()?
+                    .parse()
+                    .map_err(|_| anyhow!("--iterations: a number"))?
+            }
+            "-F" | "--file-per-proc" | "--filePerProc" => o.file_per_proc = true,
+            "--direct" | "--posix.odirect" | "--useO_DIRECT" => o.direct = true,
+            "-e" | "--fsync" => o.fsync = true,
+            "-k" | "--keep" | "--keepFile" => o.keep = true,
+            _ => bail!(
+                "unknown option '{a}'{}\n{USAGE}",
+                crate::did_you_mean(a, FLAGS)
+            ),
+        }
+    }
+    o.settle()?;
+    Ok(o)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(v: &[&str]) -> Vec<String> {
+        v.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn ior_s_letter_groups_split_as_ior_reads_them() {
+        let got = split_groups(&args(&[
+            "-vvv", "-wrk", "-b64k", "-t1m", "-s4", "-X", "-17", "-Fb", "8k", "--dir", "x",
+            "-b=2k", "-O",
+        ]));
+        let want = [
+            "-v", "-v", "-v", "-w", "-r", "-k", "-b", "64k", "-t", "1m", "-s", "4", "-X", "-17",
+            "-F", "-b", "8k", "--dir", "x", "-b=2k", "-O",
+        ];
+        assert_eq!(got, args(&want));
+        let o = parse(&args(&["-vvv", "-wr", "-b64k", "-t16k", "-Q2", "-C"])).unwrap();
+        assert_eq!(
+            (o.verbose, o.block, o.transfer, o.task_offset),
+            (3, 65536, 16384, 2)
+        );
+        assert!(o.write && o.read && o.reorder);
+        // An unknown letter leaves the argument whole, for the error to name it.
+        let e = parse(&args(&["-wq"])).unwrap_err().to_string();
+        assert!(e.contains("'-wq'"), "{e}");
+        let e = parse(&args(&["-C", "-Z"])).unwrap_err().to_string();
+        assert!(e.contains("Both Constant and Random"), "{e}");
+    }
+}

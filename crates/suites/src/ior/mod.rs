@@ -1,0 +1,267 @@
+//! `fathom suite ior`: IOR's write-then-read test by `--tasks` threads, file per task
+//! (`--file-per-proc`, N-N) or one shared file (N-1, segmented as IOR lays it out:
+//! segment s of task t at s×(tasks×block) + t×block), with IOR's block (`-b`), transfer
+//! (`-t`), segment (`-s`) sizes and repetitions (`-i`), and IOR's results table and
+//! "Max Write/Max Read" summary. Across hosts, run it under `mpirun` with the
+//! `mpi` build: every rank runs the same tasks (see the MPI section of the README).
+
+use anyhow::{anyhow, bail, Result};
+use fathom::Cluster;
+
+mod args;
+mod phases;
+mod report;
+mod tasks;
+
+pub use args::{parse, USAGE};
+use phases::iterations;
+use report::{options_text, summary, Bandwidths};
+use tasks::{nodes, read_task, Nodes};
+
+/// Options (IOR's names).
+#[derive(Debug, Clone)]
+pub struct Opts {
+    /// Directory of the test file(s).
+    pub dir: std::path::PathBuf,
+    /// Tasks (threads).
+    pub tasks: u32,
+    /// Block size per task per segment.
+    pub block: u64,
+    /// Transfer size.
+    pub transfer: u64,
+    /// Segments.
+    pub segments: u64,
+    /// Repetitions.
+    pub iterations: u32,
+    /// File per task (N-N) instead of one shared file (N-1).
+    pub file_per_proc: bool,
+    /// O_DIRECT.
+    pub direct: bool,
+    /// fsync after the write phase.
+    pub fsync: bool,
+    /// Keep the files afterwards.
+    pub keep: bool,
+    /// `-o FILE`: the test file's name (IOR's testFile; N-N files are FILE.TASK). None:
+    /// `-o` named a directory (fathom's older spelling), files ior.shared / ior.TASK.
+    pub name: Option<String>,
+    /// `-a`: POSIX (psync) or MMAP (mmap).
+    pub mmap: bool,
+    /// `-w` / `-r`: the phases to run (neither given: both).
+    pub write: bool,
+    /// Read phase.
+    pub read: bool,
+    /// `-Y`: fsync after every write.
+    pub fsync_each: bool,
+    /// `-z`: random offsets within each task's blocks.
+    pub random: bool,
+    /// `-d S`: seconds between iterations.
+    pub delay: u64,
+    /// `-E`: use the existing file (do not remove it first).
+    pub existing: bool,
+    /// `-u`: with `-F`, each task's file in a folder of its own (DIR/TASK/testFile.TASK).
+    pub unique_dir: bool,
+    /// `-m`: a file (or set of files) per repetition, named with its number.
+    pub multi_file: bool,
+    /// The repetition whose files `-m` names (set per repetition).
+    pub rep: Option<u32>,
+    /// `-W`: read the data back after each write phase and check it.
+    pub check_write: bool,
+    /// `-R`: read the data back after each read phase and check it.
+    pub check_read: bool,
+    /// `-C`: read back the data of the task `-Q` nodes on (IOR's constant task offset).
+    pub reorder: bool,
+    /// `-Q`: IOR's taskPerNodeOffset, in nodes (1).
+    pub task_offset: u32,
+    /// `-Z` (given twice: 2): read back a random task's data (IOR's reorderTasksRandom;
+    /// 2: a shuffle, each task's data read once).
+    pub reorder_random: u32,
+    /// `-X`: the seed of `-Z` (negative: its size plus the repetition's number).
+    pub random_seed: i64,
+    /// `-N` was given (under mpirun: that many of the ranks take part).
+    pub tasks_given: bool,
+    /// `-v`, once per `v`.
+    pub verbose: u32,
+}
+
+/// One phase of one iteration.
+#[derive(Debug, Clone, Copy)]
+pub struct Phase {
+    /// Bytes/s over the whole phase.
+    pub bw: f64,
+    /// Transfers per second.
+    pub iops: f64,
+    /// Mean latency per transfer, seconds.
+    pub latency: f64,
+    /// Phase time, seconds.
+    pub secs: f64,
+}
+
+/// This process's place among the ranks of the run (one process: rank 0 of 1), and the
+/// task whose data a step of it handles.
+#[derive(Clone, Copy)]
+struct Place<'a> {
+    pub(super) cl: &'a dyn Cluster,
+    /// IOR's tasks under mpirun: the ranks that take part (the first `-N`); 1 alone.
+    pub(super) tasks: u32,
+    /// The task (rank) whose files or blocks this rank's step goes through: its own, or
+    /// with -C/-Z in the read phase another's (IOR's `(rank + rankOffset) % numTasks`).
+    pub(super) data_of: u32,
+}
+
+impl Place<'_> {
+    pub(super) fn rank(&self) -> u32 {
+        self.cl.rank()
+    }
+    /// The ranks that take part.
+    pub(super) fn ranks(&self) -> u32 {
+        self.tasks
+    }
+    pub(super) fn root(&self) -> bool {
+        self.cl.rank() == 0
+    }
+    /// A rank past `-N`'s tasks: it joins the barriers and runs nothing, as IOR's.
+    pub(super) fn idle(&self) -> bool {
+        self.cl.rank() >= self.tasks
+    }
+    /// This place going through `task`'s data.
+    pub(super) fn as_task(&self, task: u32) -> Self {
+        Place {
+            data_of: task,
+            ..*self
+        }
+    }
+    pub(super) fn limits(&self) -> fathom::plan::Limits {
+        fathom::plan::Limits {
+            rank: (self.ranks() > 1).then_some(fathom::plan::Rank {
+                rank: self.data_of,
+                size: self.ranks(),
+            }),
+            ..Default::default()
+        }
+    }
+}
+
+fn cleanup(o: &Opts, at: Place) {
+    if o.keep {
+        return;
+    }
+    // The shared file by rank 0, after every rank's last phase (its figures reached rank
+    // 0, so every rank is done with the file); each rank its own task files.
+    if at.root() {
+        let _ = std::fs::remove_file(o.dir.join(o.shared_name()));
+    }
+    for f in o.task_files(at) {
+        let _ = std::fs::remove_file(&f);
+        if o.unique_dir {
+            if let Some(d) = f.parent() {
+                let _ = std::fs::remove_dir(d);
+            }
+        }
+    }
+}
+
+/// Run `fathom suite ior` as one process.
+pub fn run(args: &[String]) -> Result<super::Outcome> {
+    run_on(args, &fathom::cluster::Alone)
+}
+
+/// Run `fathom suite ior` as one rank of `cl` (under `mpirun`): the ranks are IOR's tasks
+/// (`-N`: the first N of them), they start each phase together, and rank 0 prints the
+/// results of them all. Alone, `-N` tasks are threads of this process.
+pub fn run_on(args: &[String], cl: &dyn Cluster) -> Result<super::Outcome> {
+    if args.iter().any(|a| a == "-h" || a == "--help") {
+        if cl.rank() == 0 {
+            println!("{USAGE}");
+        }
+        return Ok((0, Vec::new()));
+    }
+    let mut o = parse(args)?;
+    let mut s = String::new();
+    let world = cl.size();
+    let tasks = if world > 1 {
+        // IOR: -N takes that many of the ranks, one task each; more than there are is
+        // warned of and cut to the ranks.
+        let n = if o.tasks_given { o.tasks } else { world };
+        if n > world && cl.rank() == 0 {
+            eprintln!(
+                "WARNING: More tasks requested ({n}) than available ({world}),\n\
+                 WARNING:          running with {world} tasks."
+            );
+        }
+        o.tasks = 1;
+        n.min(world)
+    } else {
+        1
+    };
+    let at = Place {
+        cl,
+        tasks,
+        data_of: cl.rank(),
+    };
+    std::fs::create_dir_all(&o.dir)?;
+    let nodes = nodes(cl, o.tasks, &mut s);
+    let all_tasks = o.tasks * tasks;
+    ready(&o, at, nodes)?;
+    s.push_str(&options_text(&o, all_tasks, nodes));
+    let mut bw = Bandwidths::default();
+    let result = iterations(&o, at, nodes, &mut s, &mut bw);
+    // Every rank is done with every file (with -C/-Z another rank reads this one's)
+    // before any goes, as IOR's barrier before its removal.
+    cl.barrier();
+    for i in 0..o.iterations {
+        cleanup(&o.for_rep(i), at);
+    }
+    let errors = result?;
+    if !at.root() {
+        return Ok((0, Vec::new()));
+    }
+    let metrics = summary(&o, (all_tasks, nodes.on_node0), &bw, &mut s);
+    print!("{s}");
+    Ok((u8::from(errors > 0), metrics))
+}
+
+/// What a run needs before its first phase: -r alone finds the files an earlier -w -k
+/// run left; -C/-Z among the threads of one process is refused; -u makes each task's
+/// folder.
+fn ready(o: &Opts, at: Place, nodes: Nodes) -> Result<()> {
+    if !o.write && !at.idle() {
+        // -r alone reads what an earlier -w -k run left.
+        let o0 = o.for_rep(0);
+        let first = if o.file_per_proc {
+            o0.task_files(at).swap_remove(0)
+        } else {
+            o.dir.join(o0.shared_name())
+        };
+        if !first.exists() {
+            bail!(
+                "-r without -w reads existing test files, and {} does not exist: write them \
+                 first with -w -k",
+                first.display()
+            );
+        }
+    }
+    // (-Z's draw can fail only on its sizes, the same on every rank.)
+    read_task(o, nodes, at.ranks(), at.rank(), 0)?;
+    // One process: its -N tasks are threads of one job, which read their own data; a
+    // reordering that would move them (IOR_FAKE_TASK_PER_NODES below -N, -Z) is refused.
+    if at.cl.size() == 1 && o.tasks > 1 && (o.reorder || o.reorder_random > 0) {
+        let moved = (0..o.iterations).any(|rep| {
+            (0..o.tasks).any(|t| read_task(o, nodes, o.tasks, t, rep).map_or(true, |d| d != t))
+        });
+        if moved {
+            bail!(
+                "-C/-Z among the -N threads of one process: each thread reads its own data \
+                 here; run the tasks as ranks under mpirun (fathom's MPI build) to reorder them"
+            );
+        }
+    }
+    if o.unique_dir && o.file_per_proc {
+        for f in o.task_files(at) {
+            if let Some(d) = f.parent() {
+                std::fs::create_dir_all(d)
+                    .map_err(|e| anyhow!("-u: cannot make {}: {e}", d.display()))?;
+            }
+        }
+    }
+    Ok(())
+}
