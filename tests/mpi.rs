@@ -571,6 +571,82 @@ fathomtest!(ior_reorders_reads_and_takes_n_of_the_ranks_as_ior, |env| {
     assert!(stdout(&o).contains("tasks               : 4\n"));
 });
 
+// IOR's stonewalling across ranks (IO500's form: -D with stoneWallingWearOut and a status
+// file): at the deadline the ranks have done different counts; each goes on to the most
+// any did, so every file holds the same count of transfers; IOR's stonewall line; the
+// status file keeps the count, and a later read (-C: another rank's file) reads that many.
+fathomtest!(
+    ior_wears_out_a_stonewalled_phase_to_the_most_transfers,
+    |env| {
+        let st = env.path().join("stonewall");
+        let st = format!("stoneWallingStatusFile={}", st.display());
+        let w = [
+            "-C",
+            "-Q",
+            "1",
+            "-g",
+            "-G",
+            "271",
+            "-k",
+            "-e",
+            "-o",
+            "easy",
+            "-O",
+            &st,
+            "-O",
+            "stoneWallingWearOut=1",
+            "-t",
+            "4k",
+            "-b",
+            "16g",
+            "-F",
+            "-w",
+            "-D",
+            "1",
+            "-Y",
+            "-a",
+            "POSIX",
+        ];
+        let o = mpirun_tool(&env, 3, "IOR", &w);
+        assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+        let out = stdout(&o);
+        let c = regex_lite::Regex::new(r"stonewalling pairs accessed min: (\d+) max: (\d+) -- ")
+            .unwrap()
+            .captures(&out)
+            .unwrap_or_else(|| panic!("{out}"));
+        let (min, max): (u64, u64) = (c[1].parse().unwrap(), c[2].parse().unwrap());
+        assert!(0 < min && min <= max, "{out}");
+        assert_eq!(
+            std::fs::read_to_string(env.path().join("stonewall")).unwrap(),
+            max.to_string()
+        );
+        for r in 0..3 {
+            let len = std::fs::metadata(env.path().join(format!("easy.{r}")))
+                .unwrap()
+                .len();
+            assert_eq!(len, max * 4096, "rank {r}: {out}");
+        }
+        assert!(
+            out.contains(&format!(
+                "Using actual aggregate bytes moved = {}\n",
+                3 * max * 4096
+            )),
+            "{out}"
+        );
+        let r = [
+            "-C", "-Q", "1", "-g", "-G", "271", "-k", "-e", "-o", "easy", "-O", &st, "-t", "4k",
+            "-b", "16g", "-F", "-r", "-a", "POSIX",
+        ];
+        let o = mpirun_tool(&env, 3, "IOR", &r);
+        assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+        assert!(
+            stdout(&o).contains(&format!("bytes moved = {}\n", 3 * max * 4096)),
+            "{}",
+            stdout(&o)
+        );
+    }
+);
+
 // metarates' runbook line (`mpirun -np 4 -machinefile ./machinefile ./metarates -d junk -n
 // 1000000 -C -U -S`, scaled down) through a link named metarates: rank 0 prints the run
 // for 4 processes, each test's rates over the 4 (total = 4 x the slowest), the files are

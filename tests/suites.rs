@@ -1066,6 +1066,12 @@ fathomtest!(ior_takes_ior_s_own_command_line, |env| {
         let f = std::fs::OpenOptions::new().write(true).open(wf).unwrap();
         f.write_all_at(&[0xa5; 8], 70000).unwrap();
     }
+    // -K keeps the files when the check found errors (IOR's keepFileWithError).
+    let o = env.run(&[
+        "suite", "ior", "-b", "64k", "-t", "16k", "-s", "2", "-N", "2", "-W", "-K", "-o", wf,
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(std::path::Path::new(wf).exists(), "-K keeps it");
     let o = env.run(&[
         "suite", "ior", "-b", "64k", "-t", "16k", "-s", "2", "-N", "2", "-W", "-o", wf,
     ]);
@@ -1074,6 +1080,10 @@ fathomtest!(ior_takes_ior_s_own_command_line, |env| {
         stdout(&o).contains("WARNING: incorrect data on write (1 errors found)."),
         "{}",
         stdout(&o)
+    );
+    assert!(
+        !std::path::Path::new(wf).exists(),
+        "removed without -k or -K"
     );
     // -m: a file per repetition (testFile.REP); -c warns and goes on, as IOR with POSIX.
     let mf = u.join("multi");
@@ -1100,6 +1110,117 @@ fathomtest!(ior_takes_ior_s_own_command_line, |env| {
         "{}",
         stderr(&o)
     );
+});
+
+// IOR's stonewalling: -D stops each phase at its deadline (the file holds what was
+// written: IOR does not preallocate, so -b 16g reserves nothing), with IOR's file size
+// warnings; -O stoneWallingWearOutIterations (or a status file) caps the transfers per task;
+// IOR's rules on the directives; -A's refnum, -B's O_DIRECT (IOR 3), -G seeds the data.
+fathomtest!(ior_stonewalls_at_a_deadline_as_ior, |env| {
+    let _a = alone();
+    let f = env.path().join("sw");
+    let f = f.to_str().unwrap();
+    // fsync after every write (-Y) keeps the bytes written in a second small.
+    let o = env.run(&[
+        "suite", "ior", "-b", "16g", "-t", "4k", "-Y", "-w", "-D", "1", "-k", "-A", "42", "-o", f,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    for line in [
+        "refnum              : 42\n",
+        "stonewallingTime    : 1\n",
+        "stoneWallingWearOut : 0\n",
+        "WARNING: Expected aggregate file size       = 17179869184\n",
+        "WARNING: Maybe caused by deadlineForStonewalling\n",
+    ] {
+        assert!(out.contains(line), "{line}: {out}");
+    }
+    let moved: u64 = regex_lite::Regex::new(r"Using actual aggregate bytes moved = (\d+)")
+        .unwrap()
+        .captures(&out)
+        .unwrap_or_else(|| panic!("{out}"))[1]
+        .parse()
+        .unwrap();
+    let len = std::fs::metadata(f).unwrap().len();
+    assert!(moved > 0 && moved < 1 << 34, "{out}");
+    assert_eq!(len, moved, "the file holds what was written, no more");
+    let secs: f64 = out
+        .lines()
+        .find(|l| l.starts_with("write "))
+        .and_then(|l| l.split_whitespace().nth(6)?.parse().ok())
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!((0.9..5.0).contains(&secs), "{secs}: {out}");
+    // Read back 10 transfers of it: IOR's cap, and its warnings on the size.
+    let o = env.run(&[
+        "suite",
+        "ior",
+        "-b",
+        "16g",
+        "-t",
+        "4k",
+        "-r",
+        "-k",
+        "-B",
+        "-O",
+        "stoneWallingWearOutIterations=10",
+        "-o",
+        f,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("POSIX (psync, O_DIRECT)"), "{out}");
+    assert!(
+        out.contains("Using actual aggregate bytes moved = 40960\n"),
+        "{out}"
+    );
+    // A status file holds the pairs a stonewalled write left for a later read.
+    std::fs::write(env.path().join("status"), "25").unwrap();
+    let st = format!(
+        "stoneWallingStatusFile={}",
+        env.path().join("status").display()
+    );
+    let o = env.run(&[
+        "suite", "ior", "-b", "16g", "-t", "4k", "-r", "-k", "-O", &st, "-o", f,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("bytes moved = 102400\n"),
+        "{}",
+        stdout(&o)
+    );
+    // The reads went through the file as it is: nothing laid out or extended.
+    assert_eq!(std::fs::metadata(f).unwrap().len(), len);
+    // Reading all 16g of it fails as IOR's "cannot read from file" does, with the way out.
+    let o = env.run(&["suite", "ior", "-b", "16g", "-t", "1m", "-r", "-k", "-o", f]);
+    assert_eq!(o.status.code(), Some(2), "{}", stdout(&o));
+    assert!(
+        stderr(&o).contains("stoneWallingStatusFile"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(std::fs::metadata(f).unwrap().len(), len);
+    // IOR's rules.
+    for (args, says) in [
+        (
+            vec!["-O", "stoneWallingWearOut=1"],
+            "setting a stonewall deadline with -D",
+        ),
+        (vec!["-D", "1", "-O", &st], "please use -k"),
+        (
+            vec!["-D", "1", "-k", "-O", &st],
+            "only sensible for a write test when using stoneWallingWearOut",
+        ),
+        (
+            vec!["-D", "1", "-z", "-O", "stoneWallingWearOut=1"],
+            "not supported yet",
+        ),
+    ] {
+        let mut a = vec!["suite", "ior", "-b", "64k", "-t", "4k", "-o", f];
+        a.extend(args.iter().copied());
+        let o = env.run(&a);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert!(stderr(&o).contains(says), "{args:?}: {}", stderr(&o));
+    }
 });
 
 // SIGINT and SIGTERM stop a suite as they stop a run: what was finished is printed, the

@@ -14,6 +14,11 @@ pub struct LayoutRequest {
     /// Write data over the whole file (the job reads, or `overwrite=1`), rather than only
     /// creating and sizing it.
     pub fill: bool,
+    /// Give the file its size even without data (fio does so for reads, overwrite=1 and
+    /// engines that cannot extend a file); else, as fio, a write-only job's file has the
+    /// size its preallocation gives it (none with fallocate=none or keep) and grows by
+    /// the job's writes.
+    pub extend: bool,
     /// How to preallocate.
     pub fallocate: Fallocate,
     /// Fill with zeroes instead of random data.
@@ -124,7 +129,7 @@ pub fn layout_file_until(
             left -= n as u64;
             written += n as u64;
         }
-    } else if f.metadata().map(|m| m.len()).unwrap_or(0) < req.size {
+    } else if req.extend && f.metadata().map(|m| m.len()).unwrap_or(0) < req.size {
         // Size the file without writing data (no or failed preallocation, or KEEP_SIZE).
         f.set_len(req.size).map_err(|e| with_path(e, path))?;
     }
@@ -228,6 +233,7 @@ mod tests {
         LayoutRequest {
             size,
             fill,
+            extend: true,
             fallocate: Fallocate::Native,
             zero: false,
             seed: 1,
@@ -267,5 +273,16 @@ mod tests {
         let o = layout_file(&p, &req(1 << 20, false)).unwrap();
         assert_eq!(o.written, 0);
         assert_eq!(std::fs::metadata(&p).unwrap().len(), 1 << 20);
+        // A write-only job's file without preallocation keeps the size it has (fio's).
+        for how in [Fallocate::None, Fallocate::Keep] {
+            let q = d.path().join(format!("{how:?}"));
+            let r = LayoutRequest {
+                extend: false,
+                fallocate: how,
+                ..req(1 << 20, false)
+            };
+            layout_file(&q, &r).unwrap();
+            assert_eq!(std::fs::metadata(&q).unwrap().len(), 0, "{how:?}");
+        }
     }
 }

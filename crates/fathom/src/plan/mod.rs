@@ -343,7 +343,13 @@ fn merge_file_needs(out: &mut Plan) {
             continue;
         }
         let s = &j.spec;
+        if s.control.no_layout {
+            continue;
+        }
         let fill = s.rw.kind.reads() || s.overwrite;
+        // fio sizes a write-only job's file first only for engines that cannot extend it
+        // (its mmap engine); other writes grow the file.
+        let extend = fill || s.ioengine == "mmap";
         if s.create_on_open && !fill {
             // The files are created when the job opens them, not during setup.
             continue;
@@ -355,6 +361,7 @@ fn merge_file_needs(out: &mut Plan) {
                     let n = &mut out.files[i];
                     n.size = n.size.max(size);
                     n.fill |= fill;
+                    n.extend |= extend;
                     n.unlink |= s.unlink;
                     n.fsync |= s.create_fsync;
                 } else {
@@ -363,6 +370,7 @@ fn merge_file_needs(out: &mut Plan) {
                         path: f.path.clone(),
                         size,
                         fill,
+                        extend,
                         zero: s.zero_buffers,
                         fallocate: s.fallocate,
                         unlink: s.unlink,

@@ -188,6 +188,10 @@ pub struct FileNeed {
     pub size: u64,
     /// Some job of the phase reads it (or asked for `overwrite`): fill it with data.
     pub fill: bool,
+    /// Give it its size before the job starts even without filling it (a job's engine
+    /// maps the file, as fio's mmap): a job that only writes otherwise grows the file by
+    /// its writes, as in fio.
+    pub extend: bool,
     /// Zero fill.
     pub zero: bool,
     /// Preallocation.

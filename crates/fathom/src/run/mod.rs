@@ -355,6 +355,7 @@ fn lay_out(
             &LayoutRequest {
                 size: need.size,
                 fill: need.fill,
+                extend: need.extend,
                 fallocate: need.fallocate,
                 zero: need.zero,
                 seed: 0x1a70 ^ need.size,

@@ -73,12 +73,24 @@ pub(super) const FLAGS: &[&str] = &[
     "--reorderTasksRandom",
     "-X",
     "--reorderTasksRandomSeed",
+    "-D",
+    "--deadlineForStonewalling",
+    "-T",
+    "--maxTimeDuration",
+    "-K",
+    "--keepFileWithError",
+    "-G",
+    "--setTimeStampSignature",
+    "-A",
+    "--refNum",
+    "-B",
+    "--useO_DIRECT",
 ];
 
 /// IOR's one-letter options that take a value.
-pub(super) const VALUED: &str = "abdiostNOQX";
+pub(super) const VALUED: &str = "abdiostNOQXDTGA";
 /// IOR's one-letter flags.
-pub(super) const FLAG_LETTERS: &str = "wrYzECgvucWRmFekZh";
+pub(super) const FLAG_LETTERS: &str = "wrYzECgvucWRmFekZhKB";
 
 /// IOR's groups of one-letter options as IOR's parser reads them, one argument each:
 /// `-vvv` and `-wrk` are flags one by one, `-b64k` and `-t1m` a letter and its value
@@ -138,6 +150,22 @@ pub(super) const DIRECTIVES: &[(&str, &str, bool)] = &[
     ("reordertasksrandomseed", "--reorderTasksRandomSeed", false),
     ("reordertasksrandom", "--reorderTasksRandom", true),
     ("verbose", "--verbose", true),
+    (
+        "deadlineforstonewalling",
+        "--deadlineForStonewalling",
+        false,
+    ),
+    ("stonewallingwearout", "--stoneWallingWearOut", false),
+    (
+        "stonewallingwearoutiterations",
+        "--stoneWallingWearOutIterations",
+        false,
+    ),
+    ("stonewallingstatusfile", "--stoneWallingStatusFile", false),
+    ("maxtimeduration", "--maxTimeDuration", false),
+    ("keepfilewitherror", "--keepFileWithError", true),
+    ("settimestampsignature", "--setTimeStampSignature", false),
+    ("refnum", "--refNum", false),
     ("writefile", "--writeFile", true),
     ("readfile", "--readFile", true),
     ("fileperproc", "--filePerProc", true),
@@ -207,7 +235,8 @@ pub(super) fn expand_directives(args: &[String]) -> Result<Vec<String>> {
 pub const USAGE: &str = "usage: fathom suite ior [-a POSIX|MMAP] [-b blockSize] [-t transferSize]
       [-s segmentCount] [-i repetitions] [-N numTasks] [-o testFile] [-F] [-w] [-r]
       [-e] [-Y] [-k] [-z] [-u] [-m] [-W] [-R] [-C] [-Z] [-Q N] [-X seed] [-g] [-v] [-c]
-      [-d delay] [-E] [-O directives]
+      [-d delay] [-E] [-D seconds] [-T minutes] [-K] [-G seed] [-A refNum] [-B]
+      [-O directives]
   -a api (POSIX: pread/pwrite, MMAP: mapped)   -b bytes per task per segment (1m)
   -t bytes per transfer (256k)  -s segments (1)  -i repetitions (1)
   -N tasks (under mpirun: the first N ranks, all by default; alone: N threads)
@@ -218,8 +247,27 @@ pub const USAGE: &str = "usage: fathom suite ior [-a POSIX|MMAP] [-b blockSize] 
   -m a file per repetition  -W/-R check the data after each write/read phase
   -C read back the data of the task -Q nodes on (1)  -Z a random task's (-Z -Z: a
   shuffle; -X its seed)  -v verbose (-vvv: the file each task reads)  -g -c accepted
-  -O directives (e.g. -O useO_DIRECT=1,keepFile=1)
+  -D stop each write/read phase after this many seconds (IOR's stonewalling; with
+  -O stoneWallingWearOut=1 every task then goes on to the most transfers any did, and
+  -O stoneWallingStatusFile=F keeps that count for a later -r run)
+  -T no phase starts after this many minutes  -K keep the files when a check failed
+  -G seed of the data  -A reference number (in the header)  -B O_DIRECT (IOR 3)
+  -O directives (e.g. -O useO_DIRECT=1,keepFile=1,stoneWallingWearOutIterations=N)
   e.g. mpirun -np 4 fathom suite ior -a POSIX -b 64k -F -i 10 -s 200 -t 4k";
+
+/// A count of IOR's (seconds, minutes, transfers).
+fn number(k: &str, v: &str) -> Result<u64> {
+    v.trim()
+        .parse()
+        .map_err(|_| anyhow!("{k}: '{v}' is not a number"))
+}
+
+/// A signed number of IOR's (a seed, a reference number).
+fn signed(k: &str, v: &str) -> Result<i64> {
+    v.trim()
+        .parse()
+        .map_err(|_| anyhow!("{k}: '{v}' is not a number"))
+}
 
 pub(super) fn size(v: &str) -> Result<u64> {
     fathom_job::units::parse_size(v, 1024, fathom_job::Dialect::Fio)
@@ -255,6 +303,14 @@ impl Opts {
             random_seed: 0,
             tasks_given: false,
             verbose: 0,
+            deadline: 0,
+            wear_out: false,
+            wear_out_iterations: 0,
+            status_file: None,
+            max_minutes: 0,
+            keep_with_error: false,
+            signature: None,
+            ref_num: None,
             check_write: false,
             check_read: false,
             multi_file: false,
@@ -274,6 +330,28 @@ impl Opts {
         }
         if self.transfer == 0 || self.block % self.transfer != 0 {
             bail!("--block must be a multiple of --transfer (IOR's rule)");
+        }
+        // IOR's rules on stonewalling.
+        if self.status_file.is_some() && !self.keep {
+            bail!(
+                "a StoneWallingStatusFile is only sensible when splitting write/read into \
+                 multiple executions of ior, please use -k"
+            );
+        }
+        if self.status_file.is_some() && !self.wear_out && self.write {
+            bail!(
+                "the StoneWallingStatusFile is only sensible for a write test when using \
+                 stoneWallingWearOut"
+            );
+        }
+        if self.deadline == 0 && self.wear_out {
+            bail!("the stoneWallingWearOut is only sensible when setting a stonewall deadline with -D");
+        }
+        if self.wear_out && self.random {
+            bail!(
+                "stoneWallingWearOut with -z (random offsets) is not supported yet: the \
+                 transfers after the deadline follow IOR's sequential order"
+            );
         }
         if self.reorder && self.reorder_random > 0 {
             bail!(
@@ -315,6 +393,16 @@ pub fn parse(args: &[String]) -> Result<Opts> {
             "-Y" | "--fsyncPerWrite" => o.fsync_each = true,
             "-z" | "--randomOffset" => o.random = true,
             "-E" | "--useExistingTestFile" => o.existing = true,
+            "-D" | "--deadlineForStonewalling" => o.deadline = number(k, &val()?)?,
+            "--stoneWallingWearOut" => o.wear_out = number(k, &val()?)? != 0,
+            "--stoneWallingWearOutIterations" => o.wear_out_iterations = number(k, &val()?)?,
+            "--stoneWallingStatusFile" => o.status_file = Some(val()?.into()),
+            "-T" | "--maxTimeDuration" => o.max_minutes = number(k, &val()?)?,
+            "-K" | "--keepFileWithError" => o.keep_with_error = true,
+            "-G" | "--setTimeStampSignature" => o.signature = Some(signed(k, &val()?)?),
+            "-A" | "--refNum" => o.ref_num = Some(signed(k, &val()?)?),
+            // IOR 3's flag for O_DIRECT (IOR 4: --posix.odirect).
+            "-B" => o.direct = true,
             "-d" | "--interTestDelay" => {
                 o.delay = val()?.parse().map_err(|_| anyhow!("-d: seconds"))?
             }

@@ -81,6 +81,24 @@ pub struct Opts {
     pub tasks_given: bool,
     /// `-v`, once per `v`.
     pub verbose: u32,
+    /// `-D`: seconds after which a write or read phase stops (IOR's
+    /// deadlineForStonewalling; 0: none).
+    pub deadline: u64,
+    /// `-O stoneWallingWearOut=1`: after the deadline every task goes on to the most
+    /// transfers any task did.
+    pub wear_out: bool,
+    /// `-O stoneWallingWearOutIterations=N`: each task moves at most N transfers.
+    pub wear_out_iterations: u64,
+    /// `-O stoneWallingStatusFile=F`: the stonewalled write's count kept for a later read.
+    pub status_file: Option<std::path::PathBuf>,
+    /// `-T`: minutes after which no further phase starts (0: none).
+    pub max_minutes: u64,
+    /// `-K`: keep the files when a -W/-R check found errors.
+    pub keep_with_error: bool,
+    /// `-G`: IOR's signature, here the seed of fathom's data.
+    pub signature: Option<i64>,
+    /// `-A`: IOR's reference number, shown in the header.
+    pub ref_num: Option<i64>,
 }
 
 /// One phase of one iteration.
@@ -206,10 +224,13 @@ pub fn run_on(args: &[String], cl: &dyn Cluster) -> Result<super::Outcome> {
     let mut bw = Bandwidths::default();
     let result = iterations(&o, at, nodes, &mut s, &mut bw);
     // Every rank is done with every file (with -C/-Z another rank reads this one's)
-    // before any goes, as IOR's barrier before its removal.
-    cl.barrier();
-    for i in 0..o.iterations {
-        cleanup(&o.for_rep(i), at);
+    // before any goes, as IOR's barrier before its removal; -K keeps them when a check
+    // found errors (every rank learns of them here).
+    let found = cl.any(result.as_ref().is_ok_and(|n| *n > 0));
+    if !(o.keep_with_error && found) {
+        for i in 0..o.iterations {
+            cleanup(&o.for_rep(i), at);
+        }
     }
     let errors = result?;
     if !at.root() {
@@ -242,6 +263,13 @@ fn ready(o: &Opts, at: Place, nodes: Nodes) -> Result<()> {
     }
     // (-Z's draw can fail only on its sizes, the same on every rank.)
     read_task(o, nodes, at.ranks(), at.rank(), 0)?;
+    // stoneWallingWearOut takes each task on from where it stopped: one task a process.
+    if o.wear_out && o.tasks > 1 {
+        bail!(
+            "stoneWallingWearOut with -N threads in one process is not supported: run the \
+             tasks as ranks under mpirun (fathom's MPI build)"
+        );
+    }
     // One process: its -N tasks are threads of one job, which read their own data; a
     // reordering that would move them (IOR_FAKE_TASK_PER_NODES below -N, -Z) is refused.
     if at.cl.size() == 1 && o.tasks > 1 && (o.reorder || o.reorder_random > 0) {

@@ -18,7 +18,7 @@ pub(super) enum Step {
 
 /// The fathom job of one step: every task of this rank over its file, its region of the
 /// shared file or its blocks of IOR's segments.
-pub(super) fn job(o: &Opts, step: Step, at: Place) -> Result<fathom::JobSpec> {
+pub(super) fn job(o: &Opts, step: Step, at: Place, limit: Option<u64>) -> Result<fathom::JobSpec> {
     let write = step == Step::Write;
     let per_task = o.block * o.segments;
     let kind = match (write, o.random) {
@@ -39,8 +39,26 @@ pub(super) fn job(o: &Opts, step: Step, at: Place) -> Result<fathom::JobSpec> {
         .numjobs(o.tasks)
         .directory(&o.dir)
         .direct(o.direct)
-        .option("number_ios", (per_task / o.transfer).to_string())
-        .flag("group_reporting");
+        // At most IOR's pairs a stonewalled phase left (or -O
+        // stoneWallingWearOutIterations asks for).
+        .option(
+            "number_ios",
+            limit
+                .map_or(per_task / o.transfer, |l| l.min(per_task / o.transfer))
+                .to_string(),
+        )
+        .flag("group_reporting")
+        // IOR does not preallocate: a file grows by its writes (a stonewalled phase's
+        // files hold what was written, and -b 9920000m reserves nothing).
+        .option("fallocate", "none");
+    // -D: the write and read phases stop at IOR's deadline.
+    if o.deadline > 0 && step != Step::Check {
+        b = b.option("runtime", o.deadline.to_string());
+    }
+    // -G: IOR's signature seeds the data (fathom's own, not IOR's pattern).
+    if let Some(g) = o.signature {
+        b = b.option("randseed", g.to_string());
+    }
     if o.random && !o.file_per_proc && o.segments > 1 {
         bail!("-z (random offsets) with a segmented shared file is not supported; use -F or -s 1");
     }
@@ -83,17 +101,26 @@ pub(super) fn job(o: &Opts, step: Step, at: Place) -> Result<fathom::JobSpec> {
             b = b.option("do_verify", "0");
         }
     }
-    Ok(b.build()?)
+    let mut spec = b.build()?;
+    // A read or check goes through the files as they are (as IOR's): never laid out or
+    // extended first, even when a stonewalled write left them short.
+    spec.control.no_layout = step != Step::Write;
+    Ok(spec)
 }
 
 /// Run `step`'s job on every rank, started together; this rank's result (None on a rank
 /// that does not take part).
-pub(super) fn run_step(o: &Opts, step: Step, at: Place) -> Result<Option<fathom::JobResult>> {
+pub(super) fn run_step(
+    o: &Opts,
+    step: Step,
+    at: Place,
+    limit: Option<u64>,
+) -> Result<Option<fathom::JobResult>> {
     if at.idle() {
         at.cl.barrier();
         return Ok(None);
     }
-    let job = job(o, step, at)?;
+    let job = job(o, step, at, limit)?;
     if o.verbose >= 3 && step == Step::Read {
         // IOR's -vvv: which file each task reads.
         let file = if o.file_per_proc {
@@ -118,60 +145,273 @@ pub(super) fn run_step(o: &Opts, step: Step, at: Place) -> Result<Option<fathom:
         .ok_or_else(|| anyhow!("stopped before the run started"))
 }
 
+/// What a phase moved on this rank.
+#[derive(Default, Clone, Copy)]
+struct Moved {
+    bytes: u64,
+    ios: u64,
+    /// The transfers' latencies added up, ns.
+    lat_ns: f64,
+}
+
+impl Moved {
+    fn of(j: &fathom::JobResult, write: bool) -> Moved {
+        let d = &j.stats.dirs[usize::from(write)];
+        Moved {
+            bytes: d.bytes,
+            ios: d.ios,
+            lat_ns: d.lat.mean() * d.ios as f64,
+        }
+    }
+}
+
+/// A phase's figures (at rank 0), and the pairs (transfers per task) the steps after it
+/// stop at when a deadline cut it: the most any task did with stoneWallingWearOut (every
+/// task then goes on to it), else this rank's own.
+pub(super) struct Done {
+    pub(super) phase: Option<Phase>,
+    pub(super) pairs: Option<u64>,
+    /// IOR's lines about it (rank 0): the stonewall and file size warnings.
+    pub(super) notes: String,
+}
+
 /// One phase (write or read) of one iteration on every rank: the ranks start together,
 /// each runs its tasks, and rank 0 gets the phase's figures over all of them (None on
 /// the other ranks): the bytes and transfers of every task over the slowest rank's time,
-/// as IOR's aggregate bandwidth.
-pub(super) fn phase(o: &Opts, write: bool, at: Place) -> Result<Option<Phase>> {
+/// as IOR's aggregate bandwidth. `limit`: at most this many transfers per task.
+pub(super) fn phase(o: &Opts, write: bool, at: Place, limit: Option<u64>) -> Result<Done> {
     let what = if write { "write phase" } else { "read phase" };
-    let j = run_step(o, if write { Step::Write } else { Step::Read }, at)?;
+    if write && !o.existing {
+        // IOR removes the test files before it writes them (not with -E).
+        remove_files(o, at);
+    }
+    let j = run_step(o, if write { Step::Write } else { Step::Read }, at, limit)?;
+    let after = std::time::Instant::now();
     // A rank that takes no part adds nothing.
-    let mut mine = [0.0; 4];
+    let mut moved = Moved::default();
+    let mut secs = 0.0;
     if let Some(j) = &j {
         if let Some(e) = &j.error_text {
             bail!("{what}: {e}");
         }
-        let d = &j.stats.dirs[usize::from(write)];
-        let want = o.block * o.segments / o.transfer * o.tasks as u64;
-        if d.ios != want && !crate::stopped() {
+        moved = Moved::of(j, write);
+        let total = o.block * o.segments / o.transfer;
+        let want = limit.map_or(total, |l| l.min(total)) * o.tasks as u64;
+        // Fewer only when the deadline (-D) or a signal cut the phase.
+        let cut = o.deadline > 0 || crate::stopped();
+        if moved.ios > want || (moved.ios < want && !cut) {
             bail!(
                 "{} phase did {} transfers, expected {want}",
                 if write { "write" } else { "read" },
-                d.ios
+                moved.ios
             );
         }
-        let secs = j
-            .elapsed
-            .as_secs_f64()
-            .max(j.stats.runtime.as_secs_f64())
-            .max(1e-9);
-        mine = [
-            d.bytes as f64,
-            d.ios as f64,
-            secs,
-            d.lat.mean() * d.ios as f64,
-        ];
+        // A read past the end of a file (one a stonewalled write left short) is IOR's
+        // "cannot read from file".
+        if !write && moved.bytes < moved.ios * o.transfer {
+            bail!(
+                "read phase: the file ends before the data it reads ({} of {} bytes \
+                 read): write it whole first, or read only what a stonewalled write left \
+                 (-O stoneWallingStatusFile=FILE or stoneWallingWearOutIterations=N)",
+                moved.bytes,
+                moved.ios * o.transfer
+            );
+        }
+        secs = j.elapsed.as_secs_f64().max(j.stats.runtime.as_secs_f64());
     }
+    let mut notes = String::new();
+    let mut pairs = None;
+    if o.deadline > 0 {
+        let own = moved.ios / u64::from(o.tasks.max(1));
+        pairs = Some(own);
+        if o.wear_out {
+            let m = wear_out(o, write, at, own, &mut moved, &mut notes, secs)?;
+            pairs = Some(m);
+            if !at.idle() {
+                secs += after.elapsed().as_secs_f64();
+            }
+        }
+    }
+    let stat = stat_size(o, at);
+    let mine = [
+        moved.bytes as f64,
+        moved.ios as f64,
+        secs,
+        moved.lat_ns,
+        stat as f64,
+    ];
     let all = at.cl.gather_f64(&mine);
     if !at.root() {
-        return Ok(None);
+        return Ok(Done {
+            phase: None,
+            pairs,
+            notes,
+        });
     }
     let sum = |k: usize| all.iter().map(|v| v[k]).sum::<f64>();
     let secs = all.iter().map(|v| v[2]).fold(1e-9, f64::max);
     let ios = sum(1);
-    Ok(Some(Phase {
-        bw: sum(0) / secs,
-        iops: ios / secs,
-        latency: if ios > 0.0 { sum(3) / ios / 1e9 } else { 0.0 },
-        secs,
-    }))
+    // IOR's check of the file size against what was meant and what moved.
+    let expected = o.block * o.segments * u64::from(o.tasks) * u64::from(at.ranks());
+    let moved_all = sum(0) as u64;
+    let stat_all = if o.file_per_proc { sum(4) as u64 } else { stat };
+    if expected != moved_all || stat_all != moved_all {
+        notes.push_str(&format!(
+            "WARNING: Expected aggregate file size       = {expected}\n\
+             WARNING: Stat() of aggregate file size      = {stat_all}\n\
+             WARNING: Using actual aggregate bytes moved = {moved_all}\n"
+        ));
+        if o.deadline > 0 {
+            notes.push_str("WARNING: Maybe caused by deadlineForStonewalling\n");
+        }
+    }
+    Ok(Done {
+        phase: Some(Phase {
+            bw: moved_all as f64 / secs,
+            iops: ios / secs,
+            latency: if ios > 0.0 { sum(3) / ios / 1e9 } else { 0.0 },
+            secs,
+        }),
+        pairs,
+        notes,
+    })
+}
+
+/// The size of the file(s) this rank's step went through (the shared file at rank 0),
+/// for IOR's file size check.
+fn stat_size(o: &Opts, at: Place) -> u64 {
+    let len = |p: &std::path::Path| std::fs::metadata(p).map_or(0, |m| m.len());
+    if o.file_per_proc {
+        o.task_files(at).iter().map(|f| len(f)).sum()
+    } else if at.root() {
+        len(&o.dir.join(o.shared_name()))
+    } else {
+        0
+    }
+}
+
+/// IOR removes the test files before a write phase (the shared file at rank 0, each
+/// task's own), so a longer file from an earlier run does not stay longer.
+fn remove_files(o: &Opts, at: Place) {
+    if o.file_per_proc {
+        for f in o.task_files(at) {
+            let _ = std::fs::remove_file(f);
+        }
+    } else if at.root() {
+        let _ = std::fs::remove_file(o.dir.join(o.shared_name()));
+    }
+}
+
+/// `-D` with `-O stoneWallingWearOut=1`: at the deadline every task has done `own`
+/// transfers; the most any did is the phase's count, and every task goes on to it (in
+/// IOR's order: its blocks segment by segment), so all move the same data. Rank 0 notes
+/// IOR's stonewall line. Returns that count.
+fn wear_out(
+    o: &Opts,
+    write: bool,
+    at: Place,
+    own: u64,
+    moved: &mut Moved,
+    notes: &mut String,
+    stonewall_secs: f64,
+) -> Result<u64> {
+    let active = if at.idle() { 0.0 } else { 1.0 };
+    let all = at
+        .cl
+        .gather_f64(&[active, own as f64, moved.bytes as f64, stonewall_secs]);
+    let mut most = 0.0;
+    if at.root() {
+        let live: Vec<&Vec<f64>> = all.iter().filter(|v| v[0] > 0.0).collect();
+        most = live.iter().map(|v| v[1]).fold(0.0, f64::max);
+        let least = live.iter().map(|v| v[1]).fold(f64::INFINITY, f64::min);
+        let min_data = live.iter().map(|v| v[2]).fold(f64::INFINITY, f64::min);
+        let mean_data = live.iter().map(|v| v[2]).sum::<f64>() / live.len().max(1) as f64;
+        let time = live.iter().map(|v| v[3]).fold(0.0, f64::max);
+        let gib = |b: f64| b / 1024.0 / 1024.0 / 1024.0;
+        notes.push_str(&format!(
+            "stonewalling pairs accessed min: {least} max: {most} -- min data: {:.1} GiB \
+             mean data: {:.1} GiB time: {time:.1}s\n",
+            gib(min_data),
+            gib(mean_data)
+        ));
+    }
+    let most = at.cl.broadcast(most) as u64;
+    if !at.idle() && own < most {
+        let rest = go_on(o, write, at, own, most)?;
+        moved.bytes += rest.bytes;
+        moved.ios += rest.ios;
+        moved.lat_ns += rest.lat_ns;
+    }
+    Ok(most)
+}
+
+/// This rank's task does IOR's transfers `from..to` of its phase (its blocks, segment by
+/// segment, as IOR orders them): a replay of those transfers.
+fn go_on(o: &Opts, write: bool, at: Place, from: u64, to: u64) -> Result<Moved> {
+    let per_block = o.block / o.transfer;
+    let tasks = u64::from(at.ranks());
+    let me = u64::from(at.data_of);
+    let file = if o.file_per_proc {
+        o.task_files(at).swap_remove(0)
+    } else {
+        o.dir.join(o.shared_name())
+    };
+    let file = std::path::absolute(&file)?;
+    let f = file.display();
+    let dir = if write { "write" } else { "read" };
+    let mut log = format!("fio version 2 iolog\n{f} add\n{f} open\n");
+    for k in from..to {
+        let (seg, j) = ((k / per_block) % o.segments, k % per_block);
+        let off = j * o.transfer
+            + if o.file_per_proc {
+                seg * o.block
+            } else {
+                seg * tasks * o.block + me * o.block
+            };
+        log.push_str(&format!("{f} {dir} {off} {}\n", o.transfer));
+    }
+    log.push_str(&format!("{f} close\n"));
+    let path = std::env::temp_dir().join(format!(
+        "fathom-ior-wearout-{}-{}.log",
+        std::process::id(),
+        at.rank()
+    ));
+    std::fs::write(&path, log)?;
+    let mut b = Job::builder(dir)
+        .engine(if o.mmap { Engine::Mmap } else { Engine::Psync })
+        .direct(o.direct)
+        .option("read_iolog", path.display().to_string())
+        .option("replay_no_stall", "1");
+    if write && o.fsync_each {
+        b = b.option("fsync", "1");
+    }
+    if write && (o.check_write || o.check_read) {
+        b = b
+            .option("verify", "crc32c")
+            .option("verify_state_save", "0")
+            .option("do_verify", "0");
+    }
+    let r = b
+        .build()
+        .map_err(anyhow::Error::from)
+        .and_then(|job| Ok(crate::stop::run_runner(fathom::Runner::new(job))?));
+    let _ = std::fs::remove_file(&path);
+    let j = r?
+        .jobs
+        .into_iter()
+        .next()
+        .ok_or_else(|| anyhow!("stopped before the run started"))?;
+    if let Some(e) = &j.error_text {
+        bail!("{dir} phase (after the deadline): {e}");
+    }
+    Ok(Moved::of(&j, write))
 }
 
 /// `-W`/`-R`: every task reads its data back and checks each transfer's header (written
 /// with the data); the transfers that fail, over every rank, at rank 0 (IOR counts
 /// 8-byte words, fathom whole transfers), and IOR's warning when any failed (rank 0).
-pub(super) fn check(o: &Opts, after: &str, at: Place) -> Result<(u64, String)> {
-    let j = run_step(o, Step::Check, at)?;
+pub(super) fn check(o: &Opts, after: &str, at: Place, limit: Option<u64>) -> Result<(u64, String)> {
+    let j = run_step(o, Step::Check, at, limit)?;
     let failed = j
         .as_ref()
         .and_then(|j| j.stats.verify.as_ref())
@@ -255,9 +495,16 @@ pub(super) fn iterations(
 ) -> Result<u64> {
     let cl = at.cl;
     let mut errors = 0u64;
+    let t0 = std::time::Instant::now();
+    // -T: no phase starts after this many minutes (rank 0's clock decides for all).
+    let time_up = || {
+        let up = o.max_minutes > 0 && t0.elapsed().as_secs() >= o.max_minutes * 60;
+        cl.any(at.root() && up)
+    };
+    let mut last_pairs = None;
     for i in 0..o.iterations {
         // A signal to any rank stops every rank here.
-        if cl.any(crate::stopped()) {
+        if cl.any(crate::stopped()) || time_up() {
             break;
         }
         if i > 0 && o.delay > 0 {
@@ -265,33 +512,59 @@ pub(super) fn iterations(
         }
         // -m: this repetition's own files.
         let o = o.for_rep(i);
-        let w = if o.write { phase(&o, true, at)? } else { None };
+        // The pairs each step stops at: -O stoneWallingWearOutIterations, then what a
+        // stonewalled write phase did.
+        let mut limit = (o.wear_out_iterations > 0).then_some(o.wear_out_iterations);
+        let mut notes = String::new();
+        let w = if o.write && !time_up() {
+            let d = phase(&o, true, at, limit)?;
+            notes.push_str(&d.notes);
+            limit = d.pairs.or(limit);
+            last_pairs = d.pairs.filter(|_| o.wear_out).or(last_pairs);
+            d.phase
+        } else {
+            None
+        };
         // A phase cut short by a signal is not reported (its figures are partial).
         let stopped = cl.any(crate::stopped());
         let w = w.filter(|_| !stopped);
         let mut warnings = String::new();
-        if o.check_write && !stopped {
+        if o.check_write && !stopped && !time_up() {
             let at = at.as_task(write_check_task(&o, nodes, at.ranks(), at.rank()));
-            let (n, warn) = check(&o, "write", at)?;
+            let (n, warn) = check(&o, "write", at, limit)?;
             errors += n;
             warnings.push_str(&warn);
         }
         let stopped = cl.any(crate::stopped());
         // -C/-Z: the read phase (and its -R check) goes through another task's data.
         let read_at = at.as_task(read_task(&o, nodes, at.ranks(), at.rank(), i)?);
-        let r = if o.read && !stopped {
-            phase(&o, false, read_at)?
+        // -O stoneWallingStatusFile: the pairs an earlier stonewalled write left.
+        if let Some(f) = o.status_file.as_ref().filter(|_| o.read || o.check_read) {
+            let n = if at.root() {
+                read_status(f, &mut notes)
+            } else {
+                0.0
+            };
+            let n = cl.broadcast(n) as u64;
+            limit = (n > 0).then_some(n).or(limit);
+        }
+        let r = if o.read && !stopped && !time_up() {
+            let d = phase(&o, false, read_at, limit)?;
+            notes.push_str(&d.notes);
+            limit = d.pairs.or(limit);
+            d.phase
         } else {
             None
         };
         // (Every rank asks, also those without figures: it is a collective call.)
         let stopped = cl.any(crate::stopped());
         let r = r.filter(|_| !stopped);
-        if o.check_read && !stopped {
-            let (n, warn) = check(&o, "read", read_at)?;
+        if o.check_read && !stopped && !time_up() {
+            let (n, warn) = check(&o, "read", read_at, limit)?;
             errors += n;
             warnings.push_str(&warn);
         }
+        s.push_str(&notes);
         for (name, p) in [("write", w), ("read", r)] {
             let Some(p) = p else { continue };
             s.push_str(&format!(
@@ -308,5 +581,30 @@ pub(super) fn iterations(
         bw.writes.extend(w.map(|p| p.bw));
         bw.reads.extend(r.map(|p| p.bw));
     }
+    // IOR's end of the test: the stonewalled write's pairs go to the status file, or
+    // on a line of their own.
+    if let (Some(m), true) = (last_pairs, at.root()) {
+        match &o.status_file {
+            Some(f) => std::fs::write(f, m.to_string()).map_err(|e| {
+                anyhow!("Cannot write to the stonewalling file {}: {e}", f.display())
+            })?,
+            None => s.push_str(&format!("Pairs deadlineForStonewallingaccessed: {m}\n")),
+        }
+    }
     Ok(errors)
+}
+
+/// The pairs a stonewalling status file holds (IOR's number); 0 with IOR's warning when
+/// it cannot be read.
+fn read_status(f: &std::path::Path, notes: &mut String) -> f64 {
+    let n = std::fs::read_to_string(f)
+        .ok()
+        .and_then(|t| t.split_whitespace().next()?.parse::<u64>().ok());
+    match n {
+        Some(n) => n as f64,
+        None => {
+            notes.push_str("WARNING: Could not read back the stonewalling status from the file!\n");
+            0.0
+        }
+    }
 }

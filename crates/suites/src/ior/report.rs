@@ -24,6 +24,19 @@ pub(super) fn options_text(o: &Opts, tasks: u32, nodes: Nodes) -> String {
         ),
         (false, false) => "ordering inter file : no tasks offsets\n".to_string(),
     };
+    // IOR's lines for -A and -D.
+    let mut extra = String::new();
+    if let Some(n) = o.ref_num {
+        extra.push_str(&format!("refnum              : {n}\n"));
+    }
+    if o.deadline > 0 {
+        extra.push_str(&format!(
+            "stonewallingTime    : {}\n\
+             stoneWallingWearOut : {}\n",
+            o.deadline,
+            u8::from(o.wear_out)
+        ));
+    }
     format!(
         "fathom {} (IOR method)\n\n\
          Options:\n\
@@ -38,7 +51,8 @@ pub(super) fn options_text(o: &Opts, tasks: u32, nodes: Nodes) -> String {
          blocksize           : {} KiB\n\
          xfersize            : {} KiB\n\
          aggregate filesize  : {:.2} MiB\n\
-         repetitions         : {}\n\n\
+         repetitions         : {}\n\
+         {extra}\n\
          Results:\n\n\
          access    bw(MiB/s)  IOPS       Latency(s)  block(KiB) xfer(KiB)  total(s)   iter\n\
          ------    ---------  ----       ----------  ---------- ---------  --------   ----\n",
