@@ -1466,3 +1466,79 @@ fn kb_base_applies_where_fio_applies_it() {
         }
     }
 }
+
+/// fio sizes a file before the job only when the job reads, asks for `overwrite=1` or
+/// uses an engine that cannot extend files (mmap); a write-only job's file has the size
+/// its preallocation gives it and grows by the writes (`fallocate=none` or `keep`: only
+/// what was written). fathom sized it to the job's size in every mode. And with
+/// `create_on_open=1` nothing is laid out, reads included: a read past the file's end
+/// moves nothing, which is fio's EIO ("full resid"), where fathom extended the file (wrote
+/// 1016 KiB into it) and read it all. Checked against known sizes and fio side by side.
+#[test]
+fn files_are_sized_and_read_to_their_end_as_fio_does() {
+    let (env, fdir, adir) = side_by_side();
+    let len = |d: &std::path::Path| std::fs::metadata(d.join("f")).unwrap().len();
+    for (how, want) in [
+        ("none", 40960),
+        ("keep", 40960),
+        ("posix", 1 << 20),
+        ("native", 1 << 20),
+        ("truncate", 1 << 20),
+    ] {
+        let fa = format!("--fallocate={how}");
+        let args = [
+            "--name=x",
+            "--rw=write",
+            "--bs=4k",
+            "--size=1m",
+            "--number_ios=10",
+            "--filename=f",
+            fa.as_str(),
+        ];
+        for d in [&fdir, &adir] {
+            let _ = std::fs::remove_file(d.join("f"));
+        }
+        fathom_quiet(&env, &adir, &args);
+        assert_eq!(len(&adir), want, "fathom {how}");
+        if let Some(fio) = fio() {
+            fio_json(&fio, &fdir, &args);
+            assert_eq!(len(&fdir), want, "fio {how}");
+        }
+    }
+    // create_on_open=1 with a read longer than the file: 8 KiB read, then EIO.
+    let args = [
+        "--name=x",
+        "--rw=read",
+        "--bs=4k",
+        "--size=1m",
+        "--create_on_open=1",
+        "--filename=f",
+        "--output-format=json",
+    ];
+    for d in [&fdir, &adir] {
+        std::fs::write(d.join("f"), vec![7u8; 8192]).unwrap();
+    }
+    let o = env.cmd().current_dir(&adir).args(args).output().unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let v = json(&o);
+    assert_eq!(v["jobs"][0]["error"], 5, "{v}");
+    assert_eq!(v["jobs"][0]["read"]["io_bytes"], 8192);
+    assert!(
+        stderr(&o).contains("past the end of the file"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(len(&adir), 8192, "the file is left as it was");
+    if let Some(fio) = fio() {
+        let o = std::process::Command::new(fio)
+            .current_dir(&fdir)
+            .args(args)
+            .output()
+            .unwrap();
+        let s = String::from_utf8_lossy(&o.stdout);
+        let v: Value = serde_json::from_str(&s[s.find('{').unwrap()..]).unwrap();
+        assert_eq!(v["jobs"][0]["error"], 5);
+        assert_eq!(v["jobs"][0]["read"]["io_bytes"], 8192);
+        assert_eq!(len(&fdir), 8192);
+    }
+}

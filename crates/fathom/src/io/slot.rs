@@ -177,17 +177,26 @@ pub(crate) fn complete(
     files: &[crate::plan::PlannedFile],
 ) -> Option<(i32, String)> {
     let req = &slot.req;
-    if c.res < 0 {
-        let errno = (-c.res) as i32;
+    // fio's "full resid": a read or write that moved nothing (a read at the end of the
+    // file) is an EIO error, not a transfer of 0 bytes.
+    let nothing = c.res == 0 && req.len > 0 && matches!(req.ddir, Ddir::Read | Ddir::Write);
+    let res = if nothing { -(libc::EIO as i64) } else { c.res };
+    if res < 0 {
+        let errno = (-res) as i32;
         let f = &files[req.file].path;
         let text = format!(
-            "{} error on {} at offset {} (0x{:x}), length {}: {}",
+            "{} error on {} at offset {} (0x{:x}), length {}: {}{}",
             req.ddir.name(),
             f.display(),
             req.offset,
             req.offset,
             req.len,
-            errno_text(errno)
+            errno_text(errno),
+            if nothing {
+                " (nothing transferred: past the end of the file?)"
+            } else {
+                ""
+            }
         );
         let d = req.ddir.index();
         if st.tolerate[d] || st.ignore[d].contains(&errno) {

@@ -350,8 +350,10 @@ fn merge_file_needs(out: &mut Plan) {
         // fio sizes a write-only job's file first only for engines that cannot extend it
         // (its mmap engine); other writes grow the file.
         let extend = fill || s.ioengine == "mmap";
-        if s.create_on_open && !fill {
-            // The files are created when the job opens them, not during setup.
+        if s.create_on_open {
+            // The files are created when the job opens them, not during setup: nothing is
+            // laid out, also for a job that reads (fio's reads then end at the file's end,
+            // with EIO).
             continue;
         }
         for c in &j.clones {

@@ -254,7 +254,7 @@ pub(super) static OPTS: &[OptDef] = &[
         category: C,
         ty: "bool",
         default: "0",
-        doc: "Create files when they are opened for I/O rather than during setup",
+        doc: "Create files when they are opened for I/O rather than during setup: nothing is laid out, also for a job that reads (as fio: a read past the file's end fails with EIO)",
         flag: false,
         apply: |j, v, _| {
             j.create_on_open = parse_bool(v)?;

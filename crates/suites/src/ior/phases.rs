@@ -192,7 +192,16 @@ pub(super) fn phase(o: &Opts, write: bool, at: Place, limit: Option<u64>) -> Res
     let mut secs = 0.0;
     if let Some(j) = &j {
         if let Some(e) = &j.error_text {
-            bail!("{what}: {e}");
+            // A read past the end of a file (one a stonewalled write left short) is
+            // IOR's "cannot read from file".
+            let hint = if write {
+                ""
+            } else {
+                "; if the file is shorter than the read: write it whole first, or read \
+                 only what a stonewalled write left (-O stoneWallingStatusFile=FILE or \
+                 stoneWallingWearOutIterations=N)"
+            };
+            bail!("{what}: {e}{hint}");
         }
         moved = Moved::of(j, write);
         let total = o.block * o.segments / o.transfer;
@@ -204,17 +213,6 @@ pub(super) fn phase(o: &Opts, write: bool, at: Place, limit: Option<u64>) -> Res
                 "{} phase did {} transfers, expected {want}",
                 if write { "write" } else { "read" },
                 moved.ios
-            );
-        }
-        // A read past the end of a file (one a stonewalled write left short) is IOR's
-        // "cannot read from file".
-        if !write && moved.bytes < moved.ios * o.transfer {
-            bail!(
-                "read phase: the file ends before the data it reads ({} of {} bytes \
-                 read): write it whole first, or read only what a stonewalled write left \
-                 (-O stoneWallingStatusFile=FILE or stoneWallingWearOutIterations=N)",
-                moved.bytes,
-                moved.ios * o.transfer
             );
         }
         secs = j.elapsed.as_secs_f64().max(j.stats.runtime.as_secs_f64());
