@@ -1505,6 +1505,26 @@ fn files_are_sized_and_read_to_their_end_as_fio_does() {
             assert_eq!(len(&fdir), want, "fio {how}");
         }
     }
+    // A file too small for a write-only job is made anew (fio unlinks it): 5 writes leave
+    // 20 KiB, not the old 256 KiB.
+    let args = [
+        "--name=x",
+        "--rw=write",
+        "--bs=4k",
+        "--size=1m",
+        "--number_ios=5",
+        "--fallocate=none",
+        "--filename=f",
+    ];
+    for d in [&fdir, &adir] {
+        std::fs::write(d.join("f"), vec![7u8; 262144]).unwrap();
+    }
+    fathom_quiet(&env, &adir, &args);
+    assert_eq!(len(&adir), 20480);
+    if let Some(fio) = fio() {
+        fio_json(&fio, &fdir, &args);
+        assert_eq!(len(&fdir), 20480);
+    }
     // create_on_open=1 with a read longer than the file: 8 KiB read, then EIO.
     let args = [
         "--name=x",

@@ -19,6 +19,9 @@ pub struct LayoutRequest {
     /// size its preallocation gives it (none with fallocate=none or keep) and grows by
     /// the job's writes.
     pub extend: bool,
+    /// A file too small is removed and made anew rather than extended (fio's layout for a
+    /// job that only writes it: its old data does not stay).
+    pub replace: bool,
     /// How to preallocate.
     pub fallocate: Fallocate,
     /// Fill with zeroes instead of random data.
@@ -65,9 +68,14 @@ pub fn layout_file_until(
         Err(e) if e.kind() == io::ErrorKind::NotFound => None,
         Err(e) => return Err(with_path(e, path)),
     };
+    let mut existing = existing;
     if let Some(len) = existing {
         if len >= req.size {
             return Ok(LayoutOutcome::default());
+        }
+        if req.replace {
+            std::fs::remove_file(path).map_err(|e| with_path(e, path))?;
+            existing = None;
         }
     }
     let f = FsOpen::new()
@@ -234,6 +242,7 @@ mod tests {
             size,
             fill,
             extend: true,
+            replace: false,
             fallocate: Fallocate::Native,
             zero: false,
             seed: 1,
@@ -284,5 +293,17 @@ mod tests {
             layout_file(&q, &r).unwrap();
             assert_eq!(std::fs::metadata(&q).unwrap().len(), 0, "{how:?}");
         }
+        // A file too small for a write-only job is made anew (fio unlinks it).
+        let q = d.path().join("old");
+        std::fs::write(&q, [9u8; 4096]).unwrap();
+        let r = LayoutRequest {
+            extend: false,
+            replace: true,
+            fallocate: Fallocate::None,
+            ..req(1 << 20, false)
+        };
+        let o = layout_file(&q, &r).unwrap();
+        assert!(o.created);
+        assert_eq!(std::fs::metadata(&q).unwrap().len(), 0);
     }
 }

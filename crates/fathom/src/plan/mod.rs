@@ -350,6 +350,7 @@ fn merge_file_needs(out: &mut Plan) {
         // fio sizes a write-only job's file first only for engines that cannot extend it
         // (its mmap engine); other writes grow the file.
         let extend = fill || s.ioengine == "mmap";
+        let replace = !fill && !s.control.file_append;
         if s.create_on_open {
             // The files are created when the job opens them, not during setup: nothing is
             // laid out, also for a job that reads (fio's reads then end at the file's end,
@@ -364,6 +365,7 @@ fn merge_file_needs(out: &mut Plan) {
                     n.size = n.size.max(size);
                     n.fill |= fill;
                     n.extend |= extend;
+                    n.replace &= replace;
                     n.unlink |= s.unlink;
                     n.fsync |= s.create_fsync;
                 } else {
@@ -373,6 +375,7 @@ fn merge_file_needs(out: &mut Plan) {
                         size,
                         fill,
                         extend,
+                        replace,
                         zero: s.zero_buffers,
                         fallocate: s.fallocate,
                         unlink: s.unlink,

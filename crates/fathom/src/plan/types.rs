@@ -192,6 +192,9 @@ pub struct FileNeed {
     /// maps the file, as fio's mmap): a job that only writes otherwise grows the file by
     /// its writes, as in fio.
     pub extend: bool,
+    /// Every job of the phase only writes it (not file_append): a file too small for them
+    /// is removed and made anew, as fio's layout unlinks it, rather than extended.
+    pub replace: bool,
     /// Zero fill.
     pub zero: bool,
     /// Preallocation.

@@ -356,6 +356,7 @@ fn lay_out(
                 size: need.size,
                 fill: need.fill,
                 extend: need.extend,
+                replace: need.replace,
                 fallocate: need.fallocate,
                 zero: need.zero,
                 seed: 0x1a70 ^ need.size,

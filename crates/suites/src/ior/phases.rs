@@ -101,6 +101,12 @@ pub(super) fn job(o: &Opts, step: Step, at: Place, limit: Option<u64>) -> Result
             b = b.option("do_verify", "0");
         }
     }
+    // IOR creates its files as it opens them (the write phase removed them first, unless
+    // -E: then what is there is written into, never made anew); its MMAP API sizes them
+    // first.
+    if write && !o.mmap {
+        b = b.option("create_on_open", "1");
+    }
     let mut spec = b.build()?;
     // A read or check goes through the files as they are (as IOR's): never laid out or
     // extended first, even when a stonewalled write left them short.
