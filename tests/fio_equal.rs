@@ -1525,6 +1525,35 @@ fn files_are_sized_and_read_to_their_end_as_fio_does() {
         fio_json(&fio, &fdir, &args);
         assert_eq!(len(&fdir), 20480);
     }
+    // fill_device with size=: the region is the size (a random write stays in 1 MiB; it
+    // was the file system's free space, a sparse file of tens of GiB), the file is
+    // written as it is (an existing 4 MiB file stays 4 MiB); offset=50% of a file that
+    // does not exist yet is 0, as fio takes it (fathom wrote at 512 KiB, a 1.5 MiB file).
+    for (pre, extra, want) in [
+        (None, "--fill_device=1 --rw=randwrite", 1 << 20),
+        (Some(4 << 20), "--fill_device=1 --rw=write", 4 << 20),
+        (None, "--offset=50% --rw=write", 1 << 20),
+        (Some(4 << 20), "--offset=50% --rw=write", 4 << 20),
+    ] {
+        let mut args = vec!["--name=x", "--bs=4k", "--size=1m", "--filename=f"];
+        args.extend(extra.split(' '));
+        for d in [&fdir, &adir] {
+            let _ = std::fs::remove_file(d.join("f"));
+            if let Some(n) = pre {
+                std::fs::write(d.join("f"), vec![7u8; n]).unwrap();
+            }
+        }
+        fathom_quiet(&env, &adir, &args);
+        assert_eq!(len(&adir), want, "fathom {extra} on {pre:?}");
+        if let Some(fio) = fio() {
+            let (f, a) = (
+                counts(&fio_json(&fio, &fdir, &args)),
+                counts(&fathom_json(&env, &adir, &args)),
+            );
+            assert_eq!(f, a, "{extra} on {pre:?}");
+            assert_eq!(len(&fdir), want, "fio {extra} on {pre:?}");
+        }
+    }
     // create_on_open=1 with a read longer than the file: 8 KiB read, then EIO.
     let args = [
         "--name=x",

@@ -36,7 +36,11 @@ fn open_options(spec: &fathom_job::JobSpec) -> OpenOptions {
     OpenOptions {
         write: k.writes() || k.trims(),
         direct: spec.direct,
-        create: spec.create_on_open,
+        // Files not laid out before the job (create_on_open, fill_device) are made as it
+        // opens them (allow_file_create=0: never).
+        create: (spec.create_on_open
+            || (spec.control.fill_device && k.writes() && !k.reads() && !spec.overwrite))
+            && !spec.control.no_file_create,
         sync: spec.sync == fathom_job::SyncMode::Sync,
         dsync: spec.sync == fathom_job::SyncMode::Dsync,
         advice: {

@@ -395,7 +395,13 @@ fn one_file(
         fill,
         per_file,
     } = file_sizes(c, &path, nth, size_rng)?;
-    let base = existing.unwrap_or(per_file);
+    // Percentages of offset= and offset_increment= are of the file as it is: fio takes
+    // them of a file that does not exist yet as of 0 bytes (its I/O then starts at 0).
+    let base = if limits.parse_only {
+        existing.unwrap_or(per_file)
+    } else {
+        existing.unwrap_or(0)
+    };
     let offset = spec.offset.resolve(base, min_bs);
     let incr = spec.offset_increment.resolve(base, min_bs);
     // Ranks sharing named files (N-1) continue the clone numbering: rank r's clone j is
@@ -531,7 +537,11 @@ fn file_sizes(
     }
     // --parse-only: a size that would come from the target is a nominal 1 PiB.
     let existing = existing.or(limits.parse_only.then_some(1 << 50));
-    let fill = if spec.control.fill_device && !limits.parse_only && !caps.diskless {
+    // fill_device sizes the region to the free space only when no size is given: with
+    // size= (or filesize=) that is the region, as fio's (a random write stays in it, a
+    // sequential one still ends at ENOSPC if the space runs out first).
+    let sized = spec.size.is_some() || spec.filesize.is_some();
+    let fill = if spec.control.fill_device && !sized && !limits.parse_only && !caps.diskless {
         Some(fill_size(spec, path, existing, device, nfiles, min_bs)?)
     } else {
         None

@@ -351,10 +351,11 @@ fn merge_file_needs(out: &mut Plan) {
         // (its mmap engine); other writes grow the file.
         let extend = fill || s.ioengine == "mmap";
         let replace = !fill && !s.control.file_append;
-        if s.create_on_open {
+        if s.create_on_open || (s.control.fill_device && !fill) {
             // The files are created when the job opens them, not during setup: nothing is
             // laid out, also for a job that reads (fio's reads then end at the file's end,
-            // with EIO).
+            // with EIO); a fill_device write goes until the file system is full, into the
+            // file as it is (fio lays nothing out for it either).
             continue;
         }
         for c in &j.clones {

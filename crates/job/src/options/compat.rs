@@ -561,7 +561,7 @@ pub(super) static OPTS: &[OptDef] = &[
         category: C,
         ty: "bool",
         default: "0",
-        doc: "Size each file to the free space of its file system (the device's size for a device) and end the job without error when a write meets ENOSPC or EDQUOT: a write job that fills the file system",
+        doc: "Without size=: size each file to the free space of its file system (the device's size for a device; with size=, that is the region, as fio); end the job without error when a write meets ENOSPC or EDQUOT: a write job that fills the file system",
         flag: true,
         apply: |j, v, _| {
             j.control.fill_device = parse_bool(v)?;

@@ -147,7 +147,7 @@ pub(super) static OPTS: &[OptDef] = &[
         category: C,
         ty: "size or %",
         default: "0",
-        doc: "Start of the I/O region in each file",
+        doc: "Start of the I/O region in each file (a percentage is of the file as it is: 0 for a file not made yet, as fio)",
         flag: false,
         apply: |j, v, c| {
             j.offset = size_or_percent(v, c)?;
