@@ -1478,63 +1478,32 @@ fn kb_base_applies_where_fio_applies_it() {
 fn files_are_sized_and_read_to_their_end_as_fio_does() {
     let (env, fdir, adir) = side_by_side();
     let len = |d: &std::path::Path| std::fs::metadata(d.join("f")).unwrap().len();
-    for (how, want) in [
-        ("none", 40960),
-        ("keep", 40960),
-        ("posix", 1 << 20),
-        ("native", 1 << 20),
-        ("truncate", 1 << 20),
-    ] {
-        let fa = format!("--fallocate={how}");
-        let args = [
-            "--name=x",
-            "--rw=write",
-            "--bs=4k",
-            "--size=1m",
-            "--number_ios=10",
-            "--filename=f",
-            fa.as_str(),
-        ];
-        for d in [&fdir, &adir] {
-            let _ = std::fs::remove_file(d.join("f"));
-        }
-        fathom_quiet(&env, &adir, &args);
-        assert_eq!(len(&adir), want, "fathom {how}");
-        if let Some(fio) = fio() {
-            fio_json(&fio, &fdir, &args);
-            assert_eq!(len(&fdir), want, "fio {how}");
-        }
-    }
-    // A file too small for a write-only job is made anew (fio unlinks it): 5 writes leave
-    // 20 KiB, not the old 256 KiB.
-    let args = [
-        "--name=x",
-        "--rw=write",
-        "--bs=4k",
-        "--size=1m",
-        "--number_ios=5",
-        "--fallocate=none",
-        "--filename=f",
+    let write10 = "--rw=write --number_ios=10 --fallocate=";
+    let cases: Vec<(Option<usize>, String, u64)> = vec![
+        // Write-only: the size preallocation gives (none with none and keep).
+        (None, format!("{write10}none"), 40960),
+        (None, format!("{write10}keep"), 40960),
+        (None, format!("{write10}posix"), 1 << 20),
+        (None, format!("{write10}native"), 1 << 20),
+        (None, format!("{write10}truncate"), 1 << 20),
+        // A file too small for a write-only job is made anew (fio unlinks it): 5 writes
+        // leave 20 KiB, not the old 256 KiB.
+        (
+            Some(262144),
+            "--rw=write --number_ios=5 --fallocate=none".into(),
+            20480,
+        ),
+        // fill_device with size=: the region is the size (a random write stays in 1 MiB;
+        // it was the file system's free space, a sparse file of tens of GiB), the file is
+        // written as it is (an existing 4 MiB file stays 4 MiB).
+        (None, "--fill_device=1 --rw=randwrite".into(), 1 << 20),
+        (Some(4 << 20), "--fill_device=1 --rw=write".into(), 4 << 20),
+        // offset=50% of a file that does not exist yet is 0, as fio takes it (fathom wrote
+        // at 512 KiB, a 1.5 MiB file).
+        (None, "--offset=50% --rw=write".into(), 1 << 20),
+        (Some(4 << 20), "--offset=50% --rw=write".into(), 4 << 20),
     ];
-    for d in [&fdir, &adir] {
-        std::fs::write(d.join("f"), vec![7u8; 262144]).unwrap();
-    }
-    fathom_quiet(&env, &adir, &args);
-    assert_eq!(len(&adir), 20480);
-    if let Some(fio) = fio() {
-        fio_json(&fio, &fdir, &args);
-        assert_eq!(len(&fdir), 20480);
-    }
-    // fill_device with size=: the region is the size (a random write stays in 1 MiB; it
-    // was the file system's free space, a sparse file of tens of GiB), the file is
-    // written as it is (an existing 4 MiB file stays 4 MiB); offset=50% of a file that
-    // does not exist yet is 0, as fio takes it (fathom wrote at 512 KiB, a 1.5 MiB file).
-    for (pre, extra, want) in [
-        (None, "--fill_device=1 --rw=randwrite", 1 << 20),
-        (Some(4 << 20), "--fill_device=1 --rw=write", 4 << 20),
-        (None, "--offset=50% --rw=write", 1 << 20),
-        (Some(4 << 20), "--offset=50% --rw=write", 4 << 20),
-    ] {
+    for (pre, extra, want) in cases {
         let mut args = vec!["--name=x", "--bs=4k", "--size=1m", "--filename=f"];
         args.extend(extra.split(' '));
         for d in [&fdir, &adir] {
@@ -1543,14 +1512,14 @@ fn files_are_sized_and_read_to_their_end_as_fio_does() {
                 std::fs::write(d.join("f"), vec![7u8; n]).unwrap();
             }
         }
-        fathom_quiet(&env, &adir, &args);
+        let a = counts(&fathom_json(&env, &adir, &args));
         assert_eq!(len(&adir), want, "fathom {extra} on {pre:?}");
         if let Some(fio) = fio() {
-            let (f, a) = (
+            assert_eq!(
                 counts(&fio_json(&fio, &fdir, &args)),
-                counts(&fathom_json(&env, &adir, &args)),
+                a,
+                "{extra} on {pre:?}"
             );
-            assert_eq!(f, a, "{extra} on {pre:?}");
             assert_eq!(len(&fdir), want, "fio {extra} on {pre:?}");
         }
     }
