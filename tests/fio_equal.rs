@@ -14,6 +14,15 @@ fn fio_json(fio: &std::path::Path, dir: &std::path::Path, args: &[&str]) -> Valu
     serde_json::from_str(&s[start..]).unwrap()
 }
 
+/// fio run on a command-line job in `dir`, whatever its outcome.
+fn fio_run(fio: &std::path::Path, dir: &std::path::Path, args: &[&str]) -> std::process::Output {
+    std::process::Command::new(fio)
+        .current_dir(dir)
+        .args(args)
+        .output()
+        .unwrap()
+}
+
 /// fathom's JSON for a command-line job run in `dir` (which must succeed).
 fn fathom_json(env: &Env, dir: &std::path::Path, args: &[&str]) -> Value {
     let o = env
@@ -968,11 +977,7 @@ fn verify_offset_below_the_header_is_refused_as_in_fio() {
         let args: Vec<&str> = job.iter().copied().chain([off]).collect();
         fathom_refuses(&env, &adir, &args, "40-byte");
         if let Some(fio) = fio() {
-            let o = std::process::Command::new(fio)
-                .current_dir(&fdir)
-                .args(&args)
-                .output()
-                .unwrap();
+            let o = fio_run(&fio, &fdir, &args);
             assert!(
                 String::from_utf8_lossy(&o.stderr).contains("40 min"),
                 "fio {off}"
@@ -1030,11 +1035,7 @@ fn option_values_at_the_edges_are_taken_as_fio_takes_them() {
         let o = env.run(&args);
         assert_eq!(o.status.success(), ok, "fathom {opt}: {}", stderr(&o));
         if let Some(fio) = fio() {
-            let o = std::process::Command::new(fio)
-                .current_dir(env.path())
-                .args(args)
-                .output()
-                .unwrap();
+            let o = fio_run(&fio, env.path(), &args);
             assert_eq!(o.status.success(), ok, "fio {opt}");
         }
     }
@@ -1143,12 +1144,7 @@ fn zonesize_without_zonemode_is_refused_as_in_fio() {
     ];
     fathom_refuses(&env, &adir, &args, "zonemode=strided");
     if let Some(fio) = fio() {
-        let o = std::process::Command::new(fio)
-            .current_dir(&fdir)
-            .args(args)
-            .output()
-            .unwrap();
-        assert!(!o.status.success(), "fio ran it");
+        assert!(!fio_run(&fio, &fdir, &args).status.success(), "fio ran it");
     }
 }
 
@@ -1548,11 +1544,7 @@ fn files_are_sized_and_read_to_their_end_as_fio_does() {
     );
     assert_eq!(len(&adir), 8192, "the file is left as it was");
     if let Some(fio) = fio() {
-        let o = std::process::Command::new(fio)
-            .current_dir(&fdir)
-            .args(args)
-            .output()
-            .unwrap();
+        let o = fio_run(&fio, &fdir, &args);
         let s = String::from_utf8_lossy(&o.stdout);
         let v: Value = serde_json::from_str(&s[s.find('{').unwrap()..]).unwrap();
         assert_eq!(v["jobs"][0]["error"], 5);

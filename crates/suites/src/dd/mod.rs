@@ -2,9 +2,9 @@
 //! percentiles added: a queue-depth-1 throughput and latency check.
 //!
 //! `if=/dev/zero of=FILE` writes FILE (zeroes, as dd; `if=/dev/urandom` fresh random
-//! blocks) and `if=FILE of=/dev/null` reads it, each as a fathom job; a copy between two
-//! files (or anything else dd's own block loop does: `ibs` other than `obs`, a partial
-//! last block) runs dd's loop ([`copy`]). Operands: `bs` (default 512), `ibs`, `obs`,
+//! blocks) and `if=FILE of=/dev/null` reads it, each as a fathom job; anything else (a
+//! copy between two files, `ibs` other than `obs`, a partial last block) runs dd's own
+//! block loop (module `copy`). Operands: `bs` (default 512), `ibs`, `obs`,
 //! `count`, `skip`, `seek`, `iflag`/`oflag` (`direct`, `dsync`, `sync`, `nocache`: the
 //! page cache of what was moved is dropped, `fullblock`, `count_bytes`, `skip_bytes`,
 //! `seek_bytes`), `conv` (`fdatasync`, `fsync`, `notrunc`: without it a regular output
