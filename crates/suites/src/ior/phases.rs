@@ -389,6 +389,10 @@ fn go_on(o: &Opts, write: bool, at: Place, from: u64, to: u64) -> Result<Moved> 
     if write && o.fsync_each {
         b = b.option("fsync", "1");
     }
+    // -e: IOR's fsync after all the phase's writes, the ones after the deadline included.
+    if write && o.fsync {
+        b = b.option("end_fsync", "1");
+    }
     if write && (o.check_write || o.check_read) {
         b = b
             .option("verify", "crc32c")
