@@ -53,11 +53,6 @@ pub struct Control {
     /// `iopsavgtime`: the IOPS sampling interval (fathom samples both together, at the
     /// shorter of the two).
     pub iopsavgtime: Option<Duration>,
-    /// Library setting (no job-file option): never create, extend or fill the job's files
-    /// before it starts: they are read as they are (the IOR front end's read phases,
-    /// which read what an earlier write left, as IOR does, even when the write phase
-    /// stopped at a deadline short of the files' full size).
-    pub no_layout: bool,
     /// Library setting (no job-file option): also record the last, partial sampling
     /// interval when the job ends, so the samples add up to the whole run (fio keeps
     /// whole windows only). The vdbench front end sets it for its per-interval lines.

@@ -56,6 +56,48 @@ impl<'a> Opts<'a> {
     }
 }
 
+/// getopt's clusters of one-letter options, one argument each: the letters of `alone`
+/// are flags (`-wr` is `-w -r`), a letter of `with_value` takes the rest of the argument
+/// as its value (`-b64k`, `-Rab FILE` is `-R -a -b FILE`). An argument with another
+/// letter, a `=`, `--` or `-+` is left whole (a negative number, a long name), for the
+/// parser to take or to name in its error.
+pub fn getopt_clusters(args: &[String], with_value: &str, alone: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for a in args {
+        let Some(body) = a.strip_prefix('-') else {
+            out.push(a.clone());
+            continue;
+        };
+        if body.len() < 2 || body.starts_with(['-', '+']) || body.contains('=') {
+            out.push(a.clone());
+            continue;
+        }
+        let mut parts = Vec::new();
+        let mut ok = true;
+        for (i, c) in body.char_indices() {
+            if with_value.contains(c) {
+                parts.push(format!("-{c}"));
+                let rest = &body[i + c.len_utf8()..];
+                if !rest.is_empty() {
+                    parts.push(rest.to_string());
+                }
+                break;
+            } else if alone.contains(c) {
+                parts.push(format!("-{c}"));
+            } else {
+                ok = false;
+                break;
+            }
+        }
+        if ok {
+            out.extend(parts);
+        } else {
+            out.push(a.clone());
+        }
+    }
+    out
+}
+
 /// A tool's file argument (IOR's `-o`, iozone's `-f`): the directory the files go in and
 /// the file itself; an existing directory keeps fathom's older meaning (the files go in
 /// it, named by the suite).

@@ -343,9 +343,6 @@ fn merge_file_needs(out: &mut Plan) {
             continue;
         }
         let s = &j.spec;
-        if s.control.no_layout {
-            continue;
-        }
         let fill = s.rw.kind.reads() || s.overwrite;
         // fio sizes a write-only job's file first only for engines that cannot extend it
         // (its mmap engine); other writes grow the file.

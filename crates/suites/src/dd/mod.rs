@@ -327,12 +327,11 @@ struct Side<'a> {
     len: u64,
 }
 
-/// The input's length: a file's size, a block device's (its end, as dd reads to it).
+/// The input's length: a file's size, a block device's (dd reads to its end).
 fn input_len(path: &str) -> Result<u64> {
-    use std::io::Seek;
-    let mut f = std::fs::File::open(path).map_err(|e| anyhow!("failed to open '{path}': {e}"))?;
-    f.seek(std::io::SeekFrom::End(0))
-        .map_err(|e| anyhow!("{path}: cannot find its end: {e}"))
+    fathom::engine::file_size(std::path::Path::new(path))
+        .map_err(|e| anyhow!("failed to open '{path}': {e}"))?
+        .ok_or_else(|| anyhow!("failed to open '{path}': No such file or directory"))
 }
 
 /// dd's human size: three significant digits at most, one decimal below 10.

@@ -97,42 +97,7 @@ pub(super) const FLAG_LETTERS: &str = "wrYzECgvucWRmFekZhKB";
 /// (IOR 4.0 then also takes the value's letters as flags: `-t1m` turns on -m there; fathom
 /// takes the value only).
 pub(super) fn split_groups(args: &[String]) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    for a in args {
-        // The value of a letter before it (`-X -17`) is left whole.
-        let after_letter = out
-            .last()
-            .is_some_and(|p| p.len() == 2 && p.starts_with('-') && VALUED.contains(&p[1..]));
-        let Some(rest) = a.strip_prefix('-') else {
-            out.push(a.clone());
-            continue;
-        };
-        let letters = rest
-            .chars()
-            .take_while(|c| !VALUED.contains(*c))
-            .all(|c| FLAG_LETTERS.contains(c));
-        if after_letter
-            || rest.len() < 2
-            || rest.starts_with('-')
-            || rest.contains('=')
-            || !rest.is_ascii()
-            || !letters
-        {
-            out.push(a.clone());
-            continue;
-        }
-        for (i, c) in rest.char_indices() {
-            if VALUED.contains(c) {
-                out.push(format!("-{c}"));
-                if i + 1 < rest.len() {
-                    out.push(rest[i + 1..].to_string());
-                }
-                break;
-            }
-            out.push(format!("-{c}"));
-        }
-    }
-    out
+    crate::getopt_clusters(args, VALUED, FLAG_LETTERS)
 }
 
 /// IOR's directives as `-O` takes them (`-O useO_DIRECT=1,keepFile=1`), case-blind, and

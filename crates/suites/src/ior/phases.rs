@@ -101,17 +101,14 @@ pub(super) fn job(o: &Opts, step: Step, at: Place, limit: Option<u64>) -> Result
             b = b.option("do_verify", "0");
         }
     }
-    // IOR creates its files as it opens them (the write phase removed them first, unless
-    // -E: then what is there is written into, never made anew); its MMAP API sizes them
-    // first.
-    if write && !o.mmap {
+    // Nothing is laid out before a step: IOR creates its files as it opens them (the
+    // write phase removed them first, unless -E: then what is there is written into,
+    // never made anew), and a read or check goes through the files as they are, even
+    // when a stonewalled write left them short. Its MMAP API sizes a file it writes.
+    if !(write && o.mmap) {
         b = b.option("create_on_open", "1");
     }
-    let mut spec = b.build()?;
-    // A read or check goes through the files as they are (as IOR's): never laid out or
-    // extended first, even when a stonewalled write left them short.
-    spec.control.no_layout = step != Step::Write;
-    Ok(spec)
+    Ok(b.build()?)
 }
 
 /// Run `step`'s job on every rank, started together; this rank's result (None on a rank

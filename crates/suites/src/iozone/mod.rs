@@ -306,46 +306,10 @@ pub const USAGE: &str = "usage: fathom suite iozone [-a|-A] [-s size] [-r record
   -+m (cluster mode) is not taken: run IOR's command line under MPI (fathom suite ior)
   e.g. fathom suite iozone -Rb report.xlsx -O -i 0 -i 1 -i 2 -e -+n -r 4k -s 64m";
 
-/// getopt's clusters as iozone takes them: `-Rab FILE` is `-R -a -b FILE`, `-s16g` is
-/// `-s 16g`, `-+n` stays one flag.
-fn getopt_clusters(args: &[String]) -> Vec<String> {
-    const WITH_VALUE: &str = "bfgnqrstyijkluU";
-    const ALONE: &str = "aAROIewczMhTQxp";
-    let mut out = Vec::new();
-    for a in args {
-        let Some(body) = a.strip_prefix('-') else {
-            out.push(a.clone());
-            continue;
-        };
-        if body.len() < 2 || body.starts_with('-') || body.starts_with('+') {
-            out.push(a.clone());
-            continue;
-        }
-        let mut parts = Vec::new();
-        let mut ok = true;
-        for (i, c) in body.char_indices() {
-            if WITH_VALUE.contains(c) {
-                parts.push(format!("-{c}"));
-                let rest = &body[i + c.len_utf8()..];
-                if !rest.is_empty() {
-                    parts.push(rest.to_string());
-                }
-                break;
-            } else if ALONE.contains(c) {
-                parts.push(format!("-{c}"));
-            } else {
-                ok = false;
-                break;
-            }
-        }
-        if ok {
-            out.extend(parts);
-        } else {
-            out.push(a.clone());
-        }
-    }
-    out
-}
+/// iozone's one-letter options that take a value, and its flags (getopt's clusters:
+/// `-Rab FILE` is `-R -a -b FILE`, `-s16g` is `-s 16g`, `-+n` stays one flag).
+const WITH_VALUE: &str = "bfgnqrstyijkluU";
+const ALONE: &str = "aAROIewczMhTQxp";
 
 fn size(v: &str) -> Result<u64> {
     // iozone sizes are in kB unless suffixed (k, m, g).
@@ -384,7 +348,7 @@ const FLAGS: &[&str] = &[
 pub fn parse(args: &[String]) -> Result<Opts> {
     let mut o = Opts::defaults();
     let mut m = MatrixFlags::default();
-    let args = getopt_clusters(args);
+    let args = crate::getopt_clusters(args, WITH_VALUE, ALONE);
     let mut opts = super::Opts::new(&args);
     while let Some((k, a, inline)) = opts.next_opt() {
         let mut val = || opts.value(k, inline.clone());
