@@ -290,6 +290,7 @@ fn signal_one_rank(
     np: u32,
     args: &[&str],
     after: std::time::Duration,
+    ready: impl Fn() -> bool,
 ) -> (std::process::Output, std::time::Duration) {
     let mut child = std::process::Command::new("mpirun")
         .current_dir(env.path())
@@ -303,6 +304,12 @@ fn signal_one_rank(
         .spawn()
         .expect("mpirun");
     std::thread::sleep(after);
+    // On a loaded machine the ranks may still be starting: the signal goes once `ready`
+    // says the run is under way (or after 20 s more).
+    let by = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while !ready() && std::time::Instant::now() < by {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
     let ranks = std::process::Command::new("pgrep")
         .args(["-P", &child.id().to_string(), "fathom"])
         .output()
@@ -345,6 +352,16 @@ fathomtest!(a_rank_stopped_alone_stops_the_run_without_hanging, |env| {
         2,
         &["j.fio", "--output-format=json"],
         std::time::Duration::from_millis(1500),
+        // Both ranks' files of job a laid out: the run has started.
+        || {
+            std::fs::read_dir(env.path()).is_ok_and(|d| {
+                d.flatten()
+                    .filter(|e| e.file_name().to_string_lossy().starts_with("a."))
+                    .filter(|e| e.metadata().is_ok_and(|m| m.len() == 8 << 20))
+                    .count()
+                    == 2
+            })
+        },
     );
     // The other rank ends phase a at once (not 28 s later), then both skip phase b (the
     // bound leaves room for a loaded machine: about 2 s here).
@@ -380,6 +397,7 @@ fathomtest!(a_vdbench_host_stopped_alone_stops_every_host, |env| {
         2,
         &["vdbench", "-f", p.to_str().unwrap(), "-o", "out"],
         std::time::Duration::from_millis(1500),
+        || true,
     );
     assert!(took < std::time::Duration::from_secs(15), "took {took:?}");
     let out = stdout(&o);
@@ -713,6 +731,7 @@ fathomtest!(metarates_stopped_on_one_rank_stops_every_rank, |env| {
             "-C",
         ],
         std::time::Duration::from_millis(1500),
+        || true,
     );
     assert!(took < std::time::Duration::from_secs(20), "took {took:?}");
     assert!(!o.status.success());
