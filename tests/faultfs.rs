@@ -45,9 +45,11 @@ fathomtest!(
         let j = &v["jobs"][0];
         assert_eq!(j["error"], libc::EIO);
         assert_eq!(
-            j["read"]["total_ios"], 100,
+            j["read"]["clat_ns"]["N"], 100,
             "the 100 reads before the bad block are kept"
         );
+        // As fio, the failed read was issued: total_ios counts it.
+        assert_eq!(j["read"]["total_ios"], 101);
         let e = stderr(&o);
         assert!(e.contains("e.0.0") && e.contains("409600"), "{e}");
         // With continue_on_error the run goes on and counts it.
@@ -64,7 +66,10 @@ fathomtest!(
         let v = json(&o);
         assert_eq!(v["jobs"][0]["total_err"], 1);
         assert_eq!(v["jobs"][0]["first_error"], libc::EIO);
-        assert_eq!(v["jobs"][0]["read"]["total_ios"], 255);
+        assert_eq!(v["jobs"][0]["read"]["total_ios"], 256);
+        assert_eq!(v["jobs"][0]["read"]["clat_ns"]["N"], 255);
+        // fio reports the first tolerated error as the job's, and exits 0.
+        assert_eq!(v["jobs"][0]["error"], libc::EIO);
     }
 );
 

@@ -1552,3 +1552,122 @@ fn files_are_sized_and_read_to_their_end_as_fio_does() {
         assert_eq!(len(&fdir), 8192);
     }
 }
+
+/// What a job's errors did, as fio's JSON tells it: exit success, error, total_err and
+/// first_error (null without continue_on_error), total_ios, completions (clat N), bytes.
+fn error_outcome(o: &std::process::Output, d: &str) -> (bool, Value, Value, Value, Value, Value) {
+    let s = String::from_utf8_lossy(&o.stdout);
+    let v: Value = serde_json::from_str(&s[s.find('{').expect("JSON")..]).unwrap();
+    let j = &v["jobs"][0];
+    let nonzero = |x: &Value| x.as_u64().is_some_and(|n| n > 0).then(|| x.clone());
+    (
+        o.status.success(),
+        j["error"].clone(),
+        // fio 3.33 prints total_err only where continue_on_error is on.
+        j.get("total_err").cloned().unwrap_or(Value::Null),
+        j["first_error"].clone(),
+        j[d]["total_ios"].clone(),
+        // (fio's bytes of a continued job that then ended are odd: compared elsewhere.)
+        nonzero(&j[d]["clat_ns"]["N"]).unwrap_or(Value::Null),
+    )
+}
+
+#[test]
+fn errors_go_on_or_end_the_job_as_in_fio() {
+    // A 1 MiB tmpfs takes 256 of a 2 MiB job's 4 KiB writes; the rest fail with ENOSPC.
+    // fio goes on only after an error of a class continue_on_error names AND on that
+    // class's list (EIO, EILSEQ unless ignore_error gives one); every write issued counts
+    // in total_ios, the failed ones too; a fatal error of a named class counts in
+    // total_err on the sync engines; with errors tolerated, the job's error is the first.
+    let Some(fio) = fio() else { return };
+    let Some(fs) = SmallFs::new("1m") else { return };
+    let env = Env::new();
+    let f = fs.dir.path().join("g");
+    let file = format!("--filename={}", f.display());
+    let cases: &[&[&str]] = &[
+        &[],
+        &["--continue_on_error=all"],
+        &["--continue_on_error=write", "--ignore_error=EIO,ENOSPC"],
+        &["--ignore_error=ENOSPC"],
+        &["--ignore_error=,ENOSPC", "--continue_on_error=read"],
+        &["--continue_on_error=read", "--ignore_error=,ENOSPC"],
+        &["--continue_on_error=verify", "--ignore_error=EIO,ENOSPC"],
+        &["--continue_on_error=all", "--fill_device=1"],
+        &[
+            "--continue_on_error=io",
+            "--ioengine=libaio",
+            "--iodepth=4",
+            "--ignore_error=,28",
+        ],
+        &[
+            "--continue_on_error=all",
+            "--ioengine=libaio",
+            "--iodepth=4",
+        ],
+    ];
+    for extra in cases {
+        let args = [
+            &[
+                "--name=x",
+                "--rw=write",
+                "--bs=4k",
+                "--size=2m",
+                "--fallocate=none",
+                "--output-format=json",
+                file.as_str(),
+            ][..],
+            extra,
+        ]
+        .concat();
+        let _ = std::fs::remove_file(&f);
+        let a = error_outcome(&env.cmd().args(&args).output().unwrap(), "write");
+        let _ = std::fs::remove_file(&f);
+        let o = fio_run(&fio, env.path(), &args);
+        assert_eq!(a, error_outcome(&o, "write"), "{extra:?}");
+    }
+    // Reads past the end of a file (create_on_open leaves it short): a sync engine's read
+    // that moves nothing is fio's "full resid" EIO, fatal whatever continue_on_error says;
+    // an async engine's counts as a read of 0 bytes.
+    let g = env.path().join("short");
+    for extra in [
+        &[][..],
+        &["--continue_on_error=all"],
+        &["--ioengine=libaio", "--iodepth=4"],
+        &["--ioengine=io_uring", "--iodepth=2"],
+    ] {
+        let args = [
+            &[
+                "--name=x",
+                "--rw=read",
+                "--bs=4k",
+                "--size=1m",
+                "--create_on_open=1",
+                "--output-format=json",
+                "--filename=short",
+            ][..],
+            extra,
+        ]
+        .concat();
+        std::fs::write(&g, vec![7u8; 20480]).unwrap();
+        let a = error_outcome(
+            &env.cmd()
+                .current_dir(env.path())
+                .args(&args)
+                .output()
+                .unwrap(),
+            "read",
+        );
+        std::fs::write(&g, vec![7u8; 20480]).unwrap();
+        let o = fio_run(&fio, env.path(), &args);
+        let f = error_outcome(&o, "read");
+        // fio 3.33 exits 0 (and reports 0 bytes) after the full-resid EIO under
+        // continue_on_error, though the job ended on it: fathom exits 1, as for any job an
+        // error ended.
+        assert_eq!(a.0, a.1 == 0, "{extra:?}");
+        assert_eq!(
+            (&a.1, &a.2, &a.3, &a.4, &a.5),
+            (&f.1, &f.2, &f.3, &f.4, &f.5),
+            "{extra:?}"
+        );
+    }
+}

@@ -130,39 +130,6 @@ fathomtest!(unlink_never_removes_a_file_that_was_there_before, |env| {
     );
 });
 
-/// A small tmpfs mounted for the test, unmounted on drop.
-struct SmallFs {
-    dir: tempfile::TempDir,
-}
-
-impl SmallFs {
-    fn new(size: &str) -> Option<SmallFs> {
-        let dir = tempfile::tempdir().unwrap();
-        let ok = std::process::Command::new("mount")
-            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
-            .arg(dir.path())
-            .status()
-            .map(|s| s.success())
-            .unwrap_or(false);
-        if !ok {
-            if std::env::var_os("FATHOM_REQUIRE_LOOP").is_some() {
-                panic!("mounting a tmpfs is required here (FATHOM_REQUIRE_LOOP) but failed");
-            }
-            eprintln!("cannot mount a tmpfs (needs root): not tested here");
-            return None;
-        }
-        Some(SmallFs { dir })
-    }
-}
-
-impl Drop for SmallFs {
-    fn drop(&mut self) {
-        let _ = std::process::Command::new("umount")
-            .arg(self.dir.path())
-            .status();
-    }
-}
-
 fathomtest!(enospc_keeps_the_results_and_names_the_file, |env| {
     let Some(fs) = SmallFs::new("2m") else { return };
     let dir = fs.dir.path().to_string_lossy().into_owned();
@@ -290,37 +257,70 @@ fathomtest!(
 fathomtest!(continue_on_error_counts_errors_and_goes_on, |env| {
     let Some(fs) = SmallFs::new("1m") else { return };
     let dir = fs.dir.path().to_string_lossy().into_owned();
-    for policy in ["--continue_on_error=write", "--ignore_error=EIO,ENOSPC"] {
-        let o = env.run(&[
+    let run = |policy: &[&str]| {
+        let mut args = vec![
             "--output-format=json,normal",
             "--name=full",
             "--rw=write",
             "--bs=64k",
             "--size=4m",
-            policy,
-            &format!("--directory={dir}"),
-        ]);
-        assert!(o.status.success(), "{policy}: {}", stderr(&o));
+        ];
+        args.extend_from_slice(policy);
+        let d = format!("--directory={dir}");
+        args.push(&d);
+        let o = env.run(&args);
+        let _ = std::fs::remove_file(fs.dir.path().join("full.0.0"));
         let out = stdout(&o);
         // The normal preamble comes first, then the JSON document, then the normal report.
         let start = out.find("\n{").unwrap() + 1;
         let end = out.rfind("\n}\n").unwrap() + 3;
         let v: serde_json::Value = serde_json::from_str(&out[start..end]).unwrap();
-        let j = &v["jobs"][0];
-        assert_eq!(j["error"], 0, "{policy}");
-        assert_eq!(
-            j["write"]["total_ios"].as_u64().unwrap() + j["total_err"].as_u64().unwrap(),
-            64,
-            "{policy}"
-        );
-        assert_eq!(j["first_error"], 28, "{policy}");
-        assert!(out.contains("     errors    : total="), "{policy}");
+        (o, v["jobs"][0].clone(), out)
+    };
+    // ENOSPC is tolerated only where a list names it: fio's default list is EIO, EILSEQ.
+    for policy in [
+        &["--continue_on_error=write", "--ignore_error=,ENOSPC"][..],
+        &["--ignore_error=EIO,ENOSPC"],
+        &[
+            "--continue_on_error=all",
+            "--ignore_error=EIO:ENOSPC,ENOSPC",
+        ],
+    ] {
+        let (o, j, out) = run(policy);
+        assert!(o.status.success(), "{policy:?}: {}", stderr(&o));
+        // As fio: the job's error is the first tolerated one (the exit code stays 0), and
+        // every write issued counts in total_ios, the failed ones too.
+        assert_eq!(j["error"], 28, "{policy:?}");
+        assert_eq!(j["write"]["total_ios"], 64, "{policy:?}");
+        let ok = j["write"]["clat_ns"]["N"].as_u64().unwrap();
+        assert_eq!(ok + j["total_err"].as_u64().unwrap(), 64, "{policy:?}");
+        assert_eq!(j["write"]["io_bytes"].as_u64().unwrap(), ok << 16);
+        assert_eq!(j["first_error"], 28, "{policy:?}");
+        assert!(out.contains("     errors    : total="), "{policy:?}");
+        assert!(out.contains("err=28 (tolerated: "), "{policy:?}: {out}");
         // Said in the job's JSON notes (on stderr only with --warnings, as fio is silent).
         assert!(
             j["notes"].to_string().contains("tolerated"),
-            "{policy}: {j}"
+            "{policy:?}: {j}"
         );
-        let _ = std::fs::remove_file(fs.dir.path().join("full.0.0"));
+    }
+    // Where the class is on but its list does not name ENOSPC, the first ENOSPC ends the
+    // job, counted in total_err (fio's continue_on_error=all, ignore_error=EIO on reads).
+    for policy in [
+        &["--continue_on_error=all"][..],
+        &["--continue_on_error=write", "--ignore_error=,EIO"],
+        &["--ignore_error=,ENOSPC", "--continue_on_error=read"],
+        &["--ignore_error=ENOSPC"],
+    ] {
+        let (o, j, _) = run(policy);
+        assert_eq!(o.status.code(), Some(1), "{policy:?}");
+        assert_eq!(j["error"], 28, "{policy:?}");
+        let ok = j["write"]["clat_ns"]["N"].as_u64().unwrap();
+        assert_eq!(j["write"]["total_ios"], ok + 1, "{policy:?}");
+        let counted = policy
+            .iter()
+            .any(|p| p.contains("=write") || p.contains("=all"));
+        assert_eq!(j["total_err"], u64::from(counted), "{policy:?}: {j}");
     }
 });
 
@@ -485,6 +485,7 @@ fathomtest!(error_dump_prints_each_tolerated_error, |env| {
             "--fallocate=none".into(),
             f.clone(),
             "--continue_on_error=write".into(),
+            "--ignore_error=,ENOSPC".into(),
             format!("--error_dump={dump}"),
             "--output-format=json".into(),
         ]
@@ -496,10 +497,15 @@ fathomtest!(error_dump_prints_each_tolerated_error, |env| {
     let e = stderr(&o);
     assert_eq!(e.matches("(tolerated)").count(), 16, "{e}");
     assert!(e.contains("No space left on device"), "{e}");
-    let o = env.cmd().args(args("0")).output().unwrap();
-    assert!(o.status.success());
-    assert_eq!(json(&o)["jobs"][0]["total_err"], 16);
-    assert!(!stderr(&o).contains("(tolerated)"), "{}", stderr(&o));
+    // Off by default, as in fio 3.33 (its option's default is 0).
+    let mut without = args("0");
+    without.retain(|a| !a.starts_with("--error_dump"));
+    for a in [args("0"), without] {
+        let o = env.cmd().args(&a).output().unwrap();
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert_eq!(json(&o)["jobs"][0]["total_err"], 16);
+        assert!(!stderr(&o).contains("(tolerated)"), "{}", stderr(&o));
+    }
 });
 
 fathomtest!(

@@ -204,3 +204,36 @@ pub fn distinct_share(files: &[std::path::PathBuf]) -> (Vec<f64>, f64) {
     }
     (each, all.len() as f64 / n_all as f64)
 }
+
+/// A small tmpfs mounted for the test, unmounted on drop.
+pub struct SmallFs {
+    pub dir: tempfile::TempDir,
+}
+
+impl SmallFs {
+    pub fn new(size: &str) -> Option<SmallFs> {
+        let dir = tempfile::tempdir().unwrap();
+        let ok = std::process::Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
+            .arg(dir.path())
+            .status()
+            .map(|s| s.success())
+            .unwrap_or(false);
+        if !ok {
+            if std::env::var_os("FATHOM_REQUIRE_LOOP").is_some() {
+                panic!("mounting a tmpfs is required here (FATHOM_REQUIRE_LOOP) but failed");
+            }
+            eprintln!("cannot mount a tmpfs (needs root): not tested here");
+            return None;
+        }
+        Some(SmallFs { dir })
+    }
+}
+
+impl Drop for SmallFs {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("umount")
+            .arg(self.dir.path())
+            .status();
+    }
+}

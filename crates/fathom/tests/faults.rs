@@ -52,8 +52,10 @@ fn job(cont: bool) -> JobSpec {
         },
         size: Some(SizeSpec::Bytes(4 << 20)),
         filenames: vec!["disk".into()],
-        continue_on_error: [cont; 3],
-        continue_on_error_set: cont,
+        errors: fathom_job::ErrorPolicy {
+            classes: [cont; 3],
+            lists: Default::default(),
+        },
         ..Default::default()
     }
 }
@@ -75,9 +77,12 @@ fn eio_stops_the_job_with_where_and_keeps_the_results() {
         "{t}"
     );
     assert_eq!(
-        j.stats.dirs[0].ios, 256,
+        j.stats.dirs[0].bytes,
+        256 * 4096,
         "the 256 blocks before the bad one are kept"
     );
+    // As fio, the failed read counts in total_ios.
+    assert_eq!(j.stats.dirs[0].ios, 257);
     assert_eq!(j.stats.issued[0], 257);
 }
 
@@ -92,6 +97,11 @@ fn eio_with_continue_on_error_is_counted_and_the_job_finishes() {
     .unwrap();
     let s = &r.jobs[0].stats;
     assert_eq!(s.error, 0);
+    assert_eq!(
+        s.reported_error(),
+        libc::EIO,
+        "fio's error: the first tolerated"
+    );
     assert_eq!((s.total_err, s.first_error), (1, libc::EIO));
-    assert_eq!(s.dirs[0].ios, 1023);
+    assert_eq!((s.dirs[0].ios, s.dirs[0].bytes), (1024, 1023 * 4096));
 }

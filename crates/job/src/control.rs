@@ -39,8 +39,8 @@ pub struct Control {
     /// `fill_device` / `fill_fs`: write until the file system is full (ENOSPC or EDQUOT
     /// ends the job without error).
     pub fill_device: bool,
-    /// `error_dump=0`: do not print the errors continue_on_error/ignore_error tolerate.
-    pub no_error_dump: bool,
+    /// `error_dump=1`: print the errors continue_on_error/ignore_error tolerate.
+    pub error_dump: bool,
     /// `fadvise_hint`: the access advice given for each file when it is opened.
     pub fadvise_hint: FadviseHint,
     /// `numa_cpu_nodes`: run on the CPUs of these NUMA nodes (None: `all`, unchanged).

@@ -218,17 +218,8 @@ pub struct JobSpec {
     pub thinktime_blocks: u32,
     /// `allow_mounted_write`: write to a mounted block device anyway.
     pub allow_mounted_write: bool,
-    /// `continue_on_error`: keep going after errors of these directions (read, write,
-    /// trim); the errors are counted in `total_err`/`first_error`.
-    pub continue_on_error: [bool; 3],
-    /// `continue_on_error` was given at all (fio then reports total_err/first_error).
-    pub continue_on_error_set: bool,
-    /// `continue_on_error=verify|all`: verify failures are counted, not fatal to the job.
-    pub continue_on_error_verify: bool,
-    /// `ignore_error`'s third list: errnos of verification (EILSEQ) that are ignored.
-    pub ignore_error_verify: Vec<i32>,
-    /// `ignore_error`: errnos ignored per direction (read, write, trim).
-    pub ignore_error: [Vec<i32>; 3],
+    /// `continue_on_error` and `ignore_error`: which errors a job counts and goes on after.
+    pub errors: ErrorPolicy,
     /// `assert` (fathom extension): conditions the results must meet.
     pub asserts: Vec<crate::gate::Assertion>,
     /// The job's log files (write_bw_log and friends).
@@ -943,11 +934,7 @@ impl Default for JobSpec {
             thinktime_spin: Duration::ZERO,
             thinktime_blocks: 1,
             allow_mounted_write: false,
-            continue_on_error: [false; 3],
-            continue_on_error_set: false,
-            continue_on_error_verify: false,
-            ignore_error_verify: Vec::new(),
-            ignore_error: [Vec::new(), Vec::new(), Vec::new()],
+            errors: ErrorPolicy::default(),
             asserts: Vec::new(),
             logs: LogSpec::default(),
             replay: ReplaySpec::default(),
@@ -990,4 +977,50 @@ pub struct JobSet {
     /// Options set in `[global]` sections, as typed (name, value), in order; printed as
     /// fio's `"global options"`.
     pub global_options: Vec<(String, String)>,
+}
+
+/// fio's error policy: `continue_on_error` names the classes of errors a job goes on
+/// after (read, write, verify), and each class goes on only after the errnos of its list:
+/// `ignore_error`'s list for the class, else fio's non-fatal ones, EIO and EILSEQ. So
+/// `continue_on_error=all` still ends a job on ENOSPC, as in fio. A list given in
+/// `ignore_error` turns its class on; a later `continue_on_error` sets the classes anew.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ErrorPolicy {
+    /// The classes errors are tolerated in: read (0), write (1: writes, trims, syncs) and
+    /// verify (2: EILSEQ, a verification failure).
+    pub classes: [bool; 3],
+    /// `ignore_error`'s list per class; `None`: fio's non-fatal errors (EIO, EILSEQ).
+    pub lists: [Option<Vec<i32>>; 3],
+}
+
+impl ErrorPolicy {
+    /// fio's errors that are not fatal when no list is given.
+    pub const NON_FATAL: [i32; 2] = [libc::EIO, libc::EILSEQ];
+
+    /// The class of error `errno` on an I/O that read (`read`) or not, as fio sorts them:
+    /// EILSEQ is verify's, the rest go by the I/O's direction.
+    pub fn class(read: bool, errno: i32) -> usize {
+        if errno == libc::EILSEQ {
+            2
+        } else if read {
+            0
+        } else {
+            1
+        }
+    }
+
+    /// Whether error `errno` of `class` is counted and the job goes on.
+    pub fn tolerates(&self, class: usize, errno: i32) -> bool {
+        self.classes[class]
+            && match &self.lists[class] {
+                Some(l) => l.contains(&errno),
+                None => Self::NON_FATAL.contains(&errno),
+            }
+    }
+
+    /// Some class is on: the job reports `total_err`/`first_error` (fio's
+    /// `continue_on_error` bits are set).
+    pub fn any(&self) -> bool {
+        self.classes.iter().any(|&c| c)
+    }
 }

@@ -172,6 +172,10 @@ fn job(j: &Value, i: usize, strict: bool) -> Result<JobResult, String> {
     stats.total_err = bounded(j, "total_err", MAX_COUNT, &at)?;
     stats.first_error = bounded(j, "first_error", i32::MAX as u64, &at)? as i32;
     stats.count_errors = j.get("total_err").is_some();
+    if stats.count_errors && stats.total_err > 0 && stats.error == stats.first_error {
+        // fio reports the first tolerated error as the job's error: the job went on.
+        stats.error = 0;
+    }
     stats.clones = 1;
     percentiles.sort_by(f64::total_cmp);
     let info = info_of(j, percentiles, clat_pct, lat_pct);

@@ -200,7 +200,7 @@ fn job(j: &JobResult, group: Option<&GroupResult>) -> Value {
     m.insert("jobname".into(), json!(j.name));
     m.insert("groupid".into(), json!(j.groupid));
     m.insert("job_start".into(), json!(j.job_start_ms));
-    m.insert("error".into(), json!(s.error));
+    m.insert("error".into(), json!(s.reported_error()));
     m.insert("eta".into(), json!(0));
     m.insert(
         "elapsed".into(),

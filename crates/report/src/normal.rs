@@ -149,9 +149,11 @@ fn write_job(job: &JobResult, group: Option<&GroupResult>, out: &mut dyn Write) 
 /// layout time.
 fn job_header(job: &JobResult, out: &mut dyn Write) -> io::Result<()> {
     let s = &job.stats;
-    let err = match (&job.error_text, s.error) {
-        (Some(t), e) if e != 0 => format!("{e:2} ({t})"),
-        (_, e) => format!("{e:2}"),
+    let err = match (&job.error_text, s.error, s.reported_error()) {
+        (Some(t), e, _) if e != 0 => format!("{e:2} ({t})"),
+        // continue_on_error: fio shows the first error tolerated.
+        (_, 0, e) if e != 0 => format!("{e:2} (tolerated: {})", strerror(e)),
+        (_, e, _) => format!("{e:2}"),
     };
     writeln!(
         out,

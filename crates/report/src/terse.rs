@@ -110,7 +110,7 @@ pub fn fields(
     }
     f.push(j.name.clone());
     f.push(j.groupid.to_string());
-    f.push(s.error.to_string());
+    f.push(s.reported_error().to_string());
     let dirs = if version == 3 { 2 } else { 3 };
     for i in 0..dirs {
         dir(&mut f, j, &s.dirs[i], i, group, version);

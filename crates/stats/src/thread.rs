@@ -513,6 +513,17 @@ impl ThreadStats {
         }
     }
 
+    /// The job's error as fio reports it (`error` in JSON and terse, `err=` in the normal
+    /// output): the error that ended the job, else, with continue_on_error on, the first
+    /// error tolerated. Only the first makes the run's exit code 1.
+    pub fn reported_error(&self) -> i32 {
+        if self.error == 0 && self.count_errors {
+            self.first_error
+        } else {
+            self.error
+        }
+    }
+
     /// Record a completed I/O: direction index, bytes, optional slat, clat (ns).
     /// `lat` is slat + clat. The numbers are complete at once (see
     /// [`ThreadStats::record_io_deferred`] for the hot path).

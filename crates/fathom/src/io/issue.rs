@@ -603,6 +603,7 @@ impl Loop<'_> {
         );
         rec.fake = self.meta_op.is_some();
         rec.no_data = self.job.caps.no_data;
+        rec.sync_engine = !self.job.caps.is_async;
         if let Some((errno, text)) = complete(
             &mut rec,
             &self.p.slots[si],

@@ -99,6 +99,7 @@ impl Loop<'_> {
             self.iolog.as_mut().map(|l| (l, self.measure_start)),
         );
         rec.no_data = self.job.caps.no_data;
+        rec.sync_engine = !self.job.caps.is_async;
         if let Some((errno, text)) = complete(
             &mut rec,
             &self.p.slots[si],

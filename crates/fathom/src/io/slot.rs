@@ -123,8 +123,9 @@ pub(crate) const ERROR_DUMP_MAX: u64 = 100;
 /// The recorder with the job's error policy.
 pub(crate) struct Recorder<'a> {
     pub(crate) stats: &'a mut ThreadStats,
-    pub(crate) tolerate: &'a [bool; 3],
-    pub(crate) ignore: &'a [Vec<i32>; 3],
+    pub(crate) errors: &'a fathom_job::ErrorPolicy,
+    /// `fill_device`: ENOSPC (or EDQUOT) ends the job without an error.
+    pub(crate) fill_device: bool,
     pub(crate) first_error_text: &'a mut Option<String>,
     /// Per-I/O events for the job's log files, with the time they count from.
     pub(crate) log: Option<(&'a mut crate::record::logs::IoLog, Instant)>,
@@ -132,6 +133,10 @@ pub(crate) struct Recorder<'a> {
     pub(crate) fake: bool,
     /// The engine moves no bytes (cpuio): I/Os counted and timed, bytes 0.
     pub(crate) no_data: bool,
+    /// The engine completes each I/O as it issues it (fio's sync engines). As in fio, its
+    /// I/O that moved nothing is an EIO ("full resid"; an asynchronous engine's counts as
+    /// an I/O of 0 bytes), and its fatal error counts in total_err.
+    pub(crate) sync_engine: bool,
     /// `max_latency` in ns (0: none): a slower I/O ends the job with ETIMEDOUT.
     pub(crate) max_lat: u64,
     /// `error_dump`: print each tolerated error (the first 100) on stderr, as fio does.
@@ -151,14 +156,15 @@ impl<'a> Recorder<'a> {
     ) -> Recorder<'a> {
         Recorder {
             stats: &mut out.stats,
-            tolerate: &spec.continue_on_error,
-            ignore: &spec.ignore_error,
+            errors: &spec.errors,
+            fill_device: spec.control.fill_device,
             first_error_text: &mut out.first_error_text,
             log,
             fake: false,
             no_data: false,
+            sync_engine: true,
             max_lat: spec.control.max_latency.as_nanos() as u64,
-            dump: !spec.control.no_error_dump,
+            dump: spec.control.error_dump,
             job: &spec.name,
             prio_lat: spec.cmdprio.active().then_some(spec.lat_percentiles),
         }
@@ -177,9 +183,10 @@ pub(crate) fn complete(
     files: &[crate::plan::PlannedFile],
 ) -> Option<(i32, String)> {
     let req = &slot.req;
-    // fio's "full resid": a read or write that moved nothing (a read at the end of the
-    // file) is an EIO error, not a transfer of 0 bytes.
-    let nothing = c.res == 0 && req.len > 0 && matches!(req.ddir, Ddir::Read | Ddir::Write);
+    // fio's "full resid": a synchronous engine's read or write that moved nothing (a
+    // read at the end of the file) is an EIO error, not a transfer of 0 bytes.
+    let nothing =
+        st.sync_engine && c.res == 0 && req.len > 0 && matches!(req.ddir, Ddir::Read | Ddir::Write);
     let res = if nothing { -(libc::EIO as i64) } else { c.res };
     if res < 0 {
         let errno = (-res) as i32;
@@ -199,7 +206,12 @@ pub(crate) fn complete(
             }
         );
         let d = req.ddir.index();
-        if st.tolerate[d] || st.ignore[d].contains(&errno) {
+        // As fio, a failed I/O was issued all the same: it counts in total_ios (and so in
+        // the IOPS), not in the bytes or the latencies.
+        st.stats.dirs[d].ios += 1;
+        let class = fathom_job::ErrorPolicy::class(req.ddir == Ddir::Read, errno);
+        // fio's "full resid" ends the job whatever continue_on_error says.
+        if !nothing && st.errors.tolerates(class, errno) {
             // continue_on_error / ignore_error: count it and go on.
             st.stats.total_err += 1;
             if st.dump && st.stats.total_err <= ERROR_DUMP_MAX {
@@ -216,6 +228,15 @@ pub(crate) fn complete(
                 *st.first_error_text = Some(text);
             }
             return None;
+        }
+        // A synchronous engine's fatal error of a class continue_on_error names is
+        // counted too, as in fio (not the ENOSPC that ends a fill_device job).
+        let full = st.fill_device && (errno == libc::ENOSPC || errno == libc::EDQUOT);
+        if st.sync_engine && st.errors.classes[class] && !full {
+            st.stats.total_err += 1;
+            if st.stats.first_error == 0 {
+                st.stats.first_error = errno;
+            }
         }
         return Some((errno, text));
     }

@@ -24,8 +24,7 @@ pub fn run_clone(
     let spec = &job.spec;
     let mut out = CloneOutcome {
         stats: ThreadStats {
-            count_errors: spec.continue_on_error_set
-                || spec.ignore_error.iter().any(|l| !l.is_empty()),
+            count_errors: spec.errors.any(),
             ..ThreadStats::new()
         },
         start_ms: epoch_ms(),

@@ -290,7 +290,7 @@ impl<'a> Walk<'a> {
             open_max: spec.openfiles.map_or(1024, |o| o.max(1) as usize),
             stat_type: spec.engine.stat_type,
             sizes,
-            tolerate: spec.continue_on_error.iter().any(|&b| b),
+            tolerate: spec.errors.any(),
             skips_in_a_row: 0,
             stalled_at: None,
         })
@@ -357,7 +357,10 @@ impl<'a> Walk<'a> {
             Err(e) => {
                 out.stats.record_op(name, None, ns, bytes, false);
                 let errno = fathom_engine::errno_of(&e).unwrap_or(libc::EIO);
-                if self.tolerate || spec.ignore_error.iter().any(|l| l.contains(&errno)) {
+                // An operation that changes nothing is of fio's read class, the rest write.
+                let read = matches!(op, MetaOp::Stat | MetaOp::Read | MetaOp::Access);
+                let class = fathom_job::ErrorPolicy::class(read, errno);
+                if spec.errors.tolerates(class, errno) {
                     out.stats.total_err += 1;
                     if out.stats.first_error == 0 {
                         out.stats.first_error = errno;

@@ -485,8 +485,7 @@ pub(crate) fn verify_pass(
         }
     }
     let vs = out.stats.verify.clone().unwrap_or_default();
-    let tolerated =
-        spec.continue_on_error_verify || spec.ignore_error_verify.contains(&libc::EILSEQ);
+    let tolerated = spec.errors.tolerates(2, libc::EILSEQ);
     if vs.failures > 0 && out.error_text.is_none() && tolerated {
         // continue_on_error=verify / ignore_error=,,EILSEQ: counted, not fatal.
         out.stats.count_errors = true;

@@ -573,11 +573,11 @@ pub(super) static OPTS: &[OptDef] = &[
         aliases: &[],
         category: C,
         ty: "bool",
-        default: "1",
-        doc: "Print each error that continue_on_error or ignore_error tolerates on stderr (the first 100 per thread; all are counted in total_err)",
+        default: "0",
+        doc: "Print each error that continue_on_error or ignore_error tolerates on stderr (the first 100 per thread; all are counted in total_err). Off by default, as in fio 3.33",
         flag: true,
         apply: |j, v, _| {
-            j.control.no_error_dump = !parse_bool(v)?;
+            j.control.error_dump = parse_bool(v)?;
             Ok(())
         },
     },

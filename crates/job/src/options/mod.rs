@@ -484,8 +484,8 @@ mod tests {
         let o = all.find(|o| o.name == "ignore_error").unwrap();
         let mut j = JobSpec::default();
         (o.apply)(&mut j, "-5:ENOSPC,-28", &c).unwrap();
-        assert_eq!(j.ignore_error[0], [5, 28]);
-        assert_eq!(j.ignore_error[1], [28]);
+        assert_eq!(j.errors.lists[0], Some(vec![5, 28]));
+        assert_eq!(j.errors.lists[1], Some(vec![28]));
         assert!((o.apply)(&mut j, "EIO:0", &c).is_err());
     }
 

@@ -67,20 +67,20 @@ pub(super) static OPTS: &[OptDef] = &[
         category: C,
         ty: "none|read|write|io|verify|all|0|1",
         default: "none",
-        doc:
-            "Keep going after I/O errors of this kind; errors are counted (total_err, first_error)",
+        doc: "Keep going after I/O errors of this class (read, write, io = both, verify, all), as fio: only after the errnos of the class's ignore_error list, by default fio's non-fatal EIO and EILSEQ (so ENOSPC still ends the job); the errors are counted (total_err, first_error) and the I/Os in total_ios",
         flag: false,
         apply: |j, v, _| {
-            j.continue_on_error_verify = matches!(v, "verify" | "all" | "1");
-            j.continue_on_error = match v {
-                "none" | "0" | "verify" => [false; 3],
+            // fio's bits: read 1, write 2, verify 4; set anew (a list given earlier in
+            // ignore_error keeps its errnos, not its class).
+            j.errors.classes = match v {
+                "none" | "0" => [false; 3],
                 "read" => [true, false, false],
                 "write" => [false, true, false],
-                "io" | "all" | "1" => [true; 3],
+                "io" => [true, true, false],
+                "verify" => [false, false, true],
+                "all" | "1" => [true; 3],
                 _ => return Err("use none, read, write, io, verify or all".into()),
             };
-            j.continue_on_error_set =
-                j.continue_on_error.iter().any(|&x| x) || j.continue_on_error_verify;
             Ok(())
         },
     },
@@ -90,24 +90,22 @@ pub(super) static OPTS: &[OptDef] = &[
         category: C,
         ty: "errno lists READ,WRITE,VERIFY",
         default: "",
-        doc: "':'-separated errnos (names or numbers) that do not count as errors, per direction",
+        doc: "Errnos (names or numbers, ':'-separated) to go on after, per class READ,WRITE,VERIFY as fio (one list is reads' alone); a list turns on continue_on_error for its class and replaces its default EIO:EILSEQ",
         flag: false,
         apply: |j, v, _| {
-            let parts: Vec<&str> = v.split(',').collect();
+            // As fio: the lists are READ,WRITE,VERIFY in that order (one list is reads'
+            // alone); a non-empty list replaces its class's errnos and turns it on.
+            let parts: Vec<&str> = v.trim().split(',').collect();
             if parts.len() > 3 {
                 return Err("at most three lists: READ,WRITE,VERIFY".into());
             }
-            j.ignore_error_verify = match parts.get(2) {
-                Some(p) if !p.is_empty() => errno_list(p)?,
-                _ => Vec::new(),
-            };
-            for (i, p) in parts.iter().take(2).enumerate() {
-                j.ignore_error[i] = errno_list(p)?;
+            for (i, p) in parts.iter().enumerate() {
+                if p.is_empty() {
+                    continue;
+                }
+                j.errors.lists[i] = Some(errno_list(p)?);
+                j.errors.classes[i] = true;
             }
-            if parts.len() == 1 {
-                j.ignore_error[1] = j.ignore_error[0].clone();
-            }
-            j.ignore_error[2] = j.ignore_error[1].clone();
             Ok(())
         },
     },

@@ -171,17 +171,33 @@ fn percentile_list_is_validated() {
 
 #[test]
 fn error_policies_parse() {
+    use crate::ErrorPolicy;
+    let (eio, enospc, eilseq) = (libc::EIO, libc::ENOSPC, libc::EILSEQ);
     let j = job("[a]\ncontinue_on_error=write\nignore_error=EIO:ENOSPC,EIO\n");
-    assert_eq!(j.continue_on_error, [false, true, false]);
-    assert!(j.continue_on_error_set);
-    assert_eq!(j.ignore_error[0], vec![libc::EIO, libc::ENOSPC]);
-    assert_eq!(j.ignore_error[1], vec![libc::EIO]);
+    // ignore_error's lists turn their classes on; a later continue_on_error would reset.
+    assert_eq!(j.errors.classes, [true, true, false]);
+    assert_eq!(j.errors.lists[0], Some(vec![eio, enospc]));
+    assert_eq!(j.errors.lists[1], Some(vec![eio]));
+    assert!(j.errors.tolerates(0, enospc) && !j.errors.tolerates(1, enospc));
     assert!(err("[a]\nignore_error=EWHAT\n").contains("unknown errno"));
+    // fio's default list: EIO and EILSEQ only, so ENOSPC ends even an `all` job.
+    let j = job("[a]\ncontinue_on_error=all\n");
+    assert!(j.errors.tolerates(1, eio) && !j.errors.tolerates(1, enospc));
+    assert!(j.errors.tolerates(2, eilseq));
     let j = job("[a]\ncontinue_on_error=verify\nignore_error=,,EILSEQ\n");
-    assert!(j.continue_on_error_verify && j.continue_on_error_set);
-    assert_eq!(j.continue_on_error, [false; 3]);
-    assert_eq!(j.ignore_error_verify, vec![libc::EILSEQ]);
-    assert!(job("[a]\ncontinue_on_error=all\n").continue_on_error_verify);
+    assert_eq!(j.errors.classes, [false, false, true]);
+    assert!(j.errors.any() && j.errors.tolerates(2, eilseq));
+    // One list is reads' alone, as fio reads it.
+    let j = job("[a]\nignore_error=ENOSPC\n");
+    assert_eq!(j.errors.classes, [true, false, false]);
+    // continue_on_error after ignore_error sets the classes anew (fio's order matters).
+    let j = job("[a]\nignore_error=,ENOSPC\ncontinue_on_error=read\n");
+    assert!(!j.errors.tolerates(1, enospc));
+    let j = job("[a]\ncontinue_on_error=read\nignore_error=,ENOSPC\n");
+    assert!(j.errors.tolerates(1, enospc) && j.errors.tolerates(0, eio));
+    assert_eq!(ErrorPolicy::class(true, eilseq), 2);
+    assert_eq!(ErrorPolicy::class(false, eio), 1);
+    assert!(!job("[a]\n").errors.any());
 }
 
 #[test]
