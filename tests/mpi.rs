@@ -455,12 +455,13 @@ fathomtest!(ior_runs_across_ranks_as_one_ior_run, |env| {
     let out = stdout(&o);
     assert_eq!(out.matches("Summary of all tests:").count(), 1, "{out}");
     assert!(out.contains("tasks               : 4\n"), "{out}");
-    assert!(out.contains("aggregate filesize  : 1.00 MiB"), "{out}");
-    let row =
-        regex_lite::Regex::new(r"(?m)^write +[\d.]+ +[\d.]+ +[\d.]+ +[\d.]+ +4 +4 +2$").unwrap();
+    assert!(out.contains("aggregate filesize  : 1 MiB"), "{out}");
+    // IOR 4.0's summary line: 9 figures, the stonewall's NA, test 0, 4 tasks, 4 a node,
+    // 2 repetitions, a file per process.
+    let row = regex_lite::Regex::new(r"(?m)^write( +[\d.]+){9} +NA +NA +0 +4 +4 +2 +1 ").unwrap();
     assert!(row.is_match(&out), "{out}");
     for rank in 0..4 {
-        let f = env.path().join(format!("testFile.{rank}"));
+        let f = env.path().join(format!("testFile.{rank:08}"));
         assert_eq!(std::fs::metadata(&f).unwrap().len(), 4 * 65536, "{f:?}");
     }
     // N-1: 4 ranks x 4 segments x 64 KiB blocks in 16 KiB transfers.
@@ -517,7 +518,7 @@ fathomtest!(ior_reorders_reads_and_takes_n_of_the_ranks_as_ior, |env| {
     assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
     let out = stdout(&o);
     let want: Vec<String> = (0..4)
-        .map(|r| format!("task {r} reading ./tf.{}", (r + 2) % 4))
+        .map(|r| format!("task {r} reading ./tf.{:08}", (r + 2) % 4))
         .collect();
     assert_eq!(reads(&out), want, "{out}");
     for line in [
@@ -542,7 +543,7 @@ fathomtest!(ior_reorders_reads_and_takes_n_of_the_ranks_as_ior, |env| {
     let o = mpirun_tool(&env, 4, "IOR", &args);
     assert!(o.status.success(), "{}", stderr(&o));
     let want: Vec<String> = (0..4)
-        .map(|r| format!("task {r} reading ./tf.{r}"))
+        .map(|r| format!("task {r} reading ./tf.{r:08}"))
         .collect();
     assert_eq!(reads(&stdout(&o)), want);
     // -Z -Z: a shuffle, every file read once.
@@ -558,7 +559,12 @@ fathomtest!(ior_reorders_reads_and_takes_n_of_the_ranks_as_ior, |env| {
     files.sort();
     assert_eq!(
         files,
-        ["./tf.0", "./tf.1", "./tf.2", "./tf.3"],
+        [
+            "./tf.00000000",
+            "./tf.00000001",
+            "./tf.00000002",
+            "./tf.00000003"
+        ],
         "{}",
         stdout(&o)
     );
@@ -570,8 +576,8 @@ fathomtest!(ior_reorders_reads_and_takes_n_of_the_ranks_as_ior, |env| {
     assert!(o.status.success(), "{}", stderr(&o));
     let out = stdout(&o);
     assert!(out.contains("tasks               : 2\n"), "{out}");
-    assert!(out.contains("aggregate filesize  : 0.12 MiB"), "{out}");
-    let row = regex_lite::Regex::new(r"(?m)^write( +[\d.]+){4} +2 +4 +1$").unwrap();
+    assert!(out.contains("aggregate filesize  : 131072 bytes"), "{out}");
+    let row = regex_lite::Regex::new(r"(?m)^write( +[\d.]+){9} +NA +NA +0 +2 +4 +1 ").unwrap();
     assert!(row.is_match(&out), "{out}");
     assert_eq!(
         std::fs::metadata(env.path().join("shared")).unwrap().len(),
@@ -639,7 +645,7 @@ fathomtest!(
             max.to_string()
         );
         for r in 0..3 {
-            let len = std::fs::metadata(env.path().join(format!("easy.{r}")))
+            let len = std::fs::metadata(env.path().join(format!("easy.{r:08}")))
                 .unwrap()
                 .len();
             assert_eq!(len, max * 4096, "rank {r}: {out}");

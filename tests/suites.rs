@@ -660,8 +660,11 @@ fathomtest!(
             3,
             "{out}"
         );
+        // IOR 4.0's report: the Max lines only with -v, then the summary and the end.
         assert!(
-            out.contains("Max Write:") && out.contains("Summary of all tests:"),
+            !out.contains("Max Write:")
+                && out.contains("Summary of all tests:")
+                && out.contains("\nFinished            : "),
             "{out}"
         );
         let data = std::fs::read(dir.join("ior.shared")).unwrap();
@@ -677,7 +680,7 @@ fathomtest!(
         assert!(o.status.success(), "{}", stderr(&o));
         for t in 0..2 {
             assert_eq!(
-                std::fs::metadata(dir.join(format!("ior.{t}")))
+                std::fs::metadata(dir.join(format!("ior.{t:08}")))
                     .unwrap()
                     .len(),
                 512 << 10
@@ -687,7 +690,7 @@ fathomtest!(
             "suite", "ior", "--dir", d, "-N", "2", "-b", "256k", "-t", "64k", "-F",
         ]);
         assert!(o.status.success());
-        assert!(!dir.join("ior.0.0").exists());
+        assert!(!dir.join("ior.00000000").exists());
         let o = env.run(&["suite", "ior", "-b", "100k", "-t", "64k"]);
         assert_eq!(o.status.code(), Some(2));
         assert!(stderr(&o).contains("multiple of --transfer"));
@@ -950,16 +953,20 @@ fathomtest!(ior_takes_ior_s_own_command_line, |env| {
         out.contains("access              : file-per-process"),
         "{out}"
     );
-    assert!(out.contains("aggregate filesize  : 0.50 MiB"), "{out}");
+    assert!(out.contains("aggregate filesize  : 524288 bytes"), "{out}");
     assert_eq!(
         out.matches("\nwrite ").count() + out.matches("\nread ").count(),
         6,
         "{out}"
     );
-    assert!(
-        out.contains("Max Write:") && out.contains("Max Read:"),
-        "{out}"
-    );
+    // The summary's lines of both operations (with IOR's API column).
+    for op in ["write ", "read "] {
+        assert!(
+            out.lines()
+                .any(|l| l.starts_with(op) && l.contains(" POSIX ")),
+            "{out}"
+        );
+    }
     assert!(
         std::fs::read_dir(env.path()).unwrap().next().is_none(),
         "files removed"
@@ -969,9 +976,14 @@ fathomtest!(ior_takes_ior_s_own_command_line, |env| {
         "suite", "ior", "-a", "MMAP", "-b", "64k", "-t", "4k", "-F", "-N", "2", "-w", "-k", "-o", f,
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
-    assert!(!stdout(&o).contains("Max Read"), "{}", stdout(&o));
+    assert!(
+        !stdout(&o).lines().any(|l| l.starts_with("read ")),
+        "{}",
+        stdout(&o)
+    );
     for t in 0..2 {
-        let len = std::fs::metadata(format!("{f}.{t}")).unwrap().len();
+        // IOR's names: the task's number in eight digits.
+        let len = std::fs::metadata(format!("{f}.{t:08}")).unwrap().len();
         assert_eq!(len, 64 << 10);
     }
     let o = env.run(&[
@@ -980,11 +992,12 @@ fathomtest!(ior_takes_ior_s_own_command_line, |env| {
     assert!(o.status.success(), "{}", stderr(&o));
     let out = stdout(&o);
     assert!(
-        out.contains("Max Read:") && !out.contains("Max Write"),
+        out.lines().any(|l| l.starts_with("read "))
+            && !out.lines().any(|l| l.starts_with("write ")),
         "{out}"
     );
     assert!(
-        !std::path::Path::new(&format!("{f}.0")).exists(),
+        !std::path::Path::new(&format!("{f}.00000000")).exists(),
         "removed without -k"
     );
     // IOR's letter groups: -wr and -vv one by one, -b64k and -t16k a letter and its value.
@@ -993,8 +1006,14 @@ fathomtest!(ior_takes_ior_s_own_command_line, |env| {
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let out = stdout(&o);
-    assert!(out.contains("aggregate filesize  : 0.25 MiB"), "{out}");
-    assert!(out.contains("xfersize            : 16 KiB"), "{out}");
+    assert!(out.contains("aggregate filesize  : 262144 bytes"), "{out}");
+    assert!(out.contains("xfersize            : 16384 bytes"), "{out}");
+    // -vv: IOR's Max lines and its machine line with the kernel's release.
+    assert!(
+        out.contains("Max Write: ") && out.contains("Max Read:  "),
+        "{out}"
+    );
+    assert!(out.contains("Participating tasks : 2\n"), "{out}");
     // -Z among one process's threads would move them: refused with the way out.
     let o = env.run(&["suite", "ior", "-Z", "-N", "2", "-o", f]);
     assert_eq!(o.status.code(), Some(2));
@@ -1032,7 +1051,7 @@ fathomtest!(ior_takes_ior_s_own_command_line, |env| {
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     for t in 0..2 {
-        let p = u.join(t.to_string()).join(format!("testFile.{t}"));
+        let p = u.join(t.to_string()).join(format!("testFile.{t:08}"));
         assert_eq!(std::fs::metadata(&p).unwrap().len(), 2 * 65536, "{p:?}");
     }
     let o = env.run(&[
@@ -1115,6 +1134,146 @@ fathomtest!(ior_takes_ior_s_own_command_line, |env| {
 // IOR's stonewalling: -D stops each phase at its deadline (the file holds what was
 // written: IOR does not preallocate, so -b 16g reserves nothing), with IOR's file size
 // warnings; -O stoneWallingWearOutIterations (or a status file) caps the transfers per task;
+// IOR 4.0's report in its three formats, line by line as IOR 4.0.0 (built from its
+// source, github.com/hpc/ior tag 4.0.0) prints them side by side: the text's header,
+// options, results table with open/wr-rd/close times and summary; -v's lines; JSON and
+// CSV with -O summaryFormat; -O summaryFile.
+fathomtest!(ior_reports_in_ior_4_s_formats, |env| {
+    let _a = alone();
+    let f = env.path().join("t");
+    let f = f.to_str().unwrap();
+    let run = |extra: &[&str]| {
+        let mut a = vec![
+            "suite", "ior", "-w", "-r", "-b", "64k", "-t", "16k", "-i", "2",
+        ];
+        a.extend_from_slice(extra);
+        a.extend_from_slice(&["-o", f]);
+        let o = env.run(&a);
+        assert!(o.status.success(), "{extra:?}: {}", stderr(&o));
+        stdout(&o)
+    };
+    let out = run(&[]);
+    let lines: Vec<&str> = out.lines().collect();
+    assert!(lines[0].starts_with("IOR-4.0.0: MPI Coordinated Test of Parallel I/O"));
+    let keys: Vec<&str> = lines[1..8].iter().map(|l| &l[..22]).collect();
+    assert_eq!(
+        keys,
+        [
+            "Began               : ",
+            "Command line        : ",
+            "Machine             : ",
+            "TestID              : ",
+            "StartTime           : ",
+            "Path                : ",
+            "FS                  : "
+        ]
+    );
+    assert_eq!(lines[6], format!("Path                : {f}"));
+    for want in [
+        "\nOptions: \napi                 : POSIX\napiVersion          : \n",
+        &format!("test filename       : {f}\naccess              : single-shared-file\n"),
+        "type                : independent\nsegments            : 1\n",
+        "repetitions         : 2\nxfersize            : 16384 bytes\n\
+         blocksize           : 65536 bytes\naggregate filesize  : 65536 bytes\n\nResults: \n\n\
+         access    bw(MiB/s)  IOPS       Latency(s)  block(KiB) xfer(KiB)  open(s)    wr/rd(s)   close(s)   total(s)   iter\n\
+         ------    ---------  ----       ----------  ---------- ---------  --------   --------   --------   --------   ----\n",
+        "\nSummary of all tests:\nOperation   Max(MiB)   Min(MiB)  Mean(MiB)     StdDev   Max(OPs)   Min(OPs)  Mean(OPs)     StdDev    Mean(s) Stonewall(s) Stonewall(MiB) Test# #Tasks tPN reps fPP reord reordoff reordrand seed segcnt   blksiz    xsize aggs(MiB)   API RefNum\n",
+    ] {
+        assert!(out.contains(want), "{want}\n---\n{out}");
+    }
+    let row = regex_lite::Regex::new(
+        r"(?m)^(write|read) {5,6}[\d.]+ +[\d.]+ +[\d.]+ +64\.00 +16\.00 +[\d.]+ +[\d.]+ +[\d.]+ +[\d.]+ +[01] +$",
+    )
+    .unwrap();
+    assert_eq!(row.find_iter(&out).count(), 4, "{out}");
+    let sum = regex_lite::Regex::new(
+        r"(?m)^(write|read) +([\d.]+ +){9}NA +NA +0 +1 +1 +2 +0 +0 +1 +0 +0 +1 +65536 +16384 +0\.1 POSIX +0$",
+    )
+    .unwrap();
+    assert_eq!(sum.find_iter(&out).count(), 2, "{out}");
+    assert!(lines.last().unwrap().starts_with("Finished            : "));
+    assert!(!out.contains("Max Write"), "only with -v: {out}");
+    // -v: IOR's progress, remove and Max lines.
+    let out = run(&["-v"]);
+    assert_eq!(
+        out.matches("Commencing write performance test: ").count(),
+        2
+    );
+    assert_eq!(out.matches("Commencing read performance test: ").count(), 2);
+    assert_eq!(
+        out.matches("\nremove    -          -   ").count(),
+        2,
+        "{out}"
+    );
+    assert!(out.contains("Participating tasks : 1\n") && out.contains("verbose             : 1\n"));
+    assert!(
+        out.contains("\nMax Write: ") && out.contains("\nMax Read:  "),
+        "{out}"
+    );
+    // JSON: one document on standard output, IOR's keys.
+    let out = run(&["-O", "summaryFormat=JSON"]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"));
+    assert_eq!(v["Version"], "4.0.0");
+    let t = &v["tests"][0];
+    assert_eq!(t["Options"]["xfersize"], "16384 bytes");
+    assert_eq!(t["Parameters"]["blockSize"], 65536);
+    assert_eq!(t["Path"], f);
+    let res = t["Results"].as_array().unwrap();
+    assert_eq!(res.len(), 4);
+    assert_eq!(res[0]["access"], "write");
+    assert_eq!(res[1]["access"], "read");
+    for k in [
+        "bwMiB",
+        "iops",
+        "latency",
+        "openTime",
+        "wrRdTime",
+        "closeTime",
+        "totalTime",
+    ] {
+        assert!(res[0][k].as_f64().is_some(), "{k}: {out}");
+    }
+    let s = v["summary"].as_array().unwrap();
+    assert_eq!(
+        (s[0]["operation"].as_str(), s[1]["operation"].as_str()),
+        (Some("write"), Some("read"))
+    );
+    assert!(s[0]["bwMaxMIB"].as_f64().unwrap() > 0.0);
+    assert_eq!(s[0]["xsizeMiB"], 0.0625);
+    // CSV: the results table.
+    let out = run(&["-O", "summaryFormat=CSV"]);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(
+        lines[0],
+        "access,bw(MiB/s),IOPS,Latency,block(KiB),xfer(KiB),open(s),wr/rd(s),close(s),total(s),numTasks,iter"
+    );
+    assert_eq!(lines.len(), 5, "{out}");
+    assert!(
+        lines[1].starts_with("write,") && lines[1].ends_with(",1,0"),
+        "{out}"
+    );
+    assert!(
+        lines[4].starts_with("read,") && lines[4].ends_with(",1,1"),
+        "{out}"
+    );
+    // -O summaryFile: the results in the file, IOR's line on standard output.
+    let sf = env.path().join("summary.json");
+    let out = run(&[
+        "-O",
+        &format!("summaryFile={},summaryFormat=json", sf.display()),
+    ]);
+    assert_eq!(out, format!("Writing output to {}\n", sf.display()));
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&sf).unwrap()).unwrap();
+    assert_eq!(v["summary"].as_array().unwrap().len(), 2);
+    let o = env.run(&["suite", "ior", "-O", "summaryFormat=xml", "-o", f]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("Unknown summaryFormat"),
+        "{}",
+        stderr(&o)
+    );
+});
+
 // IOR's rules on the directives; -A's refnum, -B's O_DIRECT (IOR 3), -G seeds the data.
 fathomtest!(ior_stonewalls_at_a_deadline_as_ior, |env| {
     let _a = alone();
@@ -1126,8 +1285,13 @@ fathomtest!(ior_stonewalls_at_a_deadline_as_ior, |env| {
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let out = stdout(&o);
+    // -A's reference number ends the summary's line.
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with("write ") && l.ends_with(" POSIX     42")),
+        "{out}"
+    );
     for line in [
-        "refnum              : 42\n",
         "stonewallingTime    : 1\n",
         "stoneWallingWearOut : 0\n",
         "WARNING: Expected aggregate file size       = 17179869184\n",
@@ -1147,7 +1311,7 @@ fathomtest!(ior_stonewalls_at_a_deadline_as_ior, |env| {
     let secs: f64 = out
         .lines()
         .find(|l| l.starts_with("write "))
-        .and_then(|l| l.split_whitespace().nth(6)?.parse().ok())
+        .and_then(|l| l.split_whitespace().nth(9)?.parse().ok())
         .unwrap_or_else(|| panic!("{out}"));
     assert!((0.9..5.0).contains(&secs), "{secs}: {out}");
     // Read back 10 transfers of it: IOR's cap, and its warnings on the size.
@@ -1168,7 +1332,7 @@ fathomtest!(ior_stonewalls_at_a_deadline_as_ior, |env| {
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let out = stdout(&o);
-    assert!(out.contains("POSIX (psync, O_DIRECT)"), "{out}");
+    assert!(out.contains("api                 : POSIX\n"), "{out}");
     assert!(
         out.contains("Using actual aggregate bytes moved = 40960\n"),
         "{out}"

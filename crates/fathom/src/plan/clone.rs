@@ -802,10 +802,50 @@ pub fn expand_filename_format_rank(
     filenum: u32,
     rank: u32,
 ) -> String {
-    fmt.replace("$jobname", jobname)
-        .replace("$jobnum", &jobnum.to_string())
-        .replace("$filenum", &filenum.to_string())
-        .replace("$rank", &rank.to_string())
+    let mut out = String::with_capacity(fmt.len() + 16);
+    let mut rest = fmt;
+    while let Some(i) = rest.find('$') {
+        out.push_str(&rest[..i]);
+        let tail = &rest[i + 1..];
+        let key = ["jobname", "jobnum", "filenum", "rank"]
+            .into_iter()
+            .find(|k| tail.starts_with(k));
+        let Some(k) = key else {
+            out.push('$');
+            rest = tail;
+            continue;
+        };
+        let after = &tail[k.len()..];
+        let v = match k {
+            "jobname" => {
+                out.push_str(jobname);
+                rest = after;
+                continue;
+            }
+            "jobnum" => jobnum,
+            "filenum" => filenum,
+            _ => rank,
+        };
+        // fathom extension: a number keyword with `:W` is padded with zeros to W digits
+        // (`$rank:8` is IOR's 00000003).
+        let width = after
+            .strip_prefix(':')
+            .map(|d| d.bytes().take_while(u8::is_ascii_digit).count())
+            .filter(|&n| (1..=2).contains(&n));
+        match width {
+            Some(n) => {
+                let w: usize = after[1..=n].parse().unwrap_or(0);
+                out.push_str(&format!("{v:0w$}"));
+                rest = &after[1 + n..];
+            }
+            None => {
+                out.push_str(&v.to_string());
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 pub(crate) fn join_dir(dir: Option<&str>, name: &str) -> PathBuf {
@@ -958,4 +998,17 @@ fn files_below(top: &Path) -> Result<Vec<PathBuf>, String> {
         );
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod filename_format_tests {
+    #[test]
+    fn keywords_expand_once_and_take_a_width() {
+        let f = |s: &str| super::expand_filename_format_rank(s, "j$jobnum", 3, 12, 5);
+        assert_eq!(f("$jobname.$jobnum.$filenum"), "j$jobnum.3.12");
+        assert_eq!(f("t.$rank:8"), "t.00000005");
+        assert_eq!(f("t.$jobnum:8.$filenum:3"), "t.00000003.012");
+        assert_eq!(f("a:$filenum:b $x $"), "a:12:b $x $");
+        assert_eq!(f("$rank:123"), "5:123");
+    }
 }

@@ -68,7 +68,7 @@ pub(super) static OPTS: &[OptDef] = &[
         category: C,
         ty: "string",
         default: "$jobname.$jobnum.$filenum",
-        doc: "File name template with $jobname, $jobnum and $filenum",
+        doc: "File name template with $jobname, $jobnum and $filenum (and fathom's $rank under MPI); fathom extension: a number keyword with :W is padded with zeros to W digits ($jobnum:8 gives 00000003)",
         flag: false,
         apply: |j, v, _| {
             j.filename_format = v.to_string();

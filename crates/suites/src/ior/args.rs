@@ -85,6 +85,8 @@ pub(super) const FLAGS: &[&str] = &[
     "--refNum",
     "-B",
     "--useO_DIRECT",
+    "--summaryFormat",
+    "--summaryFile",
 ];
 
 /// IOR's one-letter options that take a value.
@@ -149,6 +151,8 @@ pub(super) const DIRECTIVES: &[(&str, &str, bool)] = &[
     ("checkread", "--checkRead", true),
     ("collective", "--collective", true),
     ("multifile", "--multiFile", true),
+    ("summaryformat", "--summaryFormat", false),
+    ("summaryfile", "--summaryFile", false),
 ];
 
 /// The command line with each `-O a=1,b=2` replaced by the flags it stands for.
@@ -205,7 +209,7 @@ pub const USAGE: &str = "usage: fathom suite ior [-a POSIX|MMAP] [-b blockSize] 
   -a api (POSIX: pread/pwrite, MMAP: mapped)   -b bytes per task per segment (1m)
   -t bytes per transfer (256k)  -s segments (1)  -i repetitions (1)
   -N tasks (under mpirun: the first N ranks, all by default; alone: N threads)
-  -o test file (testFile; N-N files are testFile.TASK; a directory: files in it)
+  -o test file (testFile; N-N files are testFile.00000003; a directory: files in it)
   -F file per task  -w write only  -r read only  -e fsync after the write phase
   -Y fsync after every write  -k keep the files  -z random offsets  -d seconds between
   repetitions  -E use the existing file  -u with -F, a folder per task
@@ -216,8 +220,9 @@ pub const USAGE: &str = "usage: fathom suite ior [-a POSIX|MMAP] [-b blockSize] 
   -O stoneWallingWearOut=1 every task then goes on to the most transfers any did, and
   -O stoneWallingStatusFile=F keeps that count for a later -r run)
   -T no phase starts after this many minutes  -K keep the files when a check failed
-  -G seed of the data  -A reference number (in the header)  -B O_DIRECT (IOR 3)
-  -O directives (e.g. -O useO_DIRECT=1,keepFile=1,stoneWallingWearOutIterations=N)
+  -G seed of the data  -A reference number (in the summary)  -B O_DIRECT (IOR 3)
+  -O directives (e.g. -O useO_DIRECT=1,keepFile=1,stoneWallingWearOutIterations=N;
+  -O summaryFormat=default|JSON|CSV and -O summaryFile=FILE: IOR 4.0's report formats)
   e.g. mpirun -np 4 fathom suite ior -a POSIX -b 64k -F -i 10 -s 200 -t 4k";
 
 /// A count of IOR's (seconds, minutes, transfers).
@@ -280,6 +285,9 @@ impl Opts {
             check_read: false,
             multi_file: false,
             rep: None,
+            format: super::Format::Text,
+            summary_file: None,
+            test_file: None,
         }
     }
 
@@ -339,7 +347,9 @@ pub fn parse(args: &[String]) -> Result<Opts> {
             "--dir" => o.dir = val()?.into(),
             "-o" | "--testFile" => {
                 // IOR: the test file; an existing directory keeps fathom's older meaning.
-                let (dir, file) = crate::file_arg(val()?.into());
+                let v = val()?;
+                o.test_file = Some(v.clone());
+                let (dir, file) = crate::file_arg(v.into());
                 o.dir = dir;
                 if let Some(f) = file {
                     o.name = f.file_name().map(|n| n.to_string_lossy().into_owned());
@@ -362,6 +372,15 @@ pub fn parse(args: &[String]) -> Result<Opts> {
             "--stoneWallingWearOut" => o.wear_out = number(k, &val()?)? != 0,
             "--stoneWallingWearOutIterations" => o.wear_out_iterations = number(k, &val()?)?,
             "--stoneWallingStatusFile" => o.status_file = Some(val()?.into()),
+            "--summaryFormat" => {
+                o.format = match val()?.to_ascii_lowercase().as_str() {
+                    "default" => super::Format::Text,
+                    "json" => super::Format::Json,
+                    "csv" => super::Format::Csv,
+                    v => bail!("Unknown summaryFormat '{v}': use default, JSON or CSV"),
+                }
+            }
+            "--summaryFile" => o.summary_file = Some(val()?.into()),
             "-T" | "--maxTimeDuration" => o.max_minutes = number(k, &val()?)?,
             "-K" | "--keepFileWithError" => o.keep_with_error = true,
             "-G" | "--setTimeStampSignature" => o.signature = Some(signed(k, &val()?)?),

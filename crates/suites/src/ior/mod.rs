@@ -1,9 +1,9 @@
 //! `fathom suite ior`: IOR's write-then-read test by `--tasks` threads, file per task
 //! (`--file-per-proc`, N-N) or one shared file (N-1, segmented as IOR lays it out:
 //! segment s of task t at s×(tasks×block) + t×block), with IOR's block (`-b`), transfer
-//! (`-t`), segment (`-s`) sizes and repetitions (`-i`), and IOR's results table and
-//! "Max Write/Max Read" summary. Across hosts, run it under `mpirun` with the
-//! `mpi` build: every rank runs the same tasks (see the MPI section of the README).
+//! (`-t`), segment (`-s`) sizes and repetitions (`-i`), and IOR 4.0's report (text, JSON,
+//! CSV; see `report`). Across hosts, run it under `mpirun` with the `mpi` build: the
+//! ranks are IOR's tasks (see the MPI section of the README).
 
 use anyhow::{anyhow, bail, Result};
 use fathom::Cluster;
@@ -15,7 +15,7 @@ mod tasks;
 
 pub use args::{parse, USAGE};
 use phases::iterations;
-use report::{options_text, summary, Bandwidths};
+use report::Out;
 use tasks::{nodes, read_task, Nodes};
 
 /// Options (IOR's names).
@@ -97,22 +97,18 @@ pub struct Opts {
     pub keep_with_error: bool,
     /// `-G`: IOR's signature, here the seed of fathom's data.
     pub signature: Option<i64>,
-    /// `-A`: IOR's reference number, shown in the header.
+    /// `-A`: IOR's reference number, shown in the summary.
     pub ref_num: Option<i64>,
+    /// `-O summaryFormat=`: IOR's text, JSON or CSV.
+    pub format: Format,
+    /// `-O summaryFile=FILE`: the results go to FILE (the log lines stay on standard
+    /// output).
+    pub summary_file: Option<std::path::PathBuf>,
+    /// `-o` as given (IOR's "test filename").
+    pub test_file: Option<String>,
 }
 
-/// One phase of one iteration.
-#[derive(Debug, Clone, Copy)]
-pub struct Phase {
-    /// Bytes/s over the whole phase.
-    pub bw: f64,
-    /// Transfers per second.
-    pub iops: f64,
-    /// Mean latency per transfer, seconds.
-    pub latency: f64,
-    /// Phase time, seconds.
-    pub secs: f64,
-}
+pub use report::{Format, Phase};
 
 /// This process's place among the ranks of the run (one process: rank 0 of 1), and the
 /// task whose data a step of it handles.
@@ -217,17 +213,26 @@ pub fn run_on(args: &[String], cl: &dyn Cluster) -> Result<super::Outcome> {
         data_of: cl.rank(),
     };
     std::fs::create_dir_all(&o.dir)?;
+    if let (Some(f), true) = (&o.summary_file, at.root()) {
+        println!("Writing output to {}", f.display());
+    }
+    let mut out = Out::new(&o);
     let nodes = nodes(cl, o.tasks, &mut s);
     let all_tasks = o.tasks * tasks;
     ready(&o, at, nodes)?;
-    s.push_str(&options_text(&o, all_tasks, nodes));
-    let mut bw = Bandwidths::default();
-    let result = iterations(&o, at, nodes, &mut s, &mut bw);
-    // Every rank is done with every file (with -C/-Z another rank reads this one's)
-    // before any goes, as IOR's barrier before its removal; -K keeps them when a check
-    // found errors (every rank learns of them here).
-    let found = cl.any(result.as_ref().is_ok_and(|n| *n > 0));
-    if !(o.keep_with_error && found) {
+    if at.root() {
+        out.log(&s);
+        // (IOR names the file without -m's repetition number here.)
+        let first = if o.file_per_proc {
+            o.task_files(at).swap_remove(0)
+        } else {
+            o.dir.join(o.shared_name())
+        };
+        out.begin(&o, all_tasks, nodes, first.display().to_string());
+    }
+    let result = iterations(&o, at, nodes, &mut out);
+    // A run that failed leaves no files (each repetition removes its own when it ends).
+    if result.is_err() && !o.keep {
         for i in 0..o.iterations {
             cleanup(&o.for_rep(i), at);
         }
@@ -236,8 +241,12 @@ pub fn run_on(args: &[String], cl: &dyn Cluster) -> Result<super::Outcome> {
     if !at.root() {
         return Ok((0, Vec::new()));
     }
-    let metrics = summary(&o, (all_tasks, nodes.on_node0), &bw, &mut s);
-    print!("{s}");
+    let (text, metrics) = out.finish(&o, all_tasks, nodes);
+    match &o.summary_file {
+        Some(f) => std::fs::write(f, text)
+            .map_err(|e| anyhow!("cannot write the summary file {}: {e}", f.display()))?,
+        None => print!("{text}"),
+    }
     Ok((u8::from(errors > 0), metrics))
 }
 

@@ -1,7 +1,7 @@
 //! One repetition's phases: the fathom job of each step (write, read, check), run on every
 //! rank together, and the figures rank 0 gathers.
 
-use super::report::{mib, Bandwidths};
+use super::report::{Out, Row};
 use super::tasks::{read_task, write_check_task, Nodes};
 use super::{Opts, Phase, Place};
 use anyhow::{anyhow, bail, Result};
@@ -153,8 +153,6 @@ pub(super) fn run_step(
 struct Moved {
     bytes: u64,
     ios: u64,
-    /// The transfers' latencies added up, ns.
-    lat_ns: f64,
 }
 
 impl Moved {
@@ -163,7 +161,6 @@ impl Moved {
         Moved {
             bytes: d.bytes,
             ios: d.ios,
-            lat_ns: d.lat.mean() * d.ios as f64,
         }
     }
 }
@@ -222,24 +219,39 @@ pub(super) fn phase(o: &Opts, write: bool, at: Place, limit: Option<u64>) -> Res
     }
     let mut notes = String::new();
     let mut pairs = None;
+    let mut stonewall = None;
+    // This rank's times as IOR splits them: opening (fathom's setup of the files), the
+    // transfers, and what came after them (fsync, close).
+    let (mut open, mut rdwr) = j.as_ref().map_or((0.0, 0.0), |j| {
+        (j.layout.as_secs_f64(), j.stats.runtime.as_secs_f64())
+    });
     if o.deadline > 0 {
         let own = moved.ios / u64::from(o.tasks.max(1));
         pairs = Some(own);
         if o.wear_out {
-            let m = wear_out(o, write, at, own, &mut moved, &mut notes, secs)?;
+            let (m, sw) = wear_out(o, write, at, own, &mut moved, &mut notes, secs)?;
             pairs = Some(m);
+            stonewall = sw;
             if !at.idle() {
-                secs += after.elapsed().as_secs_f64();
+                let more = after.elapsed().as_secs_f64();
+                secs += more;
+                rdwr += more;
             }
         }
     }
+    open = open.min(secs);
+    rdwr = rdwr.min(secs - open);
     let stat = stat_size(o, at);
+    let active = if j.is_some() { 1.0 } else { 0.0 };
     let mine = [
         moved.bytes as f64,
         moved.ios as f64,
         secs,
-        moved.lat_ns,
+        active,
         stat as f64,
+        open,
+        rdwr,
+        secs - open - rdwr,
     ];
     let all = at.cl.gather_f64(&mine);
     if !at.root() {
@@ -250,8 +262,7 @@ pub(super) fn phase(o: &Opts, write: bool, at: Place, limit: Option<u64>) -> Res
         });
     }
     let sum = |k: usize| all.iter().map(|v| v[k]).sum::<f64>();
-    let secs = all.iter().map(|v| v[2]).fold(1e-9, f64::max);
-    let ios = sum(1);
+    let max = |k: usize| all.iter().map(|v| v[k]).fold(0.0, f64::max);
     // IOR's check of the file size against what was meant and what moved.
     let expected = o.block * o.segments * u64::from(o.tasks) * u64::from(at.ranks());
     let moved_all = sum(0) as u64;
@@ -266,12 +277,24 @@ pub(super) fn phase(o: &Opts, write: bool, at: Place, limit: Option<u64>) -> Res
             notes.push_str("WARNING: Maybe caused by deadlineForStonewalling\n");
         }
     }
+    // IOR's latency: a task's transfer time over the transfers of one block, the least
+    // over the tasks.
+    let per_block = (o.block / o.transfer).max(1) as f64;
+    let latency = all
+        .iter()
+        .filter(|v| v[3] > 0.0)
+        .map(|v| v[6] / per_block)
+        .fold(f64::INFINITY, f64::min);
     Ok(Done {
         phase: Some(Phase {
-            bw: moved_all as f64 / secs,
-            iops: ios / secs,
-            latency: if ios > 0.0 { sum(3) / ios / 1e9 } else { 0.0 },
-            secs,
+            bytes: moved_all as f64,
+            ios: sum(1),
+            open: max(5),
+            rdwr: max(6),
+            close: max(7),
+            total: max(2).max(1e-9),
+            latency: if latency.is_finite() { latency } else { 0.0 },
+            stonewall,
         }),
         pairs,
         notes,
@@ -315,12 +338,13 @@ fn wear_out(
     moved: &mut Moved,
     notes: &mut String,
     stonewall_secs: f64,
-) -> Result<u64> {
+) -> Result<(u64, Option<(f64, f64)>)> {
     let active = if at.idle() { 0.0 } else { 1.0 };
     let all = at
         .cl
         .gather_f64(&[active, own as f64, moved.bytes as f64, stonewall_secs]);
     let mut most = 0.0;
+    let mut stonewall = None;
     if at.root() {
         let live: Vec<&Vec<f64>> = all.iter().filter(|v| v[0] > 0.0).collect();
         most = live.iter().map(|v| v[1]).fold(0.0, f64::max);
@@ -328,6 +352,13 @@ fn wear_out(
         let min_data = live.iter().map(|v| v[2]).fold(f64::INFINITY, f64::min);
         let mean_data = live.iter().map(|v| v[2]).sum::<f64>() / live.len().max(1) as f64;
         let time = live.iter().map(|v| v[3]).fold(0.0, f64::max);
+        stonewall = Some((time, mean_data));
+        if o.verbose >= 1 {
+            // IOR's line of each task (printed by each; here in rank order).
+            for (r, v) in all.iter().enumerate().filter(|(_, v)| v[0] > 0.0) {
+                notes.push_str(&format!("{r}: stonewalling pairs accessed: {}\n", v[1]));
+            }
+        }
         let gib = |b: f64| b / 1024.0 / 1024.0 / 1024.0;
         notes.push_str(&format!(
             "stonewalling pairs accessed min: {least} max: {most} -- min data: {:.1} GiB \
@@ -341,9 +372,8 @@ fn wear_out(
         let rest = go_on(o, write, at, own, most)?;
         moved.bytes += rest.bytes;
         moved.ios += rest.ios;
-        moved.lat_ns += rest.lat_ns;
     }
-    Ok(most)
+    Ok((most, stonewall))
 }
 
 /// This rank's task does IOR's transfers `from..to` of its phase (its blocks, segment by
@@ -444,14 +474,16 @@ impl Opts {
     /// The per-task files' names (-F): testFile.TASK; under MPI testFile.RANK (one task a
     /// rank, as IOR) or testFile.RANK.TASK (several).
     pub(super) fn task_format(&self, at: Place) -> String {
-        let task = match (at.ranks() > 1, self.tasks > 1) {
-            (false, _) => "$jobnum",
-            (true, false) => "$rank",
-            (true, true) => "$rank.$jobnum",
+        // IOR's TESTFILE.00000003: the task's number in eight digits (here the rank's,
+        // or one process's thread's).
+        let (task, folder) = match (at.ranks() > 1, self.tasks > 1) {
+            (false, _) => ("$jobnum:8", "$jobnum"),
+            (true, false) => ("$rank:8", "$rank"),
+            (true, true) => ("$rank:8.$jobnum", "$rank"),
         };
         // -u: IOR's DIR/TASK/testFile.TASK.
         let dir = if self.unique_dir {
-            format!("{task}/")
+            format!("{folder}/")
         } else {
             String::new()
         };
@@ -472,13 +504,22 @@ impl Opts {
         let tasks = if at.idle() { 0 } else { self.tasks };
         (0..tasks)
             .map(|t| {
-                let name = self
-                    .task_format(at)
-                    .replace("$rank", &at.data_of.to_string())
-                    .replace("$jobnum", &t.to_string());
+                let name = fathom::plan::expand_filename_format_rank(
+                    &self.task_format(at),
+                    "",
+                    t,
+                    0,
+                    at.data_of,
+                );
                 self.dir.join(name)
             })
             .collect()
+    }
+    /// IOR's "test filename": `-o` as given, else the shared file's path.
+    pub(super) fn test_file_name(&self) -> String {
+        self.test_file
+            .clone()
+            .unwrap_or_else(|| self.dir.join(self.shared_name()).display().to_string())
     }
     pub(super) fn file_name(&self) -> String {
         self.name.clone().unwrap_or_else(|| "ior".into())
@@ -491,13 +532,7 @@ impl Opts {
 
 /// Every repetition: its write and read phases (each with its -W/-R check) and their
 /// result lines. Returns the transfers whose check failed, over every rank (at rank 0).
-pub(super) fn iterations(
-    o: &Opts,
-    at: Place,
-    nodes: Nodes,
-    s: &mut String,
-    bw: &mut Bandwidths,
-) -> Result<u64> {
+pub(super) fn iterations(o: &Opts, at: Place, nodes: Nodes, out: &mut Out) -> Result<u64> {
     let cl = at.cl;
     let mut errors = 0u64;
     let t0 = std::time::Instant::now();
@@ -507,6 +542,8 @@ pub(super) fn iterations(
         cl.any(at.root() && up)
     };
     let mut last_pairs = None;
+    let mut errors_before = 0;
+    let tasks = o.tasks * at.ranks();
     for i in 0..o.iterations {
         // A signal to any rank stops every rank here.
         if cl.any(crate::stopped()) || time_up() {
@@ -521,20 +558,43 @@ pub(super) fn iterations(
         // stonewalled write phase did.
         let mut limit = (o.wear_out_iterations > 0).then_some(o.wear_out_iterations);
         let mut notes = String::new();
-        let w = if o.write && !time_up() {
+        let v1 = at.root() && o.verbose >= 1;
+        if o.write && !time_up() {
+            if v1 {
+                out.log(&format!(
+                    "Commencing write performance test: {}\n",
+                    super::report::now()
+                ));
+            }
             let d = phase(&o, true, at, limit)?;
-            notes.push_str(&d.notes);
+            // IOR's warnings on the phase, then its line.
+            out.log(&d.notes);
+            // A phase cut short by a signal is not reported (its figures are partial).
+            // (Every rank asks, also those without figures: it is a collective call.)
+            let stopped = cl.any(crate::stopped());
+            if let Some(p) = d.phase.filter(|_| !stopped) {
+                out.row(
+                    &o,
+                    tasks,
+                    Row::Io {
+                        write: true,
+                        p,
+                        rep: i,
+                    },
+                );
+            }
             limit = d.pairs.or(limit);
             last_pairs = d.pairs.filter(|_| o.wear_out).or(last_pairs);
-            d.phase
-        } else {
-            None
-        };
-        // A phase cut short by a signal is not reported (its figures are partial).
+        }
         let stopped = cl.any(crate::stopped());
-        let w = w.filter(|_| !stopped);
         let mut warnings = String::new();
         if o.check_write && !stopped && !time_up() {
+            if v1 {
+                out.log(&format!(
+                    "Verifying contents of the file(s) just written.\n{}\n\n",
+                    super::report::now()
+                ));
+            }
             let at = at.as_task(write_check_task(&o, nodes, at.ranks(), at.rank()));
             let (n, warn) = check(&o, "write", at, limit)?;
             errors += n;
@@ -553,47 +613,64 @@ pub(super) fn iterations(
             let n = cl.broadcast(n) as u64;
             limit = (n > 0).then_some(n).or(limit);
         }
-        let r = if o.read && !stopped && !time_up() {
+        if o.read && !stopped && !time_up() {
+            if v1 {
+                // (IOR's line ends with an empty one.)
+                out.log(&format!(
+                    "Commencing read performance test: {}\n\n",
+                    super::report::now()
+                ));
+            }
             let d = phase(&o, false, read_at, limit)?;
-            notes.push_str(&d.notes);
+            out.log(&notes);
+            out.log(&d.notes);
+            notes.clear();
+            let stopped = cl.any(crate::stopped());
+            if let Some(p) = d.phase.filter(|_| !stopped) {
+                out.row(
+                    &o,
+                    tasks,
+                    Row::Io {
+                        write: false,
+                        p,
+                        rep: i,
+                    },
+                );
+            }
             limit = d.pairs.or(limit);
-            d.phase
-        } else {
-            None
-        };
-        // (Every rank asks, also those without figures: it is a collective call.)
+        }
         let stopped = cl.any(crate::stopped());
-        let r = r.filter(|_| !stopped);
         if o.check_read && !stopped && !time_up() {
             let (n, warn) = check(&o, "read", read_at, limit)?;
             errors += n;
             warnings.push_str(&warn);
         }
-        s.push_str(&notes);
-        for (name, p) in [("write", w), ("read", r)] {
-            let Some(p) = p else { continue };
-            s.push_str(&format!(
-                "{name:<9} {:<10.2} {:<10.2} {:<11.6} {:<10} {:<10} {:<10.5} {i}\n",
-                mib(p.bw),
-                p.iops,
-                p.latency,
-                o.block >> 10,
-                o.transfer >> 10,
-                p.secs
-            ));
+        out.log(&notes);
+        out.log(&warnings);
+        // IOR removes the repetition's files at its end (not with -k, nor -K after a
+        // check found errors), every rank done with them first; -v times it.
+        let found = cl.any(errors > errors_before);
+        errors_before = errors;
+        if !(o.keep || o.keep_with_error && found) {
+            let t = std::time::Instant::now();
+            cl.barrier();
+            super::cleanup(&o, at);
+            cl.barrier();
+            if v1 {
+                let secs = t.elapsed().as_secs_f64();
+                out.row(&o, tasks, Row::Remove { secs, rep: i });
+            }
         }
-        s.push_str(&warnings);
-        bw.writes.extend(w.map(|p| p.bw));
-        bw.reads.extend(r.map(|p| p.bw));
     }
-    // IOR's end of the test: the stonewalled write's pairs go to the status file, or
-    // on a line of their own.
+    // IOR's end of the test: -v's Max lines, then the stonewalled write's pairs go to
+    // the status file, or on a line of their own.
+    out.end_test();
     if let (Some(m), true) = (last_pairs, at.root()) {
         match &o.status_file {
             Some(f) => std::fs::write(f, m.to_string()).map_err(|e| {
                 anyhow!("Cannot write to the stonewalling file {}: {e}", f.display())
             })?,
-            None => s.push_str(&format!("Pairs deadlineForStonewallingaccessed: {m}\n")),
+            None => out.log(&format!("Pairs deadlineForStonewallingaccessed: {m}\n")),
         }
     }
     Ok(errors)
