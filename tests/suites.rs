@@ -1274,6 +1274,76 @@ fathomtest!(ior_reports_in_ior_4_s_formats, |env| {
     );
 });
 
+// IOR's -f scripts as IOR 4.0 reads them: the tests between IOR START and IOR STOP, each
+// from the one before it, RUN twice a test run twice, comments and indented lines, and a
+// directive's 0 turning off what the command line turned on; one report, every test's
+// summary lines with its number.
+fathomtest!(ior_runs_the_tests_of_a_script, |env| {
+    let _a = alone();
+    let f = env.path().join("t");
+    let f = f.to_str().unwrap();
+    let script = env.path().join("tests.ior");
+    std::fs::write(
+        &script,
+        "lines before the start are not read\nIOR START\n  api=posix\n\
+         \tblockSize=64k, transferSize=16k  # two on a line\n   # a comment\n\
+         writeFile=1\nRUN\n  filePerProc=1\n\trepetitions=2\nrun\nRUN\n\
+         readFile=0\nkeepFile=1\nRUN\nior stop\nnot read: bogus=1\n",
+    )
+    .unwrap();
+    let o = env.run(&[
+        "suite",
+        "ior",
+        "-r",
+        "-f",
+        script.to_str().unwrap(),
+        "-o",
+        f,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert_eq!(out.matches("\nTestID              : ").count(), 4, "{out}");
+    assert_eq!(out.matches("\nOptions: \n").count(), 4, "{out}");
+    assert_eq!(
+        out.matches("api                 : posix\n").count(),
+        4,
+        "{out}"
+    );
+    // The summary: test 0 shared (write, read), 1 and 2 a file per task twice, 3 writes
+    // only (readFile=0 turned off the command line's -r).
+    let sum =
+        regex_lite::Regex::new(r"(?m)^(write|read) +([\d.]+ +){9}NA +NA +(\d) +1 +1 +(\d) +(\d) ")
+            .unwrap();
+    let rows: Vec<(String, String, String, String)> = sum
+        .captures_iter(&out)
+        .map(|c| (c[1].into(), c[3].into(), c[4].into(), c[5].into()))
+        .collect();
+    let want: Vec<(String, String, String, String)> = [
+        ("write", "0", "1", "0"),
+        ("read", "0", "1", "0"),
+        ("write", "1", "2", "1"),
+        ("read", "1", "2", "1"),
+        ("write", "2", "2", "1"),
+        ("read", "2", "2", "1"),
+        ("write", "3", "2", "1"),
+    ]
+    .iter()
+    .map(|(a, b, c, d)| (a.to_string(), b.to_string(), c.to_string(), d.to_string()))
+    .collect();
+    assert_eq!(rows, want, "{out}");
+    // Test 3 kept its files (keepFile=1), named as IOR names them.
+    assert!(std::path::Path::new(&format!("{f}.00000000")).exists());
+    // An unknown directive is named with the script's line.
+    std::fs::write(
+        &script,
+        "IOR START\nblockSize=64k\nbogus=1\nRUN\nIOR STOP\n",
+    )
+    .unwrap();
+    let o = env.run(&["suite", "ior", "-f", script.to_str().unwrap(), "-o", f]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("tests.ior:3: "), "{}", stderr(&o));
+});
+
 // IOR's rules on the directives; -A's refnum, -B's O_DIRECT (IOR 3), -G seeds the data.
 fathomtest!(ior_stonewalls_at_a_deadline_as_ior, |env| {
     let _a = alone();

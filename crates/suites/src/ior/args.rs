@@ -87,10 +87,12 @@ pub(super) const FLAGS: &[&str] = &[
     "--useO_DIRECT",
     "--summaryFormat",
     "--summaryFile",
+    "-f",
+    "--testscripts",
 ];
 
 /// IOR's one-letter options that take a value.
-pub(super) const VALUED: &str = "abdiostNOQXDTGA";
+pub(super) const VALUED: &str = "abdfiostNOQXDTGA";
 /// IOR's one-letter flags.
 pub(super) const FLAG_LETTERS: &str = "wrYzECgvucWRmFekZhKB";
 
@@ -155,6 +157,121 @@ pub(super) const DIRECTIVES: &[(&str, &str, bool)] = &[
     ("summaryfile", "--summaryFile", false),
 ];
 
+/// The prefix of the internal argument that turns a flag off (a directive's `=0`).
+const UNSET: &str = "--unset:";
+
+/// A flag directive set to 0: the setting off again.
+fn unset(o: &mut Opts, flag: &str) -> Result<()> {
+    match flag {
+        "--writeFile" => o.write = false,
+        "--readFile" => o.read = false,
+        "--fsyncPerWrite" => o.fsync_each = false,
+        "--randomOffset" => o.random = false,
+        "--useExistingTestFile" => o.existing = false,
+        "--reorderTasks" => o.reorder = false,
+        "--reorderTasksRandom" => o.reorder_random = 0,
+        "--keepFileWithError" => o.keep_with_error = false,
+        "--filePerProc" => o.file_per_proc = false,
+        "--keepFile" => o.keep = false,
+        "--fsync" => o.fsync = false,
+        "--uniqueDir" => o.unique_dir = false,
+        "--posix.odirect" => o.direct = false,
+        "--checkWrite" => o.check_write = false,
+        "--checkRead" => o.check_read = false,
+        "--multiFile" => o.multi_file = false,
+        "--verbose" => o.verbose = 0,
+        "--collective" | "--intraTestBarriers" => {}
+        other => bail!("{other}: cannot be set to 0"),
+    }
+    Ok(())
+}
+
+/// IOR's `-f SCRIPT`: the tests of the script, each as the command line (without `-f`)
+/// followed by its directives as `-O` arguments. As IOR reads a script: lines between
+/// `IOR START` and `IOR STOP` (case-blind), `#` comments, directives `name=value` (several
+/// on a line, comma-separated); `RUN` ends a test, the next directive starts the next one
+/// from the last one's settings, and `RUN` twice runs a test twice. Without `-f`, the
+/// command line is the one test.
+pub(super) fn tests(args: &[String]) -> Result<Vec<Vec<String>>> {
+    let args = split_groups(args);
+    let Some(i) = args
+        .iter()
+        .position(|a| a == "-f" || a.starts_with("--testscripts"))
+    else {
+        return Ok(vec![args]);
+    };
+    let (path, skip) = match args[i].split_once('=') {
+        Some((_, p)) => (p.to_string(), 1),
+        None => (
+            args.get(i + 1)
+                .cloned()
+                .ok_or_else(|| anyhow!("-f needs a script file"))?,
+            2,
+        ),
+    };
+    let mut base = args.clone();
+    base.drain(i..i + skip);
+    let text = std::fs::read_to_string(&path)
+        .map_err(|e| anyhow!("-f {path}: cannot read the script: {e}"))?;
+    let is = |line: &str, word: &str| line.trim().eq_ignore_ascii_case(word);
+    let mut lines = text.lines().enumerate();
+    if !lines.any(|(_, l)| is(l, "ior start")) {
+        bail!("-f {path}: no 'IOR START' line (IOR's scripts hold their tests between IOR START and IOR STOP)");
+    }
+    // Each test's directives so far (a test starts from the one before it).
+    let mut list: Vec<Vec<String>> = vec![Vec::new()];
+    let mut ran = false;
+    for (n, line) in lines {
+        let t = line.trim();
+        if t.is_empty() || t.starts_with('#') {
+            continue;
+        }
+        if is(t, "ior stop") {
+            break;
+        }
+        if is(t, "run") {
+            if ran {
+                let again = list.last().cloned().unwrap_or_default();
+                list.push(again);
+            }
+            ran = true;
+            continue;
+        }
+        if ran {
+            let next = list.last().cloned().unwrap_or_default();
+            list.push(next);
+            ran = false;
+        }
+        let t = t.split('#').next().unwrap_or("");
+        for d in t.split(',').map(str::trim).filter(|d| !d.is_empty()) {
+            let Some((k, v)) = d.split_once('=') else {
+                bail!(
+                    "-f {path}:{}: '{d}': directives look like name=value",
+                    n + 1
+                );
+            };
+            let (k, v) = (k.trim().trim_start_matches("--"), v.trim());
+            // Checked here, so that the error names the script's line.
+            expand_directives(&["-O".to_string(), format!("{k}={v}")])
+                .map_err(|e| anyhow!("-f {path}:{}: {e}", n + 1))?;
+            if let Some(last) = list.last_mut() {
+                last.push(format!("{k}={v}"));
+            }
+        }
+    }
+    Ok(list
+        .into_iter()
+        .map(|ds| {
+            let mut a = base.clone();
+            for d in ds {
+                a.push("-O".into());
+                a.push(d);
+            }
+            a
+        })
+        .collect())
+}
+
 /// The command line with each `-O a=1,b=2` replaced by the flags it stands for.
 pub(super) fn expand_directives(args: &[String]) -> Result<Vec<String>> {
     let mut out = Vec::new();
@@ -185,11 +302,17 @@ pub(super) fn expand_directives(args: &[String]) -> Result<Vec<String>> {
             };
             let v = v.trim();
             if *is_flag {
+                // As IOR: a directive sets its setting, so 0 turns off what the command
+                // line (or an earlier line of a script) turned on.
+                out.push(format!("{UNSET}{flag}"));
                 match v {
                     "0" => {}
                     "1" => out.push(flag.to_string()),
                     // verbose is a level.
-                    _ if key == "verbose" && v.parse::<u32>().is_ok() => out.push(flag.to_string()),
+                    _ if key == "verbose" && v.parse::<u32>().is_ok() => {
+                        let n = v.parse::<u32>().unwrap_or(0).min(9);
+                        out.extend((0..n).map(|_| flag.to_string()));
+                    }
                     _ => bail!("-O {k}={v}: a flag directive is 0 or 1"),
                 }
             } else {
@@ -205,7 +328,7 @@ pub const USAGE: &str = "usage: fathom suite ior [-a POSIX|MMAP] [-b blockSize] 
       [-s segmentCount] [-i repetitions] [-N numTasks] [-o testFile] [-F] [-w] [-r]
       [-e] [-Y] [-k] [-z] [-u] [-m] [-W] [-R] [-C] [-Z] [-Q N] [-X seed] [-g] [-v] [-c]
       [-d delay] [-E] [-D seconds] [-T minutes] [-K] [-G seed] [-A refNum] [-B]
-      [-O directives]
+      [-O directives] [-f script]
   -a api (POSIX: pread/pwrite, MMAP: mapped)   -b bytes per task per segment (1m)
   -t bytes per transfer (256k)  -s segments (1)  -i repetitions (1)
   -N tasks (under mpirun: the first N ranks, all by default; alone: N threads)
@@ -223,6 +346,8 @@ pub const USAGE: &str = "usage: fathom suite ior [-a POSIX|MMAP] [-b blockSize] 
   -G seed of the data  -A reference number (in the summary)  -B O_DIRECT (IOR 3)
   -O directives (e.g. -O useO_DIRECT=1,keepFile=1,stoneWallingWearOutIterations=N;
   -O summaryFormat=default|JSON|CSV and -O summaryFile=FILE: IOR 4.0's report formats)
+  -f script: IOR's script of tests (directives between IOR START and IOR STOP, RUN
+  after each test), run one after the other on the command line's settings
   e.g. mpirun -np 4 fathom suite ior -a POSIX -b 64k -F -i 10 -s 200 -t 4k";
 
 /// A count of IOR's (seconds, minutes, transfers).
@@ -288,6 +413,7 @@ impl Opts {
             format: super::Format::Text,
             summary_file: None,
             test_file: None,
+            api: "POSIX".into(),
         }
     }
 
@@ -342,6 +468,10 @@ pub fn parse(args: &[String]) -> Result<Opts> {
     let args = split_groups(&expand_directives(args)?);
     let mut opts = crate::Opts::new(&args);
     while let Some((k, a, inline)) = opts.next_opt() {
+        if let Some(flag) = k.strip_prefix(UNSET) {
+            unset(&mut o, flag)?;
+            continue;
+        }
         let mut val = || opts.value(k, inline.clone());
         match k {
             "--dir" => o.dir = val()?.into(),
@@ -355,9 +485,16 @@ pub fn parse(args: &[String]) -> Result<Opts> {
                     o.name = f.file_name().map(|n| n.to_string_lossy().into_owned());
                 }
             }
-            "-a" | "--api" => match val()?.to_ascii_uppercase().as_str() {
-                "POSIX" => o.mmap = false,
-                "MMAP" => o.mmap = true,
+            "-a" | "--api" => match val()?.as_str() {
+                // (IOR shows the API as it was given.)
+                v if v.eq_ignore_ascii_case("POSIX") => {
+                    o.mmap = false;
+                    o.api = v.to_string();
+                }
+                v if v.eq_ignore_ascii_case("MMAP") => {
+                    o.mmap = true;
+                    o.api = v.to_string();
+                }
                 other => bail!(
                     "-a {other}: fathom runs IOR's POSIX and MMAP interfaces; MPIIO, HDF5, \
                      NCMPI and the object-store APIs need their libraries (use -a POSIX)"

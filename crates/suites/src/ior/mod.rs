@@ -106,6 +106,8 @@ pub struct Opts {
     pub summary_file: Option<std::path::PathBuf>,
     /// `-o` as given (IOR's "test filename").
     pub test_file: Option<String>,
+    /// `-a` as given (IOR shows it so).
+    pub api: String,
 }
 
 pub use report::{Format, Phase};
@@ -189,7 +191,38 @@ pub fn run_on(args: &[String], cl: &dyn Cluster) -> Result<super::Outcome> {
         }
         return Ok((0, Vec::new()));
     }
-    let mut o = parse(args)?;
+    // IOR's -f script: its tests one after the other, each on the command line's
+    // settings and the script's directives up to it.
+    let all: Vec<Opts> = args::tests(args)?
+        .iter()
+        .map(|a| parse(a))
+        .collect::<Result<_>>()?;
+    let first = all
+        .first()
+        .ok_or_else(|| anyhow!("the script has no test"))?;
+    if let (Some(f), 0) = (&first.summary_file, cl.rank()) {
+        println!("Writing output to {}", f.display());
+    }
+    let mut out = Out::new(first);
+    let mut errors = 0;
+    for o in all.clone() {
+        errors += run_test(o, cl, &mut out)?;
+    }
+    if cl.rank() != 0 {
+        return Ok((0, Vec::new()));
+    }
+    let (text, metrics) = out.finish();
+    match &first.summary_file {
+        Some(f) => std::fs::write(f, text)
+            .map_err(|e| anyhow!("cannot write the summary file {}: {e}", f.display()))?,
+        None => print!("{text}"),
+    }
+    Ok((u8::from(errors > 0), metrics))
+}
+
+/// One test of the run (the command line's, or one of a script's) on every rank; the
+/// transfers whose check failed.
+fn run_test(mut o: Opts, cl: &dyn Cluster, out: &mut Out) -> Result<u64> {
     let mut s = String::new();
     let world = cl.size();
     let tasks = if world > 1 {
@@ -213,10 +246,6 @@ pub fn run_on(args: &[String], cl: &dyn Cluster) -> Result<super::Outcome> {
         data_of: cl.rank(),
     };
     std::fs::create_dir_all(&o.dir)?;
-    if let (Some(f), true) = (&o.summary_file, at.root()) {
-        println!("Writing output to {}", f.display());
-    }
-    let mut out = Out::new(&o);
     let nodes = nodes(cl, o.tasks, &mut s);
     let all_tasks = o.tasks * tasks;
     ready(&o, at, nodes)?;
@@ -230,24 +259,14 @@ pub fn run_on(args: &[String], cl: &dyn Cluster) -> Result<super::Outcome> {
         };
         out.begin(&o, all_tasks, nodes, first.display().to_string());
     }
-    let result = iterations(&o, at, nodes, &mut out);
+    let result = iterations(&o, at, nodes, out);
     // A run that failed leaves no files (each repetition removes its own when it ends).
     if result.is_err() && !o.keep {
         for i in 0..o.iterations {
             cleanup(&o.for_rep(i), at);
         }
     }
-    let errors = result?;
-    if !at.root() {
-        return Ok((0, Vec::new()));
-    }
-    let (text, metrics) = out.finish(&o, all_tasks, nodes);
-    match &o.summary_file {
-        Some(f) => std::fs::write(f, text)
-            .map_err(|e| anyhow!("cannot write the summary file {}: {e}", f.display()))?,
-        None => print!("{text}"),
-    }
-    Ok((u8::from(errors > 0), metrics))
+    result
 }
 
 /// What a run needs before its first phase: -r alone finds the files an earlier -w -k

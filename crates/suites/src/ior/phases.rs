@@ -543,7 +543,6 @@ pub(super) fn iterations(o: &Opts, at: Place, nodes: Nodes, out: &mut Out) -> Re
     };
     let mut last_pairs = None;
     let mut errors_before = 0;
-    let tasks = o.tasks * at.ranks();
     for i in 0..o.iterations {
         // A signal to any rank stops every rank here.
         if cl.any(crate::stopped()) || time_up() {
@@ -573,15 +572,11 @@ pub(super) fn iterations(o: &Opts, at: Place, nodes: Nodes, out: &mut Out) -> Re
             // (Every rank asks, also those without figures: it is a collective call.)
             let stopped = cl.any(crate::stopped());
             if let Some(p) = d.phase.filter(|_| !stopped) {
-                out.row(
-                    &o,
-                    tasks,
-                    Row::Io {
-                        write: true,
-                        p,
-                        rep: i,
-                    },
-                );
+                out.row(Row::Io {
+                    write: true,
+                    p,
+                    rep: i,
+                });
             }
             limit = d.pairs.or(limit);
             last_pairs = d.pairs.filter(|_| o.wear_out).or(last_pairs);
@@ -627,15 +622,11 @@ pub(super) fn iterations(o: &Opts, at: Place, nodes: Nodes, out: &mut Out) -> Re
             notes.clear();
             let stopped = cl.any(crate::stopped());
             if let Some(p) = d.phase.filter(|_| !stopped) {
-                out.row(
-                    &o,
-                    tasks,
-                    Row::Io {
-                        write: false,
-                        p,
-                        rep: i,
-                    },
-                );
+                out.row(Row::Io {
+                    write: false,
+                    p,
+                    rep: i,
+                });
             }
             limit = d.pairs.or(limit);
         }
@@ -658,7 +649,7 @@ pub(super) fn iterations(o: &Opts, at: Place, nodes: Nodes, out: &mut Out) -> Re
             cl.barrier();
             if v1 {
                 let secs = t.elapsed().as_secs_f64();
-                out.row(&o, tasks, Row::Remove { secs, rep: i });
+                out.row(Row::Remove { secs, rep: i });
             }
         }
     }

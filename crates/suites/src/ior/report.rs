@@ -74,18 +74,25 @@ pub(super) enum Row {
     },
 }
 
+/// One test of the run (a script's `RUN`; the command line's one test).
+pub(super) struct Test {
+    pub(super) o: Opts,
+    tasks: u32,
+    nodes: Nodes,
+    /// The first task's file (IOR's Path).
+    path: String,
+    start: String,
+    pub(super) rows: Vec<Row>,
+}
+
 /// The report as the run goes: the result lines (the summary file's), and IOR's log lines
 /// (standard output), which go among them when both are standard output.
 pub(super) struct Out {
     pub(super) format: Format,
-    pub(super) verbose: u32,
     to_file: bool,
     text: String,
-    pub(super) rows: Vec<Row>,
+    pub(super) tests: Vec<Test>,
     began: String,
-    start: String,
-    /// The first task's file (IOR's Path).
-    path: String,
 }
 
 pub(super) fn now() -> String {
@@ -157,17 +164,38 @@ fn js(s: &str) -> String {
 }
 
 impl Out {
+    /// The report of a run whose first test is `o` (its format and summary file are the
+    /// run's): IOR's header (text), the CSV's head.
     pub(super) fn new(o: &Opts) -> Out {
-        Out {
+        let mut out = Out {
             format: o.format,
-            verbose: o.verbose,
             to_file: o.summary_file.is_some(),
             text: String::new(),
-            rows: Vec::new(),
+            tests: Vec::new(),
             began: now(),
-            start: String::new(),
-            path: String::new(),
+        };
+        match out.format {
+            Format::Csv => out.text.push_str(
+                "access,bw(MiB/s),IOPS,Latency,block(KiB),xfer(KiB),open(s),wr/rd(s),close(s),total(s),numTasks,iter\n",
+            ),
+            Format::Json => {}
+            Format::Text => {
+                let t = &mut out.text;
+                let _ = writeln!(
+                    t,
+                    "IOR-4.0.0: MPI Coordinated Test of Parallel I/O (fathom {})",
+                    fathom::VERSION
+                );
+                let _ = writeln!(t, "{:<20}: {}", "Began", out.began);
+                let _ = writeln!(t, "{:<20}: {}", "Command line", command_line());
+                let _ = writeln!(t, "{:<20}: {}", "Machine", machine(o.verbose));
+            }
         }
+        out
+    }
+
+    fn verbose(&self) -> u32 {
+        self.tests.last().map_or(0, |t| t.o.verbose)
     }
 
     /// A line of IOR's log: printed now where the results go to a file (or are JSON or
@@ -184,56 +212,56 @@ impl Out {
         }
     }
 
-    /// The header, the test's start and its options (text); the CSV header.
+    /// A test starts: its number, start, file and file system, IOR's log lines on it, its
+    /// options and the results table's head (text).
     pub(super) fn begin(&mut self, o: &Opts, tasks: u32, nodes: Nodes, path: String) {
-        self.start = now();
-        self.path = path;
-        match self.format {
-            Format::Csv => self.text.push_str(
-                "access,bw(MiB/s),IOPS,Latency,block(KiB),xfer(KiB),open(s),wr/rd(s),close(s),total(s),numTasks,iter\n",
-            ),
-            Format::Json => {}
-            Format::Text => {
-                let t = &mut self.text;
-                let _ = writeln!(
-                    t,
-                    "IOR-4.0.0: MPI Coordinated Test of Parallel I/O (fathom {})",
-                    fathom::VERSION
-                );
-                let _ = writeln!(t, "{:<20}: {}", "Began", self.began);
-                let _ = writeln!(t, "{:<20}: {}", "Command line", command_line());
-                let _ = writeln!(t, "{:<20}: {}", "Machine", machine(o.verbose));
-                let _ = writeln!(t, "{:<20}: 0", "TestID");
-                let _ = writeln!(t, "{:<20}: {}", "StartTime", self.start);
-                let (path, fs) = (&self.path, fs_text(o));
-                let _ = writeln!(t, "{:<20}: {path}", "Path");
-                if let Some((size, used, inodes, iused)) = fs {
-                    let _ = writeln!(
-                        t,
-                        "{:<20}: {size}   Used FS: {used}   Inodes: {inodes}   Used Inodes: {iused}",
-                        "FS"
-                    );
-                }
-                if o.verbose >= 1 {
-                    let _ = writeln!(t, "Participating tasks : {tasks}");
-                    if o.reorder {
-                        t.push_str("Using reorderTasks '-C' (useful to avoid read cache in client)\n");
-                    }
-                }
-                t.push_str("\nOptions: \n");
-                for (k, v) in options(o, tasks, nodes) {
-                    let _ = writeln!(t, "{k:<20}: {}", v.text());
-                }
-                t.push_str("\nResults: \n\n");
-                t.push_str("access    bw(MiB/s)  IOPS       Latency(s)  block(KiB) xfer(KiB)  open(s)    wr/rd(s)   close(s)   total(s)   iter\n");
-                t.push_str("------    ---------  ----       ----------  ---------- ---------  --------   --------   --------   --------   ----\n");
+        let id = self.tests.len();
+        self.tests.push(Test {
+            o: o.clone(),
+            tasks,
+            nodes,
+            path,
+            start: now(),
+            rows: Vec::new(),
+        });
+        if self.format != Format::Text {
+            return;
+        }
+        let test = &self.tests[id];
+        let t = &mut self.text;
+        let _ = writeln!(t, "{:<20}: {id}", "TestID");
+        let _ = writeln!(t, "{:<20}: {}", "StartTime", test.start);
+        let _ = writeln!(t, "{:<20}: {}", "Path", test.path);
+        if let Some((size, used, inodes, iused)) = fs_text(o) {
+            let _ = writeln!(
+                t,
+                "{:<20}: {size}   Used FS: {used}   Inodes: {inodes}   Used Inodes: {iused}",
+                "FS"
+            );
+        }
+        if o.verbose >= 1 {
+            let _ = writeln!(t, "Participating tasks : {tasks}");
+            if o.reorder {
+                t.push_str("Using reorderTasks '-C' (useful to avoid read cache in client)\n");
             }
         }
+        t.push_str("\nOptions: \n");
+        for (k, v) in options(o, tasks, nodes) {
+            let _ = writeln!(t, "{k:<20}: {}", v.text());
+        }
+        t.push_str("\nResults: \n\n");
+        t.push_str("access    bw(MiB/s)  IOPS       Latency(s)  block(KiB) xfer(KiB)  open(s)    wr/rd(s)   close(s)   total(s)   iter\n");
+        t.push_str("------    ---------  ----       ----------  ---------- ---------  --------   --------   --------   --------   ----\n");
     }
 
     /// A phase's line of the results table.
-    pub(super) fn row(&mut self, o: &Opts, tasks: u32, row: Row) {
-        self.rows.push(row);
+    pub(super) fn row(&mut self, row: Row) {
+        let verbose = self.verbose();
+        let Some(test) = self.tests.last_mut() else {
+            return;
+        };
+        test.rows.push(row);
+        let (o, tasks) = (&test.o, test.tasks);
         let t = &mut self.text;
         match (row, self.format) {
             (Row::Io { write, p, rep }, Format::Text) => {
@@ -264,7 +292,7 @@ impl Out {
                     p.total
                 );
             }
-            (Row::Remove { secs, rep }, Format::Text) if self.verbose >= 1 => {
+            (Row::Remove { secs, rep }, Format::Text) if verbose >= 1 => {
                 t.push_str("remove    -          -          -           -          -          -          -          -          ");
                 pp(t, secs, " ");
                 let _ = writeln!(t, "{rep:<4}");
@@ -273,27 +301,44 @@ impl Out {
         }
     }
 
-    /// The end: `-v`'s Max lines, the summary of all tests, the finish time; the whole
-    /// document in JSON. Returns the report's text and the headline figures.
-    pub(super) fn finish(
-        mut self,
-        o: &Opts,
-        tasks: u32,
-        nodes: Nodes,
-    ) -> (String, Vec<(String, f64)>) {
-        let ops = self.ops();
-        let headline: Vec<(String, f64)> = ops
-            .iter()
-            .map(|(write, ps)| {
-                let name = if *write { "Write" } else { "Read" };
-                let bws: Vec<f64> = ps.iter().map(|p| mib(p.bw())).collect();
-                (format!("Max {name} (MiB/s)"), stats(&bws).0)
-            })
-            .collect();
+    /// The test's end: `-v`'s Max lines (text).
+    pub(super) fn end_test(&mut self) {
+        if self.verbose() == 0 || self.format != Format::Text {
+            return;
+        }
+        let Some(test) = self.tests.last() else {
+            return;
+        };
+        for (write, ps) in test.ops() {
+            let max = ps.iter().map(Phase::bw).fold(0.0, f64::max);
+            let _ = writeln!(
+                self.text,
+                "Max {}{:.2} MiB/sec ({:.2} MB/sec)",
+                if write { "Write: " } else { "Read:  " },
+                mib(max),
+                max / 1e6
+            );
+        }
+    }
+
+    /// The end: the summary of all tests and the finish time; the whole document in
+    /// JSON. Returns the report's text and the headline figures (the tests' best).
+    pub(super) fn finish(mut self) -> (String, Vec<(String, f64)>) {
+        let mut headline: Vec<(String, f64)> = Vec::new();
+        for test in &self.tests {
+            for (write, ps) in test.ops() {
+                let name = format!("Max {} (MiB/s)", if write { "Write" } else { "Read" });
+                let best = ps.iter().map(|p| mib(p.bw())).fold(0.0, f64::max);
+                match headline.iter_mut().find(|(n, _)| *n == name) {
+                    Some(h) => h.1 = h.1.max(best),
+                    None => headline.push((name, best)),
+                }
+            }
+        }
         match self.format {
             Format::Csv => {}
             Format::Json => {
-                let doc = self.json(o, tasks, nodes, &ops);
+                let doc = self.json();
                 self.text.push_str(&doc);
             }
             Format::Text => {
@@ -311,8 +356,10 @@ impl Out {
                     "{:>8} {:>8} {:>9} {:>5} RefNum",
                     " blksiz", "xsize", "aggs(MiB)", "API"
                 );
-                for (write, ps) in &ops {
-                    t.push_str(&summary_line(o, tasks, nodes, *write, ps));
+                for (id, test) in self.tests.iter().enumerate() {
+                    for (write, ps) in test.ops() {
+                        t.push_str(&summary_line(test, id, write, &ps));
+                    }
                 }
                 let _ = writeln!(t, "{:<20}: {}", "Finished", now());
             }
@@ -320,23 +367,45 @@ impl Out {
         (self.text, headline)
     }
 
-    /// The test's end: `-v`'s Max lines (text).
-    pub(super) fn end_test(&mut self) {
-        if self.verbose == 0 || self.format != Format::Text {
-            return;
-        }
-        for (write, ps) in self.ops() {
-            let max = ps.iter().map(Phase::bw).fold(0.0, f64::max);
-            let _ = writeln!(
-                self.text,
-                "Max {}{:.2} MiB/sec ({:.2} MB/sec)",
-                if write { "Write: " } else { "Read:  " },
-                mib(max),
-                max / 1e6
-            );
-        }
+    fn json(&self) -> String {
+        let tests = self
+            .tests
+            .iter()
+            .enumerate()
+            .map(|(id, t)| V::Obj(t.json(id)))
+            .collect();
+        let summary = self
+            .tests
+            .iter()
+            .enumerate()
+            .flat_map(|(id, t)| {
+                t.ops()
+                    .into_iter()
+                    .map(move |(write, ps)| V::Obj(summary_fields(t, id, write, &ps)))
+            })
+            .collect();
+        let o = self.tests.first().map(|t| &t.o);
+        let doc = V::Obj(vec![
+            ("Version".into(), V::Str("4.0.0".into())),
+            ("fathom version".into(), V::Str(fathom::VERSION.into())),
+            ("Began".into(), V::Str(self.began.clone())),
+            ("Command line".into(), V::Str(command_line())),
+            (
+                "Machine".into(),
+                V::Str(machine(o.map_or(0, |o| o.verbose))),
+            ),
+            ("tests".into(), V::Arr(tests)),
+            ("summary".into(), V::Arr(summary)),
+            ("Finished".into(), V::Str(now())),
+        ]);
+        let mut s = String::new();
+        doc.write(&mut s, 0);
+        s.push('\n');
+        s
     }
+}
 
+impl Test {
     /// Each operation that ran (write first) with its phases over the repetitions.
     fn ops(&self) -> Vec<(bool, Vec<Phase>)> {
         [true, false]
@@ -355,9 +424,11 @@ impl Out {
             .collect()
     }
 
-    fn json(&self, o: &Opts, tasks: u32, nodes: Nodes, ops: &[(bool, Vec<Phase>)]) -> String {
+    /// The test's object of IOR's JSON document.
+    fn json(&self, id: usize) -> Vec<(String, V)> {
+        let o = &self.o;
         let mut test = vec![
-            ("TestID".to_string(), V::Int(0)),
+            ("TestID".to_string(), V::Int(id as i64)),
             ("StartTime".into(), V::Str(self.start.clone())),
             ("Path".into(), V::Str(self.path.clone())),
         ];
@@ -369,8 +440,8 @@ impl Out {
                 ("Used Inodes".into(), V::Str(iused)),
             ]);
         }
-        test.push(("Parameters".into(), V::Obj(parameters(o, nodes))));
-        test.push(("Options".into(), V::Obj(options(o, tasks, nodes))));
+        test.push(("Parameters".into(), V::Obj(parameters(o, id, self.nodes))));
+        test.push(("Options".into(), V::Obj(options(o, self.tasks, self.nodes))));
         let results = self
             .rows
             .iter()
@@ -397,34 +468,17 @@ impl Out {
             })
             .collect();
         test.push(("Results".into(), V::Arr(results)));
-        if self.verbose >= 1 {
+        if o.verbose >= 1 {
             let mut max = Vec::new();
-            for (write, ps) in ops {
+            for (write, ps) in self.ops() {
                 let m = ps.iter().map(Phase::bw).fold(0.0, f64::max);
-                let name = if *write { "write" } else { "read" };
+                let name = if write { "write" } else { "read" };
                 max.push((format!("{name}MiB"), V::Num(mib(m))));
                 max.push((format!("{name}MB"), V::Num(m / 1e6)));
             }
             test.push(("max".into(), V::Obj(max)));
         }
-        let summary = ops
-            .iter()
-            .map(|(write, ps)| V::Obj(summary_fields(o, tasks, nodes, *write, ps)))
-            .collect();
-        let doc = V::Obj(vec![
-            ("Version".into(), V::Str("4.0.0".into())),
-            ("fathom version".into(), V::Str(fathom::VERSION.into())),
-            ("Began".into(), V::Str(self.began.clone())),
-            ("Command line".into(), V::Str(command_line())),
-            ("Machine".into(), V::Str(machine(o.verbose))),
-            ("tests".into(), V::Arr(vec![V::Obj(test)])),
-            ("summary".into(), V::Arr(summary)),
-            ("Finished".into(), V::Str(now())),
-        ]);
-        let mut s = String::new();
-        doc.write(&mut s, 0);
-        s.push('\n');
-        s
+        test
     }
 }
 
@@ -520,12 +574,8 @@ fn fs_text(o: &Opts) -> Option<(String, String, String, String)> {
     ))
 }
 
-fn api(o: &Opts) -> &'static str {
-    if o.mmap {
-        "MMAP"
-    } else {
-        "POSIX"
-    }
+fn api(o: &Opts) -> &str {
+    &o.api
 }
 
 /// IOR's Options block, in its order.
@@ -589,12 +639,12 @@ fn options(o: &Opts, tasks: u32, nodes: Nodes) -> Vec<(String, V)> {
 
 /// IOR's Parameters block (JSON): every setting, 0 for what fathom's IOR method does not
 /// have.
-fn parameters(o: &Opts, nodes: Nodes) -> Vec<(String, V)> {
+fn parameters(o: &Opts, id: usize, nodes: Nodes) -> Vec<(String, V)> {
     let [sys, node, ..] = uname();
     let int = |k: &str, x: i64| (k.to_string(), V::Int(x));
     let b = |x: bool| i64::from(x);
     vec![
-        int("testID", 0),
+        int("testID", id as i64),
         int("refnum", o.ref_num.unwrap_or(0)),
         ("api".into(), V::Str(api(o).into())),
         ("platform".into(), V::Str(format!("{node}({sys})"))),
@@ -674,7 +724,8 @@ fn figures(o: &Opts, ps: &[Phase]) -> Figures {
     }
 }
 
-fn summary_line(o: &Opts, tasks: u32, nodes: Nodes, write: bool, ps: &[Phase]) -> String {
+fn summary_line(test: &Test, id: usize, write: bool, ps: &[Phase]) -> String {
+    let (o, tasks, nodes) = (&test.o, test.tasks, test.nodes);
     let f = figures(o, ps);
     let mut t = format!("{:<9} ", if write { "write" } else { "read" });
     let (bmax, bmin, bmean, bsd) = f.bw;
@@ -697,7 +748,7 @@ fn summary_line(o: &Opts, tasks: u32, nodes: Nodes, write: bool, ps: &[Phase]) -
     let _ = writeln!(
         t,
         "{:5} {:6} {:3} {:4} {:3} {:5} {:8} {:9} {:4} {:6} {:8} {:8} {:9.1} {:>3} {:6}",
-        0,
+        id,
         tasks,
         nodes.on_node0,
         o.iterations,
@@ -716,13 +767,8 @@ fn summary_line(o: &Opts, tasks: u32, nodes: Nodes, write: bool, ps: &[Phase]) -
     t
 }
 
-fn summary_fields(
-    o: &Opts,
-    tasks: u32,
-    nodes: Nodes,
-    write: bool,
-    ps: &[Phase],
-) -> Vec<(String, V)> {
+fn summary_fields(test: &Test, id: usize, write: bool, ps: &[Phase]) -> Vec<(String, V)> {
+    let (o, tasks, nodes) = (&test.o, test.tasks, test.nodes);
     let f = figures(o, ps);
     let int = |k: &str, x: i64| (k.to_string(), V::Int(x));
     let num = |k: &str, x: f64| (k.to_string(), V::Num(x));
@@ -732,7 +778,7 @@ fn summary_fields(
             V::Str(if write { "write" } else { "read" }.into()),
         ),
         ("API".into(), V::Str(api(o).into())),
-        int("TestID", 0),
+        int("TestID", id as i64),
         int("ReferenceNumber", o.ref_num.unwrap_or(0)),
         int("segmentCount", o.segments as i64),
         int("blockSize", o.block as i64),
