@@ -1344,6 +1344,49 @@ fathomtest!(ior_runs_the_tests_of_a_script, |env| {
     assert!(stderr(&o).contains("tests.ior:3: "), "{}", stderr(&o));
 });
 
+// IOR's data, byte for byte as IOR 4.0.0 writes it (compared side by side with IOR built
+// from its source): every transfer word i is rank << 32 | (signature + i), the
+// signature -G's value (else the repetition's time); -R checks it in a later run, and a
+// wrong signature is found.
+fathomtest!(ior_writes_ior_s_data_and_checks_it, |env| {
+    let _a = alone();
+    let f = env.path().join("d");
+    let f = f.to_str().unwrap();
+    let o = env.run(&[
+        "suite", "ior", "-w", "-b", "32k", "-t", "16k", "-s", "2", "-k", "-G", "1234", "-vv", "-o",
+        f,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("Using Time Stamp 1234 (0x4d2) for Data Signature\n"),
+        "{}",
+        stdout(&o)
+    );
+    let data = std::fs::read(f).unwrap();
+    assert_eq!(data.len(), 64 << 10);
+    let want: Vec<u8> = (0..2048u64)
+        .flat_map(|i| (1234 + i).to_le_bytes())
+        .collect();
+    for (k, t) in data.chunks(16 << 10).enumerate() {
+        assert!(t == want.as_slice(), "transfer {k} is not IOR's data");
+    }
+    let check = |g: &str| {
+        env.run(&[
+            "suite", "ior", "-r", "-R", "-b", "32k", "-t", "16k", "-s", "2", "-k", "-G", g, "-o", f,
+        ])
+    };
+    let o = check("1234");
+    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+    assert!(!stdout(&o).contains("WARNING"), "{}", stdout(&o));
+    let o = check("1235");
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stdout(&o).contains("WARNING: incorrect data on read (4 errors found)."),
+        "{}",
+        stdout(&o)
+    );
+});
+
 // IOR's rules on the directives; -A's refnum, -B's O_DIRECT (IOR 3), -G seeds the data.
 fathomtest!(ior_stonewalls_at_a_deadline_as_ior, |env| {
     let _a = alone();

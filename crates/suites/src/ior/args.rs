@@ -343,7 +343,7 @@ pub const USAGE: &str = "usage: fathom suite ior [-a POSIX|MMAP] [-b blockSize] 
   -O stoneWallingWearOut=1 every task then goes on to the most transfers any did, and
   -O stoneWallingStatusFile=F keeps that count for a later -r run)
   -T no phase starts after this many minutes  -K keep the files when a check failed
-  -G seed of the data  -A reference number (in the summary)  -B O_DIRECT (IOR 3)
+  -G IOR's data signature  -A reference number (in the summary)  -B O_DIRECT (IOR 3)
   -O directives (e.g. -O useO_DIRECT=1,keepFile=1,stoneWallingWearOutIterations=N;
   -O summaryFormat=default|JSON|CSV and -O summaryFile=FILE: IOR 4.0's report formats)
   -f script: IOR's script of tests (directives between IOR START and IOR STOP, RUN
@@ -414,6 +414,7 @@ impl Opts {
             summary_file: None,
             test_file: None,
             api: "POSIX".into(),
+            stamp: 0,
         }
     }
 

@@ -108,6 +108,8 @@ pub struct Opts {
     pub test_file: Option<String>,
     /// `-a` as given (IOR shows it so).
     pub api: String,
+    /// The repetition's time stamp signature (IOR's data; -G's value, else the time).
+    pub stamp: i32,
 }
 
 pub use report::{Format, Phase};

@@ -55,8 +55,8 @@ pub(super) fn job(o: &Opts, step: Step, at: Place, limit: Option<u64>) -> Result
     if o.deadline > 0 && step != Step::Check {
         b = b.option("runtime", o.deadline.to_string());
     }
-    // -G: IOR's signature seeds the data (fathom's own, not IOR's pattern).
-    if let Some(g) = o.signature {
+    // -G: with threads (fathom's data), the seed of the data.
+    if let (Some(g), false) = (o.signature, o.ior_data()) {
         b = b.option("randseed", g.to_string());
     }
     if o.random && !o.file_per_proc && o.segments > 1 {
@@ -91,9 +91,10 @@ pub(super) fn job(o: &Opts, step: Step, at: Place, limit: Option<u64>) -> Result
     if !write {
         b = b.option("invalidate", "1");
     }
-    // -W/-R: the writes carry a checked header per transfer, which the check reads back.
+    // -W/-R: one task a process writes IOR's data, which the check compares; threads
+    // of one process (fathom's -N alone) carry a checked header per transfer instead.
     // (No verify state file: IOR leaves nothing beside its test files.)
-    if o.check_write || o.check_read {
+    if (o.check_write || o.check_read) && !o.ior_data() {
         b = b
             .option("verify", "crc32c")
             .option("verify_state_save", "0");
@@ -108,7 +109,44 @@ pub(super) fn job(o: &Opts, step: Step, at: Place, limit: Option<u64>) -> Result
     if !(write && o.mmap) {
         b = b.option("create_on_open", "1");
     }
-    Ok(b.build()?)
+    let mut spec = b.build()?;
+    ior_data(o, step, at, &mut spec);
+    Ok(spec)
+}
+
+/// IOR's data (one task a process): every transfer holds the same words, word i
+/// `rank << 32 | (signature + i)` (IOR 4.0's default "timestamp" packets, the signature
+/// the repetition's time stamp or -G's value), so the files are IOR's byte for byte and
+/// -W/-R compare what they read with the data of the task that wrote it.
+fn ior_data(o: &Opts, step: Step, at: Place, spec: &mut fathom::JobSpec) {
+    if !o.ior_data() {
+        return;
+    }
+    let p = ior_pattern(o.transfer, o.stamp, at.data_of);
+    match step {
+        Step::Write => spec.buffer_pattern = Some(p),
+        Step::Check => {
+            spec.verify.kind = Some(fathom_job::VerifyKind::Pattern);
+            spec.verify.pattern = Some(p);
+            spec.verify.pattern_offsets.clear();
+            spec.verify.state_save = false;
+        }
+        Step::Read => {}
+    }
+}
+
+/// IOR 4.0's transfer buffer of `rank` with time stamp signature `stamp`.
+pub(super) fn ior_pattern(transfer: u64, stamp: i32, rank: u32) -> Vec<u8> {
+    let words = transfer / 8;
+    let mut p = Vec::with_capacity(transfer as usize);
+    for i in 0..words {
+        // (IOR adds an int to a size_t: the signature is sign-extended.)
+        let w = (u64::from(rank) << 32) | (stamp as i64 as u64).wrapping_add(i);
+        p.extend_from_slice(&w.to_le_bytes());
+    }
+    // IOR's bytes past the last whole word: their index.
+    p.extend((words * 8..transfer).map(|i| i as u8));
+    p
 }
 
 /// Run `step`'s job on every rank, started together; this rank's result (None on a rank
@@ -420,16 +458,18 @@ fn go_on(o: &Opts, write: bool, at: Place, from: u64, to: u64) -> Result<Moved> 
     if write && o.fsync {
         b = b.option("end_fsync", "1");
     }
-    if write && (o.check_write || o.check_read) {
+    if write && (o.check_write || o.check_read) && !o.ior_data() {
         b = b
             .option("verify", "crc32c")
             .option("verify_state_save", "0")
             .option("do_verify", "0");
     }
-    let r = b
-        .build()
-        .map_err(anyhow::Error::from)
-        .and_then(|job| Ok(crate::stop::run_runner(fathom::Runner::new(job))?));
+    let r = b.build().map_err(anyhow::Error::from).and_then(|mut job| {
+        if write {
+            ior_data(o, Step::Write, at, &mut job);
+        }
+        Ok(crate::stop::run_runner(fathom::Runner::new(job))?)
+    });
     let _ = std::fs::remove_file(&path);
     let j = r?
         .jobs
@@ -515,6 +555,11 @@ impl Opts {
             })
             .collect()
     }
+    /// The run writes IOR's data: one task a process, as IOR (threads of one process
+    /// write fathom's).
+    pub(super) fn ior_data(&self) -> bool {
+        self.tasks == 1
+    }
     /// IOR's "test filename": `-o` as given, else the shared file's path.
     pub(super) fn test_file_name(&self) -> String {
         self.test_file
@@ -552,7 +597,22 @@ pub(super) fn iterations(o: &Opts, at: Place, nodes: Nodes, out: &mut Out) -> Re
             std::thread::sleep(std::time::Duration::from_secs(o.delay));
         }
         // -m: this repetition's own files.
-        let o = o.for_rep(i);
+        let mut o = o.for_rep(i);
+        // IOR's time stamp signature of the repetition's data (rank 0's clock), or -G's.
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs());
+        let stamp = o.signature.map_or(now as u32 as i32, |g| g as i32);
+        o.stamp = cl.broadcast(f64::from(stamp)) as i32;
+        if at.root() && o.verbose >= 2 {
+            out.log(&format!(
+                "Using Time Stamp {} (0x{:x}) for Data Signature\n",
+                o.stamp as u32, o.stamp as u32
+            ));
+        }
+        if i == 0 && at.root() {
+            out.table_head();
+        }
         // The pairs each step stops at: -O stoneWallingWearOutIterations, then what a
         // stonewalled write phase did.
         let mut limit = (o.wear_out_iterations > 0).then_some(o.wear_out_iterations);

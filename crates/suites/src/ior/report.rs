@@ -249,9 +249,15 @@ impl Out {
         for (k, v) in options(o, tasks, nodes) {
             let _ = writeln!(t, "{k:<20}: {}", v.text());
         }
-        t.push_str("\nResults: \n\n");
-        t.push_str("access    bw(MiB/s)  IOPS       Latency(s)  block(KiB) xfer(KiB)  open(s)    wr/rd(s)   close(s)   total(s)   iter\n");
-        t.push_str("------    ---------  ----       ----------  ---------- ---------  --------   --------   --------   --------   ----\n");
+        t.push_str("\nResults: \n");
+    }
+
+    /// The results table's head (text), after the first repetition's log lines.
+    pub(super) fn table_head(&mut self) {
+        if self.format == Format::Text {
+            self.text.push_str("\naccess    bw(MiB/s)  IOPS       Latency(s)  block(KiB) xfer(KiB)  open(s)    wr/rd(s)   close(s)   total(s)   iter\n");
+            self.text.push_str("------    ---------  ----       ----------  ---------- ---------  --------   --------   --------   --------   ----\n");
+        }
     }
 
     /// A phase's line of the results table.
