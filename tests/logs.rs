@@ -33,6 +33,13 @@ fn columns(p: &Path) -> usize {
         .map_or(0, |l| l.split(", ").count())
 }
 
+/// The tests that time windows run one at a time: on a two-core machine their jobs
+/// starved each other of the CPU for whole windows.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 fathomtest!(log_names_and_columns_are_fio_s, |env| {
     let logs = [
         "--write_bw_log=x",
@@ -89,6 +96,7 @@ fathomtest!(log_names_and_columns_are_fio_s, |env| {
 });
 
 fathomtest!(averaged_logs_agree_with_the_job_s_rate, |env| {
+    let _g = serial();
     let o = env.run(&[
         "--name=a",
         "--ioengine=null",
@@ -201,6 +209,7 @@ fathomtest!(fio_s_log_tools_read_fathom_s_logs, |env| {
 });
 
 fathomtest!(bandwidth_log_adds_every_job_up, |env| {
+    let _g = serial();
     let o = env.run(&[
         "--bandwidth-log",
         "--ioengine=null",
@@ -228,6 +237,7 @@ fathomtest!(bandwidth_log_adds_every_job_up, |env| {
 });
 
 fathomtest!(logs_end_where_the_run_ends, |env| {
+    let _g = serial();
     // An async engine at depth 32 drains I/Os after the deadline: they must not make a
     // window of their own (fio2gnuplot and fio-plot would draw a cliff and a spike).
     let o = env.run(&[
