@@ -1210,6 +1210,19 @@ fathomtest!(ior_reports_in_ior_4_s_formats, |env| {
         out.contains("\nMax Write: ") && out.contains("\nMax Read:  "),
         "{out}"
     );
+    // -vvv: the environment, the Parameters block, what each task does.
+    let out = run(&["-vvv"]);
+    for want in [
+        "STARTING ENVIRON LOOP\n",
+        "ENDING ENVIRON LOOP\n",
+        "\nParameters: \ntestID              : 0\n",
+        "deadlineForStonewall: 0\n",
+        &format!("task 0 writing {f}\nCommencing write performance test: "),
+        &format!("task 0 reading {f}\nCommencing read performance test: "),
+        &format!("task 0 removing {f}\nremove    "),
+    ] {
+        assert!(out.contains(want), "{want}\n---\n{out}");
+    }
     // JSON: one document on standard output, IOR's keys.
     let out = run(&["-O", "summaryFormat=JSON"]);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"));

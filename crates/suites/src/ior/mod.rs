@@ -206,6 +206,19 @@ pub fn run_on(args: &[String], cl: &dyn Cluster) -> Result<super::Outcome> {
         println!("Writing output to {}", f.display());
     }
     let mut out = Out::new(first);
+    if first.verbose >= 3 && cl.rank() == 0 {
+        // IOR's -vvv: the environment.
+        let mut env = String::from("STARTING ENVIRON LOOP\n");
+        for (k, v) in std::env::vars_os() {
+            env.push_str(&format!(
+                "{}={}\n",
+                k.to_string_lossy(),
+                v.to_string_lossy()
+            ));
+        }
+        env.push_str("ENDING ENVIRON LOOP\n");
+        out.log(&env);
+    }
     let mut errors = 0;
     for o in all.clone() {
         errors += run_test(o, cl, &mut out)?;

@@ -162,15 +162,6 @@ pub(super) fn run_step(
         return Ok(None);
     }
     let job = job(o, step, at, limit)?;
-    if o.verbose >= 3 && step == Step::Read {
-        // IOR's -vvv: which file each task reads.
-        let file = if o.file_per_proc {
-            o.task_files(at).swap_remove(0)
-        } else {
-            o.dir.join(o.shared_name())
-        };
-        println!("task {} reading {}", at.rank(), file.display());
-    }
     // Every rank lays out and starts together (IOR's barrier before each phase).
     at.cl.barrier();
     let mut runner = fathom::Runner::new(job);
@@ -555,6 +546,14 @@ impl Opts {
             })
             .collect()
     }
+    /// The (first) file the task `at` goes through.
+    pub(super) fn task_file(&self, at: Place) -> std::path::PathBuf {
+        if self.file_per_proc {
+            self.task_files(at).swap_remove(0)
+        } else {
+            self.dir.join(self.shared_name())
+        }
+    }
     /// The run writes IOR's data: one task a process, as IOR (threads of one process
     /// write fathom's).
     pub(super) fn ior_data(&self) -> bool {
@@ -619,6 +618,7 @@ pub(super) fn iterations(o: &Opts, at: Place, nodes: Nodes, out: &mut Out) -> Re
         let mut notes = String::new();
         let v1 = at.root() && o.verbose >= 1;
         if o.write && !time_up() {
+            task_line(&o, at, "writing", at, out);
             if v1 {
                 out.log(&format!(
                     "Commencing write performance test: {}\n",
@@ -669,6 +669,7 @@ pub(super) fn iterations(o: &Opts, at: Place, nodes: Nodes, out: &mut Out) -> Re
             limit = (n > 0).then_some(n).or(limit);
         }
         if o.read && !stopped && !time_up() {
+            task_line(&o, at, "reading", read_at, out);
             if v1 {
                 // (IOR's line ends with an empty one.)
                 out.log(&format!(
@@ -703,6 +704,7 @@ pub(super) fn iterations(o: &Opts, at: Place, nodes: Nodes, out: &mut Out) -> Re
         let found = cl.any(errors > errors_before);
         errors_before = errors;
         if !(o.keep || o.keep_with_error && found) {
+            task_line(&o, at, "removing", at, out);
             let t = std::time::Instant::now();
             cl.barrier();
             super::cleanup(&o, at);
@@ -725,6 +727,20 @@ pub(super) fn iterations(o: &Opts, at: Place, nodes: Nodes, out: &mut Out) -> Re
         }
     }
     Ok(errors)
+}
+
+/// IOR's `-vvv` line of what each task does (`task 3 reading FILE`), printed by each rank
+/// (rank 0's among the report's lines); `of`: the task whose file it is.
+fn task_line(o: &Opts, at: Place, what: &str, of: Place, out: &mut Out) {
+    if o.verbose < 3 || at.idle() {
+        return;
+    }
+    let line = format!("task {} {what} {}\n", at.rank(), o.task_file(of).display());
+    if at.root() {
+        out.log(&line);
+    } else {
+        print!("{line}");
+    }
 }
 
 /// The pairs a stonewalling status file holds (IOR's number); 0 with IOR's warning when

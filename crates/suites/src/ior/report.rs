@@ -239,6 +239,12 @@ impl Out {
                 "FS"
             );
         }
+        if o.verbose >= 3 {
+            t.push_str("\nParameters: \n");
+            for (k, v) in parameters(o, id, nodes) {
+                let _ = writeln!(t, "{k:<20}: {}", v.text());
+            }
+        }
         if o.verbose >= 1 {
             let _ = writeln!(t, "Participating tasks : {tasks}");
             if o.reorder {
