@@ -1210,6 +1210,10 @@ fathomtest!(ior_reports_in_ior_4_s_formats, |env| {
         out.contains("\nMax Write: ") && out.contains("\nMax Read:  "),
         "{out}"
     );
+    // -O summaryalways=1 (with -v): the test's summary lines after it, no Max lines.
+    let out = run(&["-v", "-O", "summaryalways=1"]);
+    assert_eq!(out.matches("Operation   Max(MiB)").count(), 2, "{out}");
+    assert!(!out.contains("Max Write"), "{out}");
     // -vvv: the environment, the Parameters block, what each task does.
     let out = run(&["-vvv"]);
     for want in [

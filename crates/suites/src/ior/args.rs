@@ -89,6 +89,7 @@ pub(super) const FLAGS: &[&str] = &[
     "--summaryFile",
     "-f",
     "--testscripts",
+    "--summaryAlways",
 ];
 
 /// IOR's one-letter options that take a value.
@@ -154,6 +155,7 @@ pub(super) const DIRECTIVES: &[(&str, &str, bool)] = &[
     ("collective", "--collective", true),
     ("multifile", "--multiFile", true),
     ("summaryformat", "--summaryFormat", false),
+    ("summaryalways", "--summaryAlways", true),
     ("summaryfile", "--summaryFile", false),
 ];
 
@@ -180,6 +182,7 @@ fn unset(o: &mut Opts, flag: &str) -> Result<()> {
         "--checkRead" => o.check_read = false,
         "--multiFile" => o.multi_file = false,
         "--verbose" => o.verbose = 0,
+        "--summaryAlways" => o.summary_always = false,
         "--collective" | "--intraTestBarriers" => {}
         other => bail!("{other}: cannot be set to 0"),
     }
@@ -345,7 +348,8 @@ pub const USAGE: &str = "usage: fathom suite ior [-a POSIX|MMAP] [-b blockSize] 
   -T no phase starts after this many minutes  -K keep the files when a check failed
   -G IOR's data signature  -A reference number (in the summary)  -B O_DIRECT (IOR 3)
   -O directives (e.g. -O useO_DIRECT=1,keepFile=1,stoneWallingWearOutIterations=N;
-  -O summaryFormat=default|JSON|CSV and -O summaryFile=FILE: IOR 4.0's report formats)
+  -O summaryFormat=default|JSON|CSV, -O summaryFile=FILE, -O summaryalways=1: IOR 4.0's
+  report formats)
   -f script: IOR's script of tests (directives between IOR START and IOR STOP, RUN
   after each test), run one after the other on the command line's settings
   e.g. mpirun -np 4 fathom suite ior -a POSIX -b 64k -F -i 10 -s 200 -t 4k";
@@ -415,6 +419,7 @@ impl Opts {
             test_file: None,
             api: "POSIX".into(),
             stamp: 0,
+            summary_always: false,
         }
     }
 
@@ -519,6 +524,7 @@ pub fn parse(args: &[String]) -> Result<Opts> {
                 }
             }
             "--summaryFile" => o.summary_file = Some(val()?.into()),
+            "--summaryAlways" => o.summary_always = true,
             "-T" | "--maxTimeDuration" => o.max_minutes = number(k, &val()?)?,
             "-K" | "--keepFileWithError" => o.keep_with_error = true,
             "-G" | "--setTimeStampSignature" => o.signature = Some(signed(k, &val()?)?),

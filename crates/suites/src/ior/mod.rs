@@ -110,6 +110,9 @@ pub struct Opts {
     pub api: String,
     /// The repetition's time stamp signature (IOR's data; -G's value, else the time).
     pub stamp: i32,
+    /// `-O summaryalways=1`: each test's summary lines after it (with -v), not its Max
+    /// lines.
+    pub summary_always: bool,
 }
 
 pub use report::{Format, Phase};

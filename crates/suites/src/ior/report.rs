@@ -321,6 +321,15 @@ impl Out {
         let Some(test) = self.tests.last() else {
             return;
         };
+        if test.o.summary_always {
+            // -O summaryalways=1: the test's summary lines instead of the Max lines.
+            summary_head(&mut self.text);
+            let id = self.tests.len() - 1;
+            for (write, ps) in test.ops() {
+                self.text.push_str(&summary_line(test, id, write, &ps));
+            }
+            return;
+        }
         for (write, ps) in test.ops() {
             let max = ps.iter().map(Phase::bw).fold(0.0, f64::max);
             let _ = writeln!(
@@ -355,19 +364,8 @@ impl Out {
             }
             Format::Text => {
                 let t = &mut self.text;
-                t.push_str("\nSummary of all tests:\n");
-                let _ = write!(
-                    t,
-                    "{:<9} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>13}",
-                    "Operation", "Max(MiB)", "Min(MiB)", "Mean(MiB)", "StdDev", "Max(OPs)",
-                    "Min(OPs)", "Mean(OPs)", "StdDev", "Mean(s)", "Stonewall(s)", "Stonewall(MiB)"
-                );
-                t.push_str(" Test# #Tasks tPN reps fPP reord reordoff reordrand seed segcnt ");
-                let _ = writeln!(
-                    t,
-                    "{:>8} {:>8} {:>9} {:>5} RefNum",
-                    " blksiz", "xsize", "aggs(MiB)", "API"
-                );
+                t.push_str("\nSummary of all tests:");
+                summary_head(t);
                 for (id, test) in self.tests.iter().enumerate() {
                     for (write, ps) in test.ops() {
                         t.push_str(&summary_line(test, id, write, &ps));
@@ -734,6 +732,33 @@ fn figures(o: &Opts, ps: &[Phase]) -> Figures {
         stonewall,
         agg: ps[0].bytes,
     }
+}
+
+/// The summary table's head, after a line break (IOR's PrintLongSummaryHeader).
+fn summary_head(t: &mut String) {
+    t.push('\n');
+    let _ = write!(
+        t,
+        "{:<9} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10} {:>13}",
+        "Operation",
+        "Max(MiB)",
+        "Min(MiB)",
+        "Mean(MiB)",
+        "StdDev",
+        "Max(OPs)",
+        "Min(OPs)",
+        "Mean(OPs)",
+        "StdDev",
+        "Mean(s)",
+        "Stonewall(s)",
+        "Stonewall(MiB)"
+    );
+    t.push_str(" Test# #Tasks tPN reps fPP reord reordoff reordrand seed segcnt ");
+    let _ = writeln!(
+        t,
+        "{:>8} {:>8} {:>9} {:>5} RefNum",
+        " blksiz", "xsize", "aggs(MiB)", "API"
+    );
 }
 
 fn summary_line(test: &Test, id: usize, write: bool, ps: &[Phase]) -> String {
