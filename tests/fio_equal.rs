@@ -1671,3 +1671,61 @@ fn errors_go_on_or_end_the_job_as_in_fio() {
         );
     }
 }
+
+#[test]
+fn a_verify_failure_ends_the_job_as_in_fio() {
+    // Each tool writes its own verified file; two blocks are damaged behind its back;
+    // a read with verify then ends at the first damaged block (fio: 5 reads), or, with
+    // continue_on_error=verify, reads on and counts both.
+    let Some(fio) = fio() else { return };
+    let (env, fdir, adir) = side_by_side();
+    let write = [
+        "--name=w",
+        "--filename=v.dat",
+        "--rw=write",
+        "--bs=4k",
+        "--size=256k",
+        "--verify=crc32c",
+        "--do_verify=0",
+        "--output-format=json",
+    ];
+    let damage = |d: &std::path::Path| {
+        use std::os::unix::fs::FileExt;
+        let f = std::fs::OpenOptions::new()
+            .write(true)
+            .open(d.join("v.dat"))
+            .unwrap();
+        f.write_all_at(b"XXXXXXXX", 20000).unwrap();
+        f.write_all_at(b"XXXXXXXX", 120000).unwrap();
+    };
+    for extra in [
+        &[][..],
+        &["--continue_on_error=verify"],
+        &["--ioengine=libaio", "--iodepth=8"],
+    ] {
+        let read = [
+            &[
+                "--name=w",
+                "--filename=v.dat",
+                "--rw=read",
+                "--bs=4k",
+                "--size=256k",
+                "--verify=crc32c",
+                "--output-format=json",
+            ][..],
+            extra,
+        ]
+        .concat();
+        fio_ok(&fio, &fdir, &write);
+        damage(&fdir);
+        let f = error_outcome(&fio_run(&fio, &fdir, &read), "read");
+        let o = env.cmd().current_dir(&adir).args(write).output().unwrap();
+        assert!(o.status.success(), "{}", stderr(&o));
+        damage(&adir);
+        let a = error_outcome(
+            &env.cmd().current_dir(&adir).args(&read).output().unwrap(),
+            "read",
+        );
+        assert_eq!(a, f, "{extra:?}");
+    }
+}

@@ -637,6 +637,10 @@ impl Pair<'_> {
             "verify_fatal".into(),
             if jo.data_errors <= 1 { "1" } else { "0" }.into(),
         ));
+        if jo.data_errors > 1 {
+            // vdbench goes on after a data error (up to data_errors=): counted.
+            o.push(("continue_on_error".into(), "verify".into()));
+        }
         o.push(("serialize_overlap".into(), "1".into()));
         if let Some(dir) = &jo.journal {
             // An SD's own journal= folder wins.

@@ -58,7 +58,7 @@ pub(crate) fn after_io(
     Ok(())
 }
 
-/// Record the check of one chunk; Err ends the job (verify_fatal).
+/// Record the check of one chunk; Err ends the job (a failure fio does not go on after).
 pub(crate) fn check_chunk(
     v: &crate::verify::Verifier,
     (path, b, offset): (&std::path::Path, &[u8], u64),
@@ -98,7 +98,10 @@ pub(crate) fn record_check(
         if vs.first.len() < fathom_stats::VERIFY_FAILURES_KEPT {
             vs.first.push(text.clone());
         }
-        if spec.verify.fatal {
+        // As fio: a failure ends the job (reads stop there) unless continue_on_error
+        // goes on after verification errors (then each is counted and named); verify_fatal
+        // ends it even then.
+        if spec.verify.fatal || !spec.errors.tolerates(2, libc::EILSEQ) {
             return Err((libc::EILSEQ, text));
         }
     }

@@ -102,6 +102,10 @@ pub(super) fn job(o: &Opts, step: Step, at: Place, limit: Option<u64>) -> Result
             b = b.option("do_verify", "0");
         }
     }
+    // IOR's check counts every damaged transfer and goes on.
+    if step == Step::Check {
+        b = b.option("continue_on_error", "verify");
+    }
     // Nothing is laid out before a step: IOR creates its files as it opens them (the
     // write phase removed them first, unless -E: then what is there is written into,
     // never made anew), and a read or check goes through the files as they are, even
