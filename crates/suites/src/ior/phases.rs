@@ -621,6 +621,8 @@ pub(super) fn iterations(o: &Opts, at: Place, nodes: Nodes, out: &mut Out) -> Re
         let mut limit = (o.wear_out_iterations > 0).then_some(o.wear_out_iterations);
         let mut notes = String::new();
         let v1 = at.root() && o.verbose >= 1;
+        // Whether a signal stopped the run, as every rank learnt it after a phase.
+        let mut after_phase = None;
         if o.write && !time_up() {
             task_line(&o, at, "writing", at, out);
             if v1 {
@@ -630,22 +632,11 @@ pub(super) fn iterations(o: &Opts, at: Place, nodes: Nodes, out: &mut Out) -> Re
                 ));
             }
             let d = phase(&o, true, at, limit)?;
-            // IOR's warnings on the phase, then its line.
-            out.log(&d.notes);
-            // A phase cut short by a signal is not reported (its figures are partial).
-            // (Every rank asks, also those without figures: it is a collective call.)
-            let stopped = cl.any(crate::stopped());
-            if let Some(p) = d.phase.filter(|_| !stopped) {
-                out.row(Row::Io {
-                    write: true,
-                    p,
-                    rep: i,
-                });
-            }
+            after_phase = Some(report_phase(out, cl, &d, true, i));
             limit = d.pairs.or(limit);
             last_pairs = d.pairs.filter(|_| o.wear_out).or(last_pairs);
         }
-        let stopped = cl.any(crate::stopped());
+        let stopped = after_phase.unwrap_or_else(|| cl.any(crate::stopped()));
         let mut warnings = String::new();
         if o.check_write && !stopped && !time_up() {
             if v1 {
@@ -672,6 +663,7 @@ pub(super) fn iterations(o: &Opts, at: Place, nodes: Nodes, out: &mut Out) -> Re
             let n = cl.broadcast(n) as u64;
             limit = (n > 0).then_some(n).or(limit);
         }
+        after_phase = None;
         if o.read && !stopped && !time_up() {
             task_line(&o, at, "reading", read_at, out);
             if v1 {
@@ -683,19 +675,11 @@ pub(super) fn iterations(o: &Opts, at: Place, nodes: Nodes, out: &mut Out) -> Re
             }
             let d = phase(&o, false, read_at, limit)?;
             out.log(&notes);
-            out.log(&d.notes);
             notes.clear();
-            let stopped = cl.any(crate::stopped());
-            if let Some(p) = d.phase.filter(|_| !stopped) {
-                out.row(Row::Io {
-                    write: false,
-                    p,
-                    rep: i,
-                });
-            }
+            after_phase = Some(report_phase(out, cl, &d, false, i));
             limit = d.pairs.or(limit);
         }
-        let stopped = cl.any(crate::stopped());
+        let stopped = after_phase.unwrap_or_else(|| cl.any(crate::stopped()));
         if o.check_read && !stopped && !time_up() {
             let (n, warn) = check(&o, "read", read_at, limit)?;
             errors += n;
@@ -731,6 +715,17 @@ pub(super) fn iterations(o: &Opts, at: Place, nodes: Nodes, out: &mut Out) -> Re
         }
     }
     Ok(errors)
+}
+
+/// A phase's warnings and its line of the table (rank 0), unless a signal cut it short
+/// (its figures are partial); whether one did, asked of every rank (a collective call).
+fn report_phase(out: &mut Out, cl: &dyn fathom::Cluster, d: &Done, write: bool, rep: u32) -> bool {
+    out.log(&d.notes);
+    let stopped = cl.any(crate::stopped());
+    if let Some(p) = d.phase.filter(|_| !stopped) {
+        out.row(Row::Io { write, p, rep });
+    }
+    stopped
 }
 
 /// IOR's `-vvv` line of what each task does (`task 3 reading FILE`), printed by each rank
