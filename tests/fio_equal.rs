@@ -1676,7 +1676,8 @@ fn errors_go_on_or_end_the_job_as_in_fio() {
 fn a_verify_failure_ends_the_job_as_in_fio() {
     // Each tool writes its own verified file; two blocks are damaged behind its back;
     // a read with verify then ends at the first damaged block (fio: 5 reads), or, with
-    // continue_on_error=verify, reads on and counts both.
+    // continue_on_error=verify, reads on and counts both (with verify_fatal=1 as well,
+    // ends at the first and counts it, exiting 0).
     let Some(fio) = fio() else { return };
     let (env, fdir, adir) = side_by_side();
     let write = [
@@ -1702,6 +1703,8 @@ fn a_verify_failure_ends_the_job_as_in_fio() {
         &[][..],
         &["--continue_on_error=verify"],
         &["--ioengine=libaio", "--iodepth=8"],
+        // verify_fatal stops even a tolerating job, the failure still tolerated: exit 0.
+        &["--continue_on_error=verify", "--verify_fatal=1"],
     ] {
         let read = [
             &[
@@ -1728,4 +1731,73 @@ fn a_verify_failure_ends_the_job_as_in_fio() {
         );
         assert_eq!(a, f, "{extra:?}");
     }
+}
+
+#[test]
+fn verify_only_and_verify_errors_count_reads_as_in_fio() {
+    // A file written in 16 KiB blocks with a header every 4 KiB. verify_only reads it
+    // back in the job's own blocks (fio's dry run of the job: 16 reads of 16 KiB, or 32
+    // of 8 KiB; fathom read every 4 KiB chunk apart, 64 reads). Under
+    // continue_on_error=verify a read with two damaged chunks is one error, as in fio.
+    let Some(fio) = fio() else { return };
+    let (env, fdir, adir) = side_by_side();
+    let common = [
+        "--name=v",
+        "--filename=v.dat",
+        "--size=256k",
+        "--verify_interval=4k",
+        "--verify=crc32c",
+        "--output-format=json",
+    ];
+    let write = [&common[..], &["--rw=write", "--bs=16k", "--do_verify=0"]].concat();
+    fio_ok(&fio, &fdir, &write);
+    let o = env.cmd().current_dir(&adir).args(&write).output().unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let reads = |o: &std::process::Output| {
+        let s = String::from_utf8_lossy(&o.stdout);
+        let v: Value = serde_json::from_str(&s[s.find('{').expect("JSON")..]).unwrap();
+        let j = &v["jobs"][0];
+        (
+            o.status.success(),
+            j["error"].clone(),
+            j["read"]["total_ios"].clone(),
+            j["read"]["io_bytes"].clone(),
+        )
+    };
+    for extra in [
+        &["--rw=write", "--bs=16k"][..],
+        &["--rw=randwrite", "--bs=16k"],
+        &["--rw=read", "--bs=16k"],
+        &["--rw=write", "--bs=8k"],
+        &["--rw=randwrite", "--bs=32k"],
+    ] {
+        let args = [&common[..], extra, &["--verify_only"]].concat();
+        let f = reads(&fio_run(&fio, &fdir, &args));
+        let a = reads(&env.cmd().current_dir(&adir).args(&args).output().unwrap());
+        assert_eq!(a, f, "{extra:?}");
+        assert!(f.0, "{extra:?}: {f:?}");
+    }
+    // Headers damaged: two chunks of the second block, the last chunk of the fifth.
+    for d in [&fdir, &adir] {
+        use std::os::unix::fs::FileExt;
+        let f = std::fs::OpenOptions::new()
+            .write(true)
+            .open(d.join("v.dat"))
+            .unwrap();
+        for at in [16384, 20480, 65536 + 12288] {
+            f.write_all_at(b"XXXXXXXX", at).unwrap();
+        }
+    }
+    let read = [
+        &common[..],
+        &["--rw=read", "--bs=16k", "--continue_on_error=verify"],
+    ]
+    .concat();
+    let f = error_outcome(&fio_run(&fio, &fdir, &read), "read");
+    let a = error_outcome(
+        &env.cmd().current_dir(&adir).args(&read).output().unwrap(),
+        "read",
+    );
+    assert_eq!(a, f);
+    assert_eq!(f.2, 2, "{f:?}");
 }

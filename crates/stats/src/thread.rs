@@ -430,6 +430,10 @@ pub struct VerifyStats {
     pub bytes: u64,
     /// Chunks that failed.
     pub failures: u64,
+    /// Reads with at least one failed chunk: fio's unit of a verify error (`total_err`
+    /// counts reads, not the `verify_interval` chunks within one).
+    #[serde(default, skip_serializing_if = "is_zero_u64")]
+    pub failed_reads: u64,
     /// The first failures, described (file, offset, class, headers, first bad byte).
     pub first: Vec<String>,
 }
@@ -442,6 +446,7 @@ impl VerifyStats {
         self.blocks += o.blocks;
         self.bytes += o.bytes;
         self.failures += o.failures;
+        self.failed_reads += o.failed_reads;
         for t in &o.first {
             if self.first.len() < VERIFY_FAILURES_KEPT {
                 self.first.push(t.clone());

@@ -11,7 +11,7 @@ use crate::io::zbd::Steer;
 use crate::pace::latency_target::LtEvent;
 use crate::pace::{sleep_cancellable, wait_until};
 use crate::record::outcome::fills_device;
-use crate::verify::readback::after_io;
+use crate::verify::readback::{after_io, STOP_TOLERATED};
 use fathom_engine::Queued;
 use fathom_job::Ddir;
 use fathom_stats::{batch_index, depth_level_index};
@@ -675,7 +675,9 @@ impl Loop<'_> {
                 &mut self.backlog,
                 &mut self.out.stats,
             ) {
-                self.fail_first(errno, text);
+                if errno != STOP_TOLERATED {
+                    self.fail_first(errno, text);
+                }
                 ok = false;
             }
         }

@@ -17,7 +17,7 @@ use crate::pace::latency_target::{LatTarget, LtEvent};
 use crate::pace::{MinRate, Thinker};
 use crate::plan::{PlannedClone, PlannedJob};
 use crate::record::outcome::CloneOutcome;
-use crate::verify::readback::{verify_chunks, Backlog, ReadBack};
+use crate::verify::readback::{verify_chunks, Backlog, ReadBack, STOP_TOLERATED};
 use fathom_engine::OpenOptions;
 use fathom_stats::CpuUsage;
 use fathom_workload::replay::ReplayCursor;
@@ -338,7 +338,9 @@ impl<'a> Loop<'a> {
             &batch,
             &mut self.out.stats,
         ) {
-            fail(&mut self.out, errno, text);
+            if errno != STOP_TOLERATED {
+                fail(&mut self.out, errno, text);
+            }
             self.stopping = true;
         }
         for &(file, offset, _) in &batch {

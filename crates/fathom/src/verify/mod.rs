@@ -280,6 +280,15 @@ pub(crate) struct Verifier {
     pending: Vec<Vec<u32>>,
 }
 
+/// A write of `len` bytes at unit `i` in a file's table of unchecked writes: it starts
+/// there and replaces the writes that started inside it.
+fn note_write(p: &mut [u32], i: usize, len: u64, unit: u64) {
+    let n = len.div_ceil(unit) as usize;
+    let end = (i + n).min(p.len());
+    p[i] = (end - i) as u32;
+    p[i + 1..end].fill(0);
+}
+
 impl Verifier {
     /// A verifier for a clone's files (regions given as (start, len)), or an error text.
     pub(crate) fn new(
@@ -517,12 +526,38 @@ impl Verifier {
             self.fill_chunk(b, off, g, now);
         }
         if let Some(i) = self.index(file, offset) {
-            let p = &mut self.pending[file];
-            let n = (buf.len() as u64).div_ceil(self.unit) as usize;
-            let end = (i + n).min(p.len());
-            p[i] = (end - i) as u32;
-            p[i + 1..end].fill(0);
+            note_write(&mut self.pending[file], i, buf.len() as u64, self.unit);
         }
+    }
+
+    /// verify_only without a saved state: the blocks a writing job's dry run would have
+    /// written (`writes`: file, offset, length in the job's order), as the verify pass
+    /// reads them back: a block at a time, in offset order, a later write replacing the
+    /// ones that started inside it (fio's history of written blocks).
+    pub(crate) fn dry_run(
+        &self,
+        writes: impl Iterator<Item = (usize, u64, u64)>,
+    ) -> Vec<(usize, u64, u64)> {
+        let mut pending: Vec<Vec<u32>> = self.gens.iter().map(|g| vec![0; g.1.len()]).collect();
+        for (file, offset, len) in writes {
+            if let Some(i) = self.index(file, offset) {
+                note_write(&mut pending[file], i, len, self.unit);
+            }
+        }
+        let mut out = Vec::new();
+        for (file, p) in pending.iter().enumerate() {
+            let start = self.gens[file].0;
+            let mut i = 0;
+            while i < p.len() {
+                if p[i] > 0 {
+                    out.push((file, start + i as u64 * self.unit, p[i] as u64 * self.unit));
+                    i += p[i] as usize;
+                } else {
+                    i += 1;
+                }
+            }
+        }
+        out
     }
 
     fn payload(&self, b: &mut [u8], offset: u64, generation: u64) {

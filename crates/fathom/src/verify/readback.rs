@@ -40,22 +40,46 @@ pub(crate) fn after_io(
         v.trimmed(file, offset, len);
     } else if ddir == Ddir::Read && !k.writes() {
         let data = &data[..len as usize];
-        for (off, n) in v.chunks(offset, len) {
-            let b = &data[(off - offset) as usize..(off - offset + n) as usize];
-            check_chunk(v, (path, b, off), None, spec, st)?;
-        }
+        one_read(st, |st| {
+            for (off, n) in v.chunks(offset, len) {
+                let b = &data[(off - offset) as usize..(off - offset + n) as usize];
+                check_chunk(v, (path, b, off), None, spec, st)?;
+            }
+            Ok(())
+        })?;
     } else if ddir == Ddir::Read && spec.control.verify_mixed_reads {
         // A mixed job: chunks this run wrote hold their last generation.
         let data = &data[..len as usize];
-        for (off, n) in v.chunks(offset, len) {
-            let g = v.generation(file, off);
-            if g > 0 {
-                let b = &data[(off - offset) as usize..(off - offset + n) as usize];
-                check_chunk(v, (path, b, off), Some(g as u64), spec, st)?;
+        one_read(st, |st| {
+            for (off, n) in v.chunks(offset, len) {
+                let g = v.generation(file, off);
+                if g > 0 {
+                    let b = &data[(off - offset) as usize..(off - offset + n) as usize];
+                    check_chunk(v, (path, b, off), Some(g as u64), spec, st)?;
+                }
             }
-        }
+            Ok(())
+        })?;
     }
     Ok(())
+}
+
+/// The checks of one read's chunks: a read with a failed chunk is one verify error
+/// (`failed_reads`, what `total_err` counts under continue_on_error, as fio counts a
+/// failed read once however many of its `verify_interval` chunks failed).
+fn one_read(
+    st: &mut ThreadStats,
+    checks: impl FnOnce(&mut ThreadStats) -> Result<(), (i32, String)>,
+) -> Result<(), (i32, String)> {
+    let failures = |st: &ThreadStats| st.verify.as_ref().map_or(0, |v| v.failures);
+    let before = failures(st);
+    let r = checks(st);
+    if failures(st) > before {
+        if let Some(vs) = st.verify.as_mut() {
+            vs.failed_reads += 1;
+        }
+    }
+    r
 }
 
 /// Record the check of one chunk; Err ends the job (a failure fio does not go on after).
@@ -70,8 +94,12 @@ pub(crate) fn check_chunk(
     record_check(v, (path, b.len(), Some(b)), r, spec, st)
 }
 
+/// The errno of an `Err` that ends the job without failing it: verify_fatal after a
+/// failure that continue_on_error tolerates (fio stops the job and exits 0).
+pub(crate) const STOP_TOLERATED: i32 = 0;
+
 /// Count a chunk's check (done here or by a verify_async thread); Err ends the job
-/// (verify_fatal). verify_dump writes a failed chunk as read and as expected.
+/// (a failure not tolerated, or verify_fatal: then [`STOP_TOLERATED`]). verify_dump writes a failed chunk as read and as expected.
 pub(crate) fn record_check(
     v: &crate::verify::Verifier,
     (path, len, data): (&std::path::Path, usize, Option<&[u8]>),
@@ -100,9 +128,12 @@ pub(crate) fn record_check(
         }
         // As fio: a failure ends the job (reads stop there) unless continue_on_error
         // goes on after verification errors (then each is counted and named); verify_fatal
-        // ends it even then.
-        if spec.verify.fatal || !spec.errors.tolerates(2, libc::EILSEQ) {
+        // ends it even then, the failure still tolerated (counted, not the job's error).
+        if !spec.errors.tolerates(2, libc::EILSEQ) {
             return Err((libc::EILSEQ, text));
+        }
+        if spec.verify.fatal {
+            return Err((STOP_TOLERATED, text));
         }
     }
     Ok(())
@@ -127,7 +158,7 @@ pub(crate) fn read_and_check(
         stop,
     } = *rb;
     let mut comps = Vec::with_capacity(1);
-    for &(file, offset, len) in list {
+    for (read, &(file, offset, len)) in list.iter().enumerate() {
         if stop.load(std::sync::atomic::Ordering::Relaxed) {
             break;
         }
@@ -142,25 +173,35 @@ pub(crate) fn read_and_check(
         let path = &files[file].path;
         let (slat, total) = read_one(engine, buf, (file, offset, len), path, &mut comps)?;
         st.record_io_deferred(0, len, slat, total.saturating_sub(slat.unwrap_or(0)));
-        for (off, n, trimmed) in chunks {
-            let at = (off - offset) as usize;
-            let data = &buf.as_slice()[at..at + n as usize];
-            if trimmed {
-                if spec.verify.trim_zero {
-                    let r = v.check_trimmed(data, off);
-                    record_check(v, (path, data.len(), Some(data)), r, spec, st)?;
-                }
-                continue;
-            }
-            let expected = known.then(|| v.generation(file, off) as u64);
-            match checkers {
-                Some(tx) => {
-                    if tx.send((file, off, expected, data.to_vec())).is_err() {
-                        return Ok(());
+        let buf = &*buf;
+        let mut sent = true;
+        one_read(st, |st| {
+            for (off, n, trimmed) in chunks {
+                let at = (off - offset) as usize;
+                let data = &buf.as_slice()[at..at + n as usize];
+                if trimmed {
+                    if spec.verify.trim_zero {
+                        let r = v.check_trimmed(data, off);
+                        record_check(v, (path, data.len(), Some(data)), r, spec, st)?;
                     }
+                    continue;
                 }
-                None => check_chunk(v, (path, data, off), expected, spec, st)?,
+                let expected = known.then(|| v.generation(file, off) as u64);
+                match checkers {
+                    Some(tx) => {
+                        let item = (file, off, expected, data.to_vec(), read);
+                        if tx.send(item).is_err() {
+                            sent = false;
+                            break;
+                        }
+                    }
+                    None => check_chunk(v, (path, data, off), expected, spec, st)?,
+                }
             }
+            Ok(())
+        })?;
+        if !sent {
+            return Ok(());
         }
     }
     Ok(())
@@ -244,8 +285,9 @@ pub(crate) struct ReadBack<'a> {
     pub(crate) stop: &'a std::sync::atomic::AtomicBool,
 }
 
-/// A chunk for a verify_async thread: (file, offset, expected generation, data).
-pub(crate) type CheckItem = (usize, u64, Option<u64>, Vec<u8>);
+/// A chunk for a verify_async thread: (file, offset, expected generation, data, the
+/// index of the read it came in).
+pub(crate) type CheckItem = (usize, u64, Option<u64>, Vec<u8>, usize);
 
 /// [`read_and_check`] with verify_async: the reads stay on this thread, the checks run
 /// on `spec.verify.async_threads` threads; results are counted here, in read order.
@@ -261,12 +303,13 @@ pub(crate) fn verify_chunks(
     if threads == 0 {
         return read_and_check(engine, buf, rb, list, st, None);
     }
-    // (file, length, result, the data when the check failed)
+    // (file, length, result, the data when the check failed, the read's index)
     type Checked = (
         usize,
         usize,
         Result<(), Box<crate::verify::Failure>>,
         Option<Vec<u8>>,
+        usize,
     );
     // verify_async_cpus: where the checking threads run (every CPU named must be online).
     let pin = match &spec.verify.async_cpus {
@@ -300,12 +343,12 @@ pub(crate) fn verify_chunks(
                 }
                 loop {
                     let item = rx.lock().unwrap_or_else(|e| e.into_inner()).recv();
-                    let Ok((file, off, expected, data)) = item else {
+                    let Ok((file, off, expected, data, read)) = item else {
                         break;
                     };
                     let r = v.check(&data, off, expected);
                     let keep = r.is_err().then_some(data.clone());
-                    if rtx.send((file, data.len(), r, keep)).is_err() {
+                    if rtx.send((file, data.len(), r, keep, read)).is_err() {
                         break;
                     }
                 }
@@ -316,7 +359,14 @@ pub(crate) fn verify_chunks(
         let read = read_and_check(engine, buf, rb, list, st, Some(&tx));
         drop(tx);
         let mut outcome = read;
-        for (file, len, r, data) in rrx {
+        // A read whose chunks fail on several threads is one failed read.
+        let mut failed_reads = std::collections::HashSet::new();
+        for (file, len, r, data, read) in rrx {
+            if r.is_err() && failed_reads.insert(read) {
+                if let Some(vs) = st.verify.as_mut() {
+                    vs.failed_reads += 1;
+                }
+            }
             let at = (files[file].path.as_path(), len, data.as_deref());
             if let Err(e) = record_check(v, at, r, spec, st) {
                 if outcome.is_ok() {
@@ -423,9 +473,56 @@ pub(crate) fn after_run(
     verify_pass(v, (clone, spec), (engine, buf), can_read, stop, out);
 }
 
+/// What the verify pass reads, (file, offset, length) a block at a time: each write not
+/// yet checked (verify_backlog checked the others); experimental_verify: the job's writes
+/// replayed from its seed in the order they were written (as many as were written);
+/// verify_only: the job's I/Os as it would have made them (fio's dry run) — a writing
+/// job's writes in offset order, a reading job's reads in its own order — or with a
+/// loaded state, every chunk it knows.
+fn pass_reads(
+    v: &crate::verify::Verifier,
+    clone: &PlannedClone,
+    spec: &fathom_job::JobSpec,
+    writes: u64,
+) -> Vec<(usize, u64, u64)> {
+    let replay = |time_based: bool| {
+        let mut p = clone.params.clone();
+        p.time_based &= time_based;
+        let mut g = fathom_workload::Generator::new(p)
+            .expect("the generator was built from these parameters before");
+        std::iter::from_fn(move || g.next_io())
+    };
+    let files = 0..clone.files.len();
+    if spec.verify.only && spec.verify.state_load {
+        files
+            .flat_map(|fi| v.written(fi).map(move |o| (fi, o, v.interval)))
+            .collect()
+    } else if spec.verify.only && spec.rw.kind.writes() {
+        v.dry_run(
+            replay(false)
+                .filter(|io| io.ddir == Ddir::Write)
+                .map(|io| (io.file, io.offset, io.len)),
+        )
+    } else if spec.verify.only {
+        replay(false)
+            .filter(|io| io.ddir == Ddir::Read)
+            .map(|io| (io.file, io.offset, io.len))
+            .collect()
+    } else if spec.verify.experimental {
+        replay(true)
+            .filter(|io| io.ddir == Ddir::Write)
+            .take(writes as usize)
+            .map(|io| (io.file, io.offset, io.len))
+            .collect()
+    } else {
+        files
+            .flat_map(|fi| v.unchecked(fi).into_iter().map(move |(o, n)| (fi, o, n)))
+            .collect()
+    }
+}
+
 /// The verify pass (when `can_read`: the job ended cleanly, neither stopped nor cut short
-/// by its runtime, and nothing is in flight): read back every chunk this clone wrote
-/// (verify_only: every chunk of its regions, or with a loaded state those it knows) and
+/// by its runtime, and nothing is in flight): read back what [`pass_reads`] lists and
 /// check it; then the verdict — failures end the job with EILSEQ unless tolerated, and a
 /// job that ended cleanly having checked nothing is an error.
 pub(crate) fn verify_pass(
@@ -442,34 +539,7 @@ pub(crate) fn verify_pass(
     };
     let pass = reads_back(spec);
     if pass && can_read && out.error_text.is_none() {
-        let mut list: Vec<(usize, u64, u64)> = (0..clone.files.len())
-            .flat_map(|fi| {
-                let r = clone.files[fi].region;
-                let blocks: Vec<(u64, u64)> = if spec.verify.only && !spec.verify.state_load {
-                    (0..r.len / v.interval)
-                        .map(|i| (r.start + i * v.interval, v.interval))
-                        .collect()
-                } else if spec.verify.only {
-                    v.written(fi).map(|o| (o, v.interval)).collect()
-                } else {
-                    // Each write not yet checked (verify_backlog checked the others).
-                    v.unchecked(fi)
-                };
-                blocks.into_iter().map(move |(o, n)| (fi, o, n))
-            })
-            .collect();
-        if spec.verify.experimental && !spec.verify.only {
-            // experimental_verify: replay the job's writes from its seed and read
-            // them back in the order they were written (as many as were written).
-            let writes = out.stats.issued[1];
-            let mut g = fathom_workload::Generator::new(clone.params.clone())
-                .expect("the generator was built from these parameters before");
-            list = std::iter::from_fn(|| g.next_io())
-                .filter(|io| io.ddir == Ddir::Write)
-                .take(writes as usize)
-                .map(|io| (io.file, io.offset, io.len))
-                .collect();
-        }
+        let list = pass_reads(v, clone, spec, out.stats.issued[1]);
         let known = !spec.verify.only || spec.verify.state_load;
         if let Err((errno, text)) = verify_chunks(
             engine,
@@ -484,7 +554,9 @@ pub(crate) fn verify_pass(
             &list,
             &mut out.stats,
         ) {
-            fail(out, errno, text);
+            if errno != STOP_TOLERATED {
+                fail(out, errno, text);
+            }
         }
     }
     let vs = out.stats.verify.clone().unwrap_or_default();
@@ -492,7 +564,7 @@ pub(crate) fn verify_pass(
     if vs.failures > 0 && out.error_text.is_none() && tolerated {
         // continue_on_error=verify / ignore_error=,,EILSEQ: counted, not fatal.
         out.stats.count_errors = true;
-        out.stats.total_err += vs.failures;
+        out.stats.total_err += vs.failed_reads;
         if out.stats.first_error == 0 {
             out.stats.first_error = libc::EILSEQ;
             out.first_error_text = vs.first.first().cloned();

@@ -132,7 +132,7 @@ pub(super) static OPTS: &[OptDef] = &[
         category: C,
         ty: "flag",
         default: "0",
-        doc: "Write nothing: check what an earlier run of the same job wrote (headers must be self-consistent)",
+        doc: "Write nothing: check what an earlier run of the same job wrote, read back in the blocks the job would have written (fio's dry run; headers must be self-consistent)",
         flag: true,
         apply: |j, v, _| {
             j.verify.only = parse_bool(v)?;
@@ -278,7 +278,7 @@ pub(super) static OPTS: &[OptDef] = &[
         category: C,
         ty: "bool",
         default: "0",
-        doc: "End the job at the first verify failure (otherwise every block is checked and the failures counted)",
+        doc: "Stop at the first verify failure even where continue_on_error=verify would go on (the failure still counted as tolerated, exit 0, as fio); without continue_on_error the first failure ends the job anyway",
         flag: false,
         apply: |j, v, _| {
             j.verify.fatal = parse_bool(v)?;
