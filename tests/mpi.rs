@@ -494,6 +494,55 @@ fathomtest!(ior_runs_across_ranks_as_one_ior_run, |env| {
     assert!(!env.path().join("x").exists());
 });
 
+// IOR's test files on several file systems: `-o A/t@B/u` with -F puts task T's file on
+// the (T mod 2)th (A/t.00000000, B/u.00000001, A/t.00000002, as IOR 4.0.0 does side by
+// side); -vvv names each file removed before the write, as IOR; the shared file is the
+// first name's.
+fathomtest!(
+    ior_places_task_files_on_several_file_systems_as_ior,
+    |env| {
+        for d in ["A", "B"] {
+            std::fs::create_dir_all(env.path().join(d)).unwrap();
+        }
+        let args = [
+            "-w", "-r", "-k", "-F", "-b", "64k", "-t", "16k", "-vvv", "-o", "A/t@B/u",
+        ];
+        for round in 0..2 {
+            let o = mpirun_tool(&env, 3, "IOR", &args);
+            assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+            let out = stdout(&o);
+            for (r, f) in [
+                (0, "A/t.00000000"),
+                (1, "B/u.00000001"),
+                (2, "A/t.00000002"),
+            ] {
+                assert_eq!(
+                    std::fs::metadata(env.path().join(f)).map(|m| m.len()).ok(),
+                    Some(64 << 10),
+                    "{f}"
+                );
+                assert!(out.contains(&format!("task {r} writing {f}\n")), "{out}");
+                // The second round finds the files there: IOR's warning and removal lines.
+                let there = [
+                    format!("WARNING: The file \"{f}\" exists already and will be overwritten\n"),
+                    format!("task {r} removing {f}\n"),
+                ];
+                for l in there {
+                    assert_eq!(out.contains(&l), round == 1, "{l}: {out}");
+                }
+            }
+        }
+        let o = mpirun_tool(
+            &env,
+            2,
+            "IOR",
+            &["-w", "-k", "-b", "64k", "-t", "16k", "-o", "A/s@B/s"],
+        );
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert!(env.path().join("A/s").exists() && !env.path().join("B/s").exists());
+    }
+);
+
 // IOR's -C (reorderTasks): each task reads back the data of the task a node on, to get
 // past a client's cache. IOR's own IOR_FAKE_TASK_PER_NODES makes the 4 ranks on this host
 // two nodes of 2, as it does in IOR; -vvv prints the file each task reads (IOR's line), and
@@ -518,7 +567,7 @@ fathomtest!(ior_reorders_reads_and_takes_n_of_the_ranks_as_ior, |env| {
     assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
     let out = stdout(&o);
     let want: Vec<String> = (0..4)
-        .map(|r| format!("task {r} reading ./tf.{:08}", (r + 2) % 4))
+        .map(|r| format!("task {r} reading tf.{:08}", (r + 2) % 4))
         .collect();
     assert_eq!(reads(&out), want, "{out}");
     for line in [
@@ -530,7 +579,7 @@ fathomtest!(ior_reorders_reads_and_takes_n_of_the_ranks_as_ior, |env| {
     ] {
         assert!(out.contains(line), "{line}: {out}");
     }
-    assert!(!out.contains("incorrect data"), "{out}");
+    assert!(!out.contains("Incorrect data"), "{out}");
     assert!(out.contains("Max Read:"), "{out}");
     // Nothing left behind (-W/-R wrote no verify state file).
     let left: Vec<_> = std::fs::read_dir(env.path()).unwrap().flatten().collect();
@@ -543,7 +592,7 @@ fathomtest!(ior_reorders_reads_and_takes_n_of_the_ranks_as_ior, |env| {
     let o = mpirun_tool(&env, 4, "IOR", &args);
     assert!(o.status.success(), "{}", stderr(&o));
     let want: Vec<String> = (0..4)
-        .map(|r| format!("task {r} reading ./tf.{r:08}"))
+        .map(|r| format!("task {r} reading tf.{r:08}"))
         .collect();
     assert_eq!(reads(&stdout(&o)), want);
     // -Z -Z: a shuffle, every file read once.
@@ -559,12 +608,7 @@ fathomtest!(ior_reorders_reads_and_takes_n_of_the_ranks_as_ior, |env| {
     files.sort();
     assert_eq!(
         files,
-        [
-            "./tf.00000000",
-            "./tf.00000001",
-            "./tf.00000002",
-            "./tf.00000003"
-        ],
+        ["tf.00000000", "tf.00000001", "tf.00000002", "tf.00000003"],
         "{}",
         stdout(&o)
     );

@@ -667,7 +667,7 @@ fathomtest!(
                 && out.contains("\nFinished            : "),
             "{out}"
         );
-        let data = std::fs::read(dir.join("ior.shared")).unwrap();
+        let data = std::fs::read(dir.join("testFile")).unwrap();
         assert_eq!(data.len(), 3 * 4 * 65536);
         assert!(
             data.chunks(65536).all(|b| b.iter().any(|&x| x != 0)),
@@ -680,7 +680,7 @@ fathomtest!(
         assert!(o.status.success(), "{}", stderr(&o));
         for t in 0..2 {
             assert_eq!(
-                std::fs::metadata(dir.join(format!("ior.{t:08}")))
+                std::fs::metadata(dir.join(format!("testFile.{t:08}")))
                     .unwrap()
                     .len(),
                 512 << 10
@@ -690,7 +690,7 @@ fathomtest!(
             "suite", "ior", "--dir", d, "-N", "2", "-b", "256k", "-t", "64k", "-F",
         ]);
         assert!(o.status.success());
-        assert!(!dir.join("ior.00000000").exists());
+        assert!(!dir.join("testFile.00000000").exists());
         let o = env.run(&["suite", "ior", "-b", "100k", "-t", "64k"]);
         assert_eq!(o.status.code(), Some(2));
         assert!(stderr(&o).contains("multiple of --transfer"));
@@ -939,6 +939,50 @@ fn libc_getuid() -> u32 {
 // IOR's own command line from a runbook (`IOR -a POSIX -b 64k -F -i 10 -s 200000 -t 4k`,
 // scaled down): -o names the test file, -F makes FILE.TASK, -w -k then -r reads what was
 // kept, -a MMAP maps, -z randomises, other APIs are refused by name.
+// IOR's -o A@B (files on several file systems): the shared file is the first name's;
+// -F places a task's file by its rank, so one process's -N threads are refused, as is
+// -u, by IOR's rule.
+fathomtest!(ior_takes_several_file_names_as_ior, |env| {
+    let _a = alone();
+    for d in ["A", "B"] {
+        std::fs::create_dir_all(env.path().join(d)).unwrap();
+    }
+    let o = env
+        .cmd()
+        .current_dir(env.path())
+        .args([
+            "suite", "ior", "-w", "-k", "-b", "64k", "-t", "16k", "-o", "A/s@B/s",
+        ])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("test filename       : A/s@B/s\n"),
+        "{}",
+        stdout(&o)
+    );
+    assert!(env.path().join("A/s").exists() && !env.path().join("B/s").exists());
+    for (extra, msg) in [
+        (&["-N", "2"][..], "run the tasks as ranks under mpirun"),
+        (
+            &["-u"][..],
+            "cannot use multiple file names with unique directories",
+        ),
+    ] {
+        let o = env
+            .cmd()
+            .current_dir(env.path())
+            .args([
+                "suite", "ior", "-w", "-F", "-b", "64k", "-t", "16k", "-o", "A/t@B/u",
+            ])
+            .args(extra)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(2), "{extra:?}");
+        assert!(stderr(&o).contains(msg), "{}", stderr(&o));
+    }
+});
+
 fathomtest!(ior_takes_ior_s_own_command_line, |env| {
     let _a = alone();
     let f = env.path().join("testFile");
@@ -1096,7 +1140,8 @@ fathomtest!(ior_takes_ior_s_own_command_line, |env| {
     ]);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     assert!(
-        stdout(&o).contains("WARNING: incorrect data on write (1 errors found)."),
+        stdout(&o)
+            .contains("WARNING: Incorrect data on write (1 errors found).\n\nUsed Time Stamp "),
         "{}",
         stdout(&o)
     );
@@ -1397,10 +1442,38 @@ fathomtest!(ior_writes_ior_s_data_and_checks_it, |env| {
     assert!(!stdout(&o).contains("WARNING"), "{}", stdout(&o));
     let o = check("1235");
     assert_eq!(o.status.code(), Some(1));
+    // IOR 4.0 checks as the read phase reads: its warning and the signature come before
+    // the phase's line of the table.
+    let out = stdout(&o);
+    let warn = out
+        .find(
+            "WARNING: Incorrect data on read (4 errors found).\n\n\
+             Used Time Stamp 1235 (0x4d3) for Data Signature\nread ",
+        )
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!(out[..warn].contains("------ "), "{out}");
+    // -R without -r: a read phase all the same (its line in the table), but no read line
+    // in the summary (IOR's summary follows -w/-r); a write of a file there already says
+    // so, once, before the table.
+    let o = env.run(&[
+        "suite", "ior", "-w", "-R", "-b", "32k", "-t", "16k", "-s", "2", "-k", "-G", "7", "-o", f,
+    ]);
+    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+    let out = stdout(&o);
+    let rows = |prefix: &str| out.lines().filter(|l| l.starts_with(prefix)).count();
+    assert_eq!((rows("write "), rows("read ")), (2, 1), "{out}");
+    let exists = format!(
+        "Results: \nWARNING: The file \"{f}\" exists already and will be overwritten\n\naccess "
+    );
+    assert!(out.contains(&exists), "{out}");
+    // IOR's rule: a check without a write compares with -G's signature.
+    let o = env.run(&["suite", "ior", "-R", "-b", "32k", "-t", "16k", "-o", f]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(
-        stdout(&o).contains("WARNING: incorrect data on read (4 errors found)."),
+        stderr(&o)
+            .contains("using readCheck only requires to write a timeStampSignature -- use -G"),
         "{}",
-        stdout(&o)
+        stderr(&o)
     );
 });
 

@@ -339,7 +339,8 @@ pub const USAGE: &str = "usage: fathom suite ior [-a POSIX|MMAP] [-b blockSize] 
   -F file per task  -w write only  -r read only  -e fsync after the write phase
   -Y fsync after every write  -k keep the files  -z random offsets  -d seconds between
   repetitions  -E use the existing file  -u with -F, a folder per task
-  -m a file per repetition  -W/-R check the data after each write/read phase
+  -m a file per repetition  -W check the data after the write phase  -R the read
+  phase checks what it reads (timed; without -w needs -G)
   -C read back the data of the task -Q nodes on (1)  -Z a random task's (-Z -Z: a
   shuffle; -X its seed)  -v verbose (-vvv: the file each task reads)  -g -c accepted
   -D stop each write/read phase after this many seconds (IOR's stonewalling; with
@@ -396,6 +397,7 @@ impl Opts {
             delay: 0,
             existing: false,
             unique_dir: false,
+            other_files: Vec::new(),
             reorder: false,
             task_offset: 1,
             reorder_random: 0,
@@ -429,6 +431,21 @@ impl Opts {
         if !(self.write || self.read || self.check_write || self.check_read) {
             self.write = true;
             self.read = true;
+        }
+        // IOR's rules on several file systems (-o A@B).
+        if !self.other_files.is_empty() && self.unique_dir {
+            bail!("cannot use multiple file names with unique directories");
+        }
+        if !self.other_files.is_empty() && self.file_per_proc && self.tasks > 1 {
+            bail!(
+                "-o with several file names ('@') and -F places each task's file by its \
+                 rank: run the tasks as ranks under mpirun (fathom's MPI build), not as -N \
+                 threads of one process"
+            );
+        }
+        // IOR's rule: a -R without a write phase compares with -G's signature.
+        if self.check_read && !self.write && self.signature.is_none() {
+            bail!("using readCheck only requires to write a timeStampSignature -- use -G");
         }
         if self.tasks == 0 || self.segments == 0 || self.iterations == 0 {
             bail!("--tasks, --segments and --iterations must be at least 1");
@@ -483,13 +500,21 @@ pub fn parse(args: &[String]) -> Result<Opts> {
             "--dir" => o.dir = val()?.into(),
             "-o" | "--testFile" => {
                 // IOR: the test file; an existing directory keeps fathom's older meaning.
+                // IOR: names joined by '@' are files on several file systems.
                 let v = val()?;
                 o.test_file = Some(v.clone());
-                let (dir, file) = crate::file_arg(v.into());
+                let mut names = v.split('@').filter(|n| !n.is_empty()).map(|n| {
+                    let (dir, file) = crate::file_arg(n.into());
+                    let name =
+                        file.and_then(|f| Some(f.file_name()?.to_string_lossy().into_owned()));
+                    (dir, name)
+                });
+                let (dir, name) = names.next().ok_or_else(|| anyhow!("-o: no file name"))?;
                 o.dir = dir;
-                if let Some(f) = file {
-                    o.name = f.file_name().map(|n| n.to_string_lossy().into_owned());
+                if name.is_some() {
+                    o.name = name;
                 }
+                o.other_files = names.collect();
             }
             "-a" | "--api" => match val()?.as_str() {
                 // (IOR shows the API as it was given.)

@@ -23,6 +23,9 @@ use tasks::{nodes, read_task, Nodes};
 pub struct Opts {
     /// Directory of the test file(s).
     pub dir: std::path::PathBuf,
+    /// `-o A@B@...`: IOR's test files on several file systems, the names after the first
+    /// (directory, file name): with -F task T's file is the (T mod count)th.
+    pub other_files: Vec<(std::path::PathBuf, Option<String>)>,
     /// Tasks (threads).
     pub tasks: u32,
     /// Block size per task per segment.
@@ -42,7 +45,7 @@ pub struct Opts {
     /// Keep the files afterwards.
     pub keep: bool,
     /// `-o FILE`: the test file's name (IOR's testFile; N-N files are FILE.TASK). None:
-    /// `-o` named a directory (fathom's older spelling), files ior.shared / ior.TASK.
+    /// `-o` named a directory (fathom's older spelling), files testFile / testFile.TASK (IOR's default names).
     pub name: Option<String>,
     /// `-a`: POSIX (psync) or MMAP (mmap).
     pub mmap: bool,
@@ -264,6 +267,9 @@ fn run_test(mut o: Opts, cl: &dyn Cluster, out: &mut Out) -> Result<u64> {
         data_of: cl.rank(),
     };
     std::fs::create_dir_all(&o.dir)?;
+    for (d, _) in &o.other_files {
+        std::fs::create_dir_all(d)?;
+    }
     let nodes = nodes(cl, o.tasks, &mut s);
     let all_tasks = o.tasks * tasks;
     ready(&o, at, nodes)?;
@@ -275,7 +281,7 @@ fn run_test(mut o: Opts, cl: &dyn Cluster, out: &mut Out) -> Result<u64> {
         } else {
             o.dir.join(o.shared_name())
         };
-        out.begin(&o, all_tasks, nodes, first.display().to_string());
+        out.begin(&o, all_tasks, nodes, o.shown(&first));
     }
     let result = iterations(&o, at, nodes, out);
     // A run that failed leaves no files (each repetition removes its own when it ends).

@@ -11,14 +11,24 @@ use fathom::{Engine, Job, RwKind};
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(super) enum Step {
     Write,
+    /// The read phase; with `-R` it checks what it reads (IOR 4.0's READCHECK: timed, in
+    /// the table).
     Read,
-    /// `-W`/`-R`: read the data back and check it (not timed, not in the table).
+    /// `-W`: read the data just written back and check it (not timed, not in the table).
     Check,
+}
+
+impl Step {
+    /// Whether the step compares what it reads with what was written.
+    fn checks(self, o: &Opts) -> bool {
+        self == Step::Check || (self == Step::Read && o.check_read)
+    }
 }
 
 /// The fathom job of one step: every task of this rank over its file, its region of the
 /// shared file or its blocks of IOR's segments.
 pub(super) fn job(o: &Opts, step: Step, at: Place, limit: Option<u64>) -> Result<fathom::JobSpec> {
+    let o = &o.on_fs_of(at);
     let write = step == Step::Write;
     let per_task = o.block * o.segments;
     let kind = match (write, o.random) {
@@ -94,7 +104,7 @@ pub(super) fn job(o: &Opts, step: Step, at: Place, limit: Option<u64>) -> Result
     // -W/-R: one task a process writes IOR's data, which the check compares; threads
     // of one process (fathom's -N alone) carry a checked header per transfer instead.
     // (No verify state file: IOR leaves nothing beside its test files.)
-    if (o.check_write || o.check_read) && !o.ior_data() {
+    if (write && (o.check_write || o.check_read) || step.checks(o)) && !o.ior_data() {
         b = b
             .option("verify", "crc32c")
             .option("verify_state_save", "0");
@@ -103,7 +113,7 @@ pub(super) fn job(o: &Opts, step: Step, at: Place, limit: Option<u64>) -> Result
         }
     }
     // IOR's check counts every damaged transfer and goes on.
-    if step == Step::Check {
+    if step.checks(o) {
         b = b.option("continue_on_error", "verify");
     }
     // Nothing is laid out before a step: IOR creates its files as it opens them (the
@@ -129,13 +139,13 @@ fn ior_data(o: &Opts, step: Step, at: Place, spec: &mut fathom::JobSpec) {
     let p = ior_pattern(o.transfer, o.stamp, at.data_of);
     match step {
         Step::Write => spec.buffer_pattern = Some(p),
-        Step::Check => {
+        Step::Read if !o.check_read => {}
+        Step::Check | Step::Read => {
             spec.verify.kind = Some(fathom_job::VerifyKind::Pattern);
             spec.verify.pattern = Some(p);
             spec.verify.pattern_offsets.clear();
             spec.verify.state_save = false;
         }
-        Step::Read => {}
     }
 }
 
@@ -206,6 +216,9 @@ pub(super) struct Done {
     pub(super) pairs: Option<u64>,
     /// IOR's lines about it (rank 0): the stonewall and file size warnings.
     pub(super) notes: String,
+    /// `-R`: the transfers whose check failed, over every rank (at rank 0), and the
+    /// first failure (rank 0's).
+    pub(super) failed: (u64, Option<String>),
 }
 
 /// One phase (write or read) of one iteration on every rank: the ranks start together,
@@ -214,10 +227,6 @@ pub(super) struct Done {
 /// as IOR's aggregate bandwidth. `limit`: at most this many transfers per task.
 pub(super) fn phase(o: &Opts, write: bool, at: Place, limit: Option<u64>) -> Result<Done> {
     let what = if write { "write phase" } else { "read phase" };
-    if write && !o.existing {
-        // IOR removes the test files before it writes them (not with -E).
-        remove_files(o, at);
-    }
     let j = run_step(o, if write { Step::Write } else { Step::Read }, at, limit)?;
     let after = std::time::Instant::now();
     // A rank that takes no part adds nothing.
@@ -250,6 +259,9 @@ pub(super) fn phase(o: &Opts, write: bool, at: Place, limit: Option<u64>) -> Res
         }
         secs = j.elapsed.as_secs_f64().max(j.stats.runtime.as_secs_f64());
     }
+    let verify = j.as_ref().and_then(|j| j.stats.verify.as_ref());
+    let failed = verify.map_or(0, |v| v.failures);
+    let first = verify.and_then(|v| v.first.first().cloned());
     let mut notes = String::new();
     let mut pairs = None;
     let mut stonewall = None;
@@ -285,6 +297,7 @@ pub(super) fn phase(o: &Opts, write: bool, at: Place, limit: Option<u64>) -> Res
         open,
         rdwr,
         secs - open - rdwr,
+        failed as f64,
     ];
     let all = at.cl.gather_f64(&mine);
     if !at.root() {
@@ -292,6 +305,7 @@ pub(super) fn phase(o: &Opts, write: bool, at: Place, limit: Option<u64>) -> Res
             phase: None,
             pairs,
             notes,
+            failed: (0, None),
         });
     }
     let sum = |k: usize| all.iter().map(|v| v[k]).sum::<f64>();
@@ -331,6 +345,7 @@ pub(super) fn phase(o: &Opts, write: bool, at: Place, limit: Option<u64>) -> Res
         }),
         pairs,
         notes,
+        failed: (sum(8) as u64, first),
     })
 }
 
@@ -348,14 +363,26 @@ fn stat_size(o: &Opts, at: Place) -> u64 {
 }
 
 /// IOR removes the test files before a write phase (the shared file at rank 0, each
-/// task's own), so a longer file from an earlier run does not stay longer.
-fn remove_files(o: &Opts, at: Place) {
-    if o.file_per_proc {
-        for f in o.task_files(at) {
-            let _ = std::fs::remove_file(f);
-        }
+/// task's own), so a longer file from an earlier run does not stay longer; `-vvv` says
+/// so of each file that was there (IOR's `task 0 removing FILE`).
+fn remove_files(o: &Opts, at: Place, out: &mut Out) {
+    let files = if o.file_per_proc {
+        o.task_files(at)
     } else if at.root() {
-        let _ = std::fs::remove_file(o.dir.join(o.shared_name()));
+        vec![o.dir.join(o.shared_name())]
+    } else {
+        Vec::new()
+    };
+    let mut lines = String::new();
+    for f in files {
+        if std::fs::remove_file(&f).is_ok() && o.verbose >= 3 {
+            lines.push_str(&format!("task {} removing {}\n", at.rank(), o.shown(&f)));
+        }
+    }
+    if at.root() {
+        out.log(&lines);
+    } else {
+        print!("{lines}");
     }
 }
 
@@ -477,32 +504,41 @@ fn go_on(o: &Opts, write: bool, at: Place, from: u64, to: u64) -> Result<Moved> 
     Ok(Moved::of(&j, write))
 }
 
-/// `-W`/`-R`: every task reads its data back and checks each transfer's header (written
-/// with the data); the transfers that fail, over every rank, at rank 0 (IOR counts
-/// 8-byte words, fathom whole transfers), and IOR's warning when any failed (rank 0).
-pub(super) fn check(o: &Opts, after: &str, at: Place, limit: Option<u64>) -> Result<(u64, String)> {
+/// `-W`: every task reads the data just written back and checks each transfer (IOR's
+/// data, or with threads a checked header per transfer); the transfers that fail, over
+/// every rank, at rank 0, as IOR 4.0 counts them, and IOR's warning when any failed.
+pub(super) fn check(o: &Opts, at: Place, limit: Option<u64>) -> Result<(u64, String)> {
     let j = run_step(o, Step::Check, at, limit)?;
-    let failed = j
-        .as_ref()
-        .and_then(|j| j.stats.verify.as_ref())
-        .map_or(0, |v| v.failures);
+    let verify = j.as_ref().and_then(|j| j.stats.verify.as_ref());
+    let failed = verify.map_or(0, |v| v.failures);
+    let first = verify.and_then(|v| v.first.first().cloned());
     // A check that could not read (not a data error) is an error of the run.
     if failed == 0 {
         if let Some(e) = j.as_ref().and_then(|j| j.error_text.as_ref()) {
-            bail!("check after {after}: {e}");
+            bail!("check after write: {e}");
         }
     }
     let all = at.cl.gather_f64(&[failed as f64]);
     let total = all.iter().map(|v| v[0]).sum::<f64>() as u64;
-    let mut warn = String::new();
-    if at.root() && total > 0 {
-        warn = format!("WARNING: incorrect data on {after} ({total} errors found).\n");
-        let verify = j.as_ref().and_then(|j| j.stats.verify.as_ref());
-        if let Some(first) = verify.and_then(|v| v.first.first()) {
-            warn.push_str(&format!("  first on rank 0: {first}\n"));
-        }
+    Ok((total, incorrect_data(o, "write", total, first.as_deref())))
+}
+
+/// IOR's lines after a check that found `total` transfers wrong (none when it found
+/// none): the warning, the data signature used, and with -v fathom's description of
+/// rank 0's first failure.
+fn incorrect_data(o: &Opts, access: &str, total: u64, first: Option<&str>) -> String {
+    if total == 0 {
+        return String::new();
     }
-    Ok((total, warn))
+    let stamp = o.stamp as u32;
+    let mut w = format!(
+        "WARNING: Incorrect data on {access} ({total} errors found).\n\n\
+         Used Time Stamp {stamp} (0x{stamp:x}) for Data Signature\n"
+    );
+    if let (Some(first), true) = (first, o.verbose >= 1) {
+        w.push_str(&format!("  first on rank 0: {first}\n"));
+    }
+    w
 }
 
 impl Opts {
@@ -536,19 +572,38 @@ impl Opts {
     }
     /// The per-task files of the task (rank) `at` goes through (none on an idle rank).
     pub(super) fn task_files(&self, at: Place) -> Vec<std::path::PathBuf> {
-        let tasks = if at.idle() { 0 } else { self.tasks };
+        let o = self.on_fs_of(at);
+        let tasks = if at.idle() { 0 } else { o.tasks };
         (0..tasks)
             .map(|t| {
                 let name = fathom::plan::expand_filename_format_rank(
-                    &self.task_format(at),
+                    &o.task_format(at),
                     "",
                     t,
                     0,
                     at.data_of,
                 );
-                self.dir.join(name)
+                o.dir.join(name)
             })
             .collect()
+    }
+    /// The options with the test file on the file system of the task whose data `at`
+    /// goes through (-o A@B with -F: IOR's file name T mod count for task T).
+    pub(super) fn on_fs_of(&self, at: Place) -> std::borrow::Cow<'_, Opts> {
+        if !self.file_per_proc || self.other_files.is_empty() {
+            return std::borrow::Cow::Borrowed(self);
+        }
+        let k = at.data_of as usize % (self.other_files.len() + 1);
+        if k == 0 {
+            return std::borrow::Cow::Borrowed(self);
+        }
+        let mut o = self.clone();
+        let (dir, name) = &self.other_files[k - 1];
+        o.dir = dir.clone();
+        if name.is_some() {
+            o.name = name.clone();
+        }
+        std::borrow::Cow::Owned(o)
     }
     /// The (first) file the task `at` goes through.
     pub(super) fn task_file(&self, at: Place) -> std::path::PathBuf {
@@ -567,13 +622,27 @@ impl Opts {
     pub(super) fn test_file_name(&self) -> String {
         self.test_file
             .clone()
-            .unwrap_or_else(|| self.dir.join(self.shared_name()).display().to_string())
+            .unwrap_or_else(|| self.shown(&self.dir.join(self.shared_name())))
+    }
+    /// A path as IOR names it: in the working folder without the `./` that fathom's
+    /// folder adds (unless `-o` itself began so).
+    pub(super) fn shown(&self, p: &std::path::Path) -> String {
+        let s = p.display().to_string();
+        let dot = self
+            .test_file
+            .as_deref()
+            .is_some_and(|t| t.starts_with("./"));
+        match s.strip_prefix("./") {
+            Some(rest) if !dot => rest.to_string(),
+            _ => s,
+        }
     }
     pub(super) fn file_name(&self) -> String {
-        self.name.clone().unwrap_or_else(|| "ior".into())
+        self.name.clone().unwrap_or_else(|| "testFile".into())
     }
+    /// The shared file's name: `-o`'s, else IOR's default `testFile`.
     pub(super) fn shared_name(&self) -> String {
-        let base = self.name.clone().unwrap_or_else(|| "ior.shared".into());
+        let base = self.file_name();
         format!("{base}{}", self.rep_suffix())
     }
 }
@@ -591,6 +660,7 @@ pub(super) fn iterations(o: &Opts, at: Place, nodes: Nodes, out: &mut Out) -> Re
     };
     let mut last_pairs = None;
     let mut errors_before = 0;
+    exists_warning(o, at, out);
     for i in 0..o.iterations {
         // A signal to any rank stops every rank here.
         if cl.any(crate::stopped()) || time_up() {
@@ -625,6 +695,10 @@ pub(super) fn iterations(o: &Opts, at: Place, nodes: Nodes, out: &mut Out) -> Re
         let mut after_phase = None;
         if o.write && !time_up() {
             task_line(&o, at, "writing", at, out);
+            if !o.existing {
+                // IOR removes the test files before it writes them (not with -E).
+                remove_files(&o, at, out);
+            }
             if v1 {
                 out.log(&format!(
                     "Commencing write performance test: {}\n",
@@ -637,7 +711,6 @@ pub(super) fn iterations(o: &Opts, at: Place, nodes: Nodes, out: &mut Out) -> Re
             last_pairs = d.pairs.filter(|_| o.wear_out).or(last_pairs);
         }
         let stopped = after_phase.unwrap_or_else(|| cl.any(crate::stopped()));
-        let mut warnings = String::new();
         if o.check_write && !stopped && !time_up() {
             if v1 {
                 out.log(&format!(
@@ -646,9 +719,9 @@ pub(super) fn iterations(o: &Opts, at: Place, nodes: Nodes, out: &mut Out) -> Re
                 ));
             }
             let at = at.as_task(write_check_task(&o, nodes, at.ranks(), at.rank()));
-            let (n, warn) = check(&o, "write", at, limit)?;
+            let (n, warn) = check(&o, at, limit)?;
             errors += n;
-            warnings.push_str(&warn);
+            out.log(&warn);
         }
         let stopped = cl.any(crate::stopped());
         // -C/-Z: the read phase (and its -R check) goes through another task's data.
@@ -663,8 +736,8 @@ pub(super) fn iterations(o: &Opts, at: Place, nodes: Nodes, out: &mut Out) -> Re
             let n = cl.broadcast(n) as u64;
             limit = (n > 0).then_some(n).or(limit);
         }
-        after_phase = None;
-        if o.read && !stopped && !time_up() {
+        // The read phase, -R's too (IOR 4.0 checks as it reads).
+        if (o.read || o.check_read) && !stopped && !time_up() {
             task_line(&o, at, "reading", read_at, out);
             if v1 {
                 // (IOR's line ends with an empty one.)
@@ -676,17 +749,13 @@ pub(super) fn iterations(o: &Opts, at: Place, nodes: Nodes, out: &mut Out) -> Re
             let d = phase(&o, false, read_at, limit)?;
             out.log(&notes);
             notes.clear();
-            after_phase = Some(report_phase(out, cl, &d, false, i));
-            limit = d.pairs.or(limit);
-        }
-        let stopped = after_phase.unwrap_or_else(|| cl.any(crate::stopped()));
-        if o.check_read && !stopped && !time_up() {
-            let (n, warn) = check(&o, "read", read_at, limit)?;
+            // -R's warning comes before the phase's line, as IOR counts the errors then.
+            let (n, first) = &d.failed;
             errors += n;
-            warnings.push_str(&warn);
+            out.log(&incorrect_data(&o, "read", *n, first.as_deref()));
+            report_phase(out, cl, &d, false, i);
         }
         out.log(&notes);
-        out.log(&warnings);
         // IOR removes the repetition's files at its end (not with -k, nor -K after a
         // check found errors), every rank done with them first; -v times it.
         let found = cl.any(errors > errors_before);
@@ -728,13 +797,39 @@ fn report_phase(out: &mut Out, cl: &dyn fathom::Cluster, d: &Done, write: bool, 
     stopped
 }
 
+/// IOR's warning, before the first repetition of a test that writes, when a file it will
+/// write is there already: rank 0's for the shared file, each task's own with -F (a
+/// rank other than 0 prints its own lines).
+fn exists_warning(o: &Opts, at: Place, out: &mut Out) {
+    if !(o.write || o.check_write) || at.idle() || !(o.file_per_proc || at.root()) {
+        return;
+    }
+    let files = if o.file_per_proc {
+        o.task_files(at)
+    } else {
+        vec![o.dir.join(o.shared_name())]
+    };
+    let mut lines = String::new();
+    for f in files.iter().filter(|f| f.exists()) {
+        let f = o.shown(f);
+        lines.push_str(&format!(
+            "WARNING: The file \"{f}\" exists already and will be overwritten\n"
+        ));
+    }
+    if at.root() {
+        out.log(&lines);
+    } else {
+        print!("{lines}");
+    }
+}
+
 /// IOR's `-vvv` line of what each task does (`task 3 reading FILE`), printed by each rank
 /// (rank 0's among the report's lines); `of`: the task whose file it is.
 fn task_line(o: &Opts, at: Place, what: &str, of: Place, out: &mut Out) {
     if o.verbose < 3 || at.idle() {
         return;
     }
-    let line = format!("task {} {what} {}\n", at.rank(), o.task_file(of).display());
+    let line = format!("task {} {what} {}\n", at.rank(), o.shown(&o.task_file(of)));
     if at.root() {
         out.log(&line);
     } else {

@@ -416,10 +416,13 @@ impl Out {
 }
 
 impl Test {
-    /// Each operation that ran (write first) with its phases over the repetitions.
+    /// Each operation that ran (write first) with its phases over the repetitions; as
+    /// IOR, only those `-w`/`-r` asked for (a `-R` read phase without `-r` has its line
+    /// in the table, not in the summary).
     fn ops(&self) -> Vec<(bool, Vec<Phase>)> {
         [true, false]
             .into_iter()
+            .filter(|&w| if w { self.o.write } else { self.o.read })
             .filter_map(|w| {
                 let ps: Vec<Phase> = self
                     .rows
