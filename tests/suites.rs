@@ -983,6 +983,85 @@ fathomtest!(ior_takes_several_file_names_as_ior, |env| {
     }
 });
 
+// IOR's -M (memoryPerNode: as IOR 4.0 reads it, the leading number is a percentage of
+// the node's memory, so "1g" is 1%), -O memoryPerTask, -j (outlierThreshold) and
+// --random-offset-seed (-z with -R needs it, IOR's rule), each shown where IOR shows it.
+fathomtest!(ior_hogs_memory_and_takes_ior_s_other_options, |env| {
+    let _a = alone();
+    let f = env.path().join("m");
+    let f = f.to_str().unwrap();
+    let getconf = |k: &str| -> u64 {
+        let o = std::process::Command::new("getconf")
+            .arg(k)
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&o.stdout).trim().parse().unwrap()
+    };
+    let phys = getconf("PAGE_SIZE") * getconf("_PHYS_PAGES");
+    let node = phys / 100;
+    for m in ["1%", "1g"] {
+        let o = env.run(&[
+            "suite", "ior", "-w", "-r", "-b", "64k", "-t", "16k", "-M", m, "-vvv", "-o", f,
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let out = stdout(&o);
+        for l in [
+            format!("memoryPerNode       : {node}\n"),
+            format!("This node hogging {node} bytes of memory\nThis task hogging {node} bytes of memory\n"),
+        ] {
+            assert!(out.contains(&l), "{m}: {l}: {out}");
+        }
+    }
+    let o = env.run(&[
+        "suite",
+        "ior",
+        "-w",
+        "-r",
+        "-b",
+        "64k",
+        "-t",
+        "16k",
+        "-O",
+        "memoryPerTask=10m",
+        "-j",
+        "5",
+        "-O",
+        "summaryFormat=JSON",
+        "-o",
+        f,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let p = &v["tests"][0]["Parameters"];
+    assert_eq!(
+        (
+            &p["memoryPerTask"],
+            &p["memoryPerNode"],
+            &p["outlierThreshold"]
+        ),
+        (
+            &serde_json::json!(10 << 20),
+            &serde_json::json!(0),
+            &serde_json::json!(5)
+        ),
+        "{p}"
+    );
+    // -z with -R: the offsets' seed must be given; with it the read checks clean.
+    let z = [
+        "suite", "ior", "-w", "-r", "-R", "-z", "-b", "64k", "-t", "16k", "-G", "3", "-o", f,
+    ];
+    let o = env.run(&z);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("random offset with read check option requires to set the random seed"),
+        "{}",
+        stderr(&o)
+    );
+    let o = env.run(&[&z[..], &["--random-offset-seed=11"]].concat());
+    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+    assert!(!stdout(&o).contains("WARNING"), "{}", stdout(&o));
+});
+
 fathomtest!(ior_takes_ior_s_own_command_line, |env| {
     let _a = alone();
     let f = env.path().join("testFile");

@@ -90,10 +90,16 @@ pub(super) const FLAGS: &[&str] = &[
     "-f",
     "--testscripts",
     "--summaryAlways",
+    "-M",
+    "--memoryPerNode",
+    "--memoryPerTask",
+    "-j",
+    "--outlierThreshold",
+    "--random-offset-seed",
 ];
 
 /// IOR's one-letter options that take a value.
-pub(super) const VALUED: &str = "abdfiostNOQXDTGA";
+pub(super) const VALUED: &str = "abdfiostNOQXDTGAMj";
 /// IOR's one-letter flags.
 pub(super) const FLAG_LETTERS: &str = "wrYzECgvucWRmFekZhKB";
 
@@ -157,6 +163,9 @@ pub(super) const DIRECTIVES: &[(&str, &str, bool)] = &[
     ("summaryformat", "--summaryFormat", false),
     ("summaryalways", "--summaryAlways", true),
     ("summaryfile", "--summaryFile", false),
+    ("memorypertask", "--memoryPerTask", false),
+    ("memorypernode", "--memoryPerNode", false),
+    ("outlierthreshold", "--outlierThreshold", false),
 ];
 
 /// The prefix of the internal argument that turns a flag off (a directive's `=0`).
@@ -331,7 +340,8 @@ pub const USAGE: &str = "usage: fathom suite ior [-a POSIX|MMAP] [-b blockSize] 
       [-s segmentCount] [-i repetitions] [-N numTasks] [-o testFile] [-F] [-w] [-r]
       [-e] [-Y] [-k] [-z] [-u] [-m] [-W] [-R] [-C] [-Z] [-Q N] [-X seed] [-g] [-v] [-c]
       [-d delay] [-E] [-D seconds] [-T minutes] [-K] [-G seed] [-A refNum] [-B]
-      [-O directives] [-f script]
+      [-M memoryPerNode] [-j seconds] [--random-offset-seed N] [-O directives]
+      [-f script]
   -a api (POSIX: pread/pwrite, MMAP: mapped)   -b bytes per task per segment (1m)
   -t bytes per transfer (256k)  -s segments (1)  -i repetitions (1)
   -N tasks (under mpirun: the first N ranks, all by default; alone: N threads)
@@ -348,6 +358,11 @@ pub const USAGE: &str = "usage: fathom suite ior [-a POSIX|MMAP] [-b blockSize] 
   -O stoneWallingStatusFile=F keeps that count for a later -r run)
   -T no phase starts after this many minutes  -K keep the files when a check failed
   -G IOR's data signature  -A reference number (in the summary)  -B O_DIRECT (IOR 3)
+  -M memory the tasks of a node take and touch for the test, as IOR reads it: a leading
+  number is a percentage of the node's memory (IOR's '2g' is 2%); -O memoryPerTask=SIZE
+  for each task  -j N warn of a task N seconds off the mean (IOR's outlier check)
+  --random-offset-seed N the seed of -z's offsets (needed with -z -R)
+  -o A@B files on several file systems: -F task T's on the (T mod count)th name
   -O directives (e.g. -O useO_DIRECT=1,keepFile=1,stoneWallingWearOutIterations=N;
   -O summaryFormat=default|JSON|CSV, -O summaryFile=FILE, -O summaryalways=1: IOR 4.0's
   report formats)
@@ -360,6 +375,34 @@ fn number(k: &str, v: &str) -> Result<u64> {
     v.trim()
         .parse()
         .map_err(|_| anyhow!("{k}: '{v}' is not a number"))
+}
+
+/// `-M`'s value as IOR 4.0 reads it: a leading whole number is a percentage of the
+/// node's memory (IOR's scan takes the number and stops, so `-M 2g` is 2 percent, and
+/// `-M 75%` 75 percent); without one, a size.
+fn node_memory(v: &str) -> Result<u64> {
+    let t = v.trim_start();
+    let sign = usize::from(t.starts_with(['-', '+']));
+    let digits = t[sign..].chars().take_while(char::is_ascii_digit).count();
+    if digits == 0 {
+        return size(v);
+    }
+    let percent: i64 = t[..sign + digits]
+        .parse()
+        .map_err(|_| anyhow!("-M: '{v}' is not a number"))?;
+    if !(0..=100).contains(&percent) {
+        bail!("percentage must be between 0 and 100");
+    }
+    let mem = nix::unistd::sysconf(nix::unistd::SysconfVar::PAGE_SIZE)
+        .ok()
+        .flatten()
+        .unwrap_or(4096) as u64
+        * nix::unistd::sysconf(nix::unistd::SysconfVar::_PHYS_PAGES)
+            .ok()
+            .flatten()
+            .unwrap_or(0) as u64;
+    // (IOR divides first.)
+    Ok(mem / 100 * percent as u64)
 }
 
 /// A signed number of IOR's (a seed, a reference number).
@@ -422,6 +465,10 @@ impl Opts {
             api: "POSIX".into(),
             stamp: 0,
             summary_always: false,
+            memory_per_task: 0,
+            memory_per_node: 0,
+            outlier: 0,
+            random_offset_seed: None,
         }
     }
 
@@ -442,6 +489,10 @@ impl Opts {
                  rank: run the tasks as ranks under mpirun (fathom's MPI build), not as -N \
                  threads of one process"
             );
+        }
+        // IOR's rule: -z's offsets must be known again to check them.
+        if self.random && self.check_read && self.random_offset_seed.is_none() {
+            bail!("random offset with read check option requires to set the random seed");
         }
         // IOR's rule: a -R without a write phase compares with -G's signature.
         if self.check_read && !self.write && self.signature.is_none() {
@@ -553,6 +604,17 @@ pub fn parse(args: &[String]) -> Result<Opts> {
             "-T" | "--maxTimeDuration" => o.max_minutes = number(k, &val()?)?,
             "-K" | "--keepFileWithError" => o.keep_with_error = true,
             "-G" | "--setTimeStampSignature" => o.signature = Some(signed(k, &val()?)?),
+            // IOR: the one or the other, the last given.
+            "-M" | "--memoryPerNode" => {
+                o.memory_per_node = node_memory(&val()?)?;
+                o.memory_per_task = 0;
+            }
+            "--memoryPerTask" => {
+                o.memory_per_task = size(&val()?)?;
+                o.memory_per_node = 0;
+            }
+            "-j" | "--outlierThreshold" => o.outlier = number(k, &val()?)?,
+            "--random-offset-seed" => o.random_offset_seed = Some(signed(k, &val()?)?),
             "-A" | "--refNum" => o.ref_num = Some(signed(k, &val()?)?),
             // IOR 3's flag for O_DIRECT (IOR 4: --posix.odirect).
             "-B" => o.direct = true,

@@ -116,6 +116,15 @@ pub struct Opts {
     /// `-O summaryalways=1`: each test's summary lines after it (with -v), not its Max
     /// lines.
     pub summary_always: bool,
+    /// `-O memoryPerTask=SIZE`: bytes each task allocates and touches for the test
+    /// (IOR's simulation of an application's memory).
+    pub memory_per_task: u64,
+    /// `-M` / `-O memoryPerNode=`: bytes the tasks of a node hog between them.
+    pub memory_per_node: u64,
+    /// `-j N`: IOR's warning on a task whose times are N seconds off the mean.
+    pub outlier: u64,
+    /// `--random-offset-seed`: the seed of -z's offsets (IOR's randomSeed).
+    pub random_offset_seed: Option<i64>,
 }
 
 pub use report::{Format, Phase};

@@ -69,6 +69,16 @@ pub(super) fn job(o: &Opts, step: Step, at: Place, limit: Option<u64>) -> Result
     if let (Some(g), false) = (o.signature, o.ior_data()) {
         b = b.option("randseed", g.to_string());
     }
+    // --random-offset-seed: -z's order from IOR's seed (each task's own with -F, as IOR
+    // adds the task's number).
+    if let (Some(seed), true) = (o.random_offset_seed, o.random) {
+        let task = if o.file_per_proc {
+            i64::from(at.data_of)
+        } else {
+            0
+        };
+        b = b.option("randseed", (seed + task).to_string());
+    }
     if o.random && !o.file_per_proc && o.segments > 1 {
         bail!("-z (random offsets) with a segmented shared file is not supported; use -F or -s 1");
     }
@@ -219,6 +229,9 @@ pub(super) struct Done {
     /// `-R`: the transfers whose check failed, over every rank (at rank 0), and the
     /// first failure (rank 0's).
     pub(super) failed: (u64, Option<String>),
+    /// This rank's times as IOR's outlier check (-j) takes them: the start (seconds since
+    /// the epoch), the open, transfer and close times, and the end.
+    pub(super) times: [f64; 5],
 }
 
 /// One phase (write or read) of one iteration on every rank: the ranks start together,
@@ -227,6 +240,9 @@ pub(super) struct Done {
 /// as IOR's aggregate bandwidth. `limit`: at most this many transfers per task.
 pub(super) fn phase(o: &Opts, write: bool, at: Place, limit: Option<u64>) -> Result<Done> {
     let what = if write { "write phase" } else { "read phase" };
+    let started = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_secs_f64());
     let j = run_step(o, if write { Step::Write } else { Step::Read }, at, limit)?;
     let after = std::time::Instant::now();
     // A rank that takes no part adds nothing.
@@ -300,12 +316,14 @@ pub(super) fn phase(o: &Opts, write: bool, at: Place, limit: Option<u64>) -> Res
         failed as f64,
     ];
     let all = at.cl.gather_f64(&mine);
+    let times = [started, open, rdwr, secs - open - rdwr, started + secs];
     if !at.root() {
         return Ok(Done {
             phase: None,
             pairs,
             notes,
             failed: (0, None),
+            times,
         });
     }
     let sum = |k: usize| all.iter().map(|v| v[k]).sum::<f64>();
@@ -346,6 +364,7 @@ pub(super) fn phase(o: &Opts, write: bool, at: Place, limit: Option<u64>) -> Res
         pairs,
         notes,
         failed: (sum(8) as u64, first),
+        times,
     })
 }
 
@@ -660,6 +679,7 @@ pub(super) fn iterations(o: &Opts, at: Place, nodes: Nodes, out: &mut Out) -> Re
     };
     let mut last_pairs = None;
     let mut errors_before = 0;
+    let _hog = hog_memory(o, at, nodes, out);
     exists_warning(o, at, out);
     for i in 0..o.iterations {
         // A signal to any rank stops every rank here.
@@ -707,6 +727,7 @@ pub(super) fn iterations(o: &Opts, at: Place, nodes: Nodes, out: &mut Out) -> Re
             }
             let d = phase(&o, true, at, limit)?;
             after_phase = Some(report_phase(out, cl, &d, true, i));
+            outliers(&o, at, &d, true, out);
             limit = d.pairs.or(limit);
             last_pairs = d.pairs.filter(|_| o.wear_out).or(last_pairs);
         }
@@ -754,6 +775,7 @@ pub(super) fn iterations(o: &Opts, at: Place, nodes: Nodes, out: &mut Out) -> Re
             errors += n;
             out.log(&incorrect_data(&o, "read", *n, first.as_deref()));
             report_phase(out, cl, &d, false, i);
+            outliers(&o, at, &d, false, out);
         }
         out.log(&notes);
         // IOR removes the repetition's files at its end (not with -k, nor -K after a
@@ -795,6 +817,98 @@ fn report_phase(out: &mut Out, cl: &dyn fathom::Cluster, d: &Done, write: bool, 
         out.row(Row::Io { write, p, rep });
     }
     stopped
+}
+
+/// `-j N`: after a phase's line, each task whose start, open, transfer, close or end
+/// time is more than N seconds off the mean over the tasks says so, as IOR (its
+/// warning, with its host and rank; rank 0's among the report's lines).
+fn outliers(o: &Opts, at: Place, d: &Done, write: bool, out: &mut Out) {
+    if o.outlier == 0 {
+        return;
+    }
+    let active = !at.idle();
+    let mut mine = vec![f64::from(u8::from(active))];
+    mine.extend(d.times);
+    let all = at.cl.gather_f64(&mine);
+    // (mean, standard deviation) of each time over the tasks, from rank 0 to all.
+    let mut stats = [(0.0, 0.0); 5];
+    if at.root() {
+        let live: Vec<&Vec<f64>> = all.iter().filter(|v| v[0] > 0.0).collect();
+        let n = live.len().max(1) as f64;
+        for (k, st) in stats.iter_mut().enumerate() {
+            let mean = live.iter().map(|v| v[k + 1]).sum::<f64>() / n;
+            let var = live.iter().map(|v| (mean - v[k + 1]).powi(2)).sum::<f64>() / n;
+            *st = (mean, var.sqrt());
+        }
+    }
+    for st in &mut stats {
+        *st = (at.cl.broadcast(st.0), at.cl.broadcast(st.1));
+    }
+    if !active {
+        return;
+    }
+    let host = fathom::facts::host().hostname;
+    let access = if write { "write" } else { "read" };
+    let names = [
+        "start time",
+        "elapsed create time",
+        "elapsed transfer time",
+        "elapsed close time",
+        "end time",
+    ];
+    let mut lines = String::new();
+    for ((name, val), (mean, sd)) in names.iter().zip(d.times).zip(stats) {
+        if (val - mean).abs() > o.outlier as f64 {
+            lines.push_str(&format!(
+                "WARNING: for {host}, task {}, {access} {name} is {val:.6} (mean={mean:.6}, \
+                 stddev={sd:.6})\n\n",
+                at.rank()
+            ));
+        }
+    }
+    if at.root() {
+        out.log(&lines);
+    } else {
+        print!("{lines}");
+    }
+}
+
+/// `-M` / `-O memoryPerTask=`: the memory each task of this rank takes and touches (a
+/// byte a page, as IOR) for the whole test, IOR's simulation of an application's
+/// memory use; a node's share is split over its tasks (IOR's tasks on node 0). `-vvv`
+/// says how much, as IOR.
+fn hog_memory(o: &Opts, at: Place, nodes: Nodes, out: &mut Out) -> Vec<Vec<u8>> {
+    let per_task = if o.memory_per_task > 0 {
+        o.memory_per_task
+    } else {
+        o.memory_per_node / u64::from(nodes.on_node0.max(1))
+    };
+    if per_task == 0 || at.idle() {
+        return Vec::new();
+    }
+    let mut lines = String::new();
+    if o.verbose >= 3 {
+        if o.memory_per_task == 0 {
+            let node = o.memory_per_node;
+            lines.push_str(&format!("This node hogging {node} bytes of memory\n"));
+        }
+        lines.push_str(&format!("This task hogging {per_task} bytes of memory\n"));
+    }
+    if at.root() {
+        out.log(&lines);
+    } else {
+        print!("{lines}");
+    }
+    let page = 4096;
+    (0..o.tasks)
+        .map(|_| {
+            let mut v = vec![0u8; per_task as usize];
+            for b in v.iter_mut().step_by(page) {
+                *b = 1;
+            }
+            v
+        })
+        .collect()
 }
 
 /// IOR's warning, before the first repetition of a test that writes, when a file it will

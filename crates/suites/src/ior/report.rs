@@ -632,6 +632,15 @@ fn options(o: &Opts, tasks: u32, nodes: Nodes) -> Vec<(String, V)> {
         ("nodes".to_string(), V::Int(nodes.nodes.into())),
         ("tasks".into(), V::Int(tasks.into())),
         ("clients per node".into(), V::Int(nodes.on_node0.into())),
+    ]);
+    // (IOR shows these only when set.)
+    if o.memory_per_task > 0 {
+        v.push(("memoryPerTask".into(), V::Str(human(o.memory_per_task))));
+    }
+    if o.memory_per_node > 0 {
+        v.push(("memoryPerNode".into(), V::Str(human(o.memory_per_node))));
+    }
+    v.extend([
         ("repetitions".into(), V::Int(o.iterations.into())),
         ("xfersize".into(), V::Str(human(o.transfer))),
         ("blocksize".into(), V::Str(human(o.block))),
@@ -665,12 +674,12 @@ fn parameters(o: &Opts, id: usize, nodes: Nodes) -> Vec<(String, V)> {
         int("deadlineForStonewall", o.deadline as i64),
         int("stoneWallingWearOut", b(o.wear_out)),
         int("maxTimeDuration", o.max_minutes as i64),
-        int("outlierThreshold", 0),
+        int("outlierThreshold", o.outlier as i64),
         ("options".into(), V::Str("(null)".into())),
         int("dryRun", 0),
         int("nodes", nodes.nodes.into()),
-        int("memoryPerTask", 0),
-        int("memoryPerNode", 0),
+        int("memoryPerTask", o.memory_per_task as i64),
+        int("memoryPerNode", o.memory_per_node as i64),
         int("tasksPerNode", nodes.on_node0.into()),
         int("repetitions", o.iterations.into()),
         int("multiFile", b(o.multi_file)),
