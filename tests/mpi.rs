@@ -494,6 +494,40 @@ fathomtest!(ior_runs_across_ranks_as_one_ior_run, |env| {
     assert!(!env.path().join("x").exists());
 });
 
+// IOR's -z on a shared file under mpirun: each transfer goes to the task IOR's draws
+// give it (glibc's random() from --random-offset-seed, alike on every rank), so the
+// tasks write different numbers of transfers and every transfer once, as IOR 4.0.0 does
+// (its order read from its system calls); -R checks them in the same order.
+fathomtest!(ior_random_offsets_on_a_shared_file_are_ior_s, |env| {
+    let args = [
+        "-w",
+        "-r",
+        "-R",
+        "-k",
+        "-z",
+        "--random-offset-seed=7",
+        "-b",
+        "64k",
+        "-t",
+        "4k",
+        "-G",
+        "5",
+        "-o",
+        "z",
+    ];
+    let o = mpirun_tool(&env, 3, "IOR", &args);
+    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+    assert!(!stdout(&o).contains("WARNING"), "{}", stdout(&o));
+    let data = std::fs::read(env.path().join("z")).unwrap();
+    assert_eq!(data.len(), 3 * 65536);
+    // IOR's data names its task in each word's high half: the task IOR drew.
+    for (transfer, task) in [(30, 0u32), (0, 0), (16, 1), (25, 1), (21, 2), (10, 2)] {
+        let at = transfer * 4096 + 4;
+        let got = u32::from_le_bytes(data[at..at + 4].try_into().unwrap());
+        assert_eq!(got, task, "transfer {transfer}");
+    }
+});
+
 // IOR's test files on several file systems: `-o A/t@B/u` with -F puts task T's file on
 // the (T mod 2)th (A/t.00000000, B/u.00000001, A/t.00000002, as IOR 4.0.0 does side by
 // side); -vvv names each file removed before the write, as IOR; the shared file is the

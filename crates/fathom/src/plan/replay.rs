@@ -143,13 +143,6 @@ pub(crate) fn plan_replay(
         // fio's --parse-only reads no log either: the job file is checked, not its inputs.
         return Ok(None);
     }
-    if spec.verify.kind.is_some() {
-        return Err(plan_err(
-            spec,
-            "verify checks what fathom's own generator wrote; a replayed log's writes are \
-             not verified: drop verify= (or verify the target with a separate job)",
-        ));
-    }
     let names = log_names(spec, list)?;
     let logs = read_logs(spec, names, warnings)?;
     let mut dirs = [false; 3];
@@ -160,6 +153,19 @@ pub(crate) fn plan_replay(
             dirs[d] |= n[d] > 0;
             max_len[d] = max_len[d].max(r.max_len[d]);
         }
+    }
+    // A log of reads alone may check what it reads against a plain pattern (the same in
+    // every block, whoever wrote it); other verify methods check fathom's own writes.
+    let reads_only = !(dirs[1] || dirs[2]);
+    if spec.verify.kind.is_some()
+        && !(reads_only && spec.verify.kind == Some(fathom_job::VerifyKind::Pattern))
+    {
+        return Err(plan_err(
+            spec,
+            "verify checks what fathom's own generator wrote; a replayed log's writes are \
+             not verified: drop verify= (or verify the target with a separate job; a log \
+             of reads alone may be checked with verify=pattern)",
+        ));
     }
     if limits.readonly && (dirs[1] || dirs[2]) {
         return Err(plan_err(
@@ -254,7 +260,18 @@ fn shaped(spec: &JobSpec, logs: &[Arc<Replay>], max_len: [u64; 3], dirs: [bool; 
     };
     // Buffers hold the largest read or write; a trim moves no data, so a log of 1 GiB
     // trims needs no 1 GiB buffers (fio's t/jobs/t0038 checks the same).
-    s.bs = fathom_job::PerDir([max_len[0].max(512), max_len[1].max(512), 512]);
+    // A direction the log does not use keeps the job's size (a log of reads checked
+    // against a pattern keeps the job's verify_interval, which the write size would cap).
+    let size = |d: usize| {
+        if max_len[d] > 0 {
+            max_len[d]
+        } else {
+            spec.bs.0[d]
+        }
+        .max(512)
+    };
+    let trim = if max_len[2] > 0 { 512 } else { size(2) };
+    s.bs = fathom_job::PerDir([size(0), size(1), trim]);
     s.bsrange = [None, None, None];
     s.bssplit = [Vec::new(), Vec::new(), Vec::new()];
     if let Some(d) = logs.iter().filter_map(|r| r.trace_depth).max() {

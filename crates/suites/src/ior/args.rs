@@ -469,6 +469,7 @@ impl Opts {
             memory_per_node: 0,
             outlier: 0,
             random_offset_seed: None,
+            z_seed: 0,
         }
     }
 
@@ -488,6 +489,19 @@ impl Opts {
                 "-o with several file names ('@') and -F places each task's file by its \
                  rank: run the tasks as ranks under mpirun (fathom's MPI build), not as -N \
                  threads of one process"
+            );
+        }
+        // IOR's rules on -z with a shared file and another task's data.
+        if self.random && !self.file_per_proc && self.reorder_random > 0 {
+            bail!(
+                "random offset and random reorder tasks specified with single-shared-file. \
+                 Choose one and resubmit"
+            );
+        }
+        if self.random && !self.file_per_proc && self.reorder {
+            bail!(
+                "random offset and constant reorder tasks specified with single-shared-file. \
+                 Choose one and resubmit"
             );
         }
         // IOR's rule: -z's offsets must be known again to check them.

@@ -125,6 +125,9 @@ pub struct Opts {
     pub outlier: u64,
     /// `--random-offset-seed`: the seed of -z's offsets (IOR's randomSeed).
     pub random_offset_seed: Option<i64>,
+    /// The seed -z's offsets are drawn with in this test: `--random-offset-seed`'s, else
+    /// rank 0's clock at the test's start (IOR's time(NULL)).
+    pub z_seed: i64,
 }
 
 pub use report::{Format, Phase};

@@ -69,18 +69,16 @@ pub(super) fn job(o: &Opts, step: Step, at: Place, limit: Option<u64>) -> Result
     if let (Some(g), false) = (o.signature, o.ior_data()) {
         b = b.option("randseed", g.to_string());
     }
-    // --random-offset-seed: -z's order from IOR's seed (each task's own with -F, as IOR
-    // adds the task's number).
-    if let (Some(seed), true) = (o.random_offset_seed, o.random) {
-        let task = if o.file_per_proc {
-            i64::from(at.data_of)
-        } else {
-            0
-        };
-        b = b.option("randseed", (seed + task).to_string());
+    // -z with threads (fathom's extension): fathom's random order over each task's
+    // region, from --random-offset-seed's seed.
+    if let (Some(seed), true) = (o.random_offset_seed, o.random && !o.ior_data()) {
+        b = b.option("randseed", seed.to_string());
     }
-    if o.random && !o.file_per_proc && o.segments > 1 {
-        bail!("-z (random offsets) with a segmented shared file is not supported; use -F or -s 1");
+    if o.random && !o.ior_data() && !o.file_per_proc && o.segments > 1 {
+        bail!(
+            "-z (random offsets) with a segmented shared file and -N threads is not \
+             supported; run the tasks as ranks under mpirun, or use -F or -s 1"
+        );
     }
     if write && o.fsync_each {
         b = b.option("fsync", "1");
@@ -133,10 +131,73 @@ pub(super) fn job(o: &Opts, step: Step, at: Place, limit: Option<u64>) -> Result
     if !(write && o.mmap) {
         b = b.option("create_on_open", "1");
     }
+    // -z (one task a process): IOR's own order, replayed.
+    if o.random && o.ior_data() {
+        let order = o.transfers(at, limit);
+        let log = random_log(o, at, write, &order)?;
+        b = b
+            .option("read_iolog", log.display().to_string())
+            .option("replay_no_stall", "1")
+            .option("number_ios", order.len().max(1).to_string());
+    }
     let mut spec = b.build()?;
     ior_data(o, step, at, &mut spec);
     Ok(spec)
 }
+
+/// IOR 4.0's -z offsets within one segment for the task whose data `at` goes through,
+/// drawn as IOR draws them with glibc's random(): with -F every transfer of the task's
+/// block, shuffled (seeded with --random-offset-seed plus the task's number, else the
+/// test's seed); on a shared file each transfer of all the tasks' blocks goes to a task
+/// drawn at random (every task draws alike from the one seed and keeps its own), then
+/// shuffled.
+fn random_offsets(o: &Opts, at: Place) -> Vec<u64> {
+    let pretend = at.data_of;
+    let seed = if o.file_per_proc && o.random_offset_seed.is_some() {
+        o.z_seed + i64::from(pretend)
+    } else {
+        o.z_seed
+    };
+    let mut g = super::tasks::GlibcRand::new(seed as u32);
+    let mut v: Vec<u64> = if o.file_per_proc {
+        (0..o.block / o.transfer).map(|i| i * o.transfer).collect()
+    } else {
+        let tasks = at.ranks().max(1);
+        (0..o.block * u64::from(tasks) / o.transfer)
+            .filter(|_| g.next() % tasks == pretend)
+            .map(|i| i * o.transfer)
+            .collect()
+    };
+    let n = v.len();
+    for i in 0..n {
+        let k = g.next() as usize % n;
+        v.swap(k, i);
+    }
+    v
+}
+
+/// The -z order as the log a job replays: the task's file, each transfer in IOR's order
+/// (written to the temporary folder; [`run_step`] removes it).
+fn random_log(o: &Opts, at: Place, write: bool, order: &[u64]) -> Result<std::path::PathBuf> {
+    let file = std::path::absolute(o.task_file(at))?;
+    let f = file.display();
+    let dir = if write { "write" } else { "read" };
+    let mut log = format!("fio version 2 iolog\n{f} add\n{f} open\n");
+    for off in order {
+        log.push_str(&format!("{f} {dir} {off} {}\n", o.transfer));
+    }
+    log.push_str(&format!("{f} close\n"));
+    let path = std::env::temp_dir().join(format!(
+        "{RANDOM_LOG}{}-{}-{dir}.log",
+        std::process::id(),
+        at.rank()
+    ));
+    std::fs::write(&path, log)?;
+    Ok(path)
+}
+
+/// The beginning of a -z log's name.
+const RANDOM_LOG: &str = "fathom-ior-z-";
 
 /// IOR's data (one task a process): every transfer holds the same words, word i
 /// `rank << 32 | (signature + i)` (IOR 4.0's default "timestamp" packets, the signature
@@ -155,6 +216,9 @@ fn ior_data(o: &Opts, step: Step, at: Place, spec: &mut fathom::JobSpec) {
             spec.verify.pattern = Some(p);
             spec.verify.pattern_offsets.clear();
             spec.verify.state_save = false;
+            // Each transfer is checked whole against the pattern (a -z replay's chunks
+            // would otherwise follow the log's smallest block).
+            spec.verify.interval = o.transfer;
         }
     }
 }
@@ -186,6 +250,12 @@ pub(super) fn run_step(
         return Ok(None);
     }
     let job = job(o, step, at, limit)?;
+    // A -z order's log goes when the step has run (or failed).
+    let log = job
+        .replay
+        .read_iolog
+        .clone()
+        .filter(|p| p.contains(RANDOM_LOG));
     // Every rank lays out and starts together (IOR's barrier before each phase).
     at.cl.barrier();
     let mut runner = fathom::Runner::new(job);
@@ -193,7 +263,11 @@ pub(super) fn run_step(
     if let Some(s) = at.cl.stop_signals() {
         runner = fathom::cluster::stop_with_peers(runner, s);
     }
-    let r = crate::stop::run_runner_with(runner, at.limits())?;
+    let r = crate::stop::run_runner_with(runner, at.limits());
+    if let Some(p) = log {
+        let _ = std::fs::remove_file(p);
+    }
+    let r = r?;
     r.jobs
         .into_iter()
         .next()
@@ -262,8 +336,7 @@ pub(super) fn phase(o: &Opts, write: bool, at: Place, limit: Option<u64>) -> Res
             bail!("{what}: {e}{hint}");
         }
         moved = Moved::of(j, write);
-        let total = o.block * o.segments / o.transfer;
-        let want = limit.map_or(total, |l| l.min(total)) * o.tasks as u64;
+        let want = o.transfers(at, limit).len() as u64 * o.tasks as u64;
         // Fewer only when the deadline (-D) or a signal cut the phase.
         let cut = o.deadline > 0 || crate::stopped();
         if moved.ios > want || (moved.ios < want && !cut) {
@@ -458,26 +531,15 @@ fn wear_out(
 /// This rank's task does IOR's transfers `from..to` of its phase (its blocks, segment by
 /// segment, as IOR orders them): a replay of those transfers.
 fn go_on(o: &Opts, write: bool, at: Place, from: u64, to: u64) -> Result<Moved> {
-    let per_block = o.block / o.transfer;
-    let tasks = u64::from(at.ranks());
-    let me = u64::from(at.data_of);
-    let file = if o.file_per_proc {
-        o.task_files(at).swap_remove(0)
-    } else {
-        o.dir.join(o.shared_name())
-    };
-    let file = std::path::absolute(&file)?;
+    let file = std::path::absolute(o.task_file(at))?;
     let f = file.display();
     let dir = if write { "write" } else { "read" };
     let mut log = format!("fio version 2 iolog\n{f} add\n{f} open\n");
-    for k in from..to {
-        let (seg, j) = ((k / per_block) % o.segments, k % per_block);
-        let off = j * o.transfer
-            + if o.file_per_proc {
-                seg * o.block
-            } else {
-                seg * tasks * o.block + me * o.block
-            };
+    // The phase's transfers in IOR's order, from where the deadline cut it, wrapping
+    // round to the first segment as IOR does.
+    let order = o.transfers(at, None);
+    for k in (from..to).filter(|_| !order.is_empty()) {
+        let off = order[(k % order.len().max(1) as u64) as usize];
         log.push_str(&format!("{f} {dir} {off} {}\n", o.transfer));
     }
     log.push_str(&format!("{f} close\n"));
@@ -606,6 +668,34 @@ impl Opts {
             })
             .collect()
     }
+    /// The file offsets of one task's transfers in a phase, in IOR's order (segment by
+    /// segment; -z: IOR's random order with one task a process), at most `limit`.
+    pub(super) fn transfers(&self, at: Place, limit: Option<u64>) -> Vec<u64> {
+        let tasks = u64::from(at.ranks().max(1));
+        let me = u64::from(at.data_of);
+        let one: Vec<u64> = if self.random && self.ior_data() {
+            random_offsets(self, at)
+        } else {
+            let base = if self.file_per_proc {
+                0
+            } else {
+                me * self.block
+            };
+            (0..self.block / self.transfer)
+                .map(|j| base + j * self.transfer)
+                .collect()
+        };
+        let stride = if self.file_per_proc {
+            self.block
+        } else {
+            tasks * self.block
+        };
+        let all = (0..self.segments).flat_map(|s| one.iter().map(move |off| off + s * stride));
+        match limit {
+            Some(l) => all.take(l as usize).collect(),
+            None => all.collect(),
+        }
+    }
     /// The options with the test file on the file system of the task whose data `at`
     /// goes through (-o A@B with -F: IOR's file name T mod count for task T).
     pub(super) fn on_fs_of(&self, at: Place) -> std::borrow::Cow<'_, Opts> {
@@ -680,6 +770,12 @@ pub(super) fn iterations(o: &Opts, at: Place, nodes: Nodes, out: &mut Out) -> Re
     let mut last_pairs = None;
     let mut errors_before = 0;
     let _hog = hog_memory(o, at, nodes, out);
+    // -z's seed for the test: --random-offset-seed's, else rank 0's clock (IOR's).
+    let clock = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs()) as u32;
+    let z_seed = cl.broadcast(f64::from(clock)) as i64;
+    let z_seed = o.random_offset_seed.unwrap_or(z_seed);
     exists_warning(o, at, out);
     for i in 0..o.iterations {
         // A signal to any rank stops every rank here.
@@ -691,6 +787,7 @@ pub(super) fn iterations(o: &Opts, at: Place, nodes: Nodes, out: &mut Out) -> Re
         }
         // -m: this repetition's own files.
         let mut o = o.for_rep(i);
+        o.z_seed = z_seed;
         // IOR's time stamp signature of the repetition's data (rank 0's clock), or -G's.
         let now = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
@@ -963,5 +1060,54 @@ fn read_status(f: &std::path::Path, notes: &mut String) -> f64 {
             notes.push_str("WARNING: Could not read back the stonewalling status from the file!\n");
             0.0
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn random_offsets_are_ior_s() {
+        // IOR 4.0.0's own order, read from its system calls (lseek before each write)
+        // with -z --random-offset-seed=7 -b 64k -t 4k, in transfers.
+        let opts = |f: &[&str]| {
+            let args: Vec<String> = f.iter().map(|s| s.to_string()).collect();
+            let mut o = crate::ior::parse(&args).unwrap();
+            o.z_seed = 7;
+            o
+        };
+        let at = |tasks, data_of| Place {
+            cl: &fathom::cluster::Alone,
+            tasks,
+            data_of,
+        };
+        let order = |o: &Opts, at: Place| -> Vec<u64> {
+            random_offsets(o, at).iter().map(|b| b / 4096).collect()
+        };
+        // -F, one task: a shuffle of its block.
+        let fpp = opts(&["-F", "-z", "-b", "64k", "-t", "4k"]);
+        assert_eq!(
+            order(&fpp, at(1, 0)),
+            [8, 7, 11, 12, 13, 2, 4, 3, 1, 14, 15, 9, 6, 10, 0, 5]
+        );
+        // A shared file, 3 tasks (mpirun -np 3): each transfer of the three blocks goes to
+        // one task, drawn alike by all, then each task's are shuffled.
+        let shared = opts(&["-z", "-b", "64k", "-t", "4k"]);
+        let want: [&[u64]; 3] = [
+            &[30, 8, 37, 19, 32, 5, 15, 34, 36, 13, 46, 22, 1, 43, 27, 0],
+            &[
+                16, 41, 26, 28, 39, 3, 7, 12, 14, 24, 40, 38, 11, 47, 31, 9, 25,
+            ],
+            &[21, 2, 44, 6, 20, 29, 33, 17, 23, 45, 18, 42, 4, 35, 10],
+        ];
+        for (rank, w) in want.iter().enumerate() {
+            assert_eq!(order(&shared, at(3, rank as u32)), *w, "task {rank}");
+        }
+        // Segments repeat the order a stride on (the tasks' blocks of a shared file).
+        let two = opts(&["-z", "-b", "64k", "-t", "4k", "-s", "2"]);
+        let all = two.transfers(at(3, 0), None);
+        assert_eq!(all.len(), 32);
+        assert_eq!(all[16] - all[0], 3 * 65536);
     }
 }
