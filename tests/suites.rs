@@ -1062,6 +1062,88 @@ fathomtest!(ior_hogs_memory_and_takes_ior_s_other_options, |env| {
     assert!(!stdout(&o).contains("WARNING"), "{}", stdout(&o));
 });
 
+// IOR's --warningAsErrors (a warning ends the run, as IOR's error), -O interIODelay
+// (microseconds after each write and read transfer, within the phase's time) and
+// -O saveRankPerformanceDetailsCSV (IOR's head, a line per task and phase, C's %.10e).
+fathomtest!(
+    ior_takes_ior_s_warning_delay_and_rank_csv_directives,
+    |env| {
+        let _a = alone();
+        let f = env.path().join("w");
+        let f = f.to_str().unwrap();
+        let csv = env.path().join("ranks.csv");
+        let o = env.run(&[
+            "suite",
+            "ior",
+            "-w",
+            "-r",
+            "-k",
+            "-b",
+            "64k",
+            "-t",
+            "16k",
+            "-O",
+            "interIODelay=20000",
+            "-O",
+            &format!("saveRankPerformanceDetailsCSV={}", csv.display()),
+            "-o",
+            f,
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        // 4 transfers a phase, 20 ms after each: the transfers' time (wr/rd) is 80 ms or more.
+        for row in stdout(&o)
+            .lines()
+            .filter(|l| l.starts_with("write ") || l.starts_with("read "))
+            .take(2)
+        {
+            let rdwr: f64 = row.split_whitespace().nth(7).unwrap().parse().unwrap();
+            assert!(rdwr >= 0.08, "{row}");
+        }
+        let text = std::fs::read_to_string(&csv).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 3, "{text}");
+        assert_eq!(
+            lines[0],
+            "access,rank,runtime-with-openclose,runtime,throughput-withopenclose,throughput"
+        );
+        for (line, access) in lines[1..].iter().zip(["write", "read"]) {
+            let cells: Vec<&str> = line.split(',').collect();
+            assert_eq!(&cells[..2], &[access, "0"], "{line}");
+            for c in &cells[2..] {
+                // C's %.10e: a digit, ten decimals, a signed exponent of two digits or more.
+                let (m, e) = c.split_once('e').unwrap();
+                assert!(m.len() == 12 && m.as_bytes()[1] == b'.', "{c}");
+                assert!(
+                    (e.starts_with('+') || e.starts_with('-')) && e.len() >= 3,
+                    "{c}"
+                );
+            }
+            let runtime: f64 = cells[3].parse().unwrap();
+            assert!(runtime >= 0.08, "{line}");
+        }
+        // The file is there now: its warning is an error with --warningAsErrors.
+        let o = env.run(&[
+            "suite",
+            "ior",
+            "-w",
+            "-b",
+            "64k",
+            "-t",
+            "16k",
+            "--warningAsErrors",
+            "-o",
+            f,
+        ]);
+        assert_ne!(o.status.code(), Some(0));
+        assert!(
+            stderr(&o).contains("exists already and will be overwritten (--warningAsErrors)"),
+            "{}",
+            stderr(&o)
+        );
+        assert!(!stdout(&o).contains("write "), "{}", stdout(&o));
+    }
+);
+
 fathomtest!(ior_takes_ior_s_own_command_line, |env| {
     let _a = alone();
     let f = env.path().join("testFile");

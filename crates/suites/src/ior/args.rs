@@ -96,6 +96,9 @@ pub(super) const FLAGS: &[&str] = &[
     "-j",
     "--outlierThreshold",
     "--random-offset-seed",
+    "--warningAsErrors",
+    "--interIODelay",
+    "--saveRankPerformanceDetailsCSV",
 ];
 
 /// IOR's one-letter options that take a value.
@@ -166,6 +169,13 @@ pub(super) const DIRECTIVES: &[(&str, &str, bool)] = &[
     ("memorypertask", "--memoryPerTask", false),
     ("memorypernode", "--memoryPerNode", false),
     ("outlierthreshold", "--outlierThreshold", false),
+    ("warningaserrors", "--warningAsErrors", true),
+    ("interiodelay", "--interIODelay", false),
+    (
+        "saverankperformancedetailscsv",
+        "--saveRankPerformanceDetailsCSV",
+        false,
+    ),
 ];
 
 /// The prefix of the internal argument that turns a flag off (a directive's `=0`).
@@ -192,6 +202,7 @@ fn unset(o: &mut Opts, flag: &str) -> Result<()> {
         "--multiFile" => o.multi_file = false,
         "--verbose" => o.verbose = 0,
         "--summaryAlways" => o.summary_always = false,
+        "--warningAsErrors" => o.warnings_as_errors = false,
         "--collective" | "--intraTestBarriers" => {}
         other => bail!("{other}: cannot be set to 0"),
     }
@@ -362,6 +373,8 @@ pub const USAGE: &str = "usage: fathom suite ior [-a POSIX|MMAP] [-b blockSize] 
   number is a percentage of the node's memory (IOR's '2g' is 2%); -O memoryPerTask=SIZE
   for each task  -j N warn of a task N seconds off the mean (IOR's outlier check)
   --random-offset-seed N the seed of -z's offsets (needed with -z -R)
+  --warningAsErrors a warning ends the run  -O interIODelay=USEC after each transfer
+  -O saveRankPerformanceDetailsCSV=FILE each task's times and rates per phase
   -o A@B files on several file systems: -F task T's on the (T mod count)th name
   -O directives (e.g. -O useO_DIRECT=1,keepFile=1,stoneWallingWearOutIterations=N;
   -O summaryFormat=default|JSON|CSV, -O summaryFile=FILE, -O summaryalways=1: IOR 4.0's
@@ -469,6 +482,9 @@ impl Opts {
             memory_per_node: 0,
             outlier: 0,
             random_offset_seed: None,
+            warnings_as_errors: false,
+            inter_io_delay: 0,
+            rank_csv: None,
             z_seed: 0,
         }
     }
@@ -629,6 +645,9 @@ pub fn parse(args: &[String]) -> Result<Opts> {
             }
             "-j" | "--outlierThreshold" => o.outlier = number(k, &val()?)?,
             "--random-offset-seed" => o.random_offset_seed = Some(signed(k, &val()?)?),
+            "--warningAsErrors" => o.warnings_as_errors = true,
+            "--interIODelay" => o.inter_io_delay = number(k, &val()?)?,
+            "--saveRankPerformanceDetailsCSV" => o.rank_csv = Some(val()?.into()),
             "-A" | "--refNum" => o.ref_num = Some(signed(k, &val()?)?),
             // IOR 3's flag for O_DIRECT (IOR 4: --posix.odirect).
             "-B" => o.direct = true,

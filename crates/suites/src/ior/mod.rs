@@ -125,6 +125,12 @@ pub struct Opts {
     pub outlier: u64,
     /// `--random-offset-seed`: the seed of -z's offsets (IOR's randomSeed).
     pub random_offset_seed: Option<i64>,
+    /// `--warningAsErrors`: a warning ends the run, as IOR's error.
+    pub warnings_as_errors: bool,
+    /// `-O interIODelay=N`: microseconds between transfers of the write and read phases.
+    pub inter_io_delay: u64,
+    /// `-O saveRankPerformanceDetailsCSV=FILE`: each rank's times and rates per phase.
+    pub rank_csv: Option<std::path::PathBuf>,
     /// The seed -z's offsets are drawn with in this test: `--random-offset-seed`'s, else
     /// rank 0's clock at the test's start (IOR's time(NULL)).
     pub z_seed: i64,
@@ -262,6 +268,9 @@ fn run_test(mut o: Opts, cl: &dyn Cluster, out: &mut Out) -> Result<u64> {
         // IOR: -N takes that many of the ranks, one task each; more than there are is
         // warned of and cut to the ranks.
         let n = if o.tasks_given { o.tasks } else { world };
+        if n > world && o.warnings_as_errors {
+            bail!("More tasks requested ({n}) than available ({world}), (--warningAsErrors)");
+        }
         if n > world && cl.rank() == 0 {
             eprintln!(
                 "WARNING: More tasks requested ({n}) than available ({world}),\n\
@@ -278,6 +287,18 @@ fn run_test(mut o: Opts, cl: &dyn Cluster, out: &mut Out) -> Result<u64> {
         tasks,
         data_of: cl.rank(),
     };
+    // -O saveRankPerformanceDetailsCSV: made anew with its head when first named.
+    if let Some(p) = o.rank_csv.as_ref().filter(|p| !out.rank_csvs.contains(p)) {
+        if cl.rank() == 0 {
+            std::fs::write(p, phases::RANK_CSV_HEAD).map_err(|e| {
+                anyhow!(
+                    "Cannot open saveRankPerformanceDetailsCSV file for write! ({}: {e})",
+                    p.display()
+                )
+            })?;
+        }
+        out.rank_csvs.push(p.clone());
+    }
     std::fs::create_dir_all(&o.dir)?;
     for (d, _) in &o.other_files {
         std::fs::create_dir_all(d)?;

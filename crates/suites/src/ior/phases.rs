@@ -83,6 +83,11 @@ pub(super) fn job(o: &Opts, step: Step, at: Place, limit: Option<u64>) -> Result
     if write && o.fsync_each {
         b = b.option("fsync", "1");
     }
+    // -O interIODelay: IOR sleeps that long after each transfer of a write or read (a
+    // checking read does not), within the phase's time.
+    if o.inter_io_delay > 0 && !step.checks(o) {
+        b = b.option("thinktime", o.inter_io_delay.to_string());
+    }
     if o.file_per_proc {
         b = b
             .option("filename_format", o.task_format(at))
@@ -415,6 +420,9 @@ pub(super) fn phase(o: &Opts, write: bool, at: Place, limit: Option<u64>) -> Res
             notes.push_str("WARNING: Maybe caused by deadlineForStonewalling\n");
         }
     }
+    if let Some(p) = &o.rank_csv {
+        rank_csv(p, write, &all, moved_all)?;
+    }
     // IOR's latency: a task's transfer time over the transfers of one block, the least
     // over the tasks.
     let per_block = (o.block / o.transfer).max(1) as f64;
@@ -439,6 +447,52 @@ pub(super) fn phase(o: &Opts, write: bool, at: Place, limit: Option<u64>) -> Res
         failed: (sum(8) as u64, first),
         times,
     })
+}
+
+/// The head of a saveRankPerformanceDetailsCSV file, IOR's.
+pub(super) const RANK_CSV_HEAD: &str =
+    "access,rank,runtime-with-openclose,runtime,throughput-withopenclose,throughput\n";
+
+/// `-O saveRankPerformanceDetailsCSV`: a line per task of the phase (rank 0 appends them):
+/// its time with and without the open and close, and the bytes of an average task over
+/// each, in C's `%.10e` as IOR writes them.
+fn rank_csv(path: &std::path::Path, write: bool, all: &[Vec<f64>], moved: u64) -> Result<()> {
+    use std::io::Write;
+    let live: Vec<&Vec<f64>> = all.iter().filter(|v| v[3] > 0.0).collect();
+    let share = moved as f64 / live.len().max(1) as f64;
+    let access = if write { "write" } else { "read" };
+    let mut text = String::new();
+    for (i, v) in live.iter().enumerate() {
+        let (total, rdwr) = (v[2], v[6]);
+        text.push_str(&format!(
+            "{access},{i},{},{},{},{}\n",
+            c_sci(total),
+            c_sci(rdwr),
+            c_sci(share / total),
+            c_sci(share / rdwr)
+        ));
+    }
+    std::fs::OpenOptions::new()
+        .append(true)
+        .create(true)
+        .open(path)
+        .and_then(|mut f| f.write_all(text.as_bytes()))
+        .map_err(|e| anyhow!("Cannot open saveRankPerformanceDetailsCSV file for writes! ({e})"))
+}
+
+/// A number as C's `%.10e` prints it (`1.2345678900e-03`, `inf`).
+fn c_sci(x: f64) -> String {
+    if x.is_nan() {
+        return "-nan".into();
+    }
+    if x.is_infinite() {
+        return if x > 0.0 { "inf" } else { "-inf" }.into();
+    }
+    let s = format!("{x:.10e}");
+    let (mant, exp) = s.split_once('e').unwrap_or((&s, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    let sign = if exp < 0 { '-' } else { '+' };
+    format!("{mant}e{sign}{:02}", exp.abs())
 }
 
 /// The size of the file(s) this rank's step went through (the shared file at rank 0),
@@ -776,7 +830,7 @@ pub(super) fn iterations(o: &Opts, at: Place, nodes: Nodes, out: &mut Out) -> Re
         .map_or(0, |d| d.as_secs()) as u32;
     let z_seed = cl.broadcast(f64::from(clock)) as i64;
     let z_seed = o.random_offset_seed.unwrap_or(z_seed);
-    exists_warning(o, at, out);
+    exists_warning(o, at, out)?;
     for i in 0..o.iterations {
         // A signal to any rank stops every rank here.
         if cl.any(crate::stopped()) || time_up() {
@@ -823,8 +877,9 @@ pub(super) fn iterations(o: &Opts, at: Place, nodes: Nodes, out: &mut Out) -> Re
                 ));
             }
             let d = phase(&o, true, at, limit)?;
+            as_errors(&o, at, &d.notes)?;
             after_phase = Some(report_phase(out, cl, &d, true, i));
-            outliers(&o, at, &d, true, out);
+            outliers(&o, at, &d, true, out)?;
             limit = d.pairs.or(limit);
             last_pairs = d.pairs.filter(|_| o.wear_out).or(last_pairs);
         }
@@ -839,6 +894,7 @@ pub(super) fn iterations(o: &Opts, at: Place, nodes: Nodes, out: &mut Out) -> Re
             let at = at.as_task(write_check_task(&o, nodes, at.ranks(), at.rank()));
             let (n, warn) = check(&o, at, limit)?;
             errors += n;
+            as_errors(&o, at, &warn)?;
             out.log(&warn);
         }
         let stopped = cl.any(crate::stopped());
@@ -865,15 +921,20 @@ pub(super) fn iterations(o: &Opts, at: Place, nodes: Nodes, out: &mut Out) -> Re
                 ));
             }
             let d = phase(&o, false, read_at, limit)?;
+            as_errors(&o, at, &notes)?;
             out.log(&notes);
             notes.clear();
             // -R's warning comes before the phase's line, as IOR counts the errors then.
             let (n, first) = &d.failed;
             errors += n;
-            out.log(&incorrect_data(&o, "read", *n, first.as_deref()));
+            let warn = incorrect_data(&o, "read", *n, first.as_deref());
+            as_errors(&o, at, &warn)?;
+            out.log(&warn);
+            as_errors(&o, at, &d.notes)?;
             report_phase(out, cl, &d, false, i);
-            outliers(&o, at, &d, false, out);
+            outliers(&o, at, &d, false, out)?;
         }
+        as_errors(&o, at, &notes)?;
         out.log(&notes);
         // IOR removes the repetition's files at its end (not with -k, nor -K after a
         // check found errors), every rank done with them first; -v times it.
@@ -919,9 +980,9 @@ fn report_phase(out: &mut Out, cl: &dyn fathom::Cluster, d: &Done, write: bool, 
 /// `-j N`: after a phase's line, each task whose start, open, transfer, close or end
 /// time is more than N seconds off the mean over the tasks says so, as IOR (its
 /// warning, with its host and rank; rank 0's among the report's lines).
-fn outliers(o: &Opts, at: Place, d: &Done, write: bool, out: &mut Out) {
+fn outliers(o: &Opts, at: Place, d: &Done, write: bool, out: &mut Out) -> Result<()> {
     if o.outlier == 0 {
-        return;
+        return Ok(());
     }
     let active = !at.idle();
     let mut mine = vec![f64::from(u8::from(active))];
@@ -941,9 +1002,6 @@ fn outliers(o: &Opts, at: Place, d: &Done, write: bool, out: &mut Out) {
     for st in &mut stats {
         *st = (at.cl.broadcast(st.0), at.cl.broadcast(st.1));
     }
-    if !active {
-        return;
-    }
     let host = fathom::facts::host().hostname;
     let access = if write { "write" } else { "read" };
     let names = [
@@ -955,7 +1013,7 @@ fn outliers(o: &Opts, at: Place, d: &Done, write: bool, out: &mut Out) {
     ];
     let mut lines = String::new();
     for ((name, val), (mean, sd)) in names.iter().zip(d.times).zip(stats) {
-        if (val - mean).abs() > o.outlier as f64 {
+        if active && (val - mean).abs() > o.outlier as f64 {
             lines.push_str(&format!(
                 "WARNING: for {host}, task {}, {access} {name} is {val:.6} (mean={mean:.6}, \
                  stddev={sd:.6})\n\n",
@@ -963,11 +1021,13 @@ fn outliers(o: &Opts, at: Place, d: &Done, write: bool, out: &mut Out) {
             ));
         }
     }
+    as_errors(o, at, &lines)?;
     if at.root() {
         out.log(&lines);
     } else {
         print!("{lines}");
     }
+    Ok(())
 }
 
 /// `-M` / `-O memoryPerTask=`: the memory each task of this rank takes and touches (a
@@ -1011,11 +1071,11 @@ fn hog_memory(o: &Opts, at: Place, nodes: Nodes, out: &mut Out) -> Vec<Vec<u8>> 
 /// IOR's warning, before the first repetition of a test that writes, when a file it will
 /// write is there already: rank 0's for the shared file, each task's own with -F (a
 /// rank other than 0 prints its own lines).
-fn exists_warning(o: &Opts, at: Place, out: &mut Out) {
-    if !(o.write || o.check_write) || at.idle() || !(o.file_per_proc || at.root()) {
-        return;
-    }
-    let files = if o.file_per_proc {
+fn exists_warning(o: &Opts, at: Place, out: &mut Out) -> Result<()> {
+    let writes = o.write || o.check_write;
+    let files = if !writes || at.idle() || !(o.file_per_proc || at.root()) {
+        Vec::new()
+    } else if o.file_per_proc {
         o.task_files(at)
     } else {
         vec![o.dir.join(o.shared_name())]
@@ -1027,11 +1087,30 @@ fn exists_warning(o: &Opts, at: Place, out: &mut Out) {
             "WARNING: The file \"{f}\" exists already and will be overwritten\n"
         ));
     }
+    as_errors(o, at, &lines)?;
     if at.root() {
         out.log(&lines);
     } else {
         print!("{lines}");
     }
+    Ok(())
+}
+
+/// `--warningAsErrors`: a warning (a `WARNING: ` line of `text`, on any rank) ends the
+/// run as IOR's error does, on every rank (asked of all together, so no rank waits for
+/// one that stopped).
+fn as_errors(o: &Opts, at: Place, text: &str) -> Result<()> {
+    if !o.warnings_as_errors {
+        return Ok(());
+    }
+    let first = text.lines().find_map(|l| l.strip_prefix("WARNING: "));
+    if at.cl.any(first.is_some()) {
+        match first {
+            Some(w) => bail!("{} (--warningAsErrors)", w.trim_end_matches('.')),
+            None => bail!("a warning on another rank ended the run (--warningAsErrors)"),
+        }
+    }
+    Ok(())
 }
 
 /// IOR's `-vvv` line of what each task does (`task 3 reading FILE`), printed by each rank

@@ -93,6 +93,8 @@ pub(super) struct Out {
     text: String,
     pub(super) tests: Vec<Test>,
     began: String,
+    /// The saveRankPerformanceDetailsCSV files begun in this run (their head written).
+    pub(super) rank_csvs: Vec<std::path::PathBuf>,
 }
 
 pub(super) fn now() -> String {
@@ -173,6 +175,7 @@ impl Out {
             text: String::new(),
             tests: Vec::new(),
             began: now(),
+            rank_csvs: Vec::new(),
         };
         match out.format {
             Format::Csv => out.text.push_str(
