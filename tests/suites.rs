@@ -1060,6 +1060,61 @@ fathomtest!(ior_hogs_memory_and_takes_ior_s_other_options, |env| {
     let o = env.run(&[&z[..], &["--random-offset-seed=11"]].concat());
     assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
     assert!(!stdout(&o).contains("WARNING"), "{}", stdout(&o));
+    // -vvv: IOR's six times of each phase on each task, then its line.
+    let o = env.run(&[
+        "suite", "ior", "-w", "-r", "-b", "64k", "-t", "16k", "-vvv", "-o", f,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    for access in ["write", "read"] {
+        let times: Vec<f64> = [
+            "open start",
+            "open stop",
+            "start",
+            "stop",
+            "close start",
+            "close stop",
+        ]
+        .iter()
+        .map(|what| {
+            let tail = format!(", {access} {what}\n");
+            let at = out.find(&tail).unwrap_or_else(|| panic!("{tail}: {out}"));
+            let line = &out[out[..at].rfind('\n').unwrap() + 1..at];
+            let t = line.strip_prefix("Test 0: Iter=0, Task=0, Time=").unwrap();
+            t.parse().unwrap()
+        })
+        .collect();
+        assert!(times.windows(2).all(|w| w[0] <= w[1]), "{times:?}");
+    }
+    // -y (IOR's dual mount, -F only): each task's file on its NUMA node's mount,
+    // FILE<node>/data.TASK.
+    let dm = env.path().join("dm");
+    let dm = dm.to_str().unwrap();
+    let o = env.run(&[
+        "suite", "ior", "-w", "-k", "-y", "-b", "64k", "-t", "16k", "-o", dm,
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("Dual Mount can only be used with File Per Process"));
+    let o = env.run(&[
+        "suite", "ior", "-w", "-k", "-F", "-y", "-b", "64k", "-t", "16k", "-o", dm,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains(&format!("test filename       : {dm}\n")),
+        "{}",
+        stdout(&o)
+    );
+    let mounts: Vec<String> = std::fs::read_dir(env.path())
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| {
+            n.strip_prefix("dm")
+                .is_some_and(|d| d.parse::<u32>().is_ok())
+        })
+        .collect();
+    assert_eq!(mounts.len(), 1, "{mounts:?}");
+    assert!(env.path().join(&mounts[0]).join("data.00000000").exists());
 });
 
 // IOR's --warningAsErrors (a warning ends the run, as IOR's error), -O interIODelay

@@ -97,6 +97,8 @@ pub(super) const FLAGS: &[&str] = &[
     "--outlierThreshold",
     "--random-offset-seed",
     "--warningAsErrors",
+    "-y",
+    "--dualMount",
     "--interIODelay",
     "--saveRankPerformanceDetailsCSV",
 ];
@@ -104,7 +106,7 @@ pub(super) const FLAGS: &[&str] = &[
 /// IOR's one-letter options that take a value.
 pub(super) const VALUED: &str = "abdfiostNOQXDTGAMj";
 /// IOR's one-letter flags.
-pub(super) const FLAG_LETTERS: &str = "wrYzECgvucWRmFekZhKB";
+pub(super) const FLAG_LETTERS: &str = "wrYzECgvucWRmFekZhKBy";
 
 /// IOR's groups of one-letter options as IOR's parser reads them, one argument each:
 /// `-vvv` and `-wrk` are flags one by one, `-b64k` and `-t1m` a letter and its value
@@ -170,6 +172,7 @@ pub(super) const DIRECTIVES: &[(&str, &str, bool)] = &[
     ("memorypernode", "--memoryPerNode", false),
     ("outlierthreshold", "--outlierThreshold", false),
     ("warningaserrors", "--warningAsErrors", true),
+    ("dualmount", "--dualMount", true),
     ("interiodelay", "--interIODelay", false),
     (
         "saverankperformancedetailscsv",
@@ -203,6 +206,7 @@ fn unset(o: &mut Opts, flag: &str) -> Result<()> {
         "--verbose" => o.verbose = 0,
         "--summaryAlways" => o.summary_always = false,
         "--warningAsErrors" => o.warnings_as_errors = false,
+        "--dualMount" => o.dual_mount = false,
         "--collective" | "--intraTestBarriers" => {}
         other => bail!("{other}: cannot be set to 0"),
     }
@@ -374,6 +378,7 @@ pub const USAGE: &str = "usage: fathom suite ior [-a POSIX|MMAP] [-b blockSize] 
   for each task  -j N warn of a task N seconds off the mean (IOR's outlier check)
   --random-offset-seed N the seed of -z's offsets (needed with -z -R)
   --warningAsErrors a warning ends the run  -O interIODelay=USEC after each transfer
+  -y with -F, each task's file on its NUMA node's mount (FILE<node>/data.TASK)
   -O saveRankPerformanceDetailsCSV=FILE each task's times and rates per phase
   -o A@B files on several file systems: -F task T's on the (T mod count)th name
   -O directives (e.g. -O useO_DIRECT=1,keepFile=1,stoneWallingWearOutIterations=N;
@@ -388,6 +393,24 @@ fn number(k: &str, v: &str) -> Result<u64> {
     v.trim()
         .parse()
         .map_err(|_| anyhow!("{k}: '{v}' is not a number"))
+}
+
+/// `-o`: the test file, as given; names joined by '@' are files on several file systems
+/// (an existing directory keeps fathom's older meaning: files in it).
+pub(super) fn set_test_file(o: &mut Opts, v: &str) -> Result<()> {
+    o.test_file = Some(v.to_string());
+    let mut names = v.split('@').filter(|n| !n.is_empty()).map(|n| {
+        let (dir, file) = crate::file_arg(n.into());
+        let name = file.and_then(|f| Some(f.file_name()?.to_string_lossy().into_owned()));
+        (dir, name)
+    });
+    let (dir, name) = names.next().ok_or_else(|| anyhow!("-o: no file name"))?;
+    o.dir = dir;
+    if name.is_some() {
+        o.name = name;
+    }
+    o.other_files = names.collect();
+    Ok(())
 }
 
 /// `-M`'s value as IOR 4.0 reads it: a leading whole number is a percentage of the
@@ -482,6 +505,8 @@ impl Opts {
             memory_per_node: 0,
             outlier: 0,
             random_offset_seed: None,
+            test_id: 0,
+            dual_mount: false,
             warnings_as_errors: false,
             inter_io_delay: 0,
             rank_csv: None,
@@ -495,6 +520,9 @@ impl Opts {
         if !(self.write || self.read || self.check_write || self.check_read) {
             self.write = true;
             self.read = true;
+        }
+        if self.dual_mount && !self.file_per_proc {
+            bail!("Dual Mount can only be used with File Per Process");
         }
         // IOR's rules on several file systems (-o A@B).
         if !self.other_files.is_empty() && self.unique_dir {
@@ -579,24 +607,7 @@ pub fn parse(args: &[String]) -> Result<Opts> {
         let mut val = || opts.value(k, inline.clone());
         match k {
             "--dir" => o.dir = val()?.into(),
-            "-o" | "--testFile" => {
-                // IOR: the test file; an existing directory keeps fathom's older meaning.
-                // IOR: names joined by '@' are files on several file systems.
-                let v = val()?;
-                o.test_file = Some(v.clone());
-                let mut names = v.split('@').filter(|n| !n.is_empty()).map(|n| {
-                    let (dir, file) = crate::file_arg(n.into());
-                    let name =
-                        file.and_then(|f| Some(f.file_name()?.to_string_lossy().into_owned()));
-                    (dir, name)
-                });
-                let (dir, name) = names.next().ok_or_else(|| anyhow!("-o: no file name"))?;
-                o.dir = dir;
-                if name.is_some() {
-                    o.name = name;
-                }
-                o.other_files = names.collect();
-            }
+            "-o" | "--testFile" => set_test_file(&mut o, &val()?)?,
             "-a" | "--api" => match val()?.as_str() {
                 // (IOR shows the API as it was given.)
                 v if v.eq_ignore_ascii_case("POSIX") => {
@@ -646,6 +657,7 @@ pub fn parse(args: &[String]) -> Result<Opts> {
             "-j" | "--outlierThreshold" => o.outlier = number(k, &val()?)?,
             "--random-offset-seed" => o.random_offset_seed = Some(signed(k, &val()?)?),
             "--warningAsErrors" => o.warnings_as_errors = true,
+            "-y" | "--dualMount" => o.dual_mount = true,
             "--interIODelay" => o.inter_io_delay = number(k, &val()?)?,
             "--saveRankPerformanceDetailsCSV" => o.rank_csv = Some(val()?.into()),
             "-A" | "--refNum" => o.ref_num = Some(signed(k, &val()?)?),

@@ -131,6 +131,10 @@ pub struct Opts {
     pub inter_io_delay: u64,
     /// `-O saveRankPerformanceDetailsCSV=FILE`: each rank's times and rates per phase.
     pub rank_csv: Option<std::path::PathBuf>,
+    /// The test's number in the run (IOR's test id: a script's tests from 0).
+    pub test_id: usize,
+    /// `-y`: IOR's dual mount, the test file `-o` + the CPU's NUMA node + `/data`.
+    pub dual_mount: bool,
     /// The seed -z's offsets are drawn with in this test: `--random-offset-seed`'s, else
     /// rank 0's clock at the test's start (IOR's time(NULL)).
     pub z_seed: i64,
@@ -244,7 +248,8 @@ pub fn run_on(args: &[String], cl: &dyn Cluster) -> Result<super::Outcome> {
         out.log(&env);
     }
     let mut errors = 0;
-    for o in all.clone() {
+    for (id, mut o) in all.clone().into_iter().enumerate() {
+        o.test_id = id;
         errors += run_test(o, cl, &mut out)?;
     }
     if cl.rank() != 0 {
@@ -257,6 +262,20 @@ pub fn run_on(args: &[String], cl: &dyn Cluster) -> Result<super::Outcome> {
         None => print!("{text}"),
     }
     Ok((u8::from(errors > 0), metrics))
+}
+
+/// The NUMA node of the CPU this process runs on now (IOR's getcpu()), 0 when the
+/// system does not say.
+fn numa_node() -> u32 {
+    let Ok(cpu) = nix::sched::sched_getcpu() else {
+        return 0;
+    };
+    std::fs::read_dir(format!("/sys/devices/system/cpu/cpu{cpu}"))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .find_map(|e| e.file_name().to_str()?.strip_prefix("node")?.parse().ok())
+        .unwrap_or(0)
 }
 
 /// One test of the run (the command line's, or one of a script's) on every rank; the
@@ -287,6 +306,14 @@ fn run_test(mut o: Opts, cl: &dyn Cluster, out: &mut Out) -> Result<u64> {
         tasks,
         data_of: cl.rank(),
     };
+    // -y: each rank's files on the mount of the NUMA node it runs on (IOR's
+    // FILE<node>/data), the test file's name shown as given.
+    if o.dual_mount {
+        let given = o.test_file.clone().unwrap_or_else(|| o.test_file_name());
+        let node = numa_node();
+        args::set_test_file(&mut o, &format!("{given}{node}/data"))?;
+        o.test_file = Some(given);
+    }
     // -O saveRankPerformanceDetailsCSV: made anew with its head when first named.
     if let Some(p) = o.rank_csv.as_ref().filter(|p| !out.rank_csvs.contains(p)) {
         if cl.rank() == 0 {

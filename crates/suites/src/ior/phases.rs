@@ -877,6 +877,7 @@ pub(super) fn iterations(o: &Opts, at: Place, nodes: Nodes, out: &mut Out) -> Re
                 ));
             }
             let d = phase(&o, true, at, limit)?;
+            timer_lines(&o, at, &d, true, i, out);
             as_errors(&o, at, &d.notes)?;
             after_phase = Some(report_phase(out, cl, &d, true, i));
             outliers(&o, at, &d, true, out)?;
@@ -921,6 +922,7 @@ pub(super) fn iterations(o: &Opts, at: Place, nodes: Nodes, out: &mut Out) -> Re
                 ));
             }
             let d = phase(&o, false, read_at, limit)?;
+            timer_lines(&o, at, &d, false, i, out);
             as_errors(&o, at, &notes)?;
             out.log(&notes);
             notes.clear();
@@ -1094,6 +1096,38 @@ fn exists_warning(o: &Opts, at: Place, out: &mut Out) -> Result<()> {
         print!("{lines}");
     }
     Ok(())
+}
+
+/// IOR's `-vvv` times of a phase on each task (`Test 0: Iter=0, Task=1,
+/// Time=1795773333.367498, write open start`): the moments fathom measured the open,
+/// the transfers and the close to begin and end, in seconds since the epoch.
+fn timer_lines(o: &Opts, at: Place, d: &Done, write: bool, rep: u32, out: &mut Out) {
+    if o.verbose < 3 || at.idle() {
+        return;
+    }
+    let [start, open, rdwr, close, _] = d.times;
+    let access = if write { "write" } else { "read" };
+    let events = [
+        (start, "open start"),
+        (start + open, "open stop"),
+        (start + open, "start"),
+        (start + open + rdwr, "stop"),
+        (start + open + rdwr, "close start"),
+        (start + open + rdwr + close, "close stop"),
+    ];
+    let mut lines = String::new();
+    for (t, what) in events {
+        lines.push_str(&format!(
+            "Test {}: Iter={rep}, Task={}, Time={t:.6}, {access} {what}\n",
+            o.test_id,
+            at.rank()
+        ));
+    }
+    if at.root() {
+        out.log(&lines);
+    } else {
+        print!("{lines}");
+    }
 }
 
 /// `--warningAsErrors`: a warning (a `WARNING: ` line of `text`, on any rank) ends the
