@@ -380,6 +380,9 @@ pub(super) fn phase(o: &Opts, write: bool, at: Place, limit: Option<u64>) -> Res
     }
     open = open.min(secs);
     rdwr = rdwr.min(secs - open);
+    // Every rank has closed its files before the size is taken (IOR's barrier after the
+    // close): another rank's last writes may end the shared file.
+    at.cl.barrier();
     let stat = stat_size(o, at);
     let active = if j.is_some() { 1.0 } else { 0.0 };
     let mine = [
