@@ -1801,3 +1801,35 @@ fn verify_only_and_verify_errors_count_reads_as_in_fio() {
     assert_eq!(a, f);
     assert_eq!(f.2, 2, "{f:?}");
 }
+
+#[test]
+fn clones_sharing_a_file_verify_as_in_fio() {
+    // numjobs clones writing one file (and several readers checking it): each verifies
+    // what is there, whichever clone wrote it last, as fio does (fathom's header names
+    // the clone, and a chunk another clone left was taken for damage). Clones with
+    // regions of their own (offset_increment) still verify only their own.
+    let common = ["--filename=f", "--size=256k", "--bs=4k", "--verify=crc32c"];
+    for extra in [
+        &["--name=w", "--rw=write", "--numjobs=2"][..],
+        &["--name=w", "--rw=randwrite", "--numjobs=3"],
+        &[
+            "--name=w",
+            "--rw=write",
+            "--numjobs=2",
+            "--offset_increment=256k",
+        ],
+        &["--name=w", "--rw=write", "--name=v", "--rw=write"],
+    ] {
+        compare(&[&common[..], extra].concat(), false);
+    }
+    // Readers: a file one job wrote, checked by two clones.
+    let Some(fio) = fio() else { return };
+    let (env, fdir, adir) = side_by_side();
+    let write = [&common[..], &["--name=w", "--rw=write", "--do_verify=0"]].concat();
+    let read = [&common[..], &["--name=r", "--rw=read", "--numjobs=2"]].concat();
+    fio_ok(&fio, &fdir, &write);
+    let f = counts(&fio_json(&fio, &fdir, &read));
+    fathom_json(&env, &adir, &write);
+    let a = counts(&fathom_json(&env, &adir, &read));
+    assert_eq!(a, f);
+}

@@ -44,6 +44,7 @@ pub(crate) fn plan_clone(
             tree: Some(tree),
             replay: None,
             locks: Vec::new(),
+            overlapped: false,
         });
     }
     let paths = clone_paths(spec, tree_plan.as_ref(), (&format, dir), jobnum, r, limits)?;
@@ -110,6 +111,7 @@ pub(crate) fn plan_clone(
         tree: None,
         replay: None,
         locks: Vec::new(),
+        overlapped: false,
     })
 }
 

@@ -105,6 +105,7 @@ pub fn plan_with(set: &JobSet, limits: Limits) -> Result<Plan, RunError> {
         c.index = n;
     }
     share_locks(&mut out);
+    mark_overlaps(&mut out);
     share_dedupe_set(&mut out);
     share_zones(&mut out)?;
     merge_file_needs(&mut out);
@@ -262,6 +263,71 @@ fn share_locks(out: &mut Plan) {
                 .map(|f| locks.entry(f.path.clone()).or_default().clone())
                 .collect();
         }
+    }
+}
+
+/// Mark each clone with a region that another clone's writes reach (the same path, the
+/// regions overlapping); see [`PlannedClone::overlapped`].
+fn mark_overlaps(out: &mut Plan) {
+    // Per path: (start, end, clone's place in the run, writes).
+    let mut by_path: std::collections::HashMap<PathBuf, Vec<(u64, u64, usize, bool)>> =
+        Default::default();
+    let mut n = 0;
+    for j in &out.jobs {
+        let writes = j.spec.rw.kind.writes() || j.spec.rw.kind.trims();
+        for c in &j.clones {
+            for f in &c.files {
+                let r = f.region;
+                by_path.entry(f.path.clone()).or_default().push((
+                    r.start,
+                    r.start + r.len,
+                    n,
+                    writes,
+                ));
+            }
+            n += 1;
+        }
+    }
+    let mut overlapped = vec![false; n];
+    for mut v in by_path.into_values().filter(|v| v.len() > 1) {
+        v.sort_unstable();
+        // A writer that started before (or with) the region and reaches into it: the two
+        // writers reaching furthest so far, of two clones.
+        let mut far: [(u64, usize); 2] = [(0, usize::MAX); 2];
+        for &(start, end, c, writes) in &v {
+            if far
+                .iter()
+                .any(|&(e, w)| w != c && w != usize::MAX && e > start)
+            {
+                overlapped[c] = true;
+            }
+            if writes {
+                if far[0].1 == c {
+                    far[0].0 = far[0].0.max(end);
+                } else if end > far[0].0 {
+                    far = [(end, c), far[0]];
+                } else if far[1].1 == c || end > far[1].0 {
+                    far[1] = (far[1].0.max(end), c);
+                }
+            }
+        }
+        // A writer that starts inside the region (the writers by their start).
+        let writers: Vec<(u64, usize)> = v.iter().filter(|x| x.3).map(|x| (x.0, x.2)).collect();
+        for &(start, end, c, _) in &v {
+            let first = writers.partition_point(|&(s, _)| s < start);
+            if writers[first..]
+                .iter()
+                .take_while(|&&(s, _)| s < end)
+                .any(|&(_, w)| w != c)
+            {
+                overlapped[c] = true;
+            }
+        }
+    }
+    let mut i = 0;
+    for c in out.jobs.iter_mut().flat_map(|j| j.clones.iter_mut()) {
+        c.overlapped = overlapped[i];
+        i += 1;
     }
 }
 

@@ -312,5 +312,6 @@ pub(crate) fn replay_clone(
         tree: None,
         replay: Some(log.clone()),
         locks: Vec::new(),
+        overlapped: false,
     }
 }

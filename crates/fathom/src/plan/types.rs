@@ -37,6 +37,10 @@ pub struct PlannedClone {
     pub replay: Option<std::sync::Arc<fathom_workload::replay::Replay>>,
     /// `lockfile`: per file, the lock every clone that locks it shares (empty: none).
     pub locks: Vec<FileLock>,
+    /// Another clone of the run writes where one of this clone's regions lies (a file
+    /// shared by `numjobs` clones or by several jobs): verification then takes a chunk
+    /// another writer left whole, as fio does.
+    pub overlapped: bool,
 }
 
 /// A file's lock under `lockfile`, one per path for the whole run.

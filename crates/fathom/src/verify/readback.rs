@@ -407,6 +407,7 @@ pub(crate) fn verifier_for(
         &regions,
     )
     .map_err(|text| (libc::EINVAL, text))?;
+    v.shared = clone.overlapped;
     stats.verify = Some(fathom_stats::VerifyStats {
         kind: kind.name().to_string(),
         ..Default::default()
