@@ -324,10 +324,13 @@ fn mark_overlaps(out: &mut Plan) {
             }
         }
     }
-    let mut i = 0;
-    for c in out.jobs.iter_mut().flat_map(|j| j.clones.iter_mut()) {
-        c.overlapped = overlapped[i];
-        i += 1;
+    for (c, o) in out
+        .jobs
+        .iter_mut()
+        .flat_map(|j| j.clones.iter_mut())
+        .zip(overlapped)
+    {
+        c.overlapped = o;
     }
 }
 
