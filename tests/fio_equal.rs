@@ -1833,3 +1833,70 @@ fn clones_sharing_a_file_verify_as_in_fio() {
     let a = counts(&fathom_json(&env, &adir, &read));
     assert_eq!(a, f);
 }
+
+#[test]
+fn io_size_is_one_budget_over_the_loops_and_takes_a_percentage_as_in_fio() {
+    // fio's io_size with loops is one budget, io_size × loops, for the whole job: each
+    // loop is a pass that ends at the region's end or where the budget is spent. With
+    // io_size below a pass, fathom made every loop its own io_size (6 random blocks
+    // written twice where fio writes 12 in its first loop; 7 + 7 sequential writes where
+    // fio makes 13 of io_size=26k). io_size=N% takes that share of each file's region.
+    let common = ["--name=a", "--filename=f", "--size=256k", "--bs=4k"];
+    for extra in [
+        &["--rw=write", "--io_size=26k", "--loops=2"][..],
+        &["--rw=write", "--io_size=26k", "--loops=3"],
+        &["--rw=randwrite", "--io_size=200k", "--loops=2"],
+        &["--rw=randread", "--io_size=100k", "--loops=3"],
+        &[
+            "--rw=write",
+            "--io_size=100k",
+            "--loops=3",
+            "--verify=crc32c",
+        ],
+        &["--rw=write", "--io_size=10%"],
+        &["--rw=randread", "--io_size=25%"],
+        &["--rw=write", "--io_size=10%", "--loops=2"],
+    ] {
+        compare(&[&common[..], extra].concat(), false);
+    }
+    compare(
+        &[
+            "--name=a",
+            "--nrfiles=3",
+            "--size=300k",
+            "--bs=4k",
+            "--rw=write",
+            "--io_size=33%",
+        ],
+        false,
+    );
+    // Which blocks: 12 different ones in both (fathom wrote 6, twice).
+    let Some(fio) = fio() else { return };
+    let (env, fdir, adir) = side_by_side();
+    let job = [
+        &common[..],
+        &[
+            "--rw=randwrite",
+            "--io_size=24k",
+            "--loops=2",
+            "--write_iolog=log",
+        ],
+    ]
+    .concat();
+    fio_ok(&fio, &fdir, &job);
+    fathom_json(&env, &adir, &job);
+    for d in [&fdir, &adir] {
+        let log = std::fs::read_to_string(d.join("log")).unwrap();
+        let mut offs: Vec<&str> = log
+            .lines()
+            .filter_map(|l| {
+                let w: Vec<&str> = l.split_whitespace().collect();
+                (w.get(2) == Some(&"write")).then(|| w[3])
+            })
+            .collect();
+        assert_eq!(offs.len(), 12, "{log}");
+        offs.sort_unstable();
+        offs.dedup();
+        assert_eq!(offs.len(), 12, "{}: {log}", d.display());
+    }
+}

@@ -29,6 +29,8 @@ pub struct JobSpec {
     pub filesize: Option<(u64, u64)>,
     /// `io_size`/`io_limit`: bytes of I/O to do (default = size).
     pub io_size: Option<u64>,
+    /// `io_size=N%`: that share of each file's region, summed (fio's io_size_percent).
+    pub io_size_percent: Option<u64>,
     /// `nrfiles`.
     pub nrfiles: u32,
     /// `openfiles` (None = nrfiles).
@@ -843,6 +845,7 @@ impl Default for JobSpec {
             size: None,
             filesize: None,
             io_size: None,
+            io_size_percent: None,
             nrfiles: 1,
             openfiles: None,
             bs: PerDir::all(4096),

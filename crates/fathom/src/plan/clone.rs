@@ -84,6 +84,24 @@ pub(crate) fn plan_clone(
     if !limits.parse_only {
         super::zones::align_regions(spec, &mut files, notes)?;
     }
+    // io_size=N%: that share of each file's region, summed, as fio (its job size becomes
+    // that total).
+    let share;
+    let spec = match spec.io_size_percent {
+        Some(p) => {
+            let mut s = spec.clone();
+            s.io_size = Some(
+                files
+                    .iter()
+                    .map(|f| f.region.len * p / 100)
+                    .sum::<u64>()
+                    .max(1),
+            );
+            share = s;
+            &share
+        }
+        None => spec,
+    };
     let mut params = generator_params(spec, caps, limits, (&files, file_ends), (seed, min_bs))?;
     // As fio 3.33: a random job whose blockalign differs from a direction's smallest block
     // size goes without the random map (it may read a block twice and another not at
@@ -221,6 +239,23 @@ fn io_size_passes(spec: &JobSpec, params: &mut Params, pass: u64) {
     params.loops = params.loops.max(rounds.min(u32::MAX as u64) as u32);
 }
 
+/// An io_size of at most a pass, with loops, as fio counts it: one budget of io_size ×
+/// loops for the whole job, each loop a pass that ends at the region's end or where the
+/// budget is spent (so `size=256k io_size=24k loops=2 rw=randwrite` writes 12 blocks in
+/// its first loop and none in its second, where fathom wrote 6 blocks twice, the same 6).
+fn io_size_budget(spec: &JobSpec, params: &mut Params, pass: u64) {
+    let Some(io) = spec.io_size.filter(|&n| n <= pass) else {
+        return;
+    };
+    if params.loops < 2 || spec.time_based || params.number_ios > 0 || params.pass_floor > 0 {
+        return;
+    }
+    // The generator's fio passes: a loop is one pass, io_bytes the job's budget.
+    params.pass_floor = io;
+    params.io_bytes = io.saturating_mul(u64::from(params.loops));
+    params.wrap = false;
+}
+
 /// The clone's generator parameters over its regions, checked now (every region holds a
 /// block; the random map fits in memory, or softrandommap goes without it) so that nothing
 /// is created for a job that cannot run.
@@ -309,6 +344,7 @@ fn generator_params(
     }
     params.randommap = random_map_fits(spec, limits, files, min_bs, params.randommap)?;
     io_size_passes(spec, &mut params, size_cap);
+    io_size_budget(spec, &mut params, size_cap);
     // Check now, before anything is created, that every region holds a block (without
     // the random map: the worker allocates that, once).
     let check = Params {

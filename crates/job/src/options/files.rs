@@ -105,13 +105,26 @@ pub(super) static OPTS: &[OptDef] = &[
         name: "io_size",
         aliases: &["io_limit"],
         category: C,
-        ty: "size",
+        ty: "size or percent",
         default: "size",
-        doc: "Bytes of I/O to do; more than size wraps around the region (0: size, as fio)",
+        doc: "Bytes of I/O to do; more than size wraps around the region (0: size, as fio); N% does that share of each file's region (at most 100%)",
         flag: false,
         apply: |j, v, c| {
+            if let Some(p) = v.trim().strip_suffix('%') {
+                let p: u64 = p.trim().parse().map_err(|_| {
+                    format!("io_size: '{v}' is not a percentage; e.g. io_size=50%")
+                })?;
+                if p > 100 {
+                    return Err("io_size values greater than 100% aren't supported (fio's rule); give bytes, e.g. io_size=10g".into());
+                }
+                // (0% and 100% are the whole region, as in fio.)
+                j.io_size = None;
+                j.io_size_percent = Some(p).filter(|&p| p > 0 && p < 100);
+                return Ok(());
+            }
             // fio reads 0 as not set.
             j.io_size = Some(size(v, c)?).filter(|&n| n > 0);
+            j.io_size_percent = None;
             Ok(())
         },
     },
