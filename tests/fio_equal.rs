@@ -1807,11 +1807,12 @@ fn clones_sharing_a_file_verify_as_in_fio() {
     // numjobs clones writing one file (and several readers checking it): each verifies
     // what is there, whichever clone wrote it last, as fio does (fathom's header names
     // the clone, and a chunk another clone left was taken for damage). Clones with
-    // regions of their own (offset_increment) still verify only their own.
+    // regions of their own (offset_increment) still verify only their own. (Random
+    // writers sharing a file are left out: fio's check compares the I/O's number, so
+    // whether it passes depends on which clone wrote a block last.)
     let common = ["--filename=f", "--size=256k", "--bs=4k", "--verify=crc32c"];
     for extra in [
         &["--name=w", "--rw=write", "--numjobs=2"][..],
-        &["--name=w", "--rw=randwrite", "--numjobs=3"],
         &[
             "--name=w",
             "--rw=write",
