@@ -139,7 +139,8 @@ pub(super) fn job(o: &Opts, step: Step, at: Place, limit: Option<u64>) -> Result
     // -z (one task a process): IOR's own order, replayed.
     if o.random && o.ior_data() {
         let order = o.transfers(at, limit);
-        let log = random_log(o, at, write, &order)?;
+        // (run_step removes the log.)
+        let log = transfer_log(o, at, write, order.iter().copied(), RANDOM_LOG)?;
         b = b
             .option("read_iolog", log.display().to_string())
             .option("replay_no_stall", "1")
@@ -181,19 +182,26 @@ fn random_offsets(o: &Opts, at: Place) -> Vec<u64> {
     v
 }
 
-/// The -z order as the log a job replays: the task's file, each transfer in IOR's order
-/// (written to the temporary folder; [`run_step`] removes it).
-fn random_log(o: &Opts, at: Place, write: bool, order: &[u64]) -> Result<std::path::PathBuf> {
+/// Transfers as the log a job replays: the task's file, each transfer at its offset, in
+/// order (written to the temporary folder as `{prefix}PID-RANK-DIR.log`; the caller
+/// removes it).
+fn transfer_log(
+    o: &Opts,
+    at: Place,
+    write: bool,
+    offsets: impl Iterator<Item = u64>,
+    prefix: &str,
+) -> Result<std::path::PathBuf> {
     let file = std::path::absolute(o.task_file(at))?;
     let f = file.display();
     let dir = if write { "write" } else { "read" };
     let mut log = format!("fio version 2 iolog\n{f} add\n{f} open\n");
-    for off in order {
+    for off in offsets {
         log.push_str(&format!("{f} {dir} {off} {}\n", o.transfer));
     }
     log.push_str(&format!("{f} close\n"));
     let path = std::env::temp_dir().join(format!(
-        "{RANDOM_LOG}{}-{}-{dir}.log",
+        "{prefix}{}-{}-{dir}.log",
         std::process::id(),
         at.rank()
     ));
@@ -528,11 +536,7 @@ fn remove_files(o: &Opts, at: Place, out: &mut Out) {
             lines.push_str(&format!("task {} removing {}\n", at.rank(), o.shown(&f)));
         }
     }
-    if at.root() {
-        out.log(&lines);
-    } else {
-        print!("{lines}");
-    }
+    rank_log(at, out, &lines);
 }
 
 /// `-D` with `-O stoneWallingWearOut=1`: at the deadline every task has done `own`
@@ -588,24 +592,14 @@ fn wear_out(
 /// This rank's task does IOR's transfers `from..to` of its phase (its blocks, segment by
 /// segment, as IOR orders them): a replay of those transfers.
 fn go_on(o: &Opts, write: bool, at: Place, from: u64, to: u64) -> Result<Moved> {
-    let file = std::path::absolute(o.task_file(at))?;
-    let f = file.display();
     let dir = if write { "write" } else { "read" };
-    let mut log = format!("fio version 2 iolog\n{f} add\n{f} open\n");
     // The phase's transfers in IOR's order, from where the deadline cut it, wrapping
     // round to the first segment as IOR does.
     let order = o.transfers(at, None);
-    for k in (from..to).filter(|_| !order.is_empty()) {
-        let off = order[(k % order.len().max(1) as u64) as usize];
-        log.push_str(&format!("{f} {dir} {off} {}\n", o.transfer));
-    }
-    log.push_str(&format!("{f} close\n"));
-    let path = std::env::temp_dir().join(format!(
-        "fathom-ior-wearout-{}-{}.log",
-        std::process::id(),
-        at.rank()
-    ));
-    std::fs::write(&path, log)?;
+    let offsets = (from..to)
+        .filter(|_| !order.is_empty())
+        .map(|k| order[(k % order.len() as u64) as usize]);
+    let path = transfer_log(o, at, write, offsets, "fathom-ior-wearout-")?;
     let mut b = Job::builder(dir)
         .engine(if o.mmap { Engine::Mmap } else { Engine::Psync })
         .direct(o.direct)
@@ -1027,11 +1021,7 @@ fn outliers(o: &Opts, at: Place, d: &Done, write: bool, out: &mut Out) -> Result
         }
     }
     as_errors(o, at, &lines)?;
-    if at.root() {
-        out.log(&lines);
-    } else {
-        print!("{lines}");
-    }
+    rank_log(at, out, &lines);
     Ok(())
 }
 
@@ -1056,11 +1046,7 @@ fn hog_memory(o: &Opts, at: Place, nodes: Nodes, out: &mut Out) -> Vec<Vec<u8>> 
         }
         lines.push_str(&format!("This task hogging {per_task} bytes of memory\n"));
     }
-    if at.root() {
-        out.log(&lines);
-    } else {
-        print!("{lines}");
-    }
+    rank_log(at, out, &lines);
     let page = 4096;
     (0..o.tasks)
         .map(|_| {
@@ -1093,11 +1079,7 @@ fn exists_warning(o: &Opts, at: Place, out: &mut Out) -> Result<()> {
         ));
     }
     as_errors(o, at, &lines)?;
-    if at.root() {
-        out.log(&lines);
-    } else {
-        print!("{lines}");
-    }
+    rank_log(at, out, &lines);
     Ok(())
 }
 
@@ -1126,11 +1108,7 @@ fn timer_lines(o: &Opts, at: Place, d: &Done, write: bool, rep: u32, out: &mut O
             at.rank()
         ));
     }
-    if at.root() {
-        out.log(&lines);
-    } else {
-        print!("{lines}");
-    }
+    rank_log(at, out, &lines);
 }
 
 /// `--warningAsErrors`: a warning (a `WARNING: ` line of `text`, on any rank) ends the
@@ -1150,6 +1128,16 @@ fn as_errors(o: &Opts, at: Place, text: &str) -> Result<()> {
     Ok(())
 }
 
+/// A rank's own lines: rank 0's among the report's lines, another rank's printed at once
+/// (as IOR's tasks print theirs).
+fn rank_log(at: Place, out: &mut Out, lines: &str) {
+    if at.root() {
+        out.log(lines);
+    } else {
+        print!("{lines}");
+    }
+}
+
 /// IOR's `-vvv` line of what each task does (`task 3 reading FILE`), printed by each rank
 /// (rank 0's among the report's lines); `of`: the task whose file it is.
 fn task_line(o: &Opts, at: Place, what: &str, of: Place, out: &mut Out) {
@@ -1157,11 +1145,7 @@ fn task_line(o: &Opts, at: Place, what: &str, of: Place, out: &mut Out) {
         return;
     }
     let line = format!("task {} {what} {}\n", at.rank(), o.shown(&o.task_file(of)));
-    if at.root() {
-        out.log(&line);
-    } else {
-        print!("{line}");
-    }
+    rank_log(at, out, &line);
 }
 
 /// The pairs a stonewalling status file holds (IOR's number); 0 with IOR's warning when
