@@ -98,8 +98,9 @@ pub(crate) fn check_chunk(
 /// failure that continue_on_error tolerates (fio stops the job and exits 0).
 pub(crate) const STOP_TOLERATED: i32 = 0;
 
-/// Count a chunk's check (done here or by a verify_async thread); Err ends the job
-/// (a failure not tolerated, or verify_fatal: then [`STOP_TOLERATED`]). verify_dump writes a failed chunk as read and as expected.
+/// Count a chunk's check (done here or by a verify_async thread); Err ends the job (a
+/// failure not tolerated, or verify_fatal: then [`STOP_TOLERATED`]). verify_dump writes
+/// a failed chunk as read and as expected.
 pub(crate) fn record_check(
     v: &crate::verify::Verifier,
     (path, len, data): (&std::path::Path, usize, Option<&[u8]>),
