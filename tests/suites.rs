@@ -1682,6 +1682,50 @@ fathomtest!(ior_writes_ior_s_data_and_checks_it, |env| {
         "Results: \nWARNING: The file \"{f}\" exists already and will be overwritten\n\naccess "
     );
     assert!(out.contains(&exists), "{out}");
+    // IOR's options fathom does not take say so by name (and IOR's default packets,
+    // -l t, are taken).
+    for (extra, msg) in [
+        (
+            &["-l", "o"][..],
+            "-l o: IOR's offset, incompressible and random packets are not supported",
+        ),
+        (&["-x"], "-x (singleXferAttempt) is not supported"),
+        (
+            &["-O", "singleXferAttempt=1"],
+            "-x (singleXferAttempt) is not supported",
+        ),
+        (&["--dryRun"], "--dryRun is not supported"),
+        (
+            &["-O", "minTimeDuration=5"],
+            "--minTimeDuration is not supported",
+        ),
+    ] {
+        let o = env.run(
+            &[
+                &["suite", "ior", "-w", "-b", "32k", "-t", "16k", "-o", f][..],
+                extra,
+            ]
+            .concat(),
+        );
+        assert_eq!(o.status.code(), Some(2), "{extra:?}");
+        assert!(stderr(&o).contains(msg), "{extra:?}: {}", stderr(&o));
+    }
+    let o = env.run(&[
+        "suite",
+        "ior",
+        "-w",
+        "-l",
+        "t",
+        "-O",
+        "singleXferAttempt=0",
+        "-b",
+        "32k",
+        "-t",
+        "16k",
+        "-o",
+        f,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
     // IOR's rule: a check without a write compares with -G's signature.
     let o = env.run(&["suite", "ior", "-R", "-b", "32k", "-t", "16k", "-o", f]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));

@@ -99,14 +99,23 @@ pub(super) const FLAGS: &[&str] = &[
     "--warningAsErrors",
     "-y",
     "--dualMount",
+    "-l",
+    "--dataPacketType",
+    "-x",
+    "--singleXferAttempt",
+    "--dryRun",
+    "--randomPrefill",
+    "--minTimeDuration",
+    "--posix.rangelocks",
+    "--gpuDirect",
     "--interIODelay",
     "--saveRankPerformanceDetailsCSV",
 ];
 
 /// IOR's one-letter options that take a value.
-pub(super) const VALUED: &str = "abdfiostNOQXDTGAMj";
+pub(super) const VALUED: &str = "abdfiostNOQXDTGAMjl";
 /// IOR's one-letter flags.
-pub(super) const FLAG_LETTERS: &str = "wrYzECgvucWRmFekZhKBy";
+pub(super) const FLAG_LETTERS: &str = "wrYzECgvucWRmFekZhKByx";
 
 /// IOR's groups of one-letter options as IOR's parser reads them, one argument each:
 /// `-vvv` and `-wrk` are flags one by one, `-b64k` and `-t1m` a letter and its value
@@ -173,6 +182,11 @@ pub(super) const DIRECTIVES: &[(&str, &str, bool)] = &[
     ("outlierthreshold", "--outlierThreshold", false),
     ("warningaserrors", "--warningAsErrors", true),
     ("dualmount", "--dualMount", true),
+    ("datapackettype", "--dataPacketType", false),
+    ("singlexferattempt", "--singleXferAttempt", true),
+    ("dryrun", "--dryRun", true),
+    ("mintimeduration", "--minTimeDuration", false),
+    ("gpudirect", "--gpuDirect", true),
     ("interiodelay", "--interIODelay", false),
     (
         "saverankperformancedetailscsv",
@@ -207,6 +221,8 @@ fn unset(o: &mut Opts, flag: &str) -> Result<()> {
         "--summaryAlways" => o.summary_always = false,
         "--warningAsErrors" => o.warnings_as_errors = false,
         "--dualMount" => o.dual_mount = false,
+        // Off is what fathom does.
+        "--singleXferAttempt" | "--dryRun" | "--gpuDirect" => {}
         "--collective" | "--intraTestBarriers" => {}
         other => bail!("{other}: cannot be set to 0"),
     }
@@ -658,6 +674,26 @@ pub fn parse(args: &[String]) -> Result<Opts> {
             "--random-offset-seed" => o.random_offset_seed = Some(signed(k, &val()?)?),
             "--warningAsErrors" => o.warnings_as_errors = true,
             "-y" | "--dualMount" => o.dual_mount = true,
+            // IOR's default packets are the ones fathom writes.
+            "-l" | "--dataPacketType" => {
+                let v = val()?;
+                if !v.starts_with(['t', 'T']) {
+                    bail!(
+                        "-l {v}: IOR's offset, incompressible and random packets are not \
+                         supported (fathom writes IOR's default timestamp packets, -l t)"
+                    );
+                }
+            }
+            "-x" | "--singleXferAttempt" => bail!(
+                "-x (singleXferAttempt) is not supported: fathom finishes a short transfer \
+                 where IOR with -x gives up on it"
+            ),
+            "--dryRun" => bail!(
+                "--dryRun is not supported (IOR 4.0.0's own dry run fails to create its file)"
+            ),
+            "--randomPrefill" | "--minTimeDuration" | "--posix.rangelocks" | "--gpuDirect" => {
+                bail!("{k} is not supported by fathom's IOR")
+            }
             "--interIODelay" => o.inter_io_delay = number(k, &val()?)?,
             "--saveRankPerformanceDetailsCSV" => o.rank_csv = Some(val()?.into()),
             "-A" | "--refNum" => o.ref_num = Some(signed(k, &val()?)?),
