@@ -1696,8 +1696,8 @@ fathomtest!(ior_writes_ior_s_data_and_checks_it, |env| {
         ),
         (&["--dryRun"], "--dryRun is not supported"),
         (
-            &["-O", "minTimeDuration=5"],
-            "--minTimeDuration is not supported",
+            &["-O", "minTimeDuration=5", "-D", "1"],
+            "-O minTimeDuration with -D",
         ),
     ] {
         let o = env.run(
@@ -1726,6 +1726,36 @@ fathomtest!(ior_writes_ior_s_data_and_checks_it, |env| {
         f,
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
+    // -O minTimeDuration: the phase goes through its transfers again, whole passes, until
+    // it has run that long; IOR's file size warning gives the bytes moved.
+    let o = env.run(&[
+        "suite",
+        "ior",
+        "-w",
+        "-O",
+        "minTimeDuration=1",
+        "-b",
+        "32k",
+        "-t",
+        "16k",
+        "-o",
+        f,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    let row = out.lines().find(|l| l.starts_with("write ")).unwrap();
+    let total: f64 = row.split_whitespace().nth(9).unwrap().parse().unwrap();
+    assert!(total >= 1.0, "{row}");
+    let moved: u64 = out
+        .lines()
+        .find_map(|l| l.strip_prefix("WARNING: Using actual aggregate bytes moved = "))
+        .unwrap_or_else(|| panic!("{out}"))
+        .parse()
+        .unwrap();
+    assert!(
+        moved > 32 << 10 && moved % (32 << 10) == 0,
+        "whole passes: {moved}"
+    );
     // IOR's rule: a check without a write compares with -G's signature.
     let o = env.run(&["suite", "ior", "-R", "-b", "32k", "-t", "16k", "-o", f]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));

@@ -396,6 +396,7 @@ pub const USAGE: &str = "usage: fathom suite ior [-a POSIX|MMAP] [-b blockSize] 
   --warningAsErrors a warning ends the run  -O interIODelay=USEC after each transfer
   -y with -F, each task's file on its NUMA node's mount (FILE<node>/data.TASK)
   -O saveRankPerformanceDetailsCSV=FILE each task's times and rates per phase
+  -O minTimeDuration=N a phase repeats its whole passes until it has run N seconds
   -o A@B files on several file systems: -F task T's on the (T mod count)th name
   -O directives (e.g. -O useO_DIRECT=1,keepFile=1,stoneWallingWearOutIterations=N;
   -O summaryFormat=default|JSON|CSV, -O summaryFile=FILE, -O summaryalways=1: IOR 4.0's
@@ -525,6 +526,7 @@ impl Opts {
             dual_mount: false,
             warnings_as_errors: false,
             inter_io_delay: 0,
+            min_time: 0,
             rank_csv: None,
             z_seed: 0,
         }
@@ -536,6 +538,12 @@ impl Opts {
         if !(self.write || self.read || self.check_write || self.check_read) {
             self.write = true;
             self.read = true;
+        }
+        if self.min_time > 0 && (self.deadline > 0 || !self.ior_data()) {
+            bail!(
+                "-O minTimeDuration with -D, or with -N threads of one process, is not \
+                 supported: run the tasks as ranks under mpirun, without -D"
+            );
         }
         if self.dual_mount && !self.file_per_proc {
             bail!("Dual Mount can only be used with File Per Process");
@@ -691,7 +699,8 @@ pub fn parse(args: &[String]) -> Result<Opts> {
             "--dryRun" => bail!(
                 "--dryRun is not supported (IOR 4.0.0's own dry run fails to create its file)"
             ),
-            "--randomPrefill" | "--minTimeDuration" | "--posix.rangelocks" | "--gpuDirect" => {
+            "--minTimeDuration" => o.min_time = number(k, &val()?)?,
+            "--randomPrefill" | "--posix.rangelocks" | "--gpuDirect" => {
                 bail!("{k} is not supported by fathom's IOR")
             }
             "--interIODelay" => o.inter_io_delay = number(k, &val()?)?,

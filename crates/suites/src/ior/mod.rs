@@ -127,6 +127,9 @@ pub struct Opts {
     pub random_offset_seed: Option<i64>,
     /// `--warningAsErrors`: a warning ends the run, as IOR's error.
     pub warnings_as_errors: bool,
+    /// `-O minTimeDuration=N`: a write or read phase repeats its whole passes until it
+    /// has run this many seconds.
+    pub min_time: u64,
     /// `-O interIODelay=N`: microseconds between transfers of the write and read phases.
     pub inter_io_delay: u64,
     /// `-O saveRankPerformanceDetailsCSV=FILE`: each rank's times and rates per phase.

@@ -386,6 +386,26 @@ pub(super) fn phase(o: &Opts, write: bool, at: Place, limit: Option<u64>) -> Res
             }
         }
     }
+    // -O minTimeDuration: IOR goes through the phase's transfers again, whole passes,
+    // until the phase has run that long (each rank on its own clock).
+    if o.min_time > 0 && j.is_some() {
+        let pass = o.transfers(at, limit).len() as u64;
+        let min = o.min_time as f64;
+        let ran = |secs: f64| secs + after.elapsed().as_secs_f64();
+        while pass > 0 && ran(secs) < min && !crate::stopped() {
+            // As many passes as the time left holds at the pace so far, then see again.
+            let per_pass = ran(secs) / (moved.ios.max(1) as f64 / pass as f64);
+            let passes = ((min - ran(secs)) / per_pass.max(1e-6))
+                .ceil()
+                .clamp(1.0, 1e6) as u64;
+            let more = go_on(o, write, at, 0, pass * passes)?;
+            moved.bytes += more.bytes;
+            moved.ios += more.ios;
+        }
+        let more = after.elapsed().as_secs_f64();
+        secs += more;
+        rdwr += more;
+    }
     open = open.min(secs);
     rdwr = rdwr.min(secs - open);
     // Every rank has closed its files before the size is taken (IOR's barrier after the
