@@ -229,9 +229,6 @@ fn ior_data(o: &Opts, step: Step, at: Place, spec: &mut fathom::JobSpec) {
             spec.verify.pattern = Some(p);
             spec.verify.pattern_offsets.clear();
             spec.verify.state_save = false;
-            // Each transfer is checked whole against the pattern (a -z replay's chunks
-            // would otherwise follow the log's smallest block).
-            spec.verify.interval = o.transfer;
         }
     }
 }
