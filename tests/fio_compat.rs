@@ -1077,6 +1077,58 @@ fathomtest!(json_job_options_leave_out_bare_options_as_fio, |env| {
     assert_eq!(keys, ["name", "ioengine", "size", "runtime"], "{opts:?}");
 });
 
+// fio names each option in "job options" and "global options" by its own name, not by
+// the alias or the shortened name typed (readwrite → rw, blocksize → bs, --blocka → ba):
+// tools that read fio's JSON look the options up by those names.
+fathomtest!(json_options_are_named_as_fio_names_them, |env| {
+    let job = "[global]\nioengine=null\nblocksize=4k\nreadwrite=read\nnr_files=1\n\
+               timeout=10\n[a]\nsize=64k\nfileoffset=0\nio_limit=64k\nblockalign=4k\n\
+               iomem=malloc\nmem_align=0\niodepth_batch_submit=1\n\
+               iodepth_batch_complete=1\nallrandrepeat=1\ndisable_bw=0\nratecycle=1000\n";
+    std::fs::write(env.path().join("j.fio"), job).unwrap();
+    let cli = [
+        "--name=c",
+        "--ioengine=null",
+        "--size=64k",
+        "--blocka=4k",
+        "--buffere=1",
+        "--log_max=1",
+        "--readwrite=write",
+    ];
+    let runs: [&[&str]; 2] = [&["j.fio"], &cli];
+    for args in runs {
+        let mut a = vec!["--output-format=json"];
+        a.extend_from_slice(args);
+        let o = env.run(&a);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let ours = json(&o);
+        let names = |v: &serde_json::Value, at: &str| -> Vec<String> {
+            let mut k: Vec<String> = v
+                .pointer(at)
+                .and_then(|o| o.as_object())
+                .map(|o| o.keys().cloned().collect())
+                .unwrap_or_default();
+            k.sort();
+            k
+        };
+        assert!(names(&ours, "/jobs/0/job options").contains(&"ba".to_string()));
+        assert!(!names(&ours, "/jobs/0/job options").contains(&"blockalign".to_string()));
+        let Some(fio) = fio() else { continue };
+        let o = std::process::Command::new(fio)
+            .current_dir(env.path())
+            .args(&a)
+            .output()
+            .unwrap();
+        let t = String::from_utf8_lossy(&o.stdout);
+        let theirs: serde_json::Value =
+            serde_json::from_str(&t[t.find('{').expect("fio's JSON")..]).unwrap();
+        for at in ["/global options", "/jobs/0/job options"] {
+            assert_eq!(names(&ours, at), names(&theirs, at), "{args:?} {at}");
+            assert_eq!(ours.pointer(at), theirs.pointer(at), "{args:?} {at}");
+        }
+    }
+});
+
 /// Total I/Os of the first job, from a JSON document on stdout (fio's may follow notes).
 fn total_ios(stdout: &[u8], dir: &str) -> u64 {
     let t = String::from_utf8_lossy(stdout);

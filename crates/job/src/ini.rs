@@ -22,6 +22,17 @@ pub(crate) struct RawOpt {
     pub dialect: Dialect,
 }
 
+impl RawOpt {
+    /// The option as fio's `"job options"` print it: fio's name for it, the value as
+    /// typed.
+    pub fn shown(&self) -> (String, String) {
+        (
+            crate::options::fio_name(&self.name).to_string(),
+            self.value.clone().unwrap_or_default(),
+        )
+    }
+}
+
 /// A `[section]` with its options.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct RawSection {

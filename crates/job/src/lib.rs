@@ -77,10 +77,7 @@ fn finish(
     let (jobs, globals) = resolve::resolve(sections, base, &[], file_index)?;
     Ok(JobSet {
         jobs: jobs.into_iter().map(|(_, j)| j).collect(),
-        global_options: globals
-            .into_iter()
-            .map(|o| (o.name, o.value.unwrap_or_default()))
-            .collect(),
+        global_options: globals.iter().map(ini::RawOpt::shown).collect(),
     })
 }
 
@@ -200,10 +197,7 @@ pub fn parse_all_overriding(
     )?;
     let mut set = JobSet {
         jobs: Vec::new(),
-        global_options: cli_globals
-            .iter()
-            .map(|o| (o.name.clone(), o.value.clone().unwrap_or_default()))
-            .collect(),
+        global_options: cli_globals.iter().map(ini::RawOpt::shown).collect(),
     };
     // Check the command-line globals even when they are all there is.
     resolve::apply_opts(
@@ -226,22 +220,16 @@ pub fn parse_all_overriding(
             names.push(name);
             set.jobs.push(job);
         }
-        set.global_options.extend(
-            globals
-                .into_iter()
-                .map(|o| (o.name, o.value.unwrap_or_default())),
-        );
+        set.global_options
+            .extend(globals.iter().map(ini::RawOpt::shown));
     }
     let (jobs, globals) = resolve::resolve(&cli_sections, &cli_globals, &tail, files.len())?;
     for (name, job) in jobs {
         names.push(name);
         set.jobs.push(job);
     }
-    set.global_options.extend(
-        globals
-            .into_iter()
-            .map(|o| (o.name, o.value.unwrap_or_default())),
-    );
+    set.global_options
+        .extend(globals.iter().map(ini::RawOpt::shown));
     if !sections.is_empty() {
         keep_sections(&mut set, &names, sections)?;
     }

@@ -236,12 +236,7 @@ pub(crate) fn resolve(
             &mut job,
             &by_section(base, (&globals, &ends), &s.opts, tail),
         )?;
-        job.job_options = s
-            .opts
-            .iter()
-            .chain(tail)
-            .map(|o| (o.name.clone(), o.value.clone().unwrap_or_default()))
-            .collect();
+        job.job_options = s.opts.iter().chain(tail).map(RawOpt::shown).collect();
         jobs.push((s.name.clone(), job));
     }
     Ok((jobs, globals))

@@ -71,6 +71,32 @@ pub fn find(name: &str) -> Option<&'static OptDef> {
     table().find(|o| o.name == name || o.aliases.contains(&name))
 }
 
+/// The name fio 3.33 prints for an option typed as `typed` in its `"job options"` and
+/// `"global options"`: the option's own name, not the alias or the shortened name
+/// typed (`readwrite` → `rw`, `--blocka` → `ba`). A name fathom does not know is
+/// printed as typed.
+pub fn fio_name(typed: &str) -> &str {
+    // fathom's names that fio spells otherwise.
+    const FIO: &[(&str, &str)] = &[
+        ("blockalign", "ba"),
+        ("iomem", "mem"),
+        ("iodepth_batch_submit", "iodepth_batch"),
+        ("log_window_value", "log_max_value"),
+    ];
+    // fathom's aliases that are options of their own in fio.
+    const OWN: &[&str] = &["allrandrepeat"];
+    if OWN.contains(&typed) {
+        return typed;
+    }
+    match find(typed) {
+        Some(d) => FIO
+            .iter()
+            .find(|(ours, _)| *ours == d.name)
+            .map_or(d.name, |(_, fio)| fio),
+        None => typed,
+    }
+}
+
 /// The fio engines an option belongs to, when they are engines fathom does not have.
 pub fn engine_only(name: &str) -> Option<&'static [&'static str]> {
     unsupported::ENGINE_ONLY
@@ -442,6 +468,42 @@ pub(crate) fn size_or_percent(v: &str, c: &Ctx) -> Result<crate::words::SizeSpec
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn options_are_shown_by_fios_own_names() {
+        // fio 3.33's options with an alias, as (its name, the alias).
+        for (name, alias) in [
+            ("rw", "readwrite"),
+            ("iodepth_batch", "iodepth_batch_submit"),
+            ("iodepth_batch_complete_min", "iodepth_batch_complete"),
+            ("io_size", "io_limit"),
+            ("fill_device", "fill_fs"),
+            ("offset", "fileoffset"),
+            ("bs", "blocksize"),
+            ("ba", "blockalign"),
+            ("bsrange", "blocksize_range"),
+            ("bs_unaligned", "blocksize_unaligned"),
+            ("nrfiles", "nr_files"),
+            ("runtime", "timeout"),
+            ("mem", "iomem"),
+            ("iomem_align", "mem_align"),
+            ("rate_min", "ratemin"),
+            ("rate_cycle", "ratecycle"),
+            ("stonewall", "wait_for_previous"),
+            ("disable_bw_measurement", "disable_bw"),
+            ("steadystate", "ss"),
+            ("steadystate_duration", "ss_dur"),
+            ("steadystate_ramp_time", "ss_ramp"),
+        ] {
+            assert!(find(alias).is_some(), "{alias}");
+            assert_eq!(fio_name(alias), name, "{alias}");
+            assert_eq!(fio_name(name), name);
+        }
+        // fio's options of their own that fathom takes as aliases, and names it lacks.
+        assert_eq!(fio_name("allrandrepeat"), "allrandrepeat");
+        assert_eq!(fio_name("no_such_option"), "no_such_option");
+        assert_eq!(fio_name("log_window_value"), "log_max_value");
+    }
 
     #[test]
     fn every_name_and_alias_is_unique_and_documented() {
