@@ -96,6 +96,31 @@ fathomtest!(json_plus_bins_are_read_by_fio_s_own_tool, |env| {
     assert_eq!(top, n);
 });
 
+// The syncs' latencies carry their bins in JSON+, as fio's: one per fsync.
+fathomtest!(json_plus_bins_the_syncs_latencies, |env| {
+    let o = env.run(&[
+        "--output-format=json+",
+        "--name=s",
+        &format!("--filename={}", env.path().join("f").display()),
+        "--size=256k",
+        "--bs=4k",
+        "--rw=write",
+        "--fsync=8",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v = json(&o);
+    let sync = &v["jobs"][0]["sync"];
+    // 64 writes, an fsync after each 8th but the last (the job ends there): 7, as fio.
+    assert_eq!(sync["total_ios"], 7);
+    let bins: u64 = sync["lat_ns"]["bins"]
+        .as_object()
+        .expect("bins")
+        .values()
+        .map(|x| x.as_u64().unwrap())
+        .sum();
+    assert_eq!(bins, 7, "every fsync is in a bin");
+});
+
 fathomtest!(csv_and_markdown_have_a_row_per_job_and_direction, |env| {
     let o = run_with(&env, &["--output-format=csv"]);
     let out = stdout(&o);

@@ -62,6 +62,12 @@ impl Reporter for JsonPlus {
                         }
                     }
                 }
+                // The syncs' latencies too, when their percentiles are shown.
+                let info = &jr.info;
+                let sync = &jr.stats.sync;
+                if (info.clat_percentiles || info.lat_percentiles) && sync.count() > 0 {
+                    jv["sync"]["lat_ns"]["bins"] = Value::Object(bins(sync));
+                }
             }
         }
         let mut text = serde_json::to_vec_pretty(&doc).map_err(io::Error::other)?;
