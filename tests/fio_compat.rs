@@ -1129,6 +1129,64 @@ fathomtest!(json_options_are_named_as_fio_names_them, |env| {
     }
 });
 
+// A verified write starts before its data (and checksum) are made, as in fio: the making
+// is in its total latency (and an async engine's submission latency), not in its
+// completion latency. A sync engine shows no submission latency still.
+fathomtest!(
+    a_verified_writes_lat_counts_the_making_of_its_data_as_fio,
+    |env| {
+        let job = [
+            "--name=v",
+            "--filename=f",
+            "--size=8m",
+            "--bs=1m",
+            "--rw=write",
+            "--verify=sha512",
+            "--do_verify=0",
+        ];
+        let mut runs = vec![(run_json(&env, &job).0, "fathom")];
+        if let Some(fio) = fio() {
+            let o = std::process::Command::new(fio)
+                .current_dir(env.path())
+                .arg("--output-format=json")
+                .args(job)
+                .output()
+                .unwrap();
+            let t = String::from_utf8_lossy(&o.stdout);
+            runs.push((
+                serde_json::from_str(&t[t.find('{').expect("fio's JSON")..]).unwrap(),
+                "fio",
+            ));
+        }
+        for (v, who) in &runs {
+            let w = &v["jobs"][0]["write"];
+            let mean = |k: &str| w[k]["mean"].as_f64().unwrap();
+            assert_eq!(w["lat_ns"]["N"], 8, "{who}");
+            assert_eq!(w["clat_ns"]["N"], 8, "{who}");
+            assert_eq!(w["slat_ns"]["N"], 0, "{who}: a sync engine has no slat");
+            // A MiB's SHA-512 takes far more than a microsecond.
+            assert!(
+                mean("lat_ns") > mean("clat_ns") + 1000.0,
+                "{who}: lat {} clat {}",
+                mean("lat_ns"),
+                mean("clat_ns")
+            );
+        }
+        // Without verify, a sync engine's lat is its clat.
+        let (v, code, e) = run_json(&env, &job[..5]);
+        assert_eq!(code, 0, "{e}");
+        let w = &v["jobs"][0]["write"];
+        assert_eq!(w["lat_ns"]["mean"], w["clat_ns"]["mean"]);
+        // An async engine: the making is in the submission latency.
+        let mut aio = job.to_vec();
+        aio.extend(["--ioengine=libaio", "--iodepth=2"]);
+        let (v, code, e) = run_json(&env, &aio);
+        assert_eq!(code, 0, "{e}");
+        let w = &v["jobs"][0]["write"];
+        assert!(w["slat_ns"]["min"].as_u64().unwrap() > 1000, "{w}");
+    }
+);
+
 /// Total I/Os of the first job, from a JSON document on stdout (fio's may follow notes).
 fn total_ios(stdout: &[u8], dir: &str) -> u64 {
     let t = String::from_utf8_lossy(stdout);

@@ -281,3 +281,39 @@ fathomtest!(logs_end_where_the_run_ends, |env| {
         "the last window falls off a cliff: {iops:?}"
     );
 });
+
+// A per-I/O bandwidth log (no log_avg_msec) gives each I/O's bytes over its completion
+// latency, as fio's (KB/s = bytes × 10⁶ / clat in ns): with an async engine, whose lat
+// adds the submission latency, the lat would give another figure.
+fathomtest!(per_io_bandwidth_is_over_the_completion_latency, |env| {
+    let dir = env.path().to_string_lossy().into_owned();
+    let o = env.run(&[
+        "--name=b",
+        &format!("--directory={dir}"),
+        "--size=256k",
+        "--bs=4k",
+        "--rw=write",
+        "--ioengine=libaio",
+        "--iodepth=4",
+        "--write_bw_log=x",
+        "--write_lat_log=x",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let values = |kind: &str| -> Vec<u64> {
+        std::fs::read_to_string(env.path().join(format!("x_{kind}.1.log")))
+            .unwrap()
+            .lines()
+            .map(|l| l.split(", ").nth(1).unwrap().parse().unwrap())
+            .collect()
+    };
+    let (bw, clat, lat) = (values("bw"), values("clat"), values("lat"));
+    assert_eq!(bw.len(), 64);
+    assert_eq!(clat.len(), 64);
+    for i in 0..64 {
+        assert_eq!(bw[i], 4096 * 1_000_000 / clat[i].max(1), "I/O {i}");
+    }
+    assert!(
+        lat.iter().zip(&clat).any(|(l, c)| l > c),
+        "slat > 0 somewhere"
+    );
+});

@@ -562,6 +562,18 @@ impl ThreadStats {
         self.lat_buckets[lat_bucket(clat_ns)] += 1;
     }
 
+    /// A synchronous engine's I/O that started `before_ns` before its issue (fio's
+    /// start time: a verified write's data is made in between): that time is in its
+    /// total latency, not in its completion latency, and there is no submission latency.
+    pub fn record_io_started(&mut self, dir: usize, bytes: u64, before_ns: u64, clat_ns: u64) {
+        let d = &mut self.dirs[dir];
+        d.ios += 1;
+        d.bytes += bytes;
+        d.clat.record(clat_ns);
+        d.lat.record(before_ns + clat_ns);
+        self.lat_buckets[lat_bucket(clat_ns)] += 1;
+    }
+
     /// cmdprio: the latency `ns` of an I/O of direction `dir` issued with priority
     /// `ioprio` (a priority not seeded is added last).
     #[inline]

@@ -398,9 +398,11 @@ impl Loop<'_> {
     }
 
     /// A write's data: fresh contents (refill, dedupe, scramble) and the verify header,
-    /// noted in the journal first. False when the journal cannot be written.
+    /// noted in the journal first. None when the journal cannot be written; else the
+    /// moment the verify data began to be made (the I/O's start, as fio's: its total
+    /// latency counts the making, its completion latency does not), if any.
     #[inline(always)]
-    fn fill_write(&mut self, si: usize, req: IoReq) -> bool {
+    fn fill_write(&mut self, si: usize, req: IoReq) -> Option<Option<Instant>> {
         let slot = &mut self.p.slots[si];
         let content = &self.job.buffers;
         let data = &mut slot.buf.as_mut_slice()[..req.len as usize];
@@ -418,16 +420,18 @@ impl Loop<'_> {
             self.writes += 1;
             content.scramble(data, self.clone.params.seed ^ self.writes);
         }
+        let mut start = None;
         if let Some(v) = &mut self.p.verifier {
+            start = Some(crate::clock::now());
             v.fill_noting(req.file, req.offset, data, &mut slot.gens);
             if let Some(j) = &mut self.p.journal {
                 if let Err(e) = j.intent(req.file, &slot.gens, v.interval) {
                     fail(&mut self.out, libc::EIO, format!("verify_journal: {e}"));
-                    return false;
+                    return None;
                 }
             }
         }
-        true
+        Some(start)
     }
 
     /// Put `req` in a free slot and queue it to the engine; an I/O the engine completed
@@ -444,11 +448,17 @@ impl Loop<'_> {
         if let Some(p) = &mut self.prio {
             (slot.ioprio, slot.stat_prio) = p.pick(req.ddir, req.len);
         }
-        if req.ddir == Ddir::Write && !self.fill_write(si, req) {
-            self.free.push(si);
-            self.give_place();
-            self.stopping = true;
-            return false;
+        let mut start = None;
+        if req.ddir == Ddir::Write {
+            match self.fill_write(si, req) {
+                Some(s) => start = s,
+                None => {
+                    self.free.push(si);
+                    self.give_place();
+                    self.stopping = true;
+                    return false;
+                }
+            }
         }
         let io = self.p.slots[si].unit(si, &self.clone.files);
         if let Some(w) = &mut self.wlog {
@@ -473,7 +483,7 @@ impl Loop<'_> {
                 )
             }
         };
-        self.p.slots[si].t_start = t0;
+        self.p.slots[si].t_start = start.unwrap_or(t0);
         match queued {
             Ok(Queued::Done(c)) => {
                 self.free.push(si);
@@ -604,6 +614,11 @@ impl Loop<'_> {
         rec.fake = self.meta_op.is_some();
         rec.no_data = self.job.caps.no_data;
         rec.sync_engine = !self.job.caps.is_async;
+        // A verified write's data was made after it started (fio's total latency).
+        let pre = t0
+            .saturating_duration_since(self.p.slots[si].t_start)
+            .as_nanos() as u64;
+        rec.pre = pre;
         if let Some((errno, text)) = complete(
             &mut rec,
             &self.p.slots[si],
@@ -618,8 +633,8 @@ impl Loop<'_> {
             return false;
         }
         if let Some(l) = &mut self.lt {
-            if l.on_complete(clat, now, &self.out.stats) {
-                let text = l.fatal_text(clat);
+            if l.on_complete(pre + clat, now, &self.out.stats) {
+                let text = l.fatal_text(pre + clat);
                 fail(&mut self.out, libc::ETIMEDOUT, text);
                 return false;
             }

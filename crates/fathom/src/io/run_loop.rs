@@ -152,7 +152,10 @@ impl<'a> Loop<'a> {
             ramp_end: io_start + ramp,
             measure_start: io_start,
             deadline: spec.runtime.map(|r| io_start + ramp + r),
-            iolog: spec.logs.any().then(crate::record::logs::IoLog::default),
+            iolog: spec.logs.any().then(|| crate::record::logs::IoLog {
+                events: Vec::new(),
+                sync: !job.caps.is_async,
+            }),
             wlog: spec
                 .logs
                 .iolog

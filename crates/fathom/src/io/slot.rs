@@ -145,6 +145,9 @@ pub(crate) struct Recorder<'a> {
     /// cmdprio: record each I/O's latency under its priority too: its total latency
     /// (true, with lat_percentiles) or its completion latency, as fio.
     pub(crate) prio_lat: Option<bool>,
+    /// A synchronous engine's I/O: the ns between its start and its issue (a verified
+    /// write's data being made), in its total latency, not its completion latency.
+    pub(crate) pre: u64,
 }
 
 impl<'a> Recorder<'a> {
@@ -166,6 +169,7 @@ impl<'a> Recorder<'a> {
             max_lat: spec.control.max_latency.as_nanos() as u64,
             dump: spec.control.error_dump,
             job: &spec.name,
+            pre: 0,
             prio_lat: spec.cmdprio.active().then_some(spec.lat_percentiles),
         }
     }
@@ -245,14 +249,17 @@ pub(crate) fn complete(
             .record_fake_io(req.ddir.index(), slot.done + c.res as u64);
         return None;
     }
+    // The time before the issue: the submission latency, or a synchronous engine's
+    // verified write's making of its data.
+    let before = slat.unwrap_or(st.pre);
     if let Some((log, origin)) = &mut st.log {
-        let lat = slat.unwrap_or(0) + clat;
+        let lat = before + clat;
         log.events.push(crate::record::logs::LogEvent {
             t_ns: slot.t_start.saturating_duration_since(*origin).as_nanos() as u64 + lat,
             ddir: req.ddir.index() as u8,
             bs: (slot.done + c.res as u64) as u32,
             offset: req.offset,
-            slat: slat.unwrap_or(0),
+            slat: before,
             clat,
             ioprio: slot.stat_prio,
         });
@@ -261,11 +268,7 @@ pub(crate) fn complete(
     let no_data = st.no_data;
     // (fio keeps per-priority latencies for reads and writes, not trims.)
     if let Some(total) = st.prio_lat.filter(|_| req.ddir != Ddir::Trim) {
-        let ns = if total {
-            slat.unwrap_or(0) + clat
-        } else {
-            clat
-        };
+        let ns = if total { before + clat } else { clat };
         st.stats.record_prio(req.ddir.index(), slot.stat_prio, ns);
     }
     let st = &mut st.stats;
@@ -273,8 +276,12 @@ pub(crate) fn complete(
     if c.short > 0 || slot.short > 0 {
         st.dirs[req.ddir.index()].short_ios += 1;
     }
-    st.record_io_deferred(req.ddir.index(), bytes, slat, clat);
-    let lat = slat.unwrap_or(0) + clat;
+    if slat.is_none() && before > 0 {
+        st.record_io_started(req.ddir.index(), bytes, before, clat);
+    } else {
+        st.record_io_deferred(req.ddir.index(), bytes, slat, clat);
+    }
+    let lat = before + clat;
     if let Some(at) = slot.intended {
         // Response time from the intended issue time; never less than lat.
         let resp = (slot.t_start.saturating_duration_since(at).as_nanos() as u64) + lat;

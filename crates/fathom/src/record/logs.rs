@@ -34,7 +34,8 @@ pub struct LogEvent {
     pub bs: u32,
     /// Offset.
     pub offset: u64,
-    /// Submission latency (0 for synchronous engines).
+    /// Submission latency (for synchronous engines: the time from the I/O's start to its
+    /// issue, 0 but for a verified write).
     pub slat: u64,
     /// Completion latency.
     pub clat: u64,
@@ -47,6 +48,9 @@ pub struct LogEvent {
 pub struct IoLog {
     /// In completion order.
     pub events: Vec<LogEvent>,
+    /// The engine is synchronous: no submission latencies (an event's `slat` is the time
+    /// before its issue, in its total latency only; the slat log stays empty, as fio's).
+    pub sync: bool,
 }
 
 fn file(name: &str, kind: &str, spec: &LogSpec, index: u32) -> PathBuf {
@@ -303,8 +307,9 @@ pub fn write_logs(
         }
     };
     if let Some(n) = &spec.bw {
-        // KB/s of each I/O (bytes per ms); averaged: KiB/s over the window.
-        let per_io = |e: &LogEvent| (e.bs as u64 * 1_000_000) / (e.slat + e.clat).max(1);
+        // KB/s of each I/O (bytes per ms of its completion latency, as fio); averaged:
+        // KiB/s over the window.
+        let per_io = |e: &LogEvent| (e.bs as u64 * 1_000_000) / e.clat.max(1);
         let text = if spec.avg_msec == 0 {
             value_log(ev, spec, per_io, None, end, false)
         } else {
@@ -328,7 +333,11 @@ pub fn write_logs(
         write(&file(n, "iops", spec, index), &text, spec.shared)?;
     }
     if let Some(n) = &spec.lat {
-        let slat: Vec<LogEvent> = ev.iter().filter(|e| e.slat > 0).copied().collect();
+        let slat: Vec<LogEvent> = ev
+            .iter()
+            .filter(|e| e.slat > 0 && !log.sync)
+            .copied()
+            .collect();
         write(
             &file(n, "slat", spec, index),
             &value_log(&slat, spec, |e| e.slat, None, end, true),
