@@ -1187,6 +1187,53 @@ fathomtest!(
     }
 );
 
+// Each direction has its own runtime, as fio's: a writing job's verify phase counts for
+// its reads only, so the write bandwidth is over the writing time (fathom gave both
+// directions the whole run, the write bandwidth too low by the verify's share).
+fathomtest!(
+    a_verify_phase_counts_for_the_reads_runtime_only_as_fio,
+    |env| {
+        let job = [
+            "--name=v",
+            "--filename=f",
+            "--size=16m",
+            "--bs=1m",
+            "--rw=write",
+            "--verify=md5",
+        ];
+        let mut runs = vec![(run_json(&env, &job).0, "fathom")];
+        if let Some(fio) = fio() {
+            let o = std::process::Command::new(fio)
+                .current_dir(env.path())
+                .arg("--output-format=json")
+                .args(job)
+                .output()
+                .unwrap();
+            let t = String::from_utf8_lossy(&o.stdout);
+            runs.push((
+                serde_json::from_str(&t[t.find('{').expect("fio's JSON")..]).unwrap(),
+                "fio",
+            ));
+        }
+        for (v, who) in &runs {
+            let j = &v["jobs"][0];
+            let rt = |d: &str| j[d]["runtime"].as_u64().unwrap();
+            let whole = j["job_runtime"].as_u64().unwrap();
+            assert_eq!(j["read"]["total_ios"], 16, "{who}");
+            assert!(rt("write") < whole && rt("read") < whole, "{who}: {j}");
+            // The two phases make the whole (each rounded up to a ms).
+            assert!(
+                rt("write") + rt("read") >= whole && rt("write") + rt("read") <= whole + 3,
+                "{who}: write {} + read {} vs {whole}",
+                rt("write"),
+                rt("read")
+            );
+            let bw = j["write"]["bw_bytes"].as_u64().unwrap();
+            assert_eq!(bw, (16u64 << 20) * 1000 / rt("write"), "{who}");
+        }
+    }
+);
+
 /// Total I/Os of the first job, from a JSON document on stdout (fio's may follow notes).
 fn total_ios(stdout: &[u8], dir: &str) -> u64 {
     let t = String::from_utf8_lossy(stdout);

@@ -75,7 +75,7 @@ impl MetricKind {
 /// The value of a metric for one job result and direction.
 pub fn metric_value(m: MetricKind, j: &fathom_stats::JobResult, dir: usize) -> f64 {
     let d = &j.stats.dirs[dir];
-    let secs = j.stats.runtime.as_secs_f64();
+    let secs = j.stats.dir_runtime(dir).as_secs_f64();
     match m {
         MetricKind::Iops if secs > 0.0 => d.ios as f64 / secs,
         MetricKind::Bw if secs > 0.0 => d.bytes as f64 / secs,

@@ -51,36 +51,34 @@ pub struct Figured {
 pub fn of_run(r: &RunResult) -> Vec<JobFigures> {
     r.jobs
         .iter()
-        .map(|j| {
-            let secs = j.stats.runtime.as_secs_f64();
-            let per_s = |x: u64| if secs > 0.0 { x as f64 / secs } else { 0.0 };
-            JobFigures {
-                name: j.name.clone(),
-                dirs: [0, 1, 2].map(|d| {
-                    let s = &j.stats.dirs[d];
-                    (s.ios > 0).then(|| {
-                        let iv = |f: fn(&fathom_stats::Sample) -> u64| {
-                            let v: Vec<f64> = s
-                                .samples
-                                .iter()
-                                .filter(|x| x.len_ms > 0)
-                                .map(|x| f(x) as f64 * 1000.0 / x.len_ms as f64)
-                                .collect();
-                            moments(&v)
-                        };
-                        Figures {
-                            ios: s.ios,
-                            iops: per_s(s.ios),
-                            bw: per_s(s.bytes),
-                            iops_samples: iv(|x| x.ios),
-                            bw_samples: iv(|x| x.bytes),
-                            clat: (s.clat.mean(), s.clat.stddev(), s.clat.count() as f64),
-                            pct: [50.0, 99.0, 99.9].map(|p| s.clat.percentile(p) as f64),
-                            hist: Some(s.clat.clone()),
-                        }
-                    })
-                }),
-            }
+        .map(|j| JobFigures {
+            name: j.name.clone(),
+            dirs: [0, 1, 2].map(|d| {
+                let secs = j.stats.dir_runtime(d).as_secs_f64();
+                let per_s = |x: u64| if secs > 0.0 { x as f64 / secs } else { 0.0 };
+                let s = &j.stats.dirs[d];
+                (s.ios > 0).then(|| {
+                    let iv = |f: fn(&fathom_stats::Sample) -> u64| {
+                        let v: Vec<f64> = s
+                            .samples
+                            .iter()
+                            .filter(|x| x.len_ms > 0)
+                            .map(|x| f(x) as f64 * 1000.0 / x.len_ms as f64)
+                            .collect();
+                        moments(&v)
+                    };
+                    Figures {
+                        ios: s.ios,
+                        iops: per_s(s.ios),
+                        bw: per_s(s.bytes),
+                        iops_samples: iv(|x| x.ios),
+                        bw_samples: iv(|x| x.bytes),
+                        clat: (s.clat.mean(), s.clat.stddev(), s.clat.count() as f64),
+                        pct: [50.0, 99.0, 99.9].map(|p| s.clat.percentile(p) as f64),
+                        hist: Some(s.clat.clone()),
+                    }
+                })
+            }),
         })
         .collect()
 }

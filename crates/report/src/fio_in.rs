@@ -135,6 +135,19 @@ fn job(j: &Value, i: usize, strict: bool) -> Result<JobResult, String> {
         .filter(|&ms| ms > 0 && ms <= runtime_ms)
         .unwrap_or(runtime_ms);
     stats.runtime = Duration::from_millis(span);
+    // Each direction's own runtime (a verify phase's reads ran apart from the writes).
+    let own: Vec<Option<u64>> = ["read", "write", "trim"]
+        .iter()
+        .map(|d| {
+            j.get(*d)
+                .and_then(|o| o.get("runtime"))
+                .and_then(|v| v.as_u64())
+                .filter(|&ms| ms <= span)
+        })
+        .collect();
+    if own.iter().flatten().any(|&ms| ms != span) {
+        stats.dir_runtime = Some([0, 1, 2].map(|i| Duration::from_millis(own[i].unwrap_or(0))));
+    }
     let mut percentiles: Vec<f64> = Vec::new();
     let mut clat_pct = false;
     let mut lat_pct = false;
@@ -389,5 +402,26 @@ mod tests {
         assert_eq!(r.disk_util[0].ios, [3, 0]);
         assert!(run_of_fio_json("{}").is_err());
         assert!(run_of_fio_json("plain").is_err());
+    }
+
+    #[test]
+    fn each_directions_runtime_comes_across() {
+        // A write job's verify phase: its reads ran 6 ms, its writes 3 of the 10.
+        let two = PLUS
+            .replace(
+                r#""read":{"io_bytes":24576,"#,
+                r#""read":{"io_bytes":24576,"runtime":6,"#,
+            )
+            .replace(
+                r#""write":{"io_bytes":0,"total_ios":0,"#,
+                r#""write":{"io_bytes":8192,"total_ios":2,"runtime":3,"#,
+            );
+        let r = run_of_fio_json(&two).unwrap();
+        let s = &r.jobs[0].stats;
+        assert_eq!(s.runtime, Duration::from_millis(6));
+        assert_eq!(s.dir_runtime(0), Duration::from_millis(6));
+        assert_eq!(s.dir_runtime(1), Duration::from_millis(3));
+        let bw = crate::compare::metric_value(crate::compare::MetricKind::Bw, &r.jobs[0], 1);
+        assert!((bw - 8192.0 / 0.003).abs() < 1.0, "{bw}");
     }
 }

@@ -195,7 +195,6 @@ fn pct_map(keys: &[&str], pct: &[f64]) -> Value {
 
 fn job(j: &JobResult, group: Option<&GroupResult>) -> Value {
     let s = &j.stats;
-    let rt = runtime_ms(s);
     let mut m = Map::new();
     m.insert("jobname".into(), json!(j.name));
     m.insert("groupid".into(), json!(j.groupid));
@@ -212,12 +211,18 @@ fn job(j: &JobResult, group: Option<&GroupResult>) -> Value {
     // unified_rw_reporting: "mixed" replaces (1) or follows (2) read, write and trim.
     if j.info.unified_rw != 1 {
         for (i, name) in ["read", "write", "trim"].iter().enumerate() {
-            m.insert((*name).into(), dir(&s.dirs[i], rt, &j.info, group, i));
+            m.insert(
+                (*name).into(),
+                dir(&s.dirs[i], runtime_ms(s, i), &j.info, group, i),
+            );
         }
     }
     if j.info.unified_rw != 0 {
         let mixed = fathom_stats::DirStats::mixed(&s.dirs);
-        m.insert("mixed".into(), dir(&mixed, rt, &j.info, None, 0));
+        m.insert(
+            "mixed".into(),
+            dir(&mixed, crate::mixed_runtime_ms(s), &j.info, None, 0),
+        );
     }
     m.insert(
         "sync".into(),

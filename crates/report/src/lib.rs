@@ -142,10 +142,16 @@ pub fn write_preamble(
     normal::preamble(jobs, version, threads, out)
 }
 
-/// The measured time in whole ms used for every rate: at least 1 ms when anything ran,
-/// so rates stay finite and `bw_bytes = io_bytes × 1000 / runtime` holds exactly.
-pub(crate) fn runtime_ms(s: &ThreadStats) -> u64 {
-    let ms = s.runtime.as_millis() as u64;
+/// fio's mixed direction (unified_rw_reporting): the longest direction's.
+pub(crate) fn mixed_runtime_ms(s: &ThreadStats) -> u64 {
+    (0..3).map(|i| runtime_ms(s, i)).max().unwrap_or(0)
+}
+
+/// Direction `dir`'s measured time in whole ms (fio's: its microseconds rounded up),
+/// used for its rates: at least 1 ms when anything ran, so rates stay finite and
+/// `bw_bytes = io_bytes × 1000 / runtime` holds exactly.
+pub(crate) fn runtime_ms(s: &ThreadStats, dir: usize) -> u64 {
+    let ms = fathom_stats::fio_ms(s.dir_runtime(dir));
     let any = s.dirs.iter().any(|d| d.ios > 0);
     if any {
         ms.max(1)

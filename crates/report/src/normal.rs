@@ -71,7 +71,6 @@ fn write_job(job: &JobResult, group: Option<&GroupResult>, out: &mut dyn Write) 
         return Ok(());
     }
     job_header(job, out)?;
-    let rt = runtime_ms(s);
     // The kb_base of the group decides which unit comes first (fio uses the group's).
     let kb_base = group.map(|g| g.kb_base).unwrap_or(job.info.kb_base);
     let iec = kb_base != 1000;
@@ -87,6 +86,11 @@ fn write_job(job: &JobResult, group: Option<&GroupResult>, out: &mut dyn Write) 
         shown.push(("mixed", &mixed, 0));
     }
     for (name, d, i) in shown {
+        let rt = if name == "mixed" {
+            crate::mixed_runtime_ms(s)
+        } else {
+            runtime_ms(s, i)
+        };
         if d.bytes == 0 || rt == 0 {
             continue;
         }
@@ -569,15 +573,18 @@ fn write_group(g: &GroupResult, out: &mut dyn Write) -> io::Result<()> {
             rate(max, !iec),
             bytes(d.io_bytes, iec),
             bytes(d.io_bytes, !iec),
-            d.min_run.as_millis(),
-            d.max_run.as_millis()
+            fathom_stats::fio_ms(d.min_run),
+            fathom_stats::fio_ms(d.max_run)
         )?;
     }
     // fathom extension (elbencho's first/last done), only when jobs ended apart: the
     // aggregate until the first job finished, and at the end.
     for (i, label) in GROUP_DIRS.iter().enumerate() {
         let d = &g.dirs[i];
-        let (lo, hi) = (d.min_run.as_millis(), d.max_run.as_millis());
+        let (lo, hi) = (
+            fathom_stats::fio_ms(d.min_run),
+            fathom_stats::fio_ms(d.max_run),
+        );
         if d.io_bytes == 0 || hi == 0 || (hi - lo) * 100 < hi {
             continue;
         }

@@ -479,8 +479,8 @@ fn compare_chart(inputs: &[Input], out: &mut Vec<Chart>) -> Result<(), String> {
     let mut bars = Vec::new();
     for i in inputs {
         for j in &i.run.jobs {
-            let secs = j.stats.runtime.as_secs_f64();
             for (d, dname) in DIRS.iter().enumerate() {
+                let secs = j.stats.dir_runtime(d).as_secs_f64();
                 let s = &j.stats.dirs[d];
                 if s.ios > 0 && secs > 0.0 {
                     let name = if inputs.len() > 1 {

@@ -28,8 +28,8 @@ struct Row {
 fn rows(run: &RunResult) -> Vec<Row> {
     let mut out = Vec::new();
     for j in &run.jobs {
-        let rt = runtime_ms(&j.stats);
         for (i, dir) in ["read", "write", "trim"].iter().enumerate() {
+            let rt = runtime_ms(&j.stats, i);
             let d = &j.stats.dirs[i];
             if d.ios == 0 {
                 continue;
@@ -60,7 +60,7 @@ fn rows(run: &RunResult) -> Vec<Row> {
                 dir: format!("op:{}", o.name),
                 ios: o.ops,
                 bytes: o.bytes,
-                runtime_ms: rt,
+                runtime_ms: fathom_stats::fio_ms(j.stats.runtime),
                 iops: per(o.ops),
                 bw: per(o.bytes),
                 mean: o.lat.mean(),

@@ -40,7 +40,7 @@ fn dir(
     group: Option<&GroupResult>,
     v: u32,
 ) {
-    let rt = runtime_ms(&j.stats);
+    let rt = runtime_ms(&j.stats, i);
     let rt = if d.bytes > 0 || d.ios > 0 { rt } else { 0 };
     let bw_bytes = if rt == 0 {
         0

@@ -770,3 +770,46 @@ fn a_groups_cpu_and_job_runtime_are_over_its_clones_runtimes_added_as_fio() {
     // A single clone: its own runtime.
     assert_eq!(crate::total_run_ms(&clone()), 1000);
 }
+
+// fio's runtimes: each direction's own (a verify phase counts for the reads only), in
+// whole ms rounded up from the microseconds; the group's run= and bandwidths from them.
+#[test]
+fn each_direction_has_its_own_runtime_rounded_up_as_fio() {
+    let mut r = run();
+    let s = &mut r.jobs[0].stats;
+    s.runtime = Duration::from_micros(2_000_400);
+    s.dir_runtime = Some([
+        Duration::from_micros(1_500_001),
+        Duration::from_micros(500_399),
+        Duration::ZERO,
+    ]);
+    r.groups = vec![GroupResult::from_clones(
+        0,
+        1024,
+        std::iter::once(&r.jobs[0].stats),
+    )];
+    let mut out = Vec::new();
+    reporter(Format::Json).write_report(&r, &mut out).unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    let j = &v["jobs"][0];
+    assert_eq!(j["read"]["runtime"], 1501);
+    assert_eq!(j["write"]["runtime"], 501);
+    // bw_bytes = io_bytes × 1000 / runtime, each over its own.
+    assert_eq!(j["read"]["bw_bytes"], 1000 * 4096 * 1000u64 / 1501);
+    assert_eq!(j["write"]["bw_bytes"], 500 * 4096 * 1000u64 / 501);
+    let text = {
+        let mut out = Vec::new();
+        reporter(Format::Normal).write_report(&r, &mut out).unwrap();
+        String::from_utf8(out).unwrap()
+    };
+    assert!(text.contains("run=1501-1501msec"), "{text}");
+    assert!(text.contains("run=501-501msec"), "{text}");
+    assert!(text.contains("B/1501msec)"), "{text}");
+    // Without per-direction runtimes, every direction ran the whole (rounded up).
+    r.jobs[0].stats.dir_runtime = None;
+    let mut out = Vec::new();
+    reporter(Format::Json).write_report(&r, &mut out).unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(v["jobs"][0]["read"]["runtime"], 2001);
+    assert_eq!(v["jobs"][0]["write"]["runtime"], 2001);
+}

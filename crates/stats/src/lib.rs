@@ -26,7 +26,8 @@ mod thread;
 pub use facts::{HostFacts, TargetFacts};
 pub use lat::{LatStat, SIGFIGS};
 pub use result::{
-    DiskUtil, GroupDir, GroupResult, JobInfo, JobResult, MergedSource, RunResult, SteadyState,
+    fio_ms, DiskUtil, GroupDir, GroupResult, JobInfo, JobResult, MergedSource, RunResult,
+    SteadyState,
 };
 pub use thread::{
     batch_index, depth_level_index, lat_bucket, CpuUsage, DirStats, OpStats, PrioLat, Sample,

@@ -172,7 +172,7 @@ impl GroupResult {
                 if d.ios == 0 {
                     continue;
                 }
-                let rt = ts.runtime;
+                let rt = ts.dir_runtime(i);
                 // As fio (and each job's own line): bytes over whole ms, at least 1.
                 let bw = d.bytes as f64 * 1000.0 / whole_ms(rt) as f64;
                 gd.io_bytes += d.bytes;
@@ -196,7 +196,7 @@ impl GroupResult {
                 .iter()
                 .filter(|ts| ts.dirs[i].ios > 0)
                 .map(|ts| {
-                    if ts.runtime <= gd.min_run {
+                    if ts.dir_runtime(i) <= gd.min_run {
                         ts.dirs[i].bytes
                     } else {
                         ts.dirs[i]
@@ -220,7 +220,12 @@ impl GroupResult {
 
 /// A runtime in whole ms, at least 1 (fio's unit for every rate).
 fn whole_ms(d: std::time::Duration) -> u64 {
-    (d.as_millis() as u64).max(1)
+    fio_ms(d).max(1)
+}
+
+/// A runtime in whole ms as fio counts them: its microseconds rounded up.
+pub fn fio_ms(d: std::time::Duration) -> u64 {
+    (d.as_micros().min(u64::MAX as u128) as u64).div_ceil(1000)
 }
 
 /// Everything a run produced.
@@ -369,8 +374,15 @@ impl RunResult {
                                 .collect();
                             // Saturating: a damaged result file must not panic a merge.
                             let total = o.stats.runtime.saturating_add(add.runtime);
+                            let dirs = (o.stats.dir_runtime.is_some() || add.dir_runtime.is_some())
+                                .then(|| {
+                                    [0, 1, 2].map(|i| {
+                                        o.stats.dir_runtime(i).saturating_add(add.dir_runtime(i))
+                                    })
+                                });
                             o.stats.merge(&add);
                             o.stats.runtime = total;
+                            o.stats.dir_runtime = dirs;
                             for (d, samples) in later.into_iter().enumerate() {
                                 o.stats.dirs[d]
                                     .samples

@@ -417,6 +417,11 @@ pub struct ThreadStats {
     /// zonemode=zbd: zones whose write pointer was reset (fio's "zone resets").
     #[serde(default, skip_serializing_if = "is_zero_u64")]
     pub zone_resets: u64,
+    /// Each direction's runtime (read, write, trim) where they differ from `runtime`, as
+    /// fio keeps one per direction: the verify phase counts for the reads only, the
+    /// writes it checks ran before it. None: every direction ran the whole `runtime`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dir_runtime: Option<[Duration; 3]>,
 }
 
 /// What data verification checked.
@@ -647,6 +652,12 @@ impl ThreadStats {
         }
     }
 
+    /// Direction `i`'s runtime (fio's per-direction runtime; the denominator of its
+    /// bandwidth and IOPS).
+    pub fn dir_runtime(&self, i: usize) -> Duration {
+        self.dir_runtime.map_or(self.runtime, |r| r[i])
+    }
+
     /// The clones' runtimes added (fio's total_run_time): a single clone's runtime.
     pub fn total_run_time(&self) -> Duration {
         if self.runtime_sum.is_zero() {
@@ -686,6 +697,10 @@ impl ThreadStats {
         // In whole ms per part, as fio adds its clones' runtimes.
         let ms = |d: Duration| Duration::from_millis(d.as_millis() as u64);
         self.runtime_sum = ms(self.total_run_time()) + ms(o.total_run_time());
+        // Each direction's: the longest clone's, as fio's group.
+        if self.dir_runtime.is_some() || o.dir_runtime.is_some() {
+            self.dir_runtime = Some([0, 1, 2].map(|i| self.dir_runtime(i).max(o.dir_runtime(i))));
+        }
         self.runtime = self.runtime.max(o.runtime);
         self.cpu.usr += o.cpu.usr;
         self.cpu.sys += o.cpu.sys;

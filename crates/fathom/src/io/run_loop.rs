@@ -188,6 +188,7 @@ impl<'a> Loop<'a> {
             cur_loop: 0,
             loop_turn: false,
             verify_each_loop: p_verifies_each_loop,
+            verify_time: std::time::Duration::ZERO,
             work_done: false,
         };
         lp.seed_prios();
@@ -262,7 +263,9 @@ impl<'a> Loop<'a> {
                 .collect();
             // Those waiting for a backlog check are among them.
             self.backlog.chunks.clear();
+            let t = crate::clock::now();
             self.check_now(batch);
+            self.verify_time += self.now.saturating_duration_since(t);
             if self.stopping {
                 return;
             }
@@ -383,6 +386,7 @@ impl<'a> Loop<'a> {
                 && self.inflight == 0
                 && !cancel.load(Ordering::Relaxed)
                 && !ran_out;
+            let t = crate::clock::now();
             crate::verify::readback::after_run(
                 v,
                 (self.clone, spec),
@@ -392,6 +396,9 @@ impl<'a> Loop<'a> {
                 cancel,
                 out,
             );
+            if can_read && crate::verify::readback::reads_back(spec) {
+                self.verify_time += t.elapsed();
+            }
         }
         if self.wrote && (spec.end_fsync || spec.fsync_on_close) && out.error_text.is_none() {
             end_fsync(
@@ -409,6 +416,19 @@ impl<'a> Loop<'a> {
         }
         out.stats.finish();
         out.stats.runtime = end.duration_since(self.measure_start);
+        if !self.verify_time.is_zero() {
+            // As fio: the verify phases count for the reads only; the writes (and trims)
+            // ran in the rest, as did the job's own reads.
+            let (all, checks) = (out.stats.runtime, self.verify_time.min(out.stats.runtime));
+            let main = all - checks;
+            let kind = spec.rw.kind;
+            let of = |yes: bool| if yes { main } else { std::time::Duration::ZERO };
+            out.stats.dir_runtime = Some([
+                of(kind.reads()) + checks,
+                of(kind.writes()),
+                of(kind.trims()),
+            ]);
+        }
         out.stats.cpu = CpuUsage::current_thread().since(&self.cpu_start);
         if let Err(e) = self.p.engine.close_files() {
             if out.error_text.is_none() {

@@ -103,6 +103,9 @@ pub(crate) struct Loop<'a> {
     pub(crate) loop_turn: bool,
     /// A verifying job reads back each loop's writes before the next loop, as fio.
     pub(crate) verify_each_loop: bool,
+    /// The time spent in verify phases (each loop's read-back and the one at the end)
+    /// since the measurement started: fio counts it for the reads only.
+    pub(crate) verify_time: std::time::Duration,
     /// The job's I/O is all issued (the generator ran out), not cut short.
     pub(crate) work_done: bool,
     pub(crate) prio_values: Option<[Vec<u16>; 2]>,
@@ -123,6 +126,7 @@ impl Loop<'_> {
         self.seed_prios();
         self.seed_ops();
         self.measure_start = now;
+        self.verify_time = std::time::Duration::ZERO;
         if let Some(l) = &mut self.iolog {
             l.events.clear();
         }
