@@ -1682,13 +1682,9 @@ fathomtest!(ior_writes_ior_s_data_and_checks_it, |env| {
         "Results: \nWARNING: The file \"{f}\" exists already and will be overwritten\n\naccess "
     );
     assert!(out.contains(&exists), "{out}");
-    // IOR's options fathom does not take say so by name (and IOR's default packets,
-    // -l t, are taken).
+    // IOR's options fathom does not take say so by name (an unknown packet type too).
     for (extra, msg) in [
-        (
-            &["-l", "o"][..],
-            "-l o: IOR's offset, incompressible and random packets are not supported",
-        ),
+        (&["-l", "x"][..], "-l x: unknown packet type \"x\""),
         (&["-x"], "-x (singleXferAttempt) is not supported"),
         (
             &["-O", "singleXferAttempt=1"],
@@ -1765,6 +1761,124 @@ fathomtest!(ior_writes_ior_s_data_and_checks_it, |env| {
         "{}",
         stderr(&o)
     );
+});
+
+// IOR 4.0's -l packets, byte for byte: the words here are read from files IOR 4.0.0 wrote
+// with the same command line (-G 1234567, 8200-byte transfers, one task). Each check
+// passes on the data written, and a stamp damaged fails its transfer.
+fathomtest!(ior_writes_and_checks_ior_s_data_packets, |env| {
+    let _a = alone();
+    let f = env.path().join("p");
+    let f = f.to_str().unwrap();
+    let word = |d: &[u8], at: usize| u64::from_le_bytes(d[at..at + 8].try_into().unwrap());
+    let run = |l: &str, rw: &[&str]| {
+        env.run(
+            &[
+                &[
+                    "suite", "ior", "-l", l, "-t", "8200", "-b", "32800", "-s", "2",
+                ][..],
+                &["-G", "1234567", "-k", "-o", f],
+                rw,
+            ]
+            .concat(),
+        )
+    };
+    for (l, want) in [
+        // (offset, word) pairs IOR wrote.
+        (
+            "o",
+            &[
+                (0, 0),
+                (8, 0x12d688),
+                (16, 0x12d689),
+                (12296, 0x4010),
+                (12304, 0x12d888),
+            ][..],
+        ),
+        (
+            "i",
+            &[
+                (0, 0),
+                (8, 0x0cc0_45cb_13c9_905d),
+                (12296, 0x4010),
+                (12304, 0x0cc0_45cb_13c9_905d),
+            ],
+        ),
+        (
+            "r",
+            &[
+                (0, 0x11cc_f99f_deb2_88b9),
+                (8, 0x0838_afda_b779_d117),
+                (16, 0x06fa_ba3e_6e63_ba22),
+                (8200, 0x092f_f99f_1af0_39aa),
+                (8208, 0x157c_71bb_c689_0735),
+            ],
+        ),
+        (
+            "t",
+            &[(0, 0x12d687), (8200, 0x12d687), (12296, 0x12d687 + 512)],
+        ),
+    ] {
+        let o = run(l, &["-w", "-r", "-W", "-R"]);
+        assert!(o.status.success(), "-l {l}: {}{}", stdout(&o), stderr(&o));
+        assert!(
+            !stdout(&o).contains("WARNING: Incorrect"),
+            "-l {l}: {}",
+            stdout(&o)
+        );
+        let d = std::fs::read(f).unwrap();
+        assert_eq!(d.len(), 65600);
+        for &(at, w) in want {
+            assert_eq!(word(&d, at), w, "-l {l}: the word at {at}");
+        }
+    }
+    // The offset packets: each 4 KiB's first word is the transfer's offset times its
+    // place (the third transfer, at 16400: 16400, 32800, 49200 at its 4 KiB marks).
+    let o = run("o", &["-w"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let mut d = std::fs::read(f).unwrap();
+    for (k, at) in [16400usize, 20496, 24592].into_iter().enumerate() {
+        assert_eq!(word(&d, at), 16400 * (k as u64 + 1), "stamp {k}");
+    }
+    // A stamp damaged: that transfer fails the check, the others pass.
+    d[20496] ^= 1;
+    std::fs::write(f, &d).unwrap();
+    let o = run("o", &["-r", "-R"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
+    assert!(
+        stdout(&o).contains("WARNING: Incorrect data on read (1 errors found)."),
+        "{}",
+        stdout(&o)
+    );
+    // Checked as timestamp packets, the stamped words differ: the check fails.
+    let o = run("t", &["-r", "-R"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
+    // IOR shows the packet type in its JSON summary by its own (shifted) names.
+    let o = env.run(&[
+        "suite",
+        "ior",
+        "-w",
+        "-l",
+        "o",
+        "-t",
+        "8k",
+        "-b",
+        "32k",
+        "-O",
+        "summaryFormat=JSON",
+        "--warningAsErrors",
+        "-o",
+        &format!("{f}.json"),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    for line in [
+        "\"dataPacketType\": 1",
+        "\"data packet type\": \"t\"",
+        "\"warningAsErrors\": 1",
+    ] {
+        assert!(out.contains(line), "{line}: {out}");
+    }
 });
 
 // IOR's rules on the directives; -A's refnum, -B's O_DIRECT (IOR 3), -G seeds the data.

@@ -3,6 +3,40 @@
 use crate::words::*;
 use std::time::Duration;
 
+/// Data made for each write from the offset it goes to: called on the write's buffer
+/// (which holds the job's `buffer_pattern` or other contents) just before the write is
+/// issued. With `verify=pattern`, a chunk read back must hold the pattern with this
+/// function applied at the chunk's offset (so a verify_interval of the block size checks
+/// each write whole).
+#[derive(Clone)]
+pub struct IoData(pub std::sync::Arc<dyn Fn(&mut [u8], u64) + Send + Sync>);
+
+impl IoData {
+    /// `f(buffer, offset)` for each write.
+    pub fn new(f: impl Fn(&mut [u8], u64) + Send + Sync + 'static) -> IoData {
+        IoData(std::sync::Arc::new(f))
+    }
+
+    /// Fill `buf`, the data at `offset`.
+    #[inline]
+    pub fn fill(&self, buf: &mut [u8], offset: u64) {
+        (self.0)(buf, offset)
+    }
+}
+
+impl std::fmt::Debug for IoData {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("IoData(..)")
+    }
+}
+
+impl PartialEq for IoData {
+    /// The same function (two jobs sharing one).
+    fn eq(&self, o: &IoData) -> bool {
+        std::sync::Arc::ptr_eq(&self.0, &o.0)
+    }
+}
+
 /// A fully resolved job: the options of one job section after `[global]` inheritance.
 ///
 /// A job with `numjobs=N` is one `JobSpec`; the runner makes the N clones.
@@ -155,6 +189,9 @@ pub struct JobSpec {
     pub scramble_buffers: bool,
     /// `buffer_pattern`, as bytes.
     pub buffer_pattern: Option<Vec<u8>>,
+    /// Data made for each write from its offset (no job file option: a suite's own
+    /// layout, as IOR's offset-stamped packets, or a library user's). See [`IoData`].
+    pub io_data: Option<IoData>,
     /// `buffer_compress_percentage`.
     pub buffer_compress_percentage: Option<u32>,
     /// `buffer_compress_chunk` (default 512).
@@ -906,6 +943,7 @@ impl Default for JobSpec {
             iomem_align: 0,
             scramble_buffers: true,
             buffer_pattern: None,
+            io_data: None,
             buffer_compress_percentage: None,
             buffer_compress_chunk: 512,
             dedupe_percentage: 0,

@@ -420,6 +420,9 @@ impl Loop<'_> {
             self.writes += 1;
             content.scramble(data, self.clone.params.seed ^ self.writes);
         }
+        if let Some(f) = &self.spec.io_data {
+            f.fill(data, req.offset);
+        }
         let mut start = None;
         if let Some(v) = &mut self.p.verifier {
             start = Some(crate::clock::now());

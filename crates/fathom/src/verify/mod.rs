@@ -266,6 +266,8 @@ pub(crate) struct Verifier {
     pattern: Vec<u8>,
     /// Positions of `%o` in the pattern (the chunk's offset goes there).
     pattern_offsets: Vec<usize>,
+    /// The job's data made per write (a pattern chunk holds the pattern with it applied).
+    pub(crate) io_data: Option<fathom_job::IoData>,
     seed: u64,
     clone: u32,
     /// Granularity of the generation table: the chunk size, or the smallest block size.
@@ -320,6 +322,7 @@ impl Verifier {
             hdr_off: spec.offset as usize,
             pattern: spec.pattern.clone().unwrap_or_else(|| vec![0xA5]),
             pattern_offsets: spec.pattern_offsets.clone(),
+            io_data: None,
             seed,
             clone,
             unit,
@@ -572,6 +575,9 @@ impl Verifier {
             }
             for (i, x) in b.iter_mut().enumerate() {
                 *x = p[i % p.len()];
+            }
+            if let Some(f) = &self.io_data {
+                f.fill(b, offset);
             }
             return;
         }

@@ -409,6 +409,7 @@ pub(crate) fn verifier_for(
     )
     .map_err(|text| (libc::EINVAL, text))?;
     v.shared = clone.overlapped;
+    v.io_data = spec.io_data.clone();
     stats.verify = Some(fathom_stats::VerifyStats {
         kind: kind.name().to_string(),
         ..Default::default()

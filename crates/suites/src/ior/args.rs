@@ -397,6 +397,7 @@ pub const USAGE: &str = "usage: fathom suite ior [-a POSIX|MMAP] [-b blockSize] 
   -y with -F, each task's file on its NUMA node's mount (FILE<node>/data.TASK)
   -O saveRankPerformanceDetailsCSV=FILE each task's times and rates per phase
   -O minTimeDuration=N a phase repeats its whole passes until it has run N seconds
+  -l t|o|i|r IOR's data packets: timestamp (default), offset, incompressible, random
   -o A@B files on several file systems: -F task T's on the (T mod count)th name
   -O directives (e.g. -O useO_DIRECT=1,keepFile=1,stoneWallingWearOutIterations=N;
   -O summaryFormat=default|JSON|CSV, -O summaryFile=FILE, -O summaryalways=1: IOR 4.0's
@@ -517,6 +518,7 @@ impl Opts {
             test_file: None,
             api: "POSIX".into(),
             stamp: 0,
+            packet: super::Packet::Timestamp,
             summary_always: false,
             memory_per_task: 0,
             memory_per_node: 0,
@@ -682,15 +684,19 @@ pub fn parse(args: &[String]) -> Result<Opts> {
             "--random-offset-seed" => o.random_offset_seed = Some(signed(k, &val()?)?),
             "--warningAsErrors" => o.warnings_as_errors = true,
             "-y" | "--dualMount" => o.dual_mount = true,
-            // IOR's default packets are the ones fathom writes.
+            // IOR reads the first letter only.
             "-l" | "--dataPacketType" => {
                 let v = val()?;
-                if !v.starts_with(['t', 'T']) {
-                    bail!(
-                        "-l {v}: IOR's offset, incompressible and random packets are not \
-                         supported (fathom writes IOR's default timestamp packets, -l t)"
-                    );
-                }
+                o.packet = match v.chars().next() {
+                    None | Some('t') => super::Packet::Timestamp,
+                    Some('o') => super::Packet::Offset,
+                    Some('i') => super::Packet::Incompressible,
+                    Some('r') => super::Packet::Random,
+                    Some(c) => bail!(
+                        "-l {v}: unknown packet type \"{c}\" (IOR's are t: timestamp, o: \
+                         offset, i: incompressible, r: random)"
+                    ),
+                };
             }
             "-x" | "--singleXferAttempt" => bail!(
                 "-x (singleXferAttempt) is not supported: fathom finishes a short transfer \

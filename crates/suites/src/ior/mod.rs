@@ -18,6 +18,21 @@ use phases::iterations;
 use report::Out;
 use tasks::{nodes, read_task, Nodes};
 
+/// IOR's data packets (`-l`), in IOR's order (its `dataPacketType` numbers).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Packet {
+    /// `t` (the default): every transfer the same words, `rank << 32 | (stamp + i)`.
+    #[default]
+    Timestamp,
+    /// `o`: the timestamp words, with each 4 KiB's first word stamped with the
+    /// transfer's offset.
+    Offset,
+    /// `i`: one word from the signature repeated, each 4 KiB's first stamped so.
+    Incompressible,
+    /// `r`: every word from a generator seeded with the transfer's offset.
+    Random,
+}
+
 /// Options (IOR's names).
 #[derive(Debug, Clone)]
 pub struct Opts {
@@ -113,6 +128,8 @@ pub struct Opts {
     pub api: String,
     /// The repetition's time stamp signature (IOR's data; -G's value, else the time).
     pub stamp: i32,
+    /// `-l`: IOR's data packets.
+    pub packet: Packet,
     /// `-O summaryalways=1`: each test's summary lines after it (with -v), not its Max
     /// lines.
     pub summary_always: bool,

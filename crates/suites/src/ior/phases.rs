@@ -212,39 +212,116 @@ fn transfer_log(
 /// The beginning of a -z log's name.
 const RANDOM_LOG: &str = "fathom-ior-z-";
 
-/// IOR's data (one task a process): every transfer holds the same words, word i
-/// `rank << 32 | (signature + i)` (IOR 4.0's default "timestamp" packets, the signature
-/// the repetition's time stamp or -G's value), so the files are IOR's byte for byte and
-/// -W/-R compare what they read with the data of the task that wrote it.
+/// IOR's data (one task a process), as IOR 4.0 writes it with `-l`'s packets, so the
+/// files are IOR's byte for byte and -W/-R compare what they read with the data of the
+/// task that wrote it: the timestamp packets (the default) hold the same words in every
+/// transfer, word i `rank << 32 | (signature + i)` (the signature the repetition's time
+/// stamp or -G's value); the offset and incompressible packets stamp the first word of
+/// each 4 KiB with the transfer's offset; the random packets are made from it.
 fn ior_data(o: &Opts, step: Step, at: Place, spec: &mut fathom::JobSpec) {
     if !o.ior_data() {
         return;
     }
-    let p = ior_pattern(o.transfer, o.stamp, at.data_of);
+    let p = ior_pattern(o.packet, o.transfer, o.stamp, at.data_of);
+    let stamps = ior_stamps(o.packet, o.signature.unwrap_or(0) as i32, at.data_of);
     match step {
-        Step::Write => spec.buffer_pattern = Some(p),
+        Step::Write => {
+            spec.buffer_pattern = Some(p);
+            spec.io_data = stamps;
+        }
         Step::Read if !o.check_read => {}
         Step::Check | Step::Read => {
             spec.verify.kind = Some(fathom_job::VerifyKind::Pattern);
             spec.verify.pattern = Some(p);
             spec.verify.pattern_offsets.clear();
             spec.verify.state_save = false;
+            spec.io_data = stamps;
         }
     }
 }
 
-/// IOR 4.0's transfer buffer of `rank` with time stamp signature `stamp`.
-pub(super) fn ior_pattern(transfer: u64, stamp: i32, rank: u32) -> Vec<u8> {
+/// IOR 4.0's transfer buffer of `rank` with time stamp signature `stamp`, before a
+/// write's own stamps.
+pub(super) fn ior_pattern(packet: super::Packet, transfer: u64, stamp: i32, rank: u32) -> Vec<u8> {
     let words = transfer / 8;
     let mut p = Vec::with_capacity(transfer as usize);
+    // IOR adds an int to a size_t: the signature is sign-extended.
+    let timestamp = |i: u64| (u64::from(rank) << 32) | (stamp as i64 as u64).wrapping_add(i);
+    let same = {
+        // One word, made anew for each (IOR's seed is reset every word).
+        let mut seed = (stamp as u32).wrapping_add(rank);
+        let hi = u64::from(rand_r(&mut seed)) << 32;
+        hi | u64::from(rand_r(&mut seed))
+    };
     for i in 0..words {
-        // (IOR adds an int to a size_t: the signature is sign-extended.)
-        let w = (u64::from(rank) << 32) | (stamp as i64 as u64).wrapping_add(i);
+        let w = match packet {
+            super::Packet::Timestamp | super::Packet::Offset => timestamp(i),
+            super::Packet::Incompressible => same,
+            // Every word is the write's own.
+            super::Packet::Random => 0,
+        };
         p.extend_from_slice(&w.to_le_bytes());
     }
     // IOR's bytes past the last whole word: their index.
     p.extend((words * 8..transfer).map(|i| i as u8));
     p
+}
+
+/// What IOR 4.0 writes into each transfer at `offset` on top of [`ior_pattern`] (None
+/// for the timestamp packets, the same in every transfer): the offset and incompressible
+/// packets' word at each 4 KiB, the k-th `rank << 32 | (offset × k mod 2³²)`; the random
+/// packets' every word, from glibc's rand_r seeded with -G's value (0 without), the rank
+/// and the offset.
+pub(super) fn ior_stamps(
+    packet: super::Packet,
+    signature: i32,
+    rank: u32,
+) -> Option<fathom_job::IoData> {
+    let hi = u64::from(rank) << 32;
+    match packet {
+        super::Packet::Timestamp => None,
+        // (A transfer under 8 bytes IOR leaves as it is.)
+        super::Packet::Offset | super::Packet::Incompressible => {
+            Some(fathom_job::IoData::new(move |b: &mut [u8], offset: u64| {
+                if b.len() < 8 {
+                    return;
+                }
+                let words = b.len() / 8;
+                for (k, i) in (0..words).step_by(512).enumerate() {
+                    let lo = (offset as u32).wrapping_mul(k as u32 + 1);
+                    b[i * 8..i * 8 + 8].copy_from_slice(&(hi | u64::from(lo)).to_le_bytes());
+                }
+            }))
+        }
+        super::Packet::Random => Some(fathom_job::IoData::new(move |b: &mut [u8], offset: u64| {
+            if b.len() < 8 {
+                return;
+            }
+            let mut seed = (signature as u32)
+                .wrapping_add(rank)
+                .wrapping_add(offset as u32);
+            let mut state = u64::from(rand_r(&mut seed));
+            for w in b.chunks_exact_mut(8) {
+                state = state.wrapping_mul(0x9e37_ffff_fffc_0001) >> 3;
+                w.copy_from_slice(&state.to_le_bytes());
+            }
+        })),
+    }
+}
+
+/// glibc's `rand_r`: three steps of its linear congruential generator, taking 11, 10
+/// and 10 bits of them.
+fn rand_r(seed: &mut u32) -> u32 {
+    let mut next = *seed;
+    let mut step = || {
+        next = next.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+        next / 65_536
+    };
+    let mut r = step() % 2048;
+    r = (r << 10) ^ (step() % 1024);
+    r = (r << 10) ^ (step() % 1024);
+    *seed = next;
+    r
 }
 
 /// Run `step`'s job on every rank, started together; this rank's result (None on a rank

@@ -701,12 +701,16 @@ fn parameters(o: &Opts, id: usize, nodes: Nodes) -> Vec<(String, V)> {
         int("randomOffset", b(o.random)),
         int("checkWrite", b(o.check_write)),
         int("checkRead", b(o.check_read)),
-        int("dataPacketType", 0),
+        int("dataPacketType", o.packet as i64),
         int("keepFile", b(o.keep)),
         int("keepFileWithError", b(o.keep_with_error)),
-        int("warningAsErrors", 0),
+        int("warningAsErrors", b(o.warnings_as_errors)),
         int("verbose", o.verbose.into()),
-        ("data packet type".into(), V::Str("g".into())),
+        // IOR's names, one off from its numbers (-l o shows "t").
+        (
+            "data packet type".into(),
+            V::Str(["g", "t", "o", "i"][o.packet as usize].into()),
+        ),
         int(
             "setTimeStampSignature/incompressibleSeed",
             o.signature.unwrap_or(0),
