@@ -9,7 +9,10 @@ use std::time::Duration;
 /// function applied at the chunk's offset (so a verify_interval of the block size checks
 /// each write whole).
 #[derive(Clone)]
-pub struct IoData(pub std::sync::Arc<dyn Fn(&mut [u8], u64) + Send + Sync>);
+pub struct IoData(std::sync::Arc<IoDataFn>);
+
+/// The function of an [`IoData`]: `f(buffer, offset)`.
+pub type IoDataFn = dyn Fn(&mut [u8], u64) + Send + Sync;
 
 impl IoData {
     /// `f(buffer, offset)` for each write.
