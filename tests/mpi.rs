@@ -749,6 +749,70 @@ fathomtest!(
     }
 );
 
+// IO500's ior-hard line (scaled down in time by stoneWallingWearOutIterations): ten
+// million segments of one 47008-byte transfer, three tasks; each task's k-th transfer at
+// (3k + task) x 47008 holding IOR's data of that task, read back and checked by -R.
+fathomtest!(ior_runs_io500_s_hard_line_across_ranks, |env| {
+    let st = format!(
+        "stoneWallingStatusFile={}",
+        env.path().join("hard.st").display()
+    );
+    let line = |rw: &[&str]| -> Vec<String> {
+        [
+            &[
+                "-C", "-Q", "1", "-g", "-G", "27", "-k", "-e", "-o", "hard", "-O",
+            ][..],
+            &[
+                &st, "-t", "47008", "-b", "47008", "-s", "10000000", "-a", "POSIX",
+            ],
+            rw,
+        ]
+        .concat()
+        .into_iter()
+        .map(String::from)
+        .collect()
+    };
+    let w = line(&[
+        "-w",
+        "-D",
+        "60",
+        "-O",
+        "stoneWallingWearOut=1",
+        "-O",
+        "stoneWallingWearOutIterations=20",
+    ]);
+    let o = mpirun_tool(
+        &env,
+        3,
+        "IOR",
+        &w.iter().map(String::as_str).collect::<Vec<_>>(),
+    );
+    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+    let data = std::fs::read(env.path().join("hard")).unwrap();
+    assert_eq!(data.len(), 3 * 20 * 47008);
+    for k in 0..20usize {
+        for task in 0..3u64 {
+            let at = (3 * k + task as usize) * 47008;
+            let w0 = u64::from_le_bytes(data[at..at + 8].try_into().unwrap());
+            assert_eq!(w0, task << 32 | 27, "transfer {k} of task {task}");
+        }
+    }
+    let r = line(&["-r", "-R"]);
+    let o = mpirun_tool(
+        &env,
+        3,
+        "IOR",
+        &r.iter().map(String::as_str).collect::<Vec<_>>(),
+    );
+    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+    let out = stdout(&o);
+    assert!(
+        out.contains(&format!("bytes moved = {}\n", 60 * 47008)),
+        "{out}"
+    );
+    assert!(!out.contains("Incorrect data"), "{out}");
+});
+
 // metarates' runbook line (`mpirun -np 4 -machinefile ./machinefile ./metarates -d junk -n
 // 1000000 -C -U -S`, scaled down) through a link named metarates: rank 0 prints the run
 // for 4 processes, each test's rates over the 4 (total = 4 x the slowest), the files are

@@ -604,12 +604,6 @@ impl Opts {
         if self.deadline == 0 && self.wear_out {
             bail!("the stoneWallingWearOut is only sensible when setting a stonewall deadline with -D");
         }
-        if self.wear_out && self.random {
-            bail!(
-                "stoneWallingWearOut with -z (random offsets) is not supported yet: the \
-                 transfers after the deadline follow IOR's sequential order"
-            );
-        }
         if self.reorder && self.reorder_random > 0 {
             bail!(
                 "Both Constant and Random task re-ordering specified. Choose one and \

@@ -92,14 +92,26 @@ pub(super) fn job(o: &Opts, step: Step, at: Place, limit: Option<u64>) -> Result
         b = b
             .option("filename_format", o.task_format(at))
             .size(per_task);
-    } else if o.segments > 1 {
+    } else if o.segments > 1 && o.random {
         // IOR's segmented layout: segment s holds one block of every task of every rank,
-        // task t's at s x tasks x block + t x block; each task goes through its segments
-        // in order.
+        // task t's at s x tasks x block + t x block (-z replays IOR's order over them).
         b = b
             .option("filename", o.shared_name())
             .option("segments", o.segments.to_string())
             .size(per_task);
+    } else if o.segments > 1 {
+        // The same layout as strided zones, as many segments as IOR takes (ior-hard's
+        // ten million): task t starts at t x block, does a block, skips the other
+        // tasks' blocks, and its region ends with its last block.
+        let n = u64::from(at.ranks().max(1)) * o.tasks as u64;
+        b = b
+            .option("filename", o.shared_name())
+            .option("offset_increment", o.block.to_string())
+            .option("zonemode", "strided")
+            .option("zonesize", o.block.to_string())
+            .option("zoneskip", ((n - 1) * o.block).to_string())
+            .option("io_size", per_task.to_string())
+            .size(((o.segments - 1) * n + 1) * o.block);
     } else {
         // One region per task, rank after rank (the plan numbers the clones of every rank
         // in order).
@@ -108,7 +120,9 @@ pub(super) fn job(o: &Opts, step: Step, at: Place, limit: Option<u64>) -> Result
             .option("offset_increment", per_task.to_string())
             .size(per_task);
     }
-    if write && o.fsync {
+    // -e: IOR's fsync after the phase's writes; with -O stoneWallingWearOut, after the
+    // ones past the deadline too (not in the stonewall's time).
+    if write && o.fsync && !(o.deadline > 0 && o.wear_out) {
         b = b.option("end_fsync", "1");
     }
     if !write {
@@ -138,6 +152,14 @@ pub(super) fn job(o: &Opts, step: Step, at: Place, limit: Option<u64>) -> Result
     }
     // -z (one task a process): IOR's own order, replayed.
     if o.random && o.ior_data() {
+        let n = o.transfer_count(at, limit);
+        if n > MAX_REPLAYED {
+            bail!(
+                "-z with {n} transfers per task: fathom replays IOR's random order from a \
+                 list of every transfer, and keeps at most {MAX_REPLAYED}; use a smaller \
+                 -b or -s (with -D the phase stops at the deadline anyway)"
+            );
+        }
         let order = o.transfers(at, limit);
         // (run_step removes the log.)
         let log = transfer_log(o, at, write, order.iter().copied(), RANDOM_LOG)?;
@@ -208,6 +230,9 @@ fn transfer_log(
     std::fs::write(&path, log)?;
     Ok(path)
 }
+
+/// The most transfers a task's -z order may have (the list a phase replays).
+const MAX_REPLAYED: u64 = 1 << 26;
 
 /// The beginning of a -z log's name.
 const RANDOM_LOG: &str = "fathom-ior-z-";
@@ -362,6 +387,27 @@ pub(super) fn run_step(
         .ok_or_else(|| anyhow!("stopped before the run started"))
 }
 
+/// A task's transfers in IOR's order, made as they are needed (IOR 4.0's ior-hard runs
+/// ten million segments): the offsets within one segment, repeated a stride on for each.
+pub(super) struct Order {
+    one: Vec<u64>,
+    stride: u64,
+    segments: u64,
+}
+
+impl Order {
+    /// Every transfer of the phase.
+    pub(super) fn len(&self) -> u64 {
+        self.one.len() as u64 * self.segments
+    }
+    /// The offset of transfer `k` (past the last, round from the first again).
+    pub(super) fn at(&self, k: u64) -> u64 {
+        let n = self.one.len() as u64;
+        let k = k % self.len().max(1);
+        self.one[(k % n) as usize] + (k / n) * self.stride
+    }
+}
+
 /// What a phase moved on this rank.
 #[derive(Default, Clone, Copy)]
 struct Moved {
@@ -423,7 +469,7 @@ pub(super) fn phase(o: &Opts, write: bool, at: Place, limit: Option<u64>) -> Res
             bail!("{what}: {e}{hint}");
         }
         moved = Moved::of(j, write);
-        let want = o.transfers(at, limit).len() as u64 * o.tasks as u64;
+        let want = o.transfer_count(at, limit) * o.tasks as u64;
         // Fewer only when the deadline (-D) or a signal cut the phase.
         let cut = o.deadline > 0 || crate::stopped();
         if moved.ios > want || (moved.ios < want && !cut) {
@@ -463,7 +509,7 @@ pub(super) fn phase(o: &Opts, write: bool, at: Place, limit: Option<u64>) -> Res
     // -O minTimeDuration: IOR goes through the phase's transfers again, whole passes,
     // until the phase has run that long (each rank on its own clock).
     if o.min_time > 0 && j.is_some() {
-        let pass = o.transfers(at, limit).len() as u64;
+        let pass = o.transfer_count(at, limit);
         let min = o.min_time as f64;
         let ran = |secs: f64| secs + after.elapsed().as_secs_f64();
         while pass > 0 && ran(secs) < min && !crate::stopped() {
@@ -676,9 +722,18 @@ fn wear_out(
     }
     let most = at.cl.broadcast(most) as u64;
     if !at.idle() && own < most {
+        // (With -e, its writes end with the phase's fsync.)
         let rest = go_on(o, write, at, own, most)?;
         moved.bytes += rest.bytes;
         moved.ios += rest.ios;
+    } else if !at.idle() && write && o.fsync {
+        // -e: the fsync after the phase's writes, this task's all done by the deadline.
+        let f = o.task_file(at);
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(&f)
+            .and_then(|f| f.sync_all())
+            .map_err(|e| anyhow!("write phase: fsync of {}: {e}", f.display()))?;
     }
     Ok((most, stonewall))
 }
@@ -689,10 +744,8 @@ fn go_on(o: &Opts, write: bool, at: Place, from: u64, to: u64) -> Result<Moved> 
     let dir = if write { "write" } else { "read" };
     // The phase's transfers in IOR's order, from where the deadline cut it, wrapping
     // round to the first segment as IOR does.
-    let order = o.transfers(at, None);
-    let offsets = (from..to)
-        .filter(|_| !order.is_empty())
-        .map(|k| order[(k % order.len() as u64) as usize]);
+    let order = o.order(at);
+    let offsets = (from..to).filter(|_| order.len() > 0).map(|k| order.at(k));
     let path = transfer_log(o, at, write, offsets, "fathom-ior-wearout-")?;
     let mut b = Job::builder(dir)
         .engine(if o.mmap { Engine::Mmap } else { Engine::Psync })
@@ -746,7 +799,17 @@ pub(super) fn check(o: &Opts, at: Place, limit: Option<u64>) -> Result<(u64, Str
     }
     let all = at.cl.gather_f64(&[failed as f64]);
     let total = all.iter().map(|v| v[0]).sum::<f64>() as u64;
-    Ok((total, incorrect_data(o, "write", total, first.as_deref())))
+    // -D with the wear-out: IOR's check goes the same way as the phases, its stonewall
+    // line too (every task checks the pairs the write left, so none goes on).
+    let mut notes = String::new();
+    if o.deadline > 0 && o.wear_out {
+        let mut moved = j.as_ref().map(|j| Moved::of(j, false)).unwrap_or_default();
+        let own = moved.ios / u64::from(o.tasks.max(1));
+        let secs = j.as_ref().map_or(0.0, |j| j.stats.runtime.as_secs_f64());
+        wear_out(o, false, at, own, &mut moved, &mut notes, secs)?;
+    }
+    notes.push_str(&incorrect_data(o, "write", total, first.as_deref()));
+    Ok((total, notes))
 }
 
 /// IOR's lines after a check that found `total` transfers wrong (none when it found
@@ -816,6 +879,19 @@ impl Opts {
     /// The file offsets of one task's transfers in a phase, in IOR's order (segment by
     /// segment; -z: IOR's random order with one task a process), at most `limit`.
     pub(super) fn transfers(&self, at: Place, limit: Option<u64>) -> Vec<u64> {
+        let order = self.order(at);
+        let n = limit.map_or(order.len(), |l| l.min(order.len()));
+        (0..n).map(|k| order.at(k)).collect()
+    }
+    /// How many transfers of `at`'s task its phase does ([`Opts::transfers`]' length,
+    /// without making the list).
+    pub(super) fn transfer_count(&self, at: Place, limit: Option<u64>) -> u64 {
+        let n = self.order(at).len();
+        limit.map_or(n, |l| l.min(n))
+    }
+    /// IOR's order of `at`'s task's transfers: the offsets within one segment (IOR's -z
+    /// order, drawn once, or its blocks in turn), a stride on for each segment.
+    pub(super) fn order(&self, at: Place) -> Order {
         let tasks = u64::from(at.ranks().max(1));
         let me = u64::from(at.data_of);
         let one: Vec<u64> = if self.random && self.ior_data() {
@@ -835,10 +911,10 @@ impl Opts {
         } else {
             tasks * self.block
         };
-        let all = (0..self.segments).flat_map(|s| one.iter().map(move |off| off + s * stride));
-        match limit {
-            Some(l) => all.take(l as usize).collect(),
-            None => all.collect(),
+        Order {
+            one,
+            stride,
+            segments: self.segments,
         }
     }
     /// The options with the test file on the file system of the task whose data `at`
