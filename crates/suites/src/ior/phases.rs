@@ -125,9 +125,9 @@ pub(super) fn job(o: &Opts, step: Step, at: Place, limit: Option<u64>) -> Result
     if write && o.fsync && !(o.deadline > 0 && o.wear_out) {
         b = b.option("end_fsync", "1");
     }
-    if !write {
-        b = b.option("invalidate", "1");
-    }
+    // IOR drops no cache: a read goes through what the page cache holds (IOR's -C reads
+    // another node's data to get past it).
+    b = b.option("invalidate", "0");
     // -W/-R: one task a process writes IOR's data, which the check compares; threads
     // of one process (fathom's -N alone) carry a checked header per transfer instead.
     // (No verify state file: IOR leaves nothing beside its test files.)
@@ -751,7 +751,8 @@ fn go_on(o: &Opts, write: bool, at: Place, from: u64, to: u64) -> Result<Moved> 
         .engine(if o.mmap { Engine::Mmap } else { Engine::Psync })
         .direct(o.direct)
         .option("read_iolog", path.display().to_string())
-        .option("replay_no_stall", "1");
+        .option("replay_no_stall", "1")
+        .option("invalidate", "0");
     if write && o.fsync_each {
         b = b.option("fsync", "1");
     }
@@ -1379,5 +1380,35 @@ mod tests {
         let all = two.transfers(at(3, 0), None);
         assert_eq!(all.len(), 32);
         assert_eq!(all[16] - all[0], 3 * 65536);
+        // The order is made as it is needed: ten million segments cost one's list.
+        let hard = opts(&["-b", "47008", "-t", "47008", "-s", "10000000"]);
+        let order = hard.order(at(3, 2));
+        assert_eq!(order.len(), 10_000_000);
+        assert_eq!(order.at(9_999_999), (9_999_999 * 3 + 2) * 47008);
+        assert_eq!(hard.transfer_count(at(3, 2), Some(20)), 20);
+    }
+
+    #[test]
+    fn ior_drops_no_cache_and_lays_segments_out_as_strided_zones() {
+        let o = crate::ior::parse(&[
+            "-s".into(),
+            "10000000".into(),
+            "-b".into(),
+            "4k".into(),
+            "-t".into(),
+            "4k".into(),
+        ])
+        .unwrap();
+        let at = Place {
+            cl: &fathom::cluster::Alone,
+            tasks: 3,
+            data_of: 1,
+        };
+        for step in [Step::Write, Step::Read, Step::Check] {
+            let j = job(&o, step, at, None).unwrap();
+            // IOR reads what the page cache holds.
+            assert!(!j.invalidate);
+            assert_eq!(j.offset_increment, fathom_job::SizeSpec::Bytes(4096));
+        }
     }
 }
