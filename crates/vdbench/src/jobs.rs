@@ -510,6 +510,8 @@ impl Pair<'_> {
             ));
         }
         let flags = w.p.flags.unwrap_or_default();
+        // vdbench drops no cache: a run reads what the page cache holds.
+        o.push(("invalidate".into(), "0".into()));
         if flags.direct {
             o.push(("direct".into(), "1".into()));
         }
@@ -1083,6 +1085,8 @@ fn file_pattern(
     });
     o.push(("file_service_type".into(), format!("{fst}:{per_file}")));
     let flags = f.p.flags.unwrap_or(fsd.flags);
+    // vdbench drops no cache.
+    o.push(("invalidate".into(), "0".into()));
     if flags.direct {
         o.push(("direct".into(), "1".into()));
     }
@@ -1216,6 +1220,8 @@ rd=rd1,wd=wd1
         );
         assert_eq!(opt_of(&j[0].0, "offset").as_deref(), Some("16777216"));
         assert_eq!(opt_of(&j[0].0, "size").as_deref(), Some("33554432"));
+        // vdbench drops no page cache before a run.
+        assert!(!j[0].0.invalidate);
         // A band under a decimal megabyte, and hit areas beside a hot band, are refused.
         let e = jobs_result(
             "sd=sd1,lun=/nonexistent/x,size=4m
