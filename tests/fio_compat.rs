@@ -1144,20 +1144,7 @@ fathomtest!(
             "--verify=sha512",
             "--do_verify=0",
         ];
-        let mut runs = vec![(run_json(&env, &job).0, "fathom")];
-        if let Some(fio) = fio() {
-            let o = std::process::Command::new(fio)
-                .current_dir(env.path())
-                .arg("--output-format=json")
-                .args(job)
-                .output()
-                .unwrap();
-            let t = String::from_utf8_lossy(&o.stdout);
-            runs.push((
-                serde_json::from_str(&t[t.find('{').expect("fio's JSON")..]).unwrap(),
-                "fio",
-            ));
-        }
+        let runs = fathom_and_fio(&env, &job);
         for (v, who) in &runs {
             let w = &v["jobs"][0]["write"];
             let mean = |k: &str| w[k]["mean"].as_f64().unwrap();
@@ -1201,20 +1188,7 @@ fathomtest!(
             "--rw=write",
             "--verify=md5",
         ];
-        let mut runs = vec![(run_json(&env, &job).0, "fathom")];
-        if let Some(fio) = fio() {
-            let o = std::process::Command::new(fio)
-                .current_dir(env.path())
-                .arg("--output-format=json")
-                .args(job)
-                .output()
-                .unwrap();
-            let t = String::from_utf8_lossy(&o.stdout);
-            runs.push((
-                serde_json::from_str(&t[t.find('{').expect("fio's JSON")..]).unwrap(),
-                "fio",
-            ));
-        }
+        let runs = fathom_and_fio(&env, &job);
         for (v, who) in &runs {
             let j = &v["jobs"][0];
             let rt = |d: &str| j[d]["runtime"].as_u64().unwrap();
@@ -1233,6 +1207,26 @@ fathomtest!(
         }
     }
 );
+
+/// A command-line job's JSON from fathom and, when installed, from fio, both run in the
+/// test's folder (fathom's first), each with its tool's name.
+fn fathom_and_fio(env: &Env, job: &[&str]) -> Vec<(serde_json::Value, &'static str)> {
+    let mut runs = vec![(run_json(env, job).0, "fathom")];
+    if let Some(fio) = fio() {
+        let o = std::process::Command::new(fio)
+            .current_dir(env.path())
+            .arg("--output-format=json")
+            .args(job)
+            .output()
+            .unwrap();
+        let t = String::from_utf8_lossy(&o.stdout);
+        runs.push((
+            serde_json::from_str(&t[t.find('{').expect("fio's JSON")..]).unwrap(),
+            "fio",
+        ));
+    }
+    runs
+}
 
 /// Total I/Os of the first job, from a JSON document on stdout (fio's may follow notes).
 fn total_ios(stdout: &[u8], dir: &str) -> u64 {

@@ -103,15 +103,20 @@ pub(super) fn job(o: &Opts, step: Step, at: Place, limit: Option<u64>) -> Result
         // The same layout as strided zones, as many segments as IOR takes (ior-hard's
         // ten million): task t starts at t x block, does a block, skips the other
         // tasks' blocks, and its region ends with its last block.
+        // With a cap on the transfers (a stonewalled write's pairs), only the segments
+        // they reach (a check's table of what it reads stays that small).
         let n = u64::from(at.ranks().max(1)) * o.tasks as u64;
+        let segs = limit.map_or(o.segments, |l| {
+            l.div_ceil(o.block / o.transfer).clamp(1, o.segments)
+        });
         b = b
             .option("filename", o.shared_name())
             .option("offset_increment", o.block.to_string())
             .option("zonemode", "strided")
             .option("zonesize", o.block.to_string())
             .option("zoneskip", ((n - 1) * o.block).to_string())
-            .option("io_size", per_task.to_string())
-            .size(((o.segments - 1) * n + 1) * o.block);
+            .option("io_size", (segs * o.block).to_string())
+            .size(((segs - 1) * n + 1) * o.block);
     } else {
         // One region per task, rank after rank (the plan numbers the clones of every rank
         // in order).
@@ -496,7 +501,7 @@ pub(super) fn phase(o: &Opts, write: bool, at: Place, limit: Option<u64>) -> Res
         let own = moved.ios / u64::from(o.tasks.max(1));
         pairs = Some(own);
         if o.wear_out {
-            let (m, sw) = wear_out(o, write, at, own, &mut moved, &mut notes, secs)?;
+            let (m, sw) = wear_out(o, write, true, at, own, &mut moved, &mut notes, secs)?;
             pairs = Some(m);
             stonewall = sw;
             if !at.idle() {
@@ -682,10 +687,13 @@ fn remove_files(o: &Opts, at: Place, out: &mut Out) {
 /// `-D` with `-O stoneWallingWearOut=1`: at the deadline every task has done `own`
 /// transfers; the most any did is the phase's count, and every task goes on to it (in
 /// IOR's order: its blocks segment by segment), so all move the same data. Rank 0 notes
-/// IOR's stonewall line. Returns that count.
+/// IOR's stonewall line. Returns that count. (`go`: false for a -W check, whose
+/// transfers past the deadline fathom would only read, not check: it gives the line.)
+#[allow(clippy::too_many_arguments)]
 fn wear_out(
     o: &Opts,
     write: bool,
+    go: bool,
     at: Place,
     own: u64,
     moved: &mut Moved,
@@ -721,7 +729,7 @@ fn wear_out(
         ));
     }
     let most = at.cl.broadcast(most) as u64;
-    if !at.idle() && own < most {
+    if !at.idle() && own < most && go {
         // (With -e, its writes end with the phase's fsync.)
         let rest = go_on(o, write, at, own, most)?;
         moved.bytes += rest.bytes;
@@ -807,7 +815,7 @@ pub(super) fn check(o: &Opts, at: Place, limit: Option<u64>) -> Result<(u64, Str
         let mut moved = j.as_ref().map(|j| Moved::of(j, false)).unwrap_or_default();
         let own = moved.ios / u64::from(o.tasks.max(1));
         let secs = j.as_ref().map_or(0.0, |j| j.stats.runtime.as_secs_f64());
-        wear_out(o, false, at, own, &mut moved, &mut notes, secs)?;
+        wear_out(o, false, false, at, own, &mut moved, &mut notes, secs)?;
     }
     notes.push_str(&incorrect_data(o, "write", total, first.as_deref()));
     Ok((total, notes))
