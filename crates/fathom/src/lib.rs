@@ -79,7 +79,7 @@ pub use error::RunError;
 pub use events::{JobProgress, Progress};
 pub use fathom_engine as engine;
 pub use fathom_engine::{register_engine, IoEngine};
-pub use fathom_job::{Engine, IoData, Job, JobBuilder, JobSet, JobSpec, RwKind, SizeSpec};
+pub use fathom_job::{Engine, IoData, IoOrder, Job, JobBuilder, JobSet, JobSpec, RwKind, SizeSpec};
 pub use fathom_stats::{CpuUsage, DirStats, JobResult, LatStat, RunResult, Sample};
 pub use plan::Plan;
 

@@ -47,3 +47,36 @@ fn writes_carry_the_job_s_data_and_reads_check_it() {
     let r = Runner::new(job(RwKind::Read, true)).run().unwrap();
     assert_eq!(r.jobs[0].stats.verify.as_ref().unwrap().failures, 1);
 }
+
+#[test]
+fn an_io_order_gives_each_io_s_offset_as_it_is_issued() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("order.log");
+    let mut spec = Job::builder("o")
+        .rw(RwKind::RandWrite)
+        .bs(4096)
+        .size(64 << 10)
+        .engine(Engine::Psync)
+        .directory(dir.path())
+        .option("norandommap", "1")
+        .option("write_iolog", log.to_str().unwrap())
+        .build()
+        .unwrap();
+    // Backwards, every other block: 8 writes.
+    spec.io_order = Some(fathom::IoOrder::new(|k| {
+        (k < 8).then(|| (14 - 2 * k) * 4096)
+    }));
+    let r = Runner::new(spec).run().unwrap();
+    assert!(r.jobs[0].error_text.is_none(), "{:?}", r.jobs[0].error_text);
+    assert_eq!(r.jobs[0].stats.dirs[1].ios, 8);
+    let offsets: Vec<u64> = std::fs::read_to_string(&log)
+        .unwrap()
+        .lines()
+        .filter(|l| l.contains(" write "))
+        .map(|l| l.split_whitespace().nth(3).unwrap().parse().unwrap())
+        .collect();
+    assert_eq!(
+        offsets,
+        (0..8).map(|k| (14 - 2 * k) * 4096).collect::<Vec<u64>>()
+    );
+}

@@ -40,6 +40,42 @@ impl PartialEq for IoData {
     }
 }
 
+/// The order of a job's I/Os given by a function: the offset of the k-th I/O (from 0)
+/// in the clone's first file, None once the work is done. Each I/O is of the job's block
+/// size and direction; the function is asked as the I/Os are issued, so an order of
+/// billions costs nothing up front (IOR's `-z` over ten million segments).
+#[derive(Clone)]
+pub struct IoOrder(std::sync::Arc<IoOrderFn>);
+
+/// The function of an [`IoOrder`]: `f(k)`, the k-th I/O's offset.
+pub type IoOrderFn = dyn Fn(u64) -> Option<u64> + Send + Sync;
+
+impl IoOrder {
+    /// `f(k)` for each I/O.
+    pub fn new(f: impl Fn(u64) -> Option<u64> + Send + Sync + 'static) -> IoOrder {
+        IoOrder(std::sync::Arc::new(f))
+    }
+
+    /// The k-th I/O's offset (None: there is none).
+    #[inline]
+    pub fn at(&self, k: u64) -> Option<u64> {
+        (self.0)(k)
+    }
+}
+
+impl std::fmt::Debug for IoOrder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("IoOrder(..)")
+    }
+}
+
+impl PartialEq for IoOrder {
+    /// The same function.
+    fn eq(&self, o: &IoOrder) -> bool {
+        std::sync::Arc::ptr_eq(&self.0, &o.0)
+    }
+}
+
 /// A fully resolved job: the options of one job section after `[global]` inheritance.
 ///
 /// A job with `numjobs=N` is one `JobSpec`; the runner makes the N clones.
@@ -195,6 +231,9 @@ pub struct JobSpec {
     /// Data made for each write from its offset (no job file option: a suite's own
     /// layout, as IOR's offset-stamped packets, or a library user's). See [`IoData`].
     pub io_data: Option<IoData>,
+    /// The I/Os' order given by a function (no job file option; a suite's or a library
+    /// user's). See [`IoOrder`].
+    pub io_order: Option<IoOrder>,
     /// `buffer_compress_percentage`.
     pub buffer_compress_percentage: Option<u32>,
     /// `buffer_compress_chunk` (default 512).
@@ -947,6 +986,7 @@ impl Default for JobSpec {
             scramble_buffers: true,
             buffer_pattern: None,
             io_data: None,
+            io_order: None,
             buffer_compress_percentage: None,
             buffer_compress_chunk: 512,
             dedupe_percentage: 0,

@@ -32,6 +32,32 @@ fn source(
     clone: &PlannedClone,
     out: &mut CloneOutcome,
 ) -> Option<Source> {
+    if let (Some(order), None) = (&spec.io_order, &clone.replay) {
+        // The job's own order: one direction, the job's block size.
+        let k = spec.rw.kind;
+        let ddir = if k.writes() {
+            fathom_job::Ddir::Write
+        } else if k.reads() {
+            fathom_job::Ddir::Read
+        } else {
+            fathom_job::Ddir::Trim
+        };
+        if (k.reads() && k.writes()) || spec.time_based {
+            fail(
+                out,
+                libc::EINVAL,
+                "an I/O order (JobSpec::io_order) takes one direction and no time_based".into(),
+            );
+            return None;
+        }
+        return Some(Source::Ordered {
+            order: order.clone(),
+            k: 0,
+            limit: spec.number_ios,
+            ddir,
+            len: spec.bs.0[ddir.index()],
+        });
+    }
     Some(match &clone.replay {
         Some(log) => Source::Replay {
             timed: !spec.replay.no_stall && log.timed(),

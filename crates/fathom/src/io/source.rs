@@ -27,6 +27,15 @@ pub(crate) enum Source {
         cursor: ReplayCursor,
         timed: bool,
     },
+    /// The job's own order (`JobSpec::io_order`): the k-th I/O's offset in the first
+    /// file, of one length and direction, at most `limit` of them (0: no limit).
+    Ordered {
+        order: fathom_job::IoOrder,
+        k: u64,
+        limit: u64,
+        ddir: fathom_job::Ddir,
+        len: u64,
+    },
 }
 
 impl Source {
@@ -39,6 +48,13 @@ impl Source {
             Source::Replay { cursor, .. } => replay_next(cursor, syncs),
             Source::Wrapped(g, wrap) => wrapped_next(g, *wrap),
             Source::RateSteered { g, next } => steered_next(g, *next),
+            Source::Ordered {
+                order,
+                k,
+                limit,
+                ddir,
+                len,
+            } => ordered_next(order, k, *limit, *ddir, *len),
         }
     }
 
@@ -46,7 +62,10 @@ impl Source {
     #[inline(always)]
     pub(crate) fn due(&self, start: Instant) -> Option<Instant> {
         match self {
-            Source::Gen(_) | Source::Wrapped(..) | Source::RateSteered { .. } => None,
+            Source::Gen(_)
+            | Source::Wrapped(..)
+            | Source::RateSteered { .. }
+            | Source::Ordered { .. } => None,
             Source::Replay { cursor, timed } => replay_due(cursor, *timed, start),
         }
     }
@@ -62,8 +81,12 @@ impl Source {
 
     /// Take back an I/O handed out but not done (see [`Generator::give_back`]).
     pub(crate) fn give_back(&mut self, len: u64) {
-        if let Source::Gen(g) | Source::Wrapped(g, _) | Source::RateSteered { g, .. } = self {
-            g.give_back(len);
+        match self {
+            Source::Gen(g) | Source::Wrapped(g, _) | Source::RateSteered { g, .. } => {
+                g.give_back(len)
+            }
+            Source::Ordered { k, .. } => *k = k.saturating_sub(1),
+            Source::Replay { .. } => {}
         }
     }
 
@@ -71,7 +94,7 @@ impl Source {
     pub(crate) fn loop_no(&self) -> u32 {
         match self {
             Source::Gen(g) | Source::Wrapped(g, _) | Source::RateSteered { g, .. } => g.loop_no(),
-            Source::Replay { .. } => 0,
+            Source::Replay { .. } | Source::Ordered { .. } => 0,
         }
     }
 
@@ -99,6 +122,27 @@ fn steered_next(g: &mut Generator, next: [Option<Instant>; 2]) -> Option<IoReq> 
 #[inline(never)]
 fn wrapped_next(g: &mut Generator, wrap: (u64, u64)) -> Option<IoReq> {
     g.next_io().map(|r| fathom_workload::wrap_offset(r, wrap))
+}
+
+#[inline(never)]
+fn ordered_next(
+    order: &fathom_job::IoOrder,
+    k: &mut u64,
+    limit: u64,
+    ddir: fathom_job::Ddir,
+    len: u64,
+) -> Option<IoReq> {
+    if limit > 0 && *k >= limit {
+        return None;
+    }
+    let offset = order.at(*k)?;
+    *k += 1;
+    Some(IoReq {
+        ddir,
+        file: 0,
+        offset,
+        len,
+    })
 }
 
 /// Kept out of line: the generator's path through [`Source`] stays a few instructions.

@@ -92,13 +92,15 @@ pub(super) fn job(o: &Opts, step: Step, at: Place, limit: Option<u64>) -> Result
         b = b
             .option("filename_format", o.task_format(at))
             .size(per_task);
-    } else if o.segments > 1 && o.random {
-        // IOR's segmented layout: segment s holds one block of every task of every rank,
-        // task t's at s x tasks x block + t x block (-z replays IOR's order over them).
+    } else if o.random && o.ior_data() {
+        // -z: IOR's order (below) goes over every task's blocks of the segments it
+        // reaches (a capped read or check only the first few).
+        let n = u64::from(at.ranks().max(1));
+        let per_segment = o.order(at).per_segment().max(1);
+        let segs = limit.map_or(o.segments, |l| l.div_ceil(per_segment).clamp(1, o.segments));
         b = b
             .option("filename", o.shared_name())
-            .option("segments", o.segments.to_string())
-            .size(per_task);
+            .size(segs * n * o.block);
     } else if o.segments > 1 {
         // The same layout as strided zones, as many segments as IOR takes (ior-hard's
         // ten million): task t starts at t x block, does a block, skips the other
@@ -155,25 +157,21 @@ pub(super) fn job(o: &Opts, step: Step, at: Place, limit: Option<u64>) -> Result
     if !(write && o.mmap) {
         b = b.option("create_on_open", "1");
     }
-    // -z (one task a process): IOR's own order, replayed.
+    // -z (one task a process): IOR's own order, each offset made as it is issued.
+    let mut order = None;
     if o.random && o.ior_data() {
         let n = o.transfer_count(at, limit);
-        if n > MAX_REPLAYED {
-            bail!(
-                "-z with {n} transfers per task: fathom replays IOR's random order from a \
-                 list of every transfer, and keeps at most {MAX_REPLAYED}; use a smaller \
-                 -b or -s (with -D the phase stops at the deadline anyway)"
-            );
-        }
-        let order = o.transfers(at, limit);
-        // (run_step removes the log.)
-        let log = transfer_log(o, at, write, order.iter().copied(), RANDOM_LOG)?;
+        let ord = o.order(at);
+        order = Some(fathom_job::IoOrder::new(move |k| {
+            (k < n).then(|| ord.at(k))
+        }));
+        // (The order replaces fathom's random offsets: no map of them.)
         b = b
-            .option("read_iolog", log.display().to_string())
-            .option("replay_no_stall", "1")
-            .option("number_ios", order.len().max(1).to_string());
+            .option("number_ios", n.max(1).to_string())
+            .option("norandommap", "1");
     }
     let mut spec = b.build()?;
+    spec.io_order = order;
     ior_data(o, step, at, &mut spec);
     Ok(spec)
 }
@@ -235,12 +233,6 @@ fn transfer_log(
     std::fs::write(&path, log)?;
     Ok(path)
 }
-
-/// The most transfers a task's -z order may have (the list a phase replays).
-const MAX_REPLAYED: u64 = 1 << 26;
-
-/// The beginning of a -z log's name.
-const RANDOM_LOG: &str = "fathom-ior-z-";
 
 /// IOR's data (one task a process), as IOR 4.0 writes it with `-l`'s packets, so the
 /// files are IOR's byte for byte and -W/-R compare what they read with the data of the
@@ -367,12 +359,6 @@ pub(super) fn run_step(
         return Ok(None);
     }
     let job = job(o, step, at, limit)?;
-    // A -z order's log goes when the step has run (or failed).
-    let log = job
-        .replay
-        .read_iolog
-        .clone()
-        .filter(|p| p.contains(RANDOM_LOG));
     // Every rank lays out and starts together (IOR's barrier before each phase).
     at.cl.barrier();
     let mut runner = fathom::Runner::new(job);
@@ -380,11 +366,7 @@ pub(super) fn run_step(
     if let Some(s) = at.cl.stop_signals() {
         runner = fathom::cluster::stop_with_peers(runner, s);
     }
-    let r = crate::stop::run_runner_with(runner, at.limits());
-    if let Some(p) = log {
-        let _ = std::fs::remove_file(p);
-    }
-    let r = r?;
+    let r = crate::stop::run_runner_with(runner, at.limits())?;
     r.jobs
         .into_iter()
         .next()
@@ -401,6 +383,10 @@ pub(super) struct Order {
 }
 
 impl Order {
+    /// The transfers of one segment.
+    pub(super) fn per_segment(&self) -> u64 {
+        self.one.len() as u64
+    }
     /// Every transfer of the phase.
     pub(super) fn len(&self) -> u64 {
         self.one.len() as u64 * self.segments
@@ -885,15 +871,8 @@ impl Opts {
             })
             .collect()
     }
-    /// The file offsets of one task's transfers in a phase, in IOR's order (segment by
-    /// segment; -z: IOR's random order with one task a process), at most `limit`.
-    pub(super) fn transfers(&self, at: Place, limit: Option<u64>) -> Vec<u64> {
-        let order = self.order(at);
-        let n = limit.map_or(order.len(), |l| l.min(order.len()));
-        (0..n).map(|k| order.at(k)).collect()
-    }
-    /// How many transfers of `at`'s task its phase does ([`Opts::transfers`]' length,
-    /// without making the list).
+    /// How many transfers of `at`'s task its phase does (its [`Order`]'s, at most
+    /// `limit`).
     pub(super) fn transfer_count(&self, at: Place, limit: Option<u64>) -> u64 {
         let n = self.order(at).len();
         limit.map_or(n, |l| l.min(n))
@@ -1385,9 +1364,9 @@ mod tests {
         }
         // Segments repeat the order a stride on (the tasks' blocks of a shared file).
         let two = opts(&["-z", "-b", "64k", "-t", "4k", "-s", "2"]);
-        let all = two.transfers(at(3, 0), None);
+        let all = two.order(at(3, 0));
         assert_eq!(all.len(), 32);
-        assert_eq!(all[16] - all[0], 3 * 65536);
+        assert_eq!(all.at(16) - all.at(0), 3 * 65536);
         // The order is made as it is needed: ten million segments cost one's list.
         let hard = opts(&["-b", "47008", "-t", "47008", "-s", "10000000"]);
         let order = hard.order(at(3, 2));
