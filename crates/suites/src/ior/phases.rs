@@ -739,7 +739,12 @@ fn go_on(o: &Opts, write: bool, at: Place, from: u64, to: u64) -> Result<Moved> 
     // The phase's transfers in IOR's order, from where the deadline cut it, wrapping
     // round to the first segment as IOR does.
     let order = o.order(at);
-    let offsets = (from..to).filter(|_| order.len() > 0).map(|k| order.at(k));
+    if order.len() == 0 || from >= to {
+        // A task IOR's -z draws gave no transfer of a shared file has none to go on with
+        // (IOR 4.0.0 spins forever there).
+        return Ok(Moved::default());
+    }
+    let offsets = (from..to).map(|k| order.at(k));
     let path = transfer_log(o, at, write, offsets, "fathom-ior-wearout-")?;
     let mut b = Job::builder(dir)
         .engine(if o.mmap { Engine::Mmap } else { Engine::Psync })
