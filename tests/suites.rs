@@ -2699,8 +2699,7 @@ fathomtest!(
             "{out}"
         );
         assert_eq!(out.matches("CPU U").count(), 6, "{out}");
-        // -U needs the mount point's fstab entry; with throughput tests it is refused; -+m
-        // (cluster mode) points to IOR under MPI.
+        // -U needs the mount point's fstab entry; with throughput tests it is refused.
         let o = env.run(&[
             "suite",
             "iozone",
@@ -2719,10 +2718,159 @@ fathomtest!(
         );
         let o = env.run(&["suite", "iozone", "-t", "2", "-U", "/mnt", "-s", "64k"]);
         assert!(stderr(&o).contains("cannot be combined"), "{}", stderr(&o));
-        let o = env.run(&["suite", "iozone", "-+m", "clients", "-t", "2"]);
-        assert!(stderr(&o).contains("suite ior"), "{}", stderr(&o));
     }
 );
+
+// iozone's cluster mode, as a runbook writes it: `iozone -+m clientfile -t N ...` starts a
+// child on each client of the file over $RSH (here a remote shell that runs the command on
+// this host), each in its own working directory; iozone's distributed lines (no parent's
+// line); the first child to finish stops the others' reads (stonewalling) unless -x.
+fathomtest!(iozone_cluster_mode_runs_a_child_on_each_client, |env| {
+    let _a = alone();
+    let Some(m) = faultfs_rig(&env) else { return };
+    let bin = env.path().join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    let iozone = bin.join("iozone");
+    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_fathom"), &iozone).unwrap();
+    let rsh = env.write(
+        "rsh-here",
+        "#!/bin/sh\n# host -n 'command': the command, run on this host\nshift\n[ \"$1\" = -n ] && shift\nexec sh -c \"$*\" </dev/null\n",
+    );
+    std::fs::set_permissions(&rsh, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let a = env.path().join("a");
+    std::fs::create_dir(&a).unwrap();
+    // Client 0 through `iozone` (fathom linked), client 1 through the binary's own name,
+    // working on the FUSE mount, its test file named by the fourth field.
+    env.write(
+        "clients",
+        &format!(
+            "# client  workdir  path_to_iozone\nlocalhost {}  {}\nlocalhost {} {} mine.dat\n",
+            a.display(),
+            iozone.display(),
+            m.path().display(),
+            env!("CARGO_BIN_EXE_fathom"),
+        ),
+    );
+    let run = |args: &[&str]| {
+        std::process::Command::new(&iozone)
+            .args(args)
+            .env("RSH", &rsh)
+            .current_dir(env.path())
+            .output()
+            .unwrap()
+    };
+    let o = run(&[
+        "-+m", "clients", "-t", "2", "-s", "1m", "-r", "16k", "-i", "0", "-i", "1", "-+u", "-x",
+        "-w",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(
+        out.starts_with(
+            "\tNetwork distribution mode enabled.\n\tThroughput test with 2 processes\n"
+        ),
+        "{out}"
+    );
+    assert_eq!(
+        out.matches("\n\tTest running:\n\tChildren see throughput for")
+            .count(),
+        4,
+        "{out}"
+    );
+    for t in ["initial writers", "rewriters", "readers", "re-readers"] {
+        assert!(
+            out.contains(&format!(
+                "Children see throughput for {} {t}",
+                if t == "re-readers" { "2" } else { " 2" }
+            )),
+            "{t}: {out}"
+        );
+    }
+    assert!(!out.contains("Parent sees"), "{out}");
+    // -x: every child moved its whole file in every test.
+    assert_eq!(
+        out.matches("\tMin xfer \t\t\t\t\t=    1024.00 kB").count(),
+        4,
+        "{out}"
+    );
+    assert_eq!(out.matches("CPU Utilization").count(), 4, "{out}");
+    // -w: each client's file is kept where its line says.
+    assert_eq!(
+        std::fs::metadata(a.join("iozone.DUMMY.0")).unwrap().len(),
+        1 << 20
+    );
+    assert_eq!(
+        std::fs::metadata(m.path().join("mine.dat")).unwrap().len(),
+        1 << 20
+    );
+    // Stonewalling: client 1's reads are slow (50 ms each at the FUSE file system); client
+    // 0 reads from the page cache, finishes first and stops client 1's reads early.
+    m.add(faultfs::Rule::new(faultfs::Fault::Latency {
+        min: std::time::Duration::from_millis(50),
+        max: std::time::Duration::from_millis(50),
+        on: faultfs::Op::Read,
+    }));
+    let o = run(&[
+        "-+m", "clients", "-t", "2", "-s", "1m", "-r", "16k", "-i", "0", "-i", "1", "-+n",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    let min_xfer: Vec<f64> = out
+        .lines()
+        .filter(|l| l.contains("Min xfer"))
+        .map(|l| {
+            l.split('=')
+                .nth(1)
+                .unwrap()
+                .split_whitespace()
+                .next()
+                .unwrap()
+                .parse()
+                .unwrap()
+        })
+        .collect();
+    assert_eq!(min_xfer.len(), 2, "{out}");
+    assert_eq!(min_xfer[0], 1024.0, "writers finish their files: {out}");
+    assert!(min_xfer[1] < 1024.0, "client 1's reads were stopped: {out}");
+    m.clear();
+    // Without -w the clients remove their files.
+    assert!(!a.join("iozone.DUMMY.0").exists());
+    assert!(!m.path().join("mine.dat").exists());
+    // More children than clients; a client that cannot start; a working directory that
+    // does not exist; no -t.
+    let o = run(&["-+m", "clients", "-t", "3", "-s", "64k"]);
+    assert!(
+        stderr(&o).contains("3 children asked for (-t/-u) but the client file lists 2 clients"),
+        "{}",
+        stderr(&o)
+    );
+    env.write("bad", "localhost /nonexistent-dir /nonexistent/iozone\n");
+    let o = run(&["-+m", "bad", "-t", "1", "-s", "64k"]);
+    assert!(
+        stderr(&o).contains("client 0 (localhost) ended (exit status: 127) before it joined"),
+        "{}",
+        stderr(&o)
+    );
+    env.write(
+        "nodir",
+        &format!("localhost /nonexistent-dir {}\n", iozone.display()),
+    );
+    let o = run(&["-+m", "nodir", "-t", "1", "-s", "64k"]);
+    assert!(
+        stderr(&o).contains("-+m: client 0 (localhost): its working directory /nonexistent-dir"),
+        "{}",
+        stderr(&o)
+    );
+    let o = run(&["-+m", "clients", "-s", "64k"]);
+    assert!(stderr(&o).contains("give -t N"), "{}", stderr(&o));
+    env.write("short", "localhost /tmp\n");
+    let o = run(&["-+m", "short", "-t", "1"]);
+    assert!(
+        stderr(&o).contains("short:1: 'localhost /tmp'"),
+        "{}",
+        stderr(&o)
+    );
+});
 
 /// metarates' rate lines in its output: (test word, [max, min, avg, total]).
 fn metarates_rates(out: &str) -> Vec<(String, [f64; 4])> {

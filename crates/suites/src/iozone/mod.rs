@@ -2,9 +2,10 @@
 //! read, random write, backward read, record rewrite, stride read, fwrite, frewrite,
 //! fread, freread) over its `-a` matrix of file sizes × record sizes, with `-I` direct,
 //! `-e` fsync included, `-k N` POSIX asynchronous I/O, `-t N` (or `-l`..`-u`) throughput
-//! mode with stonewalling; iozone's table, `-R` report, `-b` spreadsheet, `-Q`
-//! offset/latency files, CSV, and an SVG heat map per test.
+//! mode with stonewalling (on many hosts with `-+m`); iozone's table, `-R` report, `-b`
+//! spreadsheet, `-Q` offset/latency files, CSV, and an SVG heat map per test.
 
+mod cluster;
 mod output;
 mod passes;
 mod throughput;
@@ -85,6 +86,9 @@ pub struct Opts {
     pub keep: bool,
     /// `-z`: with -a, small records of large files too.
     pub small_records: bool,
+    /// `-+m FILE`, `-+h NAME`, `-+i PORT`: cluster mode (throughput tests on the clients
+    /// the file lists, started over `$RSH`).
+    pub cluster: cluster::ClusterFlags,
 }
 
 /// kB/s of moving `bytes` in `d`.
@@ -291,7 +295,8 @@ pub fn run_matrix(o: &Opts) -> Result<Matrix> {
 pub const USAGE: &str = "usage: fathom suite iozone [-a|-A] [-s size] [-r record] [-n min] [-g max]
       [-y minrec] [-q maxrec] [-i test ...] [-f file] [-I] [-e] [-k depth] [-j stride]
       [-t threads | -l min -u max] [-T] [-x] [-O] [-R] [-b file.xlsx] [-+n] [-+u] [-Q]
-      [-p] [-U mountpoint] [-w] [-z] [-c] [-M] [--csv] [--svg=DIR]
+      [-p] [-U mountpoint] [-w] [-z] [-c] [-M] [-+m clientfile [-+h name] [-+i port]]
+      [--csv] [--svg=DIR]
   -i: 0 write/rewrite, 1 read/reread, 2 random read/write, 3 backward read,
       4 record rewrite, 5 stride read, 6 fwrite/frewrite, 7 fread/freread
   -A auto mode with small records of large files, write and read tests only (-az -i0 -i1)
@@ -303,7 +308,10 @@ pub const USAGE: &str = "usage: fathom suite iozone [-a|-A] [-s size] [-r record
   test (its /etc/fstab entry)
   -O operations per second instead of kB/s; -R Excel-style report; -b FILE the report
   as a spreadsheet (written as .xlsx whatever the name); -+n no re-tests
-  -+m (cluster mode) is not taken: run IOR's command line under MPI (fathom suite ior)
+  -+m FILE cluster mode: with -t N, one child on each of the first N clients of FILE
+      (lines 'host workdir path_to_iozone [file]', # comments), started as iozone does
+      over $RSH (rsh when unset; RSH=ssh), the path being fathom linked as iozone;
+      -+h NAME the master's name as the clients reach it, -+i PORT its port (20000)
   e.g. fathom suite iozone -Rb report.xlsx -O -i 0 -i 1 -i 2 -e -+n -r 4k -s 64m";
 
 /// iozone's one-letter options that take a value, and its flags (getopt's clusters:
@@ -340,8 +348,8 @@ const MAX_STREAMS: u64 = 256;
 /// The flags `parse` knows (for "did you mean").
 const FLAGS: &[&str] = &[
     "-a", "-n", "-g", "-y", "-q", "-s", "-r", "-i", "-A", "-I", "-e", "-k", "-j", "-t", "-l", "-u",
-    "-T", "-x", "-+u", "-Q", "-p", "-U", "-+m", "--dir", "-f", "-O", "-+n", "-R", "-b", "-w", "-z",
-    "-M", "-c", "-h", "--help", "--csv", "--svg",
+    "-T", "-x", "-+u", "-Q", "-p", "-U", "-+m", "-+h", "-+i", "-+s", "--dir", "-f", "-O", "-+n",
+    "-R", "-b", "-w", "-z", "-M", "-c", "-h", "--help", "--csv", "--svg",
 ];
 
 /// Parse iozone-style options.
@@ -390,11 +398,17 @@ pub fn parse(args: &[String]) -> Result<Opts> {
             // iozone's purge reads min(record, 1 MiB cache) a cache line at a time.
             "-p" => o.method.purge = 1 << 20,
             "-U" => o.remount = Some(val()?.into()),
-            "-+m" => bail!(
-                "-+m (iozone's cluster mode, clients started over rsh/ssh) is not taken: run \
-                 the test on many hosts under MPI with IOR's command line (mpirun ... fathom \
-                 suite ior ...)"
-            ),
+            "-+m" => o.cluster.clients = Some(val()?.into()),
+            "-+h" => o.cluster.master_host = Some(val()?),
+            "-+i" => {
+                let v = val()?;
+                o.cluster.port = Some(
+                    v.parse()
+                        .map_err(|_| anyhow!("-+i: '{v}' is not a port number"))?,
+                );
+            }
+            // Clients run silent: fathom's clients print nothing anyway.
+            "-+s" => {}
             "--dir" => o.dir = val()?.into(),
             "-f" => {
                 // iozone: the temporary file; an existing directory keeps the older
@@ -489,6 +503,12 @@ impl MatrixFlags {
             (_, None, Some(u)) => (1, u),
             (None, None, None) => (0, 0),
         };
+        if o.cluster.clients.is_some() && o.threads == 0 {
+            bail!(
+                "-+m runs iozone's throughput tests on the clients: give -t N (the number of \
+                 clients to use) or -l/-u"
+            );
+        }
         if o.threads > 0 && o.remount.is_some() {
             bail!("-U (remount between tests) cannot be combined with throughput tests (-t, -l, -u), as in iozone");
         }
@@ -543,6 +563,7 @@ impl Opts {
             book: None,
             keep: false,
             small_records: false,
+            cluster: cluster::ClusterFlags::default(),
         }
     }
 }
@@ -553,9 +574,13 @@ pub fn run(args: &[String]) -> Result<super::Outcome> {
         println!("{USAGE}");
         return Ok((0, Vec::new()));
     }
+    if cluster::is_client(args) {
+        cluster::client(args)?;
+        return Ok((0, Vec::new()));
+    }
     let o = parse(args)?;
     if o.threads > 0 {
-        print!("{}", throughput(&o)?);
+        print!("{}", throughput(&o, args)?);
         return Ok((0, Vec::new()));
     }
     let measured = run_matrix(&o)?;

@@ -24,7 +24,7 @@ enum Kind {
 
 /// A test: its label in iozone's lines, whether the count is 2 wide there, the tabs after
 /// the label (children's, parent's), how it moves data, its record order, its -Q file.
-struct Test {
+pub(super) struct Test {
     label: &'static str,
     wide: bool,
     tabs: (&'static str, &'static str),
@@ -44,7 +44,7 @@ enum Order {
 
 /// iozone's throughput tests in its order: the -i group that runs each (0: always) and
 /// whether -+n (no retests) leaves it out.
-const TESTS: &[(u32, bool, Test)] = {
+pub(super) const TESTS: &[(u32, bool, Test)] = {
     use Kind::*;
     use Order::*;
     const fn t(
@@ -119,28 +119,30 @@ const TESTS: &[(u32, bool, Test)] = {
     ]
 };
 
-/// The tests the command line asks for (-i, -+n), in iozone's order.
-fn tests(o: &Opts) -> Result<Vec<&'static Test>> {
+/// The tests the command line asks for (-i, -+n), in iozone's order, with their places
+/// in TESTS.
+fn tests(o: &Opts) -> Result<Vec<(usize, &'static Test)>> {
     if let Some(g) = o.groups.iter().find(|&&g| g == 4) {
         bail!("-i {g} (record rewrite) has no throughput test in iozone; use -i 0, 1, 2, 3, 5, 6 or 7");
     }
     let run = |g: u32| g == 0 || o.groups.is_empty() || o.groups.contains(&g);
     Ok(TESTS
         .iter()
-        .filter(|(g, retest, _)| run(*g) && !(*retest && o.no_retests))
-        .map(|(_, _, t)| t)
+        .enumerate()
+        .filter(|(_, (g, retest, _))| run(*g) && !(*retest && o.no_retests))
+        .map(|(k, (_, _, t))| (k, t))
         .collect())
 }
 
 /// What one thread did in a test.
 #[derive(Default, Clone, Copy)]
-struct Child {
+pub(super) struct Child {
     /// kB (or records with -O) per second up to its stop.
-    rate: f64,
+    pub rate: f64,
     /// kB (or records) moved up to its stop.
-    actual: f64,
-    wall: f64,
-    cpu: f64,
+    pub actual: f64,
+    pub wall: f64,
+    pub cpu: f64,
 }
 
 /// CPU seconds of the calling thread.
@@ -151,7 +153,7 @@ fn thread_cpu() -> f64 {
 
 /// One thread's run of a test over its file.
 #[allow(clippy::too_many_arguments)]
-fn child(
+pub(super) fn child(
     o: &Opts,
     t: &Test,
     i: usize,
@@ -333,12 +335,20 @@ fn fread(
     Ok(())
 }
 
-/// Throughput tests with `threads` threads: iozone's lines for each test.
-fn with_threads(o: &Opts, threads: u32, out: &mut String) -> Result<()> {
+/// Throughput tests with `threads` threads (or, in cluster mode, children on the first
+/// `threads` clients): iozone's lines for each test.
+fn with_threads(
+    o: &Opts,
+    threads: u32,
+    mut cluster: Option<&mut super::cluster::Master>,
+    out: &mut String,
+) -> Result<()> {
     let size = o.sizes[0];
     let rec = o.records[0];
-    let port = if o.pthreads { "thread" } else { "process" };
-    let ports = match (threads, o.pthreads) {
+    // iozone's clients are processes.
+    let pthreads = o.pthreads && cluster.is_none();
+    let port = if pthreads { "thread" } else { "process" };
+    let ports = match (threads, pthreads) {
         (1, _) => port.to_string(),
         (_, true) => "threads".to_string(),
         (_, false) => "processes".to_string(),
@@ -353,29 +363,42 @@ fn with_threads(o: &Opts, threads: u32, out: &mut String) -> Result<()> {
         .map(|t| o.dir.join(format!("iozone.DUMMY.{t}")))
         .collect();
     let res = (|| -> Result<()> {
-        for t in tests(o)? {
-            let stop = AtomicBool::new(false);
-            let start = std::sync::Barrier::new(threads as usize + 1);
+        for (k, t) in tests(o)? {
             let mut t0 = Instant::now();
-            let kids: Vec<Result<Child>> = {
-                let t0 = &mut t0;
-                let (t, stop, start) = (&t, &stop, &start);
-                std::thread::scope(|sc| {
-                    let hs: Vec<_> = paths
-                        .iter()
-                        .enumerate()
-                        .map(|(i, p)| sc.spawn(move || child(o, t, i, p, size, rec, start, stop)))
-                        .collect();
-                    start.wait();
-                    *t0 = Instant::now();
-                    hs.into_iter().map(|h| h.join().expect("worker")).collect()
-                })
+            let kids: Vec<Child> = match cluster.as_deref_mut() {
+                Some(c) => {
+                    match c.run_test(k, threads as usize)? {
+                        Some(kids) => kids,
+                        // Cut short by a signal: the tests finished so far are reported.
+                        None => return Ok(()),
+                    }
+                }
+                None => {
+                    let stop = AtomicBool::new(false);
+                    let start = std::sync::Barrier::new(threads as usize + 1);
+                    let kids: Vec<Result<Child>> = {
+                        let t0 = &mut t0;
+                        let (t, stop, start) = (&t, &stop, &start);
+                        std::thread::scope(|sc| {
+                            let hs: Vec<_> = paths
+                                .iter()
+                                .enumerate()
+                                .map(|(i, p)| {
+                                    sc.spawn(move || child(o, t, i, p, size, rec, start, stop))
+                                })
+                                .collect();
+                            start.wait();
+                            *t0 = Instant::now();
+                            hs.into_iter().map(|h| h.join().expect("worker")).collect()
+                        })
+                    };
+                    if super::super::stopped() {
+                        // Cut short by a signal: the tests finished so far are reported.
+                        return Ok(());
+                    }
+                    kids.into_iter().collect::<Result<_>>()?
+                }
             };
-            if super::super::stopped() {
-                // Cut short by a signal: the tests finished so far are reported.
-                return Ok(());
-            }
-            let kids: Vec<Child> = kids.into_iter().collect::<Result<_>>()?;
             let total_time = t0.elapsed().as_secs_f64().max(1e-9);
             let sum: f64 = kids.iter().map(|c| c.rate).sum();
             let ptotal: f64 = kids.iter().map(|c| c.actual).sum();
@@ -383,18 +406,28 @@ fn with_threads(o: &Opts, threads: u32, out: &mut String) -> Result<()> {
             let max = kids.iter().map(|c| c.rate).fold(0.0, f64::max);
             let min_xfer = kids.iter().map(|c| c.actual).fold(f64::INFINITY, f64::min);
             let w = if t.wide { 2 } else { 0 };
+            // iozone's distributed mode: "Test running:" first, no parent's line (the
+            // master moves no data).
+            let parent = if cluster.is_some() {
+                out.push_str("\n\tTest running:");
+                String::new()
+            } else {
+                format!(
+                    "\tParent sees throughput for {threads:>w$} {} {}= {:>10.2} {unit}/sec\n",
+                    t.label,
+                    t.tabs.1,
+                    ptotal / total_time,
+                )
+            };
             out.push_str(&format!(
                 "\n\tChildren see throughput for {threads:>w$} {} {}= {sum:>10.2} {unit}/sec\n\
-                 \tParent sees throughput for {threads:>w$} {} {}= {:>10.2} {unit}/sec\n\
+                 {parent}\
                  \tMin throughput per {port} \t\t\t= {min:>10.2} {unit}/sec \n\
                  \tMax throughput per {port} \t\t\t= {max:>10.2} {unit}/sec\n\
                  \tAvg throughput per {port} \t\t\t= {:>10.2} {unit}/sec\n\
                  \tMin xfer \t\t\t\t\t= {min_xfer:>10.2} {unit}\n",
                 t.label,
                 t.tabs.0,
-                t.label,
-                t.tabs.1,
-                ptotal / total_time,
                 sum / kids.len() as f64,
             ));
             if o.cpu_util {
@@ -415,18 +448,38 @@ fn with_threads(o: &Opts, threads: u32, out: &mut String) -> Result<()> {
         }
         Ok(())
     })();
-    for p in &paths {
-        let _ = std::fs::remove_file(p);
+    if cluster.is_none() {
+        for p in &paths {
+            let _ = std::fs::remove_file(p);
+        }
     }
     res
 }
 
 /// Throughput mode: one set of tests per thread count from `threads` to `max_threads`.
-pub(super) fn throughput(o: &Opts) -> Result<String> {
-    std::fs::create_dir_all(&o.dir)?;
+pub(super) fn throughput(o: &Opts, args: &[String]) -> Result<String> {
+    let mut cluster = match &o.cluster.clients {
+        Some(_) => Some(super::cluster::Master::start(
+            o,
+            &o.cluster,
+            args,
+            o.max_threads.max(o.threads) as usize,
+        )?),
+        None => {
+            std::fs::create_dir_all(&o.dir)?;
+            None
+        }
+    };
     let mut s = String::new();
+    if cluster.is_some() {
+        s.push_str("\tNetwork distribution mode enabled.\n");
+    }
     if o.max_threads > o.threads {
-        let port = if o.pthreads { "thread" } else { "process" };
+        let port = if o.pthreads && cluster.is_none() {
+            "thread"
+        } else {
+            "process"
+        };
         s.push_str(&format!(
             "\tMin {port} = {} \n\tMax {port} = {} \n",
             o.threads, o.max_threads
@@ -436,7 +489,7 @@ pub(super) fn throughput(o: &Opts) -> Result<String> {
         if super::super::stopped() {
             break;
         }
-        with_threads(o, n, &mut s)?;
+        with_threads(o, n, cluster.as_mut(), &mut s)?;
         s.push('\n');
     }
     Ok(s)
