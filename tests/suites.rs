@@ -1692,6 +1692,10 @@ fathomtest!(ior_writes_ior_s_data_and_checks_it, |env| {
         ),
         (&["--dryRun"], "--dryRun is not supported"),
         (
+            &["-z", "--randomPrefill=16k"],
+            "--randomPrefill=16k is not supported by fathom's IOR",
+        ),
+        (
             &["-O", "minTimeDuration=5", "-D", "1"],
             "-O minTimeDuration with -D",
         ),
@@ -1714,6 +1718,7 @@ fathomtest!(ior_writes_ior_s_data_and_checks_it, |env| {
         "t",
         "-O",
         "singleXferAttempt=0",
+        "--randomPrefill=0",
         "-b",
         "32k",
         "-t",

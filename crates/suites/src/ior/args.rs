@@ -700,7 +700,17 @@ pub fn parse(args: &[String]) -> Result<Opts> {
                 "--dryRun is not supported (IOR 4.0.0's own dry run fails to create its file)"
             ),
             "--minTimeDuration" => o.min_time = number(k, &val()?)?,
-            "--randomPrefill" | "--posix.rangelocks" | "--gpuDirect" => {
+            // IOR's default (IO500's ini too) is no prefill.
+            "--randomPrefill" => {
+                let v = val()?;
+                if size(&v)? != 0 {
+                    bail!(
+                        "--randomPrefill={v} is not supported by fathom's IOR (a prefill of each \
+                         segment in {v}-byte writes inside the timed write phase); leave it at 0"
+                    )
+                }
+            }
+            "--posix.rangelocks" | "--gpuDirect" => {
                 bail!("{k} is not supported by fathom's IOR")
             }
             "--interIODelay" => o.inter_io_delay = number(k, &val()?)?,
