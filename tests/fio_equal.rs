@@ -1901,3 +1901,128 @@ fn io_size_is_one_budget_over_the_loops_and_takes_a_percentage_as_in_fio() {
         assert_eq!(offs.len(), 12, "{}: {log}", d.display());
     }
 }
+
+// A percentage offset in the loops after the first: fio takes it again of the file's size
+// after its layout (the first loop's was of a file not there yet: 0) and ends the loop at
+// the first I/O past the file's end; sequential I/O by I/O, random by count.
+#[test]
+fn percentage_offsets_are_taken_again_in_later_loops_as_fio() {
+    for rw in ["write", "read"] {
+        let args = [
+            "--name=l",
+            &format!("--rw={rw}"),
+            "--bs=4k",
+            "--size=1m",
+            "--offset=25%",
+            "--loops=3",
+        ];
+        compare_offsets(&args);
+        compare(&args, false);
+    }
+    compare(
+        &[
+            "--name=l",
+            "--rw=randread",
+            "--bs=4k",
+            "--size=1m",
+            "--offset=25%",
+            "--loops=2",
+        ],
+        false,
+    );
+    compare(
+        &[
+            "--name=l",
+            "--rw=write",
+            "--bs=4k",
+            "--size=1m",
+            "--offset=25%",
+            "--loops=2",
+            "--numjobs=2",
+            "--offset_increment=10%",
+        ],
+        false,
+    );
+    // On an existing file of 1.25 MiB: the first loop extends it, the second starts at a
+    // quarter of its new size.
+    compare_on(
+        &[
+            "--name=l",
+            "--filename=data",
+            "--rw=write",
+            "--bs=4k",
+            "--size=1m",
+            "--offset=25%",
+            "--loops=2",
+        ],
+        false,
+        Some(1280 << 10),
+    );
+}
+
+// fio sets its jobs up in order: a later job sees the files the earlier ones laid out, so
+// one without size= reads what an earlier job wrote (stonewalled or not), a percentage
+// size or offset is of that file, and unlink=1 takes the file away again.
+#[test]
+fn a_later_job_sees_the_files_earlier_jobs_made_as_in_fio() {
+    let w = [
+        "--name=w",
+        "--filename=f",
+        "--rw=write",
+        "--bs=4k",
+        "--size=1280k",
+    ];
+    for tail in [
+        &["--name=r", "--filename=f", "--rw=read", "--bs=4k"][..],
+        &[
+            "--name=r",
+            "--stonewall",
+            "--filename=f",
+            "--rw=read",
+            "--bs=4k",
+        ],
+        &[
+            "--name=r",
+            "--stonewall",
+            "--filename=f",
+            "--rw=randread",
+            "--bs=4k",
+            "--size=50%",
+        ],
+        &[
+            "--name=r",
+            "--stonewall",
+            "--filename=f",
+            "--rw=write",
+            "--bs=4k",
+            "--size=1m",
+            "--offset=25%",
+            "--loops=2",
+        ],
+    ] {
+        compare(&[&w[..], tail].concat(), false);
+    }
+    // unlink=1: the file is gone when the next job is set up, in both tools.
+    let Some(fio) = fio() else { return };
+    let (env, fdir, adir) = side_by_side();
+    let args = [
+        &w[..],
+        &[
+            "--unlink=1",
+            "--name=r",
+            "--stonewall",
+            "--filename=f",
+            "--rw=read",
+            "--bs=4k",
+        ],
+    ]
+    .concat();
+    assert!(!fio_run(&fio, &fdir, &args).status.success());
+    let o = env.cmd().current_dir(&adir).args(&args).output().unwrap();
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("no size given and f does not exist"),
+        "{}",
+        stderr(&o)
+    );
+}

@@ -129,6 +129,11 @@ pub struct Params {
     /// file order; a file missing here ends at its region's end. fio's sequential walk
     /// with holes (`rw=read:64k`) tests its offsets against it (see `seq_offset`).
     pub file_ends: Vec<u64>,
+    /// fio's percentage offsets in the loops after the first: each file's region starts
+    /// here then (taken again of the file's size after its layout), and the loop ends at
+    /// the first I/O that would reach past the file's end (`file_ends`), as fio's does.
+    /// Empty: every loop as the first.
+    pub later_starts: Vec<u64>,
 }
 
 /// fio's strided zones: I/O stays in a zone of `range` bytes until `size` bytes were
@@ -191,6 +196,7 @@ impl Params {
             one_position: false,
             range_wrap: None,
             file_ends: Vec::new(),
+            later_starts: Vec::new(),
         }
     }
 }
@@ -301,6 +307,9 @@ pub struct Generator {
     /// Strided zones: bytes transferred in the current zone, and where it starts.
     zone_bytes: u64,
     zone_start: u64,
+    /// An I/O of this loop would have reached past its file's end (`later_starts`): the
+    /// loop is over.
+    loop_cut: bool,
 }
 
 impl Generator {
@@ -378,6 +387,7 @@ impl Generator {
             dirs,
             zone_bytes: 0,
             zone_start: 0,
+            loop_cut: false,
             special_seeks: p.stride.is_some() || p.hotband,
             p,
         };
@@ -501,6 +511,12 @@ impl Generator {
         }
         self.issued_bytes = 0;
         self.loop_ios = 0;
+        if !self.p.later_starts.is_empty() {
+            for (f, &s) in self.files.iter_mut().zip(&self.p.later_starts) {
+                f.region.start = s;
+                f.done = true;
+            }
+        }
         // As fio: a sequential walk that did not reach its file's end goes on from where
         // it stopped; only exhausted files start over (and if all do, that is a new pass).
         if self.reset_pass(false) {
@@ -515,8 +531,10 @@ impl Generator {
             // As fio: a time-based job runs out its time, whatever number_ios says.
             let loop_done = !self.p.time_based
                 && ((self.p.number_ios > 0 && self.loop_ios >= self.p.number_ios)
-                    || self.issued_bytes >= self.p.io_bytes);
+                    || self.issued_bytes >= self.p.io_bytes
+                    || self.loop_cut);
             if loop_done {
+                self.loop_cut = false;
                 // With fio's passes, io_bytes is the whole job's budget.
                 if self.p.pass_floor > 0 || !self.next_loop() {
                     return None;
@@ -525,6 +543,9 @@ impl Generator {
             }
             if let Some(io) = self.try_next() {
                 return Some(io);
+            }
+            if self.loop_cut {
+                continue;
             }
             if self.p.pass_floor > 0 {
                 // fio's keep_running: a pass per loop, then more while short of the floor
@@ -595,6 +616,16 @@ impl Generator {
                 self.seq_offset(fi, ddir, len_dir, &mut len)
             };
             match offset {
+                // As fio in a loop after the first with a percentage offset: an I/O past
+                // the file's end ends the loop.
+                Some(offset)
+                    if self.loop_no > 0
+                        && !self.p.later_starts.is_empty()
+                        && self.p.file_ends.get(fi).is_some_and(|&e| offset + len > e) =>
+                {
+                    self.loop_cut = true;
+                    return None;
+                }
                 Some(offset) => {
                     if random {
                         // Sequential I/Os of a partly random pattern continue from here
@@ -1706,6 +1737,31 @@ mod tests {
             g.steer_rate([false, true], true);
             assert_eq!(g.next_io().unwrap().ddir, Ddir::Read);
         }
+    }
+
+    #[test]
+    fn later_loops_start_where_later_starts_says_and_end_at_the_file_end() {
+        // 64 KiB at 0 first; then from 16 KiB to the file's end (64 KiB): 12 blocks.
+        let mut p = params(RwKind::Write, 64 << 10, 4096);
+        p.loops = 3;
+        p.file_ends = vec![64 << 10];
+        p.later_starts = vec![16 << 10];
+        let offs: Vec<u64> = all(Generator::new(p.clone()).unwrap())
+            .iter()
+            .map(|io| io.offset)
+            .collect();
+        assert_eq!(offs.len(), 16 + 12 + 12);
+        assert_eq!(&offs[..16], (0..16).map(|k| k << 12).collect::<Vec<_>>());
+        assert_eq!(&offs[16..28], (4..16).map(|k| k << 12).collect::<Vec<_>>());
+        assert_eq!(offs[28], 16 << 10);
+        // Random: a later loop ends at its first draw past the file's end.
+        p.rw.kind = RwKind::RandWrite;
+        p.loops = 2;
+        let ios = all(Generator::new(p).unwrap());
+        assert!(ios.len() >= 16 && ios.len() <= 16 + 12, "{}", ios.len());
+        assert!(ios[16..]
+            .iter()
+            .all(|io| io.offset >= 16 << 10 && io.offset + 4096 <= 64 << 10));
     }
 
     #[test]

@@ -14,7 +14,7 @@ pub(crate) fn plan_clone(
     spec: &JobSpec,
     jobnum: u32,
     caps: Caps,
-    (limits, notes): (Limits, &mut Vec<String>),
+    (limits, notes, made): (Limits, &mut Vec<String>, &Made),
 ) -> Result<PlannedClone, RunError> {
     let rank = limits.rank;
     let r = rank.map_or(0, |r| r.rank);
@@ -68,19 +68,34 @@ pub(crate) fn plan_clone(
         spec,
         caps,
         limits,
+        made,
         rank,
         r,
         jobnum,
         nfiles,
         min_bs,
     };
+    // Where each file's region starts in the loops after the first, when that differs.
+    let mut later_starts = Vec::new();
     for path in paths {
-        let (regions, end) = one_file(&ctx, path, files.len() as u64, &mut size_rng)?;
+        let (regions, end, later) = one_file(&ctx, path, files.len() as u64, &mut size_rng)?;
         for r in &regions {
             file_ends.push(end.unwrap_or(r.region.start + r.region.len));
+            if let Some(l) = later {
+                later_starts.resize(files.len(), None);
+                later_starts.push(Some(l));
+            }
         }
         files.extend(regions);
     }
+    later_starts.resize(
+        if later_starts.is_empty() {
+            0
+        } else {
+            files.len()
+        },
+        None,
+    );
     if !limits.parse_only {
         super::zones::align_regions(spec, &mut files, notes)?;
     }
@@ -103,6 +118,15 @@ pub(crate) fn plan_clone(
         None => spec,
     };
     let mut params = generator_params(spec, caps, limits, (&files, file_ends), (seed, min_bs))?;
+    // (Not with io_size, whose passes fathom counts ahead, nor in a time-based job: those
+    // keep the first regions.)
+    if !later_starts.is_empty() && !spec.time_based && spec.io_size.is_none() {
+        params.later_starts = later_starts
+            .iter()
+            .zip(&files)
+            .map(|(l, f)| l.unwrap_or(f.region.start))
+            .collect();
+    }
     // As fio 3.33: a random job whose blockalign differs from a direction's smallest block
     // size goes without the random map (it may read a block twice and another not at
     // all), and says so.
@@ -285,6 +309,7 @@ fn generator_params(
         one_position: spec.control.one_position,
         range_wrap: None,
         file_ends,
+        later_starts: Vec::new(),
         rw: spec.rw,
         bs: spec.bs.0,
         rwmixread: spec.rwmixread,
@@ -393,12 +418,18 @@ fn random_map_fits(
     Ok(wanted)
 }
 
+/// A file's region(s), where the file ends (None for segments), and where its region
+/// starts in the loops after the first when that differs.
+type OneFile = (Vec<PlannedFile>, Option<u64>, Option<u64>);
+
 /// What every file of a clone is laid out with.
 #[derive(Clone, Copy)]
 struct FileCtx<'a> {
     spec: &'a JobSpec,
     caps: Caps,
     limits: Limits,
+    /// What the run's earlier jobs leave of each file they lay out.
+    made: &'a Made,
     rank: Option<Rank>,
     r: u32,
     jobnum: u32,
@@ -414,7 +445,7 @@ fn one_file(
     path: PathBuf,
     nth: u64,
     size_rng: &mut fathom_workload::Rng,
-) -> Result<(Vec<PlannedFile>, Option<u64>), RunError> {
+) -> Result<OneFile, RunError> {
     let FileCtx {
         spec,
         caps,
@@ -441,7 +472,6 @@ fn one_file(
         existing.unwrap_or(0)
     };
     let offset = spec.offset.resolve(base, min_bs);
-    let incr = spec.offset_increment.resolve(base, min_bs);
     // Ranks sharing named files (N-1) continue the clone numbering: rank r's clone j is
     // clone r*numjobs+j, each in its own region (offset_increment, or size when none).
     let shared = rank.is_some() && !spec.filenames.is_empty();
@@ -450,20 +480,26 @@ fn one_file(
     } else {
         jobnum as u64
     };
-    let step = if shared && incr == 0 { per_file } else { incr };
-    let start = match spec.offset {
-        // As fio: a percentage offset, with its increment, rounds up to offset_align
-        // (default the minimum block size).
-        SizeSpec::Percent(_) => {
+    let percent = matches!(spec.offset, SizeSpec::Percent(p) if p > 0.0)
+        || matches!(spec.offset_increment, SizeSpec::Percent(p) if p > 0.0);
+    // The region's start in a file of `base` bytes. As fio: with a percentage offset or
+    // increment, the sum rounds up to offset_align (default the minimum block size).
+    let start_in = |base: u64| {
+        let incr = spec.offset_increment.resolve(base, 1);
+        let step = if shared && incr == 0 { per_file } else { incr };
+        let raw = spec.offset.resolve(base, 1) + step * clone_index;
+        if percent {
             let align = if spec.offset_align > 0 {
                 spec.offset_align
             } else {
                 min_bs
             };
-            (spec.offset.resolve(base, 1) + step * clone_index).div_ceil(align) * align
+            raw.div_ceil(align) * align
+        } else {
+            raw
         }
-        SizeSpec::Bytes(_) => offset + step * clone_index,
     };
+    let start = start_in(base);
     // file_append: a regular file's region starts at its end (offset= its size), as
     // fio; the region is the file's share of size= (or its own size).
     let append = spec.control.file_append && !device && !caps.diskless && fill.is_none();
@@ -483,7 +519,7 @@ fn one_file(
             .map_err(|m| plan_err(spec, format!("{}: {m}", path.display())))?
     };
     if spec.segments > 1 {
-        return Ok((segment_regions(c, &path, per_file, offset)?, None));
+        return Ok((segment_regions(c, &path, per_file, offset)?, None, None));
     }
     if let (Some(dev_len), true) = (existing, device) {
         if start + len > dev_len {
@@ -498,12 +534,22 @@ fn one_file(
         }
     }
     let end = existing.unwrap_or(0).max(start + len);
+    // As fio: each loop after the first takes a percentage offset (or increment) again,
+    // of the file's size after its layout; on a file laid out here the first loop's was
+    // taken of 0 bytes.
+    // (Not on a file the clones share: there each of fio's clones sees the others'
+    // layouts at its own moments; fathom keeps their first regions.)
+    let own_file = spec.filenames.is_empty() || (spec.numjobs == 1 && rank.is_none());
+    let later = (percent && own_file && !append && fill.is_none() && !limits.parse_only)
+        .then(|| start_in(end))
+        .filter(|&s| s != start);
     Ok((
         vec![PlannedFile {
             path,
             region: FileRegion { start, len },
         }],
         Some(end),
+        later,
     ))
 }
 
@@ -529,6 +575,7 @@ fn file_sizes(
         spec,
         caps,
         limits,
+        made,
         nfiles,
         min_bs,
         ..
@@ -539,11 +586,18 @@ fn file_sizes(
         // Not looked at: sizes that come from the target are taken as unknown.
         (None, false)
     } else {
-        size_of(path).map_err(|e| RunError::Setup {
+        let (now, device) = size_of(path).map_err(|e| RunError::Setup {
             job: spec.name.clone(),
             path: path.to_path_buf(),
             source: e,
-        })?
+        })?;
+        // As fio, which sets its jobs up in order: a file as the jobs before this one
+        // leave it (laid out to their regions' ends, or removed by unlink=1).
+        match (device, made.get(path)) {
+            (false, Some(Some(end))) => (Some(now.unwrap_or(0).max(*end)), false),
+            (false, Some(None)) => (None, false),
+            _ => (now, device),
+        }
     };
     // The file's nominal size: filesize (a draw from its range), or size split
     // over the files. Percentages of offset and offset_increment take the existing

@@ -365,6 +365,7 @@ pub(crate) fn plan_job(
     phase: u32,
     limits: Limits,
     warnings: &mut Vec<String>,
+    made: &Made,
 ) -> Result<PlannedJob, RunError> {
     let cpu;
     let spec = if spec.ioengine == "cpuio" {
@@ -392,7 +393,7 @@ pub(crate) fn plan_job(
     for jobnum in 0..spec.numjobs {
         clones.push(match &replay {
             Some(r) => super::replay::replay_clone(ji, spec, jobnum, &r.logs[jobnum as usize]),
-            None => plan_clone(ji, spec, jobnum, caps, (limits, &mut *warnings))?,
+            None => plan_clone(ji, spec, jobnum, caps, (limits, &mut *warnings, made))?,
         });
     }
     check_memory(spec, &clones, effective_iodepth, limits)?;

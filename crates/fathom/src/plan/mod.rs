@@ -56,6 +56,7 @@ pub fn plan_with(set: &JobSet, limits: Limits) -> Result<Plan, RunError> {
     };
     let mut groupid = 0u32;
     let mut phase = 0u32;
+    let mut made = Made::default();
     for (ji, spec) in set.jobs.iter().enumerate() {
         if ji > 0 && (spec.stonewall || spec.new_group) {
             groupid += 1;
@@ -63,10 +64,11 @@ pub fn plan_with(set: &JobSet, limits: Limits) -> Result<Plan, RunError> {
         if ji > 0 && spec.stonewall {
             phase += 1;
         }
-        let job = plan_job(ji, spec, groupid, phase, limits, &mut out.warnings)?;
+        let job = plan_job(ji, spec, groupid, phase, limits, &mut out.warnings, &made)?;
         if !limits.allow_destructive && !limits.parse_only {
             guard_job(&job)?;
         }
+        note_made(&job, &mut made);
         out.jobs.push(job);
     }
     check_wait_for(&out)?;
@@ -110,6 +112,25 @@ pub fn plan_with(set: &JobSet, limits: Limits) -> Result<Plan, RunError> {
     share_zones(&mut out)?;
     merge_file_needs(&mut out);
     Ok(out)
+}
+
+/// The files a job lays out, as the jobs after it see them (fio sets its jobs up in
+/// order, each laying out its files to its regions' ends): a later job without size=
+/// reads what an earlier one wrote. unlink=1 removes them.
+fn note_made(job: &PlannedJob, made: &mut Made) {
+    if job.caps.diskless || job.caps.metadata.is_some() {
+        return;
+    }
+    for c in &job.clones {
+        for (f, &end) in c.files.iter().zip(&c.params.file_ends) {
+            let e = made.entry(f.path.clone()).or_insert(Some(0));
+            *e = if job.spec.unlink {
+                None
+            } else {
+                Some(e.unwrap_or(0).max(end))
+            };
+        }
+    }
 }
 
 /// `--readonly` writes nothing: a file that would have to be laid out (missing, or shorter

@@ -18,6 +18,10 @@ pub struct PlannedFile {
     pub region: FileRegion,
 }
 
+/// What the run's earlier jobs leave of each file they lay out, as a later job's plan
+/// sees it: its size then (None: removed by unlink=1).
+pub(crate) type Made = std::collections::HashMap<PathBuf, Option<u64>>;
+
 /// One job clone (one thread).
 #[derive(Clone, Debug)]
 pub struct PlannedClone {
