@@ -2002,6 +2002,24 @@ fn a_later_job_sees_the_files_earlier_jobs_made_as_in_fio() {
     ] {
         compare(&[&w[..], tail].concat(), false);
     }
+    // The same files named two ways (a directory of `.`, a file name format).
+    compare(
+        &[
+            "--name=a",
+            "--directory=.",
+            "--rw=write",
+            "--bs=4k",
+            "--size=512k",
+            "--nrfiles=2",
+            "--name=b",
+            "--stonewall",
+            "--rw=read",
+            "--bs=4k",
+            "--filename_format=a.0.$filenum",
+            "--nrfiles=2",
+        ],
+        false,
+    );
     // unlink=1: the file is gone when the next job is set up, in both tools.
     let Some(fio) = fio() else { return };
     let (env, fdir, adir) = side_by_side();

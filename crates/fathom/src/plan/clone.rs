@@ -593,7 +593,7 @@ fn file_sizes(
         })?;
         // As fio, which sets its jobs up in order: a file as the jobs before this one
         // leave it (laid out to their regions' ends, or removed by unlink=1).
-        match (device, made.get(path)) {
+        match (device, made.get(&super::made_key(path))) {
             (false, Some(Some(end))) => (Some(now.unwrap_or(0).max(*end)), false),
             (false, Some(None)) => (None, false),
             _ => (now, device),

@@ -123,7 +123,7 @@ fn note_made(job: &PlannedJob, made: &mut Made) {
     }
     for c in &job.clones {
         for (f, &end) in c.files.iter().zip(&c.params.file_ends) {
-            let e = made.entry(f.path.clone()).or_insert(Some(0));
+            let e = made.entry(made_key(&f.path)).or_insert(Some(0));
             *e = if job.spec.unlink {
                 None
             } else {
@@ -131,6 +131,12 @@ fn note_made(job: &PlannedJob, made: &mut Made) {
             };
         }
     }
+}
+
+/// A file's key in [`Made`]: its path made absolute, `.` parts gone (`./a.0.0` and
+/// `a.0.0` are one file).
+pub(crate) fn made_key(path: &std::path::Path) -> std::path::PathBuf {
+    std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
 }
 
 /// `--readonly` writes nothing: a file that would have to be laid out (missing, or shorter
