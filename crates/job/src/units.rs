@@ -80,8 +80,14 @@ pub fn parse_size(s: &str, kb_base: u32, dialect: Dialect) -> Result<u64, String
         return Err("not a number; sizes look like 4096, 4k, 1m, 2g".into());
     }
     let mult = size_mult(suffix.trim(), kb_base, dialect).ok_or_else(|| {
+        // `4k-64k` where one size goes: a range has its own options.
+        let range = if suffix.contains('-') {
+            " (one size here: a range of block sizes is bsrange=, e.g. bsrange=4k-64k)"
+        } else {
+            ""
+        };
         format!(
-            "unknown size suffix '{suffix}'; use k, m, g, t, p{}",
+            "unknown size suffix '{suffix}'; use k, m, g, t, p{}{range}",
             if dialect == Dialect::Toml {
                 " (1000s) or Ki, Mi, Gi, Ti (1024s)"
             } else {

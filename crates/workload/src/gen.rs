@@ -320,7 +320,14 @@ impl Generator {
         }
         let k = p.rw.kind;
         let dirs = [k.reads(), k.writes(), k.trims()];
-        let (gran, max_bs) = granularity(&p, dirs);
+        let (gran, _) = granularity(&p, dirs);
+        // As fio: a region takes a mix of block sizes if its smallest fits (the sizes
+        // drawn near the end, or in a small file, are drawn again until they fit).
+        let min_bs = (0..3)
+            .filter(|&i| dirs[i])
+            .map(|i| p.len_range(i).0)
+            .min()
+            .unwrap_or(p.bs[0]);
         let uniform = match &p.dist_dirs {
             Some(d) => d.iter().all(|x| x.is_uniform()),
             None => p.dist.is_uniform(),
@@ -328,11 +335,11 @@ impl Generator {
         let use_map = k.is_random() && p.randommap && uniform && !p.hotband;
         let mut files = Vec::with_capacity(p.files.len());
         for (i, r) in p.files.iter().enumerate() {
-            if r.len < max_bs {
+            if r.len < min_bs {
                 return Err(WorkloadError::RegionTooSmall {
                     file: i,
                     len: r.len,
-                    bs: max_bs,
+                    bs: min_bs,
                 });
             }
             // With zones the map covers one zone (fio sizes it by zonerange).
@@ -411,6 +418,11 @@ impl Generator {
     /// The current loop (0-based).
     pub fn loop_no(&self) -> u32 {
         self.loop_no
+    }
+
+    /// Passes over the files so far, this one included (from 1).
+    pub fn passes(&self) -> u32 {
+        self.passes
     }
 
     /// Start the files over: every walk from its start, or (`restart_all` false) only
@@ -1058,10 +1070,12 @@ impl Generator {
             0 => gran,
             a => a,
         };
-        let f = &mut self.files[fi];
-        if f.region.len < len {
-            return None;
+        if self.files[fi].region.len < len {
+            // A drawn size larger than the whole region: one that fits.
+            *len_out = self.fit_len(len_dir, self.files[fi].region.len)?;
         }
+        let len = *len_out;
+        let f = &mut self.files[fi];
         let si = match self.p.dist_dirs {
             Some(_) => fi * 3 + ddir.index(),
             None => fi,
@@ -2015,5 +2029,28 @@ mod tests {
             Generator::new(p),
             Err(WorkloadError::RegionTooSmall { .. })
         ));
+    }
+
+    #[test]
+    fn a_region_smaller_than_the_largest_of_a_mix_takes_the_sizes_that_fit() {
+        // 12 KiB region, sizes 4k-64k: every I/O fits, the region is covered once.
+        for kind in [RwKind::Write, RwKind::RandWrite] {
+            let mut p = params(kind, 12 << 10, 4096);
+            p.bs_mix[1] = Some(BsMix::Range {
+                lo: 4096,
+                hi: 64 << 10,
+                unaligned: false,
+            });
+            let ios = all(Generator::new(p).unwrap());
+            assert!(
+                ios.iter().all(|io| io.offset + io.len <= 12 << 10),
+                "{ios:?}"
+            );
+            assert_eq!(
+                ios.iter().map(|io| io.len).sum::<u64>(),
+                12 << 10,
+                "{ios:?}"
+            );
+        }
     }
 }

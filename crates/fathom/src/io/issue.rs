@@ -94,8 +94,9 @@ impl Loop<'_> {
             Some(r) => Some(r),
             None => {
                 let next = self.gen.next_io(&mut self.syncs.due);
-                if (spec.control.unlink_each_loop || self.verify_each_loop)
-                    && self.gen.loop_no() != self.cur_loop
+                if ((spec.control.unlink_each_loop || self.verify_each_loop)
+                    && self.gen.loop_no() != self.cur_loop)
+                    || (self.verify_each_pass && self.gen.pass_no() != self.cur_pass)
                 {
                     if let Some(r) = next {
                         return self.turn_loop_at(r);
@@ -289,7 +290,9 @@ impl Loop<'_> {
     /// files are made anew ([`Loop::turn_loop`]).
     #[cold]
     fn turn_loop_at(&mut self, req: IoReq) -> Option<IoReq> {
+        self.new_loop = self.gen.loop_no() != self.cur_loop;
         self.cur_loop = self.gen.loop_no();
+        self.cur_pass = self.gen.pass_no();
         self.held = Some(req);
         self.loop_turn = true;
         self.quiesce = true;

@@ -136,6 +136,12 @@ impl<'a> Loop<'a> {
             && !spec.verify.only
             && !spec.verify.experimental
             && !spec.time_based;
+        let p_verifies_each_pass = p.verifier.is_some()
+            && crate::verify::readback::reads_back(spec)
+            && !spec.verify.only
+            && !spec.verify.experimental
+            && spec.time_based
+            && job.caps.is_async;
         let mut lp = Loop {
             job,
             clone,
@@ -214,6 +220,9 @@ impl<'a> Loop<'a> {
             cur_loop: 0,
             loop_turn: false,
             verify_each_loop: p_verifies_each_loop,
+            verify_each_pass: p_verifies_each_pass,
+            cur_pass: 1,
+            new_loop: false,
             verify_time: std::time::Duration::ZERO,
             work_done: false,
         };
@@ -282,7 +291,7 @@ impl<'a> Loop<'a> {
     #[cold]
     fn turn_loop(&mut self) {
         self.loop_turn = false;
-        if self.verify_each_loop {
+        if self.verify_each_loop || self.verify_each_pass {
             let v = self.p.verifier.as_ref().expect("verifying");
             let batch: Vec<(usize, u64, u64)> = (0..self.clone.files.len())
                 .flat_map(|fi| v.unchecked(fi).into_iter().map(move |(o, n)| (fi, o, n)))
@@ -296,7 +305,7 @@ impl<'a> Loop<'a> {
                 return;
             }
         }
-        if !self.spec.control.unlink_each_loop {
+        if !self.spec.control.unlink_each_loop || !self.new_loop {
             return;
         }
         let opts = OpenOptions {

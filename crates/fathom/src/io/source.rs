@@ -98,6 +98,14 @@ impl Source {
         }
     }
 
+    /// The pass the generator is in (a replay has one).
+    pub(crate) fn pass_no(&self) -> u32 {
+        match self {
+            Source::Gen(g) | Source::Wrapped(g, _) | Source::RateSteered { g, .. } => g.passes(),
+            Source::Replay { .. } | Source::Ordered { .. } => 1,
+        }
+    }
+
     /// A replay (whose log's syncs at its end are issued, not dropped).
     pub(crate) fn is_replay(&self) -> bool {
         matches!(self, Source::Replay { .. })

@@ -103,6 +103,14 @@ pub(crate) struct Loop<'a> {
     pub(crate) loop_turn: bool,
     /// A verifying job reads back each loop's writes before the next loop, as fio.
     pub(crate) verify_each_loop: bool,
+    /// A time-based verifying job on an asynchronous engine reads back each pass's writes
+    /// before the next pass, as fio's does (fio breaks out to verify once it has issued
+    /// `size` bytes, which it counts for queued I/O only: its synchronous engines never
+    /// verify in a time-based job, nor does fathom there). The generator's pass now.
+    pub(crate) verify_each_pass: bool,
+    pub(crate) cur_pass: u32,
+    /// The turn being made comes with a new loop (not only a new pass).
+    pub(crate) new_loop: bool,
     /// The time spent in verify phases (each loop's read-back and the one at the end)
     /// since the measurement started: fio counts it for the reads only.
     pub(crate) verify_time: std::time::Duration,
