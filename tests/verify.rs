@@ -1060,3 +1060,51 @@ fathomtest!(
         assert_eq!(verify_of(&v)["failures"], 0);
     }
 );
+
+// The verify phase keeps the job's iodepth in flight on an asynchronous engine, as fio's
+// does: every block is read back once (the reads are the job's reads), and one damaged
+// block is still named at its offset whichever read completes first.
+fathomtest!(
+    a_verify_phase_at_depth_reads_each_block_once_and_names_damage,
+    |env| {
+        let _t = turn();
+        let Some(m) = faultfs_rig(&env) else { return };
+        for engine in ["libaio", "io_uring"] {
+            let name = format!("d{engine}");
+            let args = |extra: &'static str| {
+                vec![
+                    format!("--name={name}"),
+                    format!("--ioengine={engine}"),
+                    "--iodepth=8".into(),
+                    "--rw=randwrite".into(),
+                    "--bs=4k".into(),
+                    "--size=1m".into(),
+                    "--verify=crc32c".into(),
+                    extra.into(),
+                ]
+            };
+            let a = args("--verify_state_save=0");
+            let a: Vec<&str> = a.iter().map(String::as_str).collect();
+            let (v, code) = run(&env, m.path(), &a);
+            assert_eq!(code, 0, "{engine}: {v}");
+            assert_eq!(v["jobs"][0]["read"]["total_ios"], 256, "{engine}: {v}");
+            assert_eq!(verify_of(&v)["blocks"], 256, "{engine}");
+            std::fs::write(m.path().join(format!("{name}.0.0")), vec![0u8; 1 << 20]).unwrap();
+            m.add(
+                Rule::new(Fault::FlipBit { at: 409610, bit: 0 })
+                    .file(format!("{name}.0.0"))
+                    .range(409600..413696)
+                    .times(1),
+            );
+            let (v, code) = run(&env, m.path(), &a);
+            m.clear();
+            assert_eq!(code, 1, "{engine}: {v}");
+            let t = first_failure(&v);
+            assert!(
+                t.contains("at offset 409600 (0x64000), length 4096"),
+                "{engine}: {t}"
+            );
+            assert_eq!(verify_of(&v)["failures"], 1, "{engine}");
+        }
+    }
+);

@@ -366,9 +366,11 @@ impl<'a> Loop<'a> {
             .verifier
             .as_mut()
             .expect("a backlog needs a verifier");
+        let mut bufs: Vec<&mut fathom_engine::AlignedBuf> =
+            self.p.slots.iter_mut().map(|s| &mut s.buf).collect();
         if let Err((errno, text)) = verify_chunks(
             &mut *self.p.engine,
-            &mut self.p.slots[0].buf,
+            &mut bufs,
             &ReadBack {
                 v: vf,
                 files: &self.clone.files,
@@ -422,10 +424,12 @@ impl<'a> Loop<'a> {
                 && !cancel.load(Ordering::Relaxed)
                 && !ran_out;
             let t = crate::clock::now();
+            let mut bufs: Vec<&mut fathom_engine::AlignedBuf> =
+                self.p.slots.iter_mut().map(|s| &mut s.buf).collect();
             crate::verify::readback::after_run(
                 v,
                 (self.clone, spec),
-                (&mut *self.p.engine, &mut self.p.slots[0].buf),
+                (&mut *self.p.engine, &mut bufs),
                 (self.p.openset.as_mut(), &self.p.opts),
                 can_read,
                 cancel,

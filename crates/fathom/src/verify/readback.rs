@@ -140,12 +140,14 @@ pub(crate) fn record_check(
     Ok(())
 }
 
-/// Read back and check chunks (file, offset, length), one at a time through the engine
-/// with nothing else in flight; the reads count as reads of the job, as in fio. With
-/// `checkers`, each chunk goes to the verify_async threads instead of being checked here.
+/// Read back and check chunks (file, offset, length) through the engine, as fio's verify
+/// phase does: up to one read per buffer in flight on an asynchronous engine (the job's
+/// iodepth), one at a time on a synchronous one; the reads count as reads of the job, as
+/// in fio. With `checkers`, each chunk goes to the verify_async threads instead of being
+/// checked here.
 pub(crate) fn read_and_check(
     engine: &mut dyn fathom_engine::IoEngine,
-    buf: &mut AlignedBuf,
+    bufs: &mut [&mut AlignedBuf],
     rb: &ReadBack<'_>,
     list: &[(usize, u64, u64)],
     st: &mut ThreadStats,
@@ -154,103 +156,170 @@ pub(crate) fn read_and_check(
     let ReadBack {
         v,
         files,
-        known,
         spec,
         stop,
+        ..
     } = *rb;
-    let mut comps = Vec::with_capacity(1);
-    for (read, &(file, offset, len)) in list.iter().enumerate() {
-        if stop.load(std::sync::atomic::Ordering::Relaxed) {
-            break;
-        }
-        // One read per block, as fio reads a write back; its chunks are checked apart.
-        let chunks: Vec<(u64, u64, bool)> = v
-            .chunks(offset, len)
-            .map(|(o, n)| (o, n, v.is_trimmed(file, o)))
-            .collect();
-        if !spec.verify.trim_zero && chunks.iter().all(|c| c.2) {
-            continue; // trim_verify_zero=0: trimmed chunks are not checked
-        }
-        let path = &files[file].path;
-        let (slat, total) = read_one(engine, buf, (file, offset, len), path, &mut comps)?;
-        st.record_io_deferred(0, len, slat, total.saturating_sub(slat.unwrap_or(0)));
-        let buf = &*buf;
-        let mut sent = true;
-        one_read(st, |st| {
-            for (off, n, trimmed) in chunks {
-                let at = (off - offset) as usize;
-                let data = &buf.as_slice()[at..at + n as usize];
-                if trimmed {
-                    if spec.verify.trim_zero {
-                        let r = v.check_trimmed(data, off);
-                        record_check(v, (path, data.len(), Some(data)), r, spec, st)?;
-                    }
-                    continue;
-                }
-                let expected = known.then(|| v.generation(file, off) as u64);
-                match checkers {
-                    Some(tx) => {
-                        let item = (file, off, expected, data.to_vec(), read);
-                        if tx.send(item).is_err() {
-                            sent = false;
-                            break;
-                        }
-                    }
-                    None => check_chunk(v, (path, data, off), expected, spec, st)?,
-                }
-            }
-            Ok(())
-        })?;
-        if !sent {
-            return Ok(());
-        }
-    }
-    Ok(())
-}
-
-/// Read one block back through the engine, nothing else in flight; its submission and
-/// total latency. A short or failed read is the job's error.
-fn read_one(
-    engine: &mut dyn fathom_engine::IoEngine,
-    buf: &mut AlignedBuf,
-    (file, offset, len): (usize, u64, u64),
-    path: &std::path::Path,
-    comps: &mut Vec<fathom_engine::Completion>,
-) -> Result<(Option<u64>, u64), (i32, String)> {
-    let io = IoUnit {
-        ddir: Ddir::Read,
-        file,
-        offset,
-        buf: buf.as_mut_ptr(),
-        len: len as usize,
-        tag: 0,
-        ioprio: 0,
+    let depth = if engine.caps().is_async {
+        bufs.len().max(1)
+    } else {
+        1
     };
-    let t0 = crate::clock::now();
-    let io_err = |e: std::io::Error| {
+    // Per buffer: the read it holds (its index in `list`), when it was queued and when
+    // it was submitted.
+    let mut busy: Vec<Option<(usize, std::time::Instant, Option<std::time::Instant>)>> =
+        vec![None; depth];
+    let mut free: Vec<usize> = (0..depth).rev().collect();
+    let mut comps = Vec::with_capacity(depth);
+    let mut queued = Vec::with_capacity(depth);
+    let (mut next, mut inflight) = (0usize, 0usize);
+    let mut result: Result<(), (i32, String)> = Ok(());
+    // A verify_async thread is gone: no more reads, and no error.
+    let mut ended = false;
+    let io_err = |e: std::io::Error, path: &std::path::Path, offset: u64| {
         (
             fathom_engine::errno_of(&e).unwrap_or(libc::EIO),
             format!("verify read of {} at offset {offset}: {e}", path.display()),
         )
     };
-    // SAFETY: `buf` holds at least `len` bytes (a block is at most the largest block
-    // size), is aligned for the files' open mode, and nothing else is in flight.
-    let (res, slat) = match unsafe { engine.queue(&io) }.map_err(io_err)? {
-        Queued::Done(c) => (c.res, None),
-        Queued::Queued => {
-            engine.commit().map_err(io_err)?;
-            let t_sub = crate::clock::now();
-            comps.clear();
-            while comps.is_empty() {
-                engine.reap(1, 1, comps).map_err(io_err)?;
+    loop {
+        while result.is_ok() && !ended && next < list.len() && !free.is_empty() {
+            if stop.load(std::sync::atomic::Ordering::Relaxed) {
+                next = list.len();
+                break;
             }
-            (
-                comps[0].res,
-                Some(t_sub.duration_since(t0).as_nanos() as u64),
-            )
+            let (file, offset, len) = list[next];
+            // trim_verify_zero=0: trimmed chunks are not checked.
+            if !spec.verify.trim_zero && v.chunks(offset, len).all(|(o, _)| v.is_trimmed(file, o)) {
+                next += 1;
+                continue;
+            }
+            let s = free.pop().expect("a free buffer");
+            let io = IoUnit {
+                ddir: Ddir::Read,
+                file,
+                offset,
+                buf: bufs[s].as_mut_ptr(),
+                len: len as usize,
+                tag: s as u64,
+                ioprio: 0,
+            };
+            let t0 = crate::clock::now();
+            // SAFETY: the buffer holds at least `len` bytes (a block is at most the largest
+            // block size), is aligned for the files' open mode, and no other I/O uses it.
+            match unsafe { engine.queue(&io) } {
+                Err(e) => {
+                    free.push(s);
+                    result = Err(io_err(e, &files[file].path, offset));
+                }
+                Ok(Queued::Done(c)) => {
+                    free.push(s);
+                    let total = crate::clock::now().duration_since(t0).as_nanos() as u64;
+                    let r = checked(
+                        v,
+                        rb,
+                        (next, list[next]),
+                        (c.res, None, total),
+                        bufs[s],
+                        st,
+                        checkers,
+                    );
+                    match r {
+                        Ok(true) => {}
+                        Ok(false) => ended = true,
+                        Err(e) => result = Err(e),
+                    }
+                }
+                Ok(Queued::Queued) => {
+                    busy[s] = Some((next, t0, None));
+                    queued.push(s);
+                    inflight += 1;
+                }
+            }
+            next += 1;
         }
-    };
-    let total = crate::clock::now().duration_since(t0).as_nanos() as u64;
+        if !queued.is_empty() {
+            if let Err(e) = engine.commit() {
+                // Not submitted: these reads are not in flight.
+                let (file, offset, _) = list[busy[queued[0]].expect("queued").0];
+                if result.is_ok() {
+                    result = Err(io_err(e, &files[file].path, offset));
+                }
+                for s in queued.drain(..) {
+                    busy[s] = None;
+                    free.push(s);
+                    inflight -= 1;
+                }
+            }
+            let t_sub = crate::clock::now();
+            for s in queued.drain(..) {
+                if let Some(b) = &mut busy[s] {
+                    b.2 = Some(t_sub);
+                }
+            }
+        }
+        if inflight == 0 {
+            if result.is_err() || ended || next >= list.len() {
+                break;
+            }
+            continue;
+        }
+        comps.clear();
+        if let Err(e) = engine.reap(1, inflight, &mut comps) {
+            // The reads in flight cannot be told apart any more: give up here.
+            let (file, offset, _) = list[busy.iter().flatten().next().expect("in flight").0];
+            return Err(result
+                .err()
+                .unwrap_or_else(|| io_err(e, &files[file].path, offset)));
+        }
+        let done = crate::clock::now();
+        for c in &comps {
+            let s = c.tag as usize;
+            let Some((read, t0, t_sub)) = busy.get_mut(s).and_then(Option::take) else {
+                continue;
+            };
+            inflight -= 1;
+            free.push(s);
+            if result.is_err() || ended {
+                continue;
+            }
+            let total = done.duration_since(t0).as_nanos() as u64;
+            let slat = t_sub.map(|t| t.duration_since(t0).as_nanos() as u64);
+            match checked(
+                v,
+                rb,
+                (read, list[read]),
+                (c.res, slat, total),
+                bufs[s],
+                st,
+                checkers,
+            ) {
+                Ok(true) => {}
+                Ok(false) => ended = true,
+                Err(e) => result = Err(e),
+            }
+        }
+    }
+    result
+}
+
+/// One read back: its result checked (a short or failed read is the job's error), its
+/// latency recorded, its chunks checked (or sent to the verify_async threads: false when
+/// they are gone).
+#[allow(clippy::too_many_arguments)]
+fn checked(
+    v: &crate::verify::Verifier,
+    rb: &ReadBack<'_>,
+    (read, (file, offset, len)): (usize, (usize, u64, u64)),
+    (res, slat, total): (i64, Option<u64>, u64),
+    buf: &AlignedBuf,
+    st: &mut ThreadStats,
+    checkers: Option<&std::sync::mpsc::SyncSender<CheckItem>>,
+) -> Result<bool, (i32, String)> {
+    let ReadBack {
+        files, known, spec, ..
+    } = *rb;
+    let path = &files[file].path;
     if res != len as i64 {
         let errno = if res < 0 { (-res) as i32 } else { libc::EIO };
         return Err((
@@ -266,7 +335,33 @@ fn read_one(
             ),
         ));
     }
-    Ok((slat, total))
+    st.record_io_deferred(0, len, slat, total.saturating_sub(slat.unwrap_or(0)));
+    let mut sent = true;
+    one_read(st, |st| {
+        for (off, n) in v.chunks(offset, len) {
+            let at = (off - offset) as usize;
+            let data = &buf.as_slice()[at..at + n as usize];
+            if v.is_trimmed(file, off) {
+                if spec.verify.trim_zero {
+                    let r = v.check_trimmed(data, off);
+                    record_check(v, (path, data.len(), Some(data)), r, spec, st)?;
+                }
+                continue;
+            }
+            let expected = known.then(|| v.generation(file, off) as u64);
+            match checkers {
+                Some(tx) => {
+                    if tx.send((file, off, expected, data.to_vec(), read)).is_err() {
+                        sent = false;
+                        break;
+                    }
+                }
+                None => check_chunk(v, (path, data, off), expected, spec, st)?,
+            }
+        }
+        Ok(())
+    })?;
+    Ok(sent)
 }
 
 /// verify_state_save/load's file: `local-JOB-N-verify.state` in the working directory.
@@ -294,7 +389,7 @@ pub(crate) type CheckItem = (usize, u64, Option<u64>, Vec<u8>, usize);
 /// on `spec.verify.async_threads` threads; results are counted here, in read order.
 pub(crate) fn verify_chunks(
     engine: &mut dyn fathom_engine::IoEngine,
-    buf: &mut AlignedBuf,
+    buf: &mut [&mut AlignedBuf],
     rb: &ReadBack<'_>,
     list: &[(usize, u64, u64)],
     st: &mut ThreadStats,
@@ -453,7 +548,7 @@ pub(crate) fn reads_back(spec: &fathom_job::JobSpec) -> bool {
 pub(crate) fn after_run(
     v: &crate::verify::Verifier,
     (clone, spec): (&PlannedClone, &fathom_job::JobSpec),
-    (engine, buf): (&mut dyn fathom_engine::IoEngine, &mut AlignedBuf),
+    (engine, buf): (&mut dyn fathom_engine::IoEngine, &mut [&mut AlignedBuf]),
     (openset, opts): (
         Option<&mut crate::io::openset::OpenSet>,
         &fathom_engine::OpenOptions,
@@ -531,7 +626,7 @@ fn pass_reads(
 pub(crate) fn verify_pass(
     v: &crate::verify::Verifier,
     (clone, spec): (&PlannedClone, &fathom_job::JobSpec),
-    (engine, buf): (&mut dyn fathom_engine::IoEngine, &mut AlignedBuf),
+    (engine, buf): (&mut dyn fathom_engine::IoEngine, &mut [&mut AlignedBuf]),
     can_read: bool,
     stop: &std::sync::atomic::AtomicBool,
     out: &mut CloneOutcome,
