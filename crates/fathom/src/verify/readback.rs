@@ -224,11 +224,7 @@ pub(crate) fn read_and_check(
                         st,
                         checkers,
                     );
-                    match r {
-                        Ok(true) => {}
-                        Ok(false) => ended = true,
-                        Err(e) => result = Err(e),
-                    }
+                    settle(r, &mut ended, &mut result);
                 }
                 Ok(Queued::Queued) => {
                     busy[s] = Some((next, t0, None));
@@ -285,7 +281,7 @@ pub(crate) fn read_and_check(
             }
             let total = done.duration_since(t0).as_nanos() as u64;
             let slat = t_sub.map(|t| t.duration_since(t0).as_nanos() as u64);
-            match checked(
+            let r = checked(
                 v,
                 rb,
                 (read, list[read]),
@@ -293,14 +289,25 @@ pub(crate) fn read_and_check(
                 bufs[s],
                 st,
                 checkers,
-            ) {
-                Ok(true) => {}
-                Ok(false) => ended = true,
-                Err(e) => result = Err(e),
-            }
+            );
+            settle(r, &mut ended, &mut result);
         }
     }
     result
+}
+
+/// A read's outcome into the pass's state: the verify_async threads gone (`ended`), or
+/// the pass's error.
+fn settle(
+    r: Result<bool, (i32, String)>,
+    ended: &mut bool,
+    result: &mut Result<(), (i32, String)>,
+) {
+    match r {
+        Ok(true) => {}
+        Ok(false) => *ended = true,
+        Err(e) => *result = Err(e),
+    }
 }
 
 /// One read back: its result checked (a short or failed read is the job's error), its
