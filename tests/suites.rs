@@ -2341,16 +2341,31 @@ fathomtest!(iozone_takes_iozone_s_own_command_line, |env| {
         .find(|l| l.trim_start().starts_with("16384"))
         .unwrap_or_else(|| panic!("{out}"));
     let cells: Vec<&str> = row.split_whitespace().collect();
-    // kB, reclen, write, read, random read, random write: no rewrite or reread.
-    assert_eq!(cells.len(), 6, "{row}");
+    // kB, reclen, write, rewrite, read, reread, random read, random write: the re-tests
+    // -+n leaves out show 0, as iozone prints them.
+    assert_eq!(cells.len(), 8, "{row}");
+    assert_eq!((cells[3], cells[5]), ("0", "0"), "{row}");
     for title in [
         "\"Writer report\"",
+        "\"Re-writer report\"",
         "\"Reader report\"",
         "\"Random write report\"",
     ] {
         assert!(out.contains(title), "{title}: {out}");
     }
-    assert!(!out.contains("\"Re-writer report\""), "{out}");
+    // iozone's lines about the options, in their order, and its last line.
+    assert!(
+        out.contains(
+            "\tExcel chart generation enabled\n\tOPS Mode. Output is in operations per second.\n\
+             \tInclude fsync in write timing\n\tNo retest option selected\n\tRecord Size 4 kB\n\
+             \tFile size set to 16384 kB\n\tCommand line used: "
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains("\n\niozone test complete.\nExcel output is below:\n"),
+        "{out}"
+    );
     assert!(!tmp.exists(), "the temporary file is removed");
     let bytes = std::fs::read(&book).unwrap();
     assert_eq!(&bytes[..2], b"PK", "an xlsx (zip) spreadsheet");
@@ -2385,9 +2400,10 @@ fathomtest!(iozone_takes_iozone_s_own_command_line, |env| {
         // kB, reclen, write, read, random read, random write in the text report.
         for (title, cell) in [
             ("Writer report (ops/s)", 2),
-            ("Reader report (ops/s)", 3),
-            ("Random read report (ops/s)", 4),
-            ("Random write report (ops/s)", 5),
+            ("Re-writer report (ops/s)", 3),
+            ("Reader report (ops/s)", 4),
+            ("Random read report (ops/s)", 6),
+            ("Random write report (ops/s)", 7),
         ] {
             let at = lines
                 .iter()
@@ -2771,9 +2787,12 @@ fathomtest!(iozone_cluster_mode_runs_a_child_on_each_client, |env| {
     assert!(o.status.success(), "{}", stderr(&o));
     let out = stdout(&o);
     assert!(
-        out.starts_with(
-            "\tNetwork distribution mode enabled.\n\tThroughput test with 2 processes\n"
-        ),
+        out.contains("\tNetwork distribution mode enabled.\n\tFile size set to 1024 kB\n")
+            && out.contains("\tThroughput test with 2 processes\n"),
+        "{out}"
+    );
+    assert!(
+        out.ends_with("\n\tTest cleanup:\n\n\niozone test complete.\n"),
         "{out}"
     );
     assert_eq!(

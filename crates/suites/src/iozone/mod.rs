@@ -89,6 +89,9 @@ pub struct Opts {
     /// `-+m FILE`, `-+h NAME`, `-+i PORT`: cluster mode (throughput tests on the clients
     /// the file lists, started over `$RSH`).
     pub cluster: cluster::ClusterFlags,
+    /// iozone's lines about the options, in the order they were given (`File size set
+    /// to 1024 kB`, `Include fsync in write timing`, ...), printed before the results.
+    pub splash: Vec<String>,
 }
 
 /// kB/s of moving `bytes` in `d`.
@@ -360,14 +363,51 @@ pub fn parse(args: &[String]) -> Result<Opts> {
     let mut opts = super::Opts::new(&args);
     while let Some((k, a, inline)) = opts.next_opt() {
         let mut val = || opts.value(k, inline.clone());
+        // iozone's line about this option, if it prints one.
+        let line = |o: &mut Opts, text: String| o.splash.push(format!("\t{text}\n"));
         match k {
-            "-a" => m.auto = true,
-            "-n" => m.nmin = size(&val()?)?,
-            "-g" => m.gmax = size(&val()?)?,
-            "-y" => m.ymin = size(&val()?)?,
-            "-q" => m.qmax = size(&val()?)?,
-            "-s" => m.s_one = Some(size(&val()?)?),
-            "-r" => m.r_one = Some(size(&val()?)?),
+            "-a" => {
+                m.auto = true;
+                line(&mut o, "Auto Mode".into());
+            }
+            "-n" => {
+                m.nmin = size(&val()?)?;
+                line(
+                    &mut o,
+                    format!("Using minimum file size of {} kilobytes.", m.nmin / 1024),
+                );
+            }
+            "-g" => {
+                m.gmax = size(&val()?)?;
+                line(
+                    &mut o,
+                    format!("Using maximum file size of {} kilobytes.", m.gmax / 1024),
+                );
+            }
+            "-y" => {
+                m.ymin = size(&val()?)?;
+                line(
+                    &mut o,
+                    format!("Using Minimum Record Size {} kB", m.ymin / 1024),
+                );
+            }
+            "-q" => {
+                m.qmax = size(&val()?)?;
+                line(
+                    &mut o,
+                    format!("Using Maximum Record Size {} kB", m.qmax / 1024),
+                );
+            }
+            "-s" => {
+                let v = size(&val()?)?;
+                m.s_one = Some(v);
+                line(&mut o, format!("File size set to {} kB", v / 1024));
+            }
+            "-r" => {
+                let v = size(&val()?)?;
+                m.r_one = Some(v);
+                line(&mut o, format!("Record Size {} kB", v / 1024));
+            }
             "-i" => o.groups.push(
                 val()?
                     .parse()
@@ -378,28 +418,61 @@ pub fn parse(args: &[String]) -> Result<Opts> {
                 m.auto = true;
                 o.small_records = true;
                 m.auto_tests = true;
+                line(
+                    &mut o,
+                    "Auto Mode 2. This option is obsolete. Use -az -i0 -i1 ".into(),
+                );
             }
-            "-I" => o.method.direct = true,
-            "-e" => o.method.fsync = true,
+            "-I" => {
+                o.method.direct = true;
+                line(&mut o, "O_DIRECT feature enabled".into());
+            }
+            "-e" => {
+                o.method.fsync = true;
+                line(&mut o, "Include fsync in write timing".into());
+            }
             "-k" => {
                 o.method.aio_depth = count(&val()?, "-k", 1 << 16)? as usize;
                 if o.method.aio_depth == 0 {
                     bail!("-k: give the number of asynchronous I/Os in flight (at least 1)");
                 }
+                let d = o.method.aio_depth;
+                line(&mut o, format!("POSIX Async I/O (no bcopy). Depth {d} "));
             }
             "-j" => o.stride = count(&val()?, "-j", u32::MAX as u64)?,
             "-t" => m.t_one = Some(count(&val()?, "-t", MAX_STREAMS)? as u32),
             "-l" => m.l_min = Some(count(&val()?, "-l", MAX_STREAMS)?.max(1) as u32),
             "-u" => m.u_max = Some(count(&val()?, "-u", MAX_STREAMS)?.max(1) as u32),
             "-T" => o.pthreads = true,
-            "-x" => o.no_stonewall = true,
-            "-+u" => o.cpu_util = true,
-            "-Q" => o.latency_files = true,
+            "-x" => {
+                o.no_stonewall = true;
+                line(&mut o, "Stonewall disabled".into());
+            }
+            "-+u" => {
+                o.cpu_util = true;
+                // fathom's CPU times are the kernel's per-thread clock (nanoseconds).
+                line(&mut o, "CPU utilization Resolution = 0.000 seconds.".into());
+                line(&mut o, "CPU utilization Excel chart enabled".into());
+            }
+            "-Q" => {
+                o.latency_files = true;
+                line(&mut o, "Offset/latency files enabled.".into());
+            }
             // iozone's purge reads min(record, 1 MiB cache) a cache line at a time.
-            "-p" => o.method.purge = 1 << 20,
+            "-p" => {
+                o.method.purge = 1 << 20;
+                line(&mut o, "Purge Mode On".into());
+            }
             "-U" => o.remount = Some(val()?.into()),
-            "-+m" => o.cluster.clients = Some(val()?.into()),
-            "-+h" => o.cluster.master_host = Some(val()?),
+            "-+m" => {
+                o.cluster.clients = Some(val()?.into());
+                line(&mut o, "Network distribution mode enabled.".into());
+            }
+            "-+h" => {
+                let h = val()?;
+                line(&mut o, format!("Hostname = {h}"));
+                o.cluster.master_host = Some(h);
+            }
             "-+i" => {
                 let v = val()?;
                 o.cluster.port = Some(
@@ -419,17 +492,47 @@ pub fn parse(args: &[String]) -> Result<Opts> {
                     o.file = file;
                 }
             }
-            "-O" => o.ops = true,
-            "-+n" => o.no_retests = true,
-            "-R" => o.report = true,
+            "-O" => {
+                o.ops = true;
+                line(
+                    &mut o,
+                    "OPS Mode. Output is in operations per second.".into(),
+                );
+            }
+            "-+n" => {
+                o.no_retests = true;
+                line(&mut o, "No retest option selected".into());
+            }
+            "-R" => {
+                o.report = true;
+                line(&mut o, "Excel chart generation enabled".into());
+            }
             "-b" => o.book = Some(val()?.into()),
-            "-w" => o.keep = true,
+            "-w" => {
+                o.keep = true;
+                line(&mut o, "Setting no_unlink".into());
+            }
             // Accepted: -z (auto mode also tests small records of large files: fathom's
             // matrix skips them as iozone does without -z; with -z they run), -M (the
             // machine's uname, printed first), -c (close inside the timing: every
             // fathom pass opens and closes its file inside the timing already).
-            "-z" => o.small_records = true,
-            "-M" | "-c" => {}
+            "-z" => {
+                o.small_records = true;
+                line(&mut o, "Cross over of record size disabled.".into());
+            }
+            "-c" => line(&mut o, "Include close in write timing".into()),
+            "-M" => {
+                let uname = std::process::Command::new("uname").arg("-a").output();
+                match uname {
+                    Ok(u) if u.status.success() => o.splash.push(format!(
+                        "\n\tMachine = {}\n",
+                        String::from_utf8_lossy(&u.stdout).trim_end()
+                    )),
+                    _ => o
+                        .splash
+                        .push("\n\tError using popen() on uname\n\t-M option suppressed.\n".into()),
+                }
+            }
             "-h" | "--help" => bail!("{USAGE}"),
             "--csv" => o.csv = true,
             "--svg" => o.svg = Some(val()?.into()),
@@ -564,8 +667,36 @@ impl Opts {
             keep: false,
             small_records: false,
             cluster: cluster::ClusterFlags::default(),
+            splash: Vec::new(),
         }
     }
+}
+
+/// What iozone prints before its results: fathom's line in place of iozone's banner,
+/// the start, iozone's line for each option given (in their order), the command line,
+/// the unit and the stride.
+fn preamble(o: &Opts) -> String {
+    let ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64);
+    let cmd: Vec<String> = std::env::args().collect();
+    let mut s = format!(
+        "\tfathom {} (iozone method)\n\n\tRun began: {}\n\n",
+        fathom::VERSION,
+        fathom_report::units::ctime(ms)
+    );
+    for l in &o.splash {
+        s.push_str(l);
+    }
+    s.push_str(&format!("\tCommand line used: {}\n", cmd.join(" ")));
+    if !o.ops {
+        s.push_str("\tOutput is in kBytes/sec\n");
+    }
+    s.push_str(&format!(
+        "\tFile stride size set to {} * record size.\n",
+        o.stride
+    ));
+    s
 }
 
 /// Run `fathom suite iozone`.
@@ -580,6 +711,7 @@ pub fn run(args: &[String]) -> Result<super::Outcome> {
     }
     let o = parse(args)?;
     if o.threads > 0 {
+        print!("{}", preamble(&o));
         print!("{}", throughput(&o, args)?);
         return Ok((0, Vec::new()));
     }
@@ -596,17 +728,11 @@ pub fn run(args: &[String]) -> Result<super::Outcome> {
     if o.csv {
         print!("{}", csv(&m));
     } else {
-        println!("\tfathom {} (iozone method)\n", fathom::VERSION);
-        if o.ops {
-            println!("\tOPS Mode. Output is in operations per second.\n");
-        }
-        if o.no_retests {
-            println!("\tNo retest option selected\n");
-        }
-        print!("{}", table(&m));
+        print!("{}{}\niozone test complete.\n", preamble(&o), table(&m));
     }
     if o.report {
-        print!("\n{}", report(&m, o.ops));
+        // iozone's record sizes of the run: every one of the matrix's list.
+        print!("{}", report(&m, &o.records));
     }
     if let Some(book) = &o.book {
         write_book(book, &m, o.ops)?;

@@ -5,21 +5,47 @@ use super::{Matrix, TESTS};
 use anyhow::{anyhow, Result};
 use std::path::Path;
 
+/// iozone's tests in groups as `-i` selects them: the columns of each, and the blank a
+/// row has where the group did not run (iozone's own: its fread group leaves one column
+/// fewer).
+const GROUPS: [(&[usize], usize); 8] = [
+    (&[0, 1], 18),
+    (&[2, 3], 18),
+    (&[4, 5], 18),
+    (&[6], 9),
+    (&[7], 10),
+    (&[8], 10),
+    (&[9, 10], 18),
+    (&[11, 12], 17),
+];
+
+/// Each column's width in iozone's table.
+const WIDTHS: [usize; 13] = [9, 9, 9, 9, 9, 9, 9, 10, 10, 9, 9, 9, 9];
+
+/// Whether a group ran in a cell: its first test has a figure (a re-test left out by
+/// `-+n` then shows 0, as iozone prints it).
+fn ran(r: &[Option<u64>; 13], g: usize) -> bool {
+    r[GROUPS[g].0[0]].is_some()
+}
+
 /// iozone's table.
 pub fn table(m: &Matrix) -> String {
     let mut s = String::from(
-        "                                                              random    random     bkwd    record    stride\n\
+        "                                                              random    random     bkwd    record    stride                                    \n\
          \x20             kB  reclen    write  rewrite    read    reread    read     write     read   rewrite      read   fwrite frewrite    fread  freread\n",
     );
     for (size, rec, r) in m {
         s.push_str(&format!("{:>16}{:>8}", size / 1024, rec / 1024));
-        let widths = [9, 9, 8, 10, 9, 10, 9, 10, 10, 9, 9, 9, 9];
-        // Always a blank between columns, even when a figure is wider than its column.
-        for (v, w) in r.iter().zip(widths) {
-            let w = w - 1;
-            match v {
-                Some(v) => s.push_str(&format!(" {v:>w$}")),
-                None => s.push_str(&format!(" {:>w$}", "")),
+        for (g, (cols, blank)) in GROUPS.iter().enumerate() {
+            if !ran(r, g) {
+                s.push_str(&" ".repeat(*blank));
+                continue;
+            }
+            for &c in *cols {
+                // A blank between columns even where a figure is wider than its column
+                // (iozone's would run together).
+                let w = WIDTHS[c] - 1;
+                s.push_str(&format!(" {:>w$}", r[c].unwrap_or(0)));
             }
         }
         s.push('\n');
@@ -55,32 +81,30 @@ fn axes(m: &Matrix) -> (Vec<u64>, Vec<u64>) {
     (sizes, recs)
 }
 
-/// iozone's `-R` report: per test a block titled `"Writer report"`, the record sizes
-/// (kB) across, a row per file size (kB).
-pub fn report(m: &Matrix, ops: bool) -> String {
-    let (sizes, recs) = axes(m);
+/// iozone's `-R` report, as iozone prints it: per test of the groups that ran a block
+/// titled `"Writer report"`, the record sizes of the run (`recs`, kB) across, then a row
+/// per file size (kB) with the figures of the cells it has (a re-test `-+n` left out:
+/// 0).
+pub fn report(m: &Matrix, recs: &[u64]) -> String {
+    let (sizes, _) = axes(m);
     let mut s = String::from("Excel output is below:\n");
-    for (t, title) in REPORTS.iter().enumerate() {
-        if m.iter().all(|c| c.2[t].is_none()) {
+    for (g, (cols, _)) in GROUPS.iter().enumerate() {
+        if !m.iter().any(|c| ran(&c.2, g)) {
             continue;
         }
-        let unit = if ops { " (ops/s)" } else { "" };
-        s.push_str(&format!("\n\"{title} report\"{unit}\n        "));
-        for r in &recs {
-            s.push_str(&format!("\"{}\"  ", r / 1024));
-        }
-        s.push('\n');
-        for &size in &sizes {
-            s.push_str(&format!("\"{}\"   ", size / 1024));
-            for &r in &recs {
-                let v = m
-                    .iter()
-                    .find(|c| c.0 == size && c.1 == r)
-                    .and_then(|c| c.2[t]);
-                s.push_str(&v.map_or(String::new(), |v| v.to_string()));
-                s.push(' ');
+        for &t in *cols {
+            s.push_str(&format!("\n\"{} report\"\n      ", REPORTS[t]));
+            for r in recs {
+                s.push_str(&format!("  \"{}\"", r / 1024));
             }
             s.push('\n');
+            for &size in &sizes {
+                s.push_str(&format!("\"{}\"  ", size / 1024));
+                for c in m.iter().filter(|c| c.0 == size && ran(&c.2, g)) {
+                    s.push_str(&format!(" {} ", c.2[t].unwrap_or(0)));
+                }
+                s.push('\n');
+            }
         }
     }
     s
@@ -95,10 +119,15 @@ pub(super) fn write_book(path: &Path, m: &Matrix, ops: bool) -> Result<()> {
     let ws = wb.add_worksheet();
     let mut row = 0u32;
     let x = |e: rust_xlsxwriter::XlsxError| anyhow!("{}: {e}", path.display());
-    for (t, title) in REPORTS.iter().enumerate() {
-        if m.iter().all(|c| c.2[t].is_none()) {
-            continue;
-        }
+    // As iozone's: a block for each test of the groups that ran (a re-test `-+n` left
+    // out holds 0s).
+    let tests = GROUPS
+        .iter()
+        .enumerate()
+        .filter(|(g, _)| m.iter().any(|c| ran(&c.2, *g)))
+        .flat_map(|(g, (cols, _))| cols.iter().map(move |&t| (g, t)));
+    for (g, t) in tests {
+        let title = REPORTS[t];
         let unit = if ops { " (ops/s)" } else { " (kB/s)" };
         ws.write_string(row, 0, format!("{title} report{unit}"))
             .map_err(x)?;
@@ -113,8 +142,8 @@ pub(super) fn write_book(path: &Path, m: &Matrix, ops: bool) -> Result<()> {
             for (i, &r) in recs.iter().enumerate() {
                 if let Some(v) = m
                     .iter()
-                    .find(|c| c.0 == size && c.1 == r)
-                    .and_then(|c| c.2[t])
+                    .find(|c| c.0 == size && c.1 == r && ran(&c.2, g))
+                    .map(|c| c.2[t].unwrap_or(0))
                 {
                     ws.write_number(row, i as u16 + 1, v as f64).map_err(x)?;
                 }
@@ -146,4 +175,50 @@ pub fn csv(m: &Matrix) -> String {
         s.push('\n');
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn table_and_report_are_laid_out_as_iozone_prints_them() {
+        let all = [Some(1_000_000); 13];
+        let mut two = [None; 13];
+        (two[0], two[2]) = (Some(7), Some(9)); // -i 0 -i 1 -+n
+        let m: Matrix = vec![(64 << 10, 4 << 10, all), (128 << 10, 4 << 10, two)];
+        let t = table(&m);
+        let lines: Vec<&str> = t.lines().collect();
+        // iozone 3.471's widths: a whole row and the header are 143 columns; a row of
+        // the write and read groups ends in the other groups' blanks (the fread one 17).
+        assert_eq!(lines[0].len(), 143);
+        assert_eq!(lines[1].len(), 143);
+        assert_eq!(lines[2].len(), 143);
+        assert_eq!(
+            lines[3],
+            format!(
+                "{:>16}{:>8}{:>9}{:>9}{:>9}{:>9}{}",
+                128,
+                4,
+                7,
+                0,
+                9,
+                0,
+                " ".repeat(82)
+            )
+        );
+        let r = report(&m, &[4 << 10, 8 << 10]);
+        assert!(
+            r.starts_with("Excel output is below:\n\n\"Writer report\"\n        \"4\"  \"8\"\n\"64\"   1000000 \n\"128\"   7 \n\n\"Re-writer report\"\n"),
+            "{r}"
+        );
+        assert!(
+            r.contains(
+                "\"Re-writer report\"\n        \"4\"  \"8\"\n\"64\"   1000000 \n\"128\"   0 \n"
+            ),
+            "{r}"
+        );
+        // Groups no cell ran are left out; one cell ran them: their block is there.
+        assert!(r.contains("\"Fread report\""), "{r}");
+    }
 }

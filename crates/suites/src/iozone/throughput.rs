@@ -471,9 +471,6 @@ pub(super) fn throughput(o: &Opts, args: &[String]) -> Result<String> {
         }
     };
     let mut s = String::new();
-    if cluster.is_some() {
-        s.push_str("\tNetwork distribution mode enabled.\n");
-    }
     if o.max_threads > o.threads {
         let port = if o.pthreads && cluster.is_none() {
             "thread"
@@ -491,6 +488,13 @@ pub(super) fn throughput(o: &Opts, args: &[String]) -> Result<String> {
         }
         with_threads(o, n, cluster.as_mut(), &mut s)?;
         s.push('\n');
+    }
+    if !super::super::stopped() {
+        // iozone's last lines (its clients' files are removed in the cleanup).
+        if cluster.is_some() {
+            s.push_str("\tTest cleanup:\n");
+        }
+        s.push_str("\n\niozone test complete.\n");
     }
     Ok(s)
 }
