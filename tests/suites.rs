@@ -2706,9 +2706,17 @@ fathomtest!(
         ]);
         assert!(o.status.success(), "{}", stderr(&o));
         let out = stdout(&o);
-        for n in ["1 thread\n", "2 threads\n", "3 threads\n"] {
-            assert!(out.contains(&format!("Throughput test with {n}")), "{out}");
-        }
+        // As iozone: the first count's line once, then a block per count.
+        assert_eq!(out.matches("\tThroughput test with").count(), 1, "{out}");
+        assert!(
+            out.contains("\tMin thread = 1 \n\tMax thread = 3 \n\tThroughput test with 1 thread\n"),
+            "{out}"
+        );
+        assert_eq!(
+            out.matches("\tEach thread writes a 128 kByte file").count(),
+            3,
+            "{out}"
+        );
         assert_eq!(
             out.matches("Children see throughput for").count(),
             6,
@@ -2719,7 +2727,12 @@ fathomtest!(
             6,
             "{out}"
         );
-        assert_eq!(out.matches("CPU U").count(), 6, "{out}");
+        assert_eq!(
+            out.matches("\tCPU Utilization: Wall").count()
+                + out.matches("\tCPU utilization: Wall").count(),
+            6,
+            "{out}"
+        );
         // -U needs the mount point's fstab entry; with throughput tests it is refused.
         let o = env.run(&[
             "suite",
@@ -2817,7 +2830,12 @@ fathomtest!(iozone_cluster_mode_runs_a_child_on_each_client, |env| {
         4,
         "{out}"
     );
-    assert_eq!(out.matches("CPU Utilization").count(), 4, "{out}");
+    assert_eq!(
+        out.matches("\tCPU Utilization: Wall").count()
+            + out.matches("\tCPU utilization: Wall").count(),
+        4,
+        "{out}"
+    );
     // -w: each client's file is kept where its line says.
     assert_eq!(
         std::fs::metadata(a.join("iozone.DUMMY.0")).unwrap().len(),

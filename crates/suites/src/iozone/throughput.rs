@@ -345,17 +345,10 @@ fn with_threads(
 ) -> Result<()> {
     let size = o.sizes[0];
     let rec = o.records[0];
-    // iozone's clients are processes.
-    let pthreads = o.pthreads && cluster.is_none();
-    let port = if pthreads { "thread" } else { "process" };
-    let ports = match (threads, pthreads) {
-        (1, _) => port.to_string(),
-        (_, true) => "threads".to_string(),
-        (_, false) => "processes".to_string(),
-    };
+    let port = port(o, cluster.is_some(), 1);
     let unit = if o.ops { "ops" } else { "kB" };
     out.push_str(&format!(
-        "\tThroughput test with {threads} {ports}\n\tEach {port} writes a {} kByte file in {} kByte records\n",
+        "\tEach {port} writes a {} kByte file in {} kByte records\n",
         size / 1024,
         rec / 1024
     ));
@@ -433,17 +426,16 @@ fn with_threads(
             if o.cpu_util {
                 let wall = kids.iter().map(|c| c.wall.max(c.cpu)).fold(0.0, f64::max);
                 let cpu: f64 = kids.iter().map(|c| c.cpu).sum();
-                if wall == 0.0 {
-                    out.push_str(&format!(
-                        "\tCPU utilization: Wall time {wall:>8.3}    CPU time {cpu:>8.3}    CPU utilization {:>6.2} %\n\n",
-                        0.0
-                    ));
+                let pct = if wall == 0.0 { 0.0 } else { 100.0 * cpu / wall };
+                // iozone's own spelling: a capital U for the initial writers' figure only.
+                let word = if k == 0 && wall > 0.0 {
+                    "Utilization"
                 } else {
-                    out.push_str(&format!(
-                        "\tCPU Utilization: Wall time {wall:>8.3}    CPU time {cpu:>8.3}    CPU utilization {:>6.2} %\n\n",
-                        100.0 * cpu / wall
-                    ));
-                }
+                    "utilization"
+                };
+                out.push_str(&format!(
+                    "\tCPU {word}: Wall time {wall:>8.3}    CPU time {cpu:>8.3}    CPU utilization {pct:>6.2} %\n\n",
+                ));
             }
         }
         Ok(())
@@ -454,6 +446,17 @@ fn with_threads(
         }
     }
     res
+}
+
+/// iozone's word for its children: threads with -T (not on a cluster, whose children
+/// are processes), plural for more than one.
+fn port(o: &Opts, cluster: bool, n: u32) -> &'static str {
+    match (o.pthreads && !cluster, n > 1) {
+        (true, false) => "thread",
+        (true, true) => "threads",
+        (false, false) => "process",
+        (false, true) => "processes",
+    }
 }
 
 /// Throughput mode: one set of tests per thread count from `threads` to `max_threads`.
@@ -471,30 +474,33 @@ pub(super) fn throughput(o: &Opts, args: &[String]) -> Result<String> {
         }
     };
     let mut s = String::new();
+    let on_cluster = cluster.is_some();
     if o.max_threads > o.threads {
-        let port = if o.pthreads && cluster.is_none() {
-            "thread"
-        } else {
-            "process"
-        };
+        let port = port(o, on_cluster, 1);
         s.push_str(&format!(
             "\tMin {port} = {} \n\tMax {port} = {} \n",
             o.threads, o.max_threads
         ));
     }
+    // As iozone: said once, of the first count.
+    s.push_str(&format!(
+        "\tThroughput test with {} {}\n",
+        o.threads,
+        port(o, on_cluster, o.threads)
+    ));
     for n in o.threads..=o.max_threads.max(o.threads) {
         if super::super::stopped() {
             break;
         }
         with_threads(o, n, cluster.as_mut(), &mut s)?;
-        s.push('\n');
+        s.push_str(if on_cluster { "\n" } else { "\n\n" });
     }
     if !super::super::stopped() {
         // iozone's last lines (its clients' files are removed in the cleanup).
-        if cluster.is_some() {
-            s.push_str("\tTest cleanup:\n");
+        if on_cluster {
+            s.push_str("\tTest cleanup:\n\n");
         }
-        s.push_str("\n\niozone test complete.\n");
+        s.push_str("\niozone test complete.\n");
     }
     Ok(s)
 }
