@@ -161,8 +161,8 @@ fn one(o: &Opts, path: &Path, size: u64, rec: u64) -> Result<[Option<u64>; 13]> 
             let c1 = cpu_seconds();
             q.append_to(
                 Path::new(f),
-                (c1.0 - c0.0, c1.1 - c0.1),
-                t0.elapsed().as_secs_f64(),
+                LatencyLog::HEADER,
+                Some(((c1.0 - c0.0, c1.1 - c0.1), t0.elapsed().as_secs_f64())),
             )?;
         }
         Ok::<u64, anyhow::Error>(kbs(n * rec, d))

@@ -32,8 +32,19 @@ pub struct LatencyLog {
 }
 
 impl LatencyLog {
-    /// Append the records and iozone's time line to `path`, with its header when new.
-    pub fn append_to(&mut self, path: &Path, cpu: (f64, f64), real: f64) -> Result<()> {
+    /// iozone's header line of the files.
+    pub const HEADER: &'static str =
+        "Offset in kBytes   Latency in microseconds  Transfer size in bytes";
+
+    /// Append the records to `path`, with `header` when the file is new, and iozone's time
+    /// line (`times`: the user and system CPU seconds, the real seconds) when given (a
+    /// throughput test's per-child files have none).
+    pub fn append_to(
+        &mut self,
+        path: &Path,
+        header: &str,
+        times: Option<((f64, f64), f64)>,
+    ) -> Result<()> {
         let new = !path.exists();
         let f = std::fs::OpenOptions::new()
             .create(true)
@@ -42,19 +53,18 @@ impl LatencyLog {
             .with_context(|| format!("-Q: {}", path.display()))?;
         let mut w = std::io::BufWriter::new(f);
         if new {
-            writeln!(
-                w,
-                "Offset in Kbytes   Latency in microseconds  Transfer size in bytes"
-            )?;
+            writeln!(w, "{header}")?;
         }
         for (kb, us, len) in self.lines.drain(..) {
             writeln!(w, "{kb:>10} {us:>10.0} {len:>10}")?;
         }
-        writeln!(
-            w,
-            "\nSystem time {:>10.3} User time {:>10.3} Real {:>10.3}  (seconds)",
-            cpu.1, cpu.0, real
-        )?;
+        if let Some((cpu, real)) = times {
+            writeln!(
+                w,
+                "\nSystem time {:>10.3} User time {:>10.3} Real {:>10.3}  (seconds)",
+                cpu.1, cpu.0, real
+            )?;
+        }
         w.flush()?;
         Ok(())
     }
