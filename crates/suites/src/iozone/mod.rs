@@ -86,6 +86,8 @@ pub struct Opts {
     pub keep: bool,
     /// `-z`: with -a, small records of large files too.
     pub small_records: bool,
+    /// iozone's crossover is on: files above 16 MiB skip the records below 64 kB.
+    pub cross_over: bool,
     /// `-+m FILE`, `-+h NAME`, `-+i PORT`: cluster mode (throughput tests on the clients
     /// the file lists, started over `$RSH`).
     pub cluster: cluster::ClusterFlags,
@@ -260,7 +262,9 @@ fn fread(
 /// Every (file size, record size, results) of the matrix.
 pub type Matrix = Vec<(u64, u64, [Option<u64>; 13])>;
 
-/// Run the matrix (auto mode skips records below 64 KiB for files above 32 MiB, as iozone).
+/// Run the matrix (with iozone's crossover, files above 16 MiB skip the records below
+/// 64 KiB; each skipped cell is kept as a placeholder, all None, which the `-R` report and
+/// the spreadsheet show as 0s, as iozone's dummy entries).
 pub fn run_matrix(o: &Opts) -> Result<Matrix> {
     std::fs::create_dir_all(&o.dir)?;
     let path = o
@@ -271,8 +275,11 @@ pub fn run_matrix(o: &Opts) -> Result<Matrix> {
     let res = (|| -> Result<()> {
         for &size in &o.sizes {
             for &rec in &o.records {
-                let skip_small = o.sizes.len() > 1 && !o.small_records;
-                if rec > size || (skip_small && size > 32 << 20 && rec < 64 << 10) {
+                if rec > size {
+                    continue;
+                }
+                if o.cross_over && size > 16 << 20 && rec < 64 << 10 {
+                    out.push((size, rec, [None; 13]));
                     continue;
                 }
                 if super::stopped() {
@@ -386,6 +393,7 @@ pub fn parse(args: &[String]) -> Result<Opts> {
             }
             "-y" => {
                 m.ymin = size(&val()?)?;
+                m.yq = true;
                 line(
                     &mut o,
                     format!("Using Minimum Record Size {} kB", m.ymin / 1024),
@@ -393,6 +401,7 @@ pub fn parse(args: &[String]) -> Result<Opts> {
             }
             "-q" => {
                 m.qmax = size(&val()?)?;
+                m.yq = true;
                 line(
                     &mut o,
                     format!("Using Maximum Record Size {} kB", m.qmax / 1024),
@@ -569,6 +578,8 @@ struct MatrixFlags {
     qmax: u64,
     s_one: Option<u64>,
     r_one: Option<u64>,
+    /// -y or -q given (iozone's crossover then stays off).
+    yq: bool,
     t_one: Option<u32>,
     l_min: Option<u32>,
     u_max: Option<u32>,
@@ -585,6 +596,7 @@ impl Default for MatrixFlags {
             qmax: 16 << 20,
             s_one: None,
             r_one: None,
+            yq: false,
             t_one: None,
             l_min: None,
             u_max: None,
@@ -628,11 +640,16 @@ impl MatrixFlags {
             (false, None) if o.threads > 0 => vec![512 << 10],
             (false, None) => bail!("give -a (the automatic matrix) or -s SIZE [-r RECORD]"),
         };
+        // As iozone: the record sizes from -y to -q in auto mode, else -r or 4 kB.
         o.records = match m.r_one {
             Some(r) => vec![r],
-            None if m.auto || m.s_one.is_some() => doubling(m.ymin, m.qmax),
+            None if m.auto => doubling(m.ymin, m.qmax),
             None => vec![4 << 10],
         };
+        // iozone's crossover: in auto mode with none of -r -s -y -q, files above 16 MiB
+        // skip the records below 64 kB (-z keeps them).
+        o.cross_over =
+            m.auto && m.r_one.is_none() && m.s_one.is_none() && !m.yq && !o.small_records;
         if o.method.direct && o.records.iter().any(|r| r % 512 != 0) {
             bail!("-I (direct) needs record sizes in multiples of 512 bytes");
         }
@@ -666,6 +683,7 @@ impl Opts {
             book: None,
             keep: false,
             small_records: false,
+            cross_over: false,
             cluster: cluster::ClusterFlags::default(),
             splash: Vec::new(),
         }
@@ -786,4 +804,41 @@ pub fn run(args: &[String]) -> Result<super::Outcome> {
         }
     }
     Ok((0, metrics))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn opts(a: &[&str]) -> Opts {
+        parse(&a.iter().map(|s| s.to_string()).collect::<Vec<_>>()).unwrap()
+    }
+
+    #[test]
+    fn record_sizes_and_the_crossover_as_iozone_3_471() {
+        // -s without -a: one record size, 4 kB, whatever -y/-q say.
+        assert_eq!(opts(&["-s", "256k"]).records, [4 << 10]);
+        assert_eq!(
+            opts(&["-s", "256k", "-y", "64k", "-q", "128k"]).records,
+            [4 << 10]
+        );
+        // -a: -y to -q; the crossover only with none of -r -s -y -q, and not with -z/-A.
+        let a = opts(&["-a", "-n", "16m", "-g", "32m"]);
+        assert!(a.cross_over);
+        assert_eq!(a.records.len(), 13);
+        assert!(!opts(&["-a", "-n", "16m", "-g", "32m", "-y", "8k"]).cross_over);
+        assert!(!opts(&["-az", "-n", "16m", "-g", "32m"]).cross_over);
+        assert!(!opts(&["-A"]).cross_over);
+        assert!(!opts(&["-a", "-s", "32m"]).cross_over);
+        // The options' lines, in their order.
+        assert_eq!(
+            opts(&["-e", "-s", "1m", "-I", "-r", "64k"]).splash,
+            [
+                "\tInclude fsync in write timing\n",
+                "\tFile size set to 1024 kB\n",
+                "\tO_DIRECT feature enabled\n",
+                "\tRecord Size 64 kB\n"
+            ]
+        );
+    }
 }

@@ -28,13 +28,19 @@ fn ran(r: &[Option<u64>; 13], g: usize) -> bool {
     r[GROUPS[g].0[0]].is_some()
 }
 
+/// A cell iozone's crossover skipped (no figure at all): not in the table, 0 in the
+/// report, as iozone's dummy entries.
+fn skipped(r: &[Option<u64>; 13]) -> bool {
+    r.iter().all(Option::is_none)
+}
+
 /// iozone's table.
 pub fn table(m: &Matrix) -> String {
     let mut s = String::from(
         "                                                              random    random     bkwd    record    stride                                    \n\
          \x20             kB  reclen    write  rewrite    read    reread    read     write     read   rewrite      read   fwrite frewrite    fread  freread\n",
     );
-    for (size, rec, r) in m {
+    for (size, rec, r) in m.iter().filter(|c| !skipped(&c.2)) {
         s.push_str(&format!("{:>16}{:>8}", size / 1024, rec / 1024));
         for (g, (cols, blank)) in GROUPS.iter().enumerate() {
             if !ran(r, g) {
@@ -100,7 +106,10 @@ pub fn report(m: &Matrix, recs: &[u64]) -> String {
             s.push('\n');
             for &size in &sizes {
                 s.push_str(&format!("\"{}\"  ", size / 1024));
-                for c in m.iter().filter(|c| c.0 == size && ran(&c.2, g)) {
+                for c in m
+                    .iter()
+                    .filter(|c| c.0 == size && (ran(&c.2, g) || skipped(&c.2)))
+                {
                     s.push_str(&format!(" {} ", c.2[t].unwrap_or(0)));
                 }
                 s.push('\n');
@@ -142,7 +151,7 @@ pub(super) fn write_book(path: &Path, m: &Matrix, ops: bool) -> Result<()> {
             for (i, &r) in recs.iter().enumerate() {
                 if let Some(v) = m
                     .iter()
-                    .find(|c| c.0 == size && c.1 == r && ran(&c.2, g))
+                    .find(|c| c.0 == size && c.1 == r && (ran(&c.2, g) || skipped(&c.2)))
                     .map(|c| c.2[t].unwrap_or(0))
                 {
                     ws.write_number(row, i as u16 + 1, v as f64).map_err(x)?;
@@ -164,7 +173,7 @@ pub fn csv(m: &Matrix) -> String {
         s.push_str(&t.replace(' ', "_"));
     }
     s.push('\n');
-    for (size, rec, r) in m {
+    for (size, rec, r) in m.iter().filter(|c| !skipped(&c.2)) {
         s.push_str(&format!("{},{}", size / 1024, rec / 1024));
         for v in r {
             s.push(',');
