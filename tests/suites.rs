@@ -2727,6 +2727,7 @@ fathomtest!(
             "-T",
             "-x",
             "-+u",
+            "-R",
             "-s",
             "128k",
             "-r",
@@ -2738,6 +2739,27 @@ fathomtest!(
         ]);
         assert!(o.status.success(), "{}", stderr(&o));
         let out = stdout(&o);
+        // -R: iozone's throughput report, a figure per count, then the CPU report.
+        let row = out
+            .lines()
+            .find(|l| l.starts_with("\"  Initial write \""))
+            .unwrap_or_else(|| panic!("{out}"));
+        // The label (4 words with its quotes), then a figure per count.
+        assert_eq!(row.split_whitespace().count(), 4 + 3, "{row}");
+        assert!(
+            out.contains(
+                "\n\"Throughput report Y-axis is type of test X-axis is number of threads\"\n\
+             \"Record size = 32 kBytes \"\n\"Output is in kBytes/sec\"\n\n"
+            ),
+            "{out}"
+        );
+        assert!(
+            out.contains(
+                "\"CPU utilization report Y-axis is type of test X-axis is number of threads\"\n"
+            ),
+            "{out}"
+        );
+        assert!(out.ends_with("\n\n\niozone test complete.\n"), "{out}");
         // As iozone: the first count's line once, then a block per count.
         assert_eq!(out.matches("\tThroughput test with").count(), 1, "{out}");
         assert!(

@@ -349,6 +349,7 @@ fn with_threads(
     threads: u32,
     mut cluster: Option<&mut super::cluster::Master>,
     out: &mut String,
+    report: &mut Vec<Row>,
 ) -> Result<()> {
     let size = o.sizes[0];
     let rec = o.records[0];
@@ -401,6 +402,22 @@ fn with_threads(
             };
             let total_time = t0.elapsed().as_secs_f64().max(1e-9);
             let sum: f64 = kids.iter().map(|c| c.rate).sum();
+            let (cpu_wall, cpu_sum) = (
+                kids.iter().map(|c| c.wall.max(c.cpu)).fold(0.0, f64::max),
+                kids.iter().map(|c| c.cpu).sum::<f64>(),
+            );
+            let cpu_pct = if cpu_wall == 0.0 {
+                0.0
+            } else {
+                100.0 * cpu_sum / cpu_wall
+            };
+            match report.iter_mut().find(|r| r.test == k) {
+                Some(r) => r.values.push((sum, cpu_pct)),
+                None => report.push(Row {
+                    test: k,
+                    values: vec![(sum, cpu_pct)],
+                }),
+            }
             let ptotal: f64 = kids.iter().map(|c| c.actual).sum();
             let min = kids.iter().map(|c| c.rate).fold(f64::INFINITY, f64::min);
             let max = kids.iter().map(|c| c.rate).fold(0.0, f64::max);
@@ -431,9 +448,7 @@ fn with_threads(
                 sum / kids.len() as f64,
             ));
             if o.cpu_util {
-                let wall = kids.iter().map(|c| c.wall.max(c.cpu)).fold(0.0, f64::max);
-                let cpu: f64 = kids.iter().map(|c| c.cpu).sum();
-                let pct = if wall == 0.0 { 0.0 } else { 100.0 * cpu / wall };
+                let (wall, cpu, pct) = (cpu_wall, cpu_sum, cpu_pct);
                 // iozone's own spelling: a capital U for the initial writers' figure only.
                 let word = if k == 0 && wall > 0.0 {
                     "Utilization"
@@ -453,6 +468,76 @@ fn with_threads(
         }
     }
     res
+}
+
+/// A test's figures over the thread counts, for `-R`'s throughput report: the children's
+/// throughput and the CPU utilization (%), count by count.
+pub(super) struct Row {
+    test: usize,
+    values: Vec<(f64, f64)>,
+}
+
+/// iozone's names of its throughput tests in the `-R` report, in its order (the CPU
+/// report takes its names from this list by position, as iozone does).
+const REPORT_NAMES: [&str; 13] = [
+    "Initial write",
+    "Rewrite",
+    "Read",
+    "Re-read",
+    "Reverse Read",
+    "Stride read",
+    "Random read",
+    "Mixed workload",
+    "Random write",
+    "Pwrite",
+    "Pread",
+    "Fwrite",
+    "Fread",
+];
+
+/// The `-R` report of a throughput run, as iozone 3.471 prints it: a line per test with
+/// the children's throughput at each thread count, then with `-+u` the CPU utilization.
+fn throughput_report(o: &Opts, cluster: bool, rows: &[Row]) -> String {
+    let port = port(o, cluster, 2);
+    let rec = o.records[0] / 1024;
+    let unit = if o.ops { "ops/sec" } else { "kBytes/sec" };
+    let name = |k: usize| match TESTS[k].2.label {
+        "initial writers" => "Initial write",
+        "rewriters" => "Rewrite",
+        "readers" => "Read",
+        "re-readers" => "Re-read",
+        "reverse readers" => "Reverse Read",
+        "stride readers" => "Stride read",
+        "random readers" => "Random read",
+        "random writers" => "Random write",
+        "fwriters" => "Fwrite",
+        _ => "Fread",
+    };
+    let mut s = format!(
+        "\n\"Throughput report Y-axis is type of test X-axis is number of {port}\"\n\
+         \"Record size = {rec} kBytes \"\n\"Output is in {unit}\"\n\n"
+    );
+    for r in rows {
+        s.push_str(&format!("\"{:>15} \"", name(r.test)));
+        for (v, _) in &r.values {
+            s.push_str(&format!(" {v:>10.2} "));
+        }
+        s.push_str("\n\n");
+    }
+    if o.cpu_util {
+        s.push_str(&format!(
+            "\n\"CPU utilization report Y-axis is type of test X-axis is number of {port}\"\n\
+             \"Record size = {rec} kBytes \"\n\"Output is in CPU%\"\n\n"
+        ));
+        for (i, r) in rows.iter().enumerate() {
+            s.push_str(&format!("\"{:>15} \"", REPORT_NAMES[i]));
+            for (_, c) in &r.values {
+                s.push_str(&format!(" {c:>10.2} "));
+            }
+            s.push_str("\n\n");
+        }
+    }
+    s
 }
 
 /// iozone's word for its children: threads with -T (not on a cluster, whose children
@@ -495,12 +580,16 @@ pub(super) fn throughput(o: &Opts, args: &[String]) -> Result<String> {
         o.threads,
         port(o, on_cluster, o.threads)
     ));
+    let mut rows = Vec::new();
     for n in o.threads..=o.max_threads.max(o.threads) {
         if super::super::stopped() {
             break;
         }
-        with_threads(o, n, cluster.as_mut(), &mut s)?;
+        with_threads(o, n, cluster.as_mut(), &mut s, &mut rows)?;
         s.push_str(if on_cluster { "\n" } else { "\n\n" });
+    }
+    if o.report && !super::super::stopped() {
+        s.push_str(&throughput_report(o, on_cluster, &rows));
     }
     if !super::super::stopped() {
         // iozone's last lines (its clients' files are removed in the cleanup).
