@@ -2728,6 +2728,8 @@ fathomtest!(
             "-x",
             "-+u",
             "-R",
+            "-b",
+            "tp.xls",
             "-s",
             "128k",
             "-r",
@@ -2760,6 +2762,9 @@ fathomtest!(
             "{out}"
         );
         assert!(out.ends_with("\n\n\niozone test complete.\n"), "{out}");
+        // -b: the same report as a spreadsheet (xlsx, whatever the name).
+        let book = std::fs::read(env.path().join("tp.xls")).unwrap();
+        assert_eq!(&book[..2], b"PK", "an xlsx (zip) spreadsheet");
         // As iozone: the first count's line once, then a block per count.
         assert_eq!(out.matches("\tThroughput test with").count(), 1, "{out}");
         assert!(

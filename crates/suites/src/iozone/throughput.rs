@@ -501,18 +501,7 @@ fn throughput_report(o: &Opts, cluster: bool, rows: &[Row]) -> String {
     let port = port(o, cluster, 2);
     let rec = o.records[0] / 1024;
     let unit = if o.ops { "ops/sec" } else { "kBytes/sec" };
-    let name = |k: usize| match TESTS[k].2.label {
-        "initial writers" => "Initial write",
-        "rewriters" => "Rewrite",
-        "readers" => "Read",
-        "re-readers" => "Re-read",
-        "reverse readers" => "Reverse Read",
-        "stride readers" => "Stride read",
-        "random readers" => "Random read",
-        "random writers" => "Random write",
-        "fwriters" => "Fwrite",
-        _ => "Fread",
-    };
+    let name = report_name;
     let mut s = format!(
         "\n\"Throughput report Y-axis is type of test X-axis is number of {port}\"\n\
          \"Record size = {rec} kBytes \"\n\"Output is in {unit}\"\n\n"
@@ -538,6 +527,82 @@ fn throughput_report(o: &Opts, cluster: bool, rows: &[Row]) -> String {
         }
     }
     s
+}
+
+/// A report row's label and figures, from a test's row and its place.
+type Pick = dyn Fn(&Row, usize) -> (String, Vec<f64>);
+
+/// `-b FILE` in throughput mode: the throughput report as a spreadsheet (xlsx), as
+/// iozone's: its title lines, then a row per test with its figure at each thread count
+/// (and with `-+u` the CPU utilization report below).
+fn throughput_book(path: &std::path::Path, o: &Opts, cluster: bool, rows: &[Row]) -> Result<()> {
+    let x = |e: rust_xlsxwriter::XlsxError| anyhow::anyhow!("{}: {e}", path.display());
+    let mut wb = rust_xlsxwriter::Workbook::new();
+    let ws = wb.add_worksheet();
+    let port = port(o, cluster, 2);
+    let unit = if o.ops { "ops/sec" } else { "kBytes/sec" };
+    let rec = o.records[0] / 1024;
+    let mut row = 0u32;
+    let mut block = |title: String, unit: &str, pick: &Pick| {
+        for line in [
+            title,
+            format!("Record size = {rec} kBytes"),
+            format!("Output is in {unit}"),
+        ] {
+            ws.write_string(row, 0, line).map_err(x)?;
+            row += 1;
+        }
+        for (i, r) in rows.iter().enumerate() {
+            let (label, values) = pick(r, i);
+            ws.write_string(row, 0, label).map_err(x)?;
+            for (j, v) in values.iter().enumerate() {
+                ws.write_number(row, j as u16 + 1, *v).map_err(x)?;
+            }
+            row += 1;
+        }
+        row += 1;
+        Ok::<(), anyhow::Error>(())
+    };
+    block(
+        format!("Throughput report Y-axis is type of test X-axis is number of {port}"),
+        unit,
+        &|r, _| {
+            (
+                report_name(r.test).to_string(),
+                r.values.iter().map(|v| v.0).collect(),
+            )
+        },
+    )?;
+    if o.cpu_util {
+        block(
+            format!("CPU utilization report Y-axis is type of test X-axis is number of {port}"),
+            "CPU%",
+            &|r, i| {
+                (
+                    REPORT_NAMES[i].to_string(),
+                    r.values.iter().map(|v| v.1).collect(),
+                )
+            },
+        )?;
+    }
+    wb.save(path).map_err(x)?;
+    Ok(())
+}
+
+/// iozone's name of a throughput test (an index of TESTS) in its reports.
+fn report_name(k: usize) -> &'static str {
+    match TESTS[k].2.label {
+        "initial writers" => "Initial write",
+        "rewriters" => "Rewrite",
+        "readers" => "Read",
+        "re-readers" => "Re-read",
+        "reverse readers" => "Reverse Read",
+        "stride readers" => "Stride read",
+        "random readers" => "Random read",
+        "random writers" => "Random write",
+        "fwriters" => "Fwrite",
+        _ => "Fread",
+    }
 }
 
 /// iozone's word for its children: threads with -T (not on a cluster, whose children
@@ -590,6 +655,9 @@ pub(super) fn throughput(o: &Opts, args: &[String]) -> Result<String> {
     }
     if o.report && !super::super::stopped() {
         s.push_str(&throughput_report(o, on_cluster, &rows));
+    }
+    if let Some(book) = &o.book {
+        throughput_book(book, o, on_cluster, &rows)?;
     }
     if !super::super::stopped() {
         // iozone's last lines (its clients' files are removed in the cleanup).
