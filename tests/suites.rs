@@ -2811,6 +2811,37 @@ fathomtest!(
         );
         let o = env.run(&["suite", "iozone", "-t", "2", "-U", "/mnt", "-s", "64k"]);
         assert!(stderr(&o).contains("cannot be combined"), "{}", stderr(&o));
+        // Throughput mode: -w keeps each child's file (as iozone); --csv is the matrix's.
+        let kw = env.path().join("kw");
+        std::fs::create_dir(&kw).unwrap();
+        let o = env.run(&[
+            "suite",
+            "iozone",
+            "-w",
+            "-t",
+            "2",
+            "-s",
+            "64k",
+            "-i",
+            "0",
+            "-f",
+            kw.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        for f in ["iozone.DUMMY.0", "iozone.DUMMY.1"] {
+            assert_eq!(
+                std::fs::metadata(kw.join(f)).unwrap().len(),
+                64 << 10,
+                "{f}"
+            );
+        }
+        let o = env.run(&["suite", "iozone", "--csv", "-t", "2", "-s", "64k"]);
+        assert_eq!(o.status.code(), Some(2));
+        assert!(
+            stderr(&o).contains("--csv and --svg are fathom's views"),
+            "{}",
+            stderr(&o)
+        );
     }
 );
 

@@ -624,6 +624,12 @@ impl MatrixFlags {
                  clients to use) or -l/-u"
             );
         }
+        if o.threads > 0 && (o.csv || o.svg.is_some()) {
+            bail!(
+                "--csv and --svg are fathom's views of the -a/-s matrix; throughput mode (-t, -l, \
+                 -u) prints iozone's lines (and -R/-b its report)"
+            );
+        }
         if o.threads > 0 && o.remount.is_some() {
             bail!("-U (remount between tests) cannot be combined with throughput tests (-t, -l, -u), as in iozone");
         }

@@ -462,7 +462,8 @@ fn with_threads(
         }
         Ok(())
     })();
-    if cluster.is_none() {
+    // -w keeps the files, as iozone's.
+    if cluster.is_none() && !o.keep {
         for p in &paths {
             let _ = std::fs::remove_file(p);
         }
