@@ -2835,6 +2835,47 @@ fathomtest!(
                 "{f}"
             );
         }
+        // -i 8 (mixed workload: -+p's share of the children read, the others write), -i 9
+        // and -i 10 (pwrite, pread), in iozone's order.
+        let o = env.run(&[
+            "suite",
+            "iozone",
+            "-t",
+            "2",
+            "-s",
+            "64k",
+            "-i",
+            "10",
+            "-i",
+            "0",
+            "-i",
+            "8",
+            "-+p",
+            "50",
+            "-i",
+            "9",
+            "-f",
+            kw.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let tests: Vec<String> = stdout(&o)
+            .lines()
+            .filter_map(|l| l.strip_prefix("\tChildren see throughput for "))
+            .map(|l| l.split('=').next().unwrap().trim().to_string())
+            .collect();
+        assert_eq!(
+            tests,
+            [
+                "2 initial writers",
+                "2 rewriters",
+                "2 mixed workload",
+                "2 pwrite writers",
+                "2 pread readers"
+            ],
+            "{}",
+            stdout(&o)
+        );
+        assert!(stdout(&o).contains("\tPercent read in mix test is 50\n"));
         let o = env.run(&["suite", "iozone", "--csv", "-t", "2", "-s", "64k"]);
         assert_eq!(o.status.code(), Some(2));
         assert!(

@@ -328,7 +328,7 @@ impl Master {
     /// the first to finish stops the others unless -x. None: stopped by a signal.
     pub fn run_test(&mut self, test: usize, n: usize) -> Result<Option<Vec<Child>>> {
         for c in &mut self.clients[..n] {
-            send(&mut c.out, &json!({"run": test}))?;
+            send(&mut c.out, &json!({"run": test, "children": n}))?;
         }
         let mut done: Vec<Option<Child>> = vec![None; n];
         let mut stopped_others = false;
@@ -459,7 +459,7 @@ pub fn client(args: &[String]) -> Result<()> {
     // The master's messages: a stop sets the flag the running test watches; a run clears
     // it (it comes after every stop of the test before) and is passed on.
     let stop = Arc::new(AtomicBool::new(false));
-    let (tx, rx) = mpsc::channel::<Option<usize>>();
+    let (tx, rx) = mpsc::channel::<Option<(usize, usize)>>();
     {
         let stop = stop.clone();
         std::thread::spawn(move || {
@@ -470,7 +470,8 @@ pub fn client(args: &[String]) -> Result<()> {
                     stop.store(true, Ordering::SeqCst);
                 } else if let Some(k) = v["run"].as_u64() {
                     stop.store(false, Ordering::SeqCst);
-                    if tx.send(Some(k as usize)).is_err() {
+                    let children = v["children"].as_u64().unwrap_or(1) as usize;
+                    if tx.send(Some((k as usize, children))).is_err() {
                         return;
                     }
                 } else {
@@ -484,11 +485,12 @@ pub fn client(args: &[String]) -> Result<()> {
     }
     let start = std::sync::Barrier::new(1);
     let res = (|| -> Result<()> {
-        while let Ok(Some(k)) = rx.recv() {
+        while let Ok(Some((k, children))) = rx.recv() {
             let Some((_, _, t)) = TESTS.get(k) else {
                 bail!("the master asked for test {k}, which this fathom does not know");
             };
-            let c = child(&o, t, index, &file, o.sizes[0], o.records[0], &start, &stop);
+            let who = (index, children);
+            let c = child(&o, t, who, &file, o.sizes[0], o.records[0], &start, &stop);
             match c {
                 Ok(c) => send(&mut out, &json!({"done": child_json(&c)}))?,
                 Err(e) if super::super::stopped() => return Err(e),

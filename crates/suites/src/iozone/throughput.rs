@@ -20,10 +20,13 @@ enum Kind {
     Read,
     Fwrite,
     Fread,
+    /// iozone's mixed workload: some children read, the others write (see `mixed`).
+    Mix,
 }
 
 /// A test: its label in iozone's lines, whether the count is 2 wide there, the tabs after
 /// the label (children's, parent's), how it moves data, its record order, its -Q file.
+#[derive(Clone, Copy)]
 pub(super) struct Test {
     label: &'static str,
     wide: bool,
@@ -102,6 +105,11 @@ pub(super) const TESTS: &[(u32, bool, Test)] = {
             t("random readers", false, ONE, Read, false, Random, "randrol"),
         ),
         (
+            8,
+            false,
+            t("mixed workload", false, ONE, Mix, false, Random, "randrol"),
+        ),
+        (
             2,
             false,
             t(
@@ -113,6 +121,18 @@ pub(super) const TESTS: &[(u32, bool, Test)] = {
                 Random,
                 "randwol",
             ),
+        ),
+        // fathom's readers and writers use pread and pwrite already: these are the same
+        // calls, as their own tests.
+        (
+            9,
+            false,
+            t("pwrite writers", false, ONE, Write, false, Seq, "pwol"),
+        ),
+        (
+            10,
+            false,
+            t("pread readers", false, ONE, Read, false, Seq, "prol"),
         ),
         (6, false, t("fwriters", true, F, Fwrite, true, Seq, "fwol")),
         (7, false, t("freaders", true, F, Fread, false, Seq, "frol")),
@@ -151,18 +171,48 @@ fn thread_cpu() -> f64 {
     (c.usr + c.sys).as_secs_f64()
 }
 
+/// What child `i` of `children` does in iozone's mixed workload: with `-+p N` the first
+/// N% of the children read and the rest write, else even children read and odd ones
+/// write; at random offsets, or in order with `-+B` (iozone's files for `-Q`: the random
+/// or sequential tests').
+fn mixed(o: &Opts, t: &Test, i: usize, children: usize) -> Test {
+    let reader = match o.mix_read_pct {
+        Some(p) => i < p as usize * children / 100,
+        None => i % 2 == 0,
+    };
+    let (kind, order, qfile) = match (reader, o.seq_mix) {
+        (true, false) => (Kind::Read, Order::Random, "randrol"),
+        (false, false) => (Kind::Write, Order::Random, "randwol"),
+        (true, true) => (Kind::Read, Order::Seq, "rol"),
+        (false, true) => (Kind::Write, Order::Seq, "wol"),
+    };
+    Test {
+        kind,
+        order,
+        qfile,
+        ..*t
+    }
+}
+
 /// One thread's run of a test over its file.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn child(
     o: &Opts,
     t: &Test,
-    i: usize,
+    (i, children): (usize, usize),
     path: &Path,
     size: u64,
     rec: u64,
     start: &std::sync::Barrier,
     stop: &AtomicBool,
 ) -> Result<Child> {
+    let mix;
+    let t = if t.kind == Kind::Mix {
+        mix = mixed(o, t, i, children);
+        &mix
+    } else {
+        t
+    };
     let n = size / rec;
     let unit = |bytes: u64| {
         if o.ops {
@@ -216,6 +266,7 @@ pub(super) fn child(
         }
         Kind::Fwrite => fwrite(m, t, path, n, &buf, &mut w)?,
         Kind::Fread => fread(path, n, &mut buf, &mut w)?,
+        Kind::Mix => unreachable!("a mixed workload child reads or writes"),
     }
     let Watch { cut, moved, .. } = w;
     let wall = t0.elapsed().as_secs_f64();
@@ -385,7 +436,8 @@ fn with_threads(
                                 .iter()
                                 .enumerate()
                                 .map(|(i, p)| {
-                                    sc.spawn(move || child(o, t, i, p, size, rec, start, stop))
+                                    let who = (i, threads as usize);
+                                    sc.spawn(move || child(o, t, who, p, size, rec, start, stop))
                                 })
                                 .collect();
                             start.wait();
@@ -601,6 +653,9 @@ fn report_name(k: usize) -> &'static str {
         "stride readers" => "Stride read",
         "random readers" => "Random read",
         "random writers" => "Random write",
+        "mixed workload" => "Mixed workload",
+        "pwrite writers" => "Pwrite",
+        "pread readers" => "Pread",
         "fwriters" => "Fwrite",
         _ => "Fread",
     }
