@@ -2835,6 +2835,31 @@ fathomtest!(
                 "{f}"
             );
         }
+        // -F names each child's file (after -t, as iozone requires).
+        let (fa, fb) = (kw.join("fa"), kw.join("fb"));
+        let o = env.run(&[
+            "suite",
+            "iozone",
+            "-w",
+            "-t",
+            "2",
+            "-s",
+            "64k",
+            "-i",
+            "0",
+            "-F",
+            fa.to_str().unwrap(),
+            fb.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert_eq!(std::fs::metadata(&fa).unwrap().len(), 64 << 10);
+        assert_eq!(std::fs::metadata(&fb).unwrap().len(), 64 << 10);
+        let o = env.run(&["suite", "iozone", "-t", "3", "-s", "64k", "-F", "a", "b"]);
+        assert!(
+            stderr(&o).contains("-F: not enough file names for 3 children"),
+            "{}",
+            stderr(&o)
+        );
         // -i 8 (mixed workload: -+p's share of the children read, the others write), -i 9
         // and -i 10 (pwrite, pread), in iozone's order.
         let o = env.run(&[

@@ -442,9 +442,11 @@ pub fn client(args: &[String]) -> Result<()> {
         let o = super::parse(&args)?;
         let dir = cfg["dir"].as_str().unwrap_or(".");
         std::env::set_current_dir(dir).with_context(|| format!("its working directory {dir}"))?;
-        let file = match cfg["file"].as_str() {
-            Some(f) => PathBuf::from(f),
-            None => PathBuf::from(format!("iozone.DUMMY.{index}")),
+        // The client line's fourth field, else -F's name for this child, else iozone's.
+        let file = match (cfg["file"].as_str(), o.child_files.get(index)) {
+            (Some(f), _) => PathBuf::from(f),
+            (None, Some(f)) => f.clone(),
+            (None, None) => PathBuf::from(format!("iozone.DUMMY.{index}")),
         };
         Ok((o, file))
     };

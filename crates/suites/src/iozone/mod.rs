@@ -91,6 +91,9 @@ pub struct Opts {
     /// `-+m FILE`, `-+h NAME`, `-+i PORT`: cluster mode (throughput tests on the clients
     /// the file lists, started over `$RSH`).
     pub cluster: cluster::ClusterFlags,
+    /// `-F FILE...`: each child's own file in throughput mode (one per child of the
+    /// largest count), as iozone's.
+    pub child_files: Vec<PathBuf>,
     /// `-+p N`: the mixed workload's readers are the first N% of the children (else
     /// every other one).
     pub mix_read_pct: Option<u32>,
@@ -309,7 +312,8 @@ pub fn run_matrix(o: &Opts) -> Result<Matrix> {
 /// iozone's usage, as far as fathom takes it.
 pub const USAGE: &str = "usage: fathom suite iozone [-a|-A] [-s size] [-r record] [-n min] [-g max]
       [-y minrec] [-q maxrec] [-i test ...] [-f file] [-I] [-e] [-k depth] [-j stride]
-      [-t threads | -l min -u max] [-T] [-x] [-O] [-R] [-b file.xlsx] [-+n] [-+u] [-Q]
+      [-t threads | -l min -u max] [-F file ...] [-T] [-x] [-O] [-R] [-b file.xlsx] [-+n]
+      [-+u] [-Q]
       [-p] [-U mountpoint] [-w] [-z] [-c] [-M] [-+m clientfile [-+h name] [-+i port]]
       [--csv] [--svg=DIR]
   -i: 0 write/rewrite, 1 read/reread, 2 random read/write, 3 backward read,
@@ -319,7 +323,8 @@ pub const USAGE: &str = "usage: fathom suite iozone [-a|-A] [-s size] [-r record
       -+B the mixed workload in order (else at random offsets)
   -A auto mode with small records of large files, write and read tests only (-az -i0 -i1)
   -k N POSIX async I/O with N in flight; -j N stride read every N-th record (17)
-  -t N throughput test with N threads; -l/-u one test per count from min to max; -x no
+  -t N throughput test with N threads (-F FILE... each child's file, after -t); -l/-u
+  one test per count from min to max; -x no
   stonewalling; -+u CPU utilization; -T threads (always threads in fathom)
   -Q offset/latency files (wol.dat rwol.dat rol.dat rrol.dat) in the current directory
   -p touch a cache-sized buffer before each record; -U unmount and mount DIR before each
@@ -366,8 +371,8 @@ const MAX_STREAMS: u64 = 256;
 /// The flags `parse` knows (for "did you mean").
 const FLAGS: &[&str] = &[
     "-a", "-n", "-g", "-y", "-q", "-s", "-r", "-i", "-A", "-I", "-e", "-k", "-j", "-t", "-l", "-u",
-    "-T", "-x", "-+u", "-Q", "-p", "-U", "-+m", "-+h", "-+i", "-+s", "-+p", "-+B", "--dir", "-f",
-    "-O", "-+n", "-R", "-b", "-w", "-z", "-M", "-c", "-h", "--help", "--csv", "--svg",
+    "-T", "-x", "-+u", "-Q", "-p", "-U", "-+m", "-+h", "-+i", "-+s", "-+p", "-+B", "-F", "--dir",
+    "-f", "-O", "-+n", "-R", "-b", "-w", "-z", "-M", "-c", "-h", "--help", "--csv", "--svg",
 ];
 
 /// Parse iozone-style options.
@@ -376,6 +381,7 @@ pub fn parse(args: &[String]) -> Result<Opts> {
     let mut m = MatrixFlags::default();
     let args = crate::getopt_clusters(args, WITH_VALUE, ALONE);
     let mut opts = super::Opts::new(&args);
+    let mut f_given = false;
     while let Some((k, a, inline)) = opts.next_opt() {
         let mut val = || opts.value(k, inline.clone());
         // iozone's line about this option, if it prints one.
@@ -505,12 +511,33 @@ pub fn parse(args: &[String]) -> Result<Opts> {
                 o.mix_read_pct = Some(p);
                 line(&mut o, format!("Percent read in mix test is {p}"));
             }
+            "-F" => {
+                // As iozone: after -t (or -l/-u), one name per child of the largest count.
+                let Some(n) = m.u_max.or(m.t_one).or(m.l_min) else {
+                    bail!(
+                        "-F: give -t N (or -l/-u) before -F, as iozone: -F names each child's file"
+                    );
+                };
+                if f_given {
+                    bail!("-f and -F cannot be used together (iozone: mutually exclusive)");
+                }
+                for _ in 0..n {
+                    let f = val().map_err(|_| {
+                        anyhow!("-F: not enough file names for {n} children (one each)")
+                    })?;
+                    o.child_files.push(f.into());
+                }
+            }
             "-+B" => {
                 o.seq_mix = true;
                 line(&mut o, ">>> Sequential Mixed workload. <<<".into());
             }
             "--dir" => o.dir = val()?.into(),
             "-f" => {
+                if !o.child_files.is_empty() {
+                    bail!("-f and -F cannot be used together (iozone: mutually exclusive)");
+                }
+                f_given = true;
                 // iozone: the temporary file; an existing directory keeps the older
                 // meaning (the file goes in it).
                 let (dir, file) = super::file_arg(val()?.into());
@@ -722,6 +749,7 @@ impl Opts {
             splash: Vec::new(),
             mix_read_pct: None,
             seq_mix: false,
+            child_files: Vec::new(),
         }
     }
 }

@@ -411,8 +411,12 @@ fn with_threads(
         size / 1024,
         rec / 1024
     ));
-    let paths: Vec<PathBuf> = (0..threads)
-        .map(|t| o.dir.join(format!("iozone.DUMMY.{t}")))
+    // -F: each child's own file (iozone's), else iozone.DUMMY.N in the directory.
+    let paths: Vec<PathBuf> = (0..threads as usize)
+        .map(|t| match o.child_files.get(t) {
+            Some(f) => f.clone(),
+            None => o.dir.join(format!("iozone.DUMMY.{t}")),
+        })
         .collect();
     let res = (|| -> Result<()> {
         for (k, t) in tests(o)? {
