@@ -94,9 +94,9 @@ impl Loop<'_> {
             Some(r) => Some(r),
             None => {
                 let next = self.gen.next_io(&mut self.syncs.due);
-                if ((spec.control.unlink_each_loop || self.verify_each_loop)
-                    && self.gen.loop_no() != self.cur_loop)
-                    || (self.verify_each_pass && self.gen.pass_no() != self.cur_pass)
+                if self.turns
+                    && (self.gen.loop_no() != self.cur_loop
+                        || (self.verify_each_pass && self.gen.pass_no() != self.cur_pass))
                 {
                     if let Some(r) = next {
                         return self.turn_loop_at(r);

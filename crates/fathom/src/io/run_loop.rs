@@ -221,6 +221,7 @@ impl<'a> Loop<'a> {
             loop_turn: false,
             verify_each_loop: p_verifies_each_loop,
             verify_each_pass: p_verifies_each_pass,
+            turns: spec.control.unlink_each_loop || p_verifies_each_loop || p_verifies_each_pass,
             cur_pass: 1,
             new_loop: false,
             verify_time: std::time::Duration::ZERO,

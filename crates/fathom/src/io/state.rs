@@ -108,6 +108,9 @@ pub(crate) struct Loop<'a> {
     /// `size` bytes, which it counts for queued I/O only: its synchronous engines never
     /// verify in a time-based job, nor does fathom there). The generator's pass now.
     pub(crate) verify_each_pass: bool,
+    /// Any of unlink_each_loop, verify_each_loop, verify_each_pass: the one flag the issue
+    /// path reads before looking for a loop's or pass's turn.
+    pub(crate) turns: bool,
     pub(crate) cur_pass: u32,
     /// The turn being made comes with a new loop (not only a new pass).
     pub(crate) new_loop: bool,

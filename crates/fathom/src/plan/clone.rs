@@ -76,26 +76,15 @@ pub(crate) fn plan_clone(
         min_bs,
     };
     // Where each file's region starts in the loops after the first, when that differs.
-    let mut later_starts = Vec::new();
+    let mut later_starts: Vec<Option<u64>> = Vec::new();
     for path in paths {
         let (regions, end, later) = one_file(&ctx, path, files.len() as u64, &mut size_rng)?;
         for r in &regions {
             file_ends.push(end.unwrap_or(r.region.start + r.region.len));
-            if let Some(l) = later {
-                later_starts.resize(files.len(), None);
-                later_starts.push(Some(l));
-            }
+            later_starts.push(later);
         }
         files.extend(regions);
     }
-    later_starts.resize(
-        if later_starts.is_empty() {
-            0
-        } else {
-            files.len()
-        },
-        None,
-    );
     if !limits.parse_only {
         super::zones::align_regions(spec, &mut files, notes)?;
     }
@@ -120,7 +109,7 @@ pub(crate) fn plan_clone(
     let mut params = generator_params(spec, caps, limits, (&files, file_ends), (seed, min_bs))?;
     // (Not with io_size, whose passes fathom counts ahead, nor in a time-based job: those
     // keep the first regions.)
-    if !later_starts.is_empty() && !spec.time_based && spec.io_size.is_none() {
+    if later_starts.iter().any(Option::is_some) && !spec.time_based && spec.io_size.is_none() {
         params.later_starts = later_starts
             .iter()
             .zip(&files)
