@@ -1943,6 +1943,38 @@ fn percentage_offsets_are_taken_again_in_later_loops_as_fio() {
         ],
         false,
     );
+    // With io_size the loops, and the passes after them while the job is short of it, each
+    // start at the percentage taken again (`size=1m io_size=2m loops=2`: 1 MiB, then 768
+    // KiB twice; in one loop fio's budget is io_size and cuts the third pass).
+    for (loops, io_size) in [("1", "2m"), ("2", "2m"), ("2", "1m"), ("3", "3m")] {
+        for rw in ["read", "write"] {
+            let args = [
+                "--name=l",
+                &format!("--rw={rw}"),
+                "--bs=4k",
+                "--size=1m",
+                "--offset=25%",
+                &format!("--loops={loops}"),
+                &format!("--io_size={io_size}"),
+            ];
+            compare_offsets(&args);
+            compare(&args, false);
+        }
+    }
+    compare_on(
+        &[
+            "--name=l",
+            "--filename=data",
+            "--rw=read",
+            "--bs=4k",
+            "--size=1m",
+            "--offset=25%",
+            "--loops=2",
+            "--io_size=2m",
+        ],
+        false,
+        Some(1 << 20),
+    );
     // On an existing file of 1.25 MiB: the first loop extends it, the second starts at a
     // quarter of its new size.
     compare_on(

@@ -110,6 +110,10 @@ pub struct Params {
     /// budget of the whole job, and once the loops are done more passes follow while the
     /// job has moved less than this many bytes by at least its largest block. 0: off.
     pub pass_floor: u64,
+    /// With `pass_floor`: how many bytes the job moves for each byte the generator hands
+    /// out (2 for a writer that reads each pass back to verify it, whose reads fio counts
+    /// against io_size too). 0 or 1: the generator's bytes alone.
+    pub pass_weight: u64,
     /// Start the random sequence over at each loop and pass (fio's randrepeat: every
     /// pass draws the same directions, sizes and offsets as the first).
     pub repeat_each_pass: bool,
@@ -191,6 +195,7 @@ impl Params {
             zones: None,
             stride: None,
             pass_floor: 0,
+            pass_weight: 1,
             repeat_each_pass: false,
             hotband: false,
             one_position: false,
@@ -310,6 +315,8 @@ pub struct Generator {
     /// An I/O of this loop would have reached past its file's end (`later_starts`): the
     /// loop is over.
     loop_cut: bool,
+    /// In the pass-by-pass mode: the bytes handed out when the current pass began.
+    pass_start_bytes: u64,
 }
 
 impl Generator {
@@ -395,6 +402,7 @@ impl Generator {
             zone_bytes: 0,
             zone_start: 0,
             loop_cut: false,
+            pass_start_bytes: 0,
             special_seeks: p.stride.is_some() || p.hotband,
             p,
         };
@@ -537,6 +545,34 @@ impl Generator {
         true
     }
 
+    /// fio's keep_running in the pass-by-pass mode (`pass_floor`): a pass per loop, then
+    /// more while the job is short of the floor by a block or more (the loops' bytes are
+    /// never reset in this mode: the job's so far). Each pass after the first starts
+    /// where `later_starts` says, as a loop does. False: the job is done.
+    fn next_floor_pass(&mut self) -> bool {
+        // A pass cut before its first I/O (a later start's first draw past the file's
+        // end) would be repeated as it is, with the same draws, for ever (fio's does):
+        // the job ends there instead.
+        if self.issued_bytes == self.pass_start_bytes && self.loop_no > 0 {
+            return false;
+        }
+        self.pass_start_bytes = self.issued_bytes;
+        let max_bs = granularity(&self.p, self.dirs).1;
+        let moved = self.issued_bytes.saturating_mul(self.p.pass_weight.max(1));
+        let short = moved < self.p.pass_floor && self.p.pass_floor - moved >= max_bs;
+        if self.loop_no + 1 >= self.p.loops.max(1) && !short {
+            return false;
+        }
+        self.loop_no += 1;
+        self.loop_ios = 0;
+        self.passes += 1;
+        for (f, &s) in self.files.iter_mut().zip(&self.p.later_starts) {
+            f.region.start = s;
+        }
+        self.reset_pass(true);
+        true
+    }
+
     /// The next I/O, or None when the job's work is done (bytes, loops, number_ios).
     pub fn next_io(&mut self) -> Option<IoReq> {
         loop {
@@ -546,9 +582,16 @@ impl Generator {
                     || self.issued_bytes >= self.p.io_bytes
                     || self.loop_cut);
             if loop_done {
-                self.loop_cut = false;
-                // With fio's passes, io_bytes is the whole job's budget.
-                if self.p.pass_floor > 0 || !self.next_loop() {
+                let cut = std::mem::take(&mut self.loop_cut);
+                // With fio's passes, io_bytes is the whole job's budget; a pass cut at
+                // its file's end (`later_starts`) is over, and the next is decided.
+                if self.p.pass_floor > 0 {
+                    if cut && self.next_floor_pass() {
+                        continue;
+                    }
+                    return None;
+                }
+                if !self.next_loop() {
                     return None;
                 }
                 continue;
@@ -560,16 +603,7 @@ impl Generator {
                 continue;
             }
             if self.p.pass_floor > 0 {
-                // fio's keep_running: a pass per loop, then more while short of the floor
-                // (the loops' bytes are never reset in this mode: the job's so far).
-                let max_bs = granularity(&self.p, self.dirs).1;
-                let short = self.issued_bytes < self.p.pass_floor
-                    && self.p.pass_floor - self.issued_bytes >= max_bs;
-                if self.loop_no + 1 < self.p.loops.max(1) || short {
-                    self.loop_no += 1;
-                    self.loop_ios = 0;
-                    self.passes += 1;
-                    self.reset_pass(true);
+                if self.next_floor_pass() {
                     continue;
                 }
                 return None;
@@ -1751,6 +1785,32 @@ mod tests {
             g.steer_rate([false, true], true);
             assert_eq!(g.next_io().unwrap().ddir, Ddir::Read);
         }
+    }
+
+    #[test]
+    fn passes_to_a_floor_start_where_later_starts_says_and_stop_when_one_moves_nothing() {
+        // io_size=160k over a 64 KiB file, one loop: 64 KiB at 0, then 48 KiB from 16 KiB,
+        // then the 48 KiB again cut at the job's budget (160 KiB in all).
+        let mut p = params(RwKind::Read, 64 << 10, 4096);
+        p.file_ends = vec![64 << 10];
+        p.later_starts = vec![16 << 10];
+        p.pass_floor = 160 << 10;
+        p.io_bytes = 160 << 10;
+        let offs: Vec<u64> = all(Generator::new(p.clone()).unwrap())
+            .iter()
+            .map(|io| io.offset)
+            .collect();
+        assert_eq!(offs.len(), 40);
+        assert_eq!(offs[16], 16 << 10);
+        assert_eq!(offs[28], 16 << 10);
+        // Two loops: the budget is twice io_size, the passes whole (16 + 12 + 12 blocks).
+        p.loops = 2;
+        p.io_bytes = 320 << 10;
+        assert_eq!(all(Generator::new(p.clone()).unwrap()).len(), 40);
+        // A later start at the file's end: the second pass moves nothing, and the job
+        // ends rather than repeat it for ever.
+        p.later_starts = vec![64 << 10];
+        assert_eq!(all(Generator::new(p).unwrap()).len(), 16);
     }
 
     #[test]

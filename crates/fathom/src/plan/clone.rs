@@ -107,14 +107,35 @@ pub(crate) fn plan_clone(
         None => spec,
     };
     let mut params = generator_params(spec, caps, limits, (&files, file_ends), (seed, min_bs))?;
-    // (Not with io_size, whose passes fathom counts ahead, nor in a time-based job: those
-    // keep the first regions.)
-    if later_starts.iter().any(Option::is_some) && !spec.time_based && spec.io_size.is_none() {
-        params.later_starts = later_starts
-            .iter()
-            .zip(&files)
-            .map(|(l, f)| l.unwrap_or(f.region.start))
-            .collect();
+    // With io_size the loops and the passes after them are decided one by one, as fio's
+    // keep_running does, each pass after the first from the later starts (`size=4m
+    // offset=25% loops=2 io_size=8m` on a new file: 4 MiB, 3 MiB, 3 MiB). A time-based job
+    // keeps the first regions, as do random io_size jobs (fio's random passes there depend
+    // on its own draws, and can repeat a pass that moves nothing for ever) and those with
+    // trims.
+    if later_starts.iter().any(Option::is_some) && !spec.time_based {
+        let k = spec.rw.kind;
+        let verifies = pass_verifies(spec);
+        let by_pass = spec.io_size.is_none()
+            || (!k.trims()
+                && !k.is_random()
+                && params.number_ios == 0
+                && (verifies || !(spec.verify.do_verify && spec.verify.kind.is_some())));
+        if by_pass {
+            params.later_starts = later_starts
+                .iter()
+                .zip(&files)
+                .map(|(l, f)| l.unwrap_or(f.region.start))
+                .collect();
+            if let Some(limit) = spec.io_size {
+                let loops = spec.loops.max(1);
+                params.loops = loops;
+                params.pass_floor = limit;
+                params.pass_weight = 1 + u64::from(verifies);
+                params.io_bytes = limit.saturating_mul(u64::from(loops));
+                params.wrap = false;
+            }
+        }
     }
     // As fio 3.33: a random job whose blockalign differs from a direction's smallest block
     // size goes without the random map (it may read a block twice and another not at
@@ -227,13 +248,7 @@ fn io_size_passes(spec: &JobSpec, params: &mut Params, pass: u64) {
         }
         return;
     }
-    let verifies = spec.verify.do_verify
-        && spec.verify.kind.is_some()
-        && !spec.verify.only
-        && !spec.verify.experimental
-        && k.writes()
-        && !k.reads()
-        && !k.trims();
+    let verifies = pass_verifies(spec);
     let trims_too = k.writes() && k.trims();
     let per_pass = pass * (1 + verifies as u64 + trims_too as u64);
     if per_pass == pass && params.loops < 2 {
@@ -250,6 +265,20 @@ fn io_size_passes(spec: &JobSpec, params: &mut Params, pass: u64) {
     params.io_bytes = pass;
     params.wrap = false;
     params.loops = params.loops.max(rounds.min(u32::MAX as u64) as u32);
+}
+
+/// A writing job that reads each pass back to verify it (not verify_only, not
+/// experimental_verify, which replays every write at the end): fio counts those reads
+/// against io_size as well.
+fn pass_verifies(spec: &JobSpec) -> bool {
+    let k = spec.rw.kind;
+    spec.verify.do_verify
+        && spec.verify.kind.is_some()
+        && !spec.verify.only
+        && !spec.verify.experimental
+        && k.writes()
+        && !k.reads()
+        && !k.trims()
 }
 
 /// An io_size of at most a pass, with loops, as fio counts it: one budget of io_size ×
@@ -291,6 +320,7 @@ fn generator_params(
         zones,
         stride: spec.control.stride,
         pass_floor: 0,
+        pass_weight: 1,
         // As fio, which seeds its generators again at each loop when randrepeat is on (a
         // time-based job goes round its files within one loop: no new seed).
         repeat_each_pass: spec.randrepeat && !spec.time_based,
