@@ -2146,3 +2146,32 @@ fn a_time_based_job_verifies_each_pass_on_async_engines_as_fio() {
         }
     }
 }
+
+// Several values given to an option that takes one: fio checks each and keeps the first
+// (the last for size, offset, io_size, rwmixread, …); the same I/O in both.
+#[test]
+fn several_values_of_a_one_value_option_do_what_fio_does() {
+    compare(
+        &[
+            "--name=m",
+            "--rw=write",
+            "--bs=4k",
+            "--size=256k,512k",
+            "--offset=64k:128k",
+            "--io_size=384k,128k",
+            "--loops=2:3",
+            "--iodepth=4,8",
+        ],
+        false,
+    );
+    compare(
+        &[
+            "--name=m",
+            "--rw=read",
+            "--bs=4k",
+            "--size=1m",
+            "--number_ios=10,20",
+        ],
+        false,
+    );
+}

@@ -136,11 +136,124 @@ fn apply_one(job: &mut JobSpec, o: &RawOpt, ctx: &Ctx) -> Result<(), JobError> {
         value
     };
     let said = job.notes.len();
-    (def.apply)(job, &value, ctx).map_err(|why| invalid(&value, why))?;
+    if let Err(why) = (def.apply)(job, &value, ctx) {
+        match first_of_many(def, &value, ctx) {
+            Some((first, rest)) => {
+                // fio reads a plain number's value part by part at its separators, checks
+                // each as a value of the option, and keeps the first — or, for the options
+                // it reads through a function of its own (size, offset, rwmixread, …),
+                // the last: taken the same way, and said.
+                let last = LAST_WINS.contains(&def.name);
+                let (keep, others): (&str, Vec<&str>) = if last {
+                    let mut all = vec![first];
+                    all.extend(rest.iter().copied());
+                    let keep = all.pop().unwrap_or(first);
+                    (keep, all)
+                } else {
+                    (first, rest.clone())
+                };
+                for r in &others {
+                    let mut scratch = job.clone();
+                    (def.apply)(&mut scratch, r, ctx).map_err(|_| invalid(&value, why.clone()))?;
+                }
+                (def.apply)(job, keep, ctx).map_err(|_| invalid(&value, why))?;
+                if others.is_empty() {
+                    return Ok(());
+                }
+                let which = if last { "last" } else { "first" };
+                job.notes.push(format!(
+                    "{}={value}: fio keeps only the {which} value, {keep}, of an option that \
+                     takes one; the rest ({}) is ignored, as in fio",
+                    o.name,
+                    others.join(", ")
+                ));
+            }
+            None => return Err(invalid(&value, why)),
+        }
+    }
     for n in &mut job.notes[said..] {
         *n = format!("{}: {n}", o.loc);
     }
     Ok(())
+}
+
+/// The options whose value fio hands to a function of its own, part by part, so that of
+/// `size=1m,2m` the last part holds (fio 3.33's size, io_size, offset, offset_increment,
+/// zoneskip, rwmixread, rwmixwrite, buffer_compress_percentage, dedupe_percentage,
+/// gtod_reduce, cpumask).
+const LAST_WINS: &[&str] = &[
+    "size",
+    "io_size",
+    "offset",
+    "offset_increment",
+    "zoneskip",
+    "rwmixread",
+    "rwmixwrite",
+    "buffer_compress_percentage",
+    "dedupe_percentage",
+    "gtod_reduce",
+    "cpumask",
+];
+
+/// fio's parse of a plain number, boolean, size or time option given several values
+/// (`iodepth=4,8`, `direct=1:0`, `rwmixread=70-30`): it splits the value at `,` (else
+/// `:`, else `-` past the first character) and reads each part as the option's value for
+/// one direction, and an option with one value keeps the first. The first part and the
+/// others; None where the option is not such a one or the value has no separator.
+fn first_of_many<'v>(
+    def: &options::OptDef,
+    value: &'v str,
+    ctx: &Ctx,
+) -> Option<(&'v str, Vec<&'v str>)> {
+    const SCALAR: &[&str] = &[
+        "bool",
+        "int",
+        "int (%)",
+        "int (ms)",
+        "int (us)",
+        "int 0-3",
+        "int 0-6",
+        "int 0-7",
+        "int 1-10",
+        "int (power of 2)",
+        "size",
+        "size or %",
+        "size or percent",
+        "time (s)",
+        "time (ms)",
+        "time (us)",
+        "time (µs)",
+    ];
+    if ctx.dialect != crate::words::Dialect::Fio
+        || !SCALAR.contains(&def.ty)
+        || value.trim_start().starts_with('(')
+    {
+        return None;
+    }
+    let sep = if value.contains(',') {
+        ','
+    } else if value.contains(':') {
+        ':'
+    } else if value.get(1..).is_some_and(|t| t.contains('-')) {
+        '-'
+    } else {
+        return None;
+    };
+    let mut parts = if sep == '-' {
+        let at = 1 + value[1..].find('-')?;
+        vec![&value[..at], &value[at + 1..]]
+    } else {
+        value.split(sep).collect::<Vec<_>>()
+    };
+    // A trailing separator (`iodepth=4,`) is dropped, as fio drops it.
+    if parts.last().is_some_and(|p| p.trim().is_empty()) && parts.len() > 1 {
+        parts.pop();
+    }
+    if parts.iter().any(|p| p.trim().is_empty()) {
+        return None;
+    }
+    let first = parts.remove(0);
+    Some((first, parts))
 }
 
 /// An option name fathom does not take: refused on purpose (why), an option of an

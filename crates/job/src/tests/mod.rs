@@ -400,3 +400,31 @@ fn io_size_zero_means_size_as_in_fio() {
     assert_eq!(job("[a]\nsize=1m\nio_size=0\n").io_size, None);
     assert_eq!(job("[a]\nsize=1m\nio_size=2m\n").io_size, Some(2 << 20));
 }
+
+// fio reads a plain number's value up to each separator (`,`, else `:`, else `-`), checks
+// every part as the option's value and keeps the first (the last for the options it reads
+// through a function: size, offset, rwmixread, …); fathom keeps the same one and says so.
+#[test]
+fn several_values_of_a_one_value_option_keep_fios_choice_and_say_so() {
+    let j = job("[j]\nrw=randrw\niodepth=4,8\nloops=2:3\nsize=1m,2m\nrwmixread=70,30\n");
+    assert_eq!(j.iodepth, 4);
+    assert_eq!(j.loops, 2);
+    assert_eq!(j.size, Some(crate::words::SizeSpec::Bytes(2 << 20)));
+    assert_eq!(j.rwmixread, 30);
+    assert_eq!(j.notes.len(), 4, "{:?}", j.notes);
+    assert!(j.notes[0].contains("t.fio:3"), "{:?}", j.notes);
+    assert!(j.notes[0].contains("first value, 4"), "{:?}", j.notes);
+    assert!(j.notes[2].contains("last value, 2m"), "{:?}", j.notes);
+    assert_eq!(job("[j]\niodepth=4-8\n").iodepth, 4);
+    assert_eq!(job("[j]\niodepth=4,\n").iodepth, 4);
+    assert!(job("[j]\niodepth=4,\n").notes.is_empty());
+    // Every part is checked, as fio checks it (`direct=1,2`: 2 is out of range).
+    assert!(
+        err("[j]\ndirect=1,2\n").contains("'1,2'"),
+        "{}",
+        err("[j]\ndirect=1,2\n")
+    );
+    assert!(err("[j]\niodepth=4,x\n").contains("iodepth"));
+    // Not for options whose value is a list or a string.
+    assert!(err("[j]\nrw=read,write\n").contains("'rw'"));
+}
