@@ -63,6 +63,12 @@ pub struct Opts {
     pub cpu_util: bool,
     /// `-j N`: stride of the stride read test, in records.
     pub stride: u64,
+    /// `-S N`: the processor cache size iozone assumes, in bytes (1 MiB unless given):
+    /// what `-p` touches before each record at most.
+    pub cache_size: u64,
+    /// `-L N`: the processor cache line size iozone assumes (32 bytes unless given): the
+    /// step of `-p`'s touch.
+    pub cache_line: u64,
     /// `-Q`: offset/latency files (wol.dat, rwol.dat, rol.dat, rrol.dat; per thread
     /// Child_N_*.dat in throughput mode) in the current directory.
     pub latency_files: bool,
@@ -327,7 +333,8 @@ pub const USAGE: &str = "usage: fathom suite iozone [-a|-A] [-s size] [-r record
   one test per count from min to max; -x no
   stonewalling; -+u CPU utilization; -T threads (always threads in fathom)
   -Q offset/latency files (wol.dat rwol.dat rol.dat rrol.dat) in the current directory
-  -p touch a cache-sized buffer before each record; -U unmount and mount DIR before each
+  -p touch a cache-sized buffer before each record, a cache line at a time (-S KB the
+  cache size, 1024; -L BYTES the line, 32); -U unmount and mount DIR before each
   test (its /etc/fstab entry)
   -O operations per second instead of kB/s; -R Excel-style report; -b FILE the report
   as a spreadsheet (written as .xlsx whatever the name); -+n no re-tests
@@ -339,7 +346,7 @@ pub const USAGE: &str = "usage: fathom suite iozone [-a|-A] [-s size] [-r record
 
 /// iozone's one-letter options that take a value, and its flags (getopt's clusters:
 /// `-Rab FILE` is `-R -a -b FILE`, `-s16g` is `-s 16g`, `-+n` stays one flag).
-const WITH_VALUE: &str = "bfgnqrstyijkluU";
+const WITH_VALUE: &str = "bfgnqrstyijkluUSL";
 const ALONE: &str = "aAROIewczMhTQxp";
 
 fn size(v: &str) -> Result<u64> {
@@ -371,8 +378,9 @@ const MAX_STREAMS: u64 = 256;
 /// The flags `parse` knows (for "did you mean").
 const FLAGS: &[&str] = &[
     "-a", "-n", "-g", "-y", "-q", "-s", "-r", "-i", "-A", "-I", "-e", "-k", "-j", "-t", "-l", "-u",
-    "-T", "-x", "-+u", "-Q", "-p", "-U", "-+m", "-+h", "-+i", "-+s", "-+p", "-+B", "-F", "--dir",
-    "-f", "-O", "-+n", "-R", "-b", "-w", "-z", "-M", "-c", "-h", "--help", "--csv", "--svg",
+    "-T", "-x", "-+u", "-Q", "-p", "-S", "-L", "-U", "-+m", "-+h", "-+i", "-+s", "-+p", "-+B",
+    "-F", "--dir", "-f", "-O", "-+n", "-R", "-b", "-w", "-z", "-M", "-c", "-h", "--help", "--csv",
+    "--svg",
 ];
 
 /// Parse iozone-style options.
@@ -481,10 +489,21 @@ pub fn parse(args: &[String]) -> Result<Opts> {
                 o.latency_files = true;
                 line(&mut o, "Offset/latency files enabled.".into());
             }
-            // iozone's purge reads min(record, 1 MiB cache) a cache line at a time.
+            // iozone's purge reads min(record, cache size) a cache line at a time (the
+            // sizes are set once every flag is read: -S and -L may come after -p).
             "-p" => {
-                o.method.purge = 1 << 20;
+                o.method.purge = 1;
                 line(&mut o, "Purge Mode On".into());
+            }
+            // -S/-L: iozone's processor cache and cache line sizes (kB, bytes; 0 keeps
+            // its defaults), printed before the results and used by -p.
+            "-S" => {
+                let kb = count(&val()?, "-S", 1 << 30)?;
+                o.cache_size = if kb == 0 { 1 << 20 } else { kb * 1024 };
+            }
+            "-L" => {
+                let b = count(&val()?, "-L", 1 << 20)?;
+                o.cache_line = if b == 0 { 32 } else { b };
             }
             "-U" => o.remount = Some(val()?.into()),
             "-+m" => {
@@ -597,6 +616,10 @@ pub fn parse(args: &[String]) -> Result<Opts> {
         }
     }
     m.apply(&mut o)?;
+    if o.method.purge > 0 {
+        o.method.purge = o.cache_size as usize;
+    }
+    o.method.purge_line = o.cache_line as usize;
     Ok(o)
 }
 
@@ -733,6 +756,8 @@ impl Opts {
             no_stonewall: false,
             cpu_util: false,
             stride: 17,
+            cache_size: 1 << 20,
+            cache_line: 32,
             latency_files: false,
             remount: None,
             csv: false,
@@ -775,10 +800,31 @@ fn preamble(o: &Opts) -> String {
         s.push_str("\tOutput is in kBytes/sec\n");
     }
     s.push_str(&format!(
-        "\tFile stride size set to {} * record size.\n",
+        "\tTime Resolution = {:.6} seconds.\n\
+         \tProcessor cache size set to {} kBytes.\n\
+         \tProcessor cache line size set to {} bytes.\n\
+         \tFile stride size set to {} * record size.\n",
+        time_resolution(),
+        o.cache_size / 1024,
+        o.cache_line,
         o.stride
     ));
     s
+}
+
+/// The finest step of the clock fathom times with, as iozone measures its own (the
+/// smallest change seen between two reads), at least the microsecond its line can show.
+fn time_resolution() -> f64 {
+    let mut best = f64::INFINITY;
+    for _ in 0..1000 {
+        let t0 = std::time::Instant::now();
+        let mut t1 = std::time::Instant::now();
+        while t1 == t0 {
+            t1 = std::time::Instant::now();
+        }
+        best = best.min((t1 - t0).as_secs_f64());
+    }
+    best.max(1e-6)
 }
 
 /// Run `fathom suite iozone`.
@@ -904,5 +950,38 @@ mod tests {
                 "\tRecord Size 64 kB\n"
             ]
         );
+    }
+
+    #[test]
+    fn cache_sizes_are_iozones_and_feed_the_purge() {
+        // Defaults: 1024 kB, 32-byte lines, printed before the results as iozone does.
+        let d = opts(&["-s", "64k"]);
+        let p = preamble(&d);
+        assert!(
+            p.contains("\tProcessor cache size set to 1024 kBytes.\n"),
+            "{p}"
+        );
+        assert!(
+            p.contains("\tProcessor cache line size set to 32 bytes.\n"),
+            "{p}"
+        );
+        let res = p
+            .find("\tTime Resolution = 0.0000")
+            .expect("time resolution line");
+        assert!(res < p.find("\tProcessor cache size").unwrap());
+        assert!(
+            p.ends_with("\tFile stride size set to 17 * record size.\n"),
+            "{p}"
+        );
+        assert_eq!(d.method.purge, 0);
+        // -p touches the -S cache a -L line at a time, whichever comes first; 0 keeps
+        // iozone's default.
+        let o = opts(&["-p", "-S", "2048", "-L", "64", "-s", "64k"]);
+        assert_eq!((o.method.purge, o.method.purge_line), (2 << 20, 64));
+        assert!(preamble(&o)
+            .contains("set to 2048 kBytes.\n\tProcessor cache line size set to 64 bytes."));
+        let o = opts(&["-S0", "-L", "0", "-p", "-s", "64k"]);
+        assert_eq!((o.method.purge, o.method.purge_line), (1 << 20, 32));
+        assert!(parse(&["-S", "x", "-s", "64k"].map(String::from)).is_err());
     }
 }

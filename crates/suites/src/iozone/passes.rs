@@ -22,6 +22,9 @@ pub struct Method {
     /// `-p`: touch this many bytes of another buffer, a cache line at a time, before each
     /// record (iozone purges the processor cache so).
     pub purge: usize,
+    /// `-p`'s step: the processor's cache line as iozone takes it (`-L`, 32 bytes unless
+    /// given; 0 here means 32).
+    pub purge_line: usize,
 }
 
 /// `-Q`: one line per record, `offset (kB) latency (µs) length (bytes)`, as iozone's
@@ -119,9 +122,10 @@ pub struct Pass<'a> {
 
 /// `-p`: read a cache line of `buf` at a time, `len` bytes, so the processor's cache holds
 /// other data when the record is moved.
-fn purge(buf: &[u8], len: usize) -> u64 {
+fn purge(buf: &[u8], len: usize, line: usize) -> u64 {
     let mut x = 0u64;
-    for i in (0..len.min(buf.len())).step_by(64) {
+    let line = if line == 0 { 32 } else { line };
+    for i in (0..len.min(buf.len())).step_by(line) {
         // black_box keeps the touch from being elided.
         x = x.wrapping_add(std::hint::black_box(buf[i]) as u64);
     }
@@ -146,7 +150,7 @@ pub fn timed(
     for k in 0..p.n {
         super::super::check_stop()?;
         if m.purge > 0 {
-            sink = sink.wrapping_add(purge(&cache, (p.rec as usize).min(m.purge)));
+            sink = sink.wrapping_add(purge(&cache, (p.rec as usize).min(m.purge), m.purge_line));
         }
         let off = (p.order)(k) * p.rec;
         let t0 = Instant::now();
@@ -215,7 +219,8 @@ fn timed_aio(m: &Method, p: &Pass, mut q: Option<&mut LatencyLog>) -> Result<Dur
         while next < p.n {
             let Some(slot) = free.pop() else { break };
             if m.purge > 0 {
-                sink = sink.wrapping_add(purge(&cache, (p.rec as usize).min(m.purge)));
+                sink =
+                    sink.wrapping_add(purge(&cache, (p.rec as usize).min(m.purge), m.purge_line));
             }
             at[slot] = (p.order)(next) * p.rec;
             started[slot] = Instant::now();
