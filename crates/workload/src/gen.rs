@@ -8,8 +8,8 @@ use fathom_job::{Ddir, Rw};
 /// How I/O lengths vary within one direction.
 #[derive(Clone, Debug, PartialEq)]
 pub enum BsMix {
-    /// Uniform in `[lo, hi]`, in multiples of `lo` unless `unaligned` (then multiples of
-    /// 512 bytes), as fio's `bsrange` / `bs_unaligned`.
+    /// As fio's `bsrange` draw: `lo` plus a uniform share of `hi`, in multiples of `lo`
+    /// unless `unaligned` (then any byte count), at most `hi`.
     Range {
         /// Smallest.
         lo: u64,
@@ -871,9 +871,11 @@ impl Generator {
                 hi,
                 unaligned: true,
             }) => {
-                let unit = 512.min(*lo).max(1);
-                let steps = (hi - lo) / unit;
-                lo + self.rng.below(steps + 1) * unit
+                // fio's draw with bs_unaligned: any byte count from the smallest plus a
+                // uniform share of the largest, at most the largest (so the largest takes
+                // the draws above it: a quarter of them for 4k-16k).
+                let (lo, hi) = ((*lo).max(1), *hi);
+                (lo + self.rng.below(hi)).min(hi)
             }
             Some(BsMix::Range { lo, hi, .. }) => {
                 // fio's draw: the smallest plus a uniform share of the largest, down to a
@@ -1445,6 +1447,29 @@ mod tests {
         ] {
             assert!(n[&len].abs_diff(want) < 1_000, "{n:?}");
         }
+    }
+
+    #[test]
+    fn unaligned_bsrange_draws_any_byte_count_as_fio() {
+        // fio with bs_unaligned: 4k plus a uniform share of 16k, at most 16k: every byte
+        // count from 4k, and a quarter of the draws at 16k (its mean 11.5k, not 10k).
+        let mut p = params(RwKind::RandRead, 1 << 30, 4096);
+        p.randommap = false;
+        p.bs_mix[0] = Some(BsMix::Range {
+            lo: 4096,
+            hi: 16384,
+            unaligned: true,
+        });
+        p.time_based = true;
+        p.wrap = true;
+        let mut g = Generator::new(p).unwrap();
+        let lens: Vec<u64> = (0..100_000).map(|_| g.next_io().unwrap().len).collect();
+        assert!(lens.iter().all(|l| (4096..=16384).contains(l)));
+        assert!(lens.iter().any(|l| l % 512 != 0));
+        let top = lens.iter().filter(|&&l| l == 16384).count();
+        assert!(top.abs_diff(25_000) < 1_000, "{top}");
+        let mean = lens.iter().sum::<u64>() as f64 / lens.len() as f64;
+        assert!((mean - 11.5 * 1024.0).abs() < 100.0, "{mean}");
     }
 
     #[test]
