@@ -498,7 +498,8 @@ pub fn parse(args: &[String]) -> Result<Opts> {
             // -S/-L: iozone's processor cache and cache line sizes (kB, bytes; 0 keeps
             // its defaults), printed before the results and used by -p.
             "-S" => {
-                let kb = count(&val()?, "-S", 1 << 30)?;
+                // (At most 1 GiB: -p holds a buffer of this size.)
+                let kb = count(&val()?, "-S", 1 << 20)?;
                 o.cache_size = if kb == 0 { 1 << 20 } else { kb * 1024 };
             }
             "-L" => {
