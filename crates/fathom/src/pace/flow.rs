@@ -11,9 +11,10 @@ pub(crate) struct FlowMember<'a> {
 }
 
 impl<'a> FlowMember<'a> {
+    /// Join: the clone's weight was counted in the group before the phase's threads
+    /// started ([`FlowWeight`]), as fio counts every member's at set-up, so a member that
+    /// starts first does not run alone while the others are still starting.
     pub(crate) fn join(flow: &'a crate::plan::Flow, weight: u32) -> FlowMember<'a> {
-        flow.total_weight
-            .fetch_add(weight as u64, Ordering::Relaxed);
         FlowMember {
             flow,
             weight: weight as u64,
@@ -35,8 +36,33 @@ impl<'a> FlowMember<'a> {
 
 impl Drop for FlowMember<'_> {
     fn drop(&mut self) {
-        // Leaving: the group goes on as if this member had never been in it.
+        // Leaving: the group's count goes on as if this member had never been in it (its
+        // weight leaves with its thread: [`FlowWeight`]).
         self.flow.counter.fetch_sub(self.own, Ordering::Relaxed);
+    }
+}
+
+/// A clone's weight in its flow group, counted from before its phase's threads start
+/// until its thread ends (however it ends: a clone that fails before its first I/O takes
+/// its weight away too).
+pub(crate) struct FlowWeight {
+    flow: std::sync::Arc<crate::plan::Flow>,
+    weight: u64,
+}
+
+impl FlowWeight {
+    pub(crate) fn count(flow: std::sync::Arc<crate::plan::Flow>, weight: u32) -> FlowWeight {
+        flow.total_weight
+            .fetch_add(u64::from(weight), Ordering::Relaxed);
+        FlowWeight {
+            flow,
+            weight: u64::from(weight),
+        }
+    }
+}
+
+impl Drop for FlowWeight {
+    fn drop(&mut self) {
         self.flow
             .total_weight
             .fetch_sub(self.weight, Ordering::Relaxed);

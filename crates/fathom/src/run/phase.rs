@@ -157,6 +157,20 @@ impl<'a> PhaseRun<'a> {
     ) -> Vec<(usize, Option<ScopedJoinHandle<'s, CloneOutcome>>)> {
         let plan = self.plan;
         let mut handles = Vec::new();
+        // Every clone's flow weight is in its group before the first thread starts.
+        let mut weights: Vec<Option<crate::pace::flow::FlowWeight>> = self
+            .jobs
+            .iter()
+            .filter(|(ji, _)| !self.failed.contains_key(ji))
+            .flat_map(|(_, job)| {
+                job.clones.iter().map(|_| {
+                    job.flow
+                        .clone()
+                        .map(|f| crate::pace::flow::FlowWeight::count(f, job.spec.flow))
+                })
+            })
+            .collect();
+        weights.reverse();
         for (ji, job) in self
             .jobs
             .iter()
@@ -178,10 +192,12 @@ impl<'a> PhaseRun<'a> {
                 let live = &self.board.clones[first + ci].1;
                 let name = format!("fathom-{}-{}", job.spec.name, clone.jobnum);
                 let done = DoneSignal(tx.clone(), ji);
+                let weight = weights.pop().flatten();
                 let h = std::thread::Builder::new()
                     .name(name.chars().take(15).collect())
                     .spawn_scoped(s, move || {
                         let _done = done;
+                        let _weight = weight;
                         if let Some(w) = waitee {
                             while !ended[w].load(RELAXED) && !stop.load(RELAXED) {
                                 std::thread::sleep(Duration::from_millis(1));
