@@ -1992,6 +1992,86 @@ fn percentage_offsets_are_taken_again_in_later_loops_as_fio() {
     );
 }
 
+// A random job's passes after the first, with a percentage offset and io_size, on a file
+// it lays out: the first pass covers the file (its offset was of 0 bytes), each later one
+// starts a quarter in and ends at its first draw past the file's end, and with randrepeat
+// they repeat the same draws (fio 3.33: 256 writes, then a few, then the same few).
+#[test]
+fn random_passes_with_a_percentage_offset_and_io_size_are_cut_as_fio() {
+    let Some(fio) = fio() else { return };
+    let args = [
+        "--name=p",
+        "--filename=data",
+        "--rw=randwrite",
+        "--bs=4k",
+        "--size=1m",
+        "--offset=25%",
+        "--io_size=600k",
+        "--loops=3",
+        "--write_lat_log=p",
+        "--log_offset=1",
+        "--ioengine=psync",
+    ];
+    let (env, fdir, adir) = side_by_side();
+    fio_quiet(&fio, &fdir, &args);
+    fathom_quiet(&env, &adir, &args);
+    for (tool, dir) in [("fio", &fdir), ("fathom", &adir)] {
+        let offs: Vec<u64> = offsets(dir, "p").iter().map(|x| x.1).collect();
+        // Every block once in the first pass (its budget is io_size times loops).
+        let mut first = offs[..256.min(offs.len())].to_vec();
+        first.sort_unstable();
+        first.dedup();
+        assert_eq!(first.len(), 256, "{tool}: {} I/Os", offs.len());
+        let rest = &offs[256..];
+        assert!(
+            rest.len() % 2 == 0 && rest.len() < 2 * 192,
+            "{tool}: {offs:?}"
+        );
+        let (a, b) = rest.split_at(rest.len() / 2);
+        assert_eq!(a, b, "{tool}: the later passes repeat their draws");
+        assert!(
+            rest.iter().all(|&o| (256 << 10..1 << 20).contains(&o)),
+            "{tool}"
+        );
+    }
+    // Block sizes are fitted to the offset taken of the file as laid out (a quarter
+    // past the region), so the first I/O that would cross the file's end ends the job
+    // short of the file: sequentially and at random.
+    for rw in ["write", "randwrite"] {
+        let args = [
+            "--name=p",
+            "--filename=data",
+            &format!("--rw={rw}"),
+            "--bsrange=4k-64k",
+            "--size=1m",
+            "--offset=25%",
+        ];
+        let (f, a) = both_counts(&fio, &args);
+        assert!(
+            f[3] < 1 << 20 && a[3] < 1 << 20,
+            "{rw}: fio {f:?}, fathom {a:?}"
+        );
+    }
+    // Clones sharing a file each take the percentage of the file as the clones set up
+    // before them left it (the second clone's region starts a quarter into 4 MiB), and
+    // again in later loops of the file as each laid it out.
+    for (rw, offset) in [("write", "10%"), ("read", "25%")] {
+        compare(
+            &[
+                "--name=s",
+                "--filename=shared",
+                &format!("--rw={rw}"),
+                "--bs=4k",
+                "--size=4m",
+                &format!("--offset={offset}"),
+                "--numjobs=2",
+                "--loops=2",
+            ],
+            false,
+        );
+    }
+}
+
 // fio sets its jobs up in order: a later job sees the files the earlier ones laid out, so
 // one without size= reads what an earlier job wrote (stonewalled or not), a percentage
 // size or offset is of that file, and unlink=1 takes the file away again.

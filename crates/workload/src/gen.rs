@@ -15,7 +15,7 @@ pub enum BsMix {
         lo: u64,
         /// Largest.
         hi: u64,
-        /// Any multiple of 512 rather than of `lo`.
+        /// Any byte count rather than a multiple of `lo` (`bs_unaligned`).
         unaligned: bool,
     },
     /// Weighted sizes (fio's `bssplit`): (size, percent); percents sum to 100.
@@ -134,9 +134,12 @@ pub struct Params {
     /// with holes (`rw=read:64k`) tests its offsets against it (see `seq_offset`).
     pub file_ends: Vec<u64>,
     /// fio's percentage offsets in the loops after the first: each file's region starts
-    /// here then (taken again of the file's size after its layout), and the loop ends at
-    /// the first I/O that would reach past the file's end (`file_ends`), as fio's does.
-    /// Empty: every loop as the first.
+    /// here then (taken again of the file's size after its layout). In every pass a
+    /// block size fits when it ends by this start plus the region's length (fio checks
+    /// sizes against the offset as it is now, so in the first pass over a new file the
+    /// sizes may reach past the region), and the pass ends at the first I/O that would
+    /// reach past the file's end (`file_ends`), as fio's does. Empty: every loop as the
+    /// first.
     pub later_starts: Vec<u64>,
 }
 
@@ -662,11 +665,10 @@ impl Generator {
                 self.seq_offset(fi, ddir, len_dir, &mut len)
             };
             match offset {
-                // As fio in a loop after the first with a percentage offset: an I/O past
-                // the file's end ends the loop.
+                // As fio with a percentage offset: an I/O past the file's end ends the
+                // pass.
                 Some(offset)
-                    if self.loop_no > 0
-                        && !self.p.later_starts.is_empty()
+                    if !self.p.later_starts.is_empty()
                         && self.p.file_ends.get(fi).is_some_and(|&e| offset + len > e) =>
                 {
                     self.loop_cut = true;
@@ -701,6 +703,9 @@ impl Generator {
                         m.clear();
                     }
                 }
+                // A random I/O past the file's end (checked before the random map
+                // shortens it, as fio's order is) ended the pass.
+                None if self.loop_cut => return None,
                 None => {
                     self.files[fi].done = true;
                     self.retire(fi);
@@ -708,6 +713,17 @@ impl Generator {
             }
         }
         None
+    }
+
+    /// How far past its region's end a block size may reach in file `fi`: with
+    /// `later_starts`, by where the region starts in later passes, as fio's size check
+    /// takes the percentage offset of the file as it is now (more than nothing only in
+    /// the first pass over a file laid out by this job).
+    fn fit_slack(&self, fi: usize) -> u64 {
+        match self.p.later_starts.get(fi) {
+            Some(&s) => s.saturating_sub(self.files[fi].region.start),
+            None => 0,
+        }
     }
 
     /// The next I/O in strided zones (one file), as fio places it: move to the next zone
@@ -975,10 +991,11 @@ impl Generator {
         if at < 0 {
             return None;
         }
-        if at + *len as i64 > size {
+        let fit = size + self.fit_slack(fi) as i64;
+        if at + *len as i64 > fit {
             // As fio: a mixed block size is drawn again until it fits what is left of the
             // region (the file is done when not even the smallest does).
-            *len = self.fit_len(len_dir, (size - at) as u64)?;
+            *len = self.fit_len(len_dir, (fit - at) as u64)?;
         }
         let f = &mut self.files[fi];
         f.pos[d] = (at + *len as i64) as u64;
@@ -1123,6 +1140,10 @@ impl Generator {
             return Some(f.region.start + off);
         }
         let region = f.region;
+        let slack = self.fit_slack(fi);
+        // With percentage offsets a pass ends at an I/O past the file's end.
+        let ends_at_file_end = !self.p.later_starts.is_empty();
+        let f = &mut self.files[fi];
         let off = match &mut f.map {
             None => {
                 let smallest = self.p.len_range(len_dir.index()).0;
@@ -1134,7 +1155,7 @@ impl Generator {
                 }
                 let block = map.take_near(self.rng.below(map.len()))?;
                 let off = block * gran;
-                if len <= region.len - off {
+                if !ends_at_file_end && len <= region.len - off {
                     // One block (the common case) needs no division and no more of the map.
                     if len > gran {
                         let run = 1 + map.take_run(block + 1, len.div_ceil(gran) - 1);
@@ -1146,9 +1167,15 @@ impl Generator {
             }
         };
         // The size does not fit the region's rest: draw one that does.
-        let room = region.len - off;
+        let room = region.len + slack - off;
         if len > room {
             *len_out = self.fit_len(len_dir, room).unwrap_or(room);
+        }
+        if ends_at_file_end
+            && (self.p.file_ends.get(fi)).is_some_and(|&e| region.start + off + *len_out > e)
+        {
+            self.loop_cut = true;
+            return None;
         }
         if let Some(map) = &mut self.files[fi].map {
             let blocks = len_out.div_ceil(gran);
@@ -1861,6 +1888,39 @@ mod tests {
         assert!(ios[16..]
             .iter()
             .all(|io| io.offset >= 16 << 10 && io.offset + 4096 <= 64 << 10));
+    }
+
+    #[test]
+    fn first_pass_sizes_reach_to_the_later_start_and_one_past_the_file_end_ends_it() {
+        // A new 64 KiB file with a percentage offset: the first pass draws over 0..64k but
+        // fits its sizes to 16k + 64k, as fio; the I/O that would reach past 64 KiB ends
+        // the pass (and, one loop, the job) short of the file's end.
+        for kind in [RwKind::Write, RwKind::RandWrite] {
+            let mut short = 0;
+            for seed in 0..20 {
+                let mut p = params(kind, 64 << 10, 4096);
+                p.seed = seed;
+                p.bs_mix[1] = Some(BsMix::Range {
+                    lo: 4096,
+                    hi: 16 << 10,
+                    unaligned: false,
+                });
+                p.file_ends = vec![64 << 10];
+                let whole: u64 = all(Generator::new(p.clone()).unwrap())
+                    .iter()
+                    .map(|io| io.len)
+                    .sum();
+                assert_eq!(whole, 64 << 10, "{kind:?}: without later starts");
+                p.later_starts = vec![16 << 10];
+                let ios = all(Generator::new(p).unwrap());
+                assert!(ios.iter().all(|io| io.offset + io.len <= 64 << 10));
+                let bytes: u64 = ios.iter().map(|io| io.len).sum();
+                short += usize::from(bytes < 64 << 10);
+            }
+            // Sequentially the last I/O crosses the end unless the sizes land on it; at
+            // random only a draw near the end with a large size does.
+            assert!(short >= 5, "{kind:?}: {short} of 20 ended short");
+        }
     }
 
     #[test]

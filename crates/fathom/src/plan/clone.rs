@@ -109,16 +109,16 @@ pub(crate) fn plan_clone(
     let mut params = generator_params(spec, caps, limits, (&files, file_ends), (seed, min_bs))?;
     // With io_size the loops and the passes after them are decided one by one, as fio's
     // keep_running does, each pass after the first from the later starts (`size=4m
-    // offset=25% loops=2 io_size=8m` on a new file: 4 MiB, 3 MiB, 3 MiB). A time-based job
-    // keeps the first regions, as do random io_size jobs (fio's random passes there depend
-    // on its own draws, and can repeat a pass that moves nothing for ever) and those with
-    // trims.
+    // offset=25% loops=2 io_size=8m` on a new file: 4 MiB, 3 MiB, 3 MiB). A random pass
+    // after the first ends at its first draw past the file's end, and with randrepeat
+    // each such pass repeats the same draws, as fio's (`randwrite size=1m offset=25%
+    // io_size=600k loops=3` on a new file: 256 writes, then a few, then the same few). A
+    // time-based job keeps the first regions, as do those with trims.
     if later_starts.iter().any(Option::is_some) && !spec.time_based {
         let k = spec.rw.kind;
         let verifies = pass_verifies(spec);
         let by_pass = spec.io_size.is_none()
             || (!k.trims()
-                && !k.is_random()
                 && params.number_ios == 0
                 && (verifies || !(spec.verify.do_verify && spec.verify.kind.is_some())));
         if by_pass {
@@ -556,9 +556,16 @@ fn one_file(
     // As fio: each loop after the first takes a percentage offset (or increment) again,
     // of the file's size after its layout; on a file laid out here the first loop's was
     // taken of 0 bytes.
-    // (Not on a file the clones share: there each of fio's clones sees the others'
-    // layouts at its own moments; fathom keeps their first regions.)
-    let own_file = spec.filenames.is_empty() || (spec.numjobs == 1 && rank.is_none());
+    // On a file the clones share, each clone does so alike when they share one region
+    // (no offset_increment): all of them find the file laid out by then. (With an
+    // increment each of fio's clones sees the others' layouts at its own moments;
+    // fathom keeps their first regions.)
+    let one_region = match spec.offset_increment {
+        SizeSpec::Bytes(b) => b == 0,
+        SizeSpec::Percent(p) => p <= 0.0,
+    };
+    let own_file =
+        spec.filenames.is_empty() || (rank.is_none() && (spec.numjobs == 1 || one_region));
     let later = (percent && own_file && !append && fill.is_none() && !limits.parse_only)
         .then(|| start_in(end))
         .filter(|&s| s != start);

@@ -390,11 +390,22 @@ pub(crate) fn plan_job(
     check_io_options(spec, caps, engine.as_ref(), limits, warnings)?;
     let effective_iodepth = effective_depth(spec, caps, warnings);
     let mut clones = Vec::with_capacity(spec.numjobs as usize);
+    // As fio, which sets a job's clones up one after another: with a percentage offset a
+    // clone takes it of a shared file as the clones before it laid it out (`size=4m
+    // offset=25% numjobs=2`: the second clone's region is 1m..5m).
+    let mut seen = std::borrow::Cow::Borrowed(made);
+    let percent = matches!(spec.offset, fathom_job::SizeSpec::Percent(p) if p > 0.0)
+        || matches!(spec.offset_increment, fathom_job::SizeSpec::Percent(p) if p > 0.0);
+    let shared = percent && !spec.filenames.is_empty() && !caps.diskless && !limits.parse_only;
     for jobnum in 0..spec.numjobs {
-        clones.push(match &replay {
+        let clone = match &replay {
             Some(r) => super::replay::replay_clone(ji, spec, jobnum, &r.logs[jobnum as usize]),
-            None => plan_clone(ji, spec, jobnum, caps, (limits, &mut *warnings, made))?,
-        });
+            None => plan_clone(ji, spec, jobnum, caps, (limits, &mut *warnings, &seen))?,
+        };
+        if shared && replay.is_none() {
+            super::note_made_clone(&clone, false, seen.to_mut());
+        }
+        clones.push(clone);
     }
     check_memory(spec, &clones, effective_iodepth, limits)?;
     let mut spec = spec.clone();

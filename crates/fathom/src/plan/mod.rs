@@ -122,14 +122,19 @@ fn note_made(job: &PlannedJob, made: &mut Made) {
         return;
     }
     for c in &job.clones {
-        for (f, &end) in c.files.iter().zip(&c.params.file_ends) {
-            let e = made.entry(made_key(&f.path)).or_insert(Some(0));
-            *e = if job.spec.unlink {
-                None
-            } else {
-                Some(e.unwrap_or(0).max(end))
-            };
-        }
+        note_made_clone(c, job.spec.unlink, made);
+    }
+}
+
+/// The files one clone lays out (see [`note_made`]).
+pub(crate) fn note_made_clone(c: &PlannedClone, unlink: bool, made: &mut Made) {
+    for (f, &end) in c.files.iter().zip(&c.params.file_ends) {
+        let e = made.entry(made_key(&f.path)).or_insert(Some(0));
+        *e = if unlink {
+            None
+        } else {
+            Some(e.unwrap_or(0).max(end))
+        };
     }
 }
 
