@@ -80,17 +80,31 @@ pub fn load(path: &str, max_xfer: u64) -> Result<Loaded> {
 mod tests {
     use super::*;
 
-    fn file(name: &str, bytes: &[u8]) -> String {
-        let dir = std::env::temp_dir().join(format!("fathom-vdb-pattern-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let p = dir.join(name);
+    /// A pattern file in the temporary directory, removed when the guard goes.
+    struct Scratch(std::path::PathBuf);
+
+    impl Drop for Scratch {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_file(&self.0);
+        }
+    }
+
+    impl std::fmt::Display for Scratch {
+        fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            self.0.display().fmt(f)
+        }
+    }
+
+    fn file(name: &str, bytes: &[u8]) -> Scratch {
+        let p =
+            std::env::temp_dir().join(format!("fathom-vdb-pattern-{}-{name}", std::process::id()));
         std::fs::write(&p, bytes).unwrap();
-        p.display().to_string()
+        Scratch(p)
     }
 
     #[test]
     fn words_land_in_the_machines_byte_order_as_vdbench_copies_them() {
-        let l = load(&file("abcd", b"ABCDEFGH"), 4096).unwrap();
+        let l = load(&file("abcd", b"ABCDEFGH").to_string(), 4096).unwrap();
         let want: &[u8] = if cfg!(target_endian = "little") {
             b"DCBAHGFE"
         } else {
@@ -103,7 +117,7 @@ mod tests {
     #[test]
     fn a_length_not_a_multiple_of_four_is_cut_with_a_note() {
         // A text file's newline makes it 5 bytes: vdbench keeps 4 and says why.
-        let l = load(&file("nl", b"WXYZ\n"), 4096).unwrap();
+        let l = load(&file("nl", b"WXYZ\n").to_string(), 4096).unwrap();
         assert_eq!(l.bytes.len(), 4);
         let note = l.note.expect("a note");
         assert!(note.contains("input length of 5 truncated to 4"), "{note}");
@@ -112,9 +126,13 @@ mod tests {
 
     #[test]
     fn empty_and_too_short_files_are_refused() {
-        let e = load(&file("empty", b""), 4096).unwrap_err().to_string();
+        let e = load(&file("empty", b"").to_string(), 4096)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("is empty"), "{e}");
-        let e = load(&file("short", b"abc"), 4096).unwrap_err().to_string();
+        let e = load(&file("short", b"abc").to_string(), 4096)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("at least 4 bytes"), "{e}");
         let e = load("/nonexistent/fathom/pattern", 4096)
             .unwrap_err()
@@ -128,7 +146,7 @@ mod tests {
         assert_eq!(buffer_size(1 << 20), 1 << 20);
         assert_eq!(buffer_size((1 << 20) + 1), 2 << 20);
         let big = vec![7u8; (3 << 20) + 3];
-        let l = load(&file("big", &big), 64 << 10).unwrap();
+        let l = load(&file("big", &big).to_string(), 64 << 10).unwrap();
         assert_eq!(l.bytes.len(), 2 << 20);
         // Cut at the cap, not at the file's length: no note.
         assert_eq!(l.note, None);
