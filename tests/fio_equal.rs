@@ -1992,6 +1992,58 @@ fn percentage_offsets_are_taken_again_in_later_loops_as_fio() {
     );
 }
 
+// number_ios with loops is one count for the whole job in fio (number_ios × loops), the
+// verify reads in it: each loop runs until its pass is over or the count is reached, so
+// `size=1m number_ios=100 loops=3 verify=crc32c` writes 256 blocks (fathom wrote 300), and
+// with a percentage offset on a new file the second loop's writes stay in the first
+// pass (fathom cut them at the file's end: 54 writes where fio makes 100).
+#[test]
+fn number_ios_counts_over_the_loops_with_the_verify_reads_as_fio() {
+    for extra in [
+        &[
+            "--rw=write",
+            "--loops=3",
+            "--number_ios=100",
+            "--verify=crc32c",
+        ][..],
+        &[
+            "--rw=randwrite",
+            "--loops=2",
+            "--number_ios=200",
+            "--verify=crc32c",
+        ],
+        &[
+            "--rw=randwrite",
+            "--loops=2",
+            "--number_ios=300",
+            "--verify=crc32c",
+            "--verify_backlog=16",
+        ],
+        &[
+            "--rw=write",
+            "--loops=2",
+            "--number_ios=300",
+            "--verify=crc32c",
+            "--verify_backlog=16",
+            "--verify_backlog_batch=8",
+        ],
+        &[
+            "--rw=randwrite",
+            "--loops=2",
+            "--number_ios=50",
+            "--offset=10%",
+        ],
+        &["--rw=read", "--loops=3", "--number_ios=200", "--offset=25%"],
+    ] {
+        let args: Vec<&str> = ["--name=n", "--filename=data", "--bs=4k", "--size=1m"]
+            .iter()
+            .chain(extra)
+            .copied()
+            .collect();
+        compare(&args, false);
+    }
+}
+
 // A random job's passes after the first, with a percentage offset and io_size, on a file
 // it lays out: the first pass covers the file (its offset was of 0 bytes), each later one
 // starts a quarter in and ends at its first draw past the file's end, and with randrepeat

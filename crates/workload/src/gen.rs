@@ -66,8 +66,16 @@ pub struct Params {
     pub io_bytes: u64,
     /// Number of loops (≥ 1).
     pub loops: u32,
-    /// Stop each loop after this many I/Os (0 = no limit), as fio's `number_ios`.
+    /// Stop each loop after this many I/Os (0 = no limit), as fio's `number_ios`; with
+    /// `ios_span_loops` the whole job's.
     pub number_ios: u64,
+    /// `number_ios` counts over the loops, as fio's count (number_ios times loops, in
+    /// all): a loop goes on until its pass is over or the count is reached, and the job
+    /// ends there. The verify reads count too (`span_verify`).
+    pub ios_span_loops: bool,
+    /// With `ios_span_loops`: the reads that check the writes count against the job's
+    /// count as fio's do, each write's once.
+    pub span_verify: SpanVerify,
     /// Never stop on bytes: the runner stops on time.
     pub time_based: bool,
     /// Start a new pass over the files whenever they are all exhausted before `io_bytes`
@@ -143,6 +151,25 @@ pub struct Params {
     pub later_starts: Vec<u64>,
 }
 
+/// When a job's verify reads count against its `number_ios` (see
+/// [`Params::ios_span_loops`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SpanVerify {
+    /// No verify reads.
+    #[default]
+    None,
+    /// A verify phase after each loop reads its writes back.
+    AfterLoop,
+    /// The reads follow the writes within the loop (`verify_backlog`): `batch` of
+    /// them after each `every` writes.
+    Inline {
+        /// `verify_backlog`.
+        every: u64,
+        /// `verify_backlog_batch`.
+        batch: u64,
+    },
+}
+
 /// fio's strided zones: I/O stays in a zone of `range` bytes until `size` bytes were
 /// transferred there (going round the zone again when `size` is larger), then the zone
 /// moves `range + skip` bytes on, back to the region's start once it would begin at or
@@ -182,6 +209,8 @@ impl Params {
             io_bytes: region.len,
             loops: 1,
             number_ios: 0,
+            ios_span_loops: false,
+            span_verify: SpanVerify::None,
             time_based: false,
             wrap: false,
             seed,
@@ -291,6 +320,11 @@ pub struct Generator {
     issued_bytes: u64,
     issued_ios: u64,
     loop_ios: u64,
+    /// `ios_span_loops`: the job's count of I/Os (0: none); the verify reads so far (as
+    /// `span_verify` has them), and the writes not yet read back.
+    span_ios: u64,
+    verify_reads: u64,
+    unverified: u64,
     loop_no: u32,
     /// Passes over the files so far (a pass ends when every file is exhausted).
     passes: u32,
@@ -331,6 +365,13 @@ impl Generator {
         let k = p.rw.kind;
         let dirs = [k.reads(), k.writes(), k.trims()];
         let (gran, _) = granularity(&p, dirs);
+        // A count over the loops is the job's: a loop ends only with its pass.
+        let (p, span_ios) = if p.ios_span_loops {
+            let n = p.number_ios;
+            (Params { number_ios: 0, ..p }, n)
+        } else {
+            (p, 0)
+        };
         // As fio: a region takes a mix of block sizes if its smallest fits (the sizes
         // drawn near the end, or in a small file, are drawn again until they fit).
         let min_bs = (0..3)
@@ -397,6 +438,9 @@ impl Generator {
             issued_bytes: 0,
             issued_ios: 0,
             loop_ios: 0,
+            span_ios,
+            verify_reads: 0,
+            unverified: 0,
             loop_no: 0,
             passes: 1,
             seq_run: 0,
@@ -534,6 +578,8 @@ impl Generator {
         }
         self.issued_bytes = 0;
         self.loop_ios = 0;
+        // The loop's verify phase reads back what is left.
+        self.verify_reads += std::mem::take(&mut self.unverified);
         if !self.p.later_starts.is_empty() {
             for (f, &s) in self.files.iter_mut().zip(&self.p.later_starts) {
                 f.region.start = s;
@@ -579,6 +625,12 @@ impl Generator {
     /// The next I/O, or None when the job's work is done (bytes, loops, number_ios).
     pub fn next_io(&mut self) -> Option<IoReq> {
         loop {
+            if self.span_ios > 0
+                && !self.p.time_based
+                && self.issued_ios + self.verify_reads >= self.span_ios
+            {
+                return None;
+            }
             // As fio: a time-based job runs out its time, whatever number_ios says.
             let loop_done = !self.p.time_based
                 && ((self.p.number_ios > 0 && self.loop_ios >= self.p.number_ios)
@@ -611,9 +663,17 @@ impl Generator {
                 }
                 return None;
             }
-            // Every file is exhausted in this pass: another pass starts when the job
-            // wraps (io_size, time_based); otherwise, as fio, a job makes at most `loops`
-            // passes over its files in all, however its loops' budgets fell.
+            // Every file is exhausted in this pass. With a count over the loops the loop
+            // is over (fio's do_io ends with its files).
+            if self.span_ios > 0 && !self.p.time_based {
+                if !self.next_loop() {
+                    return None;
+                }
+                continue;
+            }
+            // Otherwise another pass starts when the job wraps (io_size, time_based); else,
+            // as fio, a job makes at most `loops` passes over its files in all, however its
+            // loops' budgets fell.
             if self.p.wrap || self.p.time_based || self.passes < self.p.loops.max(1) {
                 self.passes += 1;
                 self.reset_pass(true);
@@ -936,6 +996,16 @@ impl Generator {
         }
         self.issued_ios += 1;
         self.loop_ios += 1;
+        if io.ddir == Ddir::Write && self.p.span_verify != SpanVerify::None {
+            self.unverified += 1;
+            // As fio's backlog: once that many writes wait, a batch of them is read.
+            if let SpanVerify::Inline { every, batch } = self.p.span_verify {
+                if self.unverified >= every {
+                    self.verify_reads += batch;
+                    self.unverified = self.unverified.saturating_sub(batch);
+                }
+            }
+        }
         self.last = Some(io);
         io
     }
@@ -1888,6 +1958,46 @@ mod tests {
         assert!(ios[16..]
             .iter()
             .all(|io| io.offset >= 16 << 10 && io.offset + 4096 <= 64 << 10));
+    }
+
+    #[test]
+    fn a_count_over_the_loops_ends_loops_with_their_passes_and_counts_verify_reads() {
+        // 16 blocks, number_ios=20 twice over (40): without verify two whole passes;
+        // with a verify phase after each loop the first pass and its 16 reads leave 8
+        // writes; with a backlog of 4 the reads come every 4 writes (20 + 20). (fio 3.33
+        // writes 24, 20 and 22 in the three verifying jobs.)
+        for (verify, writes) in [
+            (SpanVerify::None, 32),
+            (SpanVerify::AfterLoop, 24),
+            (SpanVerify::Inline { every: 4, batch: 4 }, 20),
+            // Two of each four read at once (then two more every two writes); the rest
+            // waits for the loop's end. (fio 3.33: 22 writes.)
+            (SpanVerify::Inline { every: 4, batch: 2 }, 22),
+        ] {
+            let mut p = params(RwKind::Write, 64 << 10, 4096);
+            p.loops = 2;
+            p.number_ios = 40;
+            p.ios_span_loops = true;
+            p.span_verify = verify;
+            let offs: Vec<u64> = all(Generator::new(p).unwrap())
+                .iter()
+                .map(|io| io.offset >> 12)
+                .collect();
+            assert_eq!(offs.len(), writes, "{verify:?}");
+            assert_eq!(&offs[..16], (0..16).collect::<Vec<_>>(), "{verify:?}");
+        }
+        // Randomly, the first loop's pass is the whole map, not 20 draws and a new map.
+        let mut p = params(RwKind::RandWrite, 64 << 10, 4096);
+        p.loops = 2;
+        p.number_ios = 20;
+        p.ios_span_loops = true;
+        let mut first: Vec<u64> = all(Generator::new(p).unwrap())
+            .iter()
+            .map(|io| io.offset >> 12)
+            .take(16)
+            .collect();
+        first.sort_unstable();
+        assert_eq!(first, (0..16).collect::<Vec<_>>());
     }
 
     #[test]

@@ -6,7 +6,9 @@ use crate::error::RunError;
 use fathom_engine::Caps;
 use fathom_job::FileServiceKind;
 use fathom_job::{JobSpec, SizeSpec};
-use fathom_workload::{splitmix64, BsMix, Distribution, FileRegion, FileService, Params};
+use fathom_workload::{
+    splitmix64, BsMix, Distribution, FileRegion, FileService, Params, SpanVerify,
+};
 use std::path::{Path, PathBuf};
 
 pub(crate) fn plan_clone(
@@ -298,6 +300,40 @@ fn io_size_budget(spec: &JobSpec, params: &mut Params, pass: u64) {
     params.wrap = false;
 }
 
+/// number_ios with loops, as fio counts it: one count of number_ios × loops for the whole
+/// job, the verify phase's reads in it, each loop a pass that ends at the region's end or
+/// where the count is reached (`size=1m number_ios=100 loops=3 verify=crc32c` writes the
+/// file once, 256 blocks, and verifies them: 512 I/Os are past 300, so no more loops).
+fn number_ios_budget(spec: &JobSpec, params: &mut Params) {
+    let k = spec.rw.kind;
+    if params.number_ios == 0
+        || params.loops < 2
+        || spec.time_based
+        || spec.io_size.is_some()
+        || params.pass_floor > 0
+        || k.trims()
+    {
+        return;
+    }
+    params.number_ios = params.number_ios.saturating_mul(u64::from(params.loops));
+    params.ios_span_loops = true;
+    let v = &spec.verify;
+    params.span_verify = if !(v.do_verify && v.kind.is_some() && k.writes()) || v.only {
+        SpanVerify::None
+    } else if v.backlog > 0 {
+        SpanVerify::Inline {
+            every: v.backlog,
+            batch: if v.backlog_batch > 0 {
+                v.backlog_batch
+            } else {
+                v.backlog
+            },
+        }
+    } else {
+        SpanVerify::AfterLoop
+    };
+}
+
 /// The clone's generator parameters over its regions, checked now (every region holds a
 /// block; the random map fits in memory, or softrandommap goes without it) so that nothing
 /// is created for a job that cannot run.
@@ -336,6 +372,8 @@ fn generator_params(
         io_bytes: spec.io_size.unwrap_or(size_cap),
         loops: spec.loops.max(1),
         number_ios: spec.number_ios,
+        ios_span_loops: false,
+        span_verify: SpanVerify::None,
         time_based: spec.time_based,
         wrap: spec.io_size.is_some() || spec.time_based,
         seed,
@@ -389,6 +427,7 @@ fn generator_params(
     params.randommap = random_map_fits(spec, limits, files, min_bs, params.randommap)?;
     io_size_passes(spec, &mut params, size_cap);
     io_size_budget(spec, &mut params, size_cap);
+    number_ios_budget(spec, &mut params);
     // Check now, before anything is created, that every region holds a block (without
     // the random map: the worker allocates that, once).
     let check = Params {
