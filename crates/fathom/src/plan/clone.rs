@@ -334,6 +334,26 @@ fn number_ios_budget(spec: &JobSpec, params: &mut Params) {
     };
 }
 
+/// fio's random map unit for a random job of one direction: the smallest block size of
+/// reads and writes, the direction the job does not do included (`bs=16k,4k
+/// rw=randread`: 4k); see [`Params::map_unit`]. 0 where fio's map is in the job's own
+/// blocks (mixes, trims, blockalign, lfsr).
+fn fio_map_unit(spec: &JobSpec, params: &Params) -> u64 {
+    let k = spec.rw.kind;
+    if !k.is_random() || k.trims() || k.reads() == k.writes() || spec.lfsr {
+        return 0;
+    }
+    if spec.blockalign.0.iter().any(|&b| b > 0) {
+        return 0;
+    }
+    let smallest = |i: usize| match &params.bs_mix[i] {
+        Some(BsMix::Range { lo, .. }) => *lo,
+        Some(BsMix::Split(v)) => v.iter().map(|x| x.0).min().unwrap_or(params.bs[i]),
+        None => params.bs[i],
+    };
+    smallest(0).min(smallest(1))
+}
+
 /// The clone's generator parameters over its regions, checked now (every region holds a
 /// block; the random map fits in memory, or softrandommap goes without it) so that nothing
 /// is created for a job that cannot run.
@@ -374,6 +394,7 @@ fn generator_params(
         number_ios: spec.number_ios,
         ios_span_loops: false,
         span_verify: SpanVerify::None,
+        map_unit: 0,
         time_based: spec.time_based,
         wrap: spec.io_size.is_some() || spec.time_based,
         seed,
@@ -424,6 +445,7 @@ fn generator_params(
             r.len += extra;
         }
     }
+    params.map_unit = fio_map_unit(spec, &params);
     params.randommap = random_map_fits(spec, limits, files, min_bs, params.randommap)?;
     io_size_passes(spec, &mut params, size_cap);
     io_size_budget(spec, &mut params, size_cap);
