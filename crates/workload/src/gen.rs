@@ -1238,9 +1238,25 @@ impl Generator {
         let slack = self.fit_slack(fi);
         // With percentage offsets a pass ends at an I/O past the file's end.
         let ends_at_file_end = !self.p.later_starts.is_empty();
+        // The direction's own block (fio's draws and marks), where fio's map is in
+        // smaller units (`map_unit`): a mix's larger direction draws in its own size.
+        let unit = if self.p.map_unit > 0 {
+            match self.p.blockalign[ddir.index()] {
+                0 => self.p.len_range(len_dir.index()).0.max(gran),
+                a => a,
+            }
+        } else {
+            gran
+        };
         let f = &mut self.files[fi];
         let off = match &mut f.map {
             None => {
+                // (fio aligns to the direction's own smallest block.)
+                let align = if self.p.blockalign[ddir.index()] == 0 {
+                    unit
+                } else {
+                    align
+                };
                 let smallest = self.p.len_range(len_dir.index()).0;
                 self.rng.below((region.len - smallest) / align + 1) * align
             }
@@ -1248,25 +1264,25 @@ impl Generator {
                 if map.is_full() {
                     return None;
                 }
-                let blocks = region.len / gran;
+                let blocks = region.len / unit;
                 let block = if map.len() > blocks {
                     // fio's map in smaller units: a draw among the region's blocks, its
                     // next free bit when busy, which may lie past them (the file done).
                     let b = map.take_near(self.rng.below(blocks.max(1)))?;
                     let end = self.p.file_ends.get(fi).copied();
-                    if b >= blocks || end.is_some_and(|e| region.start + b * gran + len > e) {
+                    if b >= blocks || end.is_some_and(|e| region.start + b * unit + len > e) {
                         return None;
                     }
                     b
                 } else {
                     map.take_near(self.rng.below(map.len()))?
                 };
-                let off = block * gran;
+                let off = block * unit;
                 if !ends_at_file_end && len <= region.len - off {
                     // One block (the common case) needs no division and no more of the map.
-                    if len > gran {
-                        let run = 1 + map.take_run(block + 1, len.div_ceil(gran) - 1);
-                        *len_out = len.min(run * gran);
+                    if len > unit {
+                        let run = 1 + map.take_run(block + 1, len.div_ceil(unit) - 1);
+                        *len_out = len.min(run * unit);
                     }
                     return Some(region.start + off);
                 }
@@ -1285,9 +1301,9 @@ impl Generator {
             return None;
         }
         if let Some(map) = &mut self.files[fi].map {
-            let blocks = len_out.div_ceil(gran);
-            let run = 1 + map.take_run(off / gran + 1, blocks.saturating_sub(1));
-            *len_out = (*len_out).min(run * gran);
+            let blocks = len_out.div_ceil(unit);
+            let run = 1 + map.take_run(off / unit + 1, blocks.saturating_sub(1));
+            *len_out = (*len_out).min(run * unit);
         }
         Some(region.start + off)
     }

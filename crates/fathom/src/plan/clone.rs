@@ -334,13 +334,13 @@ fn number_ios_budget(spec: &JobSpec, params: &mut Params) {
     };
 }
 
-/// fio's random map unit for a random job of one direction: the smallest block size of
-/// reads and writes, the direction the job does not do included (`bs=16k,4k
-/// rw=randread`: 4k); see [`Params::map_unit`]. 0 where fio's map is in the job's own
-/// blocks (mixes, trims, blockalign, lfsr).
+/// fio's random map unit for a random job: the smallest block size of reads and writes,
+/// a direction the job does not do included (`bs=16k,4k rw=randread`: 4k); see
+/// [`Params::map_unit`]. 0 where fio's map is in the job's own blocks (trims,
+/// blockalign, lfsr).
 fn fio_map_unit(spec: &JobSpec, params: &Params) -> u64 {
     let k = spec.rw.kind;
-    if !k.is_random() || k.trims() || k.reads() == k.writes() || spec.lfsr {
+    if !k.is_random() || k.trims() || spec.lfsr {
         return 0;
     }
     if spec.blockalign.0.iter().any(|&b| b > 0) {
