@@ -2044,6 +2044,29 @@ fn number_ios_counts_over_the_loops_with_the_verify_reads_as_fio() {
     }
 }
 
+// With a percentage offset, an I/O that would cross its file's end makes that file done
+// and the job's other files go on, as in fio (three files of 1100k/3, not a whole number
+// of blocks, taken one after another: fathom ended the loop at the first file's end and
+// wrote a third of what fio writes).
+#[test]
+fn a_file_an_io_would_cross_the_end_of_is_done_and_the_others_go_on_as_fio() {
+    for rw in ["write", "read"] {
+        compare(
+            &[
+                "--name=c",
+                &format!("--rw={rw}"),
+                "--bs=4k",
+                "--size=1100k",
+                "--offset=25%",
+                "--loops=3",
+                "--nrfiles=3",
+                "--file_service_type=sequential",
+            ],
+            false,
+        );
+    }
+}
+
 // A random job's passes after the first, with a percentage offset and io_size, on a file
 // it lays out: the first pass covers the file (its offset was of 0 bytes), each later one
 // starts a quarter in and ends at its first draw past the file's end, and with randrepeat

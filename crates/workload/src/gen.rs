@@ -152,9 +152,9 @@ pub struct Params {
     /// here then (taken again of the file's size after its layout). In every pass a
     /// block size fits when it ends by this start plus the region's length (fio checks
     /// sizes against the offset as it is now, so in the first pass over a new file the
-    /// sizes may reach past the region), and the pass ends at the first I/O that would
-    /// reach past the file's end (`file_ends`), as fio's does. Empty: every loop as the
-    /// first.
+    /// sizes may reach past the region), and a file is done for the pass at its first
+    /// I/O that would reach past its end (`file_ends`), as fio's is; the loop ends with
+    /// its files. Empty: every loop as the first.
     pub later_starts: Vec<u64>,
 }
 
@@ -357,9 +357,6 @@ pub struct Generator {
     /// Strided zones: bytes transferred in the current zone, and where it starts.
     zone_bytes: u64,
     zone_start: u64,
-    /// An I/O of this loop would have reached past its file's end (`later_starts`): the
-    /// loop is over.
-    loop_cut: bool,
     /// In the pass-by-pass mode: the bytes handed out when the current pass began.
     pass_start_bytes: u64,
 }
@@ -460,7 +457,6 @@ impl Generator {
             dirs,
             zone_bytes: 0,
             zone_start: 0,
-            loop_cut: false,
             pass_start_bytes: 0,
             special_seeks: p.stride.is_some() || p.hotband,
             p,
@@ -646,16 +642,10 @@ impl Generator {
             // As fio: a time-based job runs out its time, whatever number_ios says.
             let loop_done = !self.p.time_based
                 && ((self.p.number_ios > 0 && self.loop_ios >= self.p.number_ios)
-                    || self.issued_bytes >= self.p.io_bytes
-                    || self.loop_cut);
+                    || self.issued_bytes >= self.p.io_bytes);
             if loop_done {
-                let cut = std::mem::take(&mut self.loop_cut);
-                // With fio's passes, io_bytes is the whole job's budget; a pass cut at
-                // its file's end (`later_starts`) is over, and the next is decided.
+                // With fio's passes, io_bytes is the whole job's budget.
                 if self.p.pass_floor > 0 {
-                    if cut && self.next_floor_pass() {
-                        continue;
-                    }
                     return None;
                 }
                 if !self.next_loop() {
@@ -666,18 +656,15 @@ impl Generator {
             if let Some(io) = self.try_next() {
                 return Some(io);
             }
-            if self.loop_cut {
-                continue;
-            }
             if self.p.pass_floor > 0 {
                 if self.next_floor_pass() {
                     continue;
                 }
                 return None;
             }
-            // Every file is exhausted in this pass. With a count over the loops the loop
-            // is over (fio's do_io ends with its files).
-            if self.span_ios > 0 && !self.p.time_based {
+            // Every file is exhausted in this pass. With a count over the loops, or later
+            // starts, the loop is over (fio's do_io ends with its files).
+            if (self.span_ios > 0 || !self.p.later_starts.is_empty()) && !self.p.time_based {
                 if !self.next_loop() {
                     return None;
                 }
@@ -737,14 +724,14 @@ impl Generator {
                 self.seq_offset(fi, ddir, len_dir, &mut len)
             };
             match offset {
-                // As fio with a percentage offset: an I/O past the file's end ends the
-                // pass.
+                // As fio with a percentage offset: an I/O past the file's end makes the
+                // file done for the pass (the others go on).
                 Some(offset)
                     if !self.p.later_starts.is_empty()
                         && self.p.file_ends.get(fi).is_some_and(|&e| offset + len > e) =>
                 {
-                    self.loop_cut = true;
-                    return None;
+                    self.files[fi].done = true;
+                    self.retire(fi);
                 }
                 Some(offset) => {
                     if random {
@@ -775,9 +762,6 @@ impl Generator {
                         m.clear();
                     }
                 }
-                // A random I/O past the file's end (checked before the random map
-                // shortens it, as fio's order is) ended the pass.
-                None if self.loop_cut => return None,
                 None => {
                     self.files[fi].done = true;
                     self.retire(fi);
@@ -1294,10 +1278,11 @@ impl Generator {
         if len > room {
             *len_out = self.fit_len(len_dir, room).unwrap_or(room);
         }
+        // An I/O past the file's end (checked before the random map shortens it, as
+        // fio's order is) makes the file done.
         if ends_at_file_end
             && (self.p.file_ends.get(fi)).is_some_and(|&e| region.start + off + *len_out > e)
         {
-            self.loop_cut = true;
             return None;
         }
         if let Some(map) = &mut self.files[fi].map {
