@@ -2044,6 +2044,30 @@ fn number_ios_counts_over_the_loops_with_the_verify_reads_as_fio() {
     }
 }
 
+// fio reads an integer option through its size parser: `iodepth=1k` is a depth of 1024
+// (fathom refused it); a suffix fio would drop (`numjobs=2x`) is refused, naming it.
+#[test]
+fn integer_options_take_size_suffixes_as_fio() {
+    compare(
+        &[
+            "--name=i",
+            "--ioengine=null",
+            "--rw=randread",
+            "--size=1m",
+            "--iodepth=1k",
+            "--iodepth_batch_submit=1k",
+        ],
+        false,
+    );
+    let (env, _, adir) = side_by_side();
+    fathom_refuses(
+        &env,
+        &adir,
+        &["--name=i", "--ioengine=null", "--size=1m", "--numjobs=2x"],
+        "fio would read 2 and ignore 'x'",
+    );
+}
+
 // With a percentage offset, an I/O that would cross its file's end makes that file done
 // and the job's other files go on, as in fio (three files of 1100k/3, not a whole number
 // of blocks, taken one after another: fathom ended the loop at the first file's end and

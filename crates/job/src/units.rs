@@ -243,6 +243,30 @@ pub fn parse_int(s: &str) -> Result<u64, String> {
         .map_err(|_| format!("'{s}' is not a whole number"))
 }
 
+/// An integer option's value as fio reads it: a whole number with an optional size
+/// suffix, in 1024s (`iodepth=1k` is 1024, as fio's integers go through its size
+/// parser). A suffix fio would ignore (`numjobs=2x`: 2) is refused, saying so.
+pub fn parse_int_suffixed(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let (num, suffix) = split_number(t);
+    let hex = t.len() > 1 && t[..2].eq_ignore_ascii_case("0x");
+    if hex || num.is_empty() || num.contains('.') || suffix.trim().is_empty() {
+        return parse_int(t);
+    }
+    let n: u64 = num
+        .parse()
+        .map_err(|_| format!("'{t}' is not a whole number"))?;
+    match size_mult(suffix.trim(), 1024, Dialect::Fio) {
+        Some(m) => n
+            .checked_mul(m)
+            .ok_or_else(|| format!("'{t}' is out of range")),
+        None => Err(format!(
+            "'{t}' is not a whole number (fio would read {n} and ignore '{}'); write {n}",
+            suffix.trim()
+        )),
+    }
+}
+
 /// Parse a boolean as fio does: an integer 0 or 1 (or `0x` hex). `true`/`yes` are refused,
 /// as by fio, with a hint to write 1 (or 0).
 pub fn parse_bool(s: &str) -> Result<bool, String> {
@@ -572,6 +596,21 @@ pub fn substitute(s: &str) -> (String, bool) {
 mod tests {
     use super::*;
     use Dialect::{Fio, Toml};
+
+    #[test]
+    fn integers_take_fios_size_suffixes_and_refuse_what_it_would_ignore() {
+        assert_eq!(parse_int_suffixed("1k"), Ok(1024));
+        assert_eq!(parse_int_suffixed(" 2M "), Ok(2 << 20));
+        assert_eq!(parse_int_suffixed("32"), Ok(32));
+        assert_eq!(parse_int_suffixed("0x10"), Ok(16));
+        let e = parse_int_suffixed("2x").unwrap_err();
+        assert!(
+            e.contains("fio would read 2 and ignore 'x'); write 2"),
+            "{e}"
+        );
+        assert!(parse_int_suffixed("1.5k").is_err());
+        assert!(parse_int_suffixed("k").is_err());
+    }
 
     #[test]
     fn fio_sizes_with_kb_base_1024() {

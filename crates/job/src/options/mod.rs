@@ -428,7 +428,7 @@ pub(crate) fn int(v: &str) -> Result<u64, String> {
         }
         return Ok(x as u64);
     }
-    units::parse_int(v).or_else(|e| {
+    units::parse_int_suffixed(v).or_else(|e| {
         // As fio, which reads integers through a double: `iodepth=8.0`, `rwmixread=70.5`
         // (the fraction is dropped).
         let t = v.trim();
