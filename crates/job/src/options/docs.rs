@@ -64,7 +64,8 @@ pub fn markdown() -> String {
          Value types: *size* takes fio's suffixes (`4k`, `1m`, `2g`; `kb_base` rules in .fio\n\
          files, strict `KiB`/`kB` in TOML), *time* takes `us`, `ms`, `s`, `m`, `h`, `d` (the\n\
          unit in parentheses is the default for a bare number), *R,W,T* lists give read,\n\
-         write and trim values apart, and *bool* is `0` or `1` (a bare flag means `1`).\n\n\
+         write and trim values apart, *int* takes a size suffix as fio's integers do\n\
+         (`iodepth=1k` is 1024), and *bool* is `0` or `1` (a bare flag means `1`).\n\n\
          In .fio files and fio-style command lines, a number, size, time or bool option given\n\
          several values (`iodepth=4,8`, `loops=2:3`) is taken as fio takes it: each value is\n\
          checked, the first is kept (the last for `size`, `io_size`, `offset`,\n\
