@@ -156,6 +156,10 @@ fn one(o: &Opts, path: &Path, size: u64, rec: u64) -> Result<[Option<u64>; 13]> 
         .for_each(|(i, b)| *b = (i * 31) as u8);
     let run = |g: u32| o.groups.is_empty() || o.groups.contains(&g);
     let mut r = [None; 13];
+    // `-i 11` alone names no test of iozone's Linux build: an empty row, as iozone's.
+    if o.nothing_to_run() {
+        return Ok(r);
+    }
     let mut q = o.latency_files.then(LatencyLog::default);
     // One pass of a test: remounted first with -U, its records logged to `qfile` with -Q.
     let mut pass = |write: bool, create: bool, order: &dyn Fn(u64) -> u64, qfile: Option<&str>| {
@@ -439,11 +443,20 @@ pub fn parse(args: &[String]) -> Result<Opts> {
                 m.r_one = Some(v);
                 line(&mut o, format!("Record Size {} kB", v / 1024));
             }
-            "-i" => o.groups.push(
-                val()?
+            "-i" => {
+                let v: i64 = val()?
+                    .trim()
                     .parse()
-                    .map_err(|_| anyhow!("-i: a test number 0-7"))?,
-            ),
+                    .map_err(|_| anyhow!("-i: a test number 0-10"))?;
+                // As iozone's Linux build (tests 0 to 10): a negative number is 0; 11
+                // names no test there and runs nothing; 12 and up run test 0, with
+                // iozone's line saying so.
+                let t = v.clamp(0, 12) as u32;
+                if t == 12 {
+                    line(&mut o, "Selected test not available on the version.".into());
+                }
+                o.groups.push(if t == 12 { 0 } else { t });
+            }
             "-A" => {
                 // iozone's "auto mode 2": -az with the write and read tests only.
                 m.auto = true;
@@ -702,13 +715,13 @@ impl MatrixFlags {
         if o.threads > 0 && o.remount.is_some() {
             bail!("-U (remount between tests) cannot be combined with throughput tests (-t, -l, -u), as in iozone");
         }
-        if let Some(g) = o.groups.iter().find(|&&g| g > 10) {
-            bail!(
-                "-i {g}: tests are 0 (write) to 10 (pread); iozone's 11 and 12 (pwritev, \
-                 preadv) are not in its Linux build, nor in fathom"
+        if o.groups.contains(&11) {
+            eprintln!(
+                "fathom: note: -i 11 (pwritev) is not in iozone's Linux build, which runs \
+                 nothing for it; nor does fathom"
             );
         }
-        if o.threads == 0 && o.groups.iter().any(|&g| g > 7) {
+        if o.threads == 0 && o.groups.iter().any(|&g| (8..=10).contains(&g)) {
             // As iozone: the matrix has no column for them.
             eprintln!(
                 "fathom: note: -i 8, 9 and 10 (mixed workload, pwrite, pread) run in \
@@ -743,6 +756,12 @@ impl MatrixFlags {
 }
 
 impl Opts {
+    /// `-i 11` (pwritev) and nothing else: iozone's Linux build has no such test and
+    /// runs nothing.
+    pub(crate) fn nothing_to_run(&self) -> bool {
+        !self.groups.is_empty() && self.groups.iter().all(|&g| g == 11)
+    }
+
     /// iozone's defaults.
     fn defaults() -> Opts {
         Opts {
@@ -923,6 +942,20 @@ mod tests {
 
     fn opts(a: &[&str]) -> Opts {
         parse(&a.iter().map(|s| s.to_string()).collect::<Vec<_>>()).unwrap()
+    }
+
+    #[test]
+    fn tests_past_10_as_iozone_3_471_s_linux_build() {
+        // 11 (pwritev) names no test there: nothing runs for it.
+        let o = opts(&["-i", "11", "-s", "64k"]);
+        assert!(o.nothing_to_run());
+        assert!(!opts(&["-i", "11", "-i", "0", "-s", "64k"]).nothing_to_run());
+        // 12 and up (and below 0): test 0, with iozone's line for the former.
+        let o = opts(&["-i", "12", "-s", "64k"]);
+        assert_eq!(o.groups, [0]);
+        assert!(o.splash[0].contains("Selected test not available on the version."));
+        assert_eq!(opts(&["-i", "-3", "-s", "64k"]).groups, [0]);
+        assert!(parse(&["-i".to_string(), "x".to_string()]).is_err());
     }
 
     #[test]
