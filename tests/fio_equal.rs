@@ -2042,6 +2042,20 @@ fn number_ios_counts_over_the_loops_with_the_verify_reads_as_fio() {
             .collect();
         compare(&args, false);
     }
+    // A sequential mix's direction that reaches the end does not end the loop (fio goes
+    // on with it elsewhere): each loop still moves its size, 518 I/Os in all here.
+    let Some(fio) = fio() else { return };
+    let args = [
+        "--name=n",
+        "--rw=rw",
+        "--bs=4k,8k",
+        "--size=1m",
+        "--loops=3",
+        "--number_ios=300",
+        "--nrfiles=2",
+    ];
+    let (f, a) = both_counts(&fio, &args);
+    assert_eq!(f[0] + f[1], a[0] + a[1], "I/Os: fio {f:?}, fathom {a:?}");
 }
 
 // fio reads an integer option through its size parser: `iodepth=1k` is a depth of 1024

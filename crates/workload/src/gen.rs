@@ -662,9 +662,13 @@ impl Generator {
                 }
                 return None;
             }
-            // Every file is exhausted in this pass. With a count over the loops, or later
-            // starts, the loop is over (fio's do_io ends with its files).
-            if (self.span_ios > 0 || !self.p.later_starts.is_empty()) && !self.p.time_based {
+            // Every file is exhausted in this pass. With later starts, or a count over the
+            // loops of a random job (its map full), the loop is over: fio's do_io ends
+            // with its files. (A sequential mix's direction at its end is not a file done
+            // in fio, which goes on with that direction elsewhere: a new pass here.)
+            let files_done = !self.p.later_starts.is_empty()
+                || (self.span_ios > 0 && self.p.rw.kind.is_random());
+            if files_done && !self.p.time_based {
                 if !self.next_loop() {
                     return None;
                 }
