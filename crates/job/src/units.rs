@@ -249,7 +249,7 @@ pub fn parse_int(s: &str) -> Result<u64, String> {
 pub fn parse_int_suffixed(s: &str) -> Result<u64, String> {
     let t = s.trim();
     let (num, suffix) = split_number(t);
-    let hex = t.len() > 1 && t[..2].eq_ignore_ascii_case("0x");
+    let hex = t.len() > 1 && t.as_bytes()[..2].eq_ignore_ascii_case(b"0x");
     if hex || num.is_empty() || num.contains('.') || suffix.trim().is_empty() {
         return parse_int(t);
     }
@@ -610,6 +610,9 @@ mod tests {
         );
         assert!(parse_int_suffixed("1.5k").is_err());
         assert!(parse_int_suffixed("k").is_err());
+        // A multi-byte character where a prefix is looked for (found by the fuzz test).
+        assert!(parse_int_suffixed("\u{80}").is_err());
+        assert!(parse_int_suffixed("7\u{80}").is_err());
     }
 
     #[test]
