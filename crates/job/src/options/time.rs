@@ -251,7 +251,7 @@ pub(super) static OPTS: &[OptDef] = &[
         category: C,
         ty: "int",
         default: "0 (off)",
-        doc: "Stop each loop after this many I/Os (as in fio, a time_based job runs its full time)",
+        doc: "Stop after this many I/Os per loop, counted over the whole job as fio counts them (number_ios x loops in all, the verify reads included; each loop runs until its pass ends or the count is reached); as in fio, a time_based job runs its full time",
         flag: false,
         apply: |j, v, _| {
             j.number_ios = int(v)?;
