@@ -321,6 +321,10 @@ pub struct Generator {
     rng: Rng,
     /// Map granularity: the smallest block size used.
     gran: u64,
+    /// Per size direction: the block a random draw is in (fio's `ba`), and the random
+    /// map's bit; they differ only under `Params::map_unit`. Set once here.
+    units: [u64; 3],
+    map_bit: u64,
     next_file: usize,
     /// With `open_limit`: the files I/O may go to now, and the next file to bring in.
     active: Vec<usize>,
@@ -389,6 +393,17 @@ impl Generator {
             None => p.dist.is_uniform(),
         };
         let use_map = k.is_random() && p.randommap && uniform && !p.hotband;
+        // fio's map in smaller bits than a direction's blocks (`map_unit`); each
+        // direction still draws and aligns in its own smallest size.
+        let map_bit = match p.map_unit {
+            u if u > 0 && u < gran && p.zones.is_none() => u,
+            _ => gran,
+        };
+        let units = if p.map_unit > 0 {
+            [0, 1, 2].map(|d| p.len_range(d).0.max(gran))
+        } else {
+            [gran; 3]
+        };
         let mut files = Vec::with_capacity(p.files.len());
         for (i, r) in p.files.iter().enumerate() {
             if r.len < min_bs {
@@ -400,11 +415,7 @@ impl Generator {
             }
             // With zones the map covers one zone (fio sizes it by zonerange).
             let mapped = p.zones.map_or(r.len, |z| z.range.min(r.len));
-            let unit = match p.map_unit {
-                u if u > 0 && u < gran && p.zones.is_none() => u,
-                _ => gran,
-            };
-            let map = use_map.then(|| RandomMap::new((mapped / unit).max(1)));
+            let map = use_map.then(|| RandomMap::new((mapped / map_bit).max(1)));
             files.push(FileState {
                 region: *r,
                 done: false,
@@ -441,6 +452,8 @@ impl Generator {
             rng: Rng::new(p.seed),
             files,
             gran,
+            units,
+            map_bit,
             next_file: 0,
             active: Vec::new(),
             next_new: 0,
@@ -1202,8 +1215,11 @@ impl Generator {
             self.seq_run = 1;
         }
         let gran = self.gran;
+        // The direction's own block (fio's draws and marks: a mix's larger direction in
+        // its own size under `map_unit`), and the alignment of a random offset.
+        let unit = self.units[len_dir.index()];
         let align = match self.p.blockalign[ddir.index()] {
-            0 => gran,
+            0 => unit,
             a => a,
         };
         if self.files[fi].region.len < len {
@@ -1226,25 +1242,10 @@ impl Generator {
         let slack = self.fit_slack(fi);
         // With percentage offsets a pass ends at an I/O past the file's end.
         let ends_at_file_end = !self.p.later_starts.is_empty();
-        // The direction's own block (fio's draws and marks), where fio's map is in
-        // smaller units (`map_unit`): a mix's larger direction draws in its own size.
-        let unit = if self.p.map_unit > 0 {
-            match self.p.blockalign[ddir.index()] {
-                0 => self.p.len_range(len_dir.index()).0.max(gran),
-                a => a,
-            }
-        } else {
-            gran
-        };
+        let map_bit = self.map_bit;
         let f = &mut self.files[fi];
         let off = match &mut f.map {
             None => {
-                // (fio aligns to the direction's own smallest block.)
-                let align = if self.p.blockalign[ddir.index()] == 0 {
-                    unit
-                } else {
-                    align
-                };
                 let smallest = self.p.len_range(len_dir.index()).0;
                 self.rng.below((region.len - smallest) / align + 1) * align
             }
@@ -1252,10 +1253,10 @@ impl Generator {
                 if map.is_full() {
                     return None;
                 }
-                let blocks = region.len / unit;
-                let block = if map.len() > blocks {
+                let block = if unit > map_bit {
                     // fio's map in smaller units: a draw among the region's blocks, its
                     // next free bit when busy, which may lie past them (the file done).
+                    let blocks = region.len / unit;
                     let b = map.take_near(self.rng.below(blocks.max(1)))?;
                     let end = self.p.file_ends.get(fi).copied();
                     if b >= blocks || end.is_some_and(|e| region.start + b * unit + len > e) {
