@@ -528,6 +528,52 @@ fathomtest!(ior_random_offsets_on_a_shared_file_are_ior_s, |env| {
     }
 });
 
+// --randomPrefill across ranks on a segmented shared file: each rank prefills its own
+// block of every segment (IOR's prefill offsets), its rank in the high half of the offset
+// packets' stamps; one transfer a rank moves, the rest stays as the prefill wrote it.
+fathomtest!(ior_random_prefill_fills_each_rank_s_blocks, |env| {
+    let args = [
+        "-w",
+        "-k",
+        "-z",
+        "-l",
+        "o",
+        "-b",
+        "64k",
+        "-t",
+        "4k",
+        "-s",
+        "2",
+        "--randomPrefill=16k",
+        "-O",
+        "stoneWallingWearOutIterations=1",
+        "-o",
+        "p",
+    ];
+    let o = mpirun_tool(&env, 2, "IOR", &args);
+    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+    assert!(
+        stdout(&o).contains("WARNING: Using actual aggregate bytes moved = 8192\n"),
+        "{}",
+        stdout(&o)
+    );
+    let data = std::fs::read(env.path().join("p")).unwrap();
+    assert_eq!(data.len(), 4 * 65536);
+    let mut prefilled = 0;
+    for (i, c) in data.chunks(4096).enumerate() {
+        if c[8..].iter().all(|&b| b == 0xFF) {
+            // Block i / 16 of the file: segment (i / 32), rank (i / 16) % 2.
+            let rank = (i as u64 / 16) % 2;
+            let write = (i / 4 * 16384) as u64;
+            let k = (i % 4 + 1) as u64;
+            let want = (rank << 32) | (write * k & 0xFFFF_FFFF);
+            assert_eq!(c[..8], want.to_le_bytes(), "4 KiB block {i}");
+            prefilled += 1;
+        }
+    }
+    assert_eq!(prefilled, 64 - 2);
+});
+
 // IOR's test files on several file systems: `-o A/t@B/u` with -F puts task T's file on
 // the (T mod 2)th (A/t.00000000, B/u.00000001, A/t.00000002, as IOR 4.0.0 does side by
 // side); -vvv names each file removed before the write, as IOR; the shared file is the

@@ -1552,6 +1552,77 @@ fathomtest!(ior_reports_in_ior_4_s_formats, |env| {
     );
 });
 
+// --randomPrefill (IOR 4.0): before -z's random transfers the write phase writes each
+// task's blocks whole in writes of the prefill's size, IOR's prefill buffer (0xFF bytes,
+// the offset packets' stamps on it), timed with the phase but not counted in its bytes. A
+// phase cut after one transfer leaves the rest of the block as the prefill wrote it.
+fathomtest!(ior_random_prefill_writes_each_block_first, |env| {
+    let _a = alone();
+    let f = env.path().join("t");
+    let f = f.to_str().unwrap();
+    let file = format!("{f}.00000000");
+    let run = |packet: &str| {
+        let _ = std::fs::remove_file(&file);
+        env.run(&[
+            "suite",
+            "ior",
+            "-w",
+            "-z",
+            "-F",
+            "-k",
+            "-vv",
+            "-l",
+            packet,
+            "-b",
+            "64k",
+            "-t",
+            "4k",
+            "--randomPrefill=16k",
+            "-O",
+            "stoneWallingWearOutIterations=1",
+            "-o",
+            f,
+        ])
+    };
+    let o = run("t");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(
+        regex_lite::Regex::new(r"\nRandom prefill took: \d+\.\d{6}s\n")
+            .unwrap()
+            .is_match(&out),
+        "{out}"
+    );
+    // One transfer moved (the prefill is not counted), the file whole.
+    assert!(
+        out.contains("WARNING: Stat() of aggregate file size      = 65536\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("WARNING: Using actual aggregate bytes moved = 4096\n"),
+        "{out}"
+    );
+    let data = std::fs::read(&file).unwrap();
+    assert_eq!(data.len(), 64 << 10);
+    let ff = data.chunks(4096).filter(|c| c.iter().all(|&b| b == 0xFF));
+    assert_eq!(ff.count(), 15, "all but the one transfer");
+    // The offset packets: the word at each 4 KiB of a 16 KiB prefill write at offset P
+    // is P × k (k = 1..4), the rest 0xFF; the transfer's own 4 KiB holds IOR's data.
+    let o = run("o");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let data = std::fs::read(&file).unwrap();
+    let mut prefilled = 0;
+    for (i, c) in data.chunks(4096).enumerate() {
+        if c[8..].iter().all(|&b| b == 0xFF) {
+            let write = (i / 4 * 16384) as u64;
+            let k = (i % 4 + 1) as u64;
+            assert_eq!(c[..8], (write * k).to_le_bytes(), "4 KiB block {i}");
+            prefilled += 1;
+        }
+    }
+    assert_eq!(prefilled, 15);
+});
+
 // IOR's -f scripts as IOR 4.0 reads them: the tests between IOR START and IOR STOP, each
 // from the one before it, RUN twice a test run twice, comments and indented lines, and a
 // directive's 0 turning off what the command line turned on; one report, every test's
@@ -1692,8 +1763,16 @@ fathomtest!(ior_writes_ior_s_data_and_checks_it, |env| {
         ),
         (&["--dryRun"], "--dryRun is not supported"),
         (
-            &["-z", "--randomPrefill=16k"],
-            "--randomPrefill=16k is not supported by fathom's IOR",
+            &["--randomPrefill=16k"],
+            "Setting the randomPrefill option without using random is not useful",
+        ),
+        (
+            &["-z", "--randomPrefill=24k"],
+            "The randomPrefill option must divide the blockSize",
+        ),
+        (
+            &["-z", "--randomPrefill=16k", "-D", "1", "-s", "2"],
+            "--randomPrefill with -D and several segments (-s 2) is not supported",
         ),
         (
             &["-O", "minTimeDuration=5", "-D", "1"],

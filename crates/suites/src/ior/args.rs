@@ -397,6 +397,8 @@ pub const USAGE: &str = "usage: fathom suite ior [-a POSIX|MMAP] [-b blockSize] 
   -y with -F, each task's file on its NUMA node's mount (FILE<node>/data.TASK)
   -O saveRankPerformanceDetailsCSV=FILE each task's times and rates per phase
   -O minTimeDuration=N a phase repeats its whole passes until it has run N seconds
+  --randomPrefill=SIZE with -z, the write phase first writes each task's blocks whole
+  in SIZE writes (0xFF bytes), timed with the phase, not counted in its bytes
   -l t|o|i|r IOR's data packets: timestamp (default), offset, incompressible, random
   -o A@B files on several file systems: -F task T's on the (T mod count)th name
   -O directives (e.g. -O useO_DIRECT=1,keepFile=1,stoneWallingWearOutIterations=N;
@@ -529,6 +531,8 @@ impl Opts {
             warnings_as_errors: false,
             inter_io_delay: 0,
             min_time: 0,
+            prefill: 0,
+            deadline_left: None,
             rank_csv: None,
             z_seed: 0,
         }
@@ -545,6 +549,22 @@ impl Opts {
             bail!(
                 "-O minTimeDuration with -D, or with -N threads of one process, is not \
                  supported: run the tasks as ranks under mpirun, without -D"
+            );
+        }
+        // IOR's rules on the prefill, then fathom's: with -D, IOR prefills each segment
+        // as its deadline's loop reaches it (one segment: before it, as without -D).
+        if self.prefill > 0 && !self.random {
+            bail!("Setting the randomPrefill option without using random is not useful");
+        }
+        if self.prefill > 0 && self.block % self.prefill != 0 {
+            bail!("The randomPrefill option must divide the blockSize");
+        }
+        if self.prefill > 0 && self.deadline > 0 && self.segments > 1 {
+            bail!(
+                "--randomPrefill with -D and several segments (-s {}) is not supported \
+                 (IOR prefills each segment as the deadline's loop reaches it); use -s 1 \
+                 or no -D",
+                self.segments
             );
         }
         if self.dual_mount && !self.file_per_proc {
@@ -700,16 +720,9 @@ pub fn parse(args: &[String]) -> Result<Opts> {
                 "--dryRun is not supported (IOR 4.0.0's own dry run fails to create its file)"
             ),
             "--minTimeDuration" => o.min_time = number(k, &val()?)?,
-            // IOR's default (IO500's ini too) is no prefill.
-            "--randomPrefill" => {
-                let v = val()?;
-                if size(&v)? != 0 {
-                    bail!(
-                        "--randomPrefill={v} is not supported by fathom's IOR (a prefill of each \
-                         segment in {v}-byte writes inside the timed write phase); leave it at 0"
-                    )
-                }
-            }
+            // -z: each task's blocks written whole in writes of this size, inside the
+            // timed write phase, before its random transfers (IOR's default: none).
+            "--randomPrefill" => o.prefill = size(&val()?)?,
             "--posix.rangelocks" | "--gpuDirect" => {
                 bail!("{k} is not supported by fathom's IOR")
             }

@@ -147,6 +147,12 @@ pub struct Opts {
     /// `-O minTimeDuration=N`: a write or read phase repeats its whole passes until it
     /// has run this many seconds.
     pub min_time: u64,
+    /// `--randomPrefill=SIZE` (with -z): the write phase first writes each task's blocks
+    /// whole, in writes of this size (0xFF bytes with IOR's packet stamps), timed with
+    /// the phase but not counted in its bytes.
+    pub prefill: u64,
+    /// With -D and a prefill: what is left of the deadline when the transfers start.
+    pub deadline_left: Option<std::time::Duration>,
     /// `-O interIODelay=N`: microseconds between transfers of the write and read phases.
     pub inter_io_delay: u64,
     /// `-O saveRankPerformanceDetailsCSV=FILE`: each rank's times and rates per phase.

@@ -62,8 +62,13 @@ pub(super) fn job(o: &Opts, step: Step, at: Place, limit: Option<u64>) -> Result
         // files hold what was written, and -b 9920000m reserves nothing).
         .option("fallocate", "none");
     // -D: the write and read phases stop at IOR's deadline.
+    // (After a prefill, what is left of it: IOR's deadline counts from before it.)
     if o.deadline > 0 && step != Step::Check {
-        b = b.option("runtime", o.deadline.to_string());
+        let runtime = match o.deadline_left {
+            Some(left) => format!("{}us", left.as_micros().max(1)),
+            None => o.deadline.to_string(),
+        };
+        b = b.option("runtime", runtime);
     }
     // -G: with threads (fathom's data), the seed of the data.
     if let (Some(g), false) = (o.signature, o.ior_data()) {
@@ -174,6 +179,45 @@ pub(super) fn job(o: &Opts, step: Step, at: Place, limit: Option<u64>) -> Result
     spec.io_order = order;
     ior_data(o, step, at, &mut spec);
     Ok(spec)
+}
+
+/// `--randomPrefill`'s writes before a -z write phase: each task's blocks of every
+/// segment, in order, in writes of the prefill's size, of 0xFF bytes under IOR's packet
+/// stamps (IOR's prefill buffer, stamped as each write's). Run on every rank together,
+/// then a barrier (IOR's, before the random transfers). Returns this rank's time in it,
+/// the barrier's wait included (IOR's phase time holds both).
+fn prefill(o: &Opts, at: Place) -> Result<f64> {
+    if at.idle() {
+        at.cl.barrier();
+        at.cl.barrier();
+        return Ok(0.0);
+    }
+    let mut p = o.clone();
+    p.random = false;
+    p.transfer = o.prefill;
+    p.deadline = 0;
+    p.deadline_left = None;
+    p.fsync = false;
+    p.check_write = false;
+    p.check_read = false;
+    p.wear_out_iterations = 0;
+    let mut job = job(&p, Step::Write, at, None)?;
+    job.buffer_pattern = Some(vec![0xFF; o.prefill as usize]);
+    if o.ior_data() {
+        job.io_data = ior_stamps(o.packet, o.signature.unwrap_or(0) as i32, at.data_of);
+    }
+    at.cl.barrier();
+    let t = std::time::Instant::now();
+    let mut runner = fathom::Runner::new(job);
+    if let Some(s) = at.cl.stop_signals() {
+        runner = fathom::cluster::stop_with_peers(runner, s);
+    }
+    let r = crate::stop::run_runner_with(runner, at.limits())?;
+    if let Some(e) = r.jobs.first().and_then(|j| j.error_text.as_ref()) {
+        bail!("write phase (random prefill): {e}");
+    }
+    at.cl.barrier();
+    Ok(t.elapsed().as_secs_f64())
 }
 
 /// IOR 4.0's -z offsets within one segment for the task whose data `at` goes through,
@@ -438,9 +482,28 @@ pub(super) struct Done {
 /// as IOR's aggregate bandwidth. `limit`: at most this many transfers per task.
 pub(super) fn phase(o: &Opts, write: bool, at: Place, limit: Option<u64>) -> Result<Done> {
     let what = if write { "write phase" } else { "read phase" };
+    let mut pre_note = String::new();
     let started = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0.0, |d| d.as_secs_f64());
+    // --randomPrefill: the prefill first, in the phase's time (with -D, within its
+    // deadline), not in its bytes.
+    let mut pre = 0.0;
+    let mut with_left = None;
+    if write && o.prefill > 0 {
+        pre = prefill(o, at)?;
+        if o.verbose >= 2 && at.root() {
+            // (Printed with the phase's other lines, after it.)
+            pre_note = format!("Random prefill took: {pre:.6}s\n");
+        }
+        if o.deadline > 0 {
+            let mut left = o.clone();
+            let d = std::time::Duration::from_secs(o.deadline);
+            left.deadline_left = Some(d.saturating_sub(std::time::Duration::from_secs_f64(pre)));
+            with_left = Some(left);
+        }
+    }
+    let o = with_left.as_ref().unwrap_or(o);
     let j = run_step(o, if write { Step::Write } else { Step::Read }, at, limit)?;
     let after = std::time::Instant::now();
     // A rank that takes no part adds nothing.
@@ -470,18 +533,18 @@ pub(super) fn phase(o: &Opts, write: bool, at: Place, limit: Option<u64>) -> Res
                 moved.ios
             );
         }
-        secs = j.elapsed.as_secs_f64().max(j.stats.runtime.as_secs_f64());
+        secs = j.elapsed.as_secs_f64().max(j.stats.runtime.as_secs_f64()) + pre;
     }
     let verify = j.as_ref().and_then(|j| j.stats.verify.as_ref());
     let failed = verify.map_or(0, |v| v.failures);
     let first = verify.and_then(|v| v.first.first().cloned());
-    let mut notes = String::new();
+    let mut notes = pre_note;
     let mut pairs = None;
     let mut stonewall = None;
     // This rank's times as IOR splits them: opening (fathom's setup of the files), the
     // transfers, and what came after them (fsync, close).
     let (mut open, mut rdwr) = j.as_ref().map_or((0.0, 0.0), |j| {
-        (j.layout.as_secs_f64(), j.stats.runtime.as_secs_f64())
+        (j.layout.as_secs_f64(), j.stats.runtime.as_secs_f64() + pre)
     });
     if o.deadline > 0 {
         let own = moved.ios / u64::from(o.tasks.max(1));
