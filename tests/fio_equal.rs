@@ -438,7 +438,12 @@ fn verify_state_carries_across_runs_as_in_fio() {
 }
 
 /// fsync=N as fio: issued before the next I/O (none after the last write), and end_fsync
-/// not counted among the job's syncs.
+/// not counted among the job's syncs. With fdatasync and sync_file_range beside it, only
+/// the first cadence due in fio's order (fsync, fdatasync, sync_file_range) is issued;
+/// `total_ios` counts the fsyncs, the latencies every sync. A pass starts with no sync
+/// behind it, and a synchronous engine asks once more at a pass's end (a sync due then is
+/// made) and at the job's end when the files gave fewer bytes than size × loops (holes,
+/// sizes not a multiple of the block); an asynchronous one does not.
 #[test]
 fn fsync_cadence_and_end_fsync_count_as_fio() {
     let Some(fio) = fio() else { return };
@@ -448,8 +453,20 @@ fn fsync_cadence_and_end_fsync_count_as_fio() {
         &["--fsync=1"],
         &["--end_fsync=1"],
         &["--fsync=7", "--bs=8k"],
+        &["--fsync=3", "--fdatasync=2", "--sync_file_range=write:5"],
+        &["--fsync=1", "--fdatasync=2"],
+        &["--fsync=3", "--fdatasync=2", "--loops=3", "--bs=16k"],
+        &["--fsync=4", "--loops=2", "--io_size=4m", "--bs=16k"],
+        &["--fsync=4", "--loops=2", "--number_ios=20"],
+        &["--fsync=2", "--rw=write:8k"],
+        &["--fsync=2", "--bs=12k"],
+        &["--fsync=4", "--loops=2", "--ioengine=libaio", "--iodepth=4"],
+        &["--fdatasync=4", "--nrfiles=3", "--loops=2", "--bs=16k"],
     ] {
-        let mut args = vec!["--name=f", "--rw=write", "--size=1m", "--filename=data"];
+        let mut args = vec!["--name=f", "--rw=write", "--size=1m"];
+        if !extra.iter().any(|a| a.starts_with("--nrfiles")) {
+            args.push("--filename=data");
+        }
         args.extend_from_slice(extra);
         let (env, fdir, adir) = side_by_side();
         let f = fio_json(&fio, &fdir, &args);
@@ -462,6 +479,58 @@ fn fsync_cadence_and_end_fsync_count_as_fio() {
             assert_eq!(get(&f), get(&a), "sync {key} for {extra:?}");
         }
     }
+}
+
+/// In a read/write mix fio decides a sync before every I/O while the writes issued are a
+/// multiple of N and the last completion was not a sync's: after the Nth write each read
+/// until the next write comes after a sync of its own. fathom's write_iolog shows the same
+/// rule on a random mix (fio's own mix is drawn with its own generator, so the two are
+/// compared by the rule, not I/O for I/O).
+#[test]
+fn a_mix_syncs_before_each_io_until_the_next_write_as_fio() {
+    let env = Env::new();
+    let o = env
+        .cmd()
+        .current_dir(env.path())
+        .args([
+            "--name=m",
+            "--rw=rw",
+            "--rwmixread=70",
+            "--bs=4k",
+            "--size=512k",
+        ])
+        .args(["--filename=data", "--fsync=4", "--write_iolog=m.log"])
+        .arg("--output-format=json")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v = json(&o);
+    let log = std::fs::read_to_string(env.path().join("m.log")).unwrap();
+    let (mut writes, mut last_sync, mut syncs, mut followed) = (0u64, false, 0u64, 0u64);
+    for l in log.lines() {
+        // (fio's iolog v3: time, file, action, offset, length.)
+        let op = match l.split_whitespace().nth(2) {
+            Some(op @ ("read" | "write" | "sync")) => op,
+            _ => continue,
+        };
+        let due = writes > 0 && writes % 4 == 0 && !last_sync;
+        if op == "sync" {
+            assert!(due, "a sync after {writes} writes, not due: {log}");
+            syncs += 1;
+            last_sync = true;
+            continue;
+        }
+        assert!(!due, "no sync before a {op} after {writes} writes: {log}");
+        followed += u64::from(op == "read" && writes % 4 == 0 && writes > 0);
+        last_sync = false;
+        writes += u64::from(op == "write");
+    }
+    assert!(
+        followed > syncs / 4,
+        "the mix put reads after the Nth writes"
+    );
+    assert_eq!(v["jobs"][0]["sync"]["total_ios"], syncs);
+    assert_eq!(v["jobs"][0]["write"]["total_ios"], writes);
 }
 
 #[test]

@@ -107,6 +107,11 @@ pub struct Control {
     /// the file and makes it anew, empty; both are recorded as operations (`delete`,
     /// `create`) with their times.
     pub delete_before_write: bool,
+    /// Library setting (no job-file option): sysbench's `--file-fsync-freq`: `fsync=N` /
+    /// `fdatasync=N` make one sync after every Nth write's completion, whatever comes
+    /// next (fio decides before each I/O: in a mix it syncs again before each read that
+    /// follows the Nth write, until the next write).
+    pub sync_per_nth_write: bool,
     /// `unlink_each_loop`: between two loops (`loops=`) the job's files are removed and
     /// made anew by its writes.
     pub unlink_each_loop: bool,

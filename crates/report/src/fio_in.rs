@@ -159,6 +159,7 @@ fn job(j: &Value, i: usize, strict: bool) -> Result<JobResult, String> {
     }
     if let Some(s) = j.get("sync") {
         stats.sync = population(s.get("lat_ns"), &format!("job '{name}': sync lat"), strict)?;
+        stats.fsyncs = s.get("total_ios").and_then(|v| v.as_u64()).unwrap_or(0);
     }
     let total: u64 = stats.issued.iter().sum();
     stats.depth_levels = depth_counts(

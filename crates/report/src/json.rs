@@ -227,7 +227,7 @@ fn job(j: &JobResult, group: Option<&GroupResult>) -> Value {
     m.insert(
         "sync".into(),
         json!({
-            "total_ios": s.sync.count(),
+            "total_ios": s.fsyncs,
             "lat_ns": lat(
                 &s.sync,
                 Some(j.info.percentile_list.as_slice())

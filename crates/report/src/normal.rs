@@ -283,13 +283,7 @@ fn depths_block(job: &JobResult, out: &mut dyn Write) -> io::Result<()> {
     writeln!(
         out,
         "     issued rwts: total={r},{w},{t},{} short={},{},{},0 dropped={},{},{},0",
-        s.sync.count(),
-        sh[0],
-        sh[1],
-        sh[2],
-        dr[0],
-        dr[1],
-        dr[2]
+        s.fsyncs, sh[0], sh[1], sh[2], dr[0], dr[1], dr[2]
     )?;
     if s.count_errors {
         writeln!(

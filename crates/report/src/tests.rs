@@ -462,9 +462,12 @@ fn distribution_lines_use_fio_floors_and_five_per_line() {
 #[test]
 fn sync_block_comes_after_the_distribution_and_counts_in_issued() {
     let mut s = stats_with(1, 8, 4096, 10);
-    for _ in 0..2 {
+    // Two fsyncs and an fdatasync: the block holds all three, `issued` (fio's
+    // total_io_u[sync]) the fsyncs.
+    for _ in 0..3 {
         s.sync.record(20);
     }
+    s.fsyncs = 2;
     let mut run = one_job(s, 1024);
     run.jobs[0].info.percentile_list = vec![50.0];
     let t = normal_of(&run);
@@ -675,6 +678,7 @@ fn json_leaves_out_empty_option_lists_and_sync_percentiles_follow_the_switches()
     r.global_options.clear();
     r.jobs[0].info.job_options.clear();
     r.jobs[0].stats.sync.record(20);
+    r.jobs[0].stats.fsyncs = 1;
     let v = json::document(&r);
     assert!(v.get("global options").is_none());
     assert!(v["jobs"][0].get("job options").is_none());

@@ -372,8 +372,13 @@ impl CpuUsage {
 pub struct ThreadStats {
     /// Per direction, indexed read 0, write 1, trim 2.
     pub dirs: [DirStats; 3],
-    /// Sync calls (fsync/fdatasync): latency of each call.
+    /// The job's syncs (fsync, fdatasync, sync_file_range every N writes): latency of
+    /// each call. (end_fsync and fsync_on_close are not the job's syncs, as in fio.)
     pub sync: LatStat,
+    /// Of those, the fsyncs: fio's `sync` total_ios (its fdatasyncs and
+    /// sync_file_ranges have latencies but no count in its output).
+    #[serde(default)]
+    pub fsyncs: u64,
     /// Latency distribution over clat: counts per [`LAT_BUCKET_BOUNDS_NS`] bucket.
     pub lat_buckets: [u64; LAT_BUCKETS],
     /// I/Os in flight at each submission, per fio's `1,2,4,8,16,32,>=64` map.
@@ -686,6 +691,7 @@ impl ThreadStats {
             self.issued[i] += o.issued[i];
         }
         self.sync += &o.sync;
+        self.fsyncs += o.fsyncs;
         for i in 0..LAT_BUCKETS {
             self.lat_buckets[i] += o.lat_buckets[i];
         }

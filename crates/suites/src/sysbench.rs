@@ -347,7 +347,10 @@ fn job_of(o: &Opts) -> Result<fathom::JobSpec> {
             b = b.option("end_fsync", "1");
         }
     }
-    Ok(b.build()?)
+    let mut spec = b.build()?;
+    // sysbench's sync follows the Nth request whatever comes after it.
+    spec.control.sync_per_nth_write = true;
+    Ok(spec)
 }
 
 /// What the run's threads did, added up.

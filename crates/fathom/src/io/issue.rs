@@ -6,7 +6,7 @@
 use super::state::{fail, Loop};
 use crate::io::filelock::queue_locked;
 use crate::io::slot::{complete, overlaps_inflight, submit, Recorder};
-use crate::io::sync::{due_syncs, sync_cadence};
+use crate::io::sync::{due_after, due_syncs, range_sync, Due};
 use crate::io::zbd::Steer;
 use crate::pace::latency_target::LtEvent;
 use crate::pace::{sleep_cancellable, wait_until};
@@ -106,6 +106,9 @@ impl Loop<'_> {
             }
         };
         let Some(req) = next else {
+            if let Some(err) = self.sync_at_end() {
+                fail(&mut self.out, err.0, err.1);
+            }
             // A replayed log's last syncs come after its last I/O.
             if self.gen.is_replay() && !self.syncs.due.is_empty() {
                 self.log_syncs();
@@ -123,6 +126,15 @@ impl Loop<'_> {
             true => self.steer_zbd(req, from_held)?,
             false => req,
         };
+        // fsync/fdatasync/sync_file_range every N writes: fio's choice before this I/O.
+        if self.sync_cadence && !self.syncs.decided {
+            self.syncs.decided = true;
+            if let Some(err) = self.sync_before(req.file) {
+                fail(&mut self.out, err.0, err.1);
+                self.stopping = true;
+                return None;
+            }
+        }
         if !self.syncs.due.is_empty() {
             self.log_syncs();
             if let Some(err) = due_syncs(&mut *self.p.engine, &mut self.syncs, &mut self.out.stats)
@@ -149,7 +161,6 @@ impl Loop<'_> {
                 &self.clone.files,
                 &self.p.opts,
                 spec,
-                &mut self.out.stats,
             ) {
                 Ok(true) => os.written[req.file] |= req.ddir == Ddir::Write,
                 // Every open file has I/O in flight: reap, then try again.
@@ -322,6 +333,112 @@ impl Loop<'_> {
         }
     }
 
+    /// The sync fio puts before the next I/O (to `file`), if one is due: fsync and
+    /// fdatasync are queued in `due`, a sync_file_range is made here.
+    #[cold]
+    #[inline(never)]
+    fn sync_before(&mut self, file: usize) -> Option<(i32, String)> {
+        // fio's unit here is a pass over the files (a loop, or with io_size past the
+        // size each pass of one): a new one starts with no sync behind it. Before it, a
+        // synchronous engine's fio asks once more at the old pass's end (its byte count
+        // spans the passes, so it is not done yet; the next offset is what fails).
+        let l = self.gen.pass_no();
+        if l != self.syncs.pass_no {
+            if !self.job.caps.is_async {
+                if let Some(err) = self.sync_decision(self.syncs.last_file) {
+                    return Some(err);
+                }
+                if let Some(err) = self.issue_due() {
+                    return Some(err);
+                }
+            }
+            self.syncs.pass_no = l;
+            self.syncs.last_was_sync = false;
+        }
+        self.syncs.last_file = file;
+        self.sync_decision(file)
+    }
+
+    /// The syncs queued in `due`, issued now (logged first). None: done.
+    fn issue_due(&mut self) -> Option<(i32, String)> {
+        if self.syncs.due.is_empty() {
+            return None;
+        }
+        self.log_syncs();
+        due_syncs(&mut *self.p.engine, &mut self.syncs, &mut self.out.stats)
+    }
+
+    /// At the job's end (the generator ran out): a synchronous engine's fio asks once
+    /// more for an I/O when its byte and I/O counts over all loops are short of their
+    /// limits (holes, sizes not a multiple of the block), and a sync due then is made.
+    #[cold]
+    #[inline(never)]
+    fn sync_at_end(&mut self) -> Option<(i32, String)> {
+        if !self.sync_cadence || self.job.caps.is_async || self.gen.is_replay() {
+            return None;
+        }
+        let p = &self.clone.params;
+        let loops = u64::from(p.loops.max(1));
+        let d = &self.out.stats.dirs;
+        let rw = self.spec.rw.kind;
+        let bytes = match (rw.reads(), rw.writes()) {
+            (true, true) => d[0].bytes + d[1].bytes,
+            (_, true) => d[1].bytes,
+            (true, _) => d[0].bytes,
+            _ => d[2].bytes,
+        };
+        let ios: u64 = d.iter().map(|d| d.ios).sum();
+        // fio's limit: io_size (else size, else what the files give) times the loops.
+        let size = match self.spec.size {
+            Some(fathom_job::SizeSpec::Bytes(b)) if b > 0 => b,
+            _ => p.files.iter().map(|f| f.len).sum(),
+        };
+        let io_size = match (self.spec.io_size, self.spec.io_size_percent) {
+            (Some(b), _) if b > 0 => b,
+            (_, Some(pct)) => size * pct / 100,
+            _ => size,
+        };
+        // (number_ios is the whole job's when it spans the loops, else a loop's.)
+        let ios_limit = match p.ios_span_loops {
+            true => p.number_ios,
+            false => p.number_ios.saturating_mul(loops),
+        };
+        if bytes >= io_size.saturating_mul(loops) || (p.number_ios > 0 && ios >= ios_limit) {
+            return None;
+        }
+        if let Some(err) = self.sync_decision(self.syncs.last_file) {
+            return Some(err);
+        }
+        self.issue_due()
+    }
+
+    /// fio's choice of a sync before an I/O to `file`.
+    fn sync_decision(&mut self, file: usize) -> Option<(i32, String)> {
+        if self.syncs.last_was_sync {
+            return None;
+        }
+        let due = due_after(self.spec, self.out.stats.issued[Ddir::Write.index()])?;
+        match due {
+            // (Made after the Nth write instead.)
+            Due::Fsync | Due::Fdatasync if self.spec.control.sync_per_nth_write => {}
+            Due::Fsync => self.syncs.due.push((file, false)),
+            Due::Fdatasync => self.syncs.due.push((file, true)),
+            Due::Range => {
+                let flags = self.spec.sync_file_range.map_or(0, |(f, _)| f);
+                let r = range_sync(
+                    &mut *self.p.engine,
+                    flags,
+                    file,
+                    &mut self.syncs,
+                    &mut self.out.stats,
+                );
+                self.now = crate::clock::now();
+                return r;
+            }
+        }
+        None
+    }
+
     /// write_iolog: the syncs about to be issued.
     fn log_syncs(&mut self) {
         if let Some(w) = &mut self.wlog {
@@ -471,6 +588,7 @@ impl Loop<'_> {
             w.io(req.file, req.ddir, req.offset, req.len);
         }
         self.out.stats.issued[req.ddir.index()] += 1;
+        self.syncs.decided = false;
         // SAFETY (both calls): the slot's buffer holds max_bs ≥ io.len bytes, is
         // 4096-aligned, and is neither touched nor freed until the I/O completes (the
         // slot is off the free list until then, and the loop drains every in-flight I/O
@@ -669,17 +787,11 @@ impl Loop<'_> {
         if self.zbd.is_some() {
             self.zbd_done(&req);
         }
+        self.syncs.last_was_sync = false;
         if req.ddir == Ddir::Write {
             self.wrote = true;
-            if let Some((errno, text)) = sync_cadence(
-                &mut *self.p.engine,
-                spec,
-                (req.file, req.offset, req.len),
-                &mut self.syncs,
-                &mut self.out.stats,
-            ) {
-                self.fail_first(errno, text);
-                ok = false;
+            if self.sync_cadence {
+                self.syncs.wrote(spec, req.file, req.offset, req.len);
             }
         }
         if let Some(v) = &mut self.p.verifier {

@@ -1,8 +1,6 @@
 //! openfiles=N: which files are open, and the least recently used idle one closed to open the next.
 
-use crate::io::sync::timed_sync;
 use fathom_engine::OpenOptions;
-use fathom_stats::ThreadStats;
 
 /// openfiles: which of a clone's files are open, how recently each was used, and the
 /// I/Os each has in flight (a file is closed only when idle).
@@ -61,7 +59,6 @@ impl OpenSet {
         files: &[crate::plan::PlannedFile],
         opts: &OpenOptions,
         spec: &fathom_job::JobSpec,
-        st: &mut ThreadStats,
     ) -> std::io::Result<bool> {
         self.tick += 1;
         if !self.open[f] {
@@ -76,8 +73,9 @@ impl OpenSet {
                     return Ok(false);
                 };
                 let v = self.opened[k];
+                // (As fio's close: a plain fsync, not one of the job's syncs.)
                 if spec.fsync_on_close && self.written[v] {
-                    timed_sync(engine, v, false, st)?;
+                    engine.sync_file(v, false)?;
                 }
                 engine.close_file(v)?;
                 self.opened.swap_remove(k);

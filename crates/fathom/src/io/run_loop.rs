@@ -201,6 +201,7 @@ impl<'a> Loop<'a> {
                 ranges: vec![None; clone.files.len()],
                 ..Default::default()
             },
+            sync_cadence: spec.fsync > 0 || spec.fdatasync > 0 || spec.sync_file_range.is_some(),
             wrote: false,
             now: io_start,
             free: (0..depth).rev().collect(),

@@ -81,6 +81,8 @@ pub(crate) struct Loop<'a> {
     pub(crate) sampler: Sampler<'a>,
     pub(crate) min_rate: MinRate,
     pub(crate) syncs: SyncState,
+    /// fsync, fdatasync or sync_file_range every N writes.
+    pub(crate) sync_cadence: bool,
     pub(crate) wrote: bool,
     pub(crate) now: Instant,
     // The slots: free ones, ones queued but not yet submitted, how many are in flight.

@@ -1,22 +1,89 @@
-//! fsync/fdatasync/sync_file_range cadence (every N writes) and their timing.
+//! fsync/fdatasync/sync_file_range every N writes, decided as fio decides them, and timed.
+//!
+//! fio decides before each new I/O (its `get_rw_ddir`): when the writes issued so far
+//! (fio's `io_issues[WRITE]`, never reset between loops, reset when the ramp ends) are a
+//! multiple of `fsync`'s N, that I/O's place goes to an fsync; else of `fdatasync`'s, to
+//! an fdatasync; else of `sync_file_range`'s, to a sync_file_range — unless the last
+//! completion was a sync's. Any other completion clears that, and so does a new loop. So
+//! one sync follows the Nth write; but in a mix the reads after it each find the count
+//! still a multiple and a read's completion in between: each is preceded by a sync again,
+//! until the next write (fio 3.33 does exactly this), and when two cadences fall due on
+//! the same write only the first in that order is issued. A sync goes to the file of the
+//! I/O it comes before. fio's JSON `sync.total_ios` counts the fsyncs alone; its latency
+//! samples are of every kind.
 
 use fathom_stats::ThreadStats;
 
-/// fsync=N / fdatasync=N after writes; returns (errno, text) on failure.
-/// Writes since each kind of sync, and per file the range written since its last
-/// sync_file_range.
+/// The sync cadence's state: whether the last completion was a sync's, the loop it was
+/// decided in, whether the I/O about to be issued was decided already (one held back and
+/// taken up again is not decided twice), and per file the range written since its last
+/// sync (sync_file_range's).
 #[derive(Default)]
 pub(crate) struct SyncState {
-    pub(crate) since_fsync: u32,
-    pub(crate) since_fdatasync: u32,
-    pub(crate) since_range: u32,
+    /// Writes completed (`sync_per_nth_write`'s count).
+    pub(crate) completed: u64,
+    pub(crate) last_was_sync: bool,
+    pub(crate) pass_no: u32,
+    /// The file of the last I/O decided (a sync at a loop's or the job's end goes there).
+    pub(crate) last_file: usize,
+    pub(crate) decided: bool,
     pub(crate) ranges: Vec<Option<(u64, u64)>>,
-    /// fsync/fdatasync calls due (file, data only): as fio, each is issued before the
-    /// job's next I/O, so a job that has no next I/O ends without it (end_fsync syncs).
+    /// fsync/fdatasync calls due (file, data only), issued before the next I/O (a
+    /// replayed log's, or the cadence's).
     pub(crate) due: Vec<(usize, bool)>,
 }
 
-/// Issue the fsync/fdatasync calls `sync_cadence` found due, timed and counted.
+/// Which sync, if any, takes the place before the next I/O.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Due {
+    Fsync,
+    Fdatasync,
+    Range,
+}
+
+/// fio's choice for the next I/O after `writes` issued writes (None: the I/O itself).
+#[inline]
+pub(crate) fn due_after(spec: &fathom_job::JobSpec, writes: u64) -> Option<Due> {
+    if writes == 0 {
+        return None;
+    }
+    let every = |n: u32| n > 0 && writes % u64::from(n) == 0;
+    if every(spec.fsync) {
+        Some(Due::Fsync)
+    } else if every(spec.fdatasync) {
+        Some(Due::Fdatasync)
+    } else if spec.sync_file_range.is_some_and(|(_, n)| every(n)) {
+        Some(Due::Range)
+    } else {
+        None
+    }
+}
+
+impl SyncState {
+    /// A write to `file` completed: its range grows (for sync_file_range); with
+    /// `sync_per_nth_write`, the Nth write's syncs are due before the next I/O.
+    #[inline]
+    pub(crate) fn wrote(&mut self, spec: &fathom_job::JobSpec, file: usize, offset: u64, len: u64) {
+        let r = &mut self.ranges[file];
+        *r = Some(match *r {
+            Some((a, b)) => (a.min(offset), b.max(offset + len)),
+            None => (offset, offset + len),
+        });
+        if spec.control.sync_per_nth_write {
+            self.completed += 1;
+            let every = |n: u32| n > 0 && self.completed % u64::from(n) == 0;
+            if every(spec.fsync) {
+                self.due.push((file, false));
+            }
+            if every(spec.fdatasync) {
+                self.due.push((file, true));
+            }
+        }
+    }
+}
+
+/// Issue the fsync/fdatasync calls due, timed and counted; returns (errno, text) on
+/// failure.
 #[inline]
 pub(crate) fn due_syncs(
     engine: &mut dyn fathom_engine::IoEngine,
@@ -24,6 +91,10 @@ pub(crate) fn due_syncs(
     st: &mut ThreadStats,
 ) -> Option<(i32, String)> {
     for (file, data_only) in s.due.drain(..) {
+        s.last_was_sync = true;
+        if let Some(r) = s.ranges.get_mut(file) {
+            *r = None;
+        }
         if let Err(e) = timed_sync(engine, file, data_only, st) {
             let what = if data_only { "fdatasync" } else { "fsync" };
             return Some((
@@ -35,48 +106,26 @@ pub(crate) fn due_syncs(
     None
 }
 
-pub(crate) fn sync_cadence(
+/// sync_file_range over what was written to `file` since its last sync (as fio, a file
+/// with nothing written since makes no call but counts as a sync, timed).
+pub(crate) fn range_sync(
     engine: &mut dyn fathom_engine::IoEngine,
-    spec: &fathom_job::JobSpec,
-    (file, offset, len): (usize, u64, u64),
+    flags: u32,
+    file: usize,
     s: &mut SyncState,
     st: &mut ThreadStats,
 ) -> Option<(i32, String)> {
-    if let Some((flags, every)) = spec.sync_file_range {
-        let r = &mut s.ranges[file];
-        *r = Some(match *r {
-            Some((a, b)) => (a.min(offset), b.max(offset + len)),
-            None => (offset, offset + len),
-        });
-        s.since_range += 1;
-        if s.since_range >= every {
-            s.since_range = 0;
-            if let Some((a, b)) = r.take() {
-                let t0 = crate::clock::now();
-                if let Err(e) = engine.sync_range(file, a, b - a, flags) {
-                    return Some((
-                        fathom_engine::errno_of(&e).unwrap_or(libc::EIO),
-                        format!("sync_file_range: {e}"),
-                    ));
-                }
-                st.sync.record(t0.elapsed().as_nanos() as u64);
-            }
+    s.last_was_sync = true;
+    let t0 = crate::clock::now();
+    if let Some((a, b)) = s.ranges.get_mut(file).and_then(Option::take) {
+        if let Err(e) = engine.sync_range(file, a, b - a, flags) {
+            return Some((
+                fathom_engine::errno_of(&e).unwrap_or(libc::EIO),
+                format!("sync_file_range: {e}"),
+            ));
         }
     }
-    if spec.fsync > 0 {
-        s.since_fsync += 1;
-        if s.since_fsync >= spec.fsync {
-            s.since_fsync = 0;
-            s.due.push((file, false));
-        }
-    }
-    if spec.fdatasync > 0 {
-        s.since_fdatasync += 1;
-        if s.since_fdatasync >= spec.fdatasync {
-            s.since_fdatasync = 0;
-            s.due.push((file, true));
-        }
-    }
+    st.sync.record(t0.elapsed().as_nanos() as u64);
     None
 }
 
@@ -89,5 +138,41 @@ pub(crate) fn timed_sync(
     let t0 = crate::clock::now();
     engine.sync_file(file, data_only)?;
     st.sync.record(t0.elapsed().as_nanos() as u64);
+    if !data_only {
+        st.fsyncs += 1;
+    }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fio_s_order_of_the_cadences_decides_which_sync_comes() {
+        let spec = fathom_job::JobSpec {
+            fsync: 3,
+            fdatasync: 2,
+            sync_file_range: Some((0, 5)),
+            ..Default::default()
+        };
+        let got: Vec<_> = (0..=10).map(|w| due_after(&spec, w)).collect();
+        use Due::*;
+        assert_eq!(
+            got,
+            [
+                None,
+                None,
+                Some(Fdatasync),
+                Some(Fsync),
+                Some(Fdatasync),
+                Some(Range),
+                Some(Fsync),
+                None,
+                Some(Fdatasync),
+                Some(Fsync),
+                Some(Fdatasync),
+            ]
+        );
+    }
 }

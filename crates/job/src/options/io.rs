@@ -173,7 +173,7 @@ pub(super) static OPTS: &[OptDef] = &[
         category: C,
         ty: "int",
         default: "0",
-        doc: "fsync the file after every N writes",
+        doc: "fsync after every N writes, as fio decides it: before the next I/O (to that I/O's file), and again before each I/O while no write came since (in a mix, each read after the Nth write has its own); none after the last I/O. Counted in sync total_ios (fio's count of fsyncs)",
         flag: false,
         apply: |j, v, _| {
             j.fsync = int_in(v, 0, u32::MAX as u64)?;
@@ -186,7 +186,7 @@ pub(super) static OPTS: &[OptDef] = &[
         category: C,
         ty: "int",
         default: "0",
-        doc: "fdatasync the file after every N writes",
+        doc: "fdatasync after every N writes, as fsync= decides it (when fsync= falls due on the same write, only the fsync is made); timed in the sync latencies, not counted in sync total_ios (as fio)",
         flag: false,
         apply: |j, v, _| {
             j.fdatasync = int_in(v, 0, u32::MAX as u64)?;
@@ -199,7 +199,7 @@ pub(super) static OPTS: &[OptDef] = &[
         category: C,
         ty: "flags:int",
         default: "",
-        doc: "sync_file_range(2) over the range written since the last one, every N writes; flags: wait_before, write, wait_after (comma-separated)",
+        doc: "sync_file_range(2) over what was written to the file since its last sync, every N writes, decided as fsync= (fsync= and fdatasync= falling due on the same write go first); flags: wait_before, write, wait_after (comma-separated); timed in the sync latencies, not counted in sync total_ios (as fio)",
         flag: false,
         apply: |j, v, _| {
             let (flags, n) = v
