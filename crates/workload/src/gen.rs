@@ -1195,16 +1195,24 @@ impl Generator {
                 } else if self.seq_run % n != 0 {
                     // As fio: on from where this direction's last I/O in the file ended;
                     // at or past the file's end a random offset instead; a step past
-                    // the region, or an I/O that would cross the file's end, ends the
-                    // file (fio's `randread:4 size=1m` on a larger file stops at its
-                    // first run that reaches 1 MiB).
+                    // the region ends the file (fio's `randread:4 size=1m` on a larger
+                    // file stops at its first run that reaches 1 MiB). A mix of block
+                    // sizes is drawn again until one fits the region's rest (the file
+                    // done when not even the smallest does), as fio draws it.
                     let f = &self.files[fi];
                     let next = f.pos[self.pos_index(ddir)];
                     let at = f.region.start + next;
                     let end = self.p.file_ends.get(fi).copied();
                     let real = end.unwrap_or(f.region.start + f.region.len);
                     if at < real {
-                        if next >= f.region.len || at + len > real {
+                        if next >= f.region.len {
+                            return None;
+                        }
+                        let room = f.region.len + self.fit_slack(fi) - next;
+                        if len > room {
+                            *len_out = self.fit_len(len_dir, room)?;
+                        }
+                        if at + *len_out > real {
                             return None;
                         }
                         self.seq_run += 1;
@@ -2363,6 +2371,31 @@ mod tests {
             .filter(|w| w[1].offset == w[0].offset + 4096)
             .count();
         assert!(seq_steps >= ios.len() / 2, "{seq_steps} of {}", ios.len());
+    }
+
+    #[test]
+    fn random_every_n_draws_a_fitting_size_near_the_region_end() {
+        // randwrite:2 with sizes 4k-16k: a sequential I/O near the region's end takes a
+        // size that fits (fio draws it again), so the job ends by its bytes, never at a
+        // run that reaches the end (it ended early in a quarter of the seeds).
+        for seed in 1..60 {
+            let mut p = params(RwKind::RandWrite, 1 << 20, 4096);
+            p.rw.suffix = 2;
+            p.seed = seed;
+            p.bs_mix[1] = Some(BsMix::Range {
+                lo: 4096,
+                hi: 16 << 10,
+                unaligned: false,
+            });
+            let ios = all(Generator::new(p).unwrap());
+            let bytes: u64 = ios.iter().map(|i| i.len).sum();
+            assert!(
+                bytes >= 1 << 20,
+                "seed {seed}: {bytes} bytes in {} I/Os",
+                ios.len()
+            );
+            assert!(ios.iter().all(|i| i.offset + i.len <= 1 << 20));
+        }
     }
 
     #[test]
