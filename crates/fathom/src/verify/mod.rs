@@ -255,6 +255,9 @@ pub(crate) struct VerifierParts {
     pub seed: u64,
     pub clone: u32,
     pub regions: Vec<(u64, u64)>,
+    /// The table's unit (0 in older journals: the interval).
+    #[serde(default)]
+    pub unit: u64,
 }
 
 /// Per-clone verification: how chunks are laid out and which generation each holds.
@@ -283,13 +286,30 @@ pub(crate) struct Verifier {
     /// (0: none). As fio's history of written blocks, a write replaces the ones that
     /// started inside it, and a check (verify_backlog) removes it.
     pending: Vec<Vec<u32>>,
+    /// The longest write noted in `pending`, in units.
+    longest: usize,
 }
 
 /// A write of `len` bytes at unit `i` in a file's table of unchecked writes: it starts
-/// there and replaces the writes that started inside it.
-fn note_write(p: &mut [u32], i: usize, len: u64, unit: u64) {
+/// there and replaces the writes that started inside it. When the table is finer than the
+/// chunks (`chunk` bytes: holes, blockalign or unaligned sizes put writes off each other's
+/// grid), an earlier write reaching into this one had a chunk torn, its header kept and
+/// its data overwritten: it is dropped too, as fio drops an overlapped write from its
+/// list. (On one grid every chunk is whole, and an earlier write keeps its other chunks,
+/// each checked against its last generation.) `longest`: the longest write noted so far,
+/// in units (how far back to look).
+fn note_write(p: &mut [u32], i: usize, len: u64, (unit, chunk): (u64, u64), longest: &mut usize) {
     let n = len.div_ceil(unit) as usize;
     let end = (i + n).min(p.len());
+    if unit < chunk {
+        let from = i.saturating_sub(*longest);
+        for (j, run) in p[from..i].iter_mut().enumerate() {
+            if *run > 0 && from + j + *run as usize > i {
+                *run = 0;
+            }
+        }
+    }
+    *longest = (*longest).max(end - i);
     p[i] = (end - i) as u32;
     p[i + 1..end].fill(0);
 }
@@ -301,24 +321,30 @@ impl Verifier {
         kind: VerifyKind,
         seed: u64,
         clone: u32,
-        min_bs: u64,
+        (min_bs, grain): (u64, u64),
         regions: &[(u64, u64)],
     ) -> Result<Verifier, String> {
-        let unit = if spec.interval > 0 {
+        let interval = if spec.interval > 0 {
             spec.interval
         } else {
             min_bs.max(1)
         };
+        // The table's unit: where a chunk may start (every write's offset is a multiple
+        // of `grain` from its region's start).
+        let unit = crate::plan::gcd(interval, grain.max(1));
+        // (A finer table than the chunks holds a place per unit: kept smaller.)
         let chunks: u64 = regions.iter().map(|r| r.1 / unit).sum();
-        if chunks > 512 << 20 {
+        let most: u64 = if unit < interval { 64 << 20 } else { 512 << 20 };
+        if chunks > most {
             return Err(format!(
-                "verify keeps a generation per {unit}-byte chunk, {chunks} of them: more than \
-                 this run should hold; use a larger verify_interval or a smaller size"
+                "verify keeps a generation per {unit} bytes (where a chunk may start), \
+                 {chunks} of them: more than this run should hold; use a smaller size, or \
+                 block sizes, holes and blockalign that keep the writes on a coarser grid"
             ));
         }
         Ok(Verifier {
             kind,
-            interval: unit,
+            interval,
             hdr_off: spec.offset as usize,
             pattern: spec.pattern.clone().unwrap_or_else(|| vec![0xA5]),
             pattern_offsets: spec.pattern_offsets.clone(),
@@ -339,6 +365,7 @@ impl Verifier {
                 .map(|&(_, len)| vec![0; (len / unit) as usize])
                 .collect(),
             shared: false,
+            longest: 0,
         })
     }
 
@@ -475,6 +502,7 @@ impl Verifier {
                 .iter()
                 .map(|(s, g)| (*s, g.len() as u64 * self.unit))
                 .collect(),
+            unit: self.unit,
         }
     }
 
@@ -509,7 +537,22 @@ impl Verifier {
             pattern_offsets: p.pattern_offsets.clone(),
             ..Default::default()
         };
-        Verifier::new(&spec, kind, p.seed, p.clone, p.interval, &p.regions)
+        if p.unit > p.interval || (p.unit > 0 && p.interval % p.unit != 0) {
+            return Err(format!(
+                "the journal's table unit {} does not divide its interval {}: the header is \
+                 damaged",
+                p.unit, p.interval
+            ));
+        }
+        let grain = if p.unit == 0 { p.interval } else { p.unit };
+        Verifier::new(
+            &spec,
+            kind,
+            p.seed,
+            p.clone,
+            (p.interval, grain),
+            &p.regions,
+        )
     }
 
     pub(crate) fn fill(&mut self, file: usize, offset: u64, buf: &mut [u8]) {
@@ -533,7 +576,14 @@ impl Verifier {
             self.fill_chunk(b, off, g, now);
         }
         if let Some(i) = self.index(file, offset) {
-            note_write(&mut self.pending[file], i, buf.len() as u64, self.unit);
+            let grid = (self.unit, self.interval);
+            note_write(
+                &mut self.pending[file],
+                i,
+                buf.len() as u64,
+                grid,
+                &mut self.longest,
+            );
         }
     }
 
@@ -546,9 +596,16 @@ impl Verifier {
         writes: impl Iterator<Item = (usize, u64, u64)>,
     ) -> Vec<(usize, u64, u64)> {
         let mut pending: Vec<Vec<u32>> = self.gens.iter().map(|g| vec![0; g.1.len()]).collect();
+        let mut longest = 0;
         for (file, offset, len) in writes {
             if let Some(i) = self.index(file, offset) {
-                note_write(&mut pending[file], i, len, self.unit);
+                note_write(
+                    &mut pending[file],
+                    i,
+                    len,
+                    (self.unit, self.interval),
+                    &mut longest,
+                );
             }
         }
         let mut out = Vec::new();
@@ -767,9 +824,16 @@ impl Verifier {
             return Err(fail(Damage::Unwritten, None));
         }
         let Some(at) = self.header_at(b.len()) else {
-            // verify=pattern: the data is the pattern, byte for byte.
+            // verify=pattern: the data is the pattern, byte for byte. A chunk of another
+            // kind too short for its header (the tail of a write its interval does not
+            // divide) holds the data of its generation: checked when that is known.
+            let g = match (self.kind, expected) {
+                (VerifyKind::Pattern | VerifyKind::PatternHdr, _) => 0,
+                (_, Some(g)) => g,
+                (_, None) => return Ok(()),
+            };
             let mut want = vec![0u8; b.len()];
-            self.payload(&mut want, offset, 0);
+            self.payload(&mut want, offset, g);
             return match first_diff(b, &want, offset) {
                 None => Ok(()),
                 Some((at, want, got)) => Err(fail(Damage::PatternMismatch { at, want, got }, None)),
@@ -943,7 +1007,7 @@ mod tests {
             pattern: Some(vec![0xde, 0xad, 0xbe, 0xef]),
             ..Default::default()
         };
-        Verifier::new(&spec, kind, 0x5eed, 3, 4096, &[(0, 1 << 20)]).unwrap()
+        Verifier::new(&spec, kind, 0x5eed, 3, (4096, 4096), &[(0, 1 << 20)]).unwrap()
     }
 
     fn written(v: &mut Verifier, off: u64) -> Vec<u8> {
@@ -961,8 +1025,15 @@ mod tests {
             kind: Some(VerifyKind::Crc32c),
             ..Default::default()
         };
-        let mut other =
-            Verifier::new(&spec, VerifyKind::Crc32c, 0x5eed, 4, 4096, &[(0, 1 << 20)]).unwrap();
+        let mut other = Verifier::new(
+            &spec,
+            VerifyKind::Crc32c,
+            0x5eed,
+            4,
+            (4096, 4096),
+            &[(0, 1 << 20)],
+        )
+        .unwrap();
         let b = written(&mut other, 8192);
         let mut v = verifier(VerifyKind::Crc32c);
         let _ = written(&mut v, 8192);
@@ -993,12 +1064,63 @@ mod tests {
             seed: 1,
             clone: 0,
             regions: vec![(0, 4096)],
+            unit: 0,
         };
         let v = Verifier::from_parts(&parts).unwrap();
         let b = [7u8; 1];
         let _ = v.check(&b, 0, Some(1));
         let mut w = [0u8; 1];
         v.fill_chunk(&mut w, 0, 1, 0);
+        // A headerless chunk holds its generation's data: checked against it.
+        let mut v = v;
+        let mut w = [0u8; 1];
+        v.fill(0, 100, &mut w);
+        assert!(v.check(&w, 100, Some(1)).is_ok());
+        assert!(v.check(&w, 100, Some(2)).is_err());
+        // A unit that does not divide the interval is a damaged header.
+        let bad = VerifierParts {
+            interval: 4096,
+            unit: 3000,
+            ..parts
+        };
+        assert!(Verifier::from_parts(&bad).is_err());
+    }
+
+    #[test]
+    fn a_finer_table_keeps_chunks_off_the_block_grid_apart() {
+        // 16 KiB chunks every 24 KiB (holes): each in its own slot, each checked.
+        let spec = VerifySpec {
+            kind: Some(VerifyKind::Crc32c),
+            ..Default::default()
+        };
+        let mut v = Verifier::new(
+            &spec,
+            VerifyKind::Crc32c,
+            1,
+            0,
+            (16384, 8192),
+            &[(0, 1 << 20)],
+        )
+        .unwrap();
+        let mut bufs = Vec::new();
+        for k in 0..10u64 {
+            let mut b = vec![0u8; 16384];
+            v.fill(0, k * 24576, &mut b);
+            bufs.push(b);
+        }
+        let pending = v.unchecked(0);
+        assert_eq!(pending.len(), 10);
+        for (k, b) in bufs.iter().enumerate() {
+            let off = k as u64 * 24576;
+            assert_eq!(v.generation(0, off), 1);
+            assert!(v.check(b, off, Some(1)).is_ok(), "chunk {k}");
+        }
+        // A write at 8k tears the one at 0 (off the 16k grid): that one is dropped.
+        let mut b = vec![0u8; 16384];
+        v.fill(0, 8192, &mut b);
+        let pending = v.unchecked(0);
+        assert!(pending.iter().all(|&(o, _)| o != 0), "{pending:?}");
+        assert!(pending.contains(&(8192, 16384)));
     }
 
     #[test]
@@ -1109,7 +1231,15 @@ mod tests {
             pattern_offsets: vec![1],
             ..Default::default()
         };
-        let mut v = Verifier::new(&spec, VerifyKind::Pattern, 1, 0, 4096, &[(0, 1 << 20)]).unwrap();
+        let mut v = Verifier::new(
+            &spec,
+            VerifyKind::Pattern,
+            1,
+            0,
+            (4096, 4096),
+            &[(0, 1 << 20)],
+        )
+        .unwrap();
         let mut b = vec![0u8; 4096];
         v.fill(0, 8192, &mut b);
         assert_eq!(&b[..9], &[0xff, 0, 0x20, 0, 0, 0, 0, 0, 0]);
@@ -1147,7 +1277,8 @@ mod tests {
             offset: 100,
             ..Default::default()
         };
-        let mut v = Verifier::new(&spec, VerifyKind::Md5, 1, 0, 4096, &[(0, 1 << 20)]).unwrap();
+        let mut v =
+            Verifier::new(&spec, VerifyKind::Md5, 1, 0, (4096, 4096), &[(0, 1 << 20)]).unwrap();
         let mut b = vec![0u8; 4096];
         v.fill(0, 4096, &mut b);
         for k in 0..4u64 {

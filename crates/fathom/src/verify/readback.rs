@@ -506,7 +506,7 @@ pub(crate) fn verifier_for(
         kind,
         clone.params.seed,
         clone.index,
-        min_bs,
+        (min_bs, offset_grain(&clone.params)),
         &regions,
     )
     .map_err(|text| (libc::EINVAL, text))?;
@@ -521,6 +521,39 @@ pub(crate) fn verifier_for(
             .map_err(|text| (libc::ENOENT, format!("verify_state_load: {text}")))?;
     }
     Ok(Some(v))
+}
+
+/// Where a write may start in its region: every offset the generator makes is a multiple
+/// of this from the region's start (the block sizes, a bssplit's every size, any byte
+/// with bs_unaligned; holes, blockalign, zones, percentage starts, vdbench's strides).
+fn offset_grain(p: &fathom_workload::Params) -> u64 {
+    use crate::plan::gcd;
+    use fathom_workload::BsMix;
+    let mut g = 0;
+    for d in 0..3 {
+        let sizes = match &p.bs_mix[d] {
+            Some(BsMix::Range {
+                unaligned: true, ..
+            }) => 1,
+            Some(BsMix::Range { lo, .. }) => *lo,
+            Some(BsMix::Split(v)) => v.iter().fold(0, |a, x| gcd(a, x.0)),
+            None => p.bs[d],
+        };
+        g = gcd(gcd(g, sizes), p.blockalign[d]);
+    }
+    // Holes (a sequential pattern's `:N`), which may wrap to the region's start.
+    if !p.rw.kind.is_random() && p.rw.suffix != 0 {
+        g = gcd(g, p.rw.suffix.unsigned_abs());
+        g = p.files.iter().fold(g, |g, f| gcd(g, f.start));
+    }
+    if let Some(z) = &p.zones {
+        g = gcd(gcd(gcd(g, z.size), z.range), z.skip);
+    }
+    g = p.later_starts.iter().fold(g, |g, &s| gcd(g, s));
+    for (a, b) in [p.stride, p.range_wrap].into_iter().flatten() {
+        g = gcd(gcd(g, a), b);
+    }
+    g.max(1)
 }
 
 /// verify_state_save: as fio, a verifying job that writes leaves what it wrote,
