@@ -187,6 +187,21 @@ fn several_files_match_fio() {
 /// passes while short of io_size), and starts each pass's random draws over. The split is
 /// each tool's own draw, so the passes are compared: the direction that reached the end
 /// moved a whole number of passes (in bytes), the same in both, and the totals are close.
+/// A bssplit's sizes are rounded down to a multiple of its smallest, as fio rounds each
+/// drawn size (a power of two masks, another takes off the remainder): `4k/50:6k/50`
+/// writes 4 KiB blocks only, `6k/30:9k/70` 6 KiB ones (fathom wrote 6k and 9k blocks:
+/// the same bytes in fewer, larger I/Os).
+#[test]
+fn bssplit_sizes_round_to_the_smallest_as_fio() {
+    for split in ["4k/50:6k/50", "6k/30:9k/70"] {
+        let s = format!("--bssplit={split}");
+        compare(
+            &["--name=b", "--rw=write", "--size=1m", "--filename=data", &s],
+            false,
+        );
+    }
+}
+
 #[test]
 fn a_sequential_mix_with_loops_and_io_size_makes_fios_passes() {
     let Some(fio) = fio() else { return };

@@ -402,7 +402,10 @@ fn generator_params(
         randommap: !spec.norandommap || spec.lfsr,
         bs_mix: [0, 1, 2].map(|i| {
             if !spec.bssplit[i].is_empty() {
-                Some(BsMix::Split(spec.bssplit[i].clone()))
+                Some(BsMix::Split(aligned_split(
+                    &spec.bssplit[i],
+                    spec.bs_unaligned,
+                )))
             } else {
                 spec.bsrange[i].map(|(lo, hi)| BsMix::Range {
                     lo,
@@ -1177,6 +1180,28 @@ fn files_below(top: &Path) -> Result<Vec<PathBuf>, String> {
         );
     }
     Ok(out)
+}
+
+/// A bssplit's sizes as fio issues them: without bs_unaligned each is rounded down to a
+/// multiple of the smallest (fio masks a drawn size with the smallest when that is a
+/// power of two, else takes off the remainder), so `bssplit=4k/50:6k/50` writes 4 KiB
+/// blocks only.
+fn aligned_split(split: &[(u64, f64)], unaligned: bool) -> Vec<(u64, f64)> {
+    let min = split.iter().map(|x| x.0).min().unwrap_or(0);
+    if unaligned || min == 0 {
+        return split.to_vec();
+    }
+    split
+        .iter()
+        .map(|&(bs, pct)| {
+            let b = if min.is_power_of_two() {
+                bs & !(min - 1)
+            } else {
+                bs - bs % min
+            };
+            (b, pct)
+        })
+        .collect()
 }
 
 #[cfg(test)]
