@@ -215,7 +215,7 @@ pub(super) static OPTS: &[OptDef] = &[
     } },
     OptDef { name: "bsrange", aliases: &["blocksize_range"], category: P, ty: "size ranges R,W,T", default: "", doc: "Block sizes drawn from lo-hi as fio draws them: lo plus a uniform share of hi, down to a multiple of lo, at most hi (see bs_unaligned); a value in bssplit's form (512/25:1k:...) is read as fio reads it, its first two sizes, with a note", flag: false, apply: bsrange },
     OptDef { name: "bs_unaligned", aliases: &["blocksize_unaligned"], category: P, ty: "flag", default: "0", doc: "bsrange sizes may be any multiple of 512, not only of the minimum", flag: true, apply: |j, v, _| { j.bs_unaligned = parse_bool(v)?; Ok(()) } },
-    OptDef { name: "bssplit", aliases: &[], category: P, ty: "bs/pct:... R,W,T", default: "", doc: "Weighted block sizes, e.g. 4k/10:64k/50:32k/40; blank percents share the rest", flag: false, apply: |j, v, c| {
+    OptDef { name: "bssplit", aliases: &[], category: P, ty: "bs/pct:... R,W,T", default: "", doc: "Weighted block sizes, e.g. 4k/10:64k/50:32k/40; blank percents share the rest; without bs_unaligned each size is rounded down to a multiple of the smallest, as fio issues them", flag: false, apply: |j, v, c| {
         let parts: Vec<&str> = v.split(',').collect();
         for i in 0..3 {
             let part = parts.get(i).copied().or(if parts.len() == 1 { parts.first().copied() } else { None });
