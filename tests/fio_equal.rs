@@ -867,8 +867,8 @@ fn sequential_file_service_over_two_files_matches_fio() {
 #[test]
 fn strided_zones_match_fio_io_by_io() {
     // zonemode=strided (fio's disk-zone-profile.fio): zonesize bytes in each zone of
-    // zonerange bytes, zoneskip between zones, wrapping at the file's end; loops go on
-    // from the zone where the last one stopped.
+    // zonerange bytes, zoneskip between zones, wrapping at the file's end; a loop ended
+    // by its bytes is followed by one that goes on from the zone where it stopped.
     for case in [
         "--size=64k --rw=read --zonesize=8k --zoneskip=8k",
         // zonesize above zonerange goes round each zone again; below, a part of each.
@@ -885,11 +885,23 @@ fn strided_zones_match_fio_io_by_io() {
         // file's end ends the walk there.
         "--size=64k --rw=read --zonesize=24k --zoneskip=0 --bs=16k",
         "--size=64k --rw=read --zonesize=32k --zoneskip=4k",
+        // A walk that reaches the file's end inside a zone ends the loop; the next
+        // starts at the first zone (it went round the cut zone again, an I/O too many).
+        "--size=200k --rw=write --zonesize=32k --zoneskip=16k --loops=2",
+        "--size=256k --rw=read --zonesize=32k --zoneskip=16k --loops=2 --offset=64k",
+        // A percentage offset's later start: the zones end at the file's end, not past
+        // it (fathom read past it: EIO).
+        "--size=256k --rw=read --zonesize=64k --offset=25% --loops=2 --bs=1k",
     ] {
         let job = "--name=z --filename=data --bs=4k --zonemode=strided";
         let args: Vec<&str> = job.split(' ').chain(case.split(' ')).collect();
         compare_offsets(&args);
     }
+    // Random offsets come from each tool's own generator: the counts agree.
+    let job = "--name=z --filename=data --bs=4k --zonemode=strided --size=256k \
+               --rw=randread --zonesize=64k --offset=25% --loops=2";
+    let args: Vec<&str> = job.split_whitespace().collect();
+    compare(&args, false);
 }
 
 /// fio 3.33 turns the random map off when blockalign differs from the smallest block size

@@ -679,8 +679,14 @@ impl Generator {
             // loops of a random job (its map full), the loop is over: fio's do_io ends
             // with its files. (A sequential mix's direction at its end is not a file done
             // in fio, which goes on with that direction elsewhere: a new pass here.)
+            // Strided zones too: their walk reaching the file's end ends fio's loop, and
+            // the next starts at the region's first zone (a loop ended by its bytes goes
+            // on from the zone where it stopped).
+            self.zone_start = 0;
+            self.zone_bytes = 0;
             let files_done = !self.p.later_starts.is_empty()
-                || (self.span_ios > 0 && self.p.rw.kind.is_random());
+                || (self.span_ios > 0 && self.p.rw.kind.is_random())
+                || self.p.zones.is_some();
             if files_done && !self.p.time_based {
                 if !self.next_loop() {
                     return None;
@@ -806,11 +812,20 @@ impl Generator {
     fn zone_next(&mut self, z: Zones, ddir: Ddir, random: bool, len: u64) -> Option<IoReq> {
         let d = ddir.index();
         let gran = self.gran;
+        // `z.end` is from the first pass's start; a later pass that starts further on
+        // (a percentage offset's later start) has that much less before the file's end.
+        let first_start = self.p.files.first().map_or(0, |r| r.start);
         let f = &mut self.files[0];
+        let z = Zones {
+            end: z
+                .end
+                .saturating_sub(f.region.start.saturating_sub(first_start)),
+            ..z
+        };
         if self.zone_bytes >= z.size {
             self.zone_bytes = 0;
             self.zone_start += z.range + z.skip;
-            if f.region.start + self.zone_start >= f.region.start + z.end {
+            if self.zone_start >= z.end {
                 self.zone_start = 0;
             }
             f.pos[d] = self.zone_start;
