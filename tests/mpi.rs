@@ -566,7 +566,7 @@ fathomtest!(ior_random_prefill_fills_each_rank_s_blocks, |env| {
             let rank = (i as u64 / 16) % 2;
             let write = (i / 4 * 16384) as u64;
             let k = (i % 4 + 1) as u64;
-            let want = (rank << 32) | (write * k & 0xFFFF_FFFF);
+            let want = (rank << 32) | ((write * k) & 0xFFFF_FFFF);
             assert_eq!(c[..8], want.to_le_bytes(), "4 KiB block {i}");
             prefilled += 1;
         }
