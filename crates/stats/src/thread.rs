@@ -691,7 +691,7 @@ impl ThreadStats {
             self.issued[i] += o.issued[i];
         }
         self.sync += &o.sync;
-        self.fsyncs += o.fsyncs;
+        self.fsyncs = self.fsyncs.saturating_add(o.fsyncs);
         for i in 0..LAT_BUCKETS {
             self.lat_buckets[i] += o.lat_buckets[i];
         }
