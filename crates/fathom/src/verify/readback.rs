@@ -525,7 +525,7 @@ pub(crate) fn verifier_for(
 
 /// Where a write may start in its region: every offset the generator makes is a multiple
 /// of this from the region's start (the block sizes, a bssplit's every size, any byte
-/// with bs_unaligned; holes, blockalign, zones, percentage starts, vdbench's strides).
+/// with bs_unaligned; holes, blockalign, zones, percentage starts, vdbench's wrap).
 fn offset_grain(p: &fathom_workload::Params) -> u64 {
     use crate::plan::gcd;
     use fathom_workload::BsMix;
@@ -550,8 +550,10 @@ fn offset_grain(p: &fathom_workload::Params) -> u64 {
         g = gcd(gcd(gcd(g, z.size), z.range), z.skip);
     }
     g = p.later_starts.iter().fold(g, |g, &s| gcd(g, s));
-    for (a, b) in [p.stride, p.range_wrap].into_iter().flatten() {
-        g = gcd(gcd(g, a), b);
+    // vdbench's range past 100% moves an I/O back by `back` bytes (its strides skip by
+    // multiples of the I/O's own length: on the grid already).
+    if let Some((_, back)) = p.range_wrap {
+        g = gcd(g, back);
     }
     g.max(1)
 }
