@@ -19,7 +19,11 @@ fn ops(path: &Path) -> Vec<(String, String, u64, u64)> {
             match w.get(2) {
                 Some(&("add" | "open" | "close")) | None => None,
                 // fio logs a sync with the offset of the I/O before it; fathom with 0.
-                Some(&a) if a.ends_with("sync") => Some((w[1].to_string(), a.into(), 0, 0)),
+                // (sync_file_range too: fio logs the offset of the I/O before it, fathom
+                // the synced range's start.)
+                Some(&a) if a.ends_with("sync") || a == "sync_file_range" => {
+                    Some((w[1].to_string(), a.into(), 0, 0))
+                }
                 Some(a) => Some((
                     w[1].to_string(),
                     a.to_string(),
@@ -412,6 +416,61 @@ fathomtest!(large_trims_in_a_log_need_no_data_buffers, |env| {
     assert_eq!(counts(&v), [0, 64, 64, 0]);
     assert_eq!(v["jobs"][0]["trim"]["io_bytes"].as_u64(), Some(64u64 << 30));
 });
+
+/// sync_file_range in iologs as fio has them: written where fio writes them (before the
+/// I/O after every Nth write), and skipped on replay as fio's replay skips them (fathom
+/// refused the whole log: "unknown action").
+#[test]
+fn sync_file_range_is_logged_and_skipped_on_replay_as_fio() {
+    let env = Env::new();
+    let job = [
+        "--name=w",
+        "--filename=data",
+        "--rw=write",
+        "--bs=4k",
+        "--size=64k",
+        "--sync_file_range=write:4",
+        "--ioengine=psync",
+        "--write_iolog=fathom.iolog",
+    ];
+    ok_json(&env, &job);
+    let mine = ops(&env.path().join("fathom.iolog"));
+    let n = |l: &[(String, String, u64, u64)], a: &str| l.iter().filter(|x| x.1 == a).count();
+    assert_eq!((n(&mine, "write"), n(&mine, "sync_file_range")), (16, 3));
+    let v = ok_json(
+        &env,
+        &["--name=r", "--read_iolog=fathom.iolog", "--ioengine=psync"],
+    );
+    assert_eq!(counts(&v), [0, 16, 0, 0]);
+    assert_eq!(v["jobs"][0]["sync"]["lat_ns"]["N"], 0);
+    let Some(fio) = fio() else { return };
+    let fio_job: Vec<&str> = job
+        .iter()
+        .map(|a| {
+            if a.starts_with("--write_iolog") {
+                "--write_iolog=fio.iolog"
+            } else {
+                a
+            }
+        })
+        .collect();
+    let o = Command::new(&fio)
+        .current_dir(env.path())
+        .args(&fio_job)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(
+        ops(&env.path().join("fio.iolog")),
+        mine,
+        "the same log as fio's"
+    );
+    let v = ok_json(
+        &env,
+        &["--name=r", "--read_iolog=fio.iolog", "--ioengine=psync"],
+    );
+    assert_eq!(counts(&v), [0, 16, 0, 0], "fio's log replays in fathom");
+}
 
 fathomtest!(a_logs_last_syncs_are_replayed_and_logged, |env| {
     // Syncs after a log's last I/O are issued (and written to write_iolog) too.

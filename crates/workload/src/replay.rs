@@ -325,6 +325,7 @@ fn parse_text(data: &[u8], o: &ReplayOptions) -> Result<Replay, ReplayError> {
     let mut lines = text.lines();
     let version = iolog_version(lines.next())?;
     let mut b = Builder::new(o, 1);
+    let mut ranges_skipped = 0u64;
     for (i, l) in lines.enumerate() {
         let n = i + 2;
         let w: Vec<&str> = l.split_whitespace().collect();
@@ -354,6 +355,13 @@ fn parse_text(data: &[u8], o: &ReplayOptions) -> Result<Replay, ReplayError> {
             [name, act, ..] => (*name, *act),
             _ => return Err(err(n, format!("'{l}': expected a file name and an action"))),
         };
+        // fio writes its sync_file_range calls to its logs and skips them on replay (with
+        // "bad iolog file action"): so does fathom, saying so once.
+        if act == "sync_file_range" {
+            ranges_skipped += 1;
+            b.file(name);
+            continue;
+        }
         let kind = iolog_action(act, version, n)?;
         match kind {
             Some(k) => {
@@ -379,6 +387,11 @@ fn parse_text(data: &[u8], o: &ReplayOptions) -> Result<Replay, ReplayError> {
                 b.file(name);
             }
         }
+    }
+    if ranges_skipped > 0 {
+        b.r.notes.push(format!(
+            "{ranges_skipped} sync_file_range line(s) not replayed, as fio's replay skips them"
+        ));
     }
     b.finish()
 }

@@ -424,6 +424,15 @@ impl Loop<'_> {
             Due::Fsync => self.syncs.due.push((file, false)),
             Due::Fdatasync => self.syncs.due.push((file, true)),
             Due::Range => {
+                if let Some(w) = &mut self.wlog {
+                    let from = self
+                        .syncs
+                        .ranges
+                        .get(file)
+                        .and_then(|r| *r)
+                        .map_or(0, |r| r.0);
+                    w.range_sync(file, from);
+                }
                 let flags = self.spec.sync_file_range.map_or(0, |(f, _)| f);
                 let r = range_sync(
                     &mut *self.p.engine,

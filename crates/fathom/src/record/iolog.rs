@@ -72,6 +72,18 @@ impl IologWriter {
         let _ = writeln!(self.text, "{t} {} {what} 0 0", self.names[file]);
     }
 
+    /// A sync_file_range of `file` from `offset`, as fio logs one (length 0; fio's own
+    /// replay skips these lines, and so does fathom's).
+    pub(crate) fn range_sync(&mut self, file: usize, offset: u64) {
+        use std::fmt::Write as _;
+        let t = self.now_us();
+        let _ = writeln!(
+            self.text,
+            "{t} {} sync_file_range {offset} 0",
+            self.names[file]
+        );
+    }
+
     /// Close the files and append the block to the log.
     pub(crate) fn finish(mut self) -> std::io::Result<()> {
         let t = self.now_us();
