@@ -201,7 +201,9 @@ impl<'a> Loop<'a> {
                 ranges: vec![None; clone.files.len()],
                 ..Default::default()
             },
-            sync_cadence: spec.fsync > 0 || spec.fdatasync > 0 || spec.sync_file_range.is_some(),
+            // (A replay makes the log's syncs only: fio's replay decides no cadence.)
+            sync_cadence: (spec.fsync > 0 || spec.fdatasync > 0 || spec.sync_file_range.is_some())
+                && clone.replay.is_none(),
             wrote: false,
             now: io_start,
             free: (0..depth).rev().collect(),
