@@ -443,6 +443,17 @@ fn sync_file_range_is_logged_and_skipped_on_replay_as_fio() {
     );
     assert_eq!(counts(&v), [0, 16, 0, 0]);
     assert_eq!(v["jobs"][0]["sync"]["lat_ns"]["N"], 0);
+    // A replay makes the log's syncs only: `fsync=` decides nothing there (fio 3.33: 0).
+    let v = ok_json(
+        &env,
+        &[
+            "--name=r",
+            "--read_iolog=fathom.iolog",
+            "--ioengine=psync",
+            "--fsync=4",
+        ],
+    );
+    assert_eq!(counts(&v), [0, 16, 0, 0]);
     let Some(fio) = fio() else { return };
     let fio_job: Vec<&str> = job
         .iter()
