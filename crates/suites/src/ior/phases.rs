@@ -208,12 +208,7 @@ fn prefill(o: &Opts, at: Place) -> Result<f64> {
     }
     at.cl.barrier();
     let t = std::time::Instant::now();
-    let mut runner = fathom::Runner::new(job);
-    if let Some(s) = at.cl.stop_signals() {
-        runner = fathom::cluster::stop_with_peers(runner, s);
-    }
-    let r = crate::stop::run_runner_with(runner, at.limits())?;
-    if let Some(e) = r.jobs.first().and_then(|j| j.error_text.as_ref()) {
+    if let Some(e) = run_job(job, at)?.error_text {
         bail!("write phase (random prefill): {e}");
     }
     at.cl.barrier();
@@ -405,6 +400,11 @@ pub(super) fn run_step(
     let job = job(o, step, at, limit)?;
     // Every rank lays out and starts together (IOR's barrier before each phase).
     at.cl.barrier();
+    run_job(job, at).map(Some)
+}
+
+/// Run one of a step's jobs on this rank; its result.
+fn run_job(job: fathom::JobSpec, at: Place) -> Result<fathom::JobResult> {
     let mut runner = fathom::Runner::new(job);
     // A rank stopped alone tells the others, which stop this phase too.
     if let Some(s) = at.cl.stop_signals() {
@@ -414,7 +414,6 @@ pub(super) fn run_step(
     r.jobs
         .into_iter()
         .next()
-        .map(Some)
         .ok_or_else(|| anyhow!("stopped before the run started"))
 }
 
