@@ -649,6 +649,76 @@ fn holes_make_one_pass_when_the_file_goes_on_as_in_fio() {
     }
 }
 
+/// fio's do_io on an engine that completes each I/O as it is issued (psync here) limits a
+/// loop only by the job's budget (size × loops) and by its files being done; an
+/// asynchronous engine's loop also stops at `size` bytes of its own. So a walk that goes
+/// round its file (holes that wrap, strided zones) does every loop's I/O in the first,
+/// verifies once and ends, while a file done early ends each loop and is verified each
+/// time. fathom verified after each loop whatever the engine (39 reads where fio makes
+/// 13, and 4 where fio makes 12). Known truths, then fio side by side.
+#[test]
+fn synchronous_loops_run_to_the_jobs_budget_and_verify_as_fio() {
+    let job = ["--name=l", "--bs=4k", "--loops=3", "--verify=crc32c"];
+    // (options, fathom's reads and writes)
+    let cases: Vec<(Vec<&str>, [u64; 2])> = vec![
+        // 64 writes a loop go round the 256 KiB file at 13 places; fio writes all 192 in
+        // its first loop and reads the 13 back once.
+        (vec!["--size=256k", "--rw=write:16k"], [13, 192]),
+        (vec!["--size=256k", "--rw=write:4k"], [32, 192]),
+        // Strided zones wrap at the file's end too.
+        (
+            vec![
+                "--size=256k",
+                "--rw=write",
+                "--zonemode=strided",
+                "--zonesize=16k",
+                "--zoneskip=16k",
+            ],
+            [32, 192],
+        ),
+        (
+            vec!["--size=256k", "--rw=write:8k", "--nrfiles=2"],
+            [22, 192],
+        ),
+        // The walk reaches the file's end after 4 writes: each loop is verified.
+        (vec!["--size=64k", "--rw=write:16k"], [12, 12]),
+        // An asynchronous engine's loop stops at size: each loop is verified.
+        (
+            vec!["--size=256k", "--rw=write:16k", "--ioengine=libaio"],
+            [39, 192],
+        ),
+        // A file done at size, as always.
+        (vec!["--size=256k", "--rw=write"], [192, 192]),
+    ];
+    let fio = fio();
+    for (extra, want) in &cases {
+        let args: Vec<&str> = job.iter().chain(extra).copied().collect();
+        let (env, fdir, adir) = side_by_side();
+        let a = counts(&fathom_json(&env, &adir, &args));
+        assert_eq!([a[0], a[1]], *want, "fathom {args:?}: {a:?}");
+        if let Some(fio) = &fio {
+            let f = counts(&fio_json(fio, &fdir, &args));
+            assert_eq!(f, a, "fio, then fathom, for {args:?}");
+        }
+    }
+    // A random job without the random map draws on through the loops (fathom drew the
+    // first loop's offsets again in each, randrepeat's new seed) and reads each block it
+    // wrote back once: at most the file's 64 blocks (fathom read about 123), about 61.
+    let args = [
+        "--name=r",
+        "--bs=4k",
+        "--loops=3",
+        "--verify=crc32c",
+        "--size=256k",
+        "--rw=randwrite",
+        "--norandommap",
+    ];
+    let (env, _, adir) = side_by_side();
+    let a = counts(&fathom_json(&env, &adir, &args));
+    assert_eq!(a[1], 192, "{a:?}");
+    assert!((40..=64).contains(&a[0]), "{a:?}");
+}
+
 /// Every I/O's direction and offset, in order, from a per-I/O completion-latency log
 /// (`write_lat_log` with `log_offset=1`; fio and fathom write the same columns).
 fn offsets(dir: &std::path::Path, prefix: &str) -> Vec<(u64, u64)> {

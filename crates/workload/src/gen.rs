@@ -669,21 +669,21 @@ impl Generator {
             if let Some(io) = self.try_next() {
                 return Some(io);
             }
+            // Every file is exhausted in this pass. Strided zones: their walk reaching the
+            // file's end ends fio's loop, and the next starts at the region's first zone
+            // (a loop ended by its bytes goes on from the zone where it stopped).
+            self.zone_start = 0;
+            self.zone_bytes = 0;
             if self.p.pass_floor > 0 {
                 if self.next_floor_pass() {
                     continue;
                 }
                 return None;
             }
-            // Every file is exhausted in this pass. With later starts, or a count over the
-            // loops of a random job (its map full), the loop is over: fio's do_io ends
-            // with its files. (A sequential mix's direction at its end is not a file done
-            // in fio, which goes on with that direction elsewhere: a new pass here.)
-            // Strided zones too: their walk reaching the file's end ends fio's loop, and
-            // the next starts at the region's first zone (a loop ended by its bytes goes
-            // on from the zone where it stopped).
-            self.zone_start = 0;
-            self.zone_bytes = 0;
+            // With later starts, or a count over the loops of a random job (its map
+            // full), the loop is over: fio's do_io ends with its files. (A sequential
+            // mix's direction at its end is not a file done in fio, which goes on with
+            // that direction elsewhere: a new pass here.) Strided zones too.
             let files_done = !self.p.later_starts.is_empty()
                 || (self.span_ios > 0 && self.p.rw.kind.is_random())
                 || self.p.zones.is_some();

@@ -157,6 +157,7 @@ pub(crate) fn plan_clone(
             notes.push(note);
         }
     }
+    sync_loops_budget(spec, caps, &mut params);
     Ok(PlannedClone {
         jobnum,
         index: 0,
@@ -298,6 +299,38 @@ fn io_size_budget(spec: &JobSpec, params: &mut Params, pass: u64) {
     params.pass_floor = io;
     params.io_bytes = io.saturating_mul(u64::from(params.loops));
     params.wrap = false;
+}
+
+/// Loops on an engine that completes each I/O as it is issued (sync, psync, the vector
+/// ones, mmap; null at depth 1), as fio's do_io runs them: a loop ends where its files are
+/// done or where the job's budget of size × loops is spent, with no limit of its own
+/// (fio counts a loop's own bytes only as an asynchronous engine queues them). So a walk
+/// that goes round its file without being done (holes that wrap, strided zones, a random
+/// job without the random map) does all its loops' I/O in the first loop, verifies it
+/// once and ends: `rw=write:16k bs=4k size=256k loops=3 verify=crc32c` writes 192 blocks,
+/// then reads back the 13 places they went to, once (fathom verified them after each of
+/// three loops), and `randwrite norandommap loops=3` draws on through the loops instead
+/// of drawing the first loop's offsets again. A file done before size (`size=64k
+/// rw=write:16k`: 4 writes) ends its loop there, and the next loop starts it over.
+fn sync_loops_budget(spec: &JobSpec, caps: Caps, params: &mut Params) {
+    let inline = !caps.is_async || (spec.ioengine == "null" && spec.iodepth <= 1);
+    if !inline
+        || caps.metadata.is_some()
+        || params.loops < 2
+        || spec.time_based
+        || spec.io_size.is_some()
+        || params.number_ios > 0
+        || params.ios_span_loops
+        || params.pass_floor > 0
+        || params.wrap
+        || !params.later_starts.is_empty()
+    {
+        return;
+    }
+    params.io_bytes = params.io_bytes.saturating_mul(u64::from(params.loops));
+    // The generator's fio passes, one a loop; a floor of one byte makes no passes after
+    // the loops (without io_size fio's keep_running stops once the files are done).
+    params.pass_floor = 1;
 }
 
 /// number_ios with loops, as fio counts it: one count of number_ios × loops for the whole
