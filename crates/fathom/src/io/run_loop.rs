@@ -156,7 +156,7 @@ impl<'a> Loop<'a> {
             dedupe_set: crate::io::prepare::dedupe_set(job, clone),
             uniques: 0,
             writes: 0,
-            backlog: Backlog::default(),
+            backlog: Backlog::for_clone(spec, &clone.params),
             held: None,
             held_at: None,
             held_steered: false,
