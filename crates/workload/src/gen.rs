@@ -739,10 +739,13 @@ impl Generator {
                 self.file_run = 0;
                 continue;
             }
+            let mut fell_back = false;
             let offset = if random && self.special_seeks {
                 self.special_offset(fi, ddir, len)
             } else if random {
                 self.random_offset(fi, ddir, len_dir, &mut len)
+            } else if self.p.rw.kind.is_random() && !self.special_seeks {
+                self.partly_random_seq(fi, ddir, len_dir, &mut len, &mut fell_back)
             } else {
                 self.seq_offset(fi, ddir, len_dir, &mut len)
             };
@@ -757,7 +760,7 @@ impl Generator {
                     self.retire(fi);
                 }
                 Some(offset) => {
-                    if random {
+                    if random || fell_back {
                         // Sequential I/Os of a partly random pattern continue from here
                         // (fio). vdbench's walk goes on where the last sequential I/O
                         // ended: its random I/Os leave their end in the trim slot, which
@@ -1098,6 +1101,35 @@ impl Generator {
         let f = &mut self.files[fi];
         f.pos[d] = (at + *len as i64) as u64;
         Some(f.region.start + at as u64)
+    }
+
+    /// A sequential I/O of a random pattern (`percentage_random` below 100), as fio's: on
+    /// from this direction's last I/O, marking the blocks it touches in the random map
+    /// (taken or not); at the region's end a random block instead (`fell_back`), from
+    /// whose end the next sequential I/O goes on.
+    fn partly_random_seq(
+        &mut self,
+        fi: usize,
+        ddir: Ddir,
+        len_dir: Ddir,
+        len: &mut u64,
+        fell_back: &mut bool,
+    ) -> Option<u64> {
+        match self.seq_offset(fi, ddir, len_dir, len) {
+            Some(at) => {
+                let (bit, unit) = (self.map_bit, self.units[len_dir.index()]);
+                let f = &mut self.files[fi];
+                if let (Some(m), true, None) = (&mut f.map, unit == bit, self.p.zones) {
+                    let rel = at - f.region.start;
+                    m.mark(rel / bit, (rel + *len).div_ceil(bit) - rel / bit);
+                }
+                Some(at)
+            }
+            None => {
+                *fell_back = true;
+                self.random_offset(fi, ddir, len_dir, len)
+            }
+        }
     }
 
     /// A block size for `ddir` of at most `room` bytes, drawn as fio draws one near a
@@ -1915,6 +1947,22 @@ mod tests {
         let reads = ios.iter().filter(|i| i.ddir == Ddir::Read).count() as f64;
         let share = reads / 4096.0;
         assert!((0.67..=0.73).contains(&share), "{share}");
+    }
+
+    #[test]
+    fn a_partly_random_job_at_the_regions_end_takes_a_random_block_as_fio() {
+        // percentage_random=10: nine I/Os in ten go on from the last one; one reaching the
+        // end took the file for done (a quarter of fio's size or less in some seeds,
+        // `randwrite size=256k`: 10 writes of 64). fio takes a random block there, and
+        // its sequential I/Os mark the blocks they touch in the random map.
+        for seed in 0..40 {
+            let mut p = params(RwKind::RandWrite, 256 << 10, 4096);
+            p.percentage_random = [10; 3];
+            p.seed = seed;
+            let ios = all(Generator::new(p).unwrap());
+            assert_eq!(ios.len(), 64, "seed {seed}");
+            assert!(ios.iter().all(|i| i.offset + i.len <= 256 << 10));
+        }
     }
 
     #[test]

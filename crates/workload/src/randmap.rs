@@ -52,6 +52,18 @@ impl RandomMap {
         n
     }
 
+    /// Mark blocks `from..from + n` (those past the end ignored) taken, whether or not
+    /// they were: fio's sequential I/Os of a partly random job mark the blocks they touch.
+    pub fn mark(&mut self, from: u64, n: u64) {
+        for b in from..from.saturating_add(n).min(self.n) {
+            let (wi, bit) = ((b / 64) as usize, b % 64);
+            if self.words[wi] & (1 << bit) == 0 {
+                self.words[wi] |= 1 << bit;
+                self.used += 1;
+            }
+        }
+    }
+
     /// Take block `want` if free, else the next free block after it (wrapping).
     /// Returns None when the map is full.
     pub fn take_near(&mut self, want: u64) -> Option<u64> {
@@ -99,6 +111,17 @@ mod tests {
         assert_eq!(m.take_run(6, 8), 4, "blocks 6..9, then the end");
         assert_eq!(m.take_near(0), Some(0));
         assert_eq!(m.take_run(1, 1), 1);
+        assert!(m.is_full());
+    }
+
+    #[test]
+    fn marking_takes_free_and_taken_blocks_alike() {
+        let mut m = RandomMap::new(4);
+        assert_eq!(m.take_near(1), Some(1));
+        m.mark(0, 3);
+        assert!(!m.is_full());
+        assert_eq!(m.take_near(0), Some(3), "0..2 are taken");
+        m.mark(3, 5);
         assert!(m.is_full());
     }
 
