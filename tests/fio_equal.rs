@@ -770,6 +770,28 @@ fn io_size_with_holes_makes_fios_passes() {
             vec!["--rw=read:8k", "--size=256k", "--io_size=300k", "--loops=2"],
             [88, 0],
         ),
+        // Without io_size, a pass verified starts the files over: more passes follow
+        // while the job has moved (written and read back) less than size.
+        (
+            vec!["--rw=write:8k", "--size=1m", "--verify=md5"],
+            [172, 172],
+        ),
+        (
+            vec!["--rw=write:16k", "--size=1m", "--verify=md5"],
+            [156, 156],
+        ),
+        // Files done end each loop, and each loop is verified, on any engine.
+        (
+            vec![
+                "--rw=write:8k",
+                "--size=1m",
+                "--verify=md5",
+                "--loops=2",
+                "--ioengine=libaio",
+                "--iodepth=4",
+            ],
+            [172, 172],
+        ),
     ];
     let fio = fio();
     for (extra, want) in &cases {

@@ -693,14 +693,21 @@ impl Generator {
                 }
                 continue;
             }
-            // Otherwise another pass starts when the job wraps (io_size, time_based); else,
-            // as fio, a job makes at most `loops` passes over its files in all, however its
-            // loops' budgets fell.
-            if self.p.wrap || self.p.time_based || self.passes < self.p.loops.max(1) {
+            // Otherwise another pass starts when the job wraps (io_size, time_based), or
+            // in a sequential mix (see above) while the loops allow.
+            let k = self.p.rw.kind;
+            let seq_mix = k.reads() && k.writes() && !k.is_random();
+            if self.p.wrap || self.p.time_based || (seq_mix && self.passes < self.p.loops.max(1)) {
                 self.passes += 1;
                 self.reset_pass(true);
                 // A fresh pass always has a block.
                 return self.try_next();
+            }
+            // Else, as fio, files done end the loop (its verify phase reads back what it
+            // wrote) and the next loop starts them over: a job makes at most `loops`
+            // passes over its files in all, however its loops' budgets fell.
+            if self.passes < self.p.loops.max(1) && self.next_loop() {
+                continue;
             }
             return None;
         }

@@ -157,7 +157,7 @@ pub(crate) fn plan_clone(
             notes.push(note);
         }
     }
-    sync_loops_budget(spec, caps, &mut params);
+    loop_passes_as_fio(spec, caps, &mut params);
     Ok(PlannedClone {
         jobnum,
         index: 0,
@@ -324,11 +324,19 @@ fn io_size_budget(spec: &JobSpec, params: &mut Params, pass: u64) {
 /// three loops), and `randwrite norandommap loops=3` draws on through the loops instead
 /// of drawing the first loop's offsets again. A file done before size (`size=64k
 /// rw=write:16k`: 4 writes) ends its loop there, and the next loop starts it over.
-fn sync_loops_budget(spec: &JobSpec, caps: Caps, params: &mut Params) {
+///
+/// A walk with holes that verifies each pass goes on the same way after its loops: fio's
+/// verify phase starts the files over, so more passes follow while the job has moved
+/// (written and read back) less than size: `rw=write:8k bs=4k size=1m verify=md5` makes
+/// two passes of 86 writes, each read back (fathom made one). Not with an asynchronous
+/// engine's loops, whose own limit of size ends a walk that goes round its file.
+fn loop_passes_as_fio(spec: &JobSpec, caps: Caps, params: &mut Params) {
     let inline = !caps.is_async || (spec.ioengine == "null" && spec.iodepth <= 1);
-    if !inline
+    let k = spec.rw.kind;
+    let holes_verified = spec.rw.suffix != 0 && !k.is_random() && pass_verifies(spec);
+    let sync_loops = inline && params.loops >= 2;
+    if !(sync_loops || (holes_verified && (inline || params.loops == 1)))
         || caps.metadata.is_some()
-        || params.loops < 2
         || spec.time_based
         || spec.io_size.is_some()
         || params.number_ios > 0
@@ -339,10 +347,17 @@ fn sync_loops_budget(spec: &JobSpec, caps: Caps, params: &mut Params) {
     {
         return;
     }
-    params.io_bytes = params.io_bytes.saturating_mul(u64::from(params.loops));
-    // The generator's fio passes, one a loop; a floor of one byte makes no passes after
-    // the loops (without io_size fio's keep_running stops once the files are done).
-    params.pass_floor = 1;
+    let pass = params.io_bytes;
+    params.io_bytes = pass.saturating_mul(u64::from(params.loops));
+    if holes_verified {
+        params.pass_floor = pass;
+        params.pass_weight = 2;
+    } else {
+        // The generator's fio passes, one a loop; a floor of one byte makes no passes
+        // after the loops (without io_size fio's keep_running stops once the files are
+        // done).
+        params.pass_floor = 1;
+    }
 }
 
 /// number_ios with loops, as fio counts it: one count of number_ios × loops for the whole
