@@ -717,6 +717,23 @@ fn synchronous_loops_run_to_the_jobs_budget_and_verify_as_fio() {
     let a = counts(&fathom_json(&env, &adir, &args));
     assert_eq!(a[1], 192, "{a:?}");
     assert!((40..=64).contains(&a[0]), "{a:?}");
+    // And with a percentage offset: the first loop writes size × loops (fathom's second
+    // loop ended at its first draw past the file's end: 40 writes where fio makes 75).
+    let args = [
+        "--name=o",
+        "--bs=8k",
+        "--loops=2",
+        "--size=300k",
+        "--rw=randwrite",
+        "--norandommap",
+        "--offset=25%",
+    ];
+    let (env, fdir, adir) = side_by_side();
+    let a = counts(&fathom_json(&env, &adir, &args));
+    assert_eq!(a[1], 75, "{a:?}");
+    if let Some(fio) = &fio {
+        assert_eq!(counts(&fio_json(fio, &fdir, &args)), a, "fio, then fathom");
+    }
 }
 
 /// io_size with holes: a pass over the file moves less than its size (`rw=write:8k bs=4k

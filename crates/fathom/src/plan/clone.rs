@@ -343,8 +343,15 @@ fn loop_passes_as_fio(spec: &JobSpec, caps: Caps, params: &mut Params) {
         || params.ios_span_loops
         || params.pass_floor > 0
         || params.wrap
-        || !params.later_starts.is_empty()
     {
+        return;
+    }
+    // With percentage offsets a walk that reaches its file's end ends the loop, as the
+    // generator's later starts have it; only one that never does (random without the
+    // map) runs on to the budget. (Strided zones with a percentage offset end their
+    // first loop at the file's end in fio, and wrap in later ones: kept as they were.)
+    let no_end = k.is_random() && !params.randommap && params.zones.is_none();
+    if !params.later_starts.is_empty() && !no_end {
         return;
     }
     let pass = params.io_bytes;
