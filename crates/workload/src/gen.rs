@@ -114,7 +114,8 @@ pub struct Params {
     /// (the first ones; an exhausted file hands its place to the next), as fio chooses
     /// among its open files. 0: all files.
     pub open_limit: usize,
-    /// fio's `zonemode=strided` (one file only).
+    /// fio's `zonemode=strided`: every file walks its own zones; the zone's bytes are counted
+    /// over all the files, as fio's thread counts them.
     pub zones: Option<Zones>,
     /// vdbench's `stride=(min,max)`: where a random offset would be drawn, skip on from
     /// the last I/O by a random multiple of the I/O's length between these bytes instead
@@ -312,6 +313,8 @@ struct FileState {
     /// trimwrite: where the last I/O of each direction started (relative), in this pass.
     starts: [Option<u64>; 3],
     map: Option<RandomMap>,
+    /// Strided zones: where this file's current zone starts (relative to the region).
+    zone_start: u64,
 }
 
 /// Generates a clone's I/O sequence, deterministically from its seed.
@@ -358,9 +361,9 @@ pub struct Generator {
     rate_steer: Option<([bool; 2], bool)>,
     /// vdbench's seeks (stride= or hotband=) replace the random offset.
     special_seeks: bool,
-    /// Strided zones: bytes transferred in the current zone, and where it starts.
+    /// Strided zones: bytes transferred in the current zone, counted over all the
+    /// files as fio's thread counts them (each file keeps where its zone starts).
     zone_bytes: u64,
-    zone_start: u64,
     /// In the pass-by-pass mode: the bytes handed out when the current pass began.
     pass_start_bytes: u64,
 }
@@ -422,6 +425,7 @@ impl Generator {
                 pos: [0; 3],
                 starts: [None; 3],
                 map,
+                zone_start: 0,
             });
         }
         // As fio, the entries are looked up smallest share first (equal shares keep the
@@ -469,7 +473,6 @@ impl Generator {
             last: None,
             dirs,
             zone_bytes: 0,
-            zone_start: 0,
             pass_start_bytes: 0,
             special_seeks: p.stride.is_some() || p.hotband,
             p,
@@ -672,7 +675,7 @@ impl Generator {
             // Every file is exhausted in this pass. Strided zones: their walk reaching the
             // file's end ends fio's loop, and the next starts at the region's first zone
             // (a loop ended by its bytes goes on from the zone where it stopped).
-            self.zone_start = 0;
+            self.files.iter_mut().for_each(|f| f.zone_start = 0);
             self.zone_bytes = 0;
             if self.p.pass_floor > 0 {
                 if self.next_floor_pass() {
@@ -735,9 +738,6 @@ impl Generator {
             (true, true) => Ddir::Write,
         };
         let mut len = self.pick_len(len_dir);
-        if let Some(z) = self.p.zones {
-            return self.zone_next(z, ddir, random, len);
-        }
         // Each file may take two tries: one that finds it exhausted, one that moves on.
         for _ in 0..2 * n {
             let fi = self.pick_file();
@@ -745,6 +745,17 @@ impl Generator {
                 self.next_file = (fi + 1) % n;
                 self.file_run = 0;
                 continue;
+            }
+            if let Some(z) = self.p.zones {
+                match self.zone_next(z, fi, ddir, random, len) {
+                    Some(io) => return Some(io),
+                    None => {
+                        // As fio: the file is done; the others go on.
+                        self.files[fi].done = true;
+                        self.retire(fi);
+                        continue;
+                    }
+                }
             }
             let mut fell_back = false;
             let offset = if random && self.special_seeks {
@@ -819,33 +830,48 @@ impl Generator {
     /// once `size` bytes were done in this one, go round the zone when its end is reached,
     /// start the zone's walks and random map afresh every `range` bytes. None when the
     /// I/O would not fit in the region or the file.
-    fn zone_next(&mut self, z: Zones, ddir: Ddir, random: bool, len: u64) -> Option<IoReq> {
+    fn zone_next(
+        &mut self,
+        z: Zones,
+        fi: usize,
+        ddir: Ddir,
+        random: bool,
+        len: u64,
+    ) -> Option<IoReq> {
         let d = ddir.index();
         let gran = self.gran;
-        // `z.end` is from the first pass's start; a later pass that starts further on
-        // (a percentage offset's later start) has that much less before the file's end.
-        let first_start = self.p.files.first().map_or(0, |r| r.start);
-        let f = &mut self.files[0];
+        // `z.end` is from the first pass's start (one file; with several, each file's own
+        // end); a later pass that starts further on (a percentage offset's later start)
+        // has that much less before the file's end.
+        let first = self.p.files[fi];
+        let end = match self.p.files.len() {
+            1 => z.end,
+            _ => (self.p.file_ends.get(fi).copied())
+                .unwrap_or(first.start + first.len)
+                .saturating_sub(first.start),
+        };
+        let f = &mut self.files[fi];
         let z = Zones {
-            end: z
-                .end
-                .saturating_sub(f.region.start.saturating_sub(first_start)),
+            end: end.saturating_sub(f.region.start.saturating_sub(first.start)),
             ..z
         };
+        // The zone's bytes are the thread's, as fio counts them: the file whose I/O comes
+        // when they are done moves on to its next zone.
         if self.zone_bytes >= z.size {
             self.zone_bytes = 0;
-            self.zone_start += z.range + z.skip;
-            if self.zone_start >= z.end {
-                self.zone_start = 0;
+            f.zone_start += z.range + z.skip;
+            if f.zone_start >= z.end {
+                f.zone_start = 0;
             }
-            f.pos[d] = self.zone_start;
+            f.pos[d] = f.zone_start;
         }
+        let zs = f.zone_start;
         // (A new pass or loop may have put the walk back before the zone.)
-        if f.pos[d] >= self.zone_start + z.range || f.pos[d] < self.zone_start {
-            f.pos[d] = self.zone_start;
+        if f.pos[d] >= zs + z.range || f.pos[d] < zs {
+            f.pos[d] = zs;
         }
         if self.zone_bytes % z.range.max(1) == 0 {
-            f.pos = [self.zone_start; 3];
+            f.pos = [zs; 3];
             if let Some(m) = &mut f.map {
                 m.clear();
             }
@@ -854,8 +880,8 @@ impl Generator {
             // Blocks of the zone that lie in the region and the file.
             let inside = z
                 .range
-                .min(f.region.len.saturating_sub(self.zone_start))
-                .min(z.end.saturating_sub(self.zone_start));
+                .min(f.region.len.saturating_sub(zs))
+                .min(z.end.saturating_sub(zs));
             let blocks = (inside.saturating_sub(len) / gran + 1).max(1);
             let b = match &mut f.map {
                 Some(m) => m.take_near(self.rng.below(blocks.min(m.len())))?,
@@ -865,7 +891,7 @@ impl Generator {
         } else {
             // Where the last I/O in this direction ended, within the zone; a stride
             // (`read:4k`) steps from there.
-            let mut rel = f.pos[d] - self.zone_start;
+            let mut rel = f.pos[d] - zs;
             // A sequential pattern's `:N` is a stride; a random one's is a run length.
             let stride = if self.p.rw.kind.is_random() {
                 0
@@ -877,7 +903,7 @@ impl Generator {
             }
             rel
         };
-        let at = self.zone_start + rel;
+        let at = zs + rel;
         if rel >= f.region.len || at >= z.end || at + len > f.region.len {
             return None;
         }
@@ -885,7 +911,7 @@ impl Generator {
         self.zone_bytes += len;
         let io = IoReq {
             ddir,
-            file: 0,
+            file: fi,
             offset: f.region.start + at,
             len,
         };

@@ -253,9 +253,10 @@ fn io_size_passes(spec: &JobSpec, params: &mut Params, pass: u64) {
     }
     let verifies = pass_verifies(spec);
     let trims_too = k.writes() && k.trims();
-    if spec.rw.suffix != 0 && params.number_ios == 0 {
+    if (spec.rw.suffix != 0 || params.zones.is_some()) && params.number_ios == 0 {
         // A walk with holes moves less than its region in a pass (`rw=write:8k bs=4k
-        // size=256k`: 22 blocks), or goes round the file until the budget is spent: its
+        // size=256k`: 22 blocks), or goes round the file until the budget is spent (as
+        // strided zones do): its
         // passes are decided one by one as fio's keep_running does, each verified, the
         // verify reads counted (`io_size=512k verify=crc32c`: three passes of 22 writes
         // and their 22 reads, where fathom made one).
@@ -1195,12 +1196,14 @@ fn strided_zones(
         ZoneMode::Strided => true,
         ZoneMode::None | ZoneMode::Unset | ZoneMode::Zbd => false,
     };
-    let [f] = files else {
-        return Ok(None);
-    };
     if !strided {
         return Ok(None);
     }
+    // With several files each zone walk is its file's (the generator takes each file's
+    // end); `end` is the single file's.
+    let Some(f) = files.first() else {
+        return Ok(None);
+    };
     if spec.rw.suffix < 0 {
         return Err(plan_err(
             spec,
