@@ -1552,6 +1552,62 @@ fathomtest!(ior_reports_in_ior_4_s_formats, |env| {
     );
 });
 
+// --posix.rangelocks (IOR 4.0's POSIX backend): each transfer holds an fcntl byte-range
+// lock over its range while it is done (a read lock for reads). A write lock another
+// process holds over the file makes the read phase wait for it; without the option the
+// phase goes through at once. (fathom refused the option.)
+fathomtest!(ior_range_locks_wait_for_a_conflicting_lock, |env| {
+    let _a = alone();
+    let f = env.path().join("locked");
+    std::fs::write(&f, vec![7u8; 64 << 10]).unwrap();
+    let run = |extra: &[&str]| {
+        // This process holds a write lock over the file's second 4 KiB for a while.
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(&f)
+            .unwrap();
+        let mut fl: libc::flock = unsafe { std::mem::zeroed() };
+        fl.l_type = libc::F_WRLCK as libc::c_short;
+        fl.l_whence = libc::SEEK_SET as libc::c_short;
+        fl.l_start = 4096;
+        fl.l_len = 4096;
+        use std::os::fd::AsRawFd;
+        let rc = unsafe { libc::fcntl(file.as_raw_fd(), libc::F_OFD_SETLK, &mut fl) };
+        assert_eq!(rc, 0, "{}", std::io::Error::last_os_error());
+        let released = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let r = released.clone();
+        let holder = std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_secs(3));
+            r.store(true, std::sync::atomic::Ordering::SeqCst);
+            drop(file);
+        });
+        let mut args = vec![
+            "suite",
+            "ior",
+            "-r",
+            "-k",
+            "-b",
+            "64k",
+            "-t",
+            "4k",
+            "-o",
+            f.to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        let o = env.run(&args);
+        let done_before_release = !released.load(std::sync::atomic::Ordering::SeqCst);
+        holder.join().unwrap();
+        assert!(o.status.success(), "{}", stderr(&o));
+        done_before_release
+    };
+    assert!(
+        !run(&["--posix.rangelocks"]),
+        "the read of the locked range waited for the lock"
+    );
+    assert!(run(&[]), "without range locks nothing waits");
+});
+
 // --randomPrefill (IOR 4.0): before -z's random transfers the write phase writes each
 // task's blocks whole in writes of the prefill's size, IOR's prefill buffer (0xFF bytes,
 // the offset packets' stamps on it), timed with the phase but not counted in its bytes. A

@@ -32,6 +32,11 @@ pub struct Control {
     pub serialize_overlap: bool,
     /// `lockfile`: how I/O to a file the job shares with other clones is serialized.
     pub lockfile: LockMode,
+    /// IOR's `--posix.rangelocks` (no job option; set by the IOR suite): each transfer
+    /// holds a byte-range lock over its range while it is done (a write lock for writes,
+    /// a read lock for reads), taken with fcntl on the clone's own open file, so clones
+    /// and processes contend as IOR's tasks do. Synchronous engines.
+    pub range_locks: bool,
     /// `disk_util=0`: leave this job's devices out of the disk utilisation report.
     pub no_disk_util: bool,
     /// `allow_file_create=0`: a file the job names must exist already.

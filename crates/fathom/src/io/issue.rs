@@ -602,19 +602,29 @@ impl Loop<'_> {
         // 4096-aligned, and is neither touched nor freed until the I/O completes (the
         // slot is off the free list until then, and the loop drains every in-flight I/O
         // before exit).
-        let (t0, queued) = if self.clone.locks.is_empty() {
+        let (t0, queued) = if self.clone.locks.is_empty() && !spec.control.range_locks {
             let t0 = crate::clock::now();
             (t0, unsafe { self.p.engine.queue(&io) })
         } else {
-            // lockfile: the file's lock, held while the I/O is submitted (not timed).
-            unsafe {
+            // lockfile: the file's lock, held while the I/O is submitted (not timed);
+            // IOR's range locks: the transfer's range, held while it is done (timed, as
+            // IOR's transfer time holds them).
+            let (t0, queued, lock_err) = unsafe {
                 queue_locked(
                     &mut *self.p.engine,
                     &io,
                     &self.clone.locks,
-                    spec.control.lockfile,
+                    (spec.control.lockfile, spec.control.range_locks),
                 )
+            };
+            if let Some(e) = lock_err {
+                // As IOR: a warning, and the transfer goes on.
+                let note = format!("posix.rangelocks: fcntl: {e}");
+                if !self.out.notes.contains(&note) {
+                    self.out.notes.push(note);
+                }
             }
+            (t0, queued)
         };
         self.p.slots[si].t_start = start.unwrap_or(t0);
         match queued {

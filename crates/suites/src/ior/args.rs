@@ -170,6 +170,7 @@ pub(super) const DIRECTIVES: &[(&str, &str, bool)] = &[
     ("uniquedir", "--uniqueDir", true),
     ("useo_direct", "--posix.odirect", true),
     ("posix.odirect", "--posix.odirect", true),
+    ("posix.rangelocks", "--posix.rangelocks", true),
     ("checkwrite", "--checkWrite", true),
     ("checkread", "--checkRead", true),
     ("collective", "--collective", true),
@@ -214,6 +215,7 @@ fn unset(o: &mut Opts, flag: &str) -> Result<()> {
         "--fsync" => o.fsync = false,
         "--uniqueDir" => o.unique_dir = false,
         "--posix.odirect" => o.direct = false,
+        "--posix.rangelocks" => o.range_locks = false,
         "--checkWrite" => o.check_write = false,
         "--checkRead" => o.check_read = false,
         "--multiFile" => o.multi_file = false,
@@ -532,6 +534,7 @@ impl Opts {
             inter_io_delay: 0,
             min_time: 0,
             prefill: 0,
+            range_locks: false,
             deadline_left: None,
             rank_csv: None,
             z_seed: 0,
@@ -723,9 +726,10 @@ pub fn parse(args: &[String]) -> Result<Opts> {
             // -z: each task's blocks written whole in writes of this size, inside the
             // timed write phase, before its random transfers (IOR's default: none).
             "--randomPrefill" => o.prefill = size(&val()?)?,
-            "--posix.rangelocks" | "--gpuDirect" => {
-                bail!("{k} is not supported by fathom's IOR")
-            }
+            // Each POSIX transfer holds a byte-range lock over its range (a read lock
+            // for reads), as IOR's POSIX backend takes it with fcntl.
+            "--posix.rangelocks" => o.range_locks = true,
+            "--gpuDirect" => bail!("{k} is not supported by fathom's IOR"),
             "--interIODelay" => o.inter_io_delay = number(k, &val()?)?,
             "--saveRankPerformanceDetailsCSV" => o.rank_csv = Some(val()?.into()),
             "-A" | "--refNum" => o.ref_num = Some(signed(k, &val()?)?),

@@ -151,6 +151,10 @@ pub struct Opts {
     /// whole, in writes of this size (0xFF bytes with IOR's packet stamps), timed with
     /// the phase but not counted in its bytes.
     pub prefill: u64,
+    /// `--posix.rangelocks`: each transfer of the POSIX API holds an fcntl byte-range
+    /// lock over its range while it is done (a read lock for reads; IOR's MMAP API takes
+    /// none).
+    pub range_locks: bool,
     /// With -D and a prefill: what is left of the deadline when the transfers start.
     pub deadline_left: Option<std::time::Duration>,
     /// `-O interIODelay=N`: microseconds between transfers of the write and read phases.
