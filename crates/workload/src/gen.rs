@@ -762,7 +762,8 @@ impl Generator {
                 self.special_offset(fi, ddir, len)
             } else if random {
                 self.random_offset(fi, ddir, len_dir, &mut len)
-            } else if self.p.rw.kind.is_random() && !self.special_seeks {
+            } else if self.p.rw.kind.is_random() && !self.special_seeks && !self.p.one_position {
+                // (vdbench's walk, one position, keeps its own end: the file is done.)
                 self.partly_random_seq(fi, ddir, len_dir, &mut len, &mut fell_back)
             } else {
                 self.seq_offset(fi, ddir, len_dir, &mut len)

@@ -256,10 +256,9 @@ fn io_size_passes(spec: &JobSpec, params: &mut Params, pass: u64) {
     if (spec.rw.suffix != 0 || params.zones.is_some()) && params.number_ios == 0 {
         // A walk with holes moves less than its region in a pass (`rw=write:8k bs=4k
         // size=256k`: 22 blocks), or goes round the file until the budget is spent (as
-        // strided zones do): its
-        // passes are decided one by one as fio's keep_running does, each verified, the
-        // verify reads counted (`io_size=512k verify=crc32c`: three passes of 22 writes
-        // and their 22 reads, where fathom made one).
+        // strided zones do): its passes are decided one by one as fio's keep_running
+        // does, each verified, the verify reads counted (`io_size=512k verify=crc32c`:
+        // three passes of 22 writes and their 22 reads, where fathom made one).
         params.pass_floor = limit;
         params.pass_weight = 1 + verifies as u64 + trims_too as u64;
         params.io_bytes = limit.saturating_mul(u64::from(params.loops.max(1)));
