@@ -649,6 +649,22 @@ fn holes_make_one_pass_when_the_file_goes_on_as_in_fio() {
     }
 }
 
+/// Each case's job (`job` then the case's options) in fathom: its reads and writes as
+/// the case says (a known truth); then, with fio, fio's counts equal to fathom's.
+fn reads_and_writes_then_fio(job: &[&str], cases: &[(Vec<&str>, [u64; 2])]) {
+    let fio = fio();
+    for (extra, want) in cases {
+        let args: Vec<&str> = job.iter().chain(extra).copied().collect();
+        let (env, fdir, adir) = side_by_side();
+        let a = counts(&fathom_json(&env, &adir, &args));
+        assert_eq!([a[0], a[1]], *want, "fathom {args:?}: {a:?}");
+        if let Some(fio) = &fio {
+            let f = counts(&fio_json(fio, &fdir, &args));
+            assert_eq!(f, a, "fio, then fathom, for {args:?}");
+        }
+    }
+}
+
 /// fio's do_io on an engine that completes each I/O as it is issued (psync here) limits a
 /// loop only by the job's budget (size × loops) and by its files being done; an
 /// asynchronous engine's loop also stops at `size` bytes of its own. So a walk that goes
@@ -690,17 +706,7 @@ fn synchronous_loops_run_to_the_jobs_budget_and_verify_as_fio() {
         // A file done at size, as always.
         (vec!["--size=256k", "--rw=write"], [192, 192]),
     ];
-    let fio = fio();
-    for (extra, want) in &cases {
-        let args: Vec<&str> = job.iter().chain(extra).copied().collect();
-        let (env, fdir, adir) = side_by_side();
-        let a = counts(&fathom_json(&env, &adir, &args));
-        assert_eq!([a[0], a[1]], *want, "fathom {args:?}: {a:?}");
-        if let Some(fio) = &fio {
-            let f = counts(&fio_json(fio, &fdir, &args));
-            assert_eq!(f, a, "fio, then fathom, for {args:?}");
-        }
-    }
+    reads_and_writes_then_fio(&job, &cases);
     // A random job without the random map draws on through the loops (fathom drew the
     // first loop's offsets again in each, randrepeat's new seed) and reads each block it
     // wrote back once: at most the file's 64 blocks (fathom read about 123), about 61.
@@ -719,21 +725,14 @@ fn synchronous_loops_run_to_the_jobs_budget_and_verify_as_fio() {
     assert!((40..=64).contains(&a[0]), "{a:?}");
     // And with a percentage offset: the first loop writes size × loops (fathom's second
     // loop ended at its first draw past the file's end: 40 writes where fio makes 75).
-    let args = [
-        "--name=o",
-        "--bs=8k",
-        "--loops=2",
-        "--size=300k",
-        "--rw=randwrite",
-        "--norandommap",
-        "--offset=25%",
-    ];
-    let (env, fdir, adir) = side_by_side();
-    let a = counts(&fathom_json(&env, &adir, &args));
-    assert_eq!(a[1], 75, "{a:?}");
-    if let Some(fio) = &fio {
-        assert_eq!(counts(&fio_json(fio, &fdir, &args)), a, "fio, then fathom");
-    }
+    let job = ["--name=o", "--bs=8k", "--loops=2", "--size=300k"];
+    reads_and_writes_then_fio(
+        &job,
+        &[(
+            vec!["--rw=randwrite", "--norandommap", "--offset=25%"],
+            [0, 75],
+        )],
+    );
 }
 
 /// io_size with holes: a pass over the file moves less than its size (`rw=write:8k bs=4k
@@ -810,17 +809,7 @@ fn io_size_with_holes_makes_fios_passes() {
             [172, 172],
         ),
     ];
-    let fio = fio();
-    for (extra, want) in &cases {
-        let args: Vec<&str> = job.iter().chain(extra).copied().collect();
-        let (env, fdir, adir) = side_by_side();
-        let a = counts(&fathom_json(&env, &adir, &args));
-        assert_eq!([a[0], a[1]], *want, "fathom {args:?}: {a:?}");
-        if let Some(fio) = &fio {
-            let f = counts(&fio_json(fio, &fdir, &args));
-            assert_eq!(f, a, "fio, then fathom, for {args:?}");
-        }
-    }
+    reads_and_writes_then_fio(&job, &cases);
 }
 
 /// verify_backlog where a write lands on one still waiting for its check: fio keeps the
