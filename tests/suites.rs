@@ -1552,6 +1552,43 @@ fathomtest!(ior_reports_in_ior_4_s_formats, |env| {
     );
 });
 
+// -x (singleXferAttempt): a POSIX transfer that comes back short is an error, its rest
+// not asked for again (IOR aborts: "cannot write to file"); without it the rest is
+// reissued and the phase completes. (fathom refused -x.)
+fathomtest!(ior_single_transfer_attempt_fails_a_short_write, |env| {
+    let _a = alone();
+    let Some(m) = faultfs_rig(&env) else { return };
+    let f = m.path().join("x");
+    let run = |extra: &[&str]| {
+        m.add(
+            faultfs::Rule::new(faultfs::Fault::Short {
+                keep: 4096,
+                on: faultfs::Op::Write,
+            })
+            .times(1),
+        );
+        let mut args = vec![
+            "suite",
+            "ior",
+            "-w",
+            "-b",
+            "64k",
+            "-t",
+            "16k",
+            "-o",
+            f.to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        env.run(&args)
+    };
+    let o = run(&[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = run(&["-x"]);
+    assert!(!o.status.success(), "{}", stdout(&o));
+    let err = stderr(&o);
+    assert!(err.contains("Input/output error"), "{err}");
+});
+
 // --posix.rangelocks (IOR 4.0's POSIX backend): each transfer holds an fcntl byte-range
 // lock over its range while it is done (a read lock for reads). A write lock another
 // process holds over the file makes the read phase wait for it; without the option the

@@ -46,6 +46,8 @@ pub struct FdEngine {
     /// pvsync2 with hipri under 100%: the share of I/Os with RWF_HIPRI, out of 2^32, and
     /// the state of the generator that picks them.
     hipri_share: Option<(u64, u64)>,
+    /// IOR's -x: a short transfer is an error, not reissued.
+    once: bool,
 }
 
 impl FdEngine {
@@ -77,6 +79,7 @@ impl FdEngine {
             call,
             fds: Fds::default(),
             hipri_share,
+            once: o.job.single_attempt,
         })
     }
 }
@@ -110,9 +113,8 @@ impl IoEngine for FdEngine {
                         libc::read(fd, b.cast(), n)
                     }
                 },
-                buf,
-                len,
-                offset,
+                (buf, len, offset),
+                self.once,
             ),
             Call::Vectored => self.fds.at_position(
                 io.file,
@@ -127,9 +129,8 @@ impl IoEngine for FdEngine {
                         }
                     }
                 },
-                buf,
-                len,
-                offset,
+                (buf, len, offset),
+                self.once,
             ),
             call => {
                 let fd = self.fds[io.file];
@@ -174,6 +175,7 @@ impl IoEngine for FdEngine {
                     buf,
                     len,
                     offset,
+                    self.once,
                 )
             }
         };

@@ -227,13 +227,15 @@ pub fn file_size(path: &Path) -> io::Result<Option<u64>> {
 
 /// Run a positional transfer to completion, reissuing the remainder of short transfers.
 /// `op(buf, len, offset)` is one syscall. Returns (bytes or -errno, short count). A
-/// transfer that returns 0 (end of file) ends the loop with what was done.
+/// transfer that returns 0 (end of file) ends the loop with what was done. With `once`
+/// (IOR's -x), a short transfer is not reissued: EIO, the bytes it moved left as they are.
 #[inline]
 pub(crate) fn full_transfer(
     mut op: impl FnMut(*mut u8, usize, u64) -> i64,
     buf: *mut u8,
     len: usize,
     offset: u64,
+    once: bool,
 ) -> (i64, u32) {
     let mut done = 0usize;
     let mut short = 0u32;
@@ -247,7 +249,13 @@ pub(crate) fn full_transfer(
             return (r, short);
         }
         done += r as usize;
-        if done >= len || r == 0 {
+        if done >= len {
+            return (done as i64, short);
+        }
+        if once {
+            return (-(libc::EIO as i64), short + 1);
+        }
+        if r == 0 {
             return (done as i64, short);
         }
         short += 1;
@@ -334,9 +342,8 @@ impl Fds {
         &mut self,
         i: usize,
         mut op: impl FnMut(i32, *mut u8, usize) -> isize,
-        buf: *mut u8,
-        len: usize,
-        offset: u64,
+        (buf, len, offset): (*mut u8, usize, u64),
+        once: bool,
     ) -> (i64, u32) {
         let fd = self.fds[i];
         let Some(owned) = self.owned[i].as_ref() else {
@@ -360,6 +367,7 @@ impl Fds {
             buf,
             len,
             offset,
+            once,
         )
     }
 }

@@ -556,6 +556,11 @@ pub struct EngineOpts {
     pub hipri_percentage: u32,
     /// mmap: ask for transparent huge pages on the mappings (MADV_HUGEPAGE).
     pub thp: bool,
+    /// The fd engines (sync, psync, the vector ones): a transfer that comes back short
+    /// is an error (EIO), its rest not asked for again — IOR's `-x`
+    /// (singleXferAttempt); set by the IOR suite, no job option. Off: the rest is
+    /// reissued until the transfer is whole, as fio does.
+    pub single_attempt: bool,
 }
 
 /// How written data is checked (`verify=`).
@@ -901,6 +906,7 @@ impl Default for EngineOpts {
             exit_on_io_done: false,
             hipri_percentage: 100,
             thp: false,
+            single_attempt: false,
         }
     }
 }

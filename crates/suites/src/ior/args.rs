@@ -224,7 +224,8 @@ fn unset(o: &mut Opts, flag: &str) -> Result<()> {
         "--warningAsErrors" => o.warnings_as_errors = false,
         "--dualMount" => o.dual_mount = false,
         // Off is what fathom does.
-        "--singleXferAttempt" | "--dryRun" | "--gpuDirect" => {}
+        "--singleXferAttempt" => o.single_attempt = false,
+        "--dryRun" | "--gpuDirect" => {}
         "--collective" | "--intraTestBarriers" => {}
         other => bail!("{other}: cannot be set to 0"),
     }
@@ -535,6 +536,7 @@ impl Opts {
             min_time: 0,
             prefill: 0,
             range_locks: false,
+            single_attempt: false,
             deadline_left: None,
             rank_csv: None,
             z_seed: 0,
@@ -715,10 +717,9 @@ pub fn parse(args: &[String]) -> Result<Opts> {
                     ),
                 };
             }
-            "-x" | "--singleXferAttempt" => bail!(
-                "-x (singleXferAttempt) is not supported: fathom finishes a short transfer \
-                 where IOR with -x gives up on it"
-            ),
+            // -x: a transfer that comes back short is an error (IOR aborts: "cannot
+            // write to file"), its rest not asked for again.
+            "-x" | "--singleXferAttempt" => o.single_attempt = true,
             "--dryRun" => bail!(
                 "--dryRun is not supported (IOR 4.0.0's own dry run fails to create its file)"
             ),

@@ -155,6 +155,9 @@ pub struct Opts {
     /// lock over its range while it is done (a read lock for reads; IOR's MMAP API takes
     /// none).
     pub range_locks: bool,
+    /// `-x` (singleXferAttempt): a POSIX transfer that comes back short fails the phase
+    /// instead of being finished (IOR gives up on it and aborts).
+    pub single_attempt: bool,
     /// With -D and a prefill: what is left of the deadline when the transfers start.
     pub deadline_left: Option<std::time::Duration>,
     /// `-O interIODelay=N`: microseconds between transfers of the write and read phases.

@@ -178,6 +178,7 @@ pub(super) fn job(o: &Opts, step: Step, at: Place, limit: Option<u64>) -> Result
     let mut spec = b.build()?;
     spec.io_order = order;
     spec.control.range_locks = o.range_locks && !o.mmap;
+    spec.engine.single_attempt = o.single_attempt && !o.mmap;
     ior_data(o, step, at, &mut spec);
     Ok(spec)
 }
