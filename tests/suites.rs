@@ -1567,17 +1567,8 @@ fathomtest!(ior_single_transfer_attempt_fails_a_short_write, |env| {
             })
             .times(1),
         );
-        let mut args = vec![
-            "suite",
-            "ior",
-            "-w",
-            "-b",
-            "64k",
-            "-t",
-            "16k",
-            "-o",
-            f.to_str().unwrap(),
-        ];
+        let mut args: Vec<&str> = "suite ior -w -b 64k -t 16k".split(' ').collect();
+        args.extend_from_slice(&["-o", f.to_str().unwrap()]);
         args.extend_from_slice(extra);
         env.run(&args)
     };
