@@ -1840,11 +1840,6 @@ fathomtest!(ior_writes_ior_s_data_and_checks_it, |env| {
     // IOR's options fathom does not take say so by name (an unknown packet type too).
     for (extra, msg) in [
         (&["-l", "x"][..], "-l x: unknown packet type \"x\""),
-        (&["-x"], "-x (singleXferAttempt) is not supported"),
-        (
-            &["-O", "singleXferAttempt=1"],
-            "-x (singleXferAttempt) is not supported",
-        ),
         (&["--dryRun"], "--dryRun is not supported"),
         (
             &["--randomPrefill=16k"],
