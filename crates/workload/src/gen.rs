@@ -195,6 +195,15 @@ pub struct Zones {
 }
 
 impl Params {
+    /// Random offsets are uniform in every direction (no distribution: fio's random map
+    /// may be kept).
+    pub fn uniform_offsets(&self) -> bool {
+        match &self.dist_dirs {
+            Some(d) => d.iter().all(|x| x.is_uniform()),
+            None => self.dist.is_uniform(),
+        }
+    }
+
     /// The smallest and largest I/O length of direction `d`.
     pub fn len_range(&self, d: usize) -> (u64, u64) {
         match &self.bs_mix[d] {
@@ -391,11 +400,7 @@ impl Generator {
             .map(|i| p.len_range(i).0)
             .min()
             .unwrap_or(p.bs[0]);
-        let uniform = match &p.dist_dirs {
-            Some(d) => d.iter().all(|x| x.is_uniform()),
-            None => p.dist.is_uniform(),
-        };
-        let use_map = k.is_random() && p.randommap && uniform && !p.hotband;
+        let use_map = k.is_random() && p.randommap && p.uniform_offsets() && !p.hotband;
         // fio's map in smaller bits than a direction's blocks (`map_unit`); each
         // direction still draws and aligns in its own smallest size.
         let map_bit = match p.map_unit {

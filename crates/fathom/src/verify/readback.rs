@@ -22,11 +22,7 @@ pub(crate) struct Backlog {
 impl Backlog {
     /// The backlog of a clone with these generator parameters, as fio keeps it.
     pub(crate) fn for_clone(spec: &fathom_job::JobSpec, p: &fathom_workload::Params) -> Backlog {
-        let uniform = match &p.dist_dirs {
-            Some(d) => d.iter().all(|x| x.is_uniform()),
-            None => p.dist.is_uniform(),
-        };
-        let listed = spec.rw.kind.is_random() && p.randommap && !spec.lfsr && uniform;
+        let listed = spec.rw.kind.is_random() && p.randommap && !spec.lfsr && p.uniform_offsets();
         Backlog {
             replaces: !listed,
             ..Backlog::default()
