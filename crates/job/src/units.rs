@@ -312,27 +312,38 @@ pub fn split_rwt(s: &str) -> [Option<&str>; 3] {
     out
 }
 
-/// Parse a range `lo-hi` or `lo:hi` (swapped if lo > hi), or a single value (lo = hi).
+/// Parse a range `lo-hi`, `lo:hi` or `lo,hi` (swapped if lo > hi), or a single value
+/// (lo = hi). As fio splits such a value (filesize=, startdelay=): at each `,`, else at
+/// each `:`, else at a `-` past the first character; the first part is lo and the last
+/// is hi (`filesize=256k,512k` is 256k-512k, as in fio).
 pub fn parse_range<T: PartialOrd + Copy>(
     s: &str,
     one: impl Fn(&str) -> Result<T, String>,
 ) -> Result<(T, T), String> {
     let s = s.trim();
+    // A trailing comma is dropped, as fio drops it.
+    let s = s.strip_suffix(',').unwrap_or(s).trim();
     // A '-' at the start would be a sign, which no range value has.
-    let sep = s
-        .char_indices()
-        .skip(1)
-        .find(|(_, c)| *c == '-' || *c == ':')
-        .map(|(i, _)| i);
-    match sep {
-        Some(i) => {
-            let (a, b) = (one(&s[..i])?, one(&s[i + 1..])?);
-            Ok(if a > b { (b, a) } else { (a, b) })
+    let parts: Vec<&str> = if s.contains(',') {
+        s.split(',').collect()
+    } else if s.contains(':') {
+        s.split(':').collect()
+    } else {
+        match s.char_indices().skip(1).find(|(_, c)| *c == '-') {
+            Some((i, _)) => vec![&s[..i], &s[i + 1..]],
+            None => vec![s],
         }
-        None => {
-            let v = one(s)?;
+    };
+    match parts.as_slice() {
+        [v] => {
+            let v = one(v.trim())?;
             Ok((v, v))
         }
+        [a, .., b] => {
+            let (a, b) = (one(a.trim())?, one(b.trim())?);
+            Ok(if a > b { (b, a) } else { (a, b) })
+        }
+        [] => unreachable!("split yields at least one part"),
     }
 }
 
@@ -717,6 +728,12 @@ mod tests {
         assert_eq!(p("1k-4k"), Ok((1024, 4096)));
         assert_eq!(p("4k:1k"), Ok((1024, 4096)));
         assert_eq!(p("8k"), Ok((8192, 8192)));
+        // fio splits a range option at commas too, first and last part.
+        assert_eq!(p("256k,512k"), Ok((262144, 524288)));
+        assert_eq!(p("512k,256k"), Ok((262144, 524288)));
+        assert_eq!(p("1k,2k,3k"), Ok((1024, 3072)));
+        assert_eq!(p("4k,"), Ok((4096, 4096)));
+        assert!(p("4k,x").is_err());
     }
 
     #[test]
