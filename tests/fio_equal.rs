@@ -919,10 +919,57 @@ fn backward_and_strided_walks_match_fio_io_by_io() {
         &["--rw=read", "--bs=4k", "--number_ios=10", "--loops=3"],
         &["--rw=read:8k", "--bs=4k", "--number_ios=4", "--loops=3"],
         &["--rw=read:16k", "--bs=4k", "--loops=2"],
+        // A backward walk in a region past the file's start steps back from the
+        // region's length taken as a position (fio 3.33): `offset` bytes short of the
+        // region's end, so a block larger than the step does not fit there.
+        &["--rw=read:-8k", "--bs=4k", "--offset=16k"],
+        &["--rw=read:-8k", "--bs=4k", "--offset=10%", "--loops=2"],
+        &["--rw=write:-4k", "--bs=8k", "--offset=16k", "--size=200k"],
+        // A backward walk never reaches its end: on a synchronous engine its first loop
+        // runs to the job's budget (the later loops' percentage offsets never apply).
+        &["--rw=read:-8k", "--bs=4k", "--offset=25%", "--loops=3"],
     ] {
         let args: Vec<&str> = job.iter().chain(extra).copied().collect();
         compare_offsets(&args);
     }
+    // So a block larger than the step does not fit at all: fio does no I/O (and with
+    // offset_increment, the second job five reads).
+    compare(
+        &[
+            "--name=b",
+            "--rw=read:-4k",
+            "--bs=16k",
+            "--size=200k",
+            "--offset=4k",
+        ],
+        false,
+    );
+    compare(
+        &[
+            "--name=b",
+            "--rw=read:-4k",
+            "--bs=16k",
+            "--size=200k",
+            "--numjobs=2",
+            "--offset_increment=64k",
+        ],
+        false,
+    );
+    // On an asynchronous engine each loop is a loop: a later loop's percentage offset
+    // moves the region's start but not its length, and the walk ends at the file's end.
+    compare(
+        &[
+            "--name=b",
+            "--rw=read:-12k",
+            "--bs=4k",
+            "--size=64k",
+            "--loops=3",
+            "--ioengine=io_uring",
+            "--iodepth=2",
+            "--offset=10%",
+        ],
+        false,
+    );
 }
 
 #[test]

@@ -1096,7 +1096,8 @@ impl Generator {
     /// `read:-8k` backwards) each I/O starts that far from where the last one ended; one
     /// that steps back before the start wraps to the end (less the stride), as fio does.
     /// So a backward walk's first I/O is at the start of the file and the rest go down
-    /// from the end. Holes wrap as fio 3.33's do: the step is compared with the file's
+    /// from the end (in a region that starts past the file's start, as fio: from the
+    /// region's length less the stride, see below). Holes wrap as fio 3.33's do: the step is compared with the file's
     /// real size (`file_ends`), so when the region is the whole file the walk goes round
     /// to its start, and when the file goes on past the region (a larger file or device,
     /// an offset) the walk ends at the region's end, one pass; a step past the file's
@@ -1109,12 +1110,14 @@ impl Generator {
             let f = &self.files[fi];
             (f.region.len as i64, f.pos[d] as i64, f.region.start as i64)
         };
-        if end >= size {
+        let real = self.p.file_ends.get(fi).map_or(start + size, |&e| e as i64);
+        // Done when the last I/O ended at the region's end, or at the file's (a later
+        // loop's percentage offset moves the region's start, not its length, in fio).
+        if end >= size || start + end >= real {
             return None;
         }
         let mut at = end;
         if at != 0 && stride > 0 {
-            let real = self.p.file_ends.get(fi).map_or(start + size, |&e| e as i64);
             at += stride;
             if at >= real {
                 at = start;
@@ -1122,10 +1125,20 @@ impl Generator {
             if at >= size || start + at >= real {
                 return None;
             }
-        } else if at != 0 && stride < 0 {
-            at += stride;
-            if at < 0 || at >= size {
-                at = size + stride;
+        } else if stride < 0 {
+            if at == 0 && start != 0 {
+                // fio 3.33: a backward walk at the start of a region that begins past
+                // the file's start (its first I/O, or one that ended there) takes the
+                // region's length as the file position to step back from — a relative
+                // length used as an absolute position — so it starts `start` bytes
+                // short of the region's end, where a block larger than the step may not fit.
+                at = size - start;
+            }
+            if at != 0 {
+                at += stride;
+                if at < 0 || at >= size {
+                    at = size + stride;
+                }
             }
         }
         if at < 0 {
