@@ -2737,3 +2737,96 @@ fn several_values_of_a_one_value_option_do_what_fio_does() {
         false,
     );
 }
+
+// file_append with loops: a later loop's region starts at the file's end again, where the
+// first loop left it, so fio's later loops do no I/O (a new file and an existing one;
+// norandommap's walk never ends, so its first loop runs to the budget).
+#[test]
+fn file_append_loops_after_the_first_do_nothing_as_fio() {
+    let job = [
+        "--name=a",
+        "--bs=4k",
+        "--size=100k",
+        "--file_append=1",
+        "--loops=2",
+    ];
+    for extra in [
+        &["--rw=write"][..],
+        &["--rw=randwrite"],
+        &["--rw=write", "--ioengine=libaio", "--iodepth=4"],
+        &["--rw=write", "--nrfiles=2"],
+        &["--rw=randwrite", "--norandommap"],
+        &["--rw=write", "--verify=crc32c"],
+        // Holes that go round the file: the first loop runs to the job's budget.
+        &["--rw=write:4k"],
+        &["--rw=write:-8k"],
+    ] {
+        let args: Vec<&str> = job.iter().chain(extra).copied().collect();
+        compare(&args, false);
+        compare_on(
+            &[&args[..], &["--filename=data"]].concat(),
+            false,
+            Some(100 << 10),
+        );
+    }
+}
+
+// A fixed block size is fitted to the file, not to the region: on a larger existing file
+// a region that is not a whole number of blocks takes its last block past its end (fio's
+// `size=10k bs=4k` reads 12k), its verify reads that block back, and io_size counts such
+// passes; fio's keep_running ends a job with less than its largest block left of io_size
+// (`size=8k io_size=50k`: six passes, 48k).
+#[test]
+fn a_fixed_block_size_runs_past_the_region_into_the_file_as_fio() {
+    let job = ["--name=x", "--filename=data", "--bs=4k"];
+    for extra in [
+        &["--rw=read", "--size=10k"][..],
+        &["--rw=write", "--size=10k"],
+        &["--rw=read", "--size=10k", "--offset=4k"],
+        &["--rw=read", "--size=10k", "--loops=2"],
+        &["--rw=read", "--bs=4k,8k", "--size=10k"],
+        &[
+            "--rw=read",
+            "--size=10k",
+            "--ioengine=libaio",
+            "--iodepth=4",
+        ],
+        &["--rw=write", "--size=10k", "--verify=md5"],
+        &[
+            "--rw=write",
+            "--size=10k",
+            "--io_size=50k",
+            "--verify=crc32c",
+        ],
+        &["--rw=read", "--size=8k", "--io_size=50k"],
+        &["--rw=read", "--size=10k", "--io_size=49k"],
+        &["--rw=read", "--bs=4k,16k", "--size=8k", "--io_size=60k"],
+        &["--rw=write:-8k", "--bs=8k", "--size=10k", "--offset=4k"],
+    ] {
+        let args: Vec<&str> = job.iter().chain(extra).copied().collect();
+        compare_on(&args, false, Some(1 << 20));
+    }
+}
+
+// number_ios with io_size and loops: one count of number_ios × loops for the whole job
+// (fio checks it against its loops option, not the passes io_size makes).
+#[test]
+fn number_ios_with_io_size_and_loops_counts_as_fio() {
+    let job = [
+        "--name=x",
+        "--bs=4k",
+        "--size=256k",
+        "--io_size=2m",
+        "--loops=2",
+    ];
+    for extra in [
+        &["--rw=write", "--number_ios=100"][..],
+        &["--rw=write:4k", "--number_ios=100"],
+        &["--rw=randwrite", "--number_ios=100"],
+        &["--rw=read", "--number_ios=100", "--ioengine=libaio"],
+        &["--rw=write", "--number_ios=100", "--verify=crc32c"],
+    ] {
+        let args: Vec<&str> = job.iter().chain(extra).copied().collect();
+        compare(&args, false);
+    }
+}

@@ -706,6 +706,19 @@ impl Generator {
             let k = self.p.rw.kind;
             let seq_mix = k.reads() && k.writes() && !k.is_random();
             if self.p.wrap || self.p.time_based || (seq_mix && self.passes < self.p.loops.max(1)) {
+                // fio's keep_running: with less than its largest block size left of the
+                // budget, a job whose files are done is done (`size=8k io_size=50k
+                // bs=4k`: six passes, 48k).
+                let max_bs = (0..3).map(|d| self.p.len_range(d).1).max().unwrap_or(1);
+                if !self.p.time_based
+                    && self.p.wrap
+                    && self.p.io_bytes.saturating_sub(self.issued_bytes) < max_bs
+                {
+                    if !self.next_loop() {
+                        return None;
+                    }
+                    continue;
+                }
                 self.passes += 1;
                 self.reset_pass(true);
                 // A fresh pass always has a block.
@@ -1111,9 +1124,10 @@ impl Generator {
             (f.region.len as i64, f.pos[d] as i64, f.region.start as i64)
         };
         let real = self.p.file_ends.get(fi).map_or(start + size, |&e| e as i64);
-        // Done when the last I/O ended at the region's end, or at the file's (a later
-        // loop's percentage offset moves the region's start, not its length, in fio).
-        if end >= size || start + end >= real {
+        // As fio: done when the last I/O ended at the file's end (a later loop's
+        // percentage offset moves the region's start, not its length), or, below, when
+        // the next I/O would start at or past the region's end.
+        if start + end >= real {
             return None;
         }
         let mut at = end;
@@ -1135,16 +1149,27 @@ impl Generator {
                 at = size - start;
             }
             if at != 0 {
+                // Past the start it wraps to the region's top (fio compares the
+                // relative position with the file's size there).
                 at += stride;
-                if at < 0 || at >= size {
-                    at = size + stride;
+                if at < 0 || at >= real {
+                    at = size.min(real) + stride;
                 }
             }
         }
-        if at < 0 {
+        if at < 0 || at >= size {
             return None;
         }
-        let fit = size + self.fit_slack(fi) as i64;
+        // As fio: a fixed block size is not fitted to the region, only to the file (an
+        // I/O that starts in the region may run past its end into the rest of a larger
+        // existing file: `size=10k bs=4k` on a 1 MiB file reads 12k); a mixed size is
+        // drawn to fit the region.
+        let (lo, hi) = self.p.len_range(len_dir.index());
+        let fit = if lo == hi {
+            (size + self.fit_slack(fi) as i64).max(real - start)
+        } else {
+            size + self.fit_slack(fi) as i64
+        };
         if at + *len as i64 > fit {
             // As fio: a mixed block size is drawn again until it fits what is left of the
             // region (the file is done when not even the smallest does).

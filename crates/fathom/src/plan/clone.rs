@@ -219,6 +219,39 @@ fn clone_seed(spec: &JobSpec, ji: usize, jobnum: u32, r: u32) -> u64 {
     splitmix64(&mut seed_state)
 }
 
+/// The bytes of one pass over the regions: `size_cap`, except that a sequential walk of
+/// one fixed block size over a region that is not a whole number of blocks takes its
+/// last block past the region's end where the file goes on (as fio fits a fixed size to
+/// the file, not the region: `size=10k bs=4k` on a larger file moves 12k a pass).
+fn pass_bytes(spec: &JobSpec, params: &Params, size_cap: u64, total: u64) -> u64 {
+    let k = spec.rw.kind;
+    let d = if k.writes() {
+        1
+    } else if k.reads() {
+        0
+    } else {
+        2
+    };
+    let (lo, hi) = params.len_range(d);
+    if size_cap != total || k.is_random() || spec.rw.suffix != 0 || lo != hi || lo == 0 {
+        return size_cap;
+    }
+    params
+        .files
+        .iter()
+        .enumerate()
+        .map(|(i, r)| {
+            let whole = r.len.div_ceil(lo) * lo;
+            let end = params.file_ends.get(i).copied().unwrap_or(r.start + r.len);
+            if r.start + whole <= end {
+                whole
+            } else {
+                r.len
+            }
+        })
+        .sum()
+}
+
 /// A job with an io_size of more than a pass over its region, as fio runs it: fio makes
 /// `loops` passes, then more while all it moved — writes, reads, the verify phase's
 /// reads, trims — is short of io_size by a block or more, though a pass itself counts
@@ -357,7 +390,9 @@ fn loop_passes_as_fio(spec: &JobSpec, caps: Caps, params: &mut Params) {
         && params.zones.is_none()
         && (0..3).all(|d| params.len_range(d).1 <= spec.rw.suffix.unsigned_abs());
     let no_end = (k.is_random() && !params.randommap && params.zones.is_none()) || backward_no_end;
-    if !params.later_starts.is_empty() && !no_end {
+    // (file_append's later start is the file's end: the later loops find nothing, as
+    // fio's, so its first loop's walk is the job's.)
+    if !params.later_starts.is_empty() && !no_end && !spec.control.file_append {
         return;
     }
     let pass = params.io_bytes;
@@ -379,16 +414,18 @@ fn loop_passes_as_fio(spec: &JobSpec, caps: Caps, params: &mut Params) {
 /// file once, 256 blocks, and verifies them: 512 I/Os are past 300, so no more loops).
 fn number_ios_budget(spec: &JobSpec, params: &mut Params) {
     let k = spec.rw.kind;
-    if params.number_ios == 0
-        || params.loops < 2
-        || spec.time_based
-        || spec.io_size.is_some()
-        || params.pass_floor > 0
-        || k.trims()
+    // (With io_size the count is still number_ios × loops for the whole job — fio's
+    // check is against its loops option, not the passes io_size makes.)
+    let loops = if spec.io_size.is_some() {
+        spec.loops.max(1)
+    } else {
+        params.loops
+    };
+    if params.number_ios == 0 || loops < 2 || spec.time_based || params.pass_floor > 0 || k.trims()
     {
         return;
     }
-    params.number_ios = params.number_ios.saturating_mul(u64::from(params.loops));
+    params.number_ios = params.number_ios.saturating_mul(u64::from(loops));
     params.ios_span_loops = true;
     let v = &spec.verify;
     params.span_verify = if !(v.do_verify && v.kind.is_some() && k.writes()) || v.only {
@@ -523,7 +560,8 @@ fn generator_params(
     }
     params.map_unit = fio_map_unit(spec, &params);
     params.randommap = random_map_fits(spec, limits, files, min_bs, params.randommap)?;
-    io_size_passes(spec, &mut params, size_cap);
+    let pass = pass_bytes(spec, &params, size_cap, total);
+    io_size_passes(spec, &mut params, pass);
     io_size_budget(spec, &mut params, size_cap);
     number_ios_budget(spec, &mut params);
     // Check now, before anything is created, that every region holds a block (without
@@ -703,9 +741,14 @@ fn one_file(
     };
     let own_file =
         spec.filenames.is_empty() || (rank.is_none() && (spec.numjobs == 1 || one_region));
-    let later = (percent && own_file && !append && fill.is_none() && !limits.parse_only)
-        .then(|| start_in(end))
-        .filter(|&s| s != start);
+    // With file_append a later loop starts at the file's end again, which is where the
+    // first loop left it: fio's later loops find nothing to do.
+    let later = if append && own_file && !limits.parse_only {
+        Some(end)
+    } else {
+        (percent && own_file && fill.is_none() && !limits.parse_only).then(|| start_in(end))
+    }
+    .filter(|&s| s != start);
     Ok((
         vec![PlannedFile {
             path,

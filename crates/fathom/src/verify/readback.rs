@@ -519,10 +519,16 @@ pub(crate) fn verifier_for(
         .map(|d| clone.params.len_range(d).0)
         .min()
         .unwrap_or(4096);
+    // A write may run past its region's end by up to a block (fio fits a fixed block
+    // size to the file, not the region): room for it in the verify tables.
+    let max_bs = (0..3)
+        .map(|d| clone.params.len_range(d).1)
+        .max()
+        .unwrap_or(0);
     let regions: Vec<(u64, u64)> = clone
         .files
         .iter()
-        .map(|f| (f.region.start, f.region.len))
+        .map(|f| (f.region.start, f.region.len + max_bs))
         .collect();
     let mut v = crate::verify::Verifier::new(
         &spec.verify,
