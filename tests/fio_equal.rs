@@ -2830,3 +2830,45 @@ fn number_ios_with_io_size_and_loops_counts_as_fio() {
         compare(&args, false);
     }
 }
+
+// Regions shorter than a block over existing files: `size=10k` over three files of
+// 300000 bytes is 3413 bytes each, and fio's fixed-size walk still takes a block in each
+// (the block fits the file); a size smaller than the smallest block is refused by both.
+#[test]
+fn regions_shorter_than_a_block_run_on_existing_files_as_fio() {
+    let Some(fio) = fio() else { return };
+    for extra in [
+        &["--rw=read", "--bs=4k,8k", "--size=10k", "--offset=4k"][..],
+        &["--rw=read:4k", "--bs=8k", "--size=10k"],
+        &["--rw=write:-8k", "--bs=8k", "--size=10k", "--verify=crc32c"],
+        &["--rw=write", "--bs=4k", "--size=64k"],
+    ] {
+        let (env, fdir, adir) = side_by_side();
+        for d in [&fdir, &adir] {
+            for n in ["a", "b", "c"] {
+                std::fs::write(d.join(n), vec![0u8; 300_000]).unwrap();
+            }
+        }
+        let args: Vec<&str> = ["--name=x", "--filename=a:b:c"]
+            .iter()
+            .chain(extra)
+            .copied()
+            .collect();
+        let f = counts(&fio_json(&fio, &fdir, &args));
+        let a = counts(&fathom_json(&env, &adir, &args));
+        assert_eq!(f, a, "{args:?}: fio, then fathom");
+    }
+    let (env, fdir, adir) = side_by_side();
+    for d in [&fdir, &adir] {
+        std::fs::write(d.join("data"), vec![0u8; 1 << 20]).unwrap();
+    }
+    let args = [
+        "--name=x",
+        "--filename=data",
+        "--rw=read",
+        "--bs=4k",
+        "--size=3k",
+    ];
+    assert!(!fio_run(&fio, &fdir, &args).status.success());
+    fathom_refuses(&env, &adir, &args, "smaller than the smallest block size");
+}

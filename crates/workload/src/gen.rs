@@ -413,8 +413,24 @@ impl Generator {
             [gran; 3]
         };
         let mut files = Vec::with_capacity(p.files.len());
+        // As fio, a sequential walk of fixed block sizes fits its blocks to the file, not
+        // the region: a region shorter than a block still takes one where the file goes
+        // on (`size=10k` over three existing files: 3413 bytes each, a 4k block each).
+        let fixed_seq = !k.is_random()
+            && p.zones.is_none()
+            && (0..3)
+                .filter(|&i| dirs[i])
+                .all(|i| p.len_range(i).0 == p.len_range(i).1);
+        let max_bs = (0..3)
+            .filter(|&i| dirs[i])
+            .map(|i| p.len_range(i).1)
+            .max()
+            .unwrap_or(min_bs);
         for (i, r) in p.files.iter().enumerate() {
-            if r.len < min_bs {
+            let runs_on = fixed_seq
+                && r.len > 0
+                && p.file_ends.get(i).is_some_and(|&e| r.start + max_bs <= e);
+            if r.len < min_bs && !runs_on {
                 return Err(WorkloadError::RegionTooSmall {
                     file: i,
                     len: r.len,

@@ -551,6 +551,18 @@ fn generator_params(
             (None, (FileServiceKind::Sequential, n)) => FileService::Sequential(n),
         },
     };
+    // fio's check: the job's size must hold its smallest block (of any direction), or
+    // fio refuses it ("size too small") — files that go on past the regions do not help.
+    let smallest_bs = (0..3).map(|d| params.len_range(d).0).min().unwrap_or(0);
+    if caps.metadata.is_none() && size_cap > 0 && size_cap < smallest_bs {
+        return Err(plan_err(
+            spec,
+            format!(
+                "size {size_cap} is smaller than the smallest block size {smallest_bs} \
+                 (fio: size too small); make size larger or bs smaller"
+            ),
+        ));
+    }
     if let Some((extra, back)) = spec.control.range_wrap {
         // vdbench's range past the SD's end: one region, reaching `extra` bytes past it.
         if let [r] = params.files.as_mut_slice() {
