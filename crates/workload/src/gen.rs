@@ -1126,12 +1126,12 @@ impl Generator {
     /// that steps back before the start wraps to the end (less the stride), as fio does.
     /// So a backward walk's first I/O is at the start of the file and the rest go down
     /// from the end (in a region that starts past the file's start, as fio: from the
-    /// region's length less the stride, see below). Holes wrap as fio 3.33's do: the step is compared with the file's
-    /// real size (`file_ends`), so when the region is the whole file the walk goes round
-    /// to its start, and when the file goes on past the region (a larger file or device,
-    /// an offset) the walk ends at the region's end, one pass; a step past the file's
-    /// end lands `region.start` bytes into the region (fio mixes a relative position
-    /// with the absolute size there).
+    /// region's length less the stride, see below). Holes wrap as fio 3.33's do: the
+    /// step is compared with the file's real size (`file_ends`), so when the region is
+    /// the whole file the walk goes round to its start, and when the file goes on past
+    /// the region (a larger file or device, an offset) the walk ends at the region's
+    /// end, one pass; a step past the file's end lands `region.start` bytes into the
+    /// region (fio mixes a relative position with the absolute size there).
     fn seq_offset(&mut self, fi: usize, ddir: Ddir, len_dir: Ddir, len: &mut u64) -> Option<u64> {
         let stride = self.p.rw.suffix;
         let d = self.pos_index(ddir);

@@ -381,8 +381,9 @@ fn loop_passes_as_fio(spec: &JobSpec, caps: Caps, params: &mut Params) {
     }
     // With percentage offsets a walk that reaches its file's end ends the loop, as the
     // generator's later starts have it; only one that never does (random without the
-    // map, a backward walk) runs on to the budget. (Strided zones with a percentage offset end their
-    // first loop at the file's end in fio, and wrap in later ones: kept as they were.)
+    // map, a backward walk) runs on to the budget. (Strided zones with a percentage
+    // offset end their first loop at the file's end in fio, and wrap in later ones:
+    // kept as they were.)
     // A backward walk whose blocks are no longer than its step never reaches the end
     // either: it wraps to the region's top each time it passes the start.
     let backward_no_end = !k.is_random()
