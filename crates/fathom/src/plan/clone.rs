@@ -569,6 +569,11 @@ fn generator_params(
         if let [r] = params.files.as_mut_slice() {
             params.range_wrap = Some((r.start + r.len, back));
             r.len += extra;
+            // The walk's file ends where the extended region does (the generator's
+            // done test is the file's end).
+            if let Some(e) = params.file_ends.first_mut() {
+                *e = (*e).max(r.start + r.len);
+            }
         }
     }
     params.map_unit = fio_map_unit(spec, &params);
