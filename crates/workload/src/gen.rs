@@ -337,6 +337,11 @@ pub struct Generator {
     /// map's bit; they differ only under `Params::map_unit`. Set once here.
     units: [u64; 3],
     map_bit: u64,
+    /// Per direction: one fixed block size (fio fits it to the file, not the region).
+    fixed_len: [bool; 3],
+    /// fio's `td_max_bs`: the largest block size of any direction, the job's or not
+    /// (keep_running ends a job with less than this left of its budget).
+    max_bs_any: u64,
     next_file: usize,
     /// With `open_limit`: the files I/O may go to now, and the next file to bring in.
     active: Vec<usize>,
@@ -385,7 +390,12 @@ impl Generator {
         }
         let k = p.rw.kind;
         let dirs = [k.reads(), k.writes(), k.trims()];
-        let (gran, _) = granularity(&p, dirs);
+        let (gran, dirs_max_bs) = granularity(&p, dirs);
+        let fixed_len = [0, 1, 2].map(|d| {
+            let (lo, hi) = p.len_range(d);
+            lo == hi
+        });
+        let max_bs_any = (0..3).map(|d| p.len_range(d).1).max().unwrap_or(1).max(1);
         // A count over the loops is the job's: a loop ends only with its pass.
         let (p, span_ios) = if p.ios_span_loops {
             let n = p.number_ios;
@@ -418,18 +428,13 @@ impl Generator {
         // on (`size=10k` over three existing files: 3413 bytes each, a 4k block each).
         let fixed_seq = !k.is_random()
             && p.zones.is_none()
-            && (0..3)
-                .filter(|&i| dirs[i])
-                .all(|i| p.len_range(i).0 == p.len_range(i).1);
-        let max_bs = (0..3)
-            .filter(|&i| dirs[i])
-            .map(|i| p.len_range(i).1)
-            .max()
-            .unwrap_or(min_bs);
+            && (0..3).filter(|&i| dirs[i]).all(|i| fixed_len[i]);
         for (i, r) in p.files.iter().enumerate() {
             let runs_on = fixed_seq
                 && r.len > 0
-                && p.file_ends.get(i).is_some_and(|&e| r.start + max_bs <= e);
+                && p.file_ends
+                    .get(i)
+                    .is_some_and(|&e| r.start + dirs_max_bs <= e);
             if r.len < min_bs && !runs_on {
                 return Err(WorkloadError::RegionTooSmall {
                     file: i,
@@ -479,6 +484,8 @@ impl Generator {
             gran,
             units,
             map_bit,
+            fixed_len,
+            max_bs_any,
             next_file: 0,
             active: Vec::new(),
             next_new: 0,
@@ -651,9 +658,8 @@ impl Generator {
             return false;
         }
         self.pass_start_bytes = self.issued_bytes;
-        let max_bs = granularity(&self.p, self.dirs).1;
         let moved = self.issued_bytes.saturating_mul(self.p.pass_weight.max(1));
-        let short = moved < self.p.pass_floor && self.p.pass_floor - moved >= max_bs;
+        let short = moved < self.p.pass_floor && self.p.pass_floor - moved >= self.max_bs_any;
         if self.loop_no + 1 >= self.p.loops.max(1) && !short {
             return false;
         }
@@ -725,10 +731,9 @@ impl Generator {
                 // fio's keep_running: with less than its largest block size left of the
                 // budget, a job whose files are done is done (`size=8k io_size=50k
                 // bs=4k`: six passes, 48k).
-                let max_bs = (0..3).map(|d| self.p.len_range(d).1).max().unwrap_or(1);
                 if !self.p.time_based
                     && self.p.wrap
-                    && self.p.io_bytes.saturating_sub(self.issued_bytes) < max_bs
+                    && self.p.io_bytes.saturating_sub(self.issued_bytes) < self.max_bs_any
                 {
                     if !self.next_loop() {
                         return None;
@@ -1180,8 +1185,7 @@ impl Generator {
         // I/O that starts in the region may run past its end into the rest of a larger
         // existing file: `size=10k bs=4k` on a 1 MiB file reads 12k); a mixed size is
         // drawn to fit the region.
-        let (lo, hi) = self.p.len_range(len_dir.index());
-        let fit = if lo == hi {
+        let fit = if self.fixed_len[len_dir.index()] {
             (size + self.fit_slack(fi) as i64).max(real - start)
         } else {
             size + self.fit_slack(fi) as i64
