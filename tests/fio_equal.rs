@@ -2808,6 +2808,92 @@ fn a_fixed_block_size_runs_past_the_region_into_the_file_as_fio() {
     }
 }
 
+// An asynchronous engine's loops: each loop ends at its files' end or its size, and the
+// whole job where all it queued reaches size × loops — fio's issued bytes are never reset
+// between loops, so a loop that went past its size (its last block fits the file, not the
+// region) ends the last loop short: `size=250k bs=4k loops=2` reads 63 blocks, then 62.
+// The engines that complete each I/O as they issue it run on the same budget.
+#[test]
+fn asynchronous_loops_and_passes_as_fio() {
+    let job = ["--name=x", "--filename=data", "--bs=4k", "--size=250k"];
+    for extra in [
+        &["--rw=read", "--loops=2", "--ioengine=libaio"][..],
+        &[
+            "--rw=read",
+            "--loops=3",
+            "--ioengine=io_uring",
+            "--iodepth=8",
+        ],
+        &[
+            "--rw=write",
+            "--loops=3",
+            "--ioengine=libaio",
+            "--iodepth=4",
+        ],
+        &["--rw=read", "--loops=2", "--ioengine=psync"],
+        &[
+            "--rw=read",
+            "--loops=2",
+            "--offset=10%",
+            "--ioengine=libaio",
+        ],
+        &["--rw=read", "--bs=4k,8k", "--loops=2", "--ioengine=libaio"],
+        &[
+            "--rw=randread",
+            "--norandommap",
+            "--loops=3",
+            "--ioengine=libaio",
+            "--iodepth=4",
+        ],
+        &[
+            "--rw=write",
+            "--loops=2",
+            "--ioengine=libaio",
+            "--verify=md5",
+        ],
+        &[
+            "--rw=write",
+            "--loops=2",
+            "--ioengine=libaio",
+            "--verify=md5",
+            "--verify_backlog=8",
+        ],
+    ] {
+        let args: Vec<&str> = job.iter().chain(extra).copied().collect();
+        compare_on(&args, false, Some(1 << 20));
+    }
+    // fio's passes with io_size: an asynchronous engine's pass ends once it has queued
+    // the job's size, though a walk with holes goes round the file, and its verify phase
+    // reads back the places written, once each (64 writes, 13 reads a pass here), so
+    // more passes follow while the job is short of io_size.
+    for engine in ["--ioengine=libaio", "--ioengine=psync"] {
+        for loops in ["--loops=1", "--loops=2"] {
+            let args = [
+                "--name=x",
+                "--filename=data",
+                "--bs=4k",
+                "--size=256k",
+                "--rw=write:16k",
+                "--io_size=512k",
+                "--verify=crc32c",
+                "--iodepth=4",
+                engine,
+                loops,
+            ];
+            compare_on(&args, false, Some(1 << 20));
+        }
+    }
+    // Mixes: each tool draws the directions from its own generator; the totals agree.
+    for rw in ["--rw=rw", "--rw=randrw"] {
+        let args: Vec<&str> = job
+            .iter()
+            .chain(&[rw, "--loops=2", "--ioengine=libaio"])
+            .copied()
+            .collect();
+        compare_on(&args, true, Some(1 << 20));
+    }
+}
+
 // number_ios with io_size and loops: one count of number_ios × loops for the whole job
 // (fio checks it against its loops option, not the passes io_size makes).
 #[test]

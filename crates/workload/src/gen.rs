@@ -130,6 +130,15 @@ pub struct Params {
     /// out (2 for a writer that reads each pass back to verify it, whose reads fio counts
     /// against io_size too). 0 or 1: the generator's bytes alone.
     pub pass_weight: u64,
+    /// The whole job's budget over all its loops, counted as `issued_bytes` is (fio's
+    /// check of its issued bytes against size × loops, never reset between loops, that
+    /// ends an asynchronous engine's last loop short where an earlier one went past its
+    /// size). 0: none.
+    pub job_bytes: u64,
+    /// With `pass_floor`: the most one pass may hand out before it ends (an asynchronous
+    /// engine's pass, fio's do_io, stops once it has queued its size, however its walk
+    /// goes on: holes or strided zones that go round the file). 0: none.
+    pub pass_cap: u64,
     /// Start the random sequence over at each loop and pass (fio's randrepeat: every
     /// pass draws the same directions, sizes and offsets as the first).
     pub repeat_each_pass: bool,
@@ -246,6 +255,8 @@ impl Params {
             stride: None,
             pass_floor: 0,
             pass_weight: 1,
+            job_bytes: 0,
+            pass_cap: 0,
             repeat_each_pass: false,
             hotband: false,
             one_position: false,
@@ -324,6 +335,9 @@ struct FileState {
     map: Option<RandomMap>,
     /// Strided zones: where this file's current zone starts (relative to the region).
     zone_start: u64,
+    /// A walk with holes went round this file in this pass (fio-pass mode): what it
+    /// writes from then on goes to places it wrote before.
+    wrapped: bool,
 }
 
 /// Generates a clone's I/O sequence, deterministically from its seed.
@@ -347,6 +361,8 @@ pub struct Generator {
     active: Vec<usize>,
     next_new: usize,
     issued_bytes: u64,
+    /// All loops' bytes (for `job_bytes`).
+    job_issued: u64,
     issued_ios: u64,
     loop_ios: u64,
     /// `ios_span_loops`: the job's count of I/Os (0: none); the verify reads so far (as
@@ -380,6 +396,11 @@ pub struct Generator {
     zone_bytes: u64,
     /// In the pass-by-pass mode: the bytes handed out when the current pass began.
     pass_start_bytes: u64,
+    /// In the pass-by-pass mode: what the job has moved in its finished passes (what it
+    /// handed out, and the verify phases' reads), and what this pass handed out to
+    /// places it had not yet been to (the bytes its verify phase reads back).
+    floor_moved: u64,
+    pass_unique: u64,
 }
 
 impl Generator {
@@ -452,6 +473,7 @@ impl Generator {
                 starts: [None; 3],
                 map,
                 zone_start: 0,
+                wrapped: false,
             });
         }
         // As fio, the entries are looked up smallest share first (equal shares keep the
@@ -490,6 +512,7 @@ impl Generator {
             active: Vec::new(),
             next_new: 0,
             issued_bytes: 0,
+            job_issued: 0,
             issued_ios: 0,
             loop_ios: 0,
             span_ios,
@@ -502,6 +525,8 @@ impl Generator {
             dirs,
             zone_bytes: 0,
             pass_start_bytes: 0,
+            floor_moved: 0,
+            pass_unique: 0,
             special_seeks: p.stride.is_some() || p.hotband,
             p,
         };
@@ -657,8 +682,14 @@ impl Generator {
         if self.issued_bytes == self.pass_start_bytes && self.loop_no > 0 {
             return false;
         }
+        // The pass's verify phase (or trimwrite's trims) moves its places once more each,
+        // however often a walk that went round the file wrote them.
+        let pass = self.issued_bytes.saturating_sub(self.pass_start_bytes);
+        let extra = self.p.pass_weight.max(1) - 1;
+        self.floor_moved += pass + extra.saturating_mul(std::mem::take(&mut self.pass_unique));
+        self.files.iter_mut().for_each(|f| f.wrapped = false);
         self.pass_start_bytes = self.issued_bytes;
-        let moved = self.issued_bytes.saturating_mul(self.p.pass_weight.max(1));
+        let moved = self.floor_moved;
         let short = moved < self.p.pass_floor && self.p.pass_floor - moved >= self.max_bs_any;
         if self.loop_no + 1 >= self.p.loops.max(1) && !short {
             return false;
@@ -676,6 +707,9 @@ impl Generator {
     /// The next I/O, or None when the job's work is done (bytes, loops, number_ios).
     pub fn next_io(&mut self) -> Option<IoReq> {
         loop {
+            if self.p.job_bytes > 0 && !self.p.time_based && self.job_issued >= self.p.job_bytes {
+                return None;
+            }
             if self.span_ios > 0
                 && !self.p.time_based
                 && self.issued_ios + self.verify_reads >= self.span_ios
@@ -696,10 +730,15 @@ impl Generator {
                 }
                 continue;
             }
-            if let Some(io) = self.try_next() {
-                return Some(io);
+            let capped = self.p.pass_floor > 0
+                && self.p.pass_cap > 0
+                && self.issued_bytes.saturating_sub(self.pass_start_bytes) >= self.p.pass_cap;
+            if !capped {
+                if let Some(io) = self.try_next() {
+                    return Some(io);
+                }
             }
-            // Every file is exhausted in this pass. Strided zones: their walk reaching the
+            // Every file is exhausted in this pass (or the pass has its bytes). Strided zones: their walk reaching the
             // file's end ends fio's loop, and the next starts at the region's first zone
             // (a loop ended by its bytes goes on from the zone where it stopped).
             self.files.iter_mut().for_each(|f| f.zone_start = 0);
@@ -1094,9 +1133,16 @@ impl Generator {
             f.starts[io.ddir.index()] = Some(io.offset - f.region.start);
             if io.ddir != Ddir::Trim {
                 self.issued_bytes += io.len;
+                self.job_issued += io.len;
             }
         } else {
             self.issued_bytes += io.len;
+            self.job_issued += io.len;
+        }
+        // (trimwrite's trims are not counted, as above.)
+        let counted = !(self.dirs[1] && io.ddir == Ddir::Trim);
+        if counted && !self.files[io.file].wrapped {
+            self.pass_unique += io.len;
         }
         self.issued_ios += 1;
         self.loop_ios += 1;
@@ -1156,6 +1202,7 @@ impl Generator {
             at += stride;
             if at >= real {
                 at = start;
+                self.files[fi].wrapped = true;
             }
             if at >= size || start + at >= real {
                 return None;
@@ -1175,6 +1222,7 @@ impl Generator {
                 at += stride;
                 if at < 0 || at >= real {
                     at = size.min(real) + stride;
+                    self.files[fi].wrapped = true;
                 }
             }
         }
@@ -2519,6 +2567,48 @@ mod tests {
         p.pass_floor = 1500 << 10;
         p.io_bytes = 3000 << 10;
         assert_eq!(all(Generator::new(p).unwrap()).len(), 750);
+    }
+
+    #[test]
+    fn the_job_budget_ends_the_last_loop_short() {
+        // size=250k bs=4k loops=2 on a larger file, on an asynchronous engine as fio: the
+        // first loop's last block fits the file (252k), so the second stops at 500k.
+        let mut p = params(RwKind::Read, 250 << 10, 4096);
+        p.file_ends = vec![1 << 20];
+        p.loops = 2;
+        p.io_bytes = 252 << 10;
+        let full = all(Generator::new(p.clone()).unwrap()).len();
+        assert_eq!(full, 126);
+        p.job_bytes = 500 << 10;
+        let ios = all(Generator::new(p).unwrap());
+        assert_eq!(ios.len(), 125);
+        // The second loop starts the file over.
+        assert_eq!(ios[63].offset, 0);
+    }
+
+    #[test]
+    fn a_capped_pass_counts_its_places_once_for_the_floor() {
+        // rw=write:16k bs=4k size=256k io_size=512k verify on an asynchronous engine: a
+        // pass stops at 256k (64 writes going round the 13 places of the walk), its
+        // verify reads the 13 back, so the job is short of 512k after one pass and makes
+        // a second, where the budget of 512k ends it.
+        let mut p = params(RwKind::Write, 256 << 10, 4096);
+        p.rw.suffix = 16 << 10;
+        p.pass_floor = 512 << 10;
+        p.pass_weight = 2;
+        p.io_bytes = 512 << 10;
+        p.pass_cap = 256 << 10;
+        let ios = all(Generator::new(p.clone()).unwrap());
+        assert_eq!(ios.len(), 128);
+        // The second pass starts the walk over.
+        assert_eq!(ios[64].offset, 0);
+        // A budget of two loops: the floor is met after the second pass all the same.
+        p.io_bytes = 1 << 20;
+        p.loops = 2;
+        assert_eq!(all(Generator::new(p.clone()).unwrap()).len(), 128);
+        // Without the cap the first pass goes on to the budget.
+        p.pass_cap = 0;
+        assert_eq!(all(Generator::new(p).unwrap()).len(), 256);
     }
 
     #[test]

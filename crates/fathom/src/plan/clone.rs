@@ -158,6 +158,8 @@ pub(crate) fn plan_clone(
         }
     }
     loop_passes_as_fio(spec, caps, &mut params);
+    async_loops_budget(spec, caps, &mut params);
+    async_pass_cap(spec, caps, &mut params);
     Ok(PlannedClone {
         jobnum,
         index: 0,
@@ -409,6 +411,66 @@ fn loop_passes_as_fio(spec: &JobSpec, caps: Caps, params: &mut Params) {
     }
 }
 
+/// Loops on an asynchronous engine, as fio's do_io runs them: each loop ends where its
+/// files are done or where it has queued its size, and the whole job where all it has
+/// queued reaches size × loops (fio's count of the issued bytes, never reset between
+/// loops). So a loop that went past its size ends the last one short: `size=250k bs=4k
+/// loops=2 ioengine=libaio` on a larger file reads 63 blocks (the last one fits the file,
+/// not the region), then 62, where fathom read 63 twice. (The engines that complete each
+/// I/O as it is issued: see [`loop_passes_as_fio`].)
+fn async_loops_budget(spec: &JobSpec, caps: Caps, params: &mut Params) {
+    let inline = !caps.is_async || (spec.ioengine == "null" && spec.iodepth <= 1);
+    if inline
+        || params.loops < 2
+        || caps.metadata.is_some()
+        || spec.time_based
+        || spec.io_size.is_some()
+        || params.number_ios > 0
+        || params.ios_span_loops
+        || params.pass_floor > 0
+        || params.wrap
+    {
+        return;
+    }
+    params.job_bytes = job_size(spec, params).saturating_mul(u64::from(params.loops));
+}
+
+/// The job's size as fio has it (`size=`, at most the regions; else the regions).
+fn job_size(spec: &JobSpec, params: &Params) -> u64 {
+    let regions: u64 = params.files.iter().map(|f| f.len).sum();
+    match spec.size {
+        Some(SizeSpec::Bytes(b)) if b > 0 => b.min(regions),
+        _ => regions,
+    }
+}
+
+/// fio's passes (`pass_floor`) on an asynchronous engine: each pass, a do_io of fio's,
+/// ends once it has queued the job's size (plus io_size for a random writer without the
+/// map, plus size again for a writer with verify_backlog), even where its walk goes on
+/// round the file: `rw=write:16k bs=4k size=256k io_size=512k verify=crc32c loops=2
+/// ioengine=libaio` writes 64 blocks a pass (the 13 places of its walk, round and round)
+/// and reads back the 13 after each, where the engines that complete each I/O as it is
+/// issued write 256 in one pass.
+fn async_pass_cap(spec: &JobSpec, caps: Caps, params: &mut Params) {
+    let inline = !caps.is_async || (spec.ioengine == "null" && spec.iodepth <= 1);
+    if inline || params.pass_floor == 0 || spec.time_based {
+        return;
+    }
+    let k = spec.rw.kind;
+    let size = job_size(spec, params);
+    let mut cap = size;
+    if k.writes() && k.is_random() && !params.randommap {
+        cap = cap.max(spec.io_size.unwrap_or(0));
+    }
+    if spec.verify.kind.is_some() && k.writes() && spec.verify.backlog > 0 {
+        cap += size;
+    }
+    if k.writes() && k.trims() {
+        cap += size;
+    }
+    params.pass_cap = cap;
+}
+
 /// number_ios with loops, as fio counts it: one count of number_ios × loops for the whole
 /// job, the verify phase's reads in it, each loop a pass that ends at the region's end or
 /// where the count is reached (`size=1m number_ios=100 loops=3 verify=crc32c` writes the
@@ -488,6 +550,8 @@ fn generator_params(
         stride: spec.control.stride,
         pass_floor: 0,
         pass_weight: 1,
+        job_bytes: 0,
+        pass_cap: 0,
         // As fio, which seeds its generators again at each loop when randrepeat is on (a
         // time-based job goes round its files within one loop: no new seed).
         repeat_each_pass: spec.randrepeat && !spec.time_based,
