@@ -464,7 +464,7 @@ impl Generator {
                 });
             }
             // With zones the map covers one zone (fio sizes it by zonerange).
-            let mapped = p.zones.map_or(r.len, |z| z.range.min(r.len));
+            let mapped = p.zones.map_or(r.len, |z| z.range);
             let map = use_map.then(|| RandomMap::new((mapped / map_bit).max(1)));
             files.push(FileState {
                 region: *r,
@@ -956,12 +956,10 @@ impl Generator {
             }
         }
         let rel = if random {
-            // Blocks of the zone that lie in the region and the file.
-            let inside = z
-                .range
-                .min(f.region.len.saturating_sub(zs))
-                .min(z.end.saturating_sub(zs));
-            let blocks = (inside.saturating_sub(len) / gran + 1).max(1);
+            // A block of the whole zone, as fio draws it: one past the region's length
+            // or the file's end ends the file (below), so a zone cut by the file's end
+            // ends the walk at its first draw past it.
+            let blocks = (z.range.saturating_sub(len) / gran + 1).max(1);
             let b = match &mut f.map {
                 Some(m) => m.take_near(self.rng.below(blocks.min(m.len())))?,
                 None => self.rng.below(blocks),
@@ -982,8 +980,12 @@ impl Generator {
             }
             rel
         };
+        // As fio: done when the offset within the zone reaches the region's length, or
+        // the I/O would pass the file's end (not the region's: `size=300k zonesize=64k
+        // zoneskip=32k` on a larger file goes on through its zones there until it has
+        // done 300k).
         let at = zs + rel;
-        if rel >= f.region.len || at >= z.end || at + len > f.region.len {
+        if rel >= f.region.len || at >= z.end || at + len > z.end {
             return None;
         }
         f.pos[d] = at + len;
@@ -1456,10 +1458,20 @@ impl Generator {
                 let block = if unit > map_bit {
                     // fio's map in smaller units: a draw among the region's blocks, its
                     // next free bit when busy, which may lie past them (the file done).
+                    // (fio's test is the offset against the region's length, so a
+                    // fixed size may take a last block that runs past the region into
+                    // a larger file; a mix needs its smallest size to fit the region.)
                     let blocks = region.len / unit;
                     let b = map.take_near(self.rng.below(blocks.max(1)))?;
-                    let end = self.p.file_ends.get(fi).copied();
-                    if b >= blocks || end.is_some_and(|e| region.start + b * unit + len > e) {
+                    let at = region.start + b * unit;
+                    let (need, limit) = if self.fixed_len[len_dir.index()] {
+                        let end = self.p.file_ends.get(fi).copied();
+                        (len, end.unwrap_or(region.start + region.len))
+                    } else {
+                        let smallest = self.p.len_range(len_dir.index()).0;
+                        (smallest, region.start + region.len)
+                    };
+                    if b * unit >= region.len || at + need > limit {
                         return None;
                     }
                     b
@@ -1478,8 +1490,14 @@ impl Generator {
                 off
             }
         };
-        // The size does not fit the region's rest: draw one that does.
-        let room = region.len + slack - off;
+        // The size does not fit the region's rest: draw one that does (a fixed size, as
+        // fio's, needs only the file to hold it).
+        let mut room = region.len + slack - off;
+        if self.fixed_len[len_dir.index()] {
+            if let Some(&e) = self.p.file_ends.get(fi) {
+                room = room.max(e.saturating_sub(region.start + off));
+            }
+        }
         if len > room {
             *len_out = self.fit_len(len_dir, room).unwrap_or(room);
         }
@@ -2055,9 +2073,11 @@ mod tests {
     }
 
     #[test]
-    fn random_io_in_strided_zones_covers_each_zone_and_stays_in_the_file() {
-        // A 32k zone every 36k of a 64k file: the second zone is cut by the file's end;
-        // random offsets stay inside it, and each zone's blocks are each hit once.
+    fn random_io_in_strided_zones_draws_over_the_zone_and_ends_at_the_file_end() {
+        // A 32k zone every 36k of a 64k file: the second zone is cut by the file's end.
+        // As fio, a draw is over the whole zone (its map sized by the zone), and one past
+        // the file's end ends the file: every I/O is inside the file, each zone's blocks
+        // each hit once, and the walk may end early in the second zone.
         let mut p = params(RwKind::RandRead, 64 << 10, 4096);
         p.zones = Some(Zones {
             size: 28 << 10,
@@ -2066,16 +2086,27 @@ mod tests {
             end: 64 << 10,
         });
         p.io_bytes = 56 << 10;
-        let ios = all(Generator::new(p).unwrap());
-        assert_eq!(ios.len(), 14);
-        let mut first: Vec<u64> = ios[..7].iter().map(|i| i.offset >> 10).collect();
-        let mut second: Vec<u64> = ios[7..].iter().map(|i| i.offset >> 10).collect();
-        first.sort_unstable();
-        second.sort_unstable();
-        assert!(first.iter().all(|&o| o < 32), "{first:?}");
-        first.dedup();
-        assert_eq!(first.len(), 7, "no block twice in a zone");
-        assert_eq!(second, [36, 40, 44, 48, 52, 56, 60]);
+        let mut ended_early = false;
+        for seed in 0..20 {
+            p.seed = seed;
+            let ios = all(Generator::new(p.clone()).unwrap());
+            assert!((7..=14).contains(&ios.len()), "{}", ios.len());
+            ended_early |= ios.len() < 14;
+            assert!(ios.iter().all(|i| i.offset + i.len <= 64 << 10));
+            let mut first: Vec<u64> = ios[..7].iter().map(|i| i.offset >> 10).collect();
+            first.sort_unstable();
+            first.dedup();
+            assert_eq!(first.len(), 7, "no block twice in a zone");
+            assert!(first.iter().all(|&o| o < 32), "{first:?}");
+            assert!(ios[7..].iter().all(|i| i.offset >= 36 << 10));
+        }
+        assert!(ended_early, "a draw past the file's end never came");
+        // io_size's passes (fio's keep_running): another pass while the job is short.
+        p.pass_floor = 56 << 10;
+        for seed in 0..20 {
+            p.seed = seed;
+            assert_eq!(all(Generator::new(p.clone()).unwrap()).len(), 14);
+        }
     }
 
     #[test]
@@ -2242,6 +2273,29 @@ mod tests {
         // In the job's own units the pass is whole.
         let p = params(RwKind::RandRead, 1 << 20, 16 << 10);
         assert_eq!(all(Generator::new(p).unwrap()).len(), 64);
+    }
+
+    #[test]
+    fn a_map_in_smaller_units_takes_a_whole_block_past_the_region_in_a_larger_file() {
+        // fio's `rw=randwrite bs=4k,8k size=90k` on a 1 MiB file: the map is of 4k bits,
+        // the writes draw 8k blocks; a busy draw's next free block at 88k still starts
+        // inside the region, and its 8k fit the file, so it goes whole (fathom ended the
+        // file at the region's last whole block, 80k). Over a file of 90k it ends the file.
+        for (file_end, reach) in [(1u64 << 20, true), (90 << 10, false)] {
+            let mut seen = false;
+            for seed in 0..40 {
+                let mut p = params(RwKind::RandWrite, 90 << 10, 8192);
+                p.seed = seed;
+                p.map_unit = 4096;
+                p.file_ends = vec![file_end];
+                let ios = all(Generator::new(p).unwrap());
+                assert!(ios
+                    .iter()
+                    .all(|io| io.len == 8192 && io.offset + 8192 <= file_end));
+                seen |= ios.iter().any(|io| io.offset == 88 << 10);
+            }
+            assert_eq!(seen, reach, "file end {file_end}");
+        }
     }
 
     #[test]

@@ -268,7 +268,10 @@ fn pass_bytes(spec: &JobSpec, params: &Params, size_cap: u64, total: u64) -> u64
 /// the generator (`Params::pass_floor`).
 fn io_size_passes(spec: &JobSpec, params: &mut Params, pass: u64) {
     let k = spec.rw.kind;
-    let Some(limit) = spec.io_size.filter(|&n| n > pass) else {
+    // (Strided zones whatever io_size is: a random walk's draw past the file's end in a
+    // zone the file's end cuts ends the pass, and fio's keep_running goes on with another
+    // while the job is short of io_size.)
+    let Some(limit) = spec.io_size.filter(|&n| n > pass || params.zones.is_some()) else {
         return;
     };
     if spec.time_based || (k.is_random() && !params.randommap) || pass == 0 {

@@ -525,10 +525,33 @@ pub(crate) fn verifier_for(
         .map(|d| clone.params.len_range(d).1)
         .max()
         .unwrap_or(0);
+    // Strided zones go on past the region where the file does, as far as the job's
+    // bytes take them through its zones (bounded so, not by the file: a device's whole
+    // size would be a table too large for a small job).
+    let p = &clone.params;
+    let zone_reach = p.zones.map(|z| {
+        let bytes = p
+            .io_bytes
+            .max(p.pass_floor)
+            .saturating_mul(u64::from(p.loops.max(1)));
+        (bytes / z.size.max(1) + 2).saturating_mul(z.range + z.skip)
+    });
     let regions: Vec<(u64, u64)> = clone
         .files
         .iter()
-        .map(|f| (f.region.start, f.region.len + max_bs))
+        .enumerate()
+        .map(|(i, f)| {
+            let mut len = f.region.len + max_bs;
+            if let Some(reach) = zone_reach {
+                let end = p
+                    .file_ends
+                    .get(i)
+                    .copied()
+                    .unwrap_or(f.region.start + f.region.len);
+                len = len.max(reach.min(end.saturating_sub(f.region.start)));
+            }
+            (f.region.start, len)
+        })
         .collect();
     let mut v = crate::verify::Verifier::new(
         &spec.verify,
