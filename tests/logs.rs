@@ -317,3 +317,51 @@ fathomtest!(per_io_bandwidth_is_over_the_completion_latency, |env| {
         "slat > 0 somewhere"
     );
 });
+
+// The verify phase's reads are in the logs, as fio's are (ordinary reads there): a
+// written and verified file logs each write, then each read back at the same offsets
+// (fathom logged the writes alone: 16 lines where fio writes 32). fio side by side when
+// installed.
+fathomtest!(verify_reads_are_logged_as_fio_logs_them, |env| {
+    let job = [
+        "--name=v",
+        "--filename=data",
+        "--size=64k",
+        "--bs=4k",
+        "--rw=write",
+        "--verify=crc32c",
+        "--ioengine=psync",
+        "--write_lat_log=x",
+        "--write_bw_log=x",
+        "--log_offset=1",
+    ];
+    let lines = |dir: &Path, kind: &str| -> Vec<(u32, u64)> {
+        std::fs::read_to_string(dir.join(format!("x_{kind}.1.log")))
+            .unwrap()
+            .lines()
+            .map(|l| {
+                let f: Vec<&str> = l.split(", ").collect();
+                (f[2].parse().unwrap(), f[4].parse().unwrap())
+            })
+            .collect()
+    };
+    let o = env.run(&job);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let lat = lines(env.path(), "lat");
+    let offsets: Vec<(u32, u64)> = (0..16).map(|i| (1, i * 4096)).collect();
+    let reads: Vec<(u32, u64)> = offsets.iter().map(|&(_, o)| (0, o)).collect();
+    assert_eq!(lat[..16], offsets[..]);
+    assert_eq!(lat[16..], reads[..]);
+    assert_eq!(lines(env.path(), "bw").len(), 32);
+    if let Some(fio) = fio() {
+        let fdir = env.path().join("fio");
+        std::fs::create_dir_all(&fdir).unwrap();
+        let o = std::process::Command::new(fio)
+            .current_dir(&fdir)
+            .args(job)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "fio: {}", stderr(&o));
+        assert_eq!(lines(&fdir, "lat"), lat, "fio, then fathom");
+    }
+});

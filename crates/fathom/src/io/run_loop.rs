@@ -372,6 +372,12 @@ impl<'a> Loop<'a> {
             .expect("a backlog needs a verifier");
         let mut bufs: Vec<&mut fathom_engine::AlignedBuf> =
             self.p.slots.iter_mut().map(|s| &mut s.buf).collect();
+        // (Checks during the ramp are not logged, as the ramp's I/O is not.)
+        let log = if self.ramping {
+            None
+        } else {
+            self.iolog.take().map(std::cell::RefCell::new)
+        };
         if let Err((errno, text)) = verify_chunks(
             &mut *self.p.engine,
             &mut bufs,
@@ -381,6 +387,7 @@ impl<'a> Loop<'a> {
                 known: true,
                 spec,
                 stop: self.cancel,
+                log: log.as_ref().map(|l| (l, self.measure_start)),
             },
             &batch,
             &mut self.out.stats,
@@ -389,6 +396,9 @@ impl<'a> Loop<'a> {
                 fail(&mut self.out, errno, text);
             }
             self.stopping = true;
+        }
+        if let Some(l) = log {
+            self.iolog = Some(l.into_inner());
         }
         for &(file, offset, _) in &batch {
             vf.checked(file, offset);
@@ -430,15 +440,17 @@ impl<'a> Loop<'a> {
             let t = crate::clock::now();
             let mut bufs: Vec<&mut fathom_engine::AlignedBuf> =
                 self.p.slots.iter_mut().map(|s| &mut s.buf).collect();
+            let log = self.iolog.take().map(std::cell::RefCell::new);
             crate::verify::readback::after_run(
                 v,
                 (self.clone, spec),
                 (&mut *self.p.engine, &mut bufs),
                 (self.p.openset.as_mut(), &self.p.opts),
-                can_read,
+                (can_read, log.as_ref().map(|l| (l, self.measure_start))),
                 cancel,
                 out,
             );
+            self.iolog = log.map(std::cell::RefCell::into_inner);
             if can_read && crate::verify::readback::reads_back(spec) {
                 self.verify_time += t.elapsed();
             }

@@ -347,7 +347,11 @@ fn checked(
     checkers: Option<&std::sync::mpsc::SyncSender<CheckItem>>,
 ) -> Result<bool, (i32, String)> {
     let ReadBack {
-        files, known, spec, ..
+        files,
+        known,
+        spec,
+        log,
+        ..
     } = *rb;
     let path = &files[file].path;
     if res != len as i64 {
@@ -366,6 +370,20 @@ fn checked(
         ));
     }
     st.record_io_deferred(0, len, slat, total.saturating_sub(slat.unwrap_or(0)));
+    if let Some((log, origin)) = log {
+        let before = slat.unwrap_or(0);
+        log.borrow_mut().events.push(crate::record::logs::LogEvent {
+            t_ns: crate::clock::now()
+                .saturating_duration_since(origin)
+                .as_nanos() as u64,
+            ddir: 0,
+            bs: len as u32,
+            offset,
+            slat: before,
+            clat: total.saturating_sub(before),
+            ioprio: 0,
+        });
+    }
     let mut sent = true;
     one_read(st, |st| {
         for (off, n) in v.chunks(offset, len) {
@@ -409,7 +427,16 @@ pub(crate) struct ReadBack<'a> {
     pub(crate) spec: &'a fathom_job::JobSpec,
     /// The job's stop flag (a signal, exitall): the reads end at the next chunk.
     pub(crate) stop: &'a std::sync::atomic::AtomicBool,
+    /// The clone's latency and rate logs, and when its measurement started: the verify
+    /// reads are logged as the job's other reads are (fio's are ordinary reads there).
+    pub(crate) log: VerifyLog<'a>,
 }
+
+/// The clone's logs for the verify reads (see [`ReadBack::log`]).
+pub(crate) type VerifyLog<'a> = Option<(
+    &'a std::cell::RefCell<crate::record::logs::IoLog>,
+    std::time::Instant,
+)>;
 
 /// A chunk for a verify_async thread: (file, offset, expected generation, data, the
 /// index of the read it came in).
@@ -647,7 +674,7 @@ pub(crate) fn after_run(
         Option<&mut crate::io::openset::OpenSet>,
         &fathom_engine::OpenOptions,
     ),
-    can_read: bool,
+    (can_read, log): (bool, VerifyLog<'_>),
     stop: &std::sync::atomic::AtomicBool,
     out: &mut CloneOutcome,
 ) {
@@ -662,7 +689,7 @@ pub(crate) fn after_run(
             out.error_text = Some(format!("verify: reopening the files: {e}"));
         }
     }
-    verify_pass(v, (clone, spec), (engine, buf), can_read, stop, out);
+    verify_pass(v, (clone, spec), (engine, buf), (can_read, log), stop, out);
 }
 
 /// What the verify pass reads, (file, offset, length) a block at a time: each write not
@@ -721,7 +748,7 @@ pub(crate) fn verify_pass(
     v: &crate::verify::Verifier,
     (clone, spec): (&PlannedClone, &fathom_job::JobSpec),
     (engine, buf): (&mut dyn fathom_engine::IoEngine, &mut [&mut AlignedBuf]),
-    can_read: bool,
+    (can_read, log): (bool, VerifyLog<'_>),
     stop: &std::sync::atomic::AtomicBool,
     out: &mut CloneOutcome,
 ) {
@@ -742,6 +769,7 @@ pub(crate) fn verify_pass(
                 known,
                 spec,
                 stop,
+                log,
             },
             &list,
             &mut out.stats,
