@@ -677,7 +677,18 @@ fn random_map_fits(
     // The random map takes a bit per block: refuse one this machine cannot hold (fio
     // advises norandommap the same way) before allocating it.
     if wanted && spec.rw.kind.is_random() {
-        let blocks: u64 = files.iter().map(|f| f.region.len / min_bs.max(1)).sum();
+        // (With strided zones each file's map is one zone's, as fio sizes it.)
+        let zone = (spec.zonemode == fathom_job::ZoneMode::Strided)
+            .then_some(if spec.zonerange > 0 {
+                spec.zonerange
+            } else {
+                spec.zonesize
+            })
+            .filter(|&r| r > 0);
+        let blocks: u64 = files
+            .iter()
+            .map(|f| zone.unwrap_or(f.region.len) / min_bs.max(1))
+            .sum();
         let bytes = blocks / 8;
         let have = physical_memory();
         if bytes > have / 2 && spec.softrandommap {
