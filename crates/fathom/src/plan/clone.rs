@@ -369,18 +369,12 @@ fn io_size_budget(spec: &JobSpec, params: &mut Params, pass: u64) {
 /// two passes of 86 writes, each read back (fathom made one). Not with an asynchronous
 /// engine's loops, whose own limit of size ends a walk that goes round its file.
 fn loop_passes_as_fio(spec: &JobSpec, caps: Caps, params: &mut Params) {
-    let inline = !caps.is_async || (spec.ioengine == "null" && spec.iodepth <= 1);
+    let inline = completes_inline(spec, caps);
     let k = spec.rw.kind;
     let holes_verified = spec.rw.suffix != 0 && !k.is_random() && pass_verifies(spec);
     let sync_loops = inline && params.loops >= 2;
     if !(sync_loops || (holes_verified && (inline || params.loops == 1)))
-        || caps.metadata.is_some()
-        || spec.time_based
-        || spec.io_size.is_some()
-        || params.number_ios > 0
-        || params.ios_span_loops
-        || params.pass_floor > 0
-        || params.wrap
+        || loops_decided_elsewhere(spec, caps, params)
     {
         return;
     }
@@ -422,20 +416,31 @@ fn loop_passes_as_fio(spec: &JobSpec, caps: Caps, params: &mut Params) {
 /// not the region), then 62, where fathom read 63 twice. (The engines that complete each
 /// I/O as it is issued: see [`loop_passes_as_fio`].)
 fn async_loops_budget(spec: &JobSpec, caps: Caps, params: &mut Params) {
-    let inline = !caps.is_async || (spec.ioengine == "null" && spec.iodepth <= 1);
-    if inline
+    if completes_inline(spec, caps)
         || params.loops < 2
-        || caps.metadata.is_some()
+        || loops_decided_elsewhere(spec, caps, params)
+    {
+        return;
+    }
+    params.job_bytes = job_size(spec, params).saturating_mul(u64::from(params.loops));
+}
+
+/// The engine completes each I/O as it is issued (sync, psync, the vector ones, mmap;
+/// null at depth 1): fio's do_io counts no bytes of a loop's own then.
+fn completes_inline(spec: &JobSpec, caps: Caps) -> bool {
+    !caps.is_async || (spec.ioengine == "null" && spec.iodepth <= 1)
+}
+
+/// The job's loops and passes are another rule's (metadata engines, time, io_size,
+/// number_ios, the pass-by-pass mode, io_size's wrap): the loop rules above leave it.
+fn loops_decided_elsewhere(spec: &JobSpec, caps: Caps, params: &Params) -> bool {
+    caps.metadata.is_some()
         || spec.time_based
         || spec.io_size.is_some()
         || params.number_ios > 0
         || params.ios_span_loops
         || params.pass_floor > 0
         || params.wrap
-    {
-        return;
-    }
-    params.job_bytes = job_size(spec, params).saturating_mul(u64::from(params.loops));
 }
 
 /// The job's size as fio has it (`size=`, at most the regions; else the regions).
@@ -455,8 +460,7 @@ fn job_size(spec: &JobSpec, params: &Params) -> u64 {
 /// and reads back the 13 after each, where the engines that complete each I/O as it is
 /// issued write 256 in one pass.
 fn async_pass_cap(spec: &JobSpec, caps: Caps, params: &mut Params) {
-    let inline = !caps.is_async || (spec.ioengine == "null" && spec.iodepth <= 1);
-    if inline || params.pass_floor == 0 || spec.time_based {
+    if completes_inline(spec, caps) || params.pass_floor == 0 || spec.time_based {
         return;
     }
     let k = spec.rw.kind;
