@@ -1141,8 +1141,9 @@ impl Generator {
             self.issued_bytes += io.len;
             self.job_issued += io.len;
         }
-        // (trimwrite's trims are not counted, as above.)
-        let counted = !(self.dirs[1] && io.ddir == Ddir::Trim);
+        // Only the pass-by-pass mode counts a pass's new places (trimwrite's trims not
+        // counted, as above): nothing more per I/O elsewhere.
+        let counted = self.p.pass_floor > 0 && !(self.dirs[1] && io.ddir == Ddir::Trim);
         if counted && !self.files[io.file].wrapped {
             self.pass_unique += io.len;
         }
