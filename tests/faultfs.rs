@@ -317,9 +317,10 @@ fathomtest!(lockfile_serializes_io_to_a_shared_file, |env| {
 
 // metarates' create rate against a known truth: every fsync takes 4 ms (injected), so
 // with -s a create costs 4 ms plus the FUSE round trips, and the rate fathom prints must
-// sit just under 250 a second: never above it, and not far below (best of three runs, as
-// a busy machine only ever adds time). Without -s no fsync is made, and the rate is far
-// above it.
+// sit under 250 a second: never above it, and above 125 (two fsyncs per create, or a
+// rate taken over twice the time, would be at most that; best of three runs, as a busy
+// machine only ever adds time — the FUSE round trips here cost up to 2.5 ms more per
+// create). Without -s no fsync is made, and the rate is far above it.
 fathomtest!(
     metarates_create_rate_matches_an_injected_fsync_latency,
     |env| {
@@ -363,7 +364,7 @@ fathomtest!(
         };
         let synced = rate(&["-s"]);
         assert!(
-            synced <= 250.0 && synced > 170.0,
+            synced <= 250.0 && synced > 125.0,
             "4 ms per fsync: at most 250 creates/s, measured {synced:.1}"
         );
         let plain = rate(&[]);
