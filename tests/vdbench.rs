@@ -1827,3 +1827,70 @@ fn a_range_past_100_percent_wraps_round_to_the_sds_start() {
         .collect();
     assert_eq!(eof, (8..16).collect::<Vec<u64>>());
 }
+
+/// concatenatesds=yes: a WD's SDs are one device end to end. A sequential pass writes
+/// every block of both luns but their first (never touched; the I/O reaching the second
+/// lun's start moves one transfer in), random writes land in both, and what vdbench
+/// refuses with it is refused.
+#[test]
+fn concatenated_sds_are_one_device_end_to_end() {
+    let _g = serial();
+    let env = Env::new();
+    let shm = Shm::new(&env, "concat");
+    let (l1, l2) = (shm.0.join("lun1"), shm.0.join("lun2"));
+    let fresh = || {
+        std::fs::write(&l1, vec![0u8; 1 << 20]).unwrap();
+        std::fs::write(&l2, vec![0u8; 2 << 20]).unwrap();
+    };
+    let parm = |wd: &str| {
+        format!(
+            "concatenatesds=yes\nsd=sd1,lun={}\nsd=sd2,lun={}\n\
+             wd=wd1,sd=(sd1,sd2),xfersize=64k,rdpct=0,threads=2,{wd}\n\
+             rd=rd1,wd=wd1,iorate=max,elapsed=2,interval=1\n",
+            l1.display(),
+            l2.display()
+        )
+    };
+    fresh();
+    let out = env.path().join("seq");
+    let o = vdb_output(&env, &parm("seekpct=eof"), &out, &[]);
+    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+    assert!(
+        stdout(&o).contains("100% sequential i/o while using SD concatenation"),
+        "{}",
+        stdout(&o)
+    );
+    let (b1, b2) = (written_blocks(&l1, 65536), written_blocks(&l2, 65536));
+    assert_eq!((b1.len(), b2.len()), (16, 32));
+    assert!(!b1[0] && !b2[0], "first blocks: {b1:?} {b2:?}");
+    assert!(b1[1..].iter().all(|&w| w), "{b1:?}");
+    assert!(b2[1..].iter().all(|&w| w), "{b2:?}");
+    // The luns keep their sizes; the WD's report is the concatenated SD's.
+    assert_eq!(std::fs::metadata(&l2).unwrap().len(), 2 << 20);
+    assert!(out.join("sd_concat#01.html").exists());
+    // Random writes: over the whole concatenation, never a lun's first block.
+    fresh();
+    run_vdb(
+        &env,
+        "parm",
+        &parm("seekpct=100"),
+        env.path().join("rnd").to_str().unwrap(),
+    );
+    let (b1, b2) = (written_blocks(&l1, 65536), written_blocks(&l2, 65536));
+    assert!(!b1[0] && !b2[0], "first blocks: {b1:?} {b2:?}");
+    let n = |b: &[bool]| b.iter().filter(|&&w| w).count();
+    assert!(n(&b1) > 8 && n(&b2) > 16, "{b1:?} {b2:?}");
+    // Refused as vdbench refuses them: a missing lun (nothing is made), validation.
+    std::fs::remove_file(&l2).unwrap();
+    let o = vdb_output(&env, &parm("seekpct=100"), &env.path().join("x"), &[]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("not made or grown"), "{}", stderr(&o));
+    fresh();
+    let o = vdb_output(&env, &parm("seekpct=100"), &env.path().join("y"), &["-v"]);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("may not be used together"),
+        "{}",
+        stderr(&o)
+    );
+}

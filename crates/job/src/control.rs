@@ -102,6 +102,13 @@ pub struct Control {
     /// the file or SD ends), and an I/O reaching past that end moves back `back` bytes
     /// (the SD's size rounded down to its largest transfer), to the SD's start.
     pub range_wrap: Option<(u64, u64)>,
+    /// Library setting (no job-file option): vdbench's `concatenatesds=yes`: the job's
+    /// files, in order, are one address space laid end to end, each for the bytes given
+    /// here in order (none given: its whole size); they must exist and hold that much.
+    /// `offset=`, `size=` and `offset_increment=` are of that space; an I/O reaching past
+    /// a file's end goes to the next file's start, and one at a file's start moves one
+    /// I/O length in (vdbench never touches a concatenated SD's first block).
+    pub concat: Option<Vec<u64>>,
     /// Library setting (no job-file option): vdbench's WD `priority=`: jobs naming the
     /// same group share its I/Os in flight (`depth` in all, as an SD's threads are shared
     /// by its workloads), and a job's next I/O is started before any of a job of a lower

@@ -9,6 +9,8 @@ use fathom::JobSpec;
 use std::collections::HashMap;
 use std::io::{Seek as _, SeekFrom};
 
+pub(crate) mod concat;
+
 /// How the jobs are made: choices outside the parameter file.
 #[derive(Debug, Clone)]
 pub struct JobOpts {
@@ -27,6 +29,9 @@ pub struct JobOpts {
     pub dedup: Option<(f64, u64, f64, bool)>,
     /// `pattern=FILE`: the bytes every write buffer repeats (see [`crate::pattern`]).
     pub pattern: Option<Vec<u8>>,
+    /// `concatenatesds=yes`: the WDs in the order they are defined (their concatenated
+    /// SDs are numbered so: `concat#01` the first WD's); None without it.
+    pub concat: Option<Vec<String>>,
 }
 
 /// vdbench's dedup for a job whose writes cover `len` bytes: by vdbench's arithmetic, a
@@ -123,11 +128,14 @@ impl JobTag {
             None => format!("{}@{}", self.wd, self.sd),
         }
     }
-    /// The pair a job name stands for.
+    /// The pair a job name stands for. (An operation is a word: the `#01` of a
+    /// concatenated SD's name `concat#01` is not one.)
     pub fn of_name(n: &str) -> JobTag {
         let (n, op) = match n.rsplit_once('#') {
-            Some((a, b)) => (a, Some(b.to_string())),
-            None => (n, None),
+            Some((a, b)) if b.chars().all(|c| c.is_ascii_alphabetic()) && !b.is_empty() => {
+                (a, Some(b.to_string()))
+            }
+            _ => (n, None),
         };
         let (wd, sd) = n.split_once('@').unwrap_or((n, n));
         JobTag {
@@ -190,6 +198,9 @@ pub fn raw_jobs(
     place: &Place,
 ) -> Result<Vec<(JobSpec, JobTag)>> {
     check_static(run)?;
+    if jo.concat.is_some() {
+        return concat::concat_jobs(run, rate, jo, place);
+    }
     // Threads of an SD are shared by the WDs that use it.
     let mut users: HashMap<&str, u32> = HashMap::new();
     for w in &run.wds {
@@ -197,21 +208,10 @@ pub fn raw_jobs(
             *users.entry(s.name.as_str()).or_default() += 1;
         }
     }
-    // Each WD's share of the rate: its skew, the rest split evenly.
-    let skewed: f64 = run.wds.iter().filter_map(|w| w.p.skew).sum();
-    if skewed > 100.0 + 1e-9 {
-        bail!(
-            "rd={}: the WDs' skews add up to {skewed}%, over 100",
-            run.rd
-        );
-    }
-    let unskewed = run.wds.iter().filter(|w| w.p.skew.is_none()).count();
+    let shares = wd_shares(run)?;
     let share = |w: &crate::runs::WdRun| -> f64 {
-        match w.p.skew {
-            Some(s) => s / 100.0,
-            None if unskewed > 0 => (100.0 - skewed) / 100.0 / unskewed as f64,
-            None => 0.0,
-        }
+        let i = run.wds.iter().position(|x| std::ptr::eq(x, w)).unwrap_or(0);
+        shares[i]
     };
     // Sizes first: maxdata as a multiple needs them all.
     let regions = sd_regions(run)?;
@@ -264,6 +264,7 @@ pub fn raw_jobs(
                 region,
                 // A rate is the run's total: hosts running the same pair share it.
                 hosts: here.len() as f64,
+                split: w.sds.len() as f64,
                 threads: match prio {
                     Some(_) => sd_threads,
                     None => (sd_threads / users[s.name.as_str()]).max(1),
@@ -292,6 +293,28 @@ pub fn raw_jobs(
         }
     }
     Ok(out)
+}
+
+/// Each WD's share of the run's rate, in the run's order: its skew, the rest split
+/// evenly over the WDs without one.
+fn wd_shares(run: &Run) -> Result<Vec<f64>> {
+    let skewed: f64 = run.wds.iter().filter_map(|w| w.p.skew).sum();
+    if skewed > 100.0 + 1e-9 {
+        bail!(
+            "rd={}: the WDs' skews add up to {skewed}%, over 100",
+            run.rd
+        );
+    }
+    let unskewed = run.wds.iter().filter(|w| w.p.skew.is_none()).count();
+    Ok(run
+        .wds
+        .iter()
+        .map(|w| match w.p.skew {
+            Some(s) => s / 100.0,
+            None if unskewed > 0 => (100.0 - skewed) / 100.0 / unskewed as f64,
+            None => 0.0,
+        })
+        .collect())
 }
 
 /// Each WD/SD pair's region of its SD, in the run's order (see [`Region`]).
@@ -417,6 +440,8 @@ struct Pair<'a> {
     region: Region,
     /// Hosts running this pair.
     hosts: f64,
+    /// The jobs a WD's rate is split over on one host: its SDs (one, concatenated).
+    split: f64,
     /// I/Os in flight: the SD's threads, shared by the WDs that use it.
     threads: u32,
 }
@@ -588,8 +613,7 @@ impl Pair<'_> {
         // A rate is per clone: the hosts running the pair and its streams share it.
         let (w, run, hosts) = (self.w, self.run, self.hosts * clones);
         // Rate: the WD's own, else its share of the run's, split over its SDs.
-        let rate_of =
-            |r: f64| -> f64 { w.p.iorate.unwrap_or(r * wshare) / w.sds.len() as f64 / hosts };
+        let rate_of = |r: f64| -> f64 { w.p.iorate.unwrap_or(r * wshare) / self.split / hosts };
         if let RunRate::Fixed(r) = rate {
             o.push((
                 "rate_iops".into(),
@@ -601,7 +625,7 @@ impl Pair<'_> {
         } else if let Some(r) = w.p.iorate {
             o.push((
                 "rate_iops".into(),
-                format!("{}", (r / w.sds.len() as f64 / hosts).round().max(1.0)),
+                format!("{}", (r / self.split / hosts).round().max(1.0)),
             ));
         }
         let secs = run.pace.elapsed + run.pace.warmup;
@@ -1176,7 +1200,7 @@ mod tests {
         jobs_result(text).unwrap()
     }
 
-    fn jobs_result(text: &str) -> Result<Vec<(JobSpec, JobTag)>> {
+    pub(super) fn jobs_result(text: &str) -> Result<Vec<(JobSpec, JobTag)>> {
         let pf = crate::parse::read_str(Path::new("t"), text, &HashMap::new()).unwrap();
         let m = crate::model::Model::from_parm(&pf).unwrap();
         let runs = crate::runs::expand(&m).unwrap();
@@ -1188,6 +1212,10 @@ mod tests {
             compratio: 1.0,
             dedup: None,
             pattern: None,
+            concat: m
+                .general
+                .concat
+                .then(|| m.wds.iter().map(|w| w.name.clone()).collect()),
         };
         raw_jobs(&runs[0], runs[0].rate, &jo, &Place::default())
     }

@@ -105,10 +105,17 @@ ends it too. formatsds=yes: a first run, SD_format, writes every SD whole
 repeated from each write's start, as vdbench writes them (whole 4-byte words in the
 machine's byte order: ABCD is written DCBA on x86). showlba=yes: each raw run's I/O
 trace, a line per I/O (SD WD READ LBA MS) in OUTDIR/localhost-0.showlba.txt.
+concatenatesds=yes: each WD's SDs, in its sd= order, are one device end to end
+(concat#01 for the first WD defined, reported as sd_concat#01.html); its range,
+hot band, seeks and streams are of the whole; an I/O reaching past an SD's end goes
+to the next SD's start, and no SD's first block is touched. threads= on the WD, or
+the RD's threads= shared by all its WDs. The SDs must exist (nothing is made); not
+with -v, formatsds=, showlba=, rhpct=/whpct=, priority=, an SD's offset= or range=,
+or many hosts.
 
 Not implemented (refused by name): -j/-jr with many hosts, metadata operations on a
 tree several hosts share, dedup hot sets and flip-flop, replay, a range= that wraps
-round the end of a lun under /dev (or with streams= or rhpct=/whpct=), concatenatesds=.
+round the end of a lun under /dev (or with streams= or rhpct=/whpct=).
 A range= ending between 100 and 200 percent wraps round the SD's end to its start, as
 vdbench's.
 

@@ -154,6 +154,12 @@ pub struct Params {
     /// `JobControl::range_wrap`). The generator hands out the offsets in the extended
     /// region; the caller moves them ([`wrap_offset`]), so jobs without it pay nothing.
     pub range_wrap: Option<(u64, u64)>,
+    /// vdbench's concatenated SDs (`concatenatesds=yes`): the clone's files end to end as
+    /// one address space, given by where each file ends in it (ascending; the last is
+    /// the total). The generator works over one region of that space (its only file);
+    /// the caller moves each I/O to its real file ([`concat_offset`]), so jobs without
+    /// it pay nothing.
+    pub concat: Option<std::sync::Arc<[u64]>>,
     /// Each file's real size when the job runs (its size, or where its layout ends), in
     /// file order; a file missing here ends at its region's end. fio's sequential walk
     /// with holes (`rw=read:64k`) tests its offsets against it (see `seq_offset`).
@@ -261,6 +267,7 @@ impl Params {
             hotband: false,
             one_position: false,
             range_wrap: None,
+            concat: None,
             file_ends: Vec::new(),
             later_starts: Vec::new(),
         }
@@ -277,6 +284,33 @@ pub fn wrap_offset(req: IoReq, (end, back): (u64, u64)) -> IoReq {
         }
     } else {
         req
+    }
+}
+
+/// vdbench's concatenated SDs ([`Params::concat`]): `req`, at an offset in the space
+/// of files laid end to end (`ends`: where each ends in it), moved to its file. As
+/// vdbench's: an I/O reaching past its file's end goes to the start of the next file
+/// (after the last, the first), and one at a file's very start moves one I/O length in
+/// (the first block of a concatenated SD is never touched).
+pub fn concat_offset(req: IoReq, ends: &[u64]) -> IoReq {
+    let mut i = ends.partition_point(|&e| e <= req.offset);
+    if i >= ends.len() {
+        i = ends.len().saturating_sub(1);
+    }
+    let start = |i: usize| if i == 0 { 0 } else { ends[i - 1] };
+    let mut at = req.offset;
+    if at.saturating_add(req.len) > ends[i] {
+        i = (i + 1) % ends.len();
+        at = start(i);
+    }
+    let mut offset = at - start(i);
+    if offset == 0 {
+        offset = req.len;
+    }
+    IoReq {
+        file: i,
+        offset,
+        ..req
     }
 }
 
@@ -2017,6 +2051,40 @@ mod tests {
 
     fn all(mut g: Generator) -> Vec<IoReq> {
         std::iter::from_fn(|| g.next_io()).collect()
+    }
+
+    #[test]
+    fn concatenated_files_take_each_io_at_its_place_as_vdbench() {
+        let ends = [100 * 4096, 250 * 4096, 300 * 4096];
+        let io = |offset: u64, len: u64| IoReq {
+            ddir: Ddir::Read,
+            file: 0,
+            offset,
+            len,
+        };
+        let at = |r: IoReq| (r.file, r.offset);
+        // Inside a file: its own offset.
+        assert_eq!(at(concat_offset(io(5 * 4096, 4096), &ends)), (0, 5 * 4096));
+        assert_eq!(
+            at(concat_offset(io(120 * 4096, 4096), &ends)),
+            (1, 20 * 4096)
+        );
+        assert_eq!(
+            at(concat_offset(io(299 * 4096, 4096), &ends)),
+            (2, 49 * 4096)
+        );
+        // A file's first block is never touched: one I/O length in.
+        assert_eq!(at(concat_offset(io(0, 8192), &ends)), (0, 8192));
+        assert_eq!(at(concat_offset(io(100 * 4096, 4096), &ends)), (1, 4096));
+        // Reaching past a file's end: the next file's start (then one in); past the
+        // last, the first's.
+        assert_eq!(at(concat_offset(io(99 * 4096, 8192), &ends)), (1, 8192));
+        assert_eq!(at(concat_offset(io(299 * 4096, 8192), &ends)), (0, 8192));
+        // The last byte of a file is still in it.
+        assert_eq!(
+            at(concat_offset(io(250 * 4096 - 512, 512), &ends)),
+            (1, 150 * 4096 - 512)
+        );
     }
 
     #[test]

@@ -22,8 +22,8 @@ mod tree;
 
 pub use dist::{Distribution, FileChooser, Permutation, Sampler, Zone};
 pub use gen::{
-    wrap_offset, BsMix, FileRegion, FileService, Generator, IoReq, Params, SpanVerify,
-    WorkloadError, Zones,
+    concat_offset, wrap_offset, BsMix, FileRegion, FileService, Generator, IoReq, Params,
+    SpanVerify, WorkloadError, Zones,
 };
 pub use randmap::RandomMap;
 pub use rng::{splitmix64, Rng};

@@ -66,6 +66,10 @@ fn source(
         None => match Generator::new(clone.params.clone()) {
             Ok(g) => match clone.params.range_wrap {
                 Some(w) => Source::Wrapped(g, w),
+                None if clone.params.concat.is_some() => {
+                    let ends = clone.params.concat.clone().unwrap_or_default();
+                    Source::Concat(g, ends)
+                }
                 None if rate_steered(spec) => Source::RateSteered { g, next: [None; 2] },
                 None => Source::Gen(g),
             },

@@ -14,6 +14,10 @@ pub(crate) enum Source {
     /// to its start (vdbench's range= past 100%; see `Params::range_wrap`). A variant of
     /// its own, so that other jobs' path is untouched.
     Wrapped(Generator, (u64, u64)),
+    /// The generator over files laid end to end (vdbench's concatenated SDs; see
+    /// `Params::concat`): each I/O moved to its file. A variant of its own, so that other
+    /// jobs' path is untouched.
+    Concat(Generator, std::sync::Arc<[u64]>),
     /// The generator of a read/write mix with a rate limit per direction: before each
     /// I/O it is told which direction is due (see [`Generator::steer_rate`]), from when
     /// each direction's next I/O may go (`next`, kept by the issue loop as it paces; None:
@@ -47,6 +51,7 @@ impl Source {
             Source::Gen(g) => g.next_io(),
             Source::Replay { cursor, .. } => replay_next(cursor, syncs),
             Source::Wrapped(g, wrap) => wrapped_next(g, *wrap),
+            Source::Concat(g, ends) => concat_next(g, ends),
             Source::RateSteered { g, next } => steered_next(g, *next),
             Source::Ordered {
                 order,
@@ -64,6 +69,7 @@ impl Source {
         match self {
             Source::Gen(_)
             | Source::Wrapped(..)
+            | Source::Concat(..)
             | Source::RateSteered { .. }
             | Source::Ordered { .. } => None,
             Source::Replay { cursor, timed } => replay_due(cursor, *timed, start),
@@ -82,9 +88,10 @@ impl Source {
     /// Take back an I/O handed out but not done (see [`Generator::give_back`]).
     pub(crate) fn give_back(&mut self, len: u64) {
         match self {
-            Source::Gen(g) | Source::Wrapped(g, _) | Source::RateSteered { g, .. } => {
-                g.give_back(len)
-            }
+            Source::Gen(g)
+            | Source::Wrapped(g, _)
+            | Source::Concat(g, _)
+            | Source::RateSteered { g, .. } => g.give_back(len),
             Source::Ordered { k, .. } => *k = k.saturating_sub(1),
             Source::Replay { .. } => {}
         }
@@ -93,7 +100,10 @@ impl Source {
     /// The loop the generator is in (a replay has one).
     pub(crate) fn loop_no(&self) -> u32 {
         match self {
-            Source::Gen(g) | Source::Wrapped(g, _) | Source::RateSteered { g, .. } => g.loop_no(),
+            Source::Gen(g)
+            | Source::Wrapped(g, _)
+            | Source::Concat(g, _)
+            | Source::RateSteered { g, .. } => g.loop_no(),
             Source::Replay { .. } | Source::Ordered { .. } => 0,
         }
     }
@@ -101,7 +111,10 @@ impl Source {
     /// The pass the generator is in (a replay has one).
     pub(crate) fn pass_no(&self) -> u32 {
         match self {
-            Source::Gen(g) | Source::Wrapped(g, _) | Source::RateSteered { g, .. } => g.passes(),
+            Source::Gen(g)
+            | Source::Wrapped(g, _)
+            | Source::Concat(g, _)
+            | Source::RateSteered { g, .. } => g.passes(),
             Source::Replay { .. } | Source::Ordered { .. } => 1,
         }
     }
@@ -130,6 +143,11 @@ fn steered_next(g: &mut Generator, next: [Option<Instant>; 2]) -> Option<IoReq> 
 #[inline(never)]
 fn wrapped_next(g: &mut Generator, wrap: (u64, u64)) -> Option<IoReq> {
     g.next_io().map(|r| fathom_workload::wrap_offset(r, wrap))
+}
+
+#[inline(never)]
+fn concat_next(g: &mut Generator, ends: &[u64]) -> Option<IoReq> {
+    g.next_io().map(|r| fathom_workload::concat_offset(r, ends))
 }
 
 #[inline(never)]

@@ -50,6 +50,9 @@ pub(crate) fn plan_clone(
         });
     }
     let paths = clone_paths(spec, tree_plan.as_ref(), (&format, dir), jobnum, r, limits)?;
+    if let Some(sizes) = &spec.control.concat {
+        return concat_clone(ji, spec, (jobnum, caps, limits), paths, sizes);
+    }
     let nfiles = paths.len() as u64;
     let min_bs = spec
         .bs
@@ -157,6 +160,112 @@ pub(crate) fn plan_clone(
             notes.push(note);
         }
     }
+    loop_passes_as_fio(spec, caps, &mut params);
+    async_loops_budget(spec, caps, &mut params);
+    async_pass_cap(spec, caps, &mut params);
+    Ok(PlannedClone {
+        jobnum,
+        index: 0,
+        files,
+        params,
+        tree: None,
+        replay: None,
+        locks: Vec::new(),
+        overlapped: false,
+    })
+}
+
+/// A clone over files laid end to end (vdbench's concatenated SDs, `Control::concat`):
+/// each file its whole (existing) size; the generator over one region of their joined
+/// space, from offset= (and offset_increment= per clone) for size= bytes (default: to
+/// the end), its I/Os moved to their files as they are handed out.
+fn concat_clone(
+    ji: usize,
+    spec: &JobSpec,
+    (jobnum, caps, limits): (u32, Caps, Limits),
+    paths: Vec<PathBuf>,
+    sizes: &[u64],
+) -> Result<PlannedClone, RunError> {
+    if !sizes.is_empty() && sizes.len() != paths.len() {
+        return Err(plan_err(
+            spec,
+            format!(
+                "{} files laid end to end, but {} sizes given",
+                paths.len(),
+                sizes.len()
+            ),
+        ));
+    }
+    let min_bs = spec
+        .bs
+        .0
+        .iter()
+        .copied()
+        .filter(|&b| b > 0)
+        .min()
+        .unwrap_or(4096);
+    let seed = clone_seed(spec, ji, jobnum, limits.rank.map_or(0, |r| r.rank));
+    let mut files = Vec::with_capacity(paths.len());
+    let mut ends = Vec::with_capacity(paths.len());
+    let mut total = 0u64;
+    for (i, path) in paths.into_iter().enumerate() {
+        let want = sizes.get(i).copied();
+        let len = if limits.parse_only {
+            want.unwrap_or(1 << 50)
+        } else {
+            let (now, _) = size_of(&path).map_err(|e| RunError::Setup {
+                job: spec.name.clone(),
+                path: path.clone(),
+                source: e,
+            })?;
+            match (now, want) {
+                (Some(n), Some(w)) if n >= w && w > 0 => w,
+                (Some(n), None) if n > 0 => n,
+                _ => {
+                    return Err(plan_err(
+                        spec,
+                        format!(
+                            "{} does not exist or holds less than its {} bytes: files laid \
+                             end to end are used as they are, never made or grown (create \
+                             it first)",
+                            path.display(),
+                            want.unwrap_or(1)
+                        ),
+                    ))
+                }
+            }
+        };
+        total += len;
+        ends.push(total);
+        files.push(PlannedFile {
+            path,
+            region: FileRegion { start: 0, len },
+        });
+    }
+    let Some(first) = files.first() else {
+        return Err(plan_err(spec, "no files to lay end to end"));
+    };
+    let start =
+        spec.offset.resolve(total, 1) + spec.offset_increment.resolve(total, 1) * u64::from(jobnum);
+    let len = match spec.size {
+        Some(s) => s.resolve(total, 1),
+        None => total.saturating_sub(start),
+    };
+    if start.saturating_add(len) > total || len < min_bs {
+        return Err(plan_err(
+            spec,
+            format!(
+                "the region {start}+{len} does not fit the {total} bytes of its files laid end \
+                 to end (or holds no {min_bs}-byte block)"
+            ),
+        ));
+    }
+    let whole = [PlannedFile {
+        path: first.path.clone(),
+        region: FileRegion { start, len },
+    }];
+    let mut params = generator_params(spec, caps, limits, (&whole, vec![total]), (seed, min_bs))?;
+    params.concat = Some(ends.into());
     loop_passes_as_fio(spec, caps, &mut params);
     async_loops_budget(spec, caps, &mut params);
     async_pass_cap(spec, caps, &mut params);
@@ -565,6 +674,7 @@ fn generator_params(
         hotband: spec.control.hotband,
         one_position: spec.control.one_position,
         range_wrap: None,
+        concat: None,
         file_ends,
         later_starts: Vec::new(),
         rw: spec.rw,

@@ -129,7 +129,15 @@ fn note_made(job: &PlannedJob, made: &mut Made) {
 
 /// The files one clone lays out (see [`note_made`]).
 pub(crate) fn note_made_clone(c: &PlannedClone, unlink: bool, made: &mut Made) {
-    for (f, &end) in c.files.iter().zip(&c.params.file_ends) {
+    // Files laid end to end are used as they are (their regions are their sizes).
+    let concat: Vec<u64>;
+    let file_ends = if c.params.concat.is_some() {
+        concat = c.files.iter().map(|f| f.region.len).collect();
+        &concat
+    } else {
+        &c.params.file_ends
+    };
+    for (f, &end) in c.files.iter().zip(file_ends) {
         let e = made.entry(made_key(&f.path)).or_insert(Some(0));
         *e = if unlink {
             None

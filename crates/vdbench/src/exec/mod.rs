@@ -426,7 +426,22 @@ fn job_opts(m: &Model, runs: &[Run], o: &ExecOpts, out: &Out) -> Result<(JobOpts
             ),
         },
         pattern: pattern_of(m, runs, validate, out)?,
+        concat: m
+            .general
+            .concat
+            .then(|| m.wds.iter().map(|w| w.name.clone()).collect()),
     };
+    if m.general.concat {
+        if validate {
+            bail!(
+                "data validation (-v, -j or validate=) and concatenatesds=yes may not be used \
+                 together (as in vdbench)"
+            );
+        }
+        if m.general.showlba {
+            bail!("showlba=yes with concatenatesds=yes is not implemented");
+        }
+    }
     Ok((jo, journal_dirs))
 }
 

@@ -38,6 +38,12 @@ pub(super) fn one_run(
         out.say(msg);
         out.log(msg)?;
     }
+    for (msg, console) in jobs::concat::concat_notes(run, ctx.jo) {
+        if console {
+            out.say(&msg);
+        }
+        out.log(&msg)?;
+    }
     // As vdbench says: with seekpct=eof a range's end past 100 is set back to 100 (the
     // jobs are made so).
     for w in run

@@ -50,6 +50,14 @@ impl Builder {
         for it in &pf.general {
             b.m.general.apply(it)?;
         }
+        if b.m.general.concat && b.m.general.formatsds {
+            let at = pf.general.iter().find(|it| it.key == "formatsds");
+            if let Some(it) = at {
+                return Err(it
+                    .err("formatsds= and concatenatesds=yes may not be used together (as in vdbench)")
+                    .hint("format the SDs in a run of their own, without concatenatesds="));
+            }
+        }
         let mut rank = 0;
         for d in &pf.defs {
             let r = match d.kind {
@@ -179,7 +187,12 @@ impl Builder {
                     }
                     wd.p.streams = Some(n);
                 }
-                "threads" => return Err(it.err("threads= belongs on the SD or the RD, not the WD")),
+                "threads" if self.m.general.concat => wd.p.own_threads = Some(positive(it)?),
+                "threads" => {
+                    return Err(it
+                        .err("threads= on a WD needs concatenatesds=yes (as in vdbench)")
+                        .hint("give threads= on the SD or the RD"))
+                }
                 _ => {
                     if !wd.p.apply(it)? {
                         return Err(refuse_or_unknown(it, "WD", WD_KEYS));

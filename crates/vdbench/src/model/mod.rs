@@ -28,7 +28,6 @@ const REFUSED: &[(&str, &str)] = &[
         "I/O replay is not implemented; fathom runs fio iologs (read_iolog=) instead",
     ),
     ("rg", "replay groups are not implemented"),
-    ("concatenatesds", "concatenated SDs are not implemented"),
     (
         "port",
         "fathom's many-host runs use MPI, not vdbench's port",
@@ -111,6 +110,9 @@ pub struct General {
     pub pattern: Option<String>,
     /// `showlba=yes`: each raw run's I/O trace in `HOST-0.showlba.txt`.
     pub showlba: bool,
+    /// `concatenatesds=yes`: each WD's SDs, in its order, are one device laid end to end
+    /// (see `crate::jobs::concat_jobs`).
+    pub concat: bool,
     /// compratio= was given (even `compratio=1`): vdbench refuses it beside pattern=.
     pub compratio_coded: bool,
 }
@@ -172,6 +174,7 @@ impl Default for General {
             formatxfersize: None,
             pattern: None,
             showlba: false,
+            concat: false,
             compratio_coded: false,
         }
     }
@@ -205,6 +208,7 @@ const GENERAL_KEYS: &[&str] = &[
     "fwd_thread_adjust",
     "showlba",
     "pattern",
+    "concatenatesds",
 ];
 
 fn yes(it: &Item) -> Result<bool, VdbError> {
@@ -329,6 +333,15 @@ impl General {
             "monitor" => self.monitor = Some(it.one()?.to_string()),
             // vdbench reads any word beginning with y as yes.
             "showlba" => self.showlba = it.one()?.to_ascii_lowercase().starts_with('y'),
+            // As vdbench: a word beginning with y or n.
+            "concatenatesds" => {
+                let v = it.one()?.to_ascii_lowercase();
+                self.concat = match v.chars().next() {
+                    Some('y') => true,
+                    Some('n') => false,
+                    _ => return Err(it.err("concatenatesds= is yes or no")),
+                };
+            }
             "pattern" => {
                 if it.list.len() > 1 {
                     return Err(it.err("only one pattern= file may be given"));

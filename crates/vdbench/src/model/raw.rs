@@ -329,6 +329,9 @@ pub struct WdParams {
     /// priority= (1 first; WD only): the SD's threads go to the waiting I/O of the
     /// highest priority.
     pub priority: Option<u32>,
+    /// threads= on the WD itself (only with `concatenatesds=yes`): the I/Os in flight on
+    /// its concatenated SD (an RD's threads=, in `threads`, are shared by all of them).
+    pub own_threads: Option<u32>,
     /// streams=N (WD only): the SD split into N equal parts, each walked sequentially
     /// by its share of the threads.
     pub streams: Option<u32>,
@@ -352,6 +355,7 @@ impl Default for WdParams {
             stride: None,
             hotband: false,
             priority: None,
+            own_threads: None,
             streams: None,
         }
     }
@@ -424,6 +428,7 @@ pub(super) const WD_KEYS: &[&str] = &[
     "compratio",
     "openflags",
     "stride",
+    "threads",
     "host",
     "hd",
 ];
