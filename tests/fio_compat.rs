@@ -708,6 +708,97 @@ fn fadvise_hint_gives_the_advice_fio_gives() {
     assert_eq!(advice(&ours, &["--rw=randread"]), ["RANDOM"]);
 }
 
+/// invalidate=1, seen with strace beside fio: the page cache of each file's region (and
+/// only that) is dropped when the job opens it and again at each pass over it — each
+/// loop, each io_size pass — as fio drops it when it opens the files again; a buffered
+/// job's later passes read from the device, not the cache.
+#[test]
+fn invalidate_drops_each_region_at_each_pass_as_fio() {
+    let Some(fio) = fio() else { return };
+    if std::process::Command::new("strace")
+        .arg("-V")
+        .output()
+        .is_err()
+    {
+        if std::env::var_os("FATHOM_REQUIRE_FIO").is_some() {
+            panic!("strace is required for this comparison: apt-get install strace");
+        }
+        return;
+    }
+    let env = Env::new();
+    env.write("inv1", &"fathom ".repeat(150_000));
+    env.write("inv2", &"fathom ".repeat(150_000));
+    let ours = std::path::PathBuf::from(env!("CARGO_BIN_EXE_fathom"));
+    let drops = |tool: &std::path::Path, args: &[&str]| -> Vec<String> {
+        let mut all = vec!["--name=a", "--bs=64k", "--ioengine=psync"];
+        all.extend_from_slice(args);
+        traced(env.path(), tool, "fadvise64", &all)
+            .lines()
+            .filter(|l| l.contains("POSIX_FADV_DONTNEED"))
+            .map(|l| {
+                // fadvise64(FD, OFFSET, LEN, ...): the range, whatever the descriptor.
+                let args = l.split("fadvise64(").nth(1).unwrap();
+                args.split(", ")
+                    .skip(1)
+                    .take(2)
+                    .collect::<Vec<_>>()
+                    .join("+")
+            })
+            .collect()
+    };
+    for args in [
+        &["--filename=inv1", "--rw=read", "--size=512k", "--loops=3"][..],
+        &[
+            "--filename=inv1",
+            "--rw=read",
+            "--size=256k",
+            "--io_size=768k",
+        ],
+        &[
+            "--filename=inv1",
+            "--rw=randread",
+            "--size=512k",
+            "--loops=2",
+        ],
+        &[
+            "--filename=inv1:inv2",
+            "--rw=read",
+            "--size=1m",
+            "--loops=2",
+        ],
+        &[
+            "--filename=inv1",
+            "--rw=write",
+            "--offset=256k",
+            "--size=256k",
+            "--loops=2",
+        ],
+        &[
+            "--filename=inv1",
+            "--rw=read",
+            "--size=512k",
+            "--loops=2",
+            "--invalidate=0",
+        ],
+    ] {
+        let (a, b) = (drops(&ours, args), drops(&fio, args));
+        assert_eq!(a, b, "{args:?}: fathom {a:?}, fio {b:?}");
+    }
+    assert_eq!(
+        drops(
+            &ours,
+            &[
+                "--filename=inv1",
+                "--rw=read",
+                "--offset=256k",
+                "--size=256k",
+                "--loops=2"
+            ]
+        ),
+        ["262144+262144", "262144+262144"]
+    );
+}
+
 /// `strace -f -e trace=CALLS` of a tool's run in `dir`: the trace (strace's stderr).
 fn traced(dir: &std::path::Path, tool: &std::path::Path, calls: &str, args: &[&str]) -> String {
     let o = std::process::Command::new("strace")

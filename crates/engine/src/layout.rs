@@ -4,6 +4,7 @@ use crate::buf::fill_random;
 use fathom_job::Fallocate;
 use std::fs::{File, OpenOptions as FsOpen};
 use std::io;
+use std::os::fd::AsRawFd;
 use std::path::Path;
 
 /// What a job needs of one file before it starts.
@@ -184,23 +185,23 @@ fn preallocate(f: &File, start: u64, end: u64, how: Fallocate) -> io::Result<()>
     }
 }
 
-/// Drop the page cache for a file (fio's `invalidate=1`). Block devices and files the
-/// kernel cannot advise are skipped silently, as fio does.
-pub fn invalidate(path: &Path) -> io::Result<()> {
+/// Drop the page cache for `len` bytes of a file from `offset` (fio's `invalidate=1`,
+/// which drops the job's region of each file; `len` 0: to the end). Block devices and
+/// files the kernel cannot advise are skipped silently, as fio does.
+pub fn invalidate(path: &Path, offset: u64, len: u64) -> io::Result<()> {
     let f = File::open(path).map_err(|e| with_path(e, path))?;
-    let _ = nix::fcntl::posix_fadvise(
-        &f,
-        0,
-        0,
-        nix::fcntl::PosixFadviseAdvice::POSIX_FADV_DONTNEED,
-    );
+    invalidate_fd(f.as_raw_fd(), offset, len);
     Ok(())
 }
 
 /// [`invalidate`] through a descriptor already open on the file.
-pub fn invalidate_fd(fd: std::os::fd::RawFd) {
+pub fn invalidate_fd(fd: std::os::fd::RawFd, offset: u64, len: u64) {
+    let (offset, len) = (
+        i64::try_from(offset).unwrap_or(i64::MAX),
+        i64::try_from(len).unwrap_or(0),
+    );
     // SAFETY: posix_fadvise only advises the kernel; a bad fd is an error, not UB.
-    unsafe { libc::posix_fadvise(fd, 0, 0, libc::POSIX_FADV_DONTNEED) };
+    unsafe { libc::posix_fadvise(fd, offset, len, libc::POSIX_FADV_DONTNEED) };
 }
 
 /// `e` with the file named; the system error stays reachable as its source (so the

@@ -94,6 +94,11 @@ impl Loop<'_> {
             Some(r) => Some(r),
             None => {
                 let next = self.gen.next_io(&mut self.syncs.due);
+                if let Some(r) = next.filter(|_| self.drop_cache_each_pass) {
+                    if self.gen.pass_no() != self.cache_pass || self.cache_left > 0 {
+                        self.drop_cache(r.file);
+                    }
+                }
                 if self.turns
                     && (self.gen.loop_no() != self.cur_loop
                         || (self.verify_each_pass && self.gen.pass_no() != self.cur_pass))
@@ -308,6 +313,35 @@ impl Loop<'_> {
         self.loop_turn = true;
         self.quiesce = true;
         None
+    }
+
+    /// invalidate=1, a new pass over the files: each file's cached pages are dropped
+    /// before its first I/O of the pass, as fio drops them when it opens the file again
+    /// for a loop (or an io_size pass), at a time-based job's wrap and when a random map
+    /// starts over (`rw=read time_based` on a 4 MiB file reads from the device pass after
+    /// pass, not from the cache).
+    #[cold]
+    #[inline(never)]
+    fn drop_cache(&mut self, file: usize) {
+        let pass = self.gen.pass_no();
+        if pass != self.cache_pass {
+            self.cache_pass = pass;
+            self.cache_dropped.fill(false);
+            self.cache_left = self.cache_dropped.len();
+        }
+        if self.cache_dropped.get(file).is_none_or(|&d| d) {
+            return;
+        }
+        self.cache_dropped[file] = true;
+        self.cache_left -= 1;
+        let f = &self.clone.files[file];
+        let (at, len) = (f.region.start, f.region.len);
+        match self.p.engine.raw_fd(file) {
+            Some(fd) if fd >= 0 => fathom_engine::layout::invalidate_fd(fd, at, len),
+            _ => {
+                let _ = fathom_engine::layout::invalidate(&f.path, at, len);
+            }
+        }
     }
 
     /// thinktime: the queue drains first (fio quiesces), then the stall.

@@ -122,13 +122,15 @@ pub(crate) fn open_files(
             Some(limit) if fi >= limit => engine.add_closed_file(&f.path, opts),
             _ => engine.open_file(&f.path, opts),
         };
-        // invalidate=1: through the job's own descriptor where the engine has one.
+        // invalidate=1: the job's region of the file (as fio: pages past it stay),
+        // through the job's own descriptor where the engine has one.
         let invalidate = spec.invalidate && !spec.control.pre_read && !spec.direct;
         if invalidate && !job.caps.diskless && job.caps.metadata.is_none() {
+            let (at, len) = (f.region.start, f.region.len);
             match opened.as_ref().ok().and_then(|&i| engine.raw_fd(i)) {
-                Some(fd) if fd >= 0 => fathom_engine::layout::invalidate_fd(fd),
+                Some(fd) if fd >= 0 => fathom_engine::layout::invalidate_fd(fd, at, len),
                 _ => {
-                    let _ = fathom_engine::layout::invalidate(&f.path);
+                    let _ = fathom_engine::layout::invalidate(&f.path, at, len);
                 }
             }
         }

@@ -230,6 +230,15 @@ impl<'a> Loop<'a> {
             verify_each_pass: p_verifies_each_pass,
             turns: spec.control.unlink_each_loop || p_verifies_each_loop || p_verifies_each_pass,
             cur_pass: 1,
+            drop_cache_each_pass: spec.invalidate
+                && !spec.control.pre_read
+                && !spec.direct
+                && !job.caps.diskless
+                && job.caps.metadata.is_none()
+                && clone.replay.is_none(),
+            cache_pass: 1,
+            cache_dropped: vec![true; clone.files.len()],
+            cache_left: 0,
             new_loop: false,
             verify_time: std::time::Duration::ZERO,
             work_done: false,

@@ -114,6 +114,14 @@ pub(crate) struct Loop<'a> {
     /// path reads before looking for a loop's or pass's turn.
     pub(crate) turns: bool,
     pub(crate) cur_pass: u32,
+    /// invalidate=1 on a buffered job: as fio, each pass over the files (a loop, a
+    /// time-based job's wrap, an io_size pass) drops a file's cached pages before its
+    /// first I/O. `cache_pass`: the pass now; `cache_dropped`: the files dropped in it
+    /// (`cache_left` not yet).
+    pub(crate) drop_cache_each_pass: bool,
+    pub(crate) cache_pass: u32,
+    pub(crate) cache_dropped: Vec<bool>,
+    pub(crate) cache_left: usize,
     /// The turn being made comes with a new loop (not only a new pass).
     pub(crate) new_loop: bool,
     /// The time spent in verify phases (each loop's read-back and the one at the end)
