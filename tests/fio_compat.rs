@@ -799,6 +799,82 @@ fn invalidate_drops_each_region_at_each_pass_as_fio() {
     );
 }
 
+/// end_fsync, seen with strace beside fio: the files are synced at the end of each of
+/// fio's loops (each loop, each io_size pass), not once at the job's end; a write job's
+/// file, only preallocated before it, is not synced then (create_fsync syncs laid-out
+/// data).
+#[test]
+fn end_fsync_syncs_at_each_loops_end_as_fio() {
+    let Some(fio) = fio() else { return };
+    if std::process::Command::new("strace")
+        .arg("-V")
+        .output()
+        .is_err()
+    {
+        if std::env::var_os("FATHOM_REQUIRE_FIO").is_some() {
+            panic!("strace is required for this comparison: apt-get install strace");
+        }
+        return;
+    }
+    let env = Env::new();
+    let ours = std::path::PathBuf::from(env!("CARGO_BIN_EXE_fathom"));
+    let syncs = |tool: &std::path::Path, args: &[&str]| -> usize {
+        for f in ["es1", "es2"] {
+            let _ = std::fs::remove_file(env.path().join(f));
+        }
+        let mut all = vec!["--name=a", "--bs=64k", "--size=1m", "--ioengine=psync"];
+        all.extend_from_slice(args);
+        traced(env.path(), tool, "fsync,fdatasync", &all)
+            .lines()
+            .filter(|l| l.contains("fsync(") && !l.contains("resumed"))
+            .count()
+    };
+    for (args, want) in [
+        (
+            &["--filename=es1", "--rw=write", "--loops=3", "--end_fsync=1"][..],
+            3,
+        ),
+        (
+            &[
+                "--filename=es1",
+                "--rw=write",
+                "--io_size=3m",
+                "--end_fsync=1",
+            ],
+            3,
+        ),
+        (&["--filename=es1", "--rw=write", "--loops=3"], 0),
+        (
+            &[
+                "--filename=es1:es2",
+                "--rw=write",
+                "--loops=2",
+                "--end_fsync=1",
+            ],
+            4,
+        ),
+        (
+            &[
+                "--filename=es1",
+                "--rw=randwrite",
+                "--loops=2",
+                "--end_fsync=1",
+                "--ioengine=libaio",
+                "--iodepth=4",
+            ],
+            2,
+        ),
+        (
+            &["--filename=es1", "--rw=read", "--loops=2", "--end_fsync=1"],
+            1,
+        ),
+    ] {
+        let (a, b) = (syncs(&ours, args), syncs(&fio, args));
+        assert_eq!(a, b, "{args:?}: fathom {a}, fio {b}");
+        assert_eq!(a, want, "{args:?}");
+    }
+}
+
 /// `strace -f -e trace=CALLS` of a tool's run in `dir`: the trace (strace's stderr).
 fn traced(dir: &std::path::Path, tool: &std::path::Path, calls: &str, args: &[&str]) -> String {
     let o = std::process::Command::new("strace")

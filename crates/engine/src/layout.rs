@@ -142,8 +142,9 @@ pub fn layout_file_until(
         // Size the file without writing data (no or failed preallocation, or KEEP_SIZE).
         f.set_len(req.size).map_err(|e| with_path(e, path))?;
     }
-    // fio's create_fsync=1: the laid-out data is on stable storage before the clock starts.
-    if req.fsync {
+    // fio's create_fsync=1: the laid-out data is on stable storage before the clock
+    // starts (a file only sized or preallocated, as for a write job, is not synced).
+    if req.fsync && written > 0 {
         f.sync_all().map_err(|e| with_path(e, path))?;
     }
     Ok(LayoutOutcome {

@@ -102,6 +102,11 @@ pub struct Control {
     /// the file or SD ends), and an I/O reaching past that end moves back `back` bytes
     /// (the SD's size rounded down to its largest transfer), to the SD's start.
     pub range_wrap: Option<(u64, u64)>,
+    /// Library setting (no job-file option): `end_fsync` / `fsync_on_close` sync the files
+    /// once, at the job's end, as the tools whose runs fathom's suites make do (sysbench's
+    /// --file-fsync-end, IOR's -e, vdbench's openflags=fsync); fio syncs them at the end
+    /// of each of its loops (each loop, each io_size pass).
+    pub sync_at_end_only: bool,
     /// Library setting (no job-file option): vdbench's `concatenatesds=yes`: the job's
     /// files, in order, are one address space laid end to end, each for the bytes given
     /// here in order (none given: its whole size); they must exist and hold that much.

@@ -350,6 +350,8 @@ fn job_of(o: &Opts) -> Result<fathom::JobSpec> {
     let mut spec = b.build()?;
     // sysbench's sync follows the Nth request whatever comes after it.
     spec.control.sync_per_nth_write = true;
+    // --file-fsync-end: once, when the run ends.
+    spec.control.sync_at_end_only = true;
     Ok(spec)
 }
 

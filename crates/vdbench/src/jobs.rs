@@ -708,6 +708,8 @@ impl Pair<'_> {
         }
         // iorate= is the total of reads and writes.
         spec.control.rate_combined = true;
+        // openflags=fsync: when the SD is closed, at the run's end.
+        spec.control.sync_at_end_only = true;
         // A sequential mix walks one position, each I/O a read or a write (fio's rw=rw
         // walks the file once for reads and once for writes).
         spec.control.one_position = true;
@@ -989,6 +991,7 @@ fn built(tag: JobTag, o: &[(String, String)], what: &str) -> Result<(JobSpec, Jo
     let mut spec = b.build().map_err(|e| anyhow!("{what}: {e}"))?;
     spec.control.final_sample = true;
     spec.control.rate_combined = true;
+    spec.control.sync_at_end_only = true;
     Ok((spec, tag))
 }
 

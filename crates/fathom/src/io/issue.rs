@@ -101,7 +101,8 @@ impl Loop<'_> {
                 }
                 if self.turns
                     && (self.gen.loop_no() != self.cur_loop
-                        || (self.verify_each_pass && self.gen.pass_no() != self.cur_pass))
+                        || ((self.verify_each_pass || self.sync_each_pass)
+                            && self.gen.pass_no() != self.cur_pass))
                 {
                     if let Some(r) = next {
                         return self.turn_loop_at(r);

@@ -140,6 +140,12 @@ impl<'a> Loop<'a> {
             && !spec.verify.only
             && !spec.verify.experimental
             && !spec.time_based;
+        let sync_each_pass = (spec.end_fsync || spec.fsync_on_close)
+            && !spec.control.sync_at_end_only
+            && k.writes()
+            && !job.caps.diskless
+            && clone.replay.is_none()
+            && !(spec.time_based && (clone.files.len() == 1 || k.is_random()));
         let p_verifies_each_pass = p.verifier.is_some()
             && crate::verify::readback::reads_back(spec)
             && !spec.verify.only
@@ -228,7 +234,11 @@ impl<'a> Loop<'a> {
             loop_turn: false,
             verify_each_loop: p_verifies_each_loop,
             verify_each_pass: p_verifies_each_pass,
-            turns: spec.control.unlink_each_loop || p_verifies_each_loop || p_verifies_each_pass,
+            turns: spec.control.unlink_each_loop
+                || p_verifies_each_loop
+                || p_verifies_each_pass
+                || sync_each_pass,
+            sync_each_pass,
             cur_pass: 1,
             drop_cache_each_pass: spec.invalidate
                 && !spec.control.pre_read
@@ -308,6 +318,23 @@ impl<'a> Loop<'a> {
     #[cold]
     fn turn_loop(&mut self) {
         self.loop_turn = false;
+        // As fio: its loop's end syncs the files (end_fsync, fsync_on_close) before the
+        // loop's verify phase.
+        if self.sync_each_pass && self.wrote && self.out.error_text.is_none() {
+            end_fsync(
+                &mut *self.p.engine,
+                self.p.openset.as_ref(),
+                self.clone,
+                self.spec,
+                &self.p.opts,
+                &mut self.out,
+            );
+            self.now = crate::clock::now();
+            if self.out.error_text.is_some() {
+                self.stopping = true;
+                return;
+            }
+        }
         if self.verify_each_loop || self.verify_each_pass {
             let v = self.p.verifier.as_ref().expect("verifying");
             let batch: Vec<(usize, u64, u64)> = (0..self.clone.files.len())

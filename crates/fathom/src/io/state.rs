@@ -113,6 +113,11 @@ pub(crate) struct Loop<'a> {
     /// Any of unlink_each_loop, verify_each_loop, verify_each_pass: the one flag the issue
     /// path reads before looking for a loop's or pass's turn.
     pub(crate) turns: bool,
+    /// end_fsync or fsync_on_close on a writing job: as fio, which syncs (and closes) the
+    /// files at the end of each of its loops — each loop, each io_size pass, each pass of
+    /// a time-based job over several files (not the wrap of one file, nor a random map
+    /// starting over, which fio makes in place) — each such pass ends with the sync.
+    pub(crate) sync_each_pass: bool,
     pub(crate) cur_pass: u32,
     /// invalidate=1 on a buffered job: as fio, each pass over the files (a loop, a
     /// time-based job's wrap, an io_size pass) drops a file's cached pages before its

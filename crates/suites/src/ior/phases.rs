@@ -178,6 +178,8 @@ pub(super) fn job(o: &Opts, step: Step, at: Place, limit: Option<u64>) -> Result
     let mut spec = b.build()?;
     spec.io_order = order;
     spec.control.range_locks = o.range_locks && !o.mmap;
+    // -e: once, after the phase's writes.
+    spec.control.sync_at_end_only = true;
     spec.engine.single_attempt = o.single_attempt && !o.mmap;
     ior_data(o, step, at, &mut spec);
     Ok(spec)
@@ -830,6 +832,7 @@ fn go_on(o: &Opts, write: bool, at: Place, from: u64, to: u64) -> Result<Moved> 
             .option("do_verify", "0");
     }
     let r = b.build().map_err(anyhow::Error::from).and_then(|mut job| {
+        job.control.sync_at_end_only = true;
         if write {
             ior_data(o, Step::Write, at, &mut job);
         }
