@@ -112,7 +112,8 @@ pub struct Control {
     /// here in order (none given: its whole size); they must exist and hold that much.
     /// `offset=`, `size=` and `offset_increment=` are of that space; an I/O reaching past
     /// a file's end goes to the next file's start, and one at a file's start moves one
-    /// I/O length in (vdbench never touches a concatenated SD's first block).
+    /// I/O length in (vdbench never touches a concatenated SD's first block). Not with
+    /// verify= or io_size=N% (refused).
     pub concat: Option<Vec<u64>>,
     /// Library setting (no job-file option): vdbench's WD `priority=`: jobs naming the
     /// same group share its I/Os in flight (`depth` in all, as an SD's threads are shared

@@ -186,6 +186,12 @@ fn concat_clone(
     paths: Vec<PathBuf>,
     sizes: &[u64],
 ) -> Result<PlannedClone, RunError> {
+    if spec.verify.kind.is_some() || spec.io_size_percent.is_some() {
+        return Err(plan_err(
+            spec,
+            "verify= and io_size=N% with files laid end to end are not implemented",
+        ));
+    }
     if !sizes.is_empty() && sizes.len() != paths.len() {
         return Err(plan_err(
             spec,

@@ -552,6 +552,58 @@ mod tests {
     }
 
     #[test]
+    fn files_laid_end_to_end_are_one_region_of_their_joined_space() {
+        let d = tempfile::tempdir().unwrap();
+        let (x, y) = (d.path().join("x"), d.path().join("y"));
+        std::fs::write(&x, vec![1u8; 256 << 10]).unwrap();
+        std::fs::write(&y, vec![1u8; 512 << 10]).unwrap();
+        let mut a = job("a");
+        a.directories.clear();
+        a.filenames = vec![x.display().to_string(), y.display().to_string()];
+        a.size = Some(SizeSpec::Bytes(128 << 10));
+        a.offset = SizeSpec::Bytes(64 << 10);
+        a.offset_increment = SizeSpec::Bytes(320 << 10);
+        a.numjobs = 2;
+        a.control.concat = Some(Vec::new());
+        let set = |a: &JobSpec| JobSet {
+            jobs: vec![a.clone()],
+            global_options: vec![],
+        };
+        let p = plan(&set(&a)).unwrap();
+        for (k, c) in p.jobs[0].clones.iter().enumerate() {
+            // The real files, whole; the generator's one region of the 768k joined.
+            let lens: Vec<u64> = c.files.iter().map(|f| f.region.len).collect();
+            assert_eq!(lens, [256 << 10, 512 << 10]);
+            assert_eq!(
+                c.params.concat.as_deref(),
+                Some(&[256 << 10, 768 << 10][..])
+            );
+            let start = (64 << 10) + k as u64 * (320 << 10);
+            assert_eq!(
+                c.params.files,
+                [FileRegion {
+                    start,
+                    len: 128 << 10
+                }]
+            );
+        }
+        // Given sizes: no more than each file holds; verify is not implemented here.
+        a.control.concat = Some(vec![256 << 10, 1 << 20]);
+        assert!(plan(&set(&a))
+            .unwrap_err()
+            .to_string()
+            .contains("never made or grown"));
+        a.control.concat = Some(vec![128 << 10, 128 << 10]);
+        a.offset_increment = SizeSpec::Bytes(0);
+        assert!(plan(&set(&a)).is_ok());
+        a.verify.kind = Some(fathom_job::VerifyKind::Crc32c);
+        assert!(plan(&set(&a))
+            .unwrap_err()
+            .to_string()
+            .contains("not implemented"));
+    }
+
+    #[test]
     fn a_shared_file_is_laid_out_once_at_the_largest_size() {
         let mut a = job("a");
         a.numjobs = 2;
