@@ -359,7 +359,7 @@ pub(super) static OPTS: &[OptDef] = &[
         category: C,
         ty: "bool",
         default: "1",
-        doc: "Drop the page cache for the files before I/O starts",
+        doc: "Drop the page cache over each file's region before I/O starts and again at each pass (loop, io_size pass, time-based wrap), as fio",
         flag: false,
         apply: |j, v, _| {
             j.invalidate = parse_bool(v)?;

@@ -229,7 +229,7 @@ pub(super) static OPTS: &[OptDef] = &[
         category: C,
         ty: "bool",
         default: "0",
-        doc: "fsync the files when the job's writes are done",
+        doc: "fsync the files at the end of each loop (and io_size pass) of a writing job, as fio",
         flag: false,
         apply: |j, v, _| {
             j.end_fsync = parse_bool(v)?;
