@@ -663,17 +663,9 @@ fathomtest!(options_from_real_job_files_act_as_in_fio, |env| {
 /// same job (random for random patterns, sequential otherwise, none with 0).
 #[test]
 fn fadvise_hint_gives_the_advice_fio_gives() {
-    let Some(fio) = fio() else { return };
-    if std::process::Command::new("strace")
-        .arg("-V")
-        .output()
-        .is_err()
-    {
-        if std::env::var_os("FATHOM_REQUIRE_FIO").is_some() {
-            panic!("strace is required for this comparison: apt-get install strace");
-        }
+    let Some(fio) = fio_and_strace() else {
         return;
-    }
+    };
     let env = Env::new();
     let advice = |tool: &std::path::Path, args: &[&str]| -> Vec<String> {
         let o = std::process::Command::new("strace")
@@ -714,17 +706,9 @@ fn fadvise_hint_gives_the_advice_fio_gives() {
 /// job's later passes read from the device, not the cache.
 #[test]
 fn invalidate_drops_each_region_at_each_pass_as_fio() {
-    let Some(fio) = fio() else { return };
-    if std::process::Command::new("strace")
-        .arg("-V")
-        .output()
-        .is_err()
-    {
-        if std::env::var_os("FATHOM_REQUIRE_FIO").is_some() {
-            panic!("strace is required for this comparison: apt-get install strace");
-        }
+    let Some(fio) = fio_and_strace() else {
         return;
-    }
+    };
     let env = Env::new();
     env.write("inv1", &"fathom ".repeat(150_000));
     env.write("inv2", &"fathom ".repeat(150_000));
@@ -805,17 +789,9 @@ fn invalidate_drops_each_region_at_each_pass_as_fio() {
 /// data).
 #[test]
 fn end_fsync_syncs_at_each_loops_end_as_fio() {
-    let Some(fio) = fio() else { return };
-    if std::process::Command::new("strace")
-        .arg("-V")
-        .output()
-        .is_err()
-    {
-        if std::env::var_os("FATHOM_REQUIRE_FIO").is_some() {
-            panic!("strace is required for this comparison: apt-get install strace");
-        }
+    let Some(fio) = fio_and_strace() else {
         return;
-    }
+    };
     let env = Env::new();
     let ours = std::path::PathBuf::from(env!("CARGO_BIN_EXE_fathom"));
     let syncs = |tool: &std::path::Path, args: &[&str]| -> usize {
@@ -875,6 +851,23 @@ fn end_fsync_syncs_at_each_loops_end_as_fio() {
     }
 }
 
+/// fio, when it and strace are installed (both required with FATHOM_REQUIRE_FIO=1): the
+/// comparisons that watch both tools' system calls.
+fn fio_and_strace() -> Option<std::path::PathBuf> {
+    let fio = fio()?;
+    if std::process::Command::new("strace")
+        .arg("-V")
+        .output()
+        .is_err()
+    {
+        if std::env::var_os("FATHOM_REQUIRE_FIO").is_some() {
+            panic!("strace is required for this comparison: apt-get install strace");
+        }
+        return None;
+    }
+    Some(fio)
+}
+
 /// `strace -f -e trace=CALLS` of a tool's run in `dir`: the trace (strace's stderr).
 fn traced(dir: &std::path::Path, tool: &std::path::Path, calls: &str, args: &[&str]) -> String {
     let o = std::process::Command::new("strace")
@@ -897,17 +890,9 @@ fn traced(dir: &std::path::Path, tool: &std::path::Path, calls: &str, args: &[&s
 /// of polled I/Os.
 #[test]
 fn create_fsync_thp_and_hipri_percentage_act_as_in_fio() {
-    let Some(fio) = fio() else { return };
-    if std::process::Command::new("strace")
-        .arg("-V")
-        .output()
-        .is_err()
-    {
-        if std::env::var_os("FATHOM_REQUIRE_FIO").is_some() {
-            panic!("strace is required for this comparison: apt-get install strace");
-        }
+    let Some(fio) = fio_and_strace() else {
         return;
-    }
+    };
     let env = Env::new();
     let ours = std::path::PathBuf::from(env!("CARGO_BIN_EXE_fathom"));
     // A read job lays its file out first: fsync'd with create_fsync=1 (the default).

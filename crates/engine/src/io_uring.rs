@@ -45,6 +45,20 @@ impl IoUringEngine {
     fn ring(&mut self) -> &mut IoUring {
         self.ring.as_mut().expect("io_uring used before setup")
     }
+    /// Up to `n` completions from the ring into `out`; how many.
+    #[inline]
+    fn take_completions(&mut self, n: usize, out: &mut Vec<Completion>) -> usize {
+        let mut got = 0;
+        for cqe in self.ring().completion().take(n) {
+            out.push(Completion {
+                tag: cqe.user_data(),
+                res: cqe.result() as i64,
+                short: 0,
+            });
+            got += 1;
+        }
+        got
+    }
 
     fn register_files(&mut self) -> io::Result<()> {
         if self.opts.job.registerfiles && !self.files_registered && !self.fds.as_slice().is_empty()
@@ -301,17 +315,7 @@ impl IoEngine for IoUringEngine {
         let want = min.min(max);
         let mut got = 0;
         loop {
-            {
-                let ring = self.ring();
-                for cqe in ring.completion().take(max - got) {
-                    out.push(Completion {
-                        tag: cqe.user_data(),
-                        res: cqe.result() as i64,
-                        short: 0,
-                    });
-                    got += 1;
-                }
-            }
+            got += self.take_completions(max - got, out);
             if got >= want {
                 // Completion work pending (the taskrun flag): run it and look again, so
                 // that a finished I/O is not left unseen while others keep coming.
@@ -325,15 +329,7 @@ impl IoEngine for IoUringEngine {
                             ) => {}
                         Err(e) => return Err(e),
                     }
-                    let ring = self.ring();
-                    for cqe in ring.completion().take(max - got) {
-                        out.push(Completion {
-                            tag: cqe.user_data(),
-                            res: cqe.result() as i64,
-                            short: 0,
-                        });
-                        got += 1;
-                    }
+                    got += self.take_completions(max - got, out);
                 }
                 break;
             }

@@ -54,14 +54,7 @@ pub(crate) fn plan_clone(
         return concat_clone(ji, spec, (jobnum, caps, limits), paths, sizes);
     }
     let nfiles = paths.len() as u64;
-    let min_bs = spec
-        .bs
-        .0
-        .iter()
-        .copied()
-        .filter(|&b| b > 0)
-        .min()
-        .unwrap_or(4096);
+    let min_bs = smallest_bs(spec);
     let seed = clone_seed(spec, ji, jobnum, r);
     let mut size_rng = fathom_workload::Rng::new(seed ^ 0x5eed);
 
@@ -160,10 +153,32 @@ pub(crate) fn plan_clone(
             notes.push(note);
         }
     }
+    Ok(finish_clone(spec, caps, jobnum, files, params))
+}
+
+/// The job's smallest block size of any direction (4096 when none is set).
+fn smallest_bs(spec: &JobSpec) -> u64 {
+    spec.bs
+        .0
+        .iter()
+        .copied()
+        .filter(|&b| b > 0)
+        .min()
+        .unwrap_or(4096)
+}
+
+/// The clone with fio's loop rules applied to its generator's parameters.
+fn finish_clone(
+    spec: &JobSpec,
+    caps: Caps,
+    jobnum: u32,
+    files: Vec<PlannedFile>,
+    mut params: Params,
+) -> PlannedClone {
     loop_passes_as_fio(spec, caps, &mut params);
     async_loops_budget(spec, caps, &mut params);
     async_pass_cap(spec, caps, &mut params);
-    Ok(PlannedClone {
+    PlannedClone {
         jobnum,
         index: 0,
         files,
@@ -172,7 +187,7 @@ pub(crate) fn plan_clone(
         replay: None,
         locks: Vec::new(),
         overlapped: false,
-    })
+    }
 }
 
 /// A clone over files laid end to end (vdbench's concatenated SDs, `Control::concat`):
@@ -202,14 +217,7 @@ fn concat_clone(
             ),
         ));
     }
-    let min_bs = spec
-        .bs
-        .0
-        .iter()
-        .copied()
-        .filter(|&b| b > 0)
-        .min()
-        .unwrap_or(4096);
+    let min_bs = smallest_bs(spec);
     let seed = clone_seed(spec, ji, jobnum, limits.rank.map_or(0, |r| r.rank));
     let mut files = Vec::with_capacity(paths.len());
     let mut ends = Vec::with_capacity(paths.len());
@@ -272,19 +280,7 @@ fn concat_clone(
     }];
     let mut params = generator_params(spec, caps, limits, (&whole, vec![total]), (seed, min_bs))?;
     params.concat = Some(ends.into());
-    loop_passes_as_fio(spec, caps, &mut params);
-    async_loops_budget(spec, caps, &mut params);
-    async_pass_cap(spec, caps, &mut params);
-    Ok(PlannedClone {
-        jobnum,
-        index: 0,
-        files,
-        params,
-        tree: None,
-        replay: None,
-        locks: Vec::new(),
-        overlapped: false,
-    })
+    Ok(finish_clone(spec, caps, jobnum, files, params))
 }
 
 /// The clone's files: its tree's, filename='s, opendir='s (the files below it), or
