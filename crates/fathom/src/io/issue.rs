@@ -94,11 +94,6 @@ impl Loop<'_> {
             Some(r) => Some(r),
             None => {
                 let next = self.gen.next_io(&mut self.syncs.due);
-                if let Some(r) = next.filter(|_| self.drop_cache_each_pass) {
-                    if self.gen.pass_no() != self.cache_pass || self.cache_left > 0 {
-                        self.drop_cache(r.file);
-                    }
-                }
                 if self.turns
                     && (self.gen.loop_no() != self.cur_loop
                         || ((self.verify_each_pass || self.sync_each_pass)
@@ -128,6 +123,13 @@ impl Loop<'_> {
             self.stopping = true;
             return None;
         };
+        // After a loop's turn (its end_fsync, its verify phase), as fio drops the cache
+        // when it opens the files for the next loop.
+        if self.drop_cache_each_pass
+            && (self.gen.pass_no() != self.cache_pass || self.cache_left > 0)
+        {
+            self.drop_cache(req.file);
+        }
         let req = match self.zbd.is_some() {
             true => self.steer_zbd(req, from_held)?,
             false => req,
