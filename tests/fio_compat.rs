@@ -701,9 +701,10 @@ fn fadvise_hint_gives_the_advice_fio_gives() {
 }
 
 /// invalidate=1, seen with strace beside fio: the page cache of each file's region (and
-/// only that) is dropped when the job opens it and again at each pass over it — each
-/// loop, each io_size pass — as fio drops it when it opens the files again; a buffered
-/// job's later passes read from the device, not the cache.
+/// only that) is dropped when the job opens it, again at each pass over it — each loop,
+/// each io_size pass — and before each verify phase, as fio drops it when it opens the
+/// files again: a buffered job's later passes and its read-back read from the device,
+/// not the cache (what an end_fsync made clean, before the read-back).
 #[test]
 fn invalidate_drops_each_region_at_each_pass_as_fio() {
     let Some(fio) = fio_and_strace() else {
@@ -763,6 +764,29 @@ fn invalidate_drops_each_region_at_each_pass_as_fio() {
             "--size=512k",
             "--loops=2",
             "--invalidate=0",
+        ],
+        // The verify phase reads back what the cache no longer holds (fio reopens).
+        &[
+            "--filename=inv1",
+            "--rw=write",
+            "--size=512k",
+            "--verify=crc32c",
+        ],
+        &[
+            "--filename=inv1",
+            "--rw=randwrite",
+            "--size=256k",
+            "--verify=crc32c",
+            "--loops=2",
+        ],
+        &[
+            "--filename=inv1",
+            "--rw=write",
+            "--size=512k",
+            "--verify=crc32c",
+            "--end_fsync=1",
+            "--ioengine=libaio",
+            "--iodepth=4",
         ],
     ] {
         let (a, b) = (drops(&ours, args), drops(&fio, args));

@@ -337,13 +337,32 @@ impl Loop<'_> {
         }
         self.cache_dropped[file] = true;
         self.cache_left -= 1;
-        let f = &self.clone.files[file];
+        self.drop_file_cache(file);
+    }
+
+    /// File `i`'s region dropped from the page cache (through the job's descriptor where
+    /// the engine has one).
+    fn drop_file_cache(&self, i: usize) {
+        let f = &self.clone.files[i];
         let (at, len) = (f.region.start, f.region.len);
-        match self.p.engine.raw_fd(file) {
+        match self.p.engine.raw_fd(i) {
             Some(fd) if fd >= 0 => fathom_engine::layout::invalidate_fd(fd, at, len),
             _ => {
                 let _ = fathom_engine::layout::invalidate(&f.path, at, len);
             }
+        }
+    }
+
+    /// invalidate=1 before a verify phase: every file's region dropped from the page
+    /// cache, as fio drops it when it opens the files again to read them back (what a
+    /// sync has made clean is then read from the device, not the cache).
+    #[cold]
+    pub(crate) fn drop_all_cache(&mut self) {
+        if !self.drop_cache_each_pass {
+            return;
+        }
+        for i in 0..self.clone.files.len() {
+            self.drop_file_cache(i);
         }
     }
 

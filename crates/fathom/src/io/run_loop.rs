@@ -336,6 +336,8 @@ impl<'a> Loop<'a> {
             }
         }
         if self.verify_each_loop || self.verify_each_pass {
+            // fio reopens the files for its verify phase: their cache is dropped.
+            self.drop_all_cache();
             let v = self.p.verifier.as_ref().expect("verifying");
             let batch: Vec<(usize, u64, u64)> = (0..self.clone.files.len())
                 .flat_map(|fi| v.unchecked(fi).into_iter().map(move |(o, n)| (fi, o, n)))
@@ -465,6 +467,20 @@ impl<'a> Loop<'a> {
         }
         // A job that ended during its ramp_time keeps what it recorded, as fio reports it
         // (the ramp never ended, so nothing was set aside).
+        // As fio: the last loop's end_fsync, then its verify phase.
+        if self.wrote && (spec.end_fsync || spec.fsync_on_close) && self.out.error_text.is_none() {
+            end_fsync(
+                &mut *self.p.engine,
+                self.p.openset.as_ref(),
+                self.clone,
+                spec,
+                &self.p.opts,
+                &mut self.out,
+            );
+        }
+        if self.p.verifier.is_some() && crate::verify::readback::reads_back(spec) {
+            self.drop_all_cache();
+        }
         let out = &mut self.out;
         if let Some(v) = &self.p.verifier {
             // A job stopped (a signal, exitall) does not read its writes back, as fio; nor
@@ -494,16 +510,6 @@ impl<'a> Loop<'a> {
             if can_read && crate::verify::readback::reads_back(spec) {
                 self.verify_time += t.elapsed();
             }
-        }
-        if self.wrote && (spec.end_fsync || spec.fsync_on_close) && out.error_text.is_none() {
-            end_fsync(
-                &mut *self.p.engine,
-                self.p.openset.as_ref(),
-                self.clone,
-                spec,
-                &self.p.opts,
-                out,
-            );
         }
         let end = crate::clock::now();
         if let Some(l) = &self.lt {
