@@ -116,14 +116,17 @@ struct Concatenation {
     shared: Option<u32>,
 }
 
+/// A WD's concatenated SD's name: `concat#01` for the first WD defined (a WD an RD makes
+/// of its `sd=` alone comes after them all).
+fn concat_name(jo: &JobOpts, wd: &str) -> String {
+    let all = jo.concat.as_deref().unwrap_or_default();
+    let number = all.iter().position(|n| n == wd).unwrap_or(all.len()) + 1;
+    format!("concat#{number:02}")
+}
+
 fn concatenation(run: &Run, w: &WdRun, jo: &JobOpts) -> Result<Concatenation> {
     let what = format!("rd={} wd={}", run.rd, w.name);
-    let number = jo
-        .concat
-        .as_deref()
-        .and_then(|all| all.iter().position(|n| *n == w.name))
-        .map_or(jo.concat.as_ref().map_or(0, Vec::len) + 1, |i| i + 1);
-    let name = format!("concat#{number:02}");
+    let name = concat_name(jo, &w.name);
     if w.p.rhpct > 0.0 || w.p.whpct > 0.0 {
         bail!("{what}: rhpct=/whpct= with concatenatesds=yes is not implemented (vdbench does not allow it either)");
     }
@@ -245,15 +248,11 @@ pub fn concat_notes(run: &Run, jo: &JobOpts) -> Vec<(String, bool)> {
         return notes;
     }
     for w in &run.wds {
-        let number = jo
-            .concat
-            .as_deref()
-            .and_then(|all| all.iter().position(|n| *n == w.name))
-            .map_or(0, |i| i + 1);
+        let name = concat_name(jo, &w.name);
         let names: Vec<&str> = w.sds.iter().map(|s| s.name.as_str()).collect();
         notes.push((
             format!(
-                "Concatenated SD concat#{number:02} for wd={} is sd=({})",
+                "Concatenated SD {name} for wd={} is sd=({})",
                 w.name,
                 names.join(",")
             ),
@@ -338,6 +337,24 @@ mod tests {
             assert_eq!((g.depth, g.priority), (6, 1));
         }
         assert_eq!(opt(&jobs[1].0, "offset"), Some("524288"));
+    }
+
+    #[test]
+    fn a_wd_an_rd_makes_of_its_sds_comes_after_the_defined_ones() {
+        let d = tempfile::tempdir().unwrap();
+        let a = d.path().join("a");
+        std::fs::write(&a, vec![0u8; 1 << 20]).unwrap();
+        let text = format!(
+            "concatenatesds=yes\nsd=sd1,lun={}\nwd=wd1,sd=sd1,threads=2\n\
+             rd=rd1,sd=sd1,iorate=max,elapsed=2,interval=1,threads=3\n",
+            a.display()
+        );
+        let jobs = jobs_result_with(&text).unwrap();
+        assert_eq!(jobs.len(), 1);
+        assert_eq!(
+            (jobs[0].1.wd.as_str(), jobs[0].1.sd.as_str()),
+            ("rd1_wd", "concat#02")
+        );
     }
 
     #[test]
