@@ -2777,6 +2777,19 @@ fn several_values_of_a_one_value_option_do_what_fio_does() {
         ],
         false,
     );
+    // A per-direction list splits at ':' or '-' where it has no comma: `bs=2k-8k` is
+    // 2k reads and 8k writes in fio (not a range: that is bsrange=).
+    for (rw, bs) in [("write", "2k-8k"), ("read", "4k:8k"), ("write", "4k:16k")] {
+        compare(
+            &[
+                "--name=m",
+                &format!("--rw={rw}"),
+                &format!("--bs={bs}"),
+                "--size=256k",
+            ],
+            false,
+        );
+    }
 }
 
 // file_append with loops: a later loop's region starts at the file's end again, where the
@@ -2955,6 +2968,100 @@ fn number_ios_with_io_size_and_loops_counts_as_fio() {
     ] {
         let args: Vec<&str> = job.iter().chain(extra).copied().collect();
         compare(&args, false);
+    }
+}
+
+// A random pass over the map moves its region's whole blocks (`size=10k offset=5k bs=4k`:
+// 8k), so io_size's passes are counted in those (`io_size=50k`: six passes of two, with
+// loops too); a number_ios is counted over io_size's passes and loops together, the
+// verify reads in it; and fio stops a job with number_ios and loops at whichever of the
+// count and the bytes' budget comes first. On an existing 64 KiB file.
+#[test]
+fn random_passes_io_size_and_number_ios_count_as_fio() {
+    let job = ["--name=x", "--filename=data", "--rw=randwrite"];
+    for extra in [
+        &[
+            "--bs=4k",
+            "--size=10k",
+            "--offset=5k",
+            "--io_size=50k",
+            "--loops=3",
+        ][..],
+        &[
+            "--bs=4k",
+            "--size=10k",
+            "--offset=5k",
+            "--io_size=50k",
+            "--loops=3",
+            "--number_ios=5",
+        ],
+        &[
+            "--bs=8k",
+            "--size=20k",
+            "--io_size=100k",
+            "--number_ios=9",
+            "--ioengine=io_uring",
+            "--verify=crc32c",
+        ],
+        &[
+            "--bs=8k",
+            "--size=50k",
+            "--io_size=33k",
+            "--loops=2",
+            "--number_ios=9",
+            "--verify=crc32c",
+        ],
+        &[
+            "--bs=2k,8k",
+            "--size=10k",
+            "--offset=7k",
+            "--loops=2",
+            "--number_ios=5",
+        ],
+        &[
+            "--bs=3k",
+            "--size=20k",
+            "--offset=5k",
+            "--loops=4",
+            "--number_ios=5",
+            "--verify=crc32c",
+        ],
+    ] {
+        let args: Vec<&str> = job.iter().chain(extra).copied().collect();
+        compare_on(&args, false, Some(64 << 10));
+    }
+}
+
+// A random pass over a map in smaller units than its blocks moves what its draws make it
+// (`bs=2k,8k rw=randwrite size=13k`: two or three 8k writes a pass), so io_size's passes
+// are decided one by one as fio's keep_running does: passes until the job is within a
+// block of io_size. Both tools' writes land in that band (fathom's passes once counted
+// as 13k made 8 passes, 128k or more).
+#[test]
+fn random_passes_over_a_finer_map_end_within_a_block_of_io_size_as_fio() {
+    let Some(fio) = fio() else { return };
+    let (env, fdir, adir) = side_by_side();
+    for d in [&fdir, &adir] {
+        std::fs::write(d.join("data"), vec![b'x'; 64 << 10]).unwrap();
+    }
+    let args = [
+        "--name=x",
+        "--filename=data",
+        "--rw=randwrite",
+        "--bs=2k,8k",
+        "--size=13k",
+        "--io_size=100k",
+    ];
+    let f = counts(&fio_json(&fio, &fdir, &args));
+    let a = counts(&fathom_json(&env, &adir, &args));
+    for (who, c) in [("fio", f), ("fathom", a)] {
+        // The last pass starts below 92k (100k less a block) and adds at most three 8k
+        // writes.
+        assert!(
+            (92 << 10..116 << 10).contains(&c[3]),
+            "{who} wrote {} bytes for {args:?}",
+            c[3]
+        );
     }
 }
 

@@ -298,6 +298,11 @@ pub fn parse_bool(s: &str) -> Result<bool, String> {
 /// later directions; an empty field keeps that direction's default (None).
 pub fn split_rwt(s: &str) -> [Option<&str>; 3] {
     let parts: Vec<&str> = s.split(',').collect();
+    rwt_from_parts(&parts)
+}
+
+/// The directions of a split per-direction list (at least one part).
+fn rwt_from_parts<'a>(parts: &[&'a str]) -> [Option<&'a str>; 3] {
     let mut out = [None, None, None];
     for (i, o) in out.iter_mut().enumerate() {
         let v = if i < parts.len() {
@@ -310,6 +315,45 @@ pub fn split_rwt(s: &str) -> [Option<&str>; 3] {
         *o = (!v.is_empty()).then_some(v);
     }
     out
+}
+
+/// Split a numeric per-direction value (bs=, blockalign=, rate=, rate_iops=, rate_min=,
+/// rate_iops_min=, percentage_random=) as fio splits every numeric option's value: at
+/// each `,`; where the rest has none, at its first `:`; where it has neither, at its first
+/// `-` past its first character. So in a fio job `bs=2k-8k` and `bs=2k:8k` are
+/// `bs=2k,8k` (reads 2k, writes and trims 8k; fio 3.33 runs them so). The second value
+/// says whether a `:` or `-` split it (the caller may say how it was read). TOML takes
+/// commas only.
+pub fn split_rwt_numeric(s: &str, dialect: Dialect) -> ([Option<&str>; 3], bool) {
+    if dialect == Dialect::Toml {
+        return (split_rwt(s), false);
+    }
+    let mut parts = Vec::new();
+    let mut rest = s;
+    let mut other_sep = false;
+    loop {
+        let at = rest.find(',').or_else(|| {
+            let i = rest.find(':').or_else(|| {
+                rest.char_indices()
+                    .skip(1)
+                    .find(|(_, c)| *c == '-')
+                    .map(|(i, _)| i)
+            });
+            other_sep |= i.is_some();
+            i
+        });
+        match at {
+            Some(i) => {
+                parts.push(&rest[..i]);
+                rest = &rest[i + 1..];
+            }
+            None => {
+                parts.push(rest);
+                break;
+            }
+        }
+    }
+    (rwt_from_parts(&parts), other_sep)
 }
 
 /// Parse a range `lo-hi`, `lo:hi` or `lo,hi` (swapped if lo > hi), or a single value
@@ -720,6 +764,19 @@ mod tests {
         assert_eq!(split_rwt("500k,"), [Some("500k"), None, None]);
         assert_eq!(split_rwt(",500k"), [None, Some("500k"), Some("500k")]);
         assert_eq!(split_rwt("1k,2k,3k"), [Some("1k"), Some("2k"), Some("3k")]);
+        // Numeric lists split at ':' or '-' where there is no comma, as fio's parser.
+        let f = |s| split_rwt_numeric(s, Dialect::Fio);
+        assert_eq!(f("2k-8k"), ([Some("2k"), Some("8k"), Some("8k")], true));
+        assert_eq!(f("2k:8k"), ([Some("2k"), Some("8k"), Some("8k")], true));
+        assert_eq!(f("1k:2k-3k"), ([Some("1k"), Some("2k"), Some("3k")], true));
+        assert_eq!(f("1k,2k-3k"), ([Some("1k"), Some("2k"), Some("3k")], true));
+        assert_eq!(f("8k,32k,"), ([Some("8k"), Some("32k"), None], false));
+        assert_eq!(f("500k,"), ([Some("500k"), None, None], false));
+        assert_eq!(f("4k"), ([Some("4k"); 3], false));
+        assert_eq!(
+            split_rwt_numeric("2k-8k", Dialect::Toml),
+            ([Some("2k-8k"); 3], false)
+        );
     }
 
     #[test]

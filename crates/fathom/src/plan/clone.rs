@@ -335,7 +335,8 @@ fn clone_seed(spec: &JobSpec, ji: usize, jobnum: u32, r: u32) -> u64 {
 /// The bytes of one pass over the regions: `size_cap`, except that a sequential walk of
 /// one fixed block size over a region that is not a whole number of blocks takes its
 /// last block past the region's end where the file goes on (as fio fits a fixed size to
-/// the file, not the region: `size=10k bs=4k` on a larger file moves 12k a pass).
+/// the file, not the region: `size=10k bs=4k` on a larger file moves 12k a pass), and a
+/// random one over a map in its own blocks moves its regions' whole blocks.
 fn pass_bytes(spec: &JobSpec, params: &Params, size_cap: u64, total: u64) -> u64 {
     let k = spec.rw.kind;
     let d = if k.writes() {
@@ -346,6 +347,18 @@ fn pass_bytes(spec: &JobSpec, params: &Params, size_cap: u64, total: u64) -> u64
         2
     };
     let (lo, hi) = params.len_range(d);
+    if size_cap == total
+        && k.is_random()
+        && params.randommap
+        && lo == hi
+        && lo > 0
+        && params.map_unit == lo
+    {
+        // A random pass over the map takes the whole blocks of each region only: `size=10k
+        // offset=5k bs=4k` writes 8k a pass (fio's io_size=50k with loops then makes six
+        // passes of two blocks, 12 writes, where a pass counted as 10k made five).
+        return params.files.iter().map(|r| r.len / lo * lo).sum();
+    }
     if size_cap != total || k.is_random() || spec.rw.suffix != 0 || lo != hi || lo == 0 {
         return size_cap;
     }
@@ -414,6 +427,19 @@ fn io_size_passes(spec: &JobSpec, params: &mut Params, pass: u64) {
         params.wrap = false;
         return;
     }
+    let (lo, hi) = params.len_range(if k.writes() { 1 } else { 0 });
+    if k.is_random() && params.randommap && (lo != hi || params.map_unit != lo) {
+        // A random pass over a map in smaller units than its blocks, or with mixed
+        // sizes, moves as much as its draws make it (`bs=2k,8k rw=randwrite size=10k`:
+        // each 8k write at a 2k place, two or three a pass): its passes are decided one
+        // by one as fio's keep_running does, as above, where a pass counted as the
+        // region's size made too many or too few.
+        params.pass_floor = limit;
+        params.pass_weight = 1 + verifies as u64 + trims_too as u64;
+        params.io_bytes = limit.saturating_mul(u64::from(params.loops.max(1)));
+        params.wrap = false;
+        return;
+    }
     let per_pass = pass * (1 + verifies as u64 + trims_too as u64);
     if per_pass == pass && params.loops < 2 {
         // A pass moves its writes alone, in one loop: fio stops in the pass where io_size
@@ -453,10 +479,11 @@ fn io_size_budget(spec: &JobSpec, params: &mut Params, pass: u64) {
     let Some(io) = spec.io_size.filter(|&n| n <= pass) else {
         return;
     };
-    if params.loops < 2 || spec.time_based || params.number_ios > 0 || params.pass_floor > 0 {
+    if params.loops < 2 || spec.time_based || params.pass_floor > 0 {
         return;
     }
-    // The generator's fio passes: a loop is one pass, io_bytes the job's budget.
+    // The generator's fio passes: a loop is one pass, io_bytes the job's budget (a
+    // number_ios is then counted over the whole job: see number_ios_budget).
     params.pass_floor = io;
     params.io_bytes = io.saturating_mul(u64::from(params.loops));
     params.wrap = false;
@@ -543,15 +570,23 @@ fn completes_inline(spec: &JobSpec, caps: Caps) -> bool {
 }
 
 /// The job's loops and passes are another rule's (metadata engines, time, io_size,
-/// number_ios, the pass-by-pass mode, io_size's wrap): the loop rules above leave it.
+/// a number_ios of each loop, the pass-by-pass mode, io_size's wrap): the loop rules
+/// above leave it. (A number_ios counted over the loops is not theirs: fio stops at that
+/// count or at the budget, whichever comes first.)
 fn loops_decided_elsewhere(spec: &JobSpec, caps: Caps, params: &Params) -> bool {
     caps.metadata.is_some()
         || spec.time_based
         || spec.io_size.is_some()
-        || params.number_ios > 0
-        || params.ios_span_loops
+        || (params.number_ios > 0 && (!params.ios_span_loops || seq_mix(spec)))
         || params.pass_floor > 0
         || params.wrap
+}
+
+/// A sequential read/write mix (its direction at the end goes on elsewhere in fio, not
+/// ending the loop: a count over its loops is the generator's alone).
+fn seq_mix(spec: &JobSpec) -> bool {
+    let k = spec.rw.kind;
+    k.reads() && k.writes() && !k.is_random()
 }
 
 /// The job's size as fio has it (`size=`, at most the regions; else the regions).
@@ -593,6 +628,9 @@ fn async_pass_cap(spec: &JobSpec, caps: Caps, params: &mut Params) {
 /// job, the verify phase's reads in it, each loop a pass that ends at the region's end or
 /// where the count is reached (`size=1m number_ios=100 loops=3 verify=crc32c` writes the
 /// file once, 256 blocks, and verifies them: 512 I/Os are past 300, so no more loops).
+/// The passes io_size makes count the same way, as one job: `size=20k bs=8k io_size=100k
+/// number_ios=9 verify=crc32c` writes 2 and reads 2 twice, then writes 1 and reads it,
+/// where each pass had counted 9 of its own. So does io_size's budget over loops.
 fn number_ios_budget(spec: &JobSpec, params: &mut Params) {
     let k = spec.rw.kind;
     // (With io_size the count is still number_ios × loops for the whole job — fio's
@@ -602,7 +640,12 @@ fn number_ios_budget(spec: &JobSpec, params: &mut Params) {
     } else {
         params.loops
     };
-    if params.number_ios == 0 || loops < 2 || spec.time_based || params.pass_floor > 0 || k.trims()
+    // (A pass floor here is io_size's, whose passes are the job's loops: the count is
+    // over them all, with the verify phases' reads, whatever `loops` says.)
+    if params.number_ios == 0
+        || (params.loops < 2 && params.pass_floor == 0)
+        || spec.time_based
+        || k.trims()
     {
         return;
     }

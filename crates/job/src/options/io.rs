@@ -1,7 +1,7 @@
 //! I/O pattern, block sizes, engine, depth, sync cadence and buffers.
 
 use super::{int_in, size, OptDef};
-use crate::units::{parse_bool, split_rwt};
+use crate::units::{parse_bool, split_rwt_numeric};
 use crate::words::{Rw, RwKind};
 
 const C: &str = "I/O type, size and engine";
@@ -92,7 +92,8 @@ pub(super) static OPTS: &[OptDef] = &[
         doc: "Block size, per direction: bs=8k,32k reads 8 KiB and writes 32 KiB",
         flag: false,
         apply: |j, v, c| {
-            for (i, part) in split_rwt(v).iter().enumerate() {
+            let (parts, other_sep) = split_rwt_numeric(v, c.dialect);
+            for (i, part) in parts.iter().enumerate() {
                 if let Some(p) = part {
                     let b = size(p, c)?;
                     if b == 0 {
@@ -100,6 +101,14 @@ pub(super) static OPTS: &[OptDef] = &[
                     }
                     j.bs.0[i] = b;
                 }
+            }
+            if other_sep {
+                // fio's reading of `bs=2k-8k`, which may have been meant as a range.
+                j.notes.push(format!(
+                    "bs={v} is read as fio reads it, one size per direction: {} for reads, \
+                     {} for writes, {} for trims (a range of sizes is bsrange={v})",
+                    j.bs.0[0], j.bs.0[1], j.bs.0[2]
+                ));
             }
             Ok(())
         },
