@@ -807,6 +807,54 @@ fn invalidate_drops_each_region_at_each_pass_as_fio() {
     );
 }
 
+/// A time-based read/write mix over one file, seen with strace beside fio: each direction
+/// goes round the file on its own, the other going on where it is, and the file's cache
+/// is dropped at each direction's wrap — one drop for each region's worth moved by either
+/// direction (fathom ended a pass where either direction reached the end, both starting
+/// over: half the drops, and reads from a cache fio had emptied).
+#[test]
+fn a_time_based_mix_drops_the_cache_at_each_directions_wrap_as_fio() {
+    let Some(fio) = fio_and_strace() else {
+        return;
+    };
+    let env = Env::new();
+    let ours = std::path::PathBuf::from(env!("CARGO_BIN_EXE_fathom"));
+    for (t, tool) in [&ours, &fio].into_iter().enumerate() {
+        let out = format!("mix{t}.json");
+        let trace = traced(
+            env.path(),
+            tool,
+            "fadvise64",
+            &[
+                "--name=a",
+                &format!("--filename=mix{t}"),
+                "--rw=rw",
+                "--bs=64k",
+                "--size=1m",
+                "--ioengine=psync",
+                "--time_based",
+                "--runtime=500ms",
+                "--output-format=json",
+                &format!("--output={out}"),
+            ],
+        );
+        let drops = trace.matches("POSIX_FADV_DONTNEED").count() as f64;
+        let text = std::fs::read_to_string(env.path().join(&out)).unwrap();
+        let v: serde_json::Value = serde_json::from_str(&text[text.find('{').unwrap()..]).unwrap();
+        let job = &v["jobs"][0];
+        let moved = (job["read"]["io_bytes"].as_u64().unwrap()
+            + job["write"]["io_bytes"].as_u64().unwrap()) as f64
+            / (1u64 << 20) as f64;
+        assert!(moved > 20.0, "tool {t}: only {moved} MiB moved");
+        // One drop a wrap (the layout's and the first open's drops besides).
+        let per_region = drops / moved;
+        assert!(
+            (0.85..1.15).contains(&per_region),
+            "tool {t}: {drops} drops for {moved:.0} MiB moved over a 1 MiB file"
+        );
+    }
+}
+
 /// end_fsync, seen with strace beside fio: the files are synced at the end of each of
 /// fio's loops (each loop, each io_size pass), not once at the job's end; a write job's
 /// file, only preallocated before it, is not synced then (create_fsync syncs laid-out

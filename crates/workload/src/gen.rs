@@ -407,6 +407,10 @@ pub struct Generator {
     loop_no: u32,
     /// Passes over the files so far (a pass ends when every file is exhausted).
     passes: u32,
+    /// A time-based sequential mix over one file: each direction wraps on its own at the
+    /// region's end (`seq_wrap`), counted here (fio drops the file's cache each time).
+    seq_wrap: bool,
+    wraps: u32,
     /// I/Os since the last new random offset (for `randread:N`).
     seq_run: u64,
     last: Option<IoReq>,
@@ -554,6 +558,15 @@ impl Generator {
             unverified: 0,
             loop_no: 0,
             passes: 1,
+            seq_wrap: p.time_based
+                && p.files.len() == 1
+                && k.reads()
+                && k.writes()
+                && !k.is_random()
+                && p.rw.suffix == 0
+                && p.zones.is_none()
+                && !p.one_position,
+            wraps: 0,
             seq_run: 0,
             last: None,
             dirs,
@@ -589,6 +602,20 @@ impl Generator {
     /// Passes over the files so far, this one included (from 1).
     pub fn passes(&self) -> u32 {
         self.passes
+    }
+
+    /// A time-based sequential mix over one file ends its pass where a direction
+    /// reaches the end, both directions starting over (not each wrapping on its own):
+    /// for a job that reads back each pass's writes, whose pass is the verify phase's.
+    pub fn keep_passes_at_ends(&mut self) {
+        self.seq_wrap = false;
+    }
+
+    /// Changes each time the job starts its files over where fio drops their cache
+    /// (invalidate=1): each pass, and each wrap of a direction of a time-based
+    /// sequential mix over one file (fio wraps each direction there on its own).
+    pub fn cache_epoch(&self) -> u32 {
+        self.passes.wrapping_add(self.wraps)
     }
 
     /// Start the files over: every walk from its start, or (`restart_all` false) only
@@ -1230,6 +1257,15 @@ impl Generator {
             (f.region.len as i64, f.pos[d] as i64, f.region.start as i64)
         };
         let real = self.p.file_ends.get(fi).map_or(start + size, |&e| e as i64);
+        // As fio: a time-based mix over one file takes a direction that reached its
+        // region's end back to the start (the other goes on where it is).
+        let end = if self.seq_wrap && end >= size {
+            self.files[fi].pos[d] = 0;
+            self.wraps = self.wraps.wrapping_add(1);
+            0
+        } else {
+            end
+        };
         // As fio: done when the last I/O ended at the file's end (a later loop's
         // percentage offset moves the region's start, not its length), or, below, when
         // the next I/O would start at or past the region's end.
@@ -1711,6 +1747,44 @@ mod tests {
         let ios = all(Generator::new(p).unwrap());
         assert_eq!(ios.len(), 16);
         assert!(ios[..8].iter().all(|i| i.file == 0) && ios[8..].iter().all(|i| i.file == 1));
+    }
+
+    #[test]
+    fn a_time_based_mix_over_one_file_wraps_each_direction_on_its_own() {
+        // As fio's get_next_seq_offset: the direction at its region's end goes back to
+        // the start, the other goes on; each wrap is a new cache epoch, not a new pass.
+        let mut p = params(RwKind::ReadWrite, 64 << 10, 4096);
+        p.time_based = true;
+        let mut g = Generator::new(p.clone()).unwrap();
+        let mut next = [0u64; 2];
+        let (mut wraps, mut mid) = (0, 0);
+        for _ in 0..400 {
+            let epoch = g.cache_epoch();
+            let io = g.next_io().unwrap();
+            let d = io.ddir.index();
+            if io.offset == 0 && next[d] == 64 << 10 {
+                wraps += 1;
+                assert_eq!(g.cache_epoch(), epoch + 1, "a wrap is a new epoch");
+                if next[1 - d] % (64 << 10) != 0 {
+                    mid += 1;
+                }
+            } else {
+                assert_eq!(io.offset, next[d], "each direction walks on its own");
+            }
+            next[d] = io.offset + io.len;
+        }
+        assert_eq!(g.passes(), 1);
+        assert!(
+            wraps >= 20 && mid > 0,
+            "{wraps} wraps, {mid} with the other mid-file"
+        );
+        // A job that verifies each pass keeps passes that end both directions.
+        let mut g = Generator::new(p).unwrap();
+        g.keep_passes_at_ends();
+        for _ in 0..400 {
+            g.next_io().unwrap();
+        }
+        assert!(g.passes() > 1 && g.cache_epoch() == g.passes());
     }
 
     #[test]

@@ -126,7 +126,7 @@ impl Loop<'_> {
         // After a loop's turn (its end_fsync, its verify phase), as fio drops the cache
         // when it opens the files for the next loop.
         if self.drop_cache_each_pass
-            && (self.gen.pass_no() != self.cache_pass || self.cache_left > 0)
+            && (self.gen.cache_epoch() != self.cache_pass || self.cache_left > 0)
         {
             self.drop_cache(req.file);
         }
@@ -326,7 +326,7 @@ impl Loop<'_> {
     #[cold]
     #[inline(never)]
     fn drop_cache(&mut self, file: usize) {
-        let pass = self.gen.pass_no();
+        let pass = self.gen.cache_epoch();
         if pass != self.cache_pass {
             self.cache_pass = pass;
             self.cache_dropped.fill(false);

@@ -64,15 +64,22 @@ fn source(
             cursor: ReplayCursor::new(log.clone()),
         },
         None => match Generator::new(clone.params.clone()) {
-            Ok(g) => match clone.params.range_wrap {
-                Some(w) => Source::Wrapped(g, w),
-                None if clone.params.concat.is_some() => {
-                    let ends = clone.params.concat.clone().unwrap_or_default();
-                    Source::Concat(g, ends)
+            Ok(mut g) => {
+                // (A time-based job that verifies each pass keeps its passes: fio's
+                // asynchronous verify phase comes every `size` bytes issued.)
+                if spec.time_based && spec.verify.do_verify && spec.verify.kind.is_some() {
+                    g.keep_passes_at_ends();
                 }
-                None if rate_steered(spec) => Source::RateSteered { g, next: [None; 2] },
-                None => Source::Gen(g),
-            },
+                match clone.params.range_wrap {
+                    Some(w) => Source::Wrapped(g, w),
+                    None if clone.params.concat.is_some() => {
+                        let ends = clone.params.concat.clone().unwrap_or_default();
+                        Source::Concat(g, ends)
+                    }
+                    None if rate_steered(spec) => Source::RateSteered { g, next: [None; 2] },
+                    None => Source::Gen(g),
+                }
+            }
             Err(e) => {
                 fail(out, libc::EINVAL, e.to_string());
                 return None;

@@ -119,6 +119,17 @@ impl Source {
         }
     }
 
+    /// Changes where fio drops the files' cache (see `Generator::cache_epoch`).
+    pub(crate) fn cache_epoch(&self) -> u32 {
+        match self {
+            Source::Gen(g)
+            | Source::Wrapped(g, _)
+            | Source::Concat(g, _)
+            | Source::RateSteered { g, .. } => g.cache_epoch(),
+            Source::Replay { .. } | Source::Ordered { .. } => 1,
+        }
+    }
+
     /// A replay (whose log's syncs at its end are issued, not dropped).
     pub(crate) fn is_replay(&self) -> bool {
         matches!(self, Source::Replay { .. })

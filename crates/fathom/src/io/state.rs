@@ -120,8 +120,9 @@ pub(crate) struct Loop<'a> {
     pub(crate) sync_each_pass: bool,
     pub(crate) cur_pass: u32,
     /// invalidate=1 on a buffered job: as fio, each pass over the files (a loop, a
-    /// time-based job's wrap, an io_size pass) drops a file's cached pages before its
-    /// first I/O. `cache_pass`: the pass now; `cache_dropped`: the files dropped in it
+    /// time-based job's wrap, each direction's wrap of a time-based mix over one file,
+    /// an io_size pass) drops a file's cached pages before its first I/O. `cache_pass`:
+    /// the generator's cache epoch now; `cache_dropped`: the files dropped in it
     /// (`cache_left` not yet).
     pub(crate) drop_cache_each_pass: bool,
     pub(crate) cache_pass: u32,
