@@ -855,6 +855,46 @@ fn a_time_based_mix_drops_the_cache_at_each_directions_wrap_as_fio() {
     }
 }
 
+/// A non-uniform file choice (zipf, pareto, normal) starts an exhausted file over, which
+/// fio does by closing and reopening it: its cache is dropped there, that file's alone.
+/// Two existing 512 KiB files read for 3 MiB: six file passes, each with its drop, in
+/// both tools (fathom dropped only at the first open: 2).
+#[test]
+fn a_file_a_non_uniform_choice_starts_over_is_dropped_from_the_cache_as_fio() {
+    let Some(fio) = fio_and_strace() else {
+        return;
+    };
+    let env = Env::new();
+    let ours = std::path::PathBuf::from(env!("CARGO_BIN_EXE_fathom"));
+    for fs in ["zipf:1.2", "pareto:0.9"] {
+        for (t, tool) in [&ours, &fio].into_iter().enumerate() {
+            let (a, b) = (format!("nu{t}a"), format!("nu{t}b"));
+            env.write(&a, &"fathom ".repeat(524_288 / 7 + 1)[..524_288]);
+            env.write(&b, &"fathom ".repeat(524_288 / 7 + 1)[..524_288]);
+            let trace = traced(
+                env.path(),
+                tool,
+                "fadvise64",
+                &[
+                    "--name=a",
+                    &format!("--filename={a}:{b}"),
+                    "--rw=read",
+                    "--bs=64k",
+                    "--size=1m",
+                    "--io_size=3m",
+                    "--ioengine=psync",
+                    &format!("--file_service_type={fs}"),
+                ],
+            );
+            let drops = trace.matches("POSIX_FADV_DONTNEED").count();
+            assert!(
+                (6..=9).contains(&drops),
+                "tool {t}, {fs}: {drops} drops for six passes over a file"
+            );
+        }
+    }
+}
+
 /// end_fsync, seen with strace beside fio: the files are synced at the end of each of
 /// fio's loops (each loop, each io_size pass), not once at the job's end; a write job's
 /// file, only preallocated before it, is not synced then (create_fsync syncs laid-out

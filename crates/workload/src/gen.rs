@@ -411,6 +411,12 @@ pub struct Generator {
     /// region's end (`seq_wrap`), counted here (fio drops the file's cache each time).
     seq_wrap: bool,
     wraps: u32,
+    /// Files a non-uniform file choice started over (fio closes and reopens such a file,
+    /// dropping its cache), counted, and the latest of them not yet taken (at most 64;
+    /// `restarts_lost` when more came before they were taken).
+    restarts: u32,
+    restarted: Vec<usize>,
+    restarts_lost: bool,
     /// I/Os since the last new random offset (for `randread:N`).
     seq_run: u64,
     last: Option<IoReq>,
@@ -567,6 +573,9 @@ impl Generator {
                 && p.zones.is_none()
                 && !p.one_position,
             wraps: 0,
+            restarts: 0,
+            restarted: Vec::new(),
+            restarts_lost: false,
             seq_run: 0,
             last: None,
             dirs,
@@ -615,7 +624,24 @@ impl Generator {
     /// (invalidate=1): each pass, and each wrap of a direction of a time-based
     /// sequential mix over one file (fio wraps each direction there on its own).
     pub fn cache_epoch(&self) -> u32 {
+        self.whole_epoch().wrapping_add(self.restarts)
+    }
+
+    /// The part of [`Generator::cache_epoch`] that starts every file over (passes and
+    /// wraps), not one file.
+    pub fn whole_epoch(&self) -> u32 {
         self.passes.wrapping_add(self.wraps)
+    }
+
+    /// The files a non-uniform file choice started over since the last call, each to be
+    /// dropped from the cache before its next I/O; None when more came than were kept
+    /// (drop them all).
+    pub fn take_restarted(&mut self) -> Option<std::vec::Drain<'_, usize>> {
+        if std::mem::take(&mut self.restarts_lost) {
+            self.restarted.clear();
+            return None;
+        }
+        Some(self.restarted.drain(..))
     }
 
     /// Start the files over: every walk from its start, or (`restart_all` false) only
@@ -946,6 +972,13 @@ impl Generator {
                     f.starts = [None; 3];
                     if let Some(m) = &mut f.map {
                         m.clear();
+                    }
+                    // (fio reopens it, dropping its cache.)
+                    self.restarts = self.restarts.wrapping_add(1);
+                    if self.restarted.len() >= 64 {
+                        self.restarts_lost = true;
+                    } else if !self.restarted.contains(&fi) {
+                        self.restarted.push(fi);
                     }
                 }
                 None => {
@@ -2042,10 +2075,25 @@ mod tests {
         p.wrap = false;
         p.randommap = true;
         p.io_bytes = 8 << 20;
-        let ios = all(Generator::new(p).unwrap());
+        let ios = all(Generator::new(p.clone()).unwrap());
         assert_eq!(ios.len(), 8 * 256);
         let hot = ios.iter().filter(|i| i.file == 0).count();
         assert!(hot > 1500, "{hot}");
+        // Each start-over is a new cache epoch for that file alone (fio reopens it).
+        let mut g = Generator::new(p).unwrap();
+        let whole = g.whole_epoch();
+        let mut restarted = 0;
+        while g.next_io().is_some() {
+            if let Some(files) = g.take_restarted() {
+                for f in files {
+                    assert_eq!(f, 0, "the hot file is the one done first");
+                    restarted += 1;
+                }
+            }
+        }
+        assert!(restarted >= 5, "{restarted}");
+        assert_eq!(g.whole_epoch(), whole, "no pass ended");
+        assert!(g.cache_epoch() >= whole + restarted);
     }
 
     #[test]

@@ -322,15 +322,26 @@ impl Loop<'_> {
     /// before its first I/O of the pass, as fio drops them when it opens the file again
     /// for a loop (or an io_size pass), at a time-based job's wrap and when a random map
     /// starts over (`rw=read time_based` on a 4 MiB file reads from the device pass after
-    /// pass, not from the cache).
+    /// pass, not from the cache); a file a non-uniform file choice starts over is dropped
+    /// alone (fio closes and reopens it).
     #[cold]
     #[inline(never)]
     fn drop_cache(&mut self, file: usize) {
-        let pass = self.gen.cache_epoch();
-        if pass != self.cache_pass {
-            self.cache_pass = pass;
-            self.cache_dropped.fill(false);
-            self.cache_left = self.cache_dropped.len();
+        let epoch = self.gen.cache_epoch();
+        if epoch != self.cache_pass {
+            self.cache_pass = epoch;
+            let whole = self.gen.whole_epoch();
+            if whole != self.cache_whole {
+                // A pass or a wrap: every file.
+                self.cache_whole = whole;
+                self.cache_dropped.fill(false);
+                self.cache_left = self.cache_dropped.len();
+                self.gen.mark_restarted(&mut []);
+            } else {
+                // Files a non-uniform file choice started over: those alone, as fio
+                // reopens them.
+                self.cache_left += self.gen.mark_restarted(&mut self.cache_dropped);
+            }
         }
         if self.cache_dropped.get(file).is_none_or(|&d| d) {
             return;

@@ -254,6 +254,7 @@ impl<'a> Loop<'a> {
                 && job.caps.metadata.is_none()
                 && clone.replay.is_none(),
             cache_pass: 1,
+            cache_whole: 1,
             cache_dropped: vec![true; clone.files.len()],
             cache_left: 0,
             new_loop: false,

@@ -130,6 +130,47 @@ impl Source {
         }
     }
 
+    /// See `Generator::whole_epoch`.
+    pub(crate) fn whole_epoch(&self) -> u32 {
+        match self {
+            Source::Gen(g)
+            | Source::Wrapped(g, _)
+            | Source::Concat(g, _)
+            | Source::RateSteered { g, .. } => g.whole_epoch(),
+            Source::Replay { .. } | Source::Ordered { .. } => 1,
+        }
+    }
+
+    /// Marks in `dropped` the files a non-uniform file choice started over (to be dropped
+    /// again), all of them when more came than were kept; the number newly marked.
+    pub(crate) fn mark_restarted(&mut self, dropped: &mut [bool]) -> usize {
+        let g = match self {
+            Source::Gen(g)
+            | Source::Wrapped(g, _)
+            | Source::Concat(g, _)
+            | Source::RateSteered { g, .. } => g,
+            Source::Replay { .. } | Source::Ordered { .. } => return 0,
+        };
+        let mut n = 0;
+        match g.take_restarted() {
+            Some(files) => {
+                for f in files {
+                    if let Some(d) = dropped.get_mut(f).filter(|d| **d) {
+                        *d = false;
+                        n += 1;
+                    }
+                }
+            }
+            None => {
+                for d in dropped.iter_mut().filter(|d| **d) {
+                    *d = false;
+                    n += 1;
+                }
+            }
+        }
+        n
+    }
+
     /// A replay (whose log's syncs at its end are issued, not dropped).
     pub(crate) fn is_replay(&self) -> bool {
         matches!(self, Source::Replay { .. })

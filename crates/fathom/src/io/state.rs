@@ -126,6 +126,8 @@ pub(crate) struct Loop<'a> {
     /// (`cache_left` not yet).
     pub(crate) drop_cache_each_pass: bool,
     pub(crate) cache_pass: u32,
+    /// The generator's whole epoch at `cache_pass` (passes and wraps: every file).
+    pub(crate) cache_whole: u32,
     pub(crate) cache_dropped: Vec<bool>,
     pub(crate) cache_left: usize,
     /// The turn being made comes with a new loop (not only a new pass).
