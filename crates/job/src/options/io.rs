@@ -89,7 +89,7 @@ pub(super) static OPTS: &[OptDef] = &[
         category: C,
         ty: "size list R,W,T",
         default: "4k",
-        doc: "Block size, per direction: bs=8k,32k reads 8 KiB and writes 32 KiB",
+        doc: "Block size, per direction: bs=8k,32k reads 8 KiB and writes 32 KiB; as in fio, a list without a comma splits at ':' or '-' (bs=2k-8k is 2k reads and 8k writes, with a note: a range of sizes is bsrange=)",
         flag: false,
         apply: |j, v, c| {
             let (parts, other_sep) = split_rwt_numeric(v, c.dialect);
