@@ -97,59 +97,47 @@ impl Source {
         }
     }
 
-    /// The loop the generator is in (a replay has one).
-    pub(crate) fn loop_no(&self) -> u32 {
+    /// The generator behind the source (none for a replay or an I/O order).
+    #[inline]
+    fn generator(&self) -> Option<&Generator> {
         match self {
             Source::Gen(g)
             | Source::Wrapped(g, _)
             | Source::Concat(g, _)
-            | Source::RateSteered { g, .. } => g.loop_no(),
-            Source::Replay { .. } | Source::Ordered { .. } => 0,
+            | Source::RateSteered { g, .. } => Some(g),
+            Source::Replay { .. } | Source::Ordered { .. } => None,
         }
+    }
+
+    /// The loop the generator is in (a replay has one).
+    pub(crate) fn loop_no(&self) -> u32 {
+        self.generator().map_or(0, Generator::loop_no)
     }
 
     /// The pass the generator is in (a replay has one).
     pub(crate) fn pass_no(&self) -> u32 {
-        match self {
-            Source::Gen(g)
-            | Source::Wrapped(g, _)
-            | Source::Concat(g, _)
-            | Source::RateSteered { g, .. } => g.passes(),
-            Source::Replay { .. } | Source::Ordered { .. } => 1,
-        }
+        self.generator().map_or(1, Generator::passes)
     }
 
     /// Changes where fio drops the files' cache (see `Generator::cache_epoch`).
     pub(crate) fn cache_epoch(&self) -> u32 {
-        match self {
-            Source::Gen(g)
-            | Source::Wrapped(g, _)
-            | Source::Concat(g, _)
-            | Source::RateSteered { g, .. } => g.cache_epoch(),
-            Source::Replay { .. } | Source::Ordered { .. } => 1,
-        }
+        self.generator().map_or(1, Generator::cache_epoch)
     }
 
     /// See `Generator::whole_epoch`.
     pub(crate) fn whole_epoch(&self) -> u32 {
-        match self {
-            Source::Gen(g)
-            | Source::Wrapped(g, _)
-            | Source::Concat(g, _)
-            | Source::RateSteered { g, .. } => g.whole_epoch(),
-            Source::Replay { .. } | Source::Ordered { .. } => 1,
-        }
+        self.generator().map_or(1, Generator::whole_epoch)
     }
 
     /// Marks in `dropped` the files a non-uniform file choice started over (to be dropped
     /// again), all of them when more came than were kept; the number newly marked.
     pub(crate) fn mark_restarted(&mut self, dropped: &mut [bool]) -> usize {
-        let g = match self {
-            Source::Gen(g)
-            | Source::Wrapped(g, _)
-            | Source::Concat(g, _)
-            | Source::RateSteered { g, .. } => g,
-            Source::Replay { .. } | Source::Ordered { .. } => return 0,
+        let (Source::Gen(g)
+        | Source::Wrapped(g, _)
+        | Source::Concat(g, _)
+        | Source::RateSteered { g, .. }) = self
+        else {
+            return 0;
         };
         let mut n = 0;
         match g.take_restarted() {
