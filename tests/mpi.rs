@@ -226,12 +226,7 @@ fathomtest!(
             }
         }
         assert_eq!(files, 4 * 6, "the hosts built the shared tree between them");
-        for f in [
-            "wd_fwd1.html",
-            "wd_fwd2.html",
-            "wd_fwd3.html",
-            "flatfile.html",
-        ] {
+        for f in ["fwd1.html", "fwd2.html", "fwd3.html", "flatfile.html"] {
             assert!(env.path().join("out").join(f).is_file(), "{f}");
         }
         // Every host's reads are in the merged result.

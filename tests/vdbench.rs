@@ -139,9 +139,9 @@ fathomtest!(
             "parmfile.html",
             "flatfile.html",
             "histogram.html",
-            "sd_sd1.html",
-            "sd_sd2.html",
-            "wd_wd1.html",
+            "sd1.html",
+            "sd2.html",
+            "wd1.html",
         ] {
             assert!(dir.join(f).is_file(), "{f} missing");
         }
@@ -567,14 +567,21 @@ fathomtest!(the_builtin_test_runs, |env| {
     let o = env.run(&["vdbench", "-t", "-o", "t"]);
     assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
     assert!(
-        stdout(&o).contains("Starting RD=rd1; I/O rate: 100; elapsed=5"),
+        stdout(&o).contains("Starting RD=rd1; I/O rate: 100; elapsed=5; For loops: None"),
+        "{}",
+        stdout(&o)
+    );
+    // As vdbench's own -t: its lun does not exist yet, so a format run writes it first.
+    assert!(
+        stdout(&o).contains("quick_vdbench_test does not exist or is too small. host=localhost"),
         "{}",
         stdout(&o)
     );
     let rows = flat(&env.path().join("t"));
+    assert_eq!(rows[0]["Run"], "SD_format");
     let avg = rows
         .iter()
-        .find(|r| r["Interval"].starts_with("avg"))
+        .find(|r| r["Run"] == "rd1" && r["Interval"].starts_with("avg"))
         .unwrap();
     let rate = num(avg, "rate");
     assert!((90.0..=110.0).contains(&rate), "{rate}");
@@ -1134,12 +1141,7 @@ fathomtest!(
         // The reading FWD read only, the writing one wrote only: each its own report.
         assert!(ios("fwd1@fsd1", 0) > 0 && ios("fwd1@fsd1", 1) == 0);
         assert!(ios("fwd2@fsd2", 1) > 0 && ios("fwd2@fsd2", 0) == 0);
-        for f in [
-            "wd_fwd1.html",
-            "wd_fwd2.html",
-            "sd_fsd1.html",
-            "sd_fsd2.html",
-        ] {
+        for f in ["fwd1.html", "fwd2.html", "fsd1.html", "fsd2.html"] {
             assert!(env.path().join("out").join(f).is_file(), "{f}");
         }
         // A file is one thread's: 8 threads for 4 files is refused, unless shared.
@@ -1190,7 +1192,7 @@ fathomtest!(
             );
         }
         assert_eq!(op("fwd1@fsd1", "delete"), 0);
-        let fwd2 = std::fs::read_to_string(env.path().join("out3/wd_fwd2.html")).unwrap();
+        let fwd2 = std::fs::read_to_string(env.path().join("out3/fwd2.html")).unwrap();
         let avg = fwd2
             .lines()
             .find(|l| l.contains(" avg_"))
@@ -1418,7 +1420,7 @@ fathomtest!(formatsds_writes_every_sd_whole_in_a_run_of_its_own, |env| {
     let o = env.run(&["vdbench", "-f", p.to_str().unwrap(), "-o", "out"]);
     assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
     assert!(
-        stdout(&o).contains("Starting RD=SD_format; I/O rate: Uncontrolled MAX; elapsed=none"),
+        stdout(&o).contains("Starting RD=SD_format; I/O rate: Uncontrolled MAX; elapsed=(none); For loops: threads=2 iorate=max"),
         "{}",
         stdout(&o)
     );
@@ -1447,6 +1449,92 @@ fathomtest!(formatsds_writes_every_sd_whole_in_a_run_of_its_own, |env| {
     assert!(num(fmt, "MB/sec") > 0.0, "{fmt:?}");
     assert_eq!(avgs.last().unwrap()["Run"], "rd1");
 });
+
+// Side by side with vdbench 5.04.06 (built from its public source here, not in CI): a lun
+// file that does not exist or is shorter than size= is written whole by a format run
+// vdbench puts first (the others are left alone), with its lines; the banner and the
+// header read as vdbench's (`For loops: None`, the date opening the header), a run of
+// one interval averages as `avg_2-1`, an uncontrolled rate is 9999988 in the flat file,
+// and each SD's and WD's report is named after it.
+fathomtest!(
+    missing_or_short_lun_files_are_formatted_first_as_vdbench,
+    |env| {
+        let _turn = serial();
+        // Not under /dev (/dev/shm included): vdbench takes those for devices and leaves
+        // them alone.
+        let dir = env.path().join("luns");
+        std::fs::create_dir_all(&dir).unwrap();
+        let lun = |f: &str| dir.join(f).display().to_string();
+        std::fs::write(lun("short"), vec![7u8; 1 << 20]).unwrap();
+        std::fs::write(lun("full"), vec![7u8; 2 << 20]).unwrap();
+        let p = env.write(
+            "miss.vdb",
+            &format!(
+                "sd=sd1,lun={},size=2m\nsd=sd2,lun={},size=2m\nsd=sd3,lun={},size=2m\n\
+             wd=wd1,sd=sd*,rdpct=100\nrd=rd1,wd=wd1,iorate=max,elapsed=2,interval=1\n",
+                lun("new"),
+                lun("short"),
+                lun("full")
+            ),
+        );
+        let o = env.run(&["vdbench", "-f", p.to_str().unwrap(), "-o", "out"]);
+        let out = stdout(&o);
+        assert!(o.status.success(), "{out}{}", stderr(&o));
+        assert!(out.contains("Vdbench will attempt to expand a disk file if the requested file size is a multiple of 1mb"), "{out}");
+        for f in ["new", "short"] {
+            let line = format!(
+                "lun={} does not exist or is too small. host=localhost",
+                lun(f)
+            );
+            assert!(out.contains(&line), "{out}");
+            // Written whole: 2 MiB, none of the old bytes left.
+            let data = std::fs::read(lun(f)).unwrap();
+            assert_eq!(data.len(), 2 << 20, "{f}");
+        }
+        assert!(!out.contains(&format!("lun={} does", lun("full"))), "{out}");
+        // The file already long enough is not written: still all 7s.
+        assert!(std::fs::read(lun("full")).unwrap().iter().all(|&b| b == 7));
+        assert!(
+        out.contains("Starting RD=SD_format; I/O rate: Uncontrolled MAX; elapsed=(none); For loops: threads=2 iorate=max"),
+        "{out}"
+    );
+        assert!(
+            out.contains("Starting RD=rd1; I/O rate: Uncontrolled MAX; elapsed=2; For loops: None"),
+            "{out}"
+        );
+        assert!(
+            out.contains("All sequential workloads on all slaves are done."),
+            "{out}"
+        );
+        // The header opens with the date, after an empty line.
+        let header = out
+            .lines()
+            .find(|l| l.contains("interval        i/o"))
+            .unwrap();
+        let date = header.split("    interval").next().unwrap();
+        assert!(
+            date.len() == 12 && date.as_bytes()[6] == b',' && date[8..].parse::<u32>().is_ok(),
+            "{header}"
+        );
+        let avgs = averages(&env.path().join("out"));
+        let fmt = avgs.iter().find(|r| r["Run"] == "SD_format").unwrap();
+        assert!(fmt["Interval"].starts_with("avg_2-"), "{fmt:?}");
+        assert_eq!(num(fmt, "reqrate"), 9999988.0);
+        // The format's WDs write only the two files: 4 MiB in 128k transfers.
+        assert_eq!(fmt["bytes/io"], "131072");
+        let rd1 = avgs.iter().find(|r| r["Run"] == "rd1").unwrap();
+        assert_eq!(rd1["Interval"], "avg_2-2");
+        for f in [
+            "sd1.html",
+            "sd2.html",
+            "sd3.html",
+            "wd1.html",
+            "SD_format_sd1.html",
+        ] {
+            assert!(env.path().join("out").join(f).exists(), "{f}");
+        }
+    }
+);
 
 fathomtest!(
     vdbench_command_lines_joined_abbreviated_and_extended,
@@ -1869,7 +1957,7 @@ fn concatenated_sds_are_one_device_end_to_end() {
     assert!(b2[1..].iter().all(|&w| w), "{b2:?}");
     // The luns keep their sizes; the WD's report is the concatenated SD's.
     assert_eq!(std::fs::metadata(&l2).unwrap().len(), 2 << 20);
-    assert!(out.join("sd_concat#01.html").exists());
+    assert!(out.join("concat#01.html").exists());
     // Random writes: over the whole concatenation, never a lun's first block.
     fresh();
     run_vdb(

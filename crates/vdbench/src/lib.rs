@@ -78,7 +78,7 @@ its files between the hosts using it, rank 0 prints and writes the merged report
 
 Output folder: summary.html (every interval and average), totals.html (averages),
 flatfile.html (one row per interval and average, whitespace-separated columns),
-histogram.html, logfile.html, parmfile.html, errorlog.html, sd_NAME.html, wd_NAME.html
+histogram.html, logfile.html, parmfile.html, errorlog.html, NAME.html per SD, WD, FSD and FWD
 and RUN.fathom.json (fathom's native result: `fathom compare`, `fathom plot`; a loop's
 runs as RUN_key=value.fathom.json).
 Interval lines: times in ms, MB/sec in 1024², the average line avg_F-N leaves out the first
@@ -106,7 +106,7 @@ repeated from each write's start, as vdbench writes them (whole 4-byte words in 
 machine's byte order: ABCD is written DCBA on x86). showlba=yes: each raw run's I/O
 trace, a line per I/O (SD WD READ LBA MS) in OUTDIR/localhost-0.showlba.txt.
 concatenatesds=yes: each WD's SDs, in its sd= order, are one device end to end
-(concat#01 for the first WD defined, reported as sd_concat#01.html); its range,
+(concat#01 for the first WD defined, reported as concat#01.html); its range,
 hot band, seeks and streams are of the whole; an I/O reaching past an SD's end goes
 to the next SD's start, and no SD's first block is touched. threads= on the WD, or
 the RD's threads= shared by all its WDs. The SDs must exist (nothing is made); not
@@ -473,7 +473,15 @@ pub fn main_with(args: &[String], cluster: Option<&dyn exec::Cluster>) -> Result
         return Ok(0);
     }
     report::set_decimal(c.decimal);
+    // A lun file missing or short: vdbench's first run writes it whole.
+    let mut runs = runs;
+    let mut notes = Vec::new();
+    if let Some((said, f)) = runs::missing_lun_format(&m, &runs) {
+        notes = said;
+        runs.insert(0, f);
+    }
     let o = exec::ExecOpts {
+        notes,
         out: out_dir(c.out.as_deref()),
         validate: c.validate,
         journal: c.journal,

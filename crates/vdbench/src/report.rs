@@ -281,12 +281,24 @@ pub fn intervals_of(j: &JobResult, interval: f64) -> Vec<Iv> {
     out
 }
 
-/// The header lines (with the tod column's room).
+/// Today's date as vdbench opens a header with it (`Nov 28, 2026`: its "MMM dd, yyyy").
+pub fn header_date() -> String {
+    let ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default()
+        .as_millis() as u64;
+    fathom_report::units::local_time(ms, c"%b %d, %Y")
+}
+
+/// The header lines, after an empty line, the first opening with the date as vdbench's
+/// does (scripts read the run's date from it), the columns as vdbench 5.04.07 lays them
+/// out (a 12-wide interval column after the time of day).
 pub fn header() -> String {
-    let pad = " ".repeat(13);
     format!(
-        "{pad}interval        i/o   MB/sec   bytes   read     resp     read    write     read    write     resp  queue  cpu%  cpu%\n\
-         {pad}               rate  {unit}     i/o    pct     time     resp     resp      max      max   stddev  depth sys+u   sys\n",
+        "\n{date:<12}    interval        i/o   MB/sec   bytes   read     resp     read    write     read    write     resp  queue  cpu%  cpu%\n\
+         {pad}                   rate  {unit}     i/o    pct     time     resp     resp      max      max   stddev  depth sys+u   sys\n",
+        date = header_date(),
+        pad = " ".repeat(12),
         unit = if mb() == 1e6 { "1000**2" } else { "1024**2" }
     )
 }
@@ -297,7 +309,7 @@ pub fn line(tod: &str, label: &str, iv: &Iv) -> String {
     let m = iv.max_ms();
     let (cpu, sys) = iv.cpu.unwrap_or((0.0, 0.0));
     format!(
-        "{tod:<12} {label:>8}{:>11.1}{:>9.2}{:>8}{:>7.2}{:>9.3}{:>9.3}{:>9.3}{:>9.2}{:>9.2}{:>9.3}{:>7.1}{:>6.1}{:>6.1}\n",
+        "{tod:<12}{label:>12}{:>11.1}{:>9.2}{:>8}{:>7.2}{:>9.3}{:>9.3}{:>9.3}{:>9.2}{:>9.2}{:>9.3}{:>7.1}{:>6.1}{:>6.1}\n",
         iv.rate(),
         iv.mbs(),
         iv.bytes_per_io(),
@@ -367,7 +379,7 @@ fn fs_cols(extra: bool) -> &'static [(&'static str, &'static str, usize)] {
 /// The header of a file-system run's lines (`extra`: with access, copy and move).
 pub fn fs_header(extra: bool) -> String {
     let cols = fs_cols(extra);
-    let mut top = format!("{}{:>11}", " ".repeat(13), ".Interval.");
+    let mut top = format!("{:<13}{:>11}", header_date(), ".Interval.");
     let mut sub = format!("{}{:>11}", " ".repeat(13), "");
     let mut k = 0;
     while k < cols.len() {
@@ -386,7 +398,7 @@ pub fn fs_header(extra: bool) -> String {
             ".".repeat(dots - dots / 2 - 1)
         ));
     }
-    format!("{top}\n{sub}\n")
+    format!("\n{top}\n{sub}\n")
 }
 
 /// One file-system run line (`extra`: with access, copy and move). The metadata
@@ -472,7 +484,7 @@ pub const FLAT_COLUMNS: &[&str] = &[
 pub struct RunFacts {
     /// Run name.
     pub run: String,
-    /// Requested rate (0: max).
+    /// Requested rate (vdbench's 9999988 for max, 9999977 for a curve's max run).
     pub reqrate: f64,
     /// xfersize requested (mean).
     pub xfersize: f64,
@@ -612,7 +624,18 @@ mod tests {
             fs_line("x", "1", &iv, true).split_whitespace().count(),
             2 + 35
         );
-        assert_eq!(fs_header(true).lines().count(), 2);
+        // An empty line, then the two header lines, the first opening with the date.
+        let h = fs_header(true);
+        assert_eq!(h.lines().count(), 3);
+        assert!(h.lines().nth(1).unwrap().starts_with(&header_date()), "{h}");
+        let r = header();
+        assert!(
+            r.starts_with(&format!("\n{}    interval", header_date())),
+            "{r}"
+        );
+        // The raw line's interval column is 12 wide after the time of day (5.04.07's).
+        let l = line("10:00:00.000", "avg_2-8", &iv);
+        assert!(l.starts_with("10:00:00.000     avg_2-8 "), "{l}");
     }
 
     #[test]

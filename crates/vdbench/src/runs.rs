@@ -68,13 +68,13 @@ impl Run {
     pub fn is_fs(&self) -> bool {
         !self.fwds.is_empty()
     }
-    /// `For loops: xfersize=4k threads=8`, or nothing.
+    /// `For loops: xfersize=4k threads=8`, or `For loops: None`.
     pub fn loop_text(&self) -> String {
         if self.loops.is_empty() {
-            return String::new();
+            return "For loops: None".to_string();
         }
         let v: Vec<String> = self.loops.iter().map(|(k, v)| format!("{k}={v}")).collect();
-        format!("; For loops: {}", v.join(" "))
+        format!("For loops: {}", v.join(" "))
     }
     /// The threads the run asks for (the first SD's or FWD's, as the flat file shows).
     pub fn threads(&self) -> u32 {
@@ -104,12 +104,20 @@ pub const NO_ELAPSED: f64 = 99_999_998.0;
 /// runs use whole, in order, two threads each, as fast as it goes (128k transfers, 512
 /// bytes where an SD is under 128k, or formatxfersize=).
 pub fn format_run(m: &Model, runs: &[Run]) -> Option<Run> {
+    format_run_of(m, runs, None)
+}
+
+/// The SD_format run over the SDs named in `only` (None: every SD the raw runs use).
+fn format_run_of(m: &Model, runs: &[Run], only: Option<&[String]>) -> Option<Run> {
     let mut sds: Vec<&Sd> = Vec::new();
     for s in runs
         .iter()
         .flat_map(|r| r.wds.iter())
         .flat_map(|w| w.sds.iter())
     {
+        if only.is_some_and(|o| !o.contains(&s.name)) {
+            continue;
+        }
         if !sds.iter().any(|x| x.name == s.name) {
             sds.push(s);
         }
@@ -144,7 +152,11 @@ pub fn format_run(m: &Model, runs: &[Run]) -> Option<Run> {
         .collect();
     Some(Run {
         rd: "SD_format".into(),
-        loops: Vec::new(),
+        // What vdbench's banner says of its format run.
+        loops: vec![
+            ("threads".into(), "2".into()),
+            ("iorate".into(), "max".into()),
+        ],
         rate: RunRate::Max,
         wds,
         fwds: Vec::new(),
@@ -155,6 +167,58 @@ pub fn format_run(m: &Model, runs: &[Run]) -> Option<Run> {
             ..Pace::default()
         },
     })
+}
+
+/// As vdbench without formatsds=: the SDs of the raw runs whose lun is a file (not under
+/// /dev) that does not exist or is shorter than its size=, with the lines vdbench says
+/// of them, and the SD_format run it puts first to write them whole (two threads,
+/// 128k transfers, 512 bytes where one is under 128k). None when every lun is there.
+pub fn missing_lun_format(m: &Model, runs: &[Run]) -> Option<(Vec<String>, Run)> {
+    if m.general.formatsds || m.general.concat {
+        return None;
+    }
+    let mut names: Vec<String> = Vec::new();
+    let mut said: Vec<String> = Vec::new();
+    for w in runs.iter().flat_map(|r| r.wds.iter()) {
+        for s in &w.sds {
+            let Some(size) = s.size else { continue };
+            if s.lun.starts_with("/dev/") || s.lun.starts_with("\\\\") || names.contains(&s.name) {
+                continue;
+            }
+            if crate::jobs::lun_size(&s.lun).is_some_and(|have| have >= size) {
+                continue;
+            }
+            if said.is_empty() {
+                said.push(
+                    "Vdbench will attempt to expand a disk file if the requested file size is a multiple of 1mb"
+                        .to_string(),
+                );
+            }
+            let host = w
+                .host
+                .as_deref()
+                .or(s.host.as_deref())
+                .unwrap_or("localhost");
+            said.push(format!(
+                "lun={} does not exist or is too small. host={host}",
+                s.lun
+            ));
+            names.push(s.name.clone());
+        }
+    }
+    if names.is_empty() {
+        return None;
+    }
+    let run = format_run_of(m, runs, Some(&names))?;
+    if m.general.formatxfersize.is_none()
+        && run
+            .wds
+            .iter()
+            .any(|w| w.p.xfer == crate::model::Xfer::Fixed(512))
+    {
+        said.push("The creation of a very small file causes xfersize=512 to be set".to_string());
+    }
+    Some((said, run))
 }
 
 /// Every run of the model, in order.
@@ -397,7 +461,7 @@ pub fn simulate(runs: &[Run]) -> String {
             )
         };
         s.push_str(&format!(
-            "run {:>3}: rd={}; {what}; I/O rate: {rate}; elapsed={}{}{}\n",
+            "run {:>3}: rd={}; {what}; I/O rate: {rate}; elapsed={}{}; {}\n",
             i + 1,
             r.rd,
             crate::value::show_num(r.pace.elapsed),

@@ -43,6 +43,8 @@ pub struct ExecOpts {
     pub clean_first: bool,
     /// Engine for raw runs (None: io_uring when the kernel has it, else libaio).
     pub ioengine: Option<String>,
+    /// Lines said (and logged) before the first run, each with its time of day.
+    pub notes: Vec<String>,
 }
 
 /// Write to stdout now; a closed stdout (`| head`) does not stop the run.
@@ -238,6 +240,13 @@ pub fn execute(
     }
     if let Some(c) = cl {
         c.barrier();
+    }
+    if place.rank == 0 {
+        for n in &o.notes {
+            let (tod, _) = now_stamps();
+            out.say(&format!("{tod} {n}"));
+            out.log(n)?;
+        }
     }
     if let Some(c) = &m.general.startcmd {
         if place.rank == 0 {

@@ -118,6 +118,24 @@ pub(super) fn one_run(
         out.log(&format!("showlba=yes: {n} I/Os of rd={name} in {file}"))?;
     }
     let report = report?;
+    // The sequential workloads that end at their lun's end ended the run (before its
+    // elapsed time): vdbench says so.
+    let eof = run
+        .wds
+        .iter()
+        .any(|w| matches!(w.p.seek, crate::model::Seek::Eof));
+    let ran = report
+        .jobs
+        .iter()
+        .map(|j| j.elapsed.as_secs_f64())
+        .fold(0.0, f64::max);
+    if eof && ctx.place.rank == 0 && ran + run.pace.interval / 2.0 < run.pace.elapsed {
+        let (tod, _) = now_stamps();
+        out.say(&format!(
+            "{tod} All sequential workloads on all slaves are done.\n{tod} This triggers end of run \
+             inspite of possibly some non-sequential workloads that are still running."
+        ));
+    }
     // The last interval (the run ended before its event).
     tick(&cpu);
     let cpu = cpu.lock().unwrap_or_else(|e| e.into_inner()).0.clone();
@@ -148,28 +166,38 @@ pub(super) fn one_run(
     Ok((avg.rate(), code, avg.resp()[0]))
 }
 
-/// The line that opens a run: its time, name, rate, elapsed time and loop values.
+/// The line that opens a run, as vdbench words it: its time, name, rate (a raw run's
+/// `I/O rate:`, a file-system run's `fwdrate=` after the elapsed time), elapsed time
+/// (`(none)` for a run that ends with its work) and loop values (`For loops: None`).
 fn banner(run: &Run, name: &str, rate: RunRate) -> String {
     let (tod, _) = now_stamps();
-    let rate_text = match rate {
-        RunRate::Max => "Uncontrolled MAX".to_string(),
-        RunRate::Curve => "Uncontrolled curve".to_string(),
-        RunRate::Fixed(r) => crate::value::show_num(r),
-    };
     let warm = if run.pace.warmup > 0.0 {
         format!(" warmup={}", crate::value::show_num(run.pace.warmup))
     } else {
         String::new()
     };
     let elapsed = if run.pace.elapsed == crate::runs::NO_ELAPSED {
-        "none".to_string()
+        "(none)".to_string()
     } else {
         crate::value::show_num(run.pace.elapsed)
     };
-    format!(
-        "{tod} Starting RD={name}; I/O rate: {rate_text}; elapsed={elapsed}{warm}{}\n",
-        run.loop_text()
-    )
+    let loops = run.loop_text();
+    if run.is_fs() {
+        let fwdrate = match rate {
+            RunRate::Max => "max.".to_string(),
+            RunRate::Curve => "curve.".to_string(),
+            RunRate::Fixed(r) => format!("{};", r as u64),
+        };
+        return format!(
+            "{tod} Starting RD={name}; elapsed={elapsed}{warm}; fwdrate={fwdrate} {loops}\n"
+        );
+    }
+    let rate_text = match rate {
+        RunRate::Max => "Uncontrolled MAX".to_string(),
+        RunRate::Curve => "Uncontrolled curve".to_string(),
+        RunRate::Fixed(r) => crate::value::show_num(r),
+    };
+    format!("{tod} Starting RD={name}; I/O rate: {rate_text}; elapsed={elapsed}{warm}; {loops}\n")
 }
 
 /// The line layout: vdbench's file-system layout for FSD runs (with the access, copy and
@@ -339,12 +367,16 @@ fn side_by_side(into: &mut Vec<Iv>, add: &[Iv]) {
 /// The average over intervals `first..=n` (1-based), as `avg_first-n`.
 fn average(ivs: &[Iv], first: usize) -> (String, Iv) {
     let n = ivs.len();
-    let first = first.min(n).max(1);
+    // The label names the intervals asked for even when the run had fewer (a format of
+    // one interval is `avg_2-1`, as vdbench labels it); the figures are then those of
+    // the intervals it had, as vdbench 5.04.06 prints them.
+    let label = format!("avg_{first}-{n}");
+    let from = if first > n { 1 } else { first.max(1) };
     let mut a = Iv::default();
-    for iv in &ivs[first - 1..] {
+    for iv in ivs.iter().skip(from - 1) {
         a.add_after(iv);
     }
-    (format!("avg_{first}-{n}"), a)
+    (label, a)
 }
 
 /// Every job's intervals summed (all, per SD, per WD), and the run's exit code: errors
@@ -479,11 +511,33 @@ fn write_reports(
             }
             let (l, a) = average(ivs, first);
             t.push_str(&layout.line(&tod0, &l, &a));
-            out.append(&format!("{what}_{n}.html"), &t)?;
+            // vdbench's report of an SD or WD is named after it (`sd1.html`); a name
+            // that is one of the folder's own files keeps its kind in front.
+            let file = if RESERVED.contains(&n.as_str()) {
+                format!("{what}_{n}.html")
+            } else {
+                format!("{n}.html")
+            };
+            out.append(&file, &t)?;
         }
     }
     Ok(avg)
 }
+
+/// The output folder's own reports, which an SD or WD of the same name must not write into.
+const RESERVED: &[&str] = &[
+    "summary",
+    "totals",
+    "logfile",
+    "parmfile",
+    "flatfile",
+    "histogram",
+    "errorlog",
+    "status",
+    "skew",
+    "parmscan",
+    "localhost",
+];
 
 /// The run's response time histogram: reads, writes and metadata operations together.
 fn write_histogram(out: &Out, banner: &str, reports: &[fathom::Report]) -> Result<()> {
@@ -582,9 +636,11 @@ fn facts(run: &Run, name: &str, rate: RunRate, m: &Model) -> RunFacts {
     }
     RunFacts {
         run: name.to_string(),
+        // vdbench's stand-ins for an uncontrolled rate (its MAX_RATE and CURVE_RATE).
         reqrate: match rate {
             RunRate::Fixed(r) => r,
-            _ => 0.0,
+            RunRate::Max => 9_999_988.0,
+            RunRate::Curve => 9_999_977.0,
         },
         xfersize: xfer,
         threads: run.threads(),
