@@ -125,6 +125,11 @@ pub struct Control {
     /// the file and makes it anew, empty; both are recorded as operations (`delete`,
     /// `create`) with their times.
     pub delete_before_write: bool,
+    /// Library setting (no job-file option): vdbench's file-system reads and writes.
+    /// With `openfiles`, each file a clone turns to is opened and the one it leaves is
+    /// closed during the run, and both are recorded as operations (`open`, `close`)
+    /// with their times, as vdbench opens a file for each time it picks it.
+    pub count_opens: bool,
     /// Library setting (no job-file option): sysbench's `--file-fsync-freq`: `fsync=N` /
     /// `fdatasync=N` make one sync after every Nth write's completion, whatever comes
     /// next (fio decides before each I/O: in a mix it syncs again before each read that

@@ -1053,6 +1053,9 @@ fn io_jobs(
         // fileio=(sequential,delete): each file is removed and made anew before its
         // writes start (a delete and a create, in their columns).
         job.0.control.delete_before_write = f.p.fileio_delete && rw == "write";
+        // As vdbench: each time a thread picks a file it opens it (and closes the one it
+        // had), counted in the open and close columns.
+        job.0.control.count_opens = true;
         if rw != "read" && rw != "randread" {
             let len = files.iter().map(|(_, n)| *n).sum();
             job.0.control.dedup_units = dedup_units(jo, len, &f.p.xfer, &what)?;

@@ -402,8 +402,9 @@ pub fn fs_header(extra: bool) -> String {
 }
 
 /// One file-system run line (`extra`: with access, copy and move). The metadata
-/// columns count the metadata operations done (a read or write run holds its files open,
-/// so its open and close columns stay 0).
+/// columns count the metadata operations done (a read or write run opens each file it
+/// picks and closes the one it leaves, as vdbench's: those are its open and close
+/// columns).
 pub fn fs_line(tod: &str, label: &str, iv: &Iv, extra: bool) -> String {
     let r = iv.resp();
     let (cpu, sys) = iv.cpu.unwrap_or((0.0, 0.0));

@@ -170,7 +170,12 @@ impl Loop<'_> {
                 &self.p.opts,
                 spec,
             ) {
-                Ok(true) => os.written[req.file] |= req.ddir == Ddir::Write,
+                Ok(true) => {
+                    os.written[req.file] |= req.ddir == Ddir::Write;
+                    if os.timed.as_ref().is_some_and(|t| !t.is_empty()) {
+                        self.record_opens();
+                    }
+                }
                 // Every open file has I/O in flight: reap, then try again.
                 Ok(false) => {
                     self.held = Some(req);
@@ -791,6 +796,24 @@ impl Loop<'_> {
         }
         self.now = t2;
         true
+    }
+
+    /// `Control::count_opens`: the closes and opens the open set just did, recorded as
+    /// operations with their times.
+    #[cold]
+    #[inline(never)]
+    fn record_opens(&mut self) {
+        let Some(done) = self.p.openset.as_mut().and_then(|os| os.timed.as_mut()) else {
+            return;
+        };
+        for (op, ns) in std::mem::take(done) {
+            self.out.stats.record_op(op, None, ns, 0, true);
+            let k = self.out.stats.ops.iter().position(|o| o.name == op);
+            if let (Some(s), Some(k)) = (&mut self.sampler.ops, k) {
+                s.saw(k, ns);
+            }
+        }
+        self.now = crate::clock::now();
     }
 
     /// A depth group's place back (an I/O ended or was never started).

@@ -14,6 +14,15 @@ pub(crate) struct OpenSet {
     pub(crate) written: Vec<bool>,
     pub(crate) tick: u64,
     pub(crate) count: usize,
+    /// `Control::count_opens`: the closes and opens `ensure` did, with their times (ns),
+    /// for the caller to record as operations.
+    pub(crate) timed: Option<Vec<(&'static str, u64)>>,
+    /// `Control::count_opens`: the I/Os of each pick of a file (the file service's run),
+    /// the file in hand and the I/Os done on it since it was picked: a new pick of the
+    /// same file closes and opens it again, as vdbench's does.
+    pub(crate) per_pick: u64,
+    pub(crate) cur: Option<usize>,
+    pub(crate) run: u64,
 }
 
 impl OpenSet {
@@ -27,6 +36,10 @@ impl OpenSet {
             written: vec![false; n],
             tick: 0,
             count: limit.min(n),
+            timed: None,
+            per_pick: u64::MAX,
+            cur: None,
+            run: 0,
         }
     }
 
@@ -61,6 +74,32 @@ impl OpenSet {
         spec: &fathom_job::JobSpec,
     ) -> std::io::Result<bool> {
         self.tick += 1;
+        if self.timed.is_some() {
+            let again = self.cur == Some(f) && self.run >= self.per_pick;
+            if self.cur != Some(f) || again {
+                self.run = 0;
+            }
+            // A new pick of the file in hand (nothing of it in flight): closed and
+            // opened again.
+            if again && self.inflight[f] == 0 && self.open[f] {
+                if spec.fsync_on_close && self.written[f] {
+                    engine.sync_file(f, false)?;
+                }
+                let t0 = crate::clock::now();
+                engine.close_file(f)?;
+                let t1 = crate::clock::now();
+                engine.reopen_file(f, &files[f].path, opts)?;
+                if let Some(t) = &mut self.timed {
+                    t.push(("close", t1.duration_since(t0).as_nanos() as u64));
+                    t.push((
+                        "open",
+                        crate::clock::now().duration_since(t1).as_nanos() as u64,
+                    ));
+                }
+            }
+            self.cur = Some(f);
+            self.run += 1;
+        }
         if !self.open[f] {
             // Down to the limit (more than one after a verify pass opened them all).
             // The search is over the open files only: its cost follows openfiles, not
@@ -77,12 +116,26 @@ impl OpenSet {
                 if spec.fsync_on_close && self.written[v] {
                     engine.sync_file(v, false)?;
                 }
+                let t0 = self.timed.is_some().then(crate::clock::now);
                 engine.close_file(v)?;
+                if let (Some(t), Some(t0)) = (&mut self.timed, t0) {
+                    t.push((
+                        "close",
+                        crate::clock::now().duration_since(t0).as_nanos() as u64,
+                    ));
+                }
                 self.opened.swap_remove(k);
                 self.open[v] = false;
                 self.count -= 1;
             }
+            let t0 = self.timed.is_some().then(crate::clock::now);
             engine.reopen_file(f, &files[f].path, opts)?;
+            if let (Some(t), Some(t0)) = (&mut self.timed, t0) {
+                t.push((
+                    "open",
+                    crate::clock::now().duration_since(t0).as_nanos() as u64,
+                ));
+            }
             self.open[f] = true;
             self.opened.push(f);
             self.count += 1;

@@ -179,12 +179,27 @@ pub(crate) fn prepare(
         .map_err(|e| (e.raw_os_error().unwrap_or(libc::EINVAL), e.to_string()))?;
     // openfiles below the number of files: only the first that many are opened now;
     // later the least recently used idle file makes way for the next.
+    // Control::count_opens (vdbench's file-system I/O): one file open at a time, each
+    // pick of a file an open (and the file left a close), timed; the file choice stays
+    // the job's (not fio's openfiles, which also narrows the choice).
+    let count_opens = spec.control.count_opens && job.caps.metadata.is_none();
     let open_limit = spec
         .openfiles
         .map(|o| o.max(1) as usize)
-        .filter(|&l| l < clone.files.len() && job.caps.metadata.is_none());
+        .filter(|&l| l < clone.files.len() && job.caps.metadata.is_none())
+        .or(count_opens.then_some(1));
     open_files(&mut *engine, job, clone, &opts, open_limit, cancel)?;
-    let openset = open_limit.map(|limit| OpenSet::new(clone.files.len(), limit));
+    let openset = open_limit.map(|limit| {
+        let mut os = OpenSet::new(clone.files.len(), limit);
+        if count_opens {
+            os.timed = Some(Vec::new());
+            os.per_pick = match spec.file_service {
+                (fathom_job::FileServiceKind::Sequential, 0) => u64::MAX,
+                (_, k) => u64::from(k.max(1)),
+            };
+        }
+        os
+    });
     Ok(Prepared {
         engine,
         opts,

@@ -103,6 +103,11 @@ impl<'a> Sampler<'a> {
     pub(crate) fn sample(&mut self, now: Instant, st: &mut ThreadStats) {
         let len_ms = now.duration_since(self.last_at).as_millis() as u64;
         let t_ms = now.duration_since(self.start).as_millis() as u64;
+        // The operations beside the I/O first: a reader that sees the directions'
+        // sample of this interval finds theirs too.
+        if let Some(o) = &mut self.ops {
+            o.sample(now, st, self.live);
+        }
         let mut shared: [(usize, Sample); 3] = [(0, Sample::default()); 3];
         let mut n_shared = 0;
         for d in 0..3 {
@@ -158,9 +163,6 @@ impl<'a> Sampler<'a> {
         }
         if let Some(l) = self.live.filter(|_| n_shared > 0) {
             l.push_samples(&shared[..n_shared]);
-        }
-        if let Some(o) = &mut self.ops {
-            o.sample(now, st, None);
         }
         self.last_at = now;
         if let Some(l) = self.live {

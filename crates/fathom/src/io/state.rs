@@ -173,14 +173,21 @@ impl Loop<'_> {
                 self.out.stats.op_mut(op);
             }
         }
+        if self.spec.control.count_opens {
+            for op in ["open", "close"] {
+                self.out.stats.op_mut(op);
+            }
+        }
     }
 
     /// See [`Loop::seed_ops`].
     pub(crate) fn sample_ops(&mut self) {
-        if self.spec.control.delete_before_write {
+        if self.spec.control.delete_before_write || self.spec.control.count_opens {
             let (start, every) = (self.sampler.start, self.sampler.every);
             let n = self.out.stats.ops.len();
-            self.sampler.ops = Some(crate::meta::OpSampler::new(start, every, n, false));
+            let mut o = crate::meta::OpSampler::new(start, every, n, false);
+            o.share_ops = self.spec.control.live_samples;
+            self.sampler.ops = Some(o);
         }
     }
 }

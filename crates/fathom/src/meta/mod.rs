@@ -395,6 +395,8 @@ pub(crate) struct OpSampler {
     /// `live_samples`: hand each sample to the live board too (operation k of the mix in
     /// slot k, for the first three).
     share: bool,
+    /// An I/O job's operations: hand each sample to the live board by name.
+    pub(crate) share_ops: bool,
 }
 
 impl OpSampler {
@@ -407,6 +409,7 @@ impl OpSampler {
             last: vec![(0, 0, 0, 0, None); n],
             iv_max: vec![0; n],
             share,
+            share_ops: false,
         }
     }
     pub(crate) fn saw(&mut self, k: usize, ns: u64) {
@@ -424,6 +427,7 @@ impl OpSampler {
         let len_ms = (now.duration_since(self.last_at).as_millis() as u64).max(1);
         let t_ms = now.duration_since(self.start).as_millis() as u64;
         let mut shared: Vec<(usize, Sample)> = Vec::new();
+        let mut named: Vec<(&str, Sample)> = Vec::new();
         for (k, o) in st.ops.iter_mut().enumerate() {
             let Some(last) = self.last.get_mut(k) else {
                 break;
@@ -457,11 +461,17 @@ impl OpSampler {
             if self.share && k < 3 {
                 shared.push((k, s));
             }
+            if self.share_ops {
+                named.push((o.name.as_str(), s));
+            }
             *last = (o.ops, o.bytes, sum, sumsq, Some(h));
             self.iv_max[k] = 0;
         }
         if let Some(l) = live.filter(|_| !shared.is_empty()) {
             l.push_samples(&shared);
+        }
+        if let Some(l) = live.filter(|_| !named.is_empty()) {
+            l.push_op_samples(&named);
         }
         self.last_at = now;
         while self.next <= now {

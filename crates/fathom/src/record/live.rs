@@ -22,6 +22,10 @@ pub struct LiveClone {
     /// With the `live_samples` setting: each interval sample as it is taken, per
     /// direction (read, write, trim), for a reader printing intervals while the run goes on.
     pub samples: std::sync::Mutex<[Vec<fathom_stats::Sample>; 3]>,
+    /// With `live_samples`: the interval samples of the operations an I/O job records
+    /// beside its I/O (`open`, `close`, `delete`, `create`), by name, each pushed before
+    /// the directions' samples of the same interval.
+    pub op_samples: std::sync::Mutex<Vec<(String, Vec<fathom_stats::Sample>)>>,
 }
 
 /// The board: one entry per clone, in plan order, with its job's name.
@@ -91,6 +95,17 @@ impl LiveClone {
         if let Ok(mut g) = self.samples.lock() {
             for (dir, s) in samples {
                 g[*dir].push(*s);
+            }
+        }
+    }
+
+    pub(crate) fn push_op_samples(&self, samples: &[(&str, fathom_stats::Sample)]) {
+        if let Ok(mut g) = self.op_samples.lock() {
+            for (name, s) in samples {
+                match g.iter_mut().find(|(n, _)| n == name) {
+                    Some((_, v)) => v.push(*s),
+                    None => g.push((name.to_string(), vec![*s])),
+                }
             }
         }
     }

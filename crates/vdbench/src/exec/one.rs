@@ -338,7 +338,18 @@ fn interval_done(board: &fathom::live::LiveBoard, k: usize, interval: f64) -> Op
                     .collect();
                 report::iv_of_meta(&ops, k)
             }
-            None => report::iv_of([&g[0], &g[1]], k),
+            None => report::iv_of([&g[0], &g[1]], k).map(|mut iv| {
+                // The operations an I/O job records beside its I/O (opens and closes,
+                // deletes and creates), in their columns.
+                let ops = c.op_samples.lock().unwrap_or_else(|e| e.into_inner());
+                for (op, ss) in ops.iter() {
+                    if let (Some(s), Some(col)) = (ss.get(k), report::meta_col(op)) {
+                        iv.meta[col].0 += s.ios;
+                        iv.meta[col].1 += s.clat_sum as f64;
+                    }
+                }
+                iv
+            }),
         };
         match iv {
             Some(iv) if iv.secs >= interval / 2.0 => line.add_side(&iv),
