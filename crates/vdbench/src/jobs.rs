@@ -298,21 +298,43 @@ pub fn raw_jobs(
 /// Each WD's share of the run's rate, in the run's order: its skew, the rest split
 /// evenly over the WDs without one.
 fn wd_shares(run: &Run) -> Result<Vec<f64>> {
-    let skewed: f64 = run.wds.iter().filter_map(|w| w.p.skew).sum();
+    // (A WD with an iorate= of its own takes no part in the skew; skew=0 is none given.)
+    let rated = |w: &crate::runs::WdRun| w.p.iorate.is_some_and(|r| r > 0.0);
+    let skew_of = |w: &crate::runs::WdRun| w.p.skew.filter(|&s| s != 0.0);
+    let skewed: f64 = run
+        .wds
+        .iter()
+        .filter(|w| !rated(w))
+        .filter_map(skew_of)
+        .sum();
     if skewed > 100.0 + 1e-9 {
         bail!(
             "rd={}: the WDs' skews add up to {skewed}%, over 100",
             run.rd
         );
     }
-    let unskewed = run.wds.iter().filter(|w| w.p.skew.is_none()).count();
+    let unskewed = run
+        .wds
+        .iter()
+        .filter(|w| !rated(w) && skew_of(w).is_none())
+        .count();
+    // As vdbench: when every WD gives its skew, they must add up to 100 (an RD that uses
+    // some of the WDs only, whose skews were meant for all of them, is refused).
+    if unskewed == 0 && run.wds.iter().any(|w| !rated(w)) && (skewed - 100.0).abs() > 1e-4 {
+        bail!(
+            "rd={}: Total skew must add up to 100: {skewed:.2} (as vdbench; give every WD of \
+             the run a skew= that adds up to 100, or leave one WD's out to take the rest)",
+            run.rd
+        );
+    }
     Ok(run
         .wds
         .iter()
-        .map(|w| match w.p.skew {
+        .map(|w| match skew_of(w) {
+            // (A WD's own iorate= is its rate: no share of the run's.)
+            _ if rated(w) => 0.0,
             Some(s) => s / 100.0,
-            None if unskewed > 0 => (100.0 - skewed) / 100.0 / unskewed as f64,
-            None => 0.0,
+            None => (100.0 - skewed) / 100.0 / unskewed.max(1) as f64,
         })
         .collect())
 }
@@ -776,6 +798,10 @@ pub fn my_files(
 
 /// What can be refused before any file is looked at (`-s` refuses it too).
 pub fn check_static(run: &Run) -> Result<()> {
+    // The WDs' skews, before any run starts (as vdbench checks every RD first).
+    if !run.wds.is_empty() {
+        wd_shares(run)?;
+    }
     // Reads and writes run on files held open; an operation that adds or removes files
     // beside them on the same tree would pull files from under them.
     for f in &run.fwds {
@@ -1231,6 +1257,30 @@ mod tests {
             .iter()
             .find(|(n, _)| n == k)
             .map(|(_, v)| v.clone())
+    }
+
+    #[test]
+    fn skews_that_do_not_add_up_to_100_are_refused_as_vdbench() {
+        let base = "sd=sd1,lun=/nonexistent/x,size=100m\n\
+                    wd=wd1,sd=sd1,rdpct=70,skew=75\n";
+        // Every WD of the run gives its skew: 75 alone is refused.
+        let e = jobs_result(&format!("{base}rd=rd1,wd=wd1,iorate=100\n")).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("Total skew must add up to 100: 75.00"),
+            "{e}"
+        );
+        // A WD without one takes the rest; skew=0 is none given.
+        for other in ["", ",skew=0"] {
+            let j = jobs_of(&format!(
+                "{base}wd=wd2,sd=sd1,rdpct=0{other}\nrd=rd1,wd=wd*,iorate=100\n"
+            ));
+            let rates: Vec<String> = j
+                .iter()
+                .filter_map(|(s, _)| opt_of(s, "rate_iops"))
+                .collect();
+            assert_eq!(rates.len(), 2, "{rates:?}");
+        }
     }
 
     #[test]
