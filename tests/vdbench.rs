@@ -437,6 +437,26 @@ fathomtest!(
             out.contains("I/O rate: 200; elapsed=10; For loops: rdpct=0 iorate=200"),
             "{out}"
         );
+        // The RD's own workload parameters are one-value loops in vdbench's banner, a
+        // later one of a kind (here over rd=default's) moved to the end; sizes as vdbench
+        // writes them (as vdbench 5.04.06's -s lists this file).
+        let d = env.write(
+            "d.vdb",
+            &format!(
+                "sd=sd1,lun={},size=1g\nwd=wd1,sd=sd1\n\
+                 rd=default,xfersize=8k,iorate=max,elapsed=10,interval=5,hitarea=500m\n\
+                 rd=prealloc,wd=wd1,rdpct=0,xfersize=256K,seekpct=0,threads=1\n",
+                lun.display()
+            ),
+        );
+        let o = env.run(&["vdbench", "-s", "-f", d.to_str().unwrap()]);
+        assert!(
+            stdout(&o)
+                .contains("For loops: hitarea=500m rdpct=0 xfersize=256k seekpct=0 threads=1"),
+            "{}{}",
+            stdout(&o),
+            stderr(&o)
+        );
         assert!(!lun.exists(), "-s created the lun");
         assert!(
             !env.path().join("output").exists(),

@@ -57,6 +57,8 @@ pub struct Run {
     pub fwds: Vec<FwdRun>,
     /// `fwd=format` parameters (threads, xfersize) for building trees.
     pub format_fwd: Option<FwdParams>,
+    /// What the banner lists after `For loops:` (`xfersize=4k`, ...), in vdbench's order.
+    pub shown: Vec<String>,
     /// Length, reporting, warmup, pause, data limit (multiples of the SD sizes stay as
     /// given, up to 100), arrivals, format and curve: the RD's, with this run's loop
     /// values.
@@ -68,13 +70,13 @@ impl Run {
     pub fn is_fs(&self) -> bool {
         !self.fwds.is_empty()
     }
-    /// `For loops: xfersize=4k threads=8`, or `For loops: None`.
+    /// `For loops: xfersize=4k threads=8`, or `For loops: None`, as vdbench's banner
+    /// lists them (the RD's workload parameters too).
     pub fn loop_text(&self) -> String {
-        if self.loops.is_empty() {
+        if self.shown.is_empty() {
             return "For loops: None".to_string();
         }
-        let v: Vec<String> = self.loops.iter().map(|(k, v)| format!("{k}={v}")).collect();
-        format!("For loops: {}", v.join(" "))
+        format!("For loops: {}", self.shown.join(" "))
     }
     /// The threads the run asks for (the first SD's or FWD's, as the flat file shows).
     pub fn threads(&self) -> u32 {
@@ -152,11 +154,9 @@ fn format_run_of(m: &Model, runs: &[Run], only: Option<&[String]>) -> Option<Run
         .collect();
     Some(Run {
         rd: "SD_format".into(),
+        loops: Vec::new(),
         // What vdbench's banner says of its format run.
-        loops: vec![
-            ("threads".into(), "2".into()),
-            ("iorate".into(), "max".into()),
-        ],
+        shown: vec!["threads=2".into(), "iorate=max".into()],
         rate: RunRate::Max,
         wds,
         fwds: Vec::new(),
@@ -305,9 +305,27 @@ fn one_run(m: &Model, rd: &crate::model::Rd, combo: &[(String, String)]) -> Resu
             format!("rd={}: its WDs use none of its SDs", rd.name),
         ));
     }
+    let mut shown: Vec<String> = rd
+        .shown
+        .iter()
+        .map(|(label, param, fixed)| {
+            let v = param
+                .as_ref()
+                .and_then(|p| combo.iter().find(|(k, _)| k == p))
+                .map_or_else(|| fixed.clone(), |(_, v)| crate::value::loop_text(v));
+            format!("{label}={v}")
+        })
+        .collect();
+    // An iorate= list is vdbench's innermost loop, listed last.
+    if let Some((_, v)) = combo.iter().find(|(k, _)| k == "iorate") {
+        if !rd.shown.iter().any(|(l, _, _)| l == "iorate") {
+            shown.push(format!("iorate={}", crate::value::loop_text(v)));
+        }
+    }
     Ok(Run {
         rd: rd.name.clone(),
         loops,
+        shown,
         rate: RunRate::Max,
         wds,
         fwds,

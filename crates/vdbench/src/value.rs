@@ -145,8 +145,42 @@ pub fn show_num(v: f64) -> String {
     }
 }
 
+/// A value as vdbench's run banner shows a loop's (`For loops: xfersize=256k threads=1`):
+/// a size or number under 1024 as an integer, larger ones in k/m/g/t with up to three
+/// decimals (none when whole); a word as written, in lower case.
+pub fn loop_text(v: &str) -> String {
+    let Ok(n) = size_f(v) else {
+        return v.to_ascii_lowercase();
+    };
+    const UNITS: [(&str, f64); 4] = [
+        ("t", (1u64 << 40) as f64),
+        ("g", (1u64 << 30) as f64),
+        ("m", (1u64 << 20) as f64),
+        ("k", 1024.0),
+    ];
+    for (u, m) in UNITS {
+        if n >= m {
+            let t = format!("{:.3}", n / m);
+            let t = t.strip_suffix(".000").unwrap_or(&t).to_string();
+            return format!("{t}{u}");
+        }
+    }
+    format!("{}", n as i64)
+}
+
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn loop_values_read_as_vdbench_shows_them() {
+        assert_eq!(loop_text("256K"), "256k");
+        assert_eq!(loop_text("4096"), "4k");
+        assert_eq!(loop_text("1536"), "1.500k");
+        assert_eq!(loop_text("1m"), "1m");
+        assert_eq!(loop_text("70"), "70");
+        assert_eq!(loop_text("Random"), "random");
+    }
+
     use super::*;
     use crate::parse::At;
 

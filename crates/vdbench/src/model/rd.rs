@@ -61,6 +61,11 @@ pub struct Rd {
     pub pace: Pace,
     /// For-loops in the order written: (keyword without `for`, values as written).
     pub loops: Vec<(String, Vec<String>)>,
+    /// What vdbench's banner lists as the run's `For loops:`, in its order: its for-loops
+    /// and the workload parameters given on the RD (vdbench makes those one-value loops),
+    /// a later one of a kind moved to the end: (label, the loop's parameter or None, the
+    /// fixed value's text).
+    pub shown: Vec<(String, Option<String>, String)>,
 }
 
 /// How a run goes: its length and reporting, warmup and pause, data limit, arrivals, tree
@@ -116,6 +121,7 @@ impl Default for Rd {
             rate: Rate::Max,
             pace: Pace::default(),
             loops: vec![],
+            shown: vec![],
         }
     }
 }
@@ -204,8 +210,50 @@ pub(super) fn rate(it: &Item) -> Result<Rate, VdbError> {
     }
 }
 
+/// The RD keywords vdbench turns into one-value loops, with the label its banner shows.
+const SHOWN_KEYS: &[(&str, &str)] = &[
+    ("xfersize", "xfersize"),
+    ("threads", "threads"),
+    ("rdpct", "rdpct"),
+    ("rhpct", "rhpct"),
+    ("whpct", "whpct"),
+    ("seekpct", "seekpct"),
+    ("hitarea", "hitarea"),
+    ("compratio", "comp"),
+    ("depth", "depth"),
+    ("width", "width"),
+    ("files", "files"),
+    ("sizes", "sizes"),
+    ("totalsize", "totalsize"),
+    ("workingsetsize", "wss"),
+    ("wss", "wss"),
+];
+
 impl Rd {
+    /// Keep vdbench's banner list (see [`Rd::shown`]) up to date with `it`.
+    fn note_shown(&mut self, it: &Item) {
+        let k = it.key.as_str();
+        let (label, param) = if let Some((_, p)) = FOR_KEYS.iter().find(|(f, _)| *f == k) {
+            let label = match *p {
+                "compratio" => "comp",
+                "workingsetsize" => "wss",
+                x => x,
+            };
+            (label, Some(p.to_string()))
+        } else if let Some((_, l)) = SHOWN_KEYS.iter().find(|(x, _)| *x == k) {
+            (*l, None)
+        } else {
+            return;
+        };
+        self.shown.retain(|(l, _, _)| l != label);
+        let fixed = match it.list.as_slice() {
+            [one] => crate::value::loop_text(one),
+            _ => it.raw.to_ascii_lowercase(),
+        };
+        self.shown.push((label.to_string(), param, fixed));
+    }
     pub(super) fn apply(&mut self, it: &Item, names: &Names) -> Result<(), VdbError> {
+        self.note_shown(it);
         match it.key.as_str() {
             "wd" => self.wds = names.resolve(it, &names.wd, "WD")?,
             "sd" => self.sds = names.resolve(it, &names.sd, "SD")?,
