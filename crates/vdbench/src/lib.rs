@@ -101,7 +101,10 @@ order per definition (xf= is xfersize=, th= threads=, an RD's e= elapsed=, i= io
 monitor=FILE: read as each interval ends; a first line end_rd (or shutdown) ends the
 run under way, end_vdbench (or terminate) the execution. /tmp/vdbench.shutdown.PID
 ends it too. formatsds=yes: a first run, SD_format, writes every SD whole
-(formatxfersize=, default 128k). pattern=FILE: every write's data is the file's bytes
+(formatxfersize=, default 128k); without it, SD_format writes the lun files that are
+missing or shorter than size= (not under /dev), as vdbench does. A file-system
+read or write opens each file a thread picks and closes the one it leaves, counted in
+the open and close columns. pattern=FILE: every write's data is the file's bytes
 repeated from each write's start, as vdbench writes them (whole 4-byte words in the
 machine's byte order: ABCD is written DCBA on x86). showlba=yes: each raw run's I/O
 trace, a line per I/O (SD WD READ LBA MS) in OUTDIR/localhost-0.showlba.txt.
