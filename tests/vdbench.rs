@@ -1563,6 +1563,13 @@ fathomtest!(
         ] {
             assert!(env.path().join("out").join(f).exists(), "{f}");
         }
+        // The error log is there after a clean run too, saying so.
+        let log = std::fs::read_to_string(env.path().join("out/errorlog.html")).unwrap();
+        assert!(
+            log.contains("If there are no error messages beyond this line")
+                && log.lines().count() == 3,
+            "{log}"
+        );
     }
 );
 

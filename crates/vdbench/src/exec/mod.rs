@@ -374,6 +374,21 @@ fn open_output(o: &ExecOpts, place: &Place, parm_text: &str) -> Result<Out> {
         pass: Default::default(),
     };
     out.append("parmfile.html", parm_text)?;
+    // As vdbench, the error log is there from the start, so a script can read it after a
+    // clean run too.
+    let ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default()
+        .as_millis() as u64;
+    out.append(
+        "errorlog.html",
+        &format!(
+            "fathom vdbench error log, created {}\n\
+             Error log. If there are no error messages beyond this line then there were no \
+             Data Validation or I/O errors.\n\n",
+            fathom_report::units::local_time(ms, c"%H:%M:%S %b %d %Y %Z")
+        ),
+    )?;
     let mut flat_head = String::from("* fathom vdbench flat file: one row per interval and one per run average (Interval avg_F-N).\n");
     flat_head.push_str(&report::FLAT_COLUMNS.join(" "));
     flat_head.push('\n');
