@@ -62,6 +62,21 @@ impl OpenSet {
         Ok(())
     }
 
+    /// `Control::count_opens`: note operation `op` begun at `t0` as done now; returns
+    /// now (None, and no clock read, without `timed` or `t0`).
+    fn stamp(
+        &mut self,
+        op: &'static str,
+        t0: Option<std::time::Instant>,
+    ) -> Option<std::time::Instant> {
+        let (Some(t), Some(t0)) = (&mut self.timed, t0) else {
+            return None;
+        };
+        let now = crate::clock::now();
+        t.push((op, now.duration_since(t0).as_nanos() as u64));
+        Some(now)
+    }
+
     /// Make file `f` open for an I/O, closing the least recently used idle file when at
     /// the limit (after an fsync with fsync_on_close). False: every open file has I/O in
     /// flight, so nothing can be closed yet.
@@ -87,15 +102,9 @@ impl OpenSet {
                 }
                 let t0 = crate::clock::now();
                 engine.close_file(f)?;
-                let t1 = crate::clock::now();
+                let t1 = self.stamp("close", Some(t0));
                 engine.reopen_file(f, &files[f].path, opts)?;
-                if let Some(t) = &mut self.timed {
-                    t.push(("close", t1.duration_since(t0).as_nanos() as u64));
-                    t.push((
-                        "open",
-                        crate::clock::now().duration_since(t1).as_nanos() as u64,
-                    ));
-                }
+                self.stamp("open", t1);
             }
             self.cur = Some(f);
             self.run += 1;
@@ -118,24 +127,14 @@ impl OpenSet {
                 }
                 let t0 = self.timed.is_some().then(crate::clock::now);
                 engine.close_file(v)?;
-                if let (Some(t), Some(t0)) = (&mut self.timed, t0) {
-                    t.push((
-                        "close",
-                        crate::clock::now().duration_since(t0).as_nanos() as u64,
-                    ));
-                }
+                self.stamp("close", t0);
                 self.opened.swap_remove(k);
                 self.open[v] = false;
                 self.count -= 1;
             }
             let t0 = self.timed.is_some().then(crate::clock::now);
             engine.reopen_file(f, &files[f].path, opts)?;
-            if let (Some(t), Some(t0)) = (&mut self.timed, t0) {
-                t.push((
-                    "open",
-                    crate::clock::now().duration_since(t0).as_nanos() as u64,
-                ));
-            }
+            self.stamp("open", t0);
             self.open[f] = true;
             self.opened.push(f);
             self.count += 1;
