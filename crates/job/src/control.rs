@@ -126,9 +126,10 @@ pub struct Control {
     /// `create`) with their times.
     pub delete_before_write: bool,
     /// Library setting (no job-file option): vdbench's file-system reads and writes.
-    /// With `openfiles`, each file a clone turns to is opened and the one it leaves is
-    /// closed during the run, and both are recorded as operations (`open`, `close`)
-    /// with their times, as vdbench opens a file for each time it picks it.
+    /// One file is open at a time: each file a clone picks (the same one picked again
+    /// included) is opened and the one it leaves is closed during the run, both recorded
+    /// as operations (`open`, `close`) with their times, as vdbench opens a file each
+    /// time it picks it. The file choice stays the job's `file_service_type`.
     pub count_opens: bool,
     /// Library setting (no job-file option): sysbench's `--file-fsync-freq`: `fsync=N` /
     /// `fdatasync=N` make one sync after every Nth write's completion, whatever comes

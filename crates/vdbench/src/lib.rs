@@ -354,11 +354,7 @@ fn out_dir(o: Option<&str>) -> PathBuf {
     let o = o.unwrap_or("output");
     match o.strip_suffix('+') {
         Some(base) => {
-            let ms = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .unwrap_or_default()
-                .as_millis() as u64;
-            let stamp = fathom_report::units::local_time(ms, c"%Y%m%d-%H.%M.%S");
+            let stamp = fathom_report::units::local_time(report::now_ms(), c"%Y%m%d-%H.%M.%S");
             PathBuf::from(format!("{base}.{stamp}"))
         }
         None => PathBuf::from(o),

@@ -281,13 +281,17 @@ pub fn intervals_of(j: &JobResult, interval: f64) -> Vec<Iv> {
     out
 }
 
-/// Today's date as vdbench opens a header with it (`Nov 28, 2026`: its "MMM dd, yyyy").
-pub fn header_date() -> String {
-    let ms = std::time::SystemTime::now()
+/// Milliseconds since the epoch, now (the stamps of lines, folders and logs).
+pub fn now_ms() -> u64 {
+    std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap_or_default()
-        .as_millis() as u64;
-    fathom_report::units::local_time(ms, c"%b %d, %Y")
+        .as_millis() as u64
+}
+
+/// Today's date as vdbench opens a header with it (`Nov 28, 2026`: its "MMM dd, yyyy").
+pub fn header_date() -> String {
+    fathom_report::units::local_time(now_ms(), c"%b %d, %Y")
 }
 
 /// The header lines, after an empty line, the first opening with the date as vdbench's

@@ -121,14 +121,17 @@ pub fn number_or_size(s: &str) -> Result<f64, String> {
     number(s).or_else(|_| size_f(s))
 }
 
+/// vdbench's size suffixes, largest first.
+const UNITS: [(&str, u64); 4] = [
+    ("t", 1 << 40),
+    ("g", 1 << 30),
+    ("m", 1 << 20),
+    ("k", 1 << 10),
+];
+
 /// A size as vdbench prints it in run banners and flat files (`4k`, `1m`, `512`).
 pub fn show_size(v: u64) -> String {
-    for (s, m) in [
-        ("t", 1u64 << 40),
-        ("g", 1 << 30),
-        ("m", 1 << 20),
-        ("k", 1 << 10),
-    ] {
+    for (s, m) in UNITS {
         if v >= m && v % m == 0 {
             return format!("{}{s}", v / m);
         }
@@ -152,13 +155,8 @@ pub fn loop_text(v: &str) -> String {
     let Ok(n) = size_f(v) else {
         return v.to_ascii_lowercase();
     };
-    const UNITS: [(&str, f64); 4] = [
-        ("t", (1u64 << 40) as f64),
-        ("g", (1u64 << 30) as f64),
-        ("m", (1u64 << 20) as f64),
-        ("k", 1024.0),
-    ];
     for (u, m) in UNITS {
+        let m = m as f64;
         if n >= m {
             let t = format!("{:.3}", n / m);
             let t = t.strip_suffix(".000").unwrap_or(&t).to_string();
@@ -170,6 +168,8 @@ pub fn loop_text(v: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+    use crate::parse::At;
 
     #[test]
     fn loop_values_read_as_vdbench_shows_them() {
@@ -180,9 +180,6 @@ mod tests {
         assert_eq!(loop_text("70"), "70");
         assert_eq!(loop_text("Random"), "random");
     }
-
-    use super::*;
-    use crate::parse::At;
 
     fn item(list: &[&str]) -> Item {
         Item {

@@ -56,10 +56,7 @@ pub fn emit(text: &str) {
 
 /// Local time of day and a timestamp, as vdbench stamps lines.
 fn now_stamps() -> (String, String) {
-    let ms = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap_or_default()
-        .as_millis() as u64;
+    let ms = crate::report::now_ms();
     let tod = format!(
         "{}.{:03}",
         fathom_report::units::local_time(ms, c"%H:%M:%S"),
@@ -376,10 +373,7 @@ fn open_output(o: &ExecOpts, place: &Place, parm_text: &str) -> Result<Out> {
     out.append("parmfile.html", parm_text)?;
     // As vdbench, the error log is there from the start, so a script can read it after a
     // clean run too.
-    let ms = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap_or_default()
-        .as_millis() as u64;
+    let ms = crate::report::now_ms();
     out.append(
         "errorlog.html",
         &format!(

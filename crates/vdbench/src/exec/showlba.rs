@@ -41,9 +41,7 @@ impl Trace {
             spec.logs.unix_epoch = true;
             spec.logs.shared = false;
         }
-        let start_ms = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_millis() as u64);
+        let start_ms = crate::report::now_ms();
         Ok(Trace {
             logs,
             tags: specs.iter().map(|(_, t)| t.clone()).collect(),
