@@ -2021,3 +2021,128 @@ fn concatenated_sds_are_one_device_end_to_end() {
         stderr(&o)
     );
 }
+
+/// Reads and writes of a run, from its native report.
+fn run_ios(out: &Path, rd: &str) -> (u64, u64) {
+    let native = std::fs::read_to_string(out.join(format!("{rd}.fathom.json"))).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&native).unwrap();
+    let jobs = v["result"]["jobs"].as_array().unwrap();
+    let sum = |d: usize| {
+        jobs.iter()
+            .map(|j| j["stats"]["dirs"][d]["ios"].as_u64().unwrap())
+            .sum()
+    };
+    (sum(0), sum(1))
+}
+
+/// The key blocks the console says a run read and validated, in order.
+fn validated(out: &str) -> Vec<u64> {
+    out.lines()
+        .filter_map(|l| {
+            l.split("Total amount of key blocks read and validated:")
+                .nth(1)
+        })
+        .map(|r| {
+            r.split(';')
+                .next()
+                .unwrap()
+                .trim()
+                .replace(',', "")
+                .parse()
+                .unwrap()
+        })
+        .collect()
+}
+
+fathomtest!(validation_reads_a_known_block_before_writing_it, |env| {
+    let _turn = serial();
+    let shm = Shm::new(&env, "dvr");
+    let lun = shm.s("dvr");
+    let text = format!(
+        "sd=sd1,lun={lun},size=1m,threads=2\nwd=wd1,sd=sd1,xfersize=4k,rdpct=50\n\
+         rd=rd1,wd=wd1,iorate=1000,elapsed=2,interval=1\n"
+    );
+    // vdbench 5.04.06 on this shape (20m, 2000/s, 5 s): 56% reads with -v, 69% with -vr,
+    // 49% with -vw; the rate past iorate= by the pre-reads and reads after writes.
+    for (flag, lo, hi) in [("-v", 1.4, 2.0), ("-vw", 0.8, 1.25), ("-vr", 2.3, 3.2)] {
+        let out = env.path().join(format!("o{flag}"));
+        let o = vdb_output(&env, &text, &out, &[flag]);
+        assert!(o.status.success(), "{flag}: {}{}", stdout(&o), stderr(&o));
+        let (r, w) = run_ios(&out, "rd1");
+        let ratio = r as f64 / w as f64;
+        assert!(ratio > lo && ratio < hi, "{flag}: {r} reads, {w} writes");
+        // (About 2000 I/Os the rate schedules; the extra reads come on top.)
+        if flag == "-vw" {
+            assert!(r + w < 2300, "{flag}: {r} + {w}");
+        } else {
+            assert!(r + w > 2500, "{flag}: {r} + {w}");
+        }
+        // Every read of a known block is counted, in key blocks of 4k.
+        let n = validated(&stdout(&o));
+        assert_eq!(n.len(), 1, "{}", stdout(&o));
+        assert!(n[0] > 300 && n[0] <= r, "{flag}: {n:?} of {r} reads");
+        let log = std::fs::read_to_string(out.join("errorlog.html")).unwrap();
+        assert!(
+            log.contains(
+                "Created new DV map: sd1 size: 1,048,576 bytes; key block size: 4096; entries: 256"
+            ),
+            "{log}"
+        );
+    }
+    // validate= in the file says the same as the flags; continue_old_map is gone.
+    let out = env.path().join("ovw");
+    let o = vdb_output(&env, &format!("validate=(yes,no_pre)\n{text}"), &out, &[]);
+    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+    let (r, w) = run_ios(&out, "rd1");
+    assert!((r as f64 / w as f64) < 1.25, "{r} reads, {w} writes");
+    let o = vdb_output(&env, &format!("validate=continue\n{text}"), &out, &[]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("no longer supported"), "{}", stderr(&o));
+});
+
+fathomtest!(a_later_run_validates_what_an_earlier_run_wrote, |env| {
+    let _turn = serial();
+    let shm = Shm::new(&env, "dvl");
+    let lun = shm.s("dvl");
+    std::fs::write(&lun, vec![0u8; 2 << 20]).unwrap();
+    // The first half written, then the whole lun read: a block never written is read
+    // and not checked (it holds zeroes, no error); the written ones are checked.
+    let text = format!(
+        "sd=sd1,lun={lun},size=2m,threads=2\n\
+         wd=wd1,sd=sd1,xfersize=4k,rdpct=0,seekpct=eof,range=(0,50)\n\
+         wd=wd2,sd=sd1,xfersize=4k,rdpct=100,seekpct=100\n\
+         rd=rd1,wd=wd1,iorate=max,elapsed=10,interval=1\n\
+         rd=rd2,wd=wd2,iorate=400,elapsed=2,interval=1\n"
+    );
+    let out = env.path().join("o");
+    let o = vdb_output(&env, &text, &out, &["-v"]);
+    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+    assert!(
+        !stdout(&o).contains("Data Validation error"),
+        "{}",
+        stdout(&o)
+    );
+    let n = validated(&stdout(&o));
+    let (reads, _) = run_ios(&out, "rd2");
+    // rd1 only wrote to the end: no reads, and no complaint about it.
+    assert_eq!(n[0], 0);
+    let share = n[1] as f64 / reads as f64;
+    assert!(share > 0.35 && share < 0.65, "{n:?} of {reads} reads");
+    // A run that writes without ever reading a known block fails, as vdbench's does.
+    let text = format!(
+        "sd=sd1,lun={lun},size=2m,threads=2\nwd=wd1,sd=sd1,xfersize=4k,rdpct=0,seekpct=0\n\
+         rd=rd1,wd=wd1,iorate=100,elapsed=2,interval=1\n"
+    );
+    let o = vdb_output(&env, &text, &env.path().join("o2"), &["-v"]);
+    assert!(!o.status.success(), "{}", stdout(&o));
+    assert!(
+        stdout(&o).contains("This means very likely that your run was not long enough"),
+        "{}",
+        stdout(&o)
+    );
+    assert!(
+        stderr(&o).contains("No read validations done"),
+        "{}",
+        stderr(&o)
+    );
+});

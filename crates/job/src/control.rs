@@ -72,6 +72,22 @@ pub struct Control {
     /// (vdbench's data validation; fio checks reads only in read-only jobs). Set it with
     /// `serialize_overlap`, so no read overlaps a write in flight.
     pub verify_mixed_reads: bool,
+    /// Library setting (no job-file option): with `verify_mixed_reads`, a write to
+    /// chunks the job wrote before is preceded by a read of the same blocks, checked and
+    /// counted as a read (vdbench's pre-read, which `-vw` turns off). Not paced: a
+    /// rate-limited job issues more I/Os than its rate, as vdbench's. Set it with
+    /// `serialize_overlap`.
+    pub verify_pre_read: bool,
+    /// Library setting (no job-file option): with `verify_mixed_reads`, each completed
+    /// write is read back at once, checked and counted as a read (vdbench's `-vr`,
+    /// validate=read_after_write). Not paced.
+    pub verify_read_after_write: bool,
+    /// Library setting (no job-file option): vdbench's data-validation map, one per file
+    /// for a whole execution. A verifying job starts knowing what earlier jobs sharing
+    /// the maps wrote to its files (their generations), and leaves what it wrote there
+    /// when it ends; its data is made the same whoever writes it (no per-job seed), so a
+    /// later job checks an earlier one's blocks. None: the job knows only its own writes.
+    pub key_maps: Option<KeyMaps>,
     /// Library setting (no job-file option): hand each interval sample to the run's live
     /// board as it is taken (the live board's `samples`), so a front
     /// end can print intervals while the run goes on (vdbench's console lines).
@@ -158,6 +174,46 @@ pub struct DepthShare {
     pub depth: u32,
     /// This job's priority: 1 first.
     pub priority: u32,
+}
+
+/// Data-validation maps shared by the jobs of one execution (see [`Control::key_maps`]):
+/// for each file, by path, the generation last written to each table unit.
+#[derive(Clone, Default)]
+pub struct KeyMaps(
+    std::sync::Arc<std::sync::Mutex<std::collections::HashMap<std::path::PathBuf, KeyMap>>>,
+);
+
+/// One file's map in [`KeyMaps`]: its table unit in bytes, and each unit's generation from
+/// the file's start (0: not known to hold data this execution wrote).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct KeyMap {
+    /// Bytes per entry.
+    pub unit: u64,
+    /// Generation per entry.
+    pub gens: Vec<u32>,
+}
+
+impl KeyMaps {
+    /// Act on the maps (under their lock).
+    pub fn with<R>(
+        &self,
+        f: impl FnOnce(&mut std::collections::HashMap<std::path::PathBuf, KeyMap>) -> R,
+    ) -> R {
+        let mut m = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        f(&mut m)
+    }
+}
+
+impl std::fmt::Debug for KeyMaps {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "KeyMaps({} files)", self.with(|m| m.len()))
+    }
+}
+
+impl PartialEq for KeyMaps {
+    fn eq(&self, o: &KeyMaps) -> bool {
+        std::sync::Arc::ptr_eq(&self.0, &o.0)
+    }
 }
 
 /// vdbench's dedup layout of a file's blocks (see [`Control::dedup_units`]).

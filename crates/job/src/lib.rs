@@ -61,7 +61,8 @@ mod words;
 pub use builder::{Engine, Job, JobBuilder};
 pub use cmdprio::{ioprio_value, CmdPrio, PrioSplit, IOPRIO_CLASS_RT};
 pub use control::{
-    size_of_file, Control, DedupUnits, DepthShare, FadviseHint, LockMode, NumaMode, NumaPolicy, Zbd,
+    size_of_file, Control, DedupUnits, DepthShare, FadviseHint, KeyMap, KeyMaps, LockMode,
+    NumaMode, NumaPolicy, Zbd,
 };
 pub use error::JobError;
 pub use spec::*;

@@ -18,6 +18,13 @@ pub struct JobOpts {
     pub ioengine: String,
     /// Data validation: keyed blocks checked on every read (`-v`).
     pub validate: bool,
+    /// Its reads around each write (`-vw`, `-vr`).
+    pub dv_reads: crate::model::DvReads,
+    /// Each SD's key block: its smallest transfer size over every run (vdbench's unit
+    /// of validation; the others are multiples of it).
+    pub key_blocks: HashMap<String, u64>,
+    /// The validation map of every lun, kept across the runs of the execution.
+    pub key_maps: fathom_job::KeyMaps,
     /// Journal folder for validation (`-j`): one journal per job.
     pub journal: Option<std::path::PathBuf>,
     /// Stop after this many validation errors (data_errors=): 1 stops at the first.
@@ -73,6 +80,45 @@ fn dedup_units(
         dup_ppm: (dup * 1e6).round() as u32,
         sets,
     }))
+}
+
+/// Data validation's key block of each SD its runs use: the smallest transfer size any
+/// of its WDs asks for (a format run's included); refused, as vdbench refuses it, when
+/// another size is not a multiple of it.
+pub fn key_blocks(runs: &[Run]) -> Result<HashMap<String, u64>> {
+    let mut sizes: HashMap<String, Vec<u64>> = HashMap::new();
+    for w in runs.iter().flat_map(|r| &r.wds) {
+        let mine: Vec<u64> = match &w.p.xfer {
+            Xfer::Fixed(v) => vec![*v],
+            Xfer::Split(v) => v.iter().map(|(s, _)| *s).collect(),
+            Xfer::Range(a, _, _) => vec![*a],
+        };
+        for s in &w.sds {
+            let e = sizes.entry(s.name.clone()).or_default();
+            for x in &mine {
+                if !e.contains(x) {
+                    e.push(*x);
+                }
+            }
+        }
+    }
+    let mut out = HashMap::new();
+    for (sd, mut v) in sizes {
+        v.sort_unstable();
+        let kb = v[0].max(1);
+        if v.iter().any(|x| x % kb != 0) {
+            let list: Vec<String> = v
+                .iter()
+                .map(|x| format!("Xfersize used in parameter file: {x}"))
+                .collect();
+            bail!(
+                "sd={sd}: Xfersize error. During Data Validation all data transfer sizes used                  for an SD must be a multiple of the lowest xfersize.\n(A format run may have                  added a transfer size of 128k).\n{}",
+                list.join("\n")
+            );
+        }
+        out.insert(sd, kb);
+    }
+    Ok(out)
 }
 
 /// Where the jobs run: one rank per host (`hd=` in order) under MPI; one place otherwise.
@@ -679,7 +725,10 @@ impl Pair<'_> {
         // vdbench keeps its map in memory (or in the -j journal): no state file in the
         // working folder.
         o.push(("verify_state_save".into(), "0".into()));
-        o.push(("verify_interval".into(), "512".into()));
+        // One header per key block, so blocks checked and blocks in error are counted in
+        // vdbench's unit.
+        let kb = jo.key_blocks.get(&s.name).copied().unwrap_or(512);
+        o.push(("verify_interval".into(), kb.to_string()));
         o.push(("do_verify".into(), "0".into()));
         o.push((
             "verify_fatal".into(),
@@ -736,8 +785,14 @@ impl Pair<'_> {
         // walks the file once for reads and once for writes).
         spec.control.one_position = true;
         spec.control.range_wrap = self.region.3;
-        // -v checks every read of a block written in the run.
+        // -v checks every read of a block written in the run, reads a block it knows
+        // before writing it (not with -vw), and with -vr reads each write back.
         spec.control.verify_mixed_reads = jo.validate;
+        spec.control.verify_pre_read = jo.validate && !jo.dv_reads.no_pre_read;
+        spec.control.verify_read_after_write = jo.validate && jo.dv_reads.read_after_write;
+        if jo.validate {
+            spec.control.key_maps = Some(jo.key_maps.clone());
+        }
         Ok(spec)
     }
 }
@@ -1239,6 +1294,9 @@ mod tests {
         let jo = JobOpts {
             ioengine: "libaio".into(),
             validate: false,
+            dv_reads: Default::default(),
+            key_blocks: HashMap::new(),
+            key_maps: Default::default(),
             journal: None,
             data_errors: 50,
             compratio: 1.0,

@@ -48,10 +48,16 @@ usage: fathom vdbench -f PARMFILE [MORE...] [-o OUTDIR[+]] [-e SECS] [-i SECS] [
   -l [T]      run every RD again and again: until stopped, or (T: seconds, or 30m, 2h)
               starting passes until T has gone by (loop= in the file: loop=3 passes,
               loop=2h); each pass's native results are RUN_loop=N.fathom.json
-  -v          data validation: every written 512-byte sector carries its key (write
-              generation), offset and checksum; every read is checked; errors name the SD,
-              lun, offset (hex and decimal) and what was expected and found
-  -vr, -vw    accepted as -v (reads are checked after writes)
+  -v          data validation: every written key block (an SD's smallest xfersize)
+              carries its key (write generation), offset and checksum; every read of a
+              block written in this execution (any earlier run too) is checked, and a
+              block known so is read and checked before it is written again (vdbench's
+              pre-read, counted as a read, beyond iorate=); after each run the console
+              says how many key blocks were read and validated (a run that validated
+              none fails, as in vdbench); errors name the SD, lun, offset (hex and
+              decimal) and what was expected and found
+  -vr, -v2    -v, and each write is read back and checked at once (validate=read_after_write)
+  -vw         -v without the read before a write (validate=no_preread)
   -j          -v with a journal of every write (its intent before, its acknowledgement after,
               O_DSYNC) in OUTDIR/journal or journal=DIR
   -jr         recover: re-read everything the journals say was written and check it, then run
@@ -178,6 +184,8 @@ pub struct Cli {
     pub warmup: Option<f64>,
     /// -v.
     pub validate: bool,
+    /// -vw, -vr (-v2).
+    pub dv_reads: model::DvReads,
     /// -j / -jr.
     pub journal: exec::JournalMode,
     /// -s.
@@ -292,7 +300,11 @@ pub fn parse_cli(args: &[String]) -> Result<Cli> {
             "-v" if rest.contains('c') => {
                 bail!("-vc: vdbench no longer continues an old validation map (validate=continue)")
             }
-            "-v" if rest.chars().all(|x| "rw2tq".contains(x)) => c.validate = true,
+            "-v" if rest.chars().all(|x| "rw2tq".contains(x)) => {
+                c.validate = true;
+                c.dv_reads.read_after_write |= rest.contains(['r', '2']);
+                c.dv_reads.no_pre_read |= rest.contains('w');
+            }
             "-j" => {
                 c.journal = exec::JournalMode::On;
                 for x in rest.chars() {
@@ -483,6 +495,7 @@ pub fn main_with(args: &[String], cluster: Option<&dyn exec::Cluster>) -> Result
         notes,
         out: out_dir(c.out.as_deref()),
         validate: c.validate,
+        dv_reads: c.dv_reads,
         journal: c.journal,
         clean_first: c.clean,
         ioengine: c.ioengine.clone(),

@@ -139,6 +139,19 @@ pub fn show_size(v: u64) -> String {
     v.to_string()
 }
 
+/// A number as vdbench prints one with `%,d`: thousands grouped with commas.
+pub fn grouped(v: u64) -> String {
+    let s = v.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// A number without a needless fraction (`70`, `12.5`).
 pub fn show_num(v: f64) -> String {
     if v.fract() == 0.0 {

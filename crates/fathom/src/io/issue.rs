@@ -36,12 +36,23 @@ impl Loop<'_> {
             // Each step returns None (false) when the loop is to be left: to reap, or to
             // stop when `stopping` is set.
             let Some(req) = self.next_req() else { break };
-            let Some(intended) = self.pace(req) else {
-                break;
+            // A chained I/O (see `chain`) goes at once: its write's rate slot is spent.
+            let chained = std::mem::take(&mut self.chained);
+            let intended = if chained {
+                None
+            } else {
+                let Some(intended) = self.pace(req) else {
+                    break;
+                };
+                intended
             };
-            if self.before_queue && !self.prepare_queue(req, intended) {
-                break;
-            }
+            let req = match self.before_queue {
+                true => match self.prepare_queue(req, intended, chained) {
+                    Some(r) => r,
+                    None => break,
+                },
+                false => req,
+            };
             if !self.queue_one(req, intended) {
                 break;
             }
@@ -49,17 +60,34 @@ impl Loop<'_> {
     }
 
     /// What some jobs do before an I/O is queued: take a depth group's place, renew a
-    /// file (fileio=(sequential,delete)). False when the loop is to be left.
+    /// file (fileio=(sequential,delete)), read a write's known blocks first (vdbench's
+    /// pre-read: the read is queued in its place). The I/O to queue; None when the loop
+    /// is to be left.
     #[cold]
     #[inline(never)]
-    fn prepare_queue(&mut self, req: IoReq, intended: Option<Instant>) -> bool {
+    fn prepare_queue(
+        &mut self,
+        req: IoReq,
+        intended: Option<Instant>,
+        chained: bool,
+    ) -> Option<IoReq> {
         if self.depth.is_some() && !self.take_place(req, intended) {
-            return false;
+            return None;
         }
-        !(self.spec.control.delete_before_write
+        if self.spec.control.delete_before_write
             && req.ddir == Ddir::Write
             && req.offset == self.clone.files[req.file].region.start
-            && !self.renew_file(req, intended))
+            && !self.renew_file(req, intended)
+        {
+            return None;
+        }
+        match (&mut self.chain, &self.p.verifier) {
+            (Some(c), Some(v)) if !chained => Some(c.before(req, || {
+                v.chunks(req.offset, req.len)
+                    .any(|(o, _)| v.generation(req.file, o) > 0)
+            })),
+            _ => Some(req),
+        }
     }
 
     /// A depth group's place for this I/O; when there is none, the I/O is held (its
@@ -90,7 +118,9 @@ impl Loop<'_> {
             return None;
         }
         let from_held = self.held.is_some();
-        let next = match self.held.take() {
+        let ready = self.chain.as_deref_mut().and_then(|c| c.ready.pop_front());
+        self.chained |= ready.is_some();
+        let next = match ready.or_else(|| self.held.take()) {
             Some(r) => Some(r),
             None => {
                 let next = self.gen.next_io(&mut self.syncs.due);
@@ -904,7 +934,10 @@ impl Loop<'_> {
             }
         }
         if let Some(v) = &mut self.p.verifier {
-            if let Err((errno, text)) = after_io(
+            let failed =
+                |st: &fathom_stats::ThreadStats| st.verify.as_ref().map(|v| v.failed_reads);
+            let before = self.chain.as_ref().map(|_| failed(&self.out.stats));
+            let checked = after_io(
                 v,
                 self.p.journal.as_mut(),
                 (req.ddir, req.file, req.offset, req.len),
@@ -916,7 +949,13 @@ impl Loop<'_> {
                 spec,
                 &mut self.backlog,
                 &mut self.out.stats,
-            ) {
+            );
+            if let Some(c) = self.chain.as_deref_mut() {
+                // A block found in error is not written over (vdbench's rule).
+                let clean = before == Some(failed(&self.out.stats));
+                c.done(req, checked.is_ok() && clean);
+            }
+            if let Err((errno, text)) = checked {
                 if errno != STOP_TOLERATED {
                     self.fail_first(errno, text);
                 }

@@ -6,10 +6,12 @@
 //! next I/O is (generated or replayed), [`filelock`] holds lockfile's locks, [`slot`]
 //! issues each I/O and accounts its completion, [`openset`] keeps openfiles=N, [`sync`]
 //! the fsync cadence, [`sampler`] the bandwidth/IOPS samples, [`cmdprio`] each I/O's own
-//! priority (libaio, io_uring), [`refill`] a refilled write's bytes, [`zbd`] zonemode=zbd's
+//! priority (libaio, io_uring), [`chain`] the reads vdbench's data validation makes around
+//! a write, [`refill`] a refilled write's bytes, [`zbd`] zonemode=zbd's
 //! steering of each I/O to its zone.
 //! Verification of what was written is in [`crate::verify`]; waits in [`crate::pace`].
 
+pub(crate) mod chain;
 pub(crate) mod cmdprio;
 pub(crate) mod filelock;
 pub(crate) mod issue;

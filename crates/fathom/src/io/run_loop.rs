@@ -192,7 +192,11 @@ impl<'a> Loop<'a> {
                 .as_deref()
                 .zip(spec.control.depth_share.as_ref())
                 .map(|(g, d)| crate::pace::depth::DepthMember::join(g, d.priority)),
-            before_queue: job.depth_group.is_some() || spec.control.delete_before_write,
+            before_queue: job.depth_group.is_some()
+                || spec.control.delete_before_write
+                || spec.control.verify_pre_read,
+            chain: crate::io::chain::Chain::of(spec),
+            chained: false,
             io_start,
             lt: LatTarget::new(spec, depth as u32, io_start),
             quiesce: false,

@@ -61,8 +61,13 @@ pub(crate) struct Loop<'a> {
     pub(crate) flow: Option<FlowMember<'a>>,
     /// Depth group (vdbench's WD priority=): a place taken for each I/O in flight.
     pub(crate) depth: Option<crate::pace::depth::DepthMember<'a>>,
-    /// A depth group or fileio=(sequential,delete): a step before each I/O is queued.
+    /// A depth group, fileio=(sequential,delete) or a pre-read: a step before each I/O
+    /// is queued.
     pub(crate) before_queue: bool,
+    /// vdbench's data validation: the reads it makes around a write (None without).
+    pub(crate) chain: Option<Box<crate::io::chain::Chain>>,
+    /// The I/O in hand came from the chain: not paced, not given a pre-read.
+    pub(crate) chained: bool,
     pub(crate) io_start: Instant,
     /// latency_target: the queue-depth search (and, after a ramp down, a quiesce).
     pub(crate) lt: Option<LatTarget>,

@@ -282,6 +282,10 @@ pub(crate) struct Verifier {
     /// Another clone writes where this one's regions are (a shared file): a chunk another
     /// writer left whole passes, as in fio.
     pub(crate) shared: bool,
+    /// The generations the job found in its key maps (`Control::key_maps`), per file;
+    /// empty without them. Every job's data is then made alike, so another writer's
+    /// chunk is no foreigner: with `shared`, a whole chunk of any generation passes.
+    base: Vec<Vec<u32>>,
     /// Per file and unit: the length in units of the unchecked write that starts there
     /// (0: none). As fio's history of written blocks, a write replaces the ones that
     /// started inside it, and a check (verify_backlog) removes it.
@@ -365,8 +369,61 @@ impl Verifier {
                 .map(|&(_, len)| vec![0; (len / unit) as usize])
                 .collect(),
             shared: false,
+            base: Vec::new(),
             longest: 0,
         })
+    }
+
+    /// Key maps (`Control::key_maps`): start knowing what earlier jobs wrote to these
+    /// files (`paths`, as the regions). A file whose region does not start on this
+    /// table's grid, or whose map has another unit, starts unknown.
+    pub(crate) fn import(&mut self, maps: &fathom_job::KeyMaps, paths: &[&std::path::Path]) {
+        let unit = self.unit;
+        maps.with(|m| {
+            for (i, p) in paths.iter().enumerate() {
+                let (start, g) = &mut self.gens[i];
+                let Some(km) = m.get(*p).filter(|k| k.unit == unit && *start % unit == 0) else {
+                    continue;
+                };
+                let from = (*start / unit) as usize;
+                for (j, x) in g.iter_mut().enumerate() {
+                    *x = km.gens.get(from + j).copied().unwrap_or(0);
+                }
+            }
+        });
+        self.base = self.gens.iter().map(|(_, g)| g.clone()).collect();
+    }
+
+    /// Key maps: leave what this job wrote (each unit whose generation it changed). A unit
+    /// another job changed too since this one started is no longer known: which write
+    /// landed last cannot be told.
+    pub(crate) fn export(&self, maps: &fathom_job::KeyMaps, paths: &[&std::path::Path]) {
+        let unit = self.unit;
+        maps.with(|m| {
+            for (i, p) in paths.iter().enumerate() {
+                let ((start, g), base) = (&self.gens[i], &self.base[i]);
+                if *start % unit != 0 || g == base {
+                    continue;
+                }
+                let km = m.entry(p.to_path_buf()).or_default();
+                if km.unit != unit {
+                    *km = fathom_job::KeyMap {
+                        unit,
+                        gens: Vec::new(),
+                    };
+                }
+                let from = (*start / unit) as usize;
+                if km.gens.len() < from + g.len() {
+                    km.gens.resize(from + g.len(), 0);
+                }
+                for (j, (&now, &was)) in g.iter().zip(base).enumerate() {
+                    let e = &mut km.gens[from + j];
+                    if now != was {
+                        *e = if *e == was { now } else { 0 };
+                    }
+                }
+            }
+        });
     }
 
     /// The chunks of an I/O: (offset, length) each.
@@ -859,7 +916,8 @@ impl Verifier {
             }
             k => digest(k, &self.data_of(b)) == h.digest,
         };
-        if data_ok && (foreign || expected.is_none_or(|g| h.generation == g)) {
+        let any_generation = self.shared && !self.base.is_empty();
+        if data_ok && (foreign || any_generation || expected.is_none_or(|g| h.generation == g)) {
             return Ok(());
         }
         if data_ok {

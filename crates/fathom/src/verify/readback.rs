@@ -61,7 +61,7 @@ pub(crate) fn after_io(
         }
     } else if ddir == Ddir::Trim {
         v.trimmed(file, offset, len);
-    } else if ddir == Ddir::Read && !k.writes() {
+    } else if ddir == Ddir::Read && !k.writes() && !spec.control.verify_mixed_reads {
         let data = &data[..len as usize];
         one_read(st, |st| {
             for (off, n) in v.chunks(offset, len) {
@@ -71,7 +71,8 @@ pub(crate) fn after_io(
             Ok(())
         })?;
     } else if ddir == Ddir::Read && spec.control.verify_mixed_reads {
-        // A mixed job: chunks this run wrote hold their last generation.
+        // vdbench's validation: chunks written (this run, or before it with key maps)
+        // hold their last generation; the others are not known.
         let data = &data[..len as usize];
         one_read(st, |st| {
             for (off, n) in v.chunks(offset, len) {
@@ -580,16 +581,26 @@ pub(crate) fn verifier_for(
             (f.region.start, len)
         })
         .collect();
+    // With key maps every job makes a block's data alike (one seed, one clone), so one
+    // job checks what another wrote.
+    let keyed = spec.control.key_maps.as_ref();
+    let (seed, index) = match keyed {
+        Some(_) => (KEY_MAP_SEED, 0),
+        None => (clone.params.seed, clone.index),
+    };
     let mut v = crate::verify::Verifier::new(
         &spec.verify,
         kind,
-        clone.params.seed,
-        clone.index,
+        seed,
+        index,
         (min_bs, offset_grain(&clone.params)),
         &regions,
     )
     .map_err(|text| (libc::EINVAL, text))?;
     v.shared = clone.overlapped;
+    if let Some(maps) = keyed {
+        v.import(maps, &file_paths(clone));
+    }
     v.io_data = spec.io_data.clone();
     stats.verify = Some(fathom_stats::VerifyStats {
         kind: kind.name().to_string(),
@@ -600,6 +611,14 @@ pub(crate) fn verifier_for(
             .map_err(|text| (libc::ENOENT, format!("verify_state_load: {text}")))?;
     }
     Ok(Some(v))
+}
+
+/// The data seed of every job that shares key maps (`Control::key_maps`).
+const KEY_MAP_SEED: u64 = 0x7664_6265_6e63_6821;
+
+/// A clone's files' paths, in its order.
+fn file_paths(clone: &PlannedClone) -> Vec<&std::path::Path> {
+    clone.files.iter().map(|f| f.path.as_path()).collect()
 }
 
 /// Where a write may start in its region: every offset the generator makes is a multiple
@@ -680,6 +699,9 @@ pub(crate) fn after_run(
 ) {
     if spec.verify.state_save && spec.rw.kind.writes() && !spec.verify.only {
         save_state(v, spec, clone.jobnum, out);
+    }
+    if let Some(maps) = &spec.control.key_maps {
+        v.export(maps, &file_paths(clone));
     }
     let pass = reads_back(spec);
     if let (Some(os), true) = (openset, pass) {

@@ -37,6 +37,8 @@ pub struct ExecOpts {
     pub out: PathBuf,
     /// Validate data.
     pub validate: bool,
+    /// `-vw`, `-vr`.
+    pub dv_reads: crate::model::DvReads,
     /// Journal.
     pub journal: JournalMode,
     /// Delete file-system trees first (`-c`).
@@ -220,6 +222,9 @@ pub fn execute(
     let cl = cluster.filter(|_| !place.hosts.is_empty());
     let out = open_output(o, &place, parm_text)?;
     let (jo, journal_dirs) = job_opts(m, runs, o, &out)?;
+    if place.rank == 0 {
+        dv_maps_said(m, &jo, &out)?;
+    }
     if o.journal == JournalMode::Recover {
         let code = recover(&journal_dirs, &out)?;
         if code != 0 {
@@ -432,6 +437,12 @@ fn job_opts(m: &Model, runs: &[Run], o: &ExecOpts, out: &Out) -> Result<(JobOpts
     let jo = JobOpts {
         ioengine,
         validate,
+        dv_reads: o.dv_reads.or(m.general.dv_reads),
+        key_blocks: match validate {
+            true => crate::jobs::key_blocks(runs)?,
+            false => Default::default(),
+        },
+        key_maps: Default::default(),
         journal: journal_dir,
         data_errors: m.general.data_errors,
         compratio: m.general.compratio,
@@ -461,6 +472,38 @@ fn job_opts(m: &Model, runs: &[Run], o: &ExecOpts, out: &Out) -> Result<(JobOpts
         }
     }
     Ok((jo, journal_dirs))
+}
+
+/// Data validation: each SD's map, as vdbench's slaves note it in errorlog.html when they
+/// make it (one entry per key block of the SD).
+fn dv_maps_said(m: &Model, jo: &JobOpts, out: &Out) -> Result<()> {
+    use crate::value::grouped;
+    for sd in &m.sds {
+        let Some(&kb) = jo.key_blocks.get(&sd.name) else {
+            continue;
+        };
+        let size = sd
+            .size
+            .or_else(|| crate::jobs::lun_size(&sd.lun))
+            .unwrap_or(0);
+        let n = size / kb.max(1);
+        let host = format!("{}-0", sd.host.as_deref().unwrap_or("localhost"));
+        let (tod, _) = now_stamps();
+        out.append(
+            "errorlog.html",
+            &format!(
+                "{tod} {host}: Allocating Data Validation map: {} one-byte entries for each \
+                 {}-byte block.\n{tod} {host}: Created new DV map: {} size: {} bytes; key block \
+                 size: {kb}; entries: {}\n",
+                grouped(n),
+                grouped(kb),
+                sd.name,
+                grouped(size),
+                grouped(n)
+            ),
+        )?;
+    }
+    Ok(())
 }
 
 /// `pattern=FILE`, loaded (None without it); refused beside what vdbench refuses it with:

@@ -7,7 +7,7 @@ use crate::jobs::{self, JobTag};
 use crate::model::{Format, Model};
 use crate::report::{self, Iv, RunFacts};
 use crate::runs::{Run, RunRate};
-use anyhow::{anyhow, Result};
+use anyhow::{anyhow, bail, Result};
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -162,8 +162,73 @@ pub(super) fn one_run(
     };
     let avg = write_reports(ctx, run, name, rate, &meas, &shown)?;
     write_histogram(out, &banner, &reports)?;
+    if ctx.jo.validate && !run.is_fs() {
+        dv_counters(ctx, run, &reports)?;
+    }
     write_native(out, run, name, reports)?;
     Ok((avg.rate(), code, avg.resp()[0]))
+}
+
+/// A host's label in vdbench's messages (its first slave's).
+pub(super) fn host_label(ctx: &Ctx<'_>, rank: usize) -> String {
+    let host = ctx
+        .place
+        .hosts
+        .get(rank)
+        .map_or("localhost", String::as_str);
+    format!("{host}-0")
+}
+
+/// Data validation's count after a raw run, each host's as vdbench's slaves report it:
+/// the key blocks read and checked (the workload's reads of known blocks, pre-reads,
+/// reads after writes) and those found in error. A run that checked nothing fails, as
+/// vdbench's does, unless it only wrote sequentially to the end or formatted.
+fn dv_counters(ctx: &Ctx<'_>, run: &Run, reports: &[fathom::Report]) -> Result<()> {
+    let out = ctx.out;
+    let mut none = false;
+    for (rank, r) in reports.iter().enumerate() {
+        let (mut read, mut bad) = (0u64, 0u64);
+        for v in r.jobs.iter().filter_map(|j| j.stats.verify.as_ref()) {
+            read += v.blocks;
+            bad += v.failures;
+        }
+        let (tod, _) = now_stamps();
+        let line = format!(
+            "{tod} {}: {tod} Total amount of key blocks read and validated: {:>8}; key blocks \
+             marked in error: {bad:>4} ",
+            host_label(ctx, rank),
+            crate::value::grouped(read)
+        );
+        out.say(&line);
+        out.append("errorlog.html", &format!("{line}\n"))?;
+        none |= read == 0;
+    }
+    let eof_writes = run
+        .wds
+        .iter()
+        .all(|w| matches!(w.p.seek, crate::model::Seek::Eof) && w.p.rdpct == 0.0);
+    if !none || run.rd == "SD_format" || eof_writes {
+        return Ok(());
+    }
+    let (tod, _) = now_stamps();
+    let text = [
+        "No read validations done during a Data Validation run.",
+        "This means very likely that your run was not long enough to",
+        "access the same data block twice. ",
+        "There are several solutions to this: ",
+        "- increase elapsed time. ",
+        "- use larger xfersize. ",
+        "- use only a subset of your lun by using the 'sd=...,size=' ",
+        "  parameter or the 'sd=...,range=' parameter.",
+        "Or, you never did any writes so Vdbench does not know what to ",
+        "compare the data with. In that case, change the rdpct= parameter.",
+    ];
+    out.say(&format!("{tod} "));
+    for l in text {
+        out.say(&format!("{tod} {l}"));
+        out.log(l)?;
+    }
+    bail!("No read validations done during a Data Validation run.")
 }
 
 /// The line that opens a run, as vdbench words it: its time, name, rate (a raw run's

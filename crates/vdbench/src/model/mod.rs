@@ -72,6 +72,27 @@ fn refuse_or_unknown(it: &Item, kind: &str, known: &[&str]) -> VdbError {
     }
 }
 
+/// The reads data validation makes beside the workload's own (vdbench's `-vw`, `-vr`,
+/// `validate=`): by default a write to a block whose key is known reads and checks the
+/// block first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct DvReads {
+    /// `-vw`, `validate=no_preread`: no read before a write.
+    pub no_pre_read: bool,
+    /// `-vr`, `-v2`, `validate=read_after_write`: each write read back at once.
+    pub read_after_write: bool,
+}
+
+impl DvReads {
+    /// Both sets of choices together (the command line's and the parameter file's).
+    pub fn or(self, o: DvReads) -> DvReads {
+        DvReads {
+            no_pre_read: self.no_pre_read || o.no_pre_read,
+            read_after_write: self.read_after_write || o.read_after_write,
+        }
+    }
+}
+
 /// General parameters.
 #[derive(Debug, Clone, PartialEq)]
 pub struct General {
@@ -89,6 +110,8 @@ pub struct General {
     pub dedupsets_pct: bool,
     /// `validate=yes`: as `-v`.
     pub validate: bool,
+    /// `validate=no_preread` / `read_after_write`: as `-vw` / `-vr`.
+    pub dv_reads: DvReads,
     /// `journal=yes` or a folder: as `-j`.
     pub journal: Option<String>,
     /// `create_anchors=yes`: make missing FSD anchors.
@@ -164,6 +187,7 @@ impl Default for General {
             dedupsets: 5.0,
             dedupsets_pct: true,
             validate: false,
+            dv_reads: DvReads::default(),
             journal: None,
             create_anchors: false,
             startcmd: None,
@@ -279,15 +303,35 @@ impl General {
                 }
             }
             "validate" => {
-                self.validate = match it.one()?.to_ascii_lowercase().as_str() {
-                    "no" => false,
-                    "yes" | "read_after_write" | "continue_old_map" => true,
-                    v => {
+                // vdbench: any value turns validation on, `no` anywhere off; each
+                // value may be shortened to a prefix.
+                let mut on = true;
+                for v in &it.list {
+                    let v = v.to_ascii_lowercase();
+                    let is = |word: &str| !v.is_empty() && word.starts_with(v.as_str());
+                    if is("no") {
+                        on = false;
+                    } else if is("continue_old_map") {
                         return Err(it
-                            .err(format!("validate={v} is not implemented"))
-                            .hint("use validate=yes or -v"))
+                            .err("validate=continue is no longer supported (as in vdbench)")
+                            .hint(
+                                "validate=yes starts a new map; -jr recovers one from its journal",
+                            ));
+                    } else if is("read_after_write") {
+                        self.dv_reads.read_after_write = true;
+                    } else if is("no_preread") {
+                        self.dv_reads.no_pre_read = true;
+                    } else if is("ignore_zero_reads") {
+                        return Err(it
+                            .err("validate=ignore_zero_reads is not implemented")
+                            .hint("leave it out: a block read back as zeros is a data error"));
+                    } else if !(is("yes") || v == "time") {
+                        return Err(it
+                            .err(format!("unknown value {v} for validate="))
+                            .hint("validate=yes, no, read_after_write, no_preread or time"));
                     }
                 }
+                self.validate = on;
             }
             "journal" => {
                 let v = it.one()?;
