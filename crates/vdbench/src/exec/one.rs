@@ -472,7 +472,8 @@ fn measure(
     let mut code = 0u8;
     for j in reports.iter().flat_map(|r| r.jobs.iter()) {
         let tag = JobTag::of_name(&j.name);
-        let ivs = report::intervals_of(j, run.pace.interval);
+        let planned = run.pace.elapsed + run.pace.warmup;
+        let ivs = report::intervals_of(j, run.pace.interval, planned);
         side_by_side(&mut meas.all, &ivs);
         side_by_side(meas.by_sd.entry(tag.sd.clone()).or_default(), &ivs);
         side_by_side(meas.by_wd.entry(tag.wd.clone()).or_default(), &ivs);
