@@ -410,6 +410,28 @@ fathomtest!(
         ]);
         assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
         assert!(stdout(&o).contains("0 errors"), "{}", stdout(&o));
+        // The runs after a recovery know what it found (vdbench's recovered map): a
+        // read-only run validates the journalled blocks; without the journal it knows
+        // none and fails, as vdbench's does.
+        let r = env.write(
+            "dvr.vdb",
+            &format!(
+                "data_errors=1\nsd=sd1,lun={lun},size=4m,threads=4\n\
+                 wd=wd1,sd=sd1,xfersize=4k,rdpct=100\n\
+                 rd=rd1,wd=wd1,iorate=500,elapsed=2,interval=1\n"
+            ),
+        );
+        // (The journals are in the first runs' output folder.)
+        let args = |out: &'static str, extra: &'static str| {
+            vec!["vdbench", "-f", r.to_str().unwrap(), "-o", out, extra]
+        };
+        let o = env.run(&args("out", "-jr"));
+        assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+        let n = validated(&stdout(&o));
+        assert!(n.len() == 1 && n[0] > 300, "{n:?}: {}", stdout(&o));
+        let o = env.run(&args("out3", "-v"));
+        assert!(!o.status.success(), "{}", stdout(&o));
+        assert!(stderr(&o).contains("No read validations"), "{}", stderr(&o));
     }
 );
 

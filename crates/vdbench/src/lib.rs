@@ -61,6 +61,7 @@ usage: fathom vdbench -f PARMFILE [MORE...] [-o OUTDIR[+]] [-e SECS] [-i SECS] [
   -j          -v with a journal of every write (its intent before, its acknowledgement after,
               O_DSYNC) in OUTDIR/journal or journal=DIR
   -jr         recover: re-read everything the journals say was written and check it, then run
+              (the runs know the recovered blocks and validate them)
   -jn         as -j
   -s          simulate: read, check and expand the file; list the runs, no I/O
   -c          delete file-system trees (FSD anchors' vdb.* folders) first

@@ -123,6 +123,35 @@ pub struct JournalReport {
     pub failures: Vec<String>,
     /// Acknowledged chunks: (file, offset).
     pub acknowledged: Vec<(PathBuf, u64)>,
+    /// The acknowledged chunks found whole: (file, offset, the generation each holds),
+    /// what a later job may go on from (see `Control::key_maps` and [`JournalReport::keep`]).
+    pub known: Vec<(PathBuf, u64, u32)>,
+    /// The generation table's unit of the journal's job (bytes).
+    pub unit: u64,
+}
+
+impl JournalReport {
+    /// Note what the journal's chunks were found holding in key maps, so the jobs after a
+    /// recovery check them against it (vdbench goes on from its recovered map).
+    pub fn keep(&self, maps: &fathom_job::KeyMaps) {
+        let unit = self.unit.max(1);
+        maps.with(|m| {
+            for (p, off, g) in &self.known {
+                let km = m.entry(p.clone()).or_default();
+                if km.unit != unit {
+                    *km = fathom_job::KeyMap {
+                        unit,
+                        gens: Vec::new(),
+                    };
+                }
+                let i = (off / unit) as usize;
+                if km.gens.len() <= i {
+                    km.gens.resize(i + 1, 0);
+                }
+                km.gens[i] = *g;
+            }
+        });
+    }
 }
 
 /// One generation of a chunk that may still be what the chunk holds: when its intent
@@ -264,7 +293,10 @@ fn check_chunks(
     let shown = path.display();
     let mut keys: Vec<_> = chunks.keys().copied().collect();
     keys.sort_unstable();
-    let mut report = JournalReport::default();
+    let mut report = JournalReport {
+        unit: v.parts().unit,
+        ..JournalReport::default()
+    };
     let mut open: HashMap<u16, std::fs::File> = HashMap::new();
     for (file, off) in keys {
         let c = &chunks[&(file, off)];
@@ -301,6 +333,7 @@ fn check_chunks(
             match v.check(&b, off, Some(g as u64)) {
                 Ok(()) => {
                     first = None;
+                    report.known.push((p.clone(), off, g));
                     break;
                 }
                 Err(f) => {

@@ -226,7 +226,7 @@ pub fn execute(
         dv_maps_said(m, &jo, &out)?;
     }
     if o.journal == JournalMode::Recover {
-        let code = recover(&journal_dirs, &out)?;
+        let code = recover(&journal_dirs, &out, &jo.key_maps)?;
         if code != 0 {
             out.say(&format!(
                 "fathom vdbench: journal recovery found data errors: see {}",
@@ -691,7 +691,7 @@ fn shell(cmd: &str, out: &Out) -> Result<()> {
 
 /// `-jr`: check every journal of the folder (what the journal says was acknowledged is
 /// read back and checked).
-fn recover(dirs: &[PathBuf], out: &Out) -> Result<u8> {
+fn recover(dirs: &[PathBuf], out: &Out, maps: &fathom_job::KeyMaps) -> Result<u8> {
     let mut journals: Vec<PathBuf> = Vec::new();
     for dir in dirs {
         journals.extend(
@@ -715,6 +715,8 @@ fn recover(dirs: &[PathBuf], out: &Out) -> Result<u8> {
     let mut bad = 0usize;
     for j in &journals {
         let r = fathom::journal::check(j).map_err(|e| anyhow!("-jr: {e}"))?;
+        // The runs after the recovery know what it found, as vdbench's recovered map.
+        r.keep(maps);
         let msg = format!(
             "journal recovery {}: {} blocks ({} bytes) checked, {} in flight at the end, {} errors",
             j.display(),
