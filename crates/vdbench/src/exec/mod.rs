@@ -58,7 +58,12 @@ pub fn emit(text: &str) {
 
 /// Local time of day and a timestamp, as vdbench stamps lines.
 fn now_stamps() -> (String, String) {
-    let ms = crate::report::now_ms();
+    stamps_at(crate::report::now_ms())
+}
+
+/// [`now_stamps`] of a moment (ms since the epoch); the timestamp with its zone, as
+/// vdbench's flat file writes it (`11/28/2026-18:59:22-UTC`).
+fn stamps_at(ms: u64) -> (String, String) {
     let tod = format!(
         "{}.{:03}",
         fathom_report::units::local_time(ms, c"%H:%M:%S"),
@@ -66,7 +71,7 @@ fn now_stamps() -> (String, String) {
     );
     (
         tod,
-        fathom_report::units::local_time(ms, c"%m/%d/%Y-%H:%M:%S"),
+        fathom_report::units::local_time(ms, c"%m/%d/%Y-%H:%M:%S-%Z"),
     )
 }
 

@@ -2,7 +2,7 @@
 //! lines printed as they end, and its reports (summary, totals, flat file, per-SD and
 //! per-WD files, the histogram and the native fathom result).
 
-use super::{cpu_ticks, emit, now_stamps, Ctx, Out};
+use super::{cpu_ticks, emit, now_stamps, stamps_at, Ctx, Out};
 use crate::jobs::{self, JobTag};
 use crate::model::{Format, Model};
 use crate::report::{self, Iv, RunFacts};
@@ -97,6 +97,8 @@ pub(super) fn one_run(
     let cpu: Arc<Mutex<Cpu>> = Arc::new(Mutex::new((Vec::new(), cpu_ticks())));
     // Lines printed while the run went on.
     let printed = Arc::new(Mutex::new(0usize));
+    // When the run's jobs started (wall clock, ms): its intervals end from there.
+    let started = Mutex::new(crate::report::now_ms());
     let report = if set.is_empty() {
         // A host with no work in this run (its SDs or FWDs are elsewhere).
         Ok(fathom::Report::default())
@@ -108,6 +110,7 @@ pub(super) fn one_run(
             cpu: cpu.clone(),
             printed: printed.clone(),
         };
+        *started.lock().unwrap_or_else(|e| e.into_inner()) = crate::report::now_ms();
         run_jobs(ctx, set, name, live)
     };
     // The trace of what ran, its logs removed, even when the run failed.
@@ -159,6 +162,7 @@ pub(super) fn one_run(
         banner: &banner,
         layout,
         printed,
+        started: *started.lock().unwrap_or_else(|e| e.into_inner()),
     };
     let avg = write_reports(ctx, run, name, rate, &meas, &shown)?;
     write_histogram(out, &banner, &reports)?;
@@ -187,6 +191,10 @@ fn dv_counters(ctx: &Ctx<'_>, run: &Run, reports: &[fathom::Report]) -> Result<(
     let out = ctx.out;
     let mut none = false;
     for (rank, r) in reports.iter().enumerate() {
+        // (A host with no work in this run has nothing to say.)
+        if r.jobs.is_empty() {
+            continue;
+        }
         let (mut read, mut bad) = (0u64, 0u64);
         for v in r.jobs.iter().filter_map(|j| j.stats.verify.as_ref()) {
             read += v.blocks;
@@ -421,6 +429,8 @@ fn interval_done(board: &fathom::live::LiveBoard, k: usize, interval: f64) -> Op
             _ => return None,
         }
     }
+    // Over the interval, as the lines written after the run (see `intervals_of`).
+    line.secs = line.secs.max(interval);
     Some(line)
 }
 
@@ -534,6 +544,23 @@ struct Shown<'a> {
     layout: Layout,
     /// Interval lines already printed.
     printed: usize,
+    /// When the run started (ms since the epoch).
+    started: u64,
+}
+
+/// Each interval's end as vdbench stamps its line (time of day, timestamp), from the
+/// run's start and the intervals' lengths; the last is the run's average's.
+fn interval_stamps(started: u64, ivs: &[Iv]) -> Vec<(String, String)> {
+    let mut at = started as f64;
+    let mut out: Vec<(String, String)> = ivs
+        .iter()
+        .map(|iv| {
+            at += iv.secs * 1000.0;
+            stamps_at(at.round() as u64)
+        })
+        .collect();
+    out.push(out.last().cloned().unwrap_or_else(now_stamps));
+    out
 }
 
 /// The run's lines (the ones not yet printed, and its average) on the console, in the
@@ -556,26 +583,29 @@ fn write_reports(
         String::new()
     };
     let mut flat = String::new();
-    let (tod0, stamp) = now_stamps();
+    // Each line stamped at its interval's end (not when the reports are written).
+    let stamps = interval_stamps(shown.started, &meas.all);
     for (i, iv) in meas.all.iter().enumerate() {
-        let l = layout.line(&tod0, &(i + 1).to_string(), iv);
+        let (tod, stamp) = &stamps[i];
+        let l = layout.line(tod, &(i + 1).to_string(), iv);
         if i >= shown.printed {
             console.push_str(&l);
         }
         text.push_str(&l);
         flat.push_str(&report::flat_row(
-            &tod0,
-            &stamp,
+            tod,
+            stamp,
             &(i + 1).to_string(),
             &facts,
             iv,
         ));
     }
     let (label, avg) = average(&meas.all, first);
-    let avg_line = layout.line(&tod0, &label, &avg);
+    let (tod0, stamp) = &stamps[meas.all.len()];
+    let avg_line = layout.line(tod0, &label, &avg);
     text.push_str(&avg_line);
     console.push_str(&avg_line);
-    flat.push_str(&report::flat_row(&tod0, &stamp, &label, &facts, &avg));
+    flat.push_str(&report::flat_row(tod0, stamp, &label, &facts, &avg));
     emit(&console);
     out.append("summary.html", &text)?;
     out.append("totals.html", &format!("{}{avg_line}", layout.header()))?;
@@ -583,11 +613,12 @@ fn write_reports(
     for (what, map) in [("sd", &meas.by_sd), ("wd", &meas.by_wd)] {
         for (n, ivs) in map {
             let mut t = format!("\n{}{}", shown.banner, layout.header());
+            let stamps = interval_stamps(shown.started, ivs);
             for (i, iv) in ivs.iter().enumerate() {
-                t.push_str(&layout.line(&tod0, &(i + 1).to_string(), iv));
+                t.push_str(&layout.line(&stamps[i].0, &(i + 1).to_string(), iv));
             }
             let (l, a) = average(ivs, first);
-            t.push_str(&layout.line(&tod0, &l, &a));
+            t.push_str(&layout.line(&stamps[ivs.len()].0, &l, &a));
             // vdbench's report of an SD or WD is named after it (`sd1.html`); a name
             // that is one of the folder's own files keeps its kind in front.
             let file = if RESERVED.contains(&n.as_str()) {
