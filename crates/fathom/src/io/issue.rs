@@ -37,8 +37,9 @@ impl Loop<'_> {
             // stop when `stopping` is set.
             let Some(req) = self.next_req() else { break };
             // A chained I/O (see `chain`) goes at once: its write's rate slot is spent.
-            let chained = std::mem::take(&mut self.chained);
+            let chained = self.chained;
             let intended = if chained {
+                self.chained = false;
                 None
             } else {
                 let Some(intended) = self.pace(req) else {
@@ -118,9 +119,11 @@ impl Loop<'_> {
             return None;
         }
         let from_held = self.held.is_some();
-        let ready = self.chain.as_deref_mut().and_then(|c| c.ready.pop_front());
-        self.chained |= ready.is_some();
-        let next = match ready.or_else(|| self.held.take()) {
+        let next = match if self.chain_ready {
+            self.take_ready()
+        } else {
+            self.held.take()
+        } {
             Some(r) => Some(r),
             None => {
                 let next = self.gen.next_io(&mut self.syncs.due);
@@ -221,6 +224,26 @@ impl Loop<'_> {
             }
         }
         Some(req)
+    }
+
+    /// The chain's next I/O whose turn has come (see `chain`), marked as chained; else
+    /// the held one.
+    #[cold]
+    #[inline(never)]
+    fn take_ready(&mut self) -> Option<IoReq> {
+        let c = self
+            .chain
+            .as_deref_mut()
+            .expect("a chain when one is ready");
+        let r = c.ready.pop_front();
+        self.chain_ready = !c.ready.is_empty();
+        match r {
+            Some(r) => {
+                self.chained = true;
+                Some(r)
+            }
+            None => self.held.take(),
+        }
     }
 
     /// zonemode=zbd: the I/O's zone is free again.
@@ -954,6 +977,7 @@ impl Loop<'_> {
                 // A block found in error is not written over (vdbench's rule).
                 let clean = before == Some(failed(&self.out.stats));
                 c.done(req, checked.is_ok() && clean);
+                self.chain_ready = !c.ready.is_empty();
             }
             if let Err((errno, text)) = checked {
                 if errno != STOP_TOLERATED {

@@ -197,6 +197,7 @@ impl<'a> Loop<'a> {
                 || spec.control.verify_pre_read,
             chain: crate::io::chain::Chain::of(spec),
             chained: false,
+            chain_ready: false,
             io_start,
             lt: LatTarget::new(spec, depth as u32, io_start),
             quiesce: false,

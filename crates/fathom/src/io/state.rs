@@ -68,6 +68,8 @@ pub(crate) struct Loop<'a> {
     pub(crate) chain: Option<Box<crate::io::chain::Chain>>,
     /// The I/O in hand came from the chain: not paced, not given a pre-read.
     pub(crate) chained: bool,
+    /// The chain has an I/O whose turn has come (the one flag the issue path reads).
+    pub(crate) chain_ready: bool,
     pub(crate) io_start: Instant,
     /// latency_target: the queue-depth search (and, after a ramp down, a quiesce).
     pub(crate) lt: Option<LatTarget>,
