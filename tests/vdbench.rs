@@ -2179,3 +2179,28 @@ fathomtest!(a_later_run_validates_what_an_earlier_run_wrote, |env| {
         stderr(&o)
     );
 });
+
+fathomtest!(two_wds_on_one_sd_validate_each_other_s_blocks, |env| {
+    let _turn = serial();
+    let shm = Shm::new(&env, "dv2");
+    let lun = shm.s("dv2");
+    // A random and a sequential WD writing and reading one SD at once: each reads blocks
+    // the other wrote (older or newer than its own last write of them), whole — no
+    // data error, as vdbench's one map finds none (5.04.06 on this file: none).
+    let text = format!(
+        "sd=sd1,lun={lun},size=8m,threads=8\n\
+         wd=wd1,sd=sd1,xfersize=8k,rdpct=50,seekpct=100,priority=1,iorate=500\n\
+         wd=wd2,sd=sd1,xfersize=4k,rdpct=30,seekpct=0,priority=2\n\
+         rd=rd1,wd=wd*,iorate=max,elapsed=2,interval=1\n"
+    );
+    let out = env.path().join("o");
+    let o = vdb_output(&env, &text, &out, &["-v"]);
+    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+    assert!(
+        !stdout(&o).contains("Data Validation error"),
+        "{}",
+        stdout(&o)
+    );
+    let n = validated(&stdout(&o));
+    assert!(n.len() == 1 && n[0] > 1000, "{n:?}");
+});

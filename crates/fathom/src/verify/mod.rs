@@ -903,8 +903,12 @@ impl Verifier {
         // Another writer's chunk, whole, passes where this clone cannot know who wrote
         // last: a read-only check (fio does not ask whose a block is there either), or a
         // region another clone writes too.
+        // Under key maps every job writes alike: a shared region's older generation is
+        // another job's write, as whole as a foreigner's.
+        let any_generation = self.shared && !self.base.is_empty();
         let foreign = match self.header_mismatch(&h, offset, expected) {
             Some(Damage::Foreign { .. }) if expected.is_none() || self.shared => true,
+            Some(Damage::Lost { .. }) if any_generation => true,
             Some(d) => return Err(fail(d, Some(h))),
             None => false,
         };
@@ -916,7 +920,6 @@ impl Verifier {
             }
             k => digest(k, &self.data_of(b)) == h.digest,
         };
-        let any_generation = self.shared && !self.base.is_empty();
         if data_ok && (foreign || any_generation || expected.is_none_or(|g| h.generation == g)) {
             return Ok(());
         }
