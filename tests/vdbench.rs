@@ -2178,6 +2178,8 @@ fathomtest!(a_later_run_validates_what_an_earlier_run_wrote, |env| {
         "{}",
         stderr(&o)
     );
+    // The failed run's results are written all the same.
+    assert!(env.path().join("o2/rd1.fathom.json").exists());
 });
 
 fathomtest!(two_wds_on_one_sd_validate_each_other_s_blocks, |env| {

@@ -98,7 +98,7 @@ pub(super) fn one_run(
     // Lines printed while the run went on.
     let printed = Arc::new(Mutex::new(0usize));
     // When the run's jobs started (wall clock, ms): its intervals end from there.
-    let started = Mutex::new(crate::report::now_ms());
+    let mut started = crate::report::now_ms();
     let report = if set.is_empty() {
         // A host with no work in this run (its SDs or FWDs are elsewhere).
         Ok(fathom::Report::default())
@@ -110,7 +110,7 @@ pub(super) fn one_run(
             cpu: cpu.clone(),
             printed: printed.clone(),
         };
-        *started.lock().unwrap_or_else(|e| e.into_inner()) = crate::report::now_ms();
+        started = crate::report::now_ms();
         run_jobs(ctx, set, name, live)
     };
     // The trace of what ran, its logs removed, even when the run failed.
@@ -162,19 +162,21 @@ pub(super) fn one_run(
         banner: &banner,
         layout,
         printed,
-        started: *started.lock().unwrap_or_else(|e| e.into_inner()),
+        started,
     };
     let avg = write_reports(ctx, run, name, rate, &meas, &shown)?;
     write_histogram(out, &banner, &reports)?;
-    if ctx.jo.validate && !run.is_fs() {
-        dv_counters(ctx, run, &reports)?;
-    }
+    let unvalidated = ctx.jo.validate && !run.is_fs() && !dv_counters(ctx, run, &reports)?;
     write_native(out, run, name, reports)?;
+    if unvalidated {
+        // After the run's results are written, as vdbench's slave aborts after its count.
+        bail!("No read validations done during a Data Validation run.")
+    }
     Ok((avg.rate(), code, avg.resp()[0]))
 }
 
 /// A host's label in vdbench's messages (its first slave's).
-pub(super) fn host_label(ctx: &Ctx<'_>, rank: usize) -> String {
+fn host_label(ctx: &Ctx<'_>, rank: usize) -> String {
     let host = ctx
         .place
         .hosts
@@ -185,9 +187,10 @@ pub(super) fn host_label(ctx: &Ctx<'_>, rank: usize) -> String {
 
 /// Data validation's count after a raw run, each host's as vdbench's slaves report it:
 /// the key blocks read and checked (the workload's reads of known blocks, pre-reads,
-/// reads after writes) and those found in error. A run that checked nothing fails, as
-/// vdbench's does, unless it only wrote sequentially to the end or formatted.
-fn dv_counters(ctx: &Ctx<'_>, run: &Run, reports: &[fathom::Report]) -> Result<()> {
+/// reads after writes) and those found in error. False when the run checked nothing and
+/// must fail, as vdbench's does (said here), unless it only wrote sequentially to the end
+/// or formatted.
+fn dv_counters(ctx: &Ctx<'_>, run: &Run, reports: &[fathom::Report]) -> Result<bool> {
     let out = ctx.out;
     let mut none = false;
     for (rank, r) in reports.iter().enumerate() {
@@ -216,7 +219,7 @@ fn dv_counters(ctx: &Ctx<'_>, run: &Run, reports: &[fathom::Report]) -> Result<(
         .iter()
         .all(|w| matches!(w.p.seek, crate::model::Seek::Eof) && w.p.rdpct == 0.0);
     if !none || run.rd == "SD_format" || eof_writes {
-        return Ok(());
+        return Ok(true);
     }
     let (tod, _) = now_stamps();
     let text = [
@@ -236,7 +239,7 @@ fn dv_counters(ctx: &Ctx<'_>, run: &Run, reports: &[fathom::Report]) -> Result<(
         out.say(&format!("{tod} {l}"));
         out.log(l)?;
     }
-    bail!("No read validations done during a Data Validation run.")
+    Ok(false)
 }
 
 /// The line that opens a run, as vdbench words it: its time, name, rate (a raw run's
