@@ -193,6 +193,23 @@ pub struct KeyMap {
     pub gens: Vec<u32>,
 }
 
+impl KeyMap {
+    /// Its entries in `unit`-byte units, at least `len` of them (a map kept in another
+    /// unit starts over: its entries meant other blocks).
+    pub fn entries(&mut self, unit: u64, len: usize) -> &mut [u32] {
+        if self.unit != unit {
+            *self = KeyMap {
+                unit,
+                gens: Vec::new(),
+            };
+        }
+        if self.gens.len() < len {
+            self.gens.resize(len, 0);
+        }
+        &mut self.gens
+    }
+}
+
 impl KeyMaps {
     /// Act on the maps (under their lock).
     pub fn with<R>(

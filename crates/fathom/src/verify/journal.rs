@@ -137,18 +137,8 @@ impl JournalReport {
         let unit = self.unit.max(1);
         maps.with(|m| {
             for (p, off, g) in &self.known {
-                let km = m.entry(p.clone()).or_default();
-                if km.unit != unit {
-                    *km = fathom_job::KeyMap {
-                        unit,
-                        gens: Vec::new(),
-                    };
-                }
                 let i = (off / unit) as usize;
-                if km.gens.len() <= i {
-                    km.gens.resize(i + 1, 0);
-                }
-                km.gens[i] = *g;
+                m.entry(p.clone()).or_default().entries(unit, i + 1)[i] = *g;
             }
         });
     }

@@ -405,19 +405,11 @@ impl Verifier {
                 if *start % unit != 0 || g == base {
                     continue;
                 }
-                let km = m.entry(p.to_path_buf()).or_default();
-                if km.unit != unit {
-                    *km = fathom_job::KeyMap {
-                        unit,
-                        gens: Vec::new(),
-                    };
-                }
                 let from = (*start / unit) as usize;
-                if km.gens.len() < from + g.len() {
-                    km.gens.resize(from + g.len(), 0);
-                }
+                let km = m.entry(p.to_path_buf()).or_default();
+                let entries = km.entries(unit, from + g.len());
                 for (j, (&now, &was)) in g.iter().zip(base).enumerate() {
-                    let e = &mut km.gens[from + j];
+                    let e = &mut entries[from + j];
                     if now != was {
                         *e = if *e == was { now } else { 0 };
                     }
