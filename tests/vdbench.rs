@@ -2180,6 +2180,21 @@ fathomtest!(a_later_run_validates_what_an_earlier_run_wrote, |env| {
     );
     // The failed run's results are written all the same.
     assert!(env.path().join("o2/rd1.fathom.json").exists());
+    // validate=ignore_zero_reads: the same run passes, with no count of blocks validated
+    // (vdbench's slaves skip both).
+    let o = vdb_output(
+        &env,
+        &format!("validate=(yes,ignore)\n{text}"),
+        &env.path().join("o3"),
+        &[],
+    );
+    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+    assert!(
+        !stdout(&o).contains("Total amount of key blocks"),
+        "{}",
+        stdout(&o)
+    );
+    assert!(!stdout(&o).contains("not long enough"), "{}", stdout(&o));
 });
 
 fathomtest!(two_wds_on_one_sd_validate_each_other_s_blocks, |env| {
@@ -2205,4 +2220,161 @@ fathomtest!(two_wds_on_one_sd_validate_each_other_s_blocks, |env| {
     );
     let n = validated(&stdout(&o));
     assert!(n.len() == 1 && n[0] > 1000, "{n:?}");
+});
+
+fathomtest!(
+    a_file_system_run_validates_its_format_and_its_writes,
+    |env| {
+        use std::io::{BufRead, BufReader, Read};
+        let _turn = serial();
+        let shm = Shm::new(&env, "fsdv");
+        let anchor = shm.0.join("anchor");
+        // rd1 formats (in 64k keyed writes) and reads and writes at random; rd2 only reads,
+        // while the test flips one byte in every file.
+        let text = format!(
+        "data_errors=1\nfsd=fsd1,anchor={},depth=1,width=2,files=4,size=256k\n\
+         fwd=format,xfersize=64k,threads=2\n\
+         fwd=fwd1,fsd=fsd1,operation=read,xfersize=4k,fileio=random,fileselect=random,threads=2,rdpct=50\n\
+         fwd=fwd2,fsd=fsd1,operation=read,xfersize=4k,fileio=random,fileselect=random,threads=2\n\
+         rd=rd1,fwd=fwd1,fwdrate=max,format=yes,elapsed=2,interval=1\n\
+         rd=rd2,fwd=fwd2,fwdrate=max,format=no,elapsed=4,interval=1\n",
+        anchor.display()
+    );
+        let p = env.write("fsdv.vdb", &text);
+        let mut cmd = env.cmd();
+        cmd.args(["vdbench", "-f", p.to_str().unwrap(), "-o", "out", "-v"])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped());
+        let mut child = cmd.spawn().unwrap();
+        let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+        let mut seen = String::new();
+        for l in lines.by_ref() {
+            let l = l.unwrap();
+            seen.push_str(&l);
+            seen.push('\n');
+            if l.contains("Starting RD=rd2") {
+                break;
+            }
+        }
+        let mut files = Vec::new();
+        for d in std::fs::read_dir(&anchor).unwrap().flatten() {
+            if d.path().is_dir() {
+                files.extend(
+                    std::fs::read_dir(d.path())
+                        .unwrap()
+                        .flatten()
+                        .map(|e| e.path()),
+                );
+            }
+        }
+        assert_eq!(files.len(), 8, "{files:?}");
+        // In place (a rewrite would truncate the file under the run's opens).
+        for f in &files {
+            use std::os::unix::fs::FileExt;
+            let h = std::fs::OpenOptions::new()
+                .read(true)
+                .write(true)
+                .open(f)
+                .unwrap();
+            let mut b = [0u8];
+            h.read_exact_at(&mut b, 70_000).unwrap();
+            h.write_all_at(&[b[0] ^ 0x5a], 70_000).unwrap();
+        }
+        for l in lines {
+            seen.push_str(&l.unwrap());
+            seen.push('\n');
+        }
+        let mut err = String::new();
+        child
+            .stderr
+            .take()
+            .unwrap()
+            .read_to_string(&mut err)
+            .unwrap();
+        let status = child.wait().unwrap();
+        // rd1: the format's blocks and the run's writes validated, none in error (its
+        // reads of blocks it pre-read count as reads, as vdbench's).
+        let n = validated(&seen);
+        assert_eq!(n.len(), 2, "{seen}{err}");
+        assert!(n[0] > 1000, "{n:?}: {seen}");
+        assert!(seen.contains("key blocks marked in error:    0"), "{seen}");
+        let (reads, writes) = run_ios(&env.path().join("out"), "rd1");
+        assert!(
+            writes > 0 && reads > writes,
+            "{reads} reads, {writes} writes"
+        );
+        // Every write pre-reads its known block, but a thread's pick of a file is its 64
+        // operations (256k in 4k), pre-reads not counted: an open per 64 of the run's
+        // reads (the workload's and the pre-reads, one per write).
+        let avg = seen.lines().find(|l| l.contains("avg_2-2")).unwrap();
+        let f: Vec<f64> = avg
+            .split_whitespace()
+            .skip(2)
+            .map(|x| x.parse().unwrap())
+            .collect();
+        let (r, opens) = (f[5], f[19]);
+        assert!(
+            (opens - r / 64.0).abs() <= r / 64.0 * 0.15 + 2.0,
+            "{r} reads/s, {opens} opens/s: {avg}"
+        );
+        // rd2: a flipped byte is found (in the key block at 68k of a file) and fails the run.
+        assert_eq!(status.code(), Some(1), "{seen}{err}");
+        assert!(
+            seen.contains("Data Validation error: rd=rd2 fsd=fsd1:"),
+            "{seen}"
+        );
+        assert!(seen.contains("at offset 69632 (0x11000)"), "{seen}");
+        assert!(seen.contains("first differing byte at 70000"), "{seen}");
+        let log = std::fs::read_to_string(env.path().join("out/errorlog.html")).unwrap();
+        assert!(
+        log.contains("Created new DV map: fsd1 size: 2,097,152 bytes; key block size: 4096; entries: 512"),
+        "{log}"
+    );
+    }
+);
+
+fathomtest!(file_system_validation_refuses_what_it_cannot_keep, |env| {
+    let shm = Shm::new(&env, "fsdvr");
+    let anchor = shm.0.join("anchor");
+    let base = format!(
+        "fsd=fsd1,anchor={},depth=1,width=1,files=4,size=64k\n",
+        anchor.display()
+    );
+    let rd = "rd=rd1,fwd=fwd1,fwdrate=max,format=yes,elapsed=2,interval=1\n";
+    for (fwd, want) in [
+        (
+            "fwd=fwd1,fsd=fsd1,operation=create,xfersize=4k",
+            "fwd=fwd1: operation=create with data validation (-v) is not implemented",
+        ),
+        (
+            "fwd=fwd1,fsd=fsd1,operation=read,xfersize=4k,fileio=(random,shared),threads=2",
+            "'fileio=(random,shared)' may not be used with Data Validation",
+        ),
+    ] {
+        let o = vdb_output(
+            &env,
+            &format!("{base}{fwd}\n{rd}"),
+            &env.path().join("o"),
+            &["-v"],
+        );
+        assert!(!o.status.success(), "{}", stdout(&o));
+        assert!(stderr(&o).contains(want), "{}", stderr(&o));
+    }
+    // A file size that is not a multiple of the key block cannot be written in keys.
+    let o = vdb_output(
+        &env,
+        &format!(
+            "fsd=fsd1,anchor={},depth=1,width=1,files=2,size=6k\n\
+             fwd=format,xfersize=4k\nfwd=fwd1,fsd=fsd1,operation=read,xfersize=4k\n{rd}",
+            anchor.display()
+        ),
+        &env.path().join("o2"),
+        &["-v"],
+    );
+    assert!(!o.status.success(), "{}", stdout(&o));
+    assert!(
+        stderr(&o).contains("not a multiple of the data validation key block (4096"),
+        "{}",
+        stderr(&o)
+    );
 });

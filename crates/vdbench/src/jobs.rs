@@ -82,28 +82,50 @@ fn dedup_units(
     }))
 }
 
-/// Data validation's key block of each SD its runs use: the smallest transfer size any
-/// of its WDs asks for (a format run's included); refused, as vdbench refuses it, when
-/// another size is not a multiple of it.
+/// Data validation's key block of each SD (by name) and FSD (as `fsd=NAME`) its runs
+/// use: the smallest transfer size any of its WDs or FWDs asks for (a file-system
+/// format's included: fwd=format's xfersize, 128k without one); refused, as vdbench
+/// refuses it, when another size is not a multiple of it.
 pub fn key_blocks(runs: &[Run]) -> Result<HashMap<String, u64>> {
     let mut sizes: HashMap<String, Vec<u64>> = HashMap::new();
-    for w in runs.iter().flat_map(|r| &r.wds) {
-        let mine: Vec<u64> = match &w.p.xfer {
+    let mut add = |key: String, x: &Xfer| {
+        let mine: Vec<u64> = match x {
             Xfer::Fixed(v) => vec![*v],
             Xfer::Split(v) => v.iter().map(|(s, _)| *s).collect(),
             Xfer::Range(a, _, _) => vec![*a],
         };
-        for s in &w.sds {
-            let e = sizes.entry(s.name.clone()).or_default();
-            for x in &mine {
-                if !e.contains(x) {
-                    e.push(*x);
+        let e = sizes.entry(key).or_default();
+        for x in mine {
+            if !e.contains(&x) {
+                e.push(x);
+            }
+        }
+    };
+    for r in runs {
+        for w in &r.wds {
+            for s in &w.sds {
+                add(s.name.clone(), &w.p.xfer);
+            }
+        }
+        let formats = !matches!(
+            r.pace.format,
+            crate::model::Format::No | crate::model::Format::Clean
+        );
+        let format_xfer = r
+            .format_fwd
+            .as_ref()
+            .map_or(Xfer::Fixed(128 << 10), |f| f.xfer.clone());
+        for f in &r.fwds {
+            for fsd in &f.fsds {
+                add(fsd_key(&fsd.name), &f.p.xfer);
+                if formats {
+                    add(fsd_key(&fsd.name), &format_xfer);
                 }
             }
         }
     }
     let mut out = HashMap::new();
-    for (sd, mut v) in sizes {
+    for (key, mut v) in sizes {
         v.sort_unstable();
         let kb = v[0].max(1);
         if v.iter().any(|x| x % kb != 0) {
@@ -111,14 +133,56 @@ pub fn key_blocks(runs: &[Run]) -> Result<HashMap<String, u64>> {
                 .iter()
                 .map(|x| format!("Xfersize used in parameter file: {x}"))
                 .collect();
+            let (what, kind) = match key.strip_prefix("fsd=") {
+                Some(_) => (key.clone(), "FSD"),
+                None => (format!("sd={key}"), "SD"),
+            };
             bail!(
-                "sd={sd}: Xfersize error. During Data Validation all data transfer sizes used                  for an SD must be a multiple of the lowest xfersize.\n(A format run may have                  added a transfer size of 128k).\n{}",
+                "{what}: Xfersize error. During Data Validation all data transfer sizes used \
+                 for an {kind} must be a multiple of the lowest xfersize.\n(A format run may have \
+                 added a transfer size of 128k; fwd=format,xfersize= sets it).\n{}",
                 list.join("\n")
             );
         }
-        out.insert(sd, kb);
+        out.insert(key, kb);
     }
     Ok(out)
+}
+
+/// An FSD's name among [`key_blocks`]' keys (apart from the SDs').
+pub fn fsd_key(name: &str) -> String {
+    format!("fsd={name}")
+}
+
+/// The options data validation adds to a job whose key block is `kb`: a checksummed header
+/// per key block, checked by every read (no verify phase), no state file (the map is kept
+/// in memory), vdbench's data_errors= as the job's stop.
+fn dv_options(jo: &JobOpts, kb: u64, o: &mut Opts) {
+    o.push(("verify".into(), "crc32c".into()));
+    o.push(("verify_state_save".into(), "0".into()));
+    o.push(("verify_interval".into(), kb.to_string()));
+    o.push(("do_verify".into(), "0".into()));
+    o.push((
+        "verify_fatal".into(),
+        if jo.data_errors <= 1 { "1" } else { "0" }.into(),
+    ));
+    if jo.data_errors > 1 {
+        // vdbench goes on after a data error (up to data_errors=): counted.
+        o.push(("continue_on_error".into(), "verify".into()));
+    }
+    o.push(("serialize_overlap".into(), "1".into()));
+}
+
+/// What data validation sets beyond fio's options: every read of a block written this
+/// execution checked, a block with a known key read before it is written (not with -vw),
+/// each write read back with -vr, and the execution's key maps.
+fn dv_controls(jo: &JobOpts, spec: &mut JobSpec) {
+    spec.control.verify_mixed_reads = jo.validate;
+    spec.control.verify_pre_read = jo.validate && !jo.dv_reads.no_pre_read;
+    spec.control.verify_read_after_write = jo.validate && jo.dv_reads.read_after_write;
+    if jo.validate {
+        spec.control.key_maps = Some(jo.key_maps.clone());
+    }
 }
 
 /// Where the jobs run: one rank per host (`hd=` in order) under MPI; one place otherwise.
@@ -721,24 +785,8 @@ impl Pair<'_> {
         if !jo.validate {
             return;
         }
-        o.push(("verify".into(), "crc32c".into()));
-        // vdbench keeps its map in memory (or in the -j journal): no state file in the
-        // working folder.
-        o.push(("verify_state_save".into(), "0".into()));
-        // One header per key block, so blocks checked and blocks in error are counted in
-        // vdbench's unit.
         let kb = jo.key_blocks.get(&s.name).copied().unwrap_or(512);
-        o.push(("verify_interval".into(), kb.to_string()));
-        o.push(("do_verify".into(), "0".into()));
-        o.push((
-            "verify_fatal".into(),
-            if jo.data_errors <= 1 { "1" } else { "0" }.into(),
-        ));
-        if jo.data_errors > 1 {
-            // vdbench goes on after a data error (up to data_errors=): counted.
-            o.push(("continue_on_error".into(), "verify".into()));
-        }
-        o.push(("serialize_overlap".into(), "1".into()));
+        dv_options(jo, kb, o);
         if let Some(dir) = &jo.journal {
             // An SD's own journal= folder wins.
             let dir = s
@@ -785,14 +833,7 @@ impl Pair<'_> {
         // walks the file once for reads and once for writes).
         spec.control.one_position = true;
         spec.control.range_wrap = self.region.3;
-        // -v checks every read of a block written in the run, reads a block it knows
-        // before writing it (not with -vw), and with -vr reads each write back.
-        spec.control.verify_mixed_reads = jo.validate;
-        spec.control.verify_pre_read = jo.validate && !jo.dv_reads.no_pre_read;
-        spec.control.verify_read_after_write = jo.validate && jo.dv_reads.read_after_write;
-        if jo.validate {
-            spec.control.key_maps = Some(jo.key_maps.clone());
-        }
+        dv_controls(jo, &mut spec);
         Ok(spec)
     }
 }
@@ -1013,7 +1054,7 @@ pub fn fs_jobs(
             continue;
         }
         if jo.validate {
-            bail!("fwd={}: data validation of file-system runs is not implemented; -v checks raw (SD) runs", f.name);
+            dv_fs_check(f, jo)?;
         }
         let hosts = here.len() as f64;
         let nops = f.p.operations.len();
@@ -1060,6 +1101,105 @@ pub fn fs_jobs(
                 out.extend(made);
             }
         }
+    }
+    Ok(out)
+}
+
+/// What data validation of a file-system run refuses: the operations that make, remove
+/// or move a file's data outside its reads and writes (their keys are not kept),
+/// `fileio=(random,shared)` (vdbench refuses it too), a delete before each sequential
+/// write, and journals.
+fn dv_fs_check(f: &crate::runs::FwdRun, jo: &JobOpts) -> Result<()> {
+    const KEPT: [&str; 9] = [
+        "read", "write", "mkdir", "rmdir", "getattr", "setattr", "access", "open", "close",
+    ];
+    if let Some(op) = f.p.operations.iter().find(|o| !KEPT.contains(&o.as_str())) {
+        bail!(
+            "fwd={}: operation={op} with data validation (-v) is not implemented: the keys of \
+             the files it makes, removes or moves are not kept (validation covers the format \
+             and operation=read/write; run {op} without -v)",
+            f.name
+        );
+    }
+    if f.p.fileio_shared {
+        bail!(
+            "fwd={}: 'fileio=(random,shared)' may not be used with Data Validation (as in vdbench)",
+            f.name
+        );
+    }
+    if f.p.fileio_delete {
+        bail!(
+            "fwd={}: fileio=(sequential,delete) with data validation (-v) is not implemented \
+             (use fileio=sequential)",
+            f.name
+        );
+    }
+    if jo.journal.is_some() {
+        bail!(
+            "fwd={}: journals (-j, -jr, journal=) of file-system runs are not implemented; \
+             -v validates them without a journal",
+            f.name
+        );
+    }
+    Ok(())
+}
+
+/// Data validation's format of `files` (made at their lengths): `threads` psync jobs, each
+/// writing every n-th file whole in `xfer` pieces (the key block where a file's length is
+/// not a multiple of `xfer`), every block keyed.
+pub fn dv_format_jobs(
+    fsd: &crate::model::Fsd,
+    files: &[(std::path::PathBuf, u64)],
+    (xfer, threads): (u64, usize),
+    jo: &JobOpts,
+) -> Result<Vec<JobSpec>> {
+    let kb = jo
+        .key_blocks
+        .get(&fsd_key(&fsd.name))
+        .copied()
+        .unwrap_or(xfer);
+    let bs = if files.iter().all(|(_, n)| n % xfer == 0) {
+        xfer
+    } else if let Some((p, n)) = files.iter().find(|(_, n)| n % kb != 0) {
+        bail!(
+            "fsd={}: {} is {n} bytes, not a multiple of the data validation key block \
+             ({kb}, the smallest xfersize); give size= (or sizes=) multiples of it",
+            fsd.name,
+            p.display()
+        );
+    } else {
+        kb
+    };
+    let threads = threads.clamp(1, 256).min(files.len().max(1));
+    let mut out = Vec::new();
+    for t in 0..threads {
+        let mine: Vec<String> = files
+            .iter()
+            .skip(t)
+            .step_by(threads)
+            .map(|(p, _)| p.display().to_string().replace(':', "\\:"))
+            .collect();
+        let mut o: Opts = vec![
+            ("filename".into(), mine.join(":")),
+            ("ioengine".into(), "psync".into()),
+            ("rw".into(), "write".into()),
+            ("bs".into(), bs.to_string()),
+            ("file_service_type".into(), "sequential".into()),
+            ("invalidate".into(), "0".into()),
+        ];
+        dv_options(jo, kb, &mut o);
+        let mut b = fathom::Job::builder(format!("format.{}.{t}", fsd.name));
+        for (k, v) in o {
+            b = b.option(k, v);
+        }
+        let mut spec = b
+            .build()
+            .map_err(|e| anyhow!("fsd={} format: {e}", fsd.name))?;
+        dv_controls(jo, &mut spec);
+        if let Some(p) = &jo.pattern {
+            spec.buffer_pattern = Some(p.clone());
+        }
+        out.push(spec);
     }
     Ok(out)
 }
@@ -1128,6 +1268,10 @@ fn io_jobs(
             o.push(("new_group".into(), "1".into()));
         }
         let rw = file_pattern(f, fsd, op, &files, &mut o);
+        if jo.validate {
+            let kb = jo.key_blocks.get(&fsd_key(&fsd.name)).copied();
+            dv_options(jo, kb.unwrap_or(512), &mut o);
+        }
         o.extend(common.iter().cloned());
         let what = format!("fwd={} fsd={}", f.name, fsd.name);
         let mut job = built(JobTag::io(&f.name, &fsd.name), &o, &what)?;
@@ -1140,6 +1284,9 @@ fn io_jobs(
         if rw != "read" && rw != "randread" {
             let len = files.iter().map(|(_, n)| *n).sum();
             job.0.control.dedup_units = dedup_units(jo, len, &f.p.xfer, &what)?;
+        }
+        if jo.validate {
+            dv_controls(jo, &mut job.0);
         }
         out.push(job);
     }
@@ -1600,5 +1747,38 @@ rd=rd1,wd=wd1
             "deterministic arrivals are linear"
         );
         assert!(j[0].0.control.rate_combined && j[0].0.control.final_sample);
+    }
+
+    #[test]
+    fn key_blocks_cover_fsds_and_their_format() {
+        let runs = |t: &str| {
+            let pf = crate::parse::read_str(Path::new("t"), t, &HashMap::new()).unwrap();
+            let m = crate::model::Model::from_parm(&pf).unwrap();
+            crate::runs::expand(&m).unwrap()
+        };
+        let text = |x: &str, format: &str| {
+            format!(
+                "fsd=f1,anchor=/tmp/kb,depth=1,width=1,files=2,size=1m\n\
+                 fwd=w1,fsd=f1,operation=read,xfersize={x}\n\
+                 rd=r1,fwd=w1,fwdrate=max,format={format},elapsed=2,interval=1\n"
+            )
+        };
+        // The FSD's smallest transfer, the format's 128k beside it.
+        let kb = key_blocks(&runs(&text("8k", "yes"))).unwrap();
+        assert_eq!(kb.get(&fsd_key("f1")), Some(&8192));
+        assert_eq!(kb.len(), 1);
+        // 128k is not a multiple of 48k: refused, naming the FSD and the sizes.
+        let e = key_blocks(&runs(&text("48k", "yes")))
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("fsd=f1: Xfersize error"), "{e}");
+        assert!(e.contains("131072") && e.contains("49152"), "{e}");
+        // Without a format, 48k alone is the key block.
+        let kb = key_blocks(&runs(&text("48k", "no"))).unwrap();
+        assert_eq!(kb.get(&fsd_key("f1")), Some(&49152));
+        // fwd=format's xfersize replaces the 128k.
+        let t = text("48k", "yes").replacen("fwd=w1", "fwd=format,xfersize=96k\nfwd=w1", 1);
+        let kb = key_blocks(&runs(&t)).unwrap();
+        assert_eq!(kb.get(&fsd_key("f1")), Some(&49152));
     }
 }

@@ -54,8 +54,12 @@ usage: fathom vdbench -f PARMFILE [MORE...] [-o OUTDIR[+]] [-e SECS] [-i SECS] [
               block known so is read and checked before it is written again (vdbench's
               pre-read, counted as a read, beyond iorate=); after each run the console
               says how many key blocks were read and validated (a run that validated
-              none fails, as in vdbench); errors name the SD, lun, offset (hex and
-              decimal) and what was expected and found
+              none fails, as in vdbench, unless validate=ignore_zero_reads); errors
+              name the SD and lun (the file), offset (hex and decimal) and what was
+              expected and found. File-system runs too: the format writes keyed
+              blocks (an FSD's key block: its smallest xfersize, the format's
+              included), reads and writes of its files are validated; create,
+              delete, copy, move, fileio=(random,shared) and -j are refused there
   -vr, -v2    -v, and each write is read back and checked at once (validate=read_after_write)
   -vw         -v without the read before a write (validate=no_preread)
   -j          -v with a journal of every write (its intent before, its acknowledgement after,

@@ -111,24 +111,31 @@ pub fn clean(f: &Fsd) -> Result<()> {
 }
 
 /// What building did.
-#[derive(Debug, Default, Clone, Copy, PartialEq)]
+#[derive(Debug, Default, Clone, PartialEq)]
 pub struct Built {
     /// Directories made.
     pub dirs: u64,
     /// Files made or completed.
     pub files: u64,
-    /// Bytes written.
+    /// Bytes written (or, left to the caller, to write).
     pub bytes: u64,
+    /// Without data: the files made or extended, each at its full length, for the caller
+    /// to write whole (data validation's keyed format).
+    pub unwritten: Vec<(PathBuf, u64)>,
 }
+
+/// One format thread's work: files made, bytes, the files left unwritten.
+type Part = (u64, u64, Vec<(PathBuf, u64)>);
 
 /// Build what is missing (`restart`), or everything after a clean (`yes`), writing
 /// files in `xfer`-byte pieces on `threads` threads: `files` (all of the tree's, or this
-/// host's share); with `pattern`, the files hold it (pattern=FILE).
+/// host's share); with `pattern`, the files hold it (pattern=FILE). Without `data`, the
+/// files are only made at their lengths and listed in [`Built::unwritten`].
 pub fn build(
     f: &Fsd,
     files: &[(PathBuf, u64)],
     (xfer, threads): (u64, usize),
-    create_anchor: bool,
+    (create_anchor, data): (bool, bool),
     pattern: Option<&[u8]>,
 ) -> Result<Built> {
     if f.sizes.iter().all(|s| s.0 == 0) {
@@ -166,12 +173,12 @@ pub fn build(
     // The files are written by `threads` threads (fwd=format's threads=), each taking
     // every n-th file.
     let threads = threads.clamp(1, 256).min(files.len().max(1));
-    let parts: Vec<Result<(u64, u64)>> = std::thread::scope(|sc| {
+    let parts: Vec<Result<Part>> = std::thread::scope(|sc| {
         let handles: Vec<_> = (0..threads)
             .map(|t| {
                 let buf = &buf;
-                sc.spawn(move || -> Result<(u64, u64)> {
-                    let (mut made, mut bytes) = (0u64, 0u64);
+                sc.spawn(move || -> Result<Part> {
+                    let (mut made, mut bytes, mut unwritten) = (0u64, 0u64, Vec::new());
                     for (p, size) in files.iter().skip(t).step_by(threads) {
                         let have = std::fs::metadata(p).map(|m| m.len()).unwrap_or(0);
                         if have >= *size && p.exists() {
@@ -183,6 +190,14 @@ pub fn build(
                             .truncate(false)
                             .open(p)
                             .with_context(|| format!("creating {}", p.display()))?;
+                        if !data {
+                            file.set_len(*size)
+                                .with_context(|| format!("sizing {}", p.display()))?;
+                            unwritten.push((p.clone(), *size));
+                            bytes += size - have;
+                            made += 1;
+                            continue;
+                        }
                         let mut off = have;
                         while off < *size {
                             let n = ((size - off) as usize).min(xfer);
@@ -193,7 +208,7 @@ pub fn build(
                         }
                         made += 1;
                     }
-                    Ok((made, bytes))
+                    Ok((made, bytes, unwritten))
                 })
             })
             .collect();
@@ -206,10 +221,12 @@ pub fn build(
             .collect()
     });
     for p in parts {
-        let (made, bytes) = p?;
+        let (made, bytes, unwritten) = p?;
         b.files += made;
         b.bytes += bytes;
+        b.unwritten.extend(unwritten);
     }
+    b.unwritten.sort();
     let mut c = std::fs::File::create(anchor.join(CONTROL))?;
     c.write_all(control_text(f).as_bytes())?;
     Ok(b)

@@ -197,7 +197,7 @@ impl Loop<'_> {
         }
         if let Some(os) = &mut self.p.openset {
             match os.ensure(
-                req.file,
+                (req.file, self.chained),
                 &mut *self.p.engine,
                 &self.clone.files,
                 &self.p.opts,

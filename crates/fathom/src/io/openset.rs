@@ -79,17 +79,19 @@ impl OpenSet {
 
     /// Make file `f` open for an I/O, closing the least recently used idle file when at
     /// the limit (after an fsync with fsync_on_close). False: every open file has I/O in
-    /// flight, so nothing can be closed yet.
+    /// flight, so nothing can be closed yet. A `chained` I/O (a validated write after its
+    /// pre-read, a read after a write) is part of the operation before it: not counted
+    /// in the pick's I/Os.
     pub(crate) fn ensure(
         &mut self,
-        f: usize,
+        (f, chained): (usize, bool),
         engine: &mut dyn fathom_engine::IoEngine,
         files: &[crate::plan::PlannedFile],
         opts: &OpenOptions,
         spec: &fathom_job::JobSpec,
     ) -> std::io::Result<bool> {
         self.tick += 1;
-        if self.timed.is_some() {
+        if self.timed.is_some() && !chained {
             let again = self.cur == Some(f) && self.run >= self.per_pick;
             if self.cur != Some(f) || again {
                 self.run = 0;

@@ -483,16 +483,27 @@ fn job_opts(m: &Model, runs: &[Run], o: &ExecOpts, out: &Out) -> Result<(JobOpts
 /// make it (one entry per key block of the SD).
 fn dv_maps_said(m: &Model, jo: &JobOpts, out: &Out) -> Result<()> {
     use crate::value::grouped;
-    for sd in &m.sds {
-        let Some(&kb) = jo.key_blocks.get(&sd.name) else {
+    // An SD's map covers the SD; an FSD's, its files end to end.
+    let sds = m.sds.iter().map(|sd| {
+        let size = sd.size.or_else(|| crate::jobs::lun_size(&sd.lun));
+        (sd.name.clone(), sd.name.clone(), size, sd.host.as_deref())
+    });
+    let fsds = m.fsds.iter().map(|f| {
+        let size: u64 = crate::tree::file_list(f).iter().map(|x| x.1).sum();
+        (
+            crate::jobs::fsd_key(&f.name),
+            f.name.clone(),
+            Some(size),
+            None,
+        )
+    });
+    for (key, name, size, host) in sds.chain(fsds) {
+        let Some(&kb) = jo.key_blocks.get(&key) else {
             continue;
         };
-        let size = sd
-            .size
-            .or_else(|| crate::jobs::lun_size(&sd.lun))
-            .unwrap_or(0);
+        let size = size.unwrap_or(0);
         let n = size / kb.max(1);
-        let host = format!("{}-0", sd.host.as_deref().unwrap_or("localhost"));
+        let host = format!("{}-0", host.unwrap_or("localhost"));
         let (tod, _) = now_stamps();
         out.append(
             "errorlog.html",
@@ -502,7 +513,7 @@ fn dv_maps_said(m: &Model, jo: &JobOpts, out: &Out) -> Result<()> {
                  size: {kb}; entries: {}\n",
                 grouped(n),
                 grouped(kb),
-                sd.name,
+                name,
                 grouped(size),
                 grouped(n)
             ),

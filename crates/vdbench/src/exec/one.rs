@@ -166,7 +166,7 @@ pub(super) fn one_run(
     };
     let avg = write_reports(ctx, run, name, rate, &meas, &shown)?;
     write_histogram(out, &banner, &reports)?;
-    let unvalidated = ctx.jo.validate && !run.is_fs() && !dv_counters(ctx, run, &reports)?;
+    let unvalidated = ctx.jo.validate && !dv_counters(ctx, run, &reports)?;
     write_native(out, run, name, reports)?;
     if unvalidated {
         // After the run's results are written, as vdbench's slave aborts after its count.
@@ -185,13 +185,18 @@ fn host_label(ctx: &Ctx<'_>, rank: usize) -> String {
     format!("{host}-0")
 }
 
-/// Data validation's count after a raw run, each host's as vdbench's slaves report it:
+/// Data validation's count after a run, each host's as vdbench's slaves report it:
 /// the key blocks read and checked (the workload's reads of known blocks, pre-reads,
 /// reads after writes) and those found in error. False when the run checked nothing and
 /// must fail, as vdbench's does (said here), unless it only wrote sequentially to the end
 /// or formatted.
 fn dv_counters(ctx: &Ctx<'_>, run: &Run, reports: &[fathom::Report]) -> Result<bool> {
     let out = ctx.out;
+    // validate=ignore_zero_reads: neither the count nor the failure (vdbench's slaves
+    // stop before both).
+    if ctx.jo.dv_reads.ignore_zero_reads {
+        return Ok(true);
+    }
     let mut none = false;
     for (rank, r) in reports.iter().enumerate() {
         // (A host with no work in this run has nothing to say.)
@@ -214,10 +219,11 @@ fn dv_counters(ctx: &Ctx<'_>, run: &Run, reports: &[fathom::Report]) -> Result<b
         out.append("errorlog.html", &format!("{line}\n"))?;
         none |= read == 0;
     }
-    let eof_writes = run
-        .wds
-        .iter()
-        .all(|w| matches!(w.p.seek, crate::model::Seek::Eof) && w.p.rdpct == 0.0);
+    let eof_writes = !run.wds.is_empty()
+        && run
+            .wds
+            .iter()
+            .all(|w| matches!(w.p.seek, crate::model::Seek::Eof) && w.p.rdpct == 0.0);
     if !none || run.rd == "SD_format" || eof_writes {
         return Ok(true);
     }
@@ -493,8 +499,13 @@ fn measure(
         if let Some(op) = tag.op.as_deref().filter(|_| j.error_text.is_none()) {
             say_if_idle(out, name, &tag, op, j);
         }
+        // A file-system run's job is an FWD's on an FSD.
+        let (wd, sd) = match run.is_fs() {
+            true => ("fwd", "fsd"),
+            false => ("wd", "sd"),
+        };
         if let Some(e) = &j.error_text {
-            let msg = format!("rd={name} wd={} sd={}: {e}", tag.wd, tag.sd);
+            let msg = format!("rd={name} {wd}={} {sd}={}: {e}", tag.wd, tag.sd);
             out.say(&msg);
             out.log(&msg)?;
             out.append("errorlog.html", &format!("{msg}\n"))?;
@@ -502,11 +513,15 @@ fn measure(
         }
         if let Some(v) = &j.stats.verify {
             for f in &v.first {
-                let line = format!(
-                    "Data Validation error: rd={name} sd={} lun={}: {f}",
-                    tag.sd,
-                    sd_lun(ctx.m, &tag.sd)
-                );
+                let line = match run.is_fs() {
+                    // (The error names the file.)
+                    true => format!("Data Validation error: rd={name} fsd={}: {f}", tag.sd),
+                    false => format!(
+                        "Data Validation error: rd={name} sd={} lun={}: {f}",
+                        tag.sd,
+                        sd_lun(ctx.m, &tag.sd)
+                    ),
+                };
                 out.say(&line);
                 out.append("errorlog.html", &format!("{line}\n"))?;
                 code = 1;
@@ -555,11 +570,14 @@ struct Shown<'a> {
 /// run's start and the intervals' lengths; the last is the run's average's.
 fn interval_stamps(started: u64, ivs: &[Iv]) -> Vec<(String, String)> {
     let mut at = started as f64;
+    // A run that ended early shows its short last interval over a whole one (vdbench's
+    // rate), but stamped when it ended, not an interval on.
+    let now = crate::report::now_ms() as f64;
     let mut out: Vec<(String, String)> = ivs
         .iter()
         .map(|iv| {
             at += iv.secs * 1000.0;
-            stamps_at(at.round() as u64)
+            stamps_at(at.min(now).round() as u64)
         })
         .collect();
     out.push(out.last().cloned().unwrap_or_else(now_stamps));
@@ -794,6 +812,16 @@ fn prepare_trees(ctx: &Ctx<'_>, run: &Run) -> Result<bool> {
             }
         }
         barrier();
+        // Data validation: what the cleaned files held is forgotten (each host's maps).
+        if ctx.jo.validate {
+            ctx.jo.key_maps.with(|m| {
+                m.retain(|p, _| {
+                    !fsds
+                        .iter()
+                        .any(|f| p.starts_with(std::path::Path::new(&f.anchor)))
+                })
+            });
+        }
     }
     for f in &fsds {
         let mine = jobs::my_files(f, &shares, ctx.place.rank);
@@ -807,13 +835,18 @@ fn prepare_trees(ctx: &Ctx<'_>, run: &Run) -> Result<bool> {
             Format::No => crate::tree::anchor(f, ctx.m.general.create_anchors)?,
             Format::Clean => {}
             Format::Yes | Format::Only | Format::Restart | Format::RestartOnly => {
+                // With data validation the files are written by keyed jobs (their
+                // blocks known to the runs after).
                 let b = crate::tree::build(
                     f,
                     &mine,
                     (xfer, threads),
-                    ctx.m.general.create_anchors,
+                    (ctx.m.general.create_anchors, !ctx.jo.validate),
                     ctx.jo.pattern.as_deref(),
                 )?;
+                if ctx.jo.validate && !b.unwritten.is_empty() {
+                    keyed_format(ctx, run, f, &b.unwritten, (xfer, threads))?;
+                }
                 let what = if matches!(run.pace.format, Format::Yes | Format::Only) {
                     "format"
                 } else {
@@ -833,4 +866,22 @@ fn prepare_trees(ctx: &Ctx<'_>, run: &Run) -> Result<bool> {
         run.pace.format,
         Format::No | Format::Yes | Format::Restart
     ))
+}
+
+/// Data validation's format: `files` (made at their lengths) written whole through keyed
+/// jobs on the format's threads, so the runs after know every block's key.
+fn keyed_format(
+    ctx: &Ctx<'_>,
+    run: &Run,
+    fsd: &crate::model::Fsd,
+    files: &[(std::path::PathBuf, u64)],
+    (xfer, threads): (u64, usize),
+) -> Result<()> {
+    let specs = jobs::dv_format_jobs(fsd, files, (xfer, threads), ctx.jo)?;
+    let report = crate::stop::run(fathom::Runner::new(specs))
+        .map_err(|e| anyhow!("rd={} fsd={}: format: {e}", run.rd, fsd.name))?;
+    if let Some(e) = report.jobs.iter().find_map(|j| j.error_text.as_ref()) {
+        bail!("rd={} fsd={}: format: {e}", run.rd, fsd.name);
+    }
+    Ok(())
 }

@@ -81,6 +81,9 @@ pub struct DvReads {
     pub no_pre_read: bool,
     /// `-vr`, `-v2`, `validate=read_after_write`: each write read back at once.
     pub read_after_write: bool,
+    /// `validate=ignore_zero_reads`: no count of blocks validated after a run, and no
+    /// failure for a run that validated none.
+    pub ignore_zero_reads: bool,
 }
 
 impl DvReads {
@@ -89,6 +92,7 @@ impl DvReads {
         DvReads {
             no_pre_read: self.no_pre_read || o.no_pre_read,
             read_after_write: self.read_after_write || o.read_after_write,
+            ignore_zero_reads: self.ignore_zero_reads || o.ignore_zero_reads,
         }
     }
 }
@@ -322,13 +326,11 @@ impl General {
                     } else if is("no_preread") {
                         self.dv_reads.no_pre_read = true;
                     } else if is("ignore_zero_reads") {
-                        return Err(it
-                            .err("validate=ignore_zero_reads is not implemented")
-                            .hint("leave it out: a block read back as zeros is a data error"));
+                        self.dv_reads.ignore_zero_reads = true;
                     } else if !(is("yes") || v == "time") {
                         return Err(it
                             .err(format!("unknown value {v} for validate="))
-                            .hint("validate=yes, no, read_after_write, no_preread or time"));
+                            .hint("validate=yes, no, read_after_write, no_preread, ignore_zero_reads or time"));
                     }
                 }
                 self.validate = on;
