@@ -339,117 +339,130 @@ pub fn line(tod: &str, label: &str, iv: &Iv) -> String {
     )
 }
 
-/// A file-system line's columns: (group, column, width) — vdbench's layout: requested
-/// operations, cpu, reads, writes, MB/s, transfer size, then the metadata operations.
-const FS_COLS: &[(&str, &str, usize)] = &[
-    ("ReqstdOps", "rate", 9),
-    ("ReqstdOps", "resp", 7),
-    ("cpu%", "total", 6),
-    ("cpu%", "sys", 5),
-    ("read", "pct", 6),
-    ("read", "rate", 9),
-    ("read", "resp", 7),
-    ("write", "rate", 9),
-    ("write", "resp", 7),
-    ("mb/sec", "read", 8),
-    ("mb/sec", "write", 8),
-    ("mb/sec", "total", 8),
-    ("xfer", "size", 8),
-    ("mkdir", "rate", 7),
-    ("mkdir", "resp", 7),
-    ("rmdir", "rate", 7),
-    ("rmdir", "resp", 7),
-    ("create", "rate", 7),
-    ("create", "resp", 7),
-    ("open", "rate", 7),
-    ("open", "resp", 7),
-    ("close", "rate", 7),
-    ("close", "resp", 7),
-    ("delete", "rate", 7),
-    ("delete", "resp", 7),
-    ("getattr", "rate", 7),
-    ("getattr", "resp", 7),
-    ("setattr", "rate", 7),
-    ("setattr", "resp", 7),
-    ("access", "rate", 7),
-    ("access", "resp", 7),
-    ("copy", "rate", 7),
-    ("copy", "resp", 7),
-    ("move", "rate", 7),
-    ("move", "resp", 7),
+/// A file-system line's column groups as vdbench 5.04.06 prints them: a header over one
+/// or two columns, each column's name, width and decimals (its `%w.dF`).
+type FsGroup = (&'static str, &'static [(&'static str, usize, usize)]);
+
+const FS_BASE: &[FsGroup] = &[
+    ("ReqstdOps.", &[("rate", 6, 1), ("resp", 6, 3)]),
+    ("cpu%", &[("total", 5, 1), ("sys", 4, 2)]),
+    (" read", &[("pct", 5, 1)]),
+    ("read", &[("rate", 6, 1), ("resp", 6, 3)]),
+    ("write", &[("rate", 6, 1), ("resp", 6, 3)]),
+    ("mb/sec", &[("read", 5, 2), ("write", 5, 2)]),
+    ("mb/sec", &[("total", 6, 2)]),
+    ("xfer", &[("size", 7, 0)]),
 ];
 
-/// The file-system columns printed: through setattr, as vdbench prints them, and access,
-/// copy and move too when the run does any (`extra`).
-fn fs_cols(extra: bool) -> &'static [(&'static str, &'static str, usize)] {
-    if extra {
-        FS_COLS
-    } else {
-        &FS_COLS[..FS_COLS.len() - 6]
+/// A metadata operation's columns.
+const FS_META: &[(&str, usize, usize)] = &[("rate", 5, 1), ("resp", 6, 3)];
+
+/// The metadata operations vdbench prints only when the parameter file uses them
+/// (getattr, setattr, access, copy, move: the last five of [`META_COLS`]).
+pub const FS_OPTIONAL: usize = 5;
+
+/// The file-system column groups printed: the base ones, mkdir through delete, then each
+/// of getattr, setattr, access, copy and move the execution uses (`used`, in that order).
+fn fs_groups(used: [bool; FS_OPTIONAL]) -> Vec<(FsGroup, Option<usize>)> {
+    let mut g: Vec<(FsGroup, Option<usize>)> = FS_BASE.iter().map(|g| (*g, None)).collect();
+    let first_optional = META_COLS.len() - FS_OPTIONAL;
+    for (k, name) in META_COLS.iter().enumerate() {
+        if k < first_optional || used[k - first_optional] {
+            g.push(((name, FS_META), Some(k)));
+        }
     }
+    g
 }
 
-/// The header of a file-system run's lines (`extra`: with access, copy and move).
-pub fn fs_header(extra: bool) -> String {
-    let cols = fs_cols(extra);
-    let mut top = format!("{:<13}{:>11}", header_date(), ".Interval.");
-    let mut sub = format!("{}{:>11}", " ".repeat(13), "");
-    let mut k = 0;
-    while k < cols.len() {
-        let g = cols[k].0;
-        let mut width = 0;
-        while k < cols.len() && cols[k].0 == g {
-            width += cols[k].2;
-            sub.push_str(&format!("{:>w$}", cols[k].1, w = cols[k].2));
-            k += 1;
+/// vdbench's `%w.dF`: the value in `w` columns with `d` decimals; a value too wide loses
+/// its last decimals (cut, not rounded) until it fits, or all of them and is printed
+/// wider.
+pub fn fit(v: f64, w: usize, d: usize) -> String {
+    let mut t = format!("{:.*}", d, v + 1e-15);
+    if d > 0 && t.len() > w {
+        loop {
+            t.pop();
+            if t.ends_with('.') {
+                continue;
+            }
+            if !t.contains('.') || t.len() <= w {
+                break;
+            }
         }
-        let label = format!(" {g} ");
-        let dots = width.saturating_sub(label.len());
+    }
+    format!("{t:>w$}")
+}
+
+/// The header of a file-system run's lines (`used`: the optional operations the
+/// execution uses), vdbench's two lines: each group's name centred in dots over its
+/// columns, then the columns' names.
+pub fn fs_header(used: [bool; FS_OPTIONAL]) -> String {
+    let dots = |n: usize| ".".repeat(n);
+    let mut top = format!("{:<12} .Interval.", header_date());
+    let mut sub = " ".repeat(23);
+    for ((name, cols), _) in fs_groups(used) {
+        let width = match cols {
+            [one] => one.1,
+            [a, b] => a.1 + b.1 + 1,
+            _ => unreachable!("one or two columns a group"),
+        };
+        let extra = width.saturating_sub(name.len());
         top.push_str(&format!(
-            " {}{label}{}",
-            ".".repeat(dots / 2),
-            ".".repeat(dots - dots / 2 - 1)
+            " {}{name}{}",
+            dots(extra / 2),
+            dots(extra - extra / 2)
         ));
+        for (c, w, _) in cols {
+            sub.push_str(&format!(" {c:>w$}"));
+        }
     }
     format!("\n{top}\n{sub}\n")
 }
 
-/// One file-system run line (`extra`: with access, copy and move). The metadata
-/// columns count the metadata operations done (a read or write run opens each file it
-/// picks and closes the one it leaves, as vdbench's: those are its open and close
-/// columns).
-pub fn fs_line(tod: &str, label: &str, iv: &Iv, extra: bool) -> String {
+/// One file-system run line (`used`: the optional operations the execution uses). The
+/// metadata columns count the metadata operations done (a read or write run opens each
+/// file it picks and closes the one it leaves, as vdbench's: those are its open and
+/// close columns).
+pub fn fs_line(tod: &str, label: &str, iv: &Iv, used: [bool; FS_OPTIONAL]) -> String {
     let r = iv.resp();
     let (cpu, sys) = iv.cpu.unwrap_or((0.0, 0.0));
     let secs = iv.secs;
     let rate = |n: u64| if secs > 0.0 { n as f64 / secs } else { 0.0 };
     let mb = |b: u64| rate(b) / mb();
-    let mut values = vec![
-        format!("{:.1}", iv.rate()),
-        format!("{:.3}", r[0]),
-        format!("{cpu:.1}"),
-        format!("{sys:.1}"),
-        format!("{:.1}", iv.readpct()),
-        format!("{:.1}", rate(iv.ios[0])),
-        format!("{:.3}", r[1]),
-        format!("{:.1}", rate(iv.ios[1])),
-        format!("{:.3}", r[2]),
-        format!("{:.2}", mb(iv.bytes[0])),
-        format!("{:.2}", mb(iv.bytes[1])),
-        format!("{:.2}", iv.mbs()),
-        iv.bytes_per_io().to_string(),
+    let base = [
+        iv.rate(),
+        r[0],
+        cpu,
+        sys,
+        iv.readpct(),
+        rate(iv.ios[0]),
+        r[1],
+        rate(iv.ios[1]),
+        r[2],
+        mb(iv.bytes[0]),
+        mb(iv.bytes[1]),
+        iv.mbs(),
+        iv.bytes_per_io() as f64,
     ];
-    for (n, sum) in iv.meta {
-        values.push(format!("{:.1}", rate(n)));
-        values.push(format!(
-            "{:.3}",
-            if n > 0 { sum / n as f64 / 1e6 } else { 0.0 }
-        ));
-    }
-    let mut l = format!("{tod:<12} {label:>11}");
-    for (v, (_, _, w)) in values.iter().zip(fs_cols(extra)) {
-        // Always a space between columns, however wide a value grows.
-        l.push_str(&format!(" {v:>w$}", w = w - 1));
+    let mut l = format!("{tod:<12} {label:>10}");
+    let mut values = base.iter();
+    for ((_, cols), meta) in fs_groups(used) {
+        let pair;
+        let vals: Vec<f64> = match meta {
+            None => cols
+                .iter()
+                .map(|_| *values.next().unwrap_or(&0.0))
+                .collect(),
+            Some(k) => {
+                let (n, sum) = iv.meta[k];
+                pair = [rate(n), if n > 0 { sum / n as f64 / 1e6 } else { 0.0 }];
+                pair.to_vec()
+            }
+        };
+        for ((_, w, d), v) in cols.iter().zip(vals) {
+            l.push(' ');
+            l.push_str(&fit(v, *w, *d));
+        }
     }
     l.push('\n');
     l
@@ -628,20 +641,62 @@ mod tests {
         assert_eq!(meta_col("rename"), Some(10));
         assert!(iv_of_meta(&[("open", &open[..])], 1).is_none());
         // The line: open 100/s at 1 ms, close 100/s at 0.1 ms.
-        let l = fs_line("10:00:00.000", "1", &iv, false);
+        let l = fs_line("10:00:00.000", "1", &iv, [false; 5]);
         let f: Vec<&str> = l.split_whitespace().collect();
-        assert_eq!(f.len(), 2 + 29, "{l}");
+        assert_eq!(f.len(), 2 + 25, "{l}");
         assert_eq!((f[2], f[3]), ("100.0", "1.000"), "{l}");
         assert_eq!((f[21], f[22]), ("100.0", "1.000"), "open: {l}");
         assert_eq!((f[23], f[24]), ("100.0", "0.100"), "close: {l}");
+        // Each optional operation used adds its two columns.
         assert_eq!(
-            fs_line("x", "1", &iv, true).split_whitespace().count(),
+            fs_line("x", "1", &iv, [true, false, false, true, false])
+                .split_whitespace()
+                .count(),
+            2 + 29
+        );
+        assert_eq!(
+            fs_line("x", "1", &iv, [true; 5]).split_whitespace().count(),
             2 + 35
         );
         // An empty line, then the two header lines, the first opening with the date.
-        let h = fs_header(true);
+        let h = fs_header([true; 5]);
         assert_eq!(h.lines().count(), 3);
         assert!(h.lines().nth(1).unwrap().starts_with(&header_date()), "{h}");
+        // vdbench 5.04.06's lines, from its console (a format run: 8 creates, 2 mkdirs).
+        let h = fs_header([false; 5]);
+        let date = header_date();
+        assert_eq!(
+            h,
+            format!(
+                "\n{date:<12} .Interval. .ReqstdOps... ...cpu%...  read ....read..... ....write.... \
+                 ..mb/sec... mb/sec .xfer.. ...mkdir.... ...rmdir.... ...create... ....open.... \
+                 ...close.... ...delete...\n                          rate   resp total  sys   pct   \
+                 rate   resp   rate   resp  read write  total    size  rate   resp  rate   resp  \
+                 rate   resp  rate   resp  rate   resp  rate   resp\n"
+            )
+        );
+        let mut iv = Iv {
+            secs: 1.0,
+            ios: [0, 32],
+            bytes: [0, 32 * 65536],
+            cpu: Some((21.5, 3.54)),
+            ..Default::default()
+        };
+        iv.sum[1] = 32.0 * 0.052e6;
+        iv.meta[meta_col("mkdir").unwrap()] = (2, 2.0 * 2.893e6);
+        iv.meta[meta_col("create").unwrap()] = (8, 8.0 * 1.933e6);
+        assert_eq!(
+            fs_line("23:56:12.096", "1", &iv, [false; 5]),
+            "23:56:12.096          1   32.0  0.052  21.5 3.54   0.0    0.0  0.000   32.0  0.052  \
+             0.00  2.00   2.00   65536   2.0  2.893   0.0  0.000   8.0  1.933   0.0  0.000   0.0  \
+             0.000   0.0  0.000\n"
+        );
+        // Too wide for its column: the decimals go (cut), then the column widens.
+        assert_eq!(fit(447223.04, 6, 1), "447223");
+        assert_eq!(fit(12345.67, 6, 1), " 12345");
+        assert_eq!(fit(123.4567, 6, 3), "123.45");
+        assert_eq!(fit(1234567.0, 6, 1), "1234567");
+        assert_eq!(fit(0.052, 6, 3), " 0.052");
         let r = header();
         assert!(
             r.starts_with(&format!("\n{}    interval", header_date())),

@@ -278,6 +278,7 @@ pub fn execute(
     };
     let ctx = Ctx {
         m,
+        fs_ops: fs_ops_used(m, runs),
         jo: &jo,
         out: &out,
         place: &place,
@@ -753,9 +754,24 @@ fn recover(dirs: &[PathBuf], out: &Out, maps: &fathom_job::KeyMaps) -> Result<u8
     Ok(if bad > 0 { 1 } else { 0 })
 }
 
+/// The optional file-system operations (getattr, setattr, access, copy, move) any FWD or
+/// RD of the execution names: vdbench gives each used one its columns, in every run.
+fn fs_ops_used(m: &Model, runs: &[Run]) -> [bool; crate::report::FS_OPTIONAL] {
+    let names =
+        &crate::report::META_COLS[crate::report::META_COLS.len() - crate::report::FS_OPTIONAL..];
+    let defined = m.fwds.iter().flat_map(|f| f.p.operations.iter());
+    let run = runs
+        .iter()
+        .flat_map(|r| r.fwds.iter().flat_map(|f| f.p.operations.iter()));
+    let ops: Vec<&String> = defined.chain(run).collect();
+    std::array::from_fn(|k| ops.iter().any(|o| o.as_str() == names[k]))
+}
+
 /// What every run of an execution shares.
 struct Ctx<'a> {
     m: &'a Model,
+    /// The optional file-system columns the execution prints (see [`fs_ops_used`]).
+    fs_ops: [bool; crate::report::FS_OPTIONAL],
     jo: &'a JobOpts,
     out: &'a Out,
     place: &'a Place,

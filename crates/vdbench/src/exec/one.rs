@@ -93,7 +93,7 @@ pub(super) fn one_run(
     if let Some(c) = ctx.cluster {
         c.barrier();
     }
-    let layout = Layout::of(run);
+    let layout = Layout::of(run, ctx);
     let cpu: Arc<Mutex<Cpu>> = Arc::new(Mutex::new((Vec::new(), cpu_ticks())));
     // Lines printed while the run went on.
     let printed = Arc::new(Mutex::new(0usize));
@@ -282,35 +282,31 @@ fn banner(run: &Run, name: &str, rate: RunRate) -> String {
     format!("{tod} Starting RD={name}; I/O rate: {rate_text}; elapsed={elapsed}{warm}; {loops}\n")
 }
 
-/// The line layout: vdbench's file-system layout for FSD runs (with the access, copy and
-/// move columns where the run has them), else the raw one.
+/// The line layout: vdbench's file-system layout for FSD runs (with the getattr,
+/// setattr, access, copy and move columns the execution uses), else the raw one.
 #[derive(Clone, Copy)]
 struct Layout {
     fs: bool,
-    extra: bool,
+    used: [bool; report::FS_OPTIONAL],
 }
 
 impl Layout {
-    fn of(run: &Run) -> Layout {
+    fn of(run: &Run, ctx: &Ctx<'_>) -> Layout {
         Layout {
             fs: run.is_fs(),
-            extra: run
-                .fwds
-                .iter()
-                .flat_map(|f| f.p.operations.iter())
-                .any(|o| matches!(o.as_str(), "access" | "copy" | "move")),
+            used: ctx.fs_ops,
         }
     }
     fn header(self) -> String {
         if self.fs {
-            report::fs_header(self.extra)
+            report::fs_header(self.used)
         } else {
             report::header()
         }
     }
     fn line(self, tod: &str, label: &str, iv: &Iv) -> String {
         if self.fs {
-            report::fs_line(tod, label, iv, self.extra)
+            report::fs_line(tod, label, iv, self.used)
         } else {
             report::line(tod, label, iv)
         }
