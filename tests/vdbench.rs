@@ -282,6 +282,24 @@ fathomtest!(a_file_tree_has_vdbench_names_and_is_read, |env| {
         out.contains("ReqstdOps") && out.contains("mkdir") && out.contains("delete"),
         "{out}"
     );
+    // The format is a run of its own before rd1 (vdbench's format_for_rd1): its writes
+    // are its requested operations, its directories, creates, opens and closes in their
+    // columns; over its interval lines, every one of them.
+    let at = |t: &str| out.find(t).unwrap_or_else(|| panic!("{t}: {out}"));
+    let (fmt, rd1) = (at("Starting RD=format_for_rd1"), at("Starting RD=rd1;"));
+    assert!(fmt < rd1, "{out}");
+    let mut sums = [0.0f64; 5];
+    for l in out[fmt..rd1].lines() {
+        let f: Vec<&str> = l.split_whitespace().collect();
+        if f.len() == 27 && f[1].parse::<u32>().is_ok() {
+            for (k, i) in [9, 15, 19, 21, 23].into_iter().enumerate() {
+                sums[k] += f[i].parse::<f64>().unwrap();
+            }
+        }
+    }
+    // 36 files of 16k in 8k writes; 12 directories (3 + 9); one-second intervals.
+    assert_eq!(sums, [72.0, 12.0, 36.0, 36.0, 36.0], "{out}");
+    let out = &out[rd1..];
     let avg_line = out.lines().find(|l| l.contains("avg_2-2")).unwrap();
     let f: Vec<&str> = avg_line.split_whitespace().collect();
     // (getattr, setattr, access, copy and move have columns only where the file uses
@@ -326,9 +344,11 @@ fathomtest!(a_file_tree_has_vdbench_names_and_is_read, |env| {
         .len();
     assert_eq!(size, 16384);
     let rows = flat(&env.path().join("out"));
+    // The format's rows come first, under its own run name.
+    assert_eq!(rows[0]["Run"], "format_for_rd1");
     let avg = rows
         .iter()
-        .find(|r| r["Interval"].starts_with("avg"))
+        .find(|r| r["Run"] == "rd1" && r["Interval"].starts_with("avg"))
         .unwrap();
     assert!(num(avg, "rate") > 0.0);
     assert_eq!(avg["bytes/io"], "4096");
@@ -855,7 +875,10 @@ fathomtest!(
         assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
         let out = stdout(&o);
         // (vdbench's header: each name centred in dots over its columns.)
-        assert!(out.contains(" ...access...") && !out.contains("move"), "{out}");
+        assert!(
+            out.contains(" ...access...") && !out.contains("move"),
+            "{out}"
+        );
         let avg = out
             .lines()
             .find(|l| l.contains(" avg_2-2"))
@@ -2301,8 +2324,10 @@ fathomtest!(
         // rd1: the format's blocks and the run's writes validated, none in error (its
         // reads of blocks it pre-read count as reads, as vdbench's).
         let n = validated(&seen);
-        assert_eq!(n.len(), 2, "{seen}{err}");
-        assert!(n[0] > 1000, "{n:?}: {seen}");
+        // (The format, a run of its own, validated nothing: it wrote.)
+        assert_eq!(n.len(), 3, "{seen}{err}");
+        assert_eq!(n[0], 0, "{seen}");
+        assert!(n[1] > 1000, "{n:?}: {seen}");
         assert!(seen.contains("key blocks marked in error:    0"), "{seen}");
         let (reads, writes) = run_ios(&env.path().join("out"), "rd1");
         assert!(

@@ -1152,6 +1152,7 @@ pub fn dv_format_jobs(
     files: &[(std::path::PathBuf, u64)],
     (xfer, threads): (u64, usize),
     jo: &JobOpts,
+    interval: f64,
 ) -> Result<Vec<JobSpec>> {
     let kb = jo
         .key_blocks
@@ -1187,6 +1188,10 @@ pub fn dv_format_jobs(
             ("file_service_type".into(), "sequential".into()),
             ("invalidate".into(), "0".into()),
         ];
+        // Sampled per reporting interval (the format's report).
+        let iv = format!("{}", (interval * 1000.0).round() as u64);
+        o.push(("bwavgtime".into(), iv.clone()));
+        o.push(("iopsavgtime".into(), iv));
         dv_options(jo, kb, &mut o);
         let mut b = fathom::Job::builder(format!("format.{}.{t}", fsd.name));
         for (k, v) in o {
@@ -1196,6 +1201,9 @@ pub fn dv_format_jobs(
             .build()
             .map_err(|e| anyhow!("fsd={} format: {e}", fsd.name))?;
         dv_controls(jo, &mut spec);
+        spec.control.final_sample = true;
+        // Each file opened (and closed) once, in the format's columns.
+        spec.control.count_opens = true;
         if let Some(p) = &jo.pattern {
             spec.buffer_pattern = Some(p.clone());
         }

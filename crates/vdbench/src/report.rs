@@ -45,6 +45,90 @@ pub struct Iv {
     pub req: (u64, f64, f64, u64),
 }
 
+/// A format's work, interval by interval, as vdbench's format run reports it: each
+/// directory made, file created, opened and closed in its column, each write a write
+/// (the format's requested operations).
+pub struct Recorder {
+    t0: std::time::Instant,
+    interval: f64,
+    ivs: std::sync::Mutex<Vec<Iv>>,
+}
+
+impl Recorder {
+    /// A recording from now, in `interval`-second intervals.
+    pub fn new(interval: f64) -> Recorder {
+        Recorder {
+            t0: std::time::Instant::now(),
+            interval: interval.max(0.001),
+            ivs: std::sync::Mutex::new(Vec::new()),
+        }
+    }
+
+    /// The interval that ends after `at` (growing the list to it).
+    fn with(&self, at: std::time::Instant, f: impl FnOnce(&mut Iv)) {
+        let k = (at.duration_since(self.t0).as_secs_f64() / self.interval) as usize;
+        let mut ivs = self.ivs.lock().unwrap_or_else(|e| e.into_inner());
+        if ivs.len() <= k {
+            ivs.resize(k + 1, Iv::default());
+        }
+        f(&mut ivs[k]);
+    }
+
+    /// Metadata operation `op` (a [`META_COLS`] name), begun at `start`, done now.
+    pub fn meta(&self, op: &str, start: std::time::Instant) {
+        let now = std::time::Instant::now();
+        let ns = now.duration_since(start).as_nanos() as f64;
+        let col = meta_col(op).expect("a vdbench metadata column");
+        self.with(now, |iv| {
+            iv.meta[col].0 += 1;
+            iv.meta[col].1 += ns;
+        });
+    }
+
+    /// A write of `bytes`, begun at `start`, done now.
+    pub fn write(&self, bytes: u64, start: std::time::Instant) {
+        let now = std::time::Instant::now();
+        let ns = now.duration_since(start).as_nanos() as u64;
+        self.with(now, |iv| {
+            iv.ios[1] += 1;
+            iv.bytes[1] += bytes;
+            iv.sum[1] += ns as f64;
+            iv.sumsq[1] += (ns as f64) * (ns as f64);
+            iv.max[1] = iv.max[1].max(ns);
+        });
+    }
+
+    /// Writes done elsewhere (data validation's keyed format jobs): `ivs`, their first
+    /// interval ending `offset` intervals after this recording's first.
+    pub fn add(&self, offset: usize, ivs: &[Iv]) {
+        let mut all = self.ivs.lock().unwrap_or_else(|e| e.into_inner());
+        if all.len() < offset + ivs.len() {
+            all.resize(offset + ivs.len(), Iv::default());
+        }
+        for (k, iv) in ivs.iter().enumerate() {
+            all[offset + k].add_side(iv);
+        }
+    }
+
+    /// The interval now running, counted from 0.
+    pub fn now_interval(&self) -> usize {
+        (self.t0.elapsed().as_secs_f64() / self.interval) as usize
+    }
+
+    /// The intervals (at least one), each over the whole interval (vdbench's rates, the
+    /// last one's too).
+    pub fn finish(&self) -> Vec<Iv> {
+        let mut ivs = self.ivs.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        if ivs.is_empty() {
+            ivs.push(Iv::default());
+        }
+        for iv in &mut ivs {
+            iv.secs = self.interval;
+        }
+        ivs
+    }
+}
+
 /// vdbench's metadata operation columns, in its order.
 pub const META_COLS: [&str; 11] = [
     "mkdir", "rmdir", "create", "open", "close", "delete", "getattr", "setattr", "access", "copy",

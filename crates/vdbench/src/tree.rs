@@ -130,13 +130,15 @@ type Part = (u64, u64, Vec<(PathBuf, u64)>);
 /// Build what is missing (`restart`), or everything after a clean (`yes`), writing
 /// files in `xfer`-byte pieces on `threads` threads: `files` (all of the tree's, or this
 /// host's share); with `pattern`, the files hold it (pattern=FILE). Without `data`, the
-/// files are only made at their lengths and listed in [`Built::unwritten`].
+/// files are only made at their lengths and listed in [`Built::unwritten`]. `rec` notes
+/// each operation for the format's report.
 pub fn build(
     f: &Fsd,
     files: &[(PathBuf, u64)],
     (xfer, threads): (u64, usize),
     (create_anchor, data): (bool, bool),
     pattern: Option<&[u8]>,
+    rec: Option<&crate::report::Recorder>,
 ) -> Result<Built> {
     if f.sizes.iter().all(|s| s.0 == 0) {
         bail!("fsd={}: no size= (or sizes=) for its files", f.name);
@@ -147,8 +149,14 @@ pub fn build(
     for (_, d) in dirs(f).into_iter().skip(1) {
         let p = anchor.join(d);
         if !p.is_dir() {
+            let t = std::time::Instant::now();
             match std::fs::create_dir(&p) {
-                Ok(()) => b.dirs += 1,
+                Ok(()) => {
+                    b.dirs += 1;
+                    if let Some(r) = rec {
+                        r.meta("mkdir", t);
+                    }
+                }
                 // Another host sharing the tree made it first.
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
                 Err(e) => return Err(e).with_context(|| format!("creating {}", p.display())),
@@ -181,15 +189,30 @@ pub fn build(
                     let (mut made, mut bytes, mut unwritten) = (0u64, 0u64, Vec::new());
                     for (p, size) in files.iter().skip(t).step_by(threads) {
                         let have = std::fs::metadata(p).map(|m| m.len()).unwrap_or(0);
-                        if have >= *size && p.exists() {
+                        let exists = p.exists();
+                        if have >= *size && exists {
                             continue;
                         }
+                        let now = std::time::Instant::now;
+                        // A new file is created (and closed), then opened for its writes,
+                        // as vdbench's format does, each in its column.
+                        if !exists {
+                            let t = now();
+                            std::fs::OpenOptions::new()
+                                .create(true)
+                                .write(true)
+                                .truncate(false)
+                                .open(p)
+                                .with_context(|| format!("creating {}", p.display()))?;
+                            if let Some(r) = rec {
+                                r.meta("create", t);
+                            }
+                        }
+                        let t = now();
                         let file = std::fs::OpenOptions::new()
-                            .create(true)
                             .write(true)
-                            .truncate(false)
                             .open(p)
-                            .with_context(|| format!("creating {}", p.display()))?;
+                            .with_context(|| format!("opening {}", p.display()))?;
                         if !data {
                             file.set_len(*size)
                                 .with_context(|| format!("sizing {}", p.display()))?;
@@ -198,13 +221,25 @@ pub fn build(
                             made += 1;
                             continue;
                         }
+                        if let Some(r) = rec {
+                            r.meta("open", t);
+                        }
                         let mut off = have;
                         while off < *size {
                             let n = ((size - off) as usize).min(xfer);
+                            let t = now();
                             file.write_all_at(&buf[..n], off)
                                 .with_context(|| format!("writing {}", p.display()))?;
+                            if let Some(r) = rec {
+                                r.write(n as u64, t);
+                            }
                             off += n as u64;
                             bytes += n as u64;
+                        }
+                        let t = now();
+                        drop(file);
+                        if let Some(r) = rec {
+                            r.meta("close", t);
                         }
                         made += 1;
                     }

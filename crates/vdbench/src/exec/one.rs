@@ -20,10 +20,11 @@ pub(super) fn one_run(
     name: &str,
     rate: RunRate,
 ) -> Result<(f64, u8, f64)> {
-    let banner = banner(run, name, rate);
     if run.is_fs() && !prepare_trees(ctx, run)? {
         return Ok((0.0, 0, 0.0));
     }
+    // (After a file-system format, which is a run of its own before this one.)
+    let banner = banner(run, name, rate);
     let mut specs: Vec<(fathom::JobSpec, JobTag)> = if run.is_fs() {
         jobs::fs_jobs(run, rate, ctx.jo, ctx.place)?
     } else {
@@ -166,7 +167,7 @@ pub(super) fn one_run(
     };
     let avg = write_reports(ctx, run, name, rate, &meas, &shown)?;
     write_histogram(out, &banner, &reports)?;
-    let unvalidated = ctx.jo.validate && !dv_counters(ctx, run, &reports)?;
+    let unvalidated = ctx.jo.validate && !dv_counters(ctx, run, &reports, false)?;
     write_native(out, run, name, reports)?;
     if unvalidated {
         // After the run's results are written, as vdbench's slave aborts after its count.
@@ -189,8 +190,8 @@ fn host_label(ctx: &Ctx<'_>, rank: usize) -> String {
 /// the key blocks read and checked (the workload's reads of known blocks, pre-reads,
 /// reads after writes) and those found in error. False when the run checked nothing and
 /// must fail, as vdbench's does (said here), unless it only wrote sequentially to the end
-/// or formatted.
-fn dv_counters(ctx: &Ctx<'_>, run: &Run, reports: &[fathom::Report]) -> Result<bool> {
+/// or formatted (`format`: a file-system format's run).
+fn dv_counters(ctx: &Ctx<'_>, run: &Run, reports: &[fathom::Report], format: bool) -> Result<bool> {
     let out = ctx.out;
     // validate=ignore_zero_reads: neither the count nor the failure (vdbench's slaves
     // stop before both).
@@ -224,7 +225,7 @@ fn dv_counters(ctx: &Ctx<'_>, run: &Run, reports: &[fathom::Report]) -> Result<b
             .wds
             .iter()
             .all(|w| matches!(w.p.seek, crate::model::Seek::Eof) && w.p.rdpct == 0.0);
-    if !none || run.rd == "SD_format" || eof_writes {
+    if !none || format || run.rd == "SD_format" || eof_writes {
         return Ok(true);
     }
     let (tod, _) = now_stamps();
@@ -819,6 +820,22 @@ fn prepare_trees(ctx: &Ctx<'_>, run: &Run) -> Result<bool> {
             });
         }
     }
+    // vdbench reports a format as a run of its own, format_for_RD (one host: with many,
+    // each builds its share unreported).
+    let building = matches!(
+        run.pace.format,
+        Format::Yes | Format::Only | Format::Restart | Format::RestartOnly
+    );
+    let rec = (building && ctx.cluster.is_none()).then(|| {
+        let cpu: Mutex<Cpu> = Mutex::new((Vec::new(), cpu_ticks()));
+        (
+            report::Recorder::new(run.pace.interval),
+            cpu,
+            crate::report::now_ms(),
+        )
+    });
+    // Data validation's keyed format jobs.
+    let mut keyed = fathom::Report::default();
     for f in &fsds {
         let mine = jobs::my_files(f, &shares, ctx.place.rank);
         // Reads and writes need the files; metadata operations work on what is there.
@@ -839,9 +856,12 @@ fn prepare_trees(ctx: &Ctx<'_>, run: &Run) -> Result<bool> {
                     (xfer, threads),
                     (ctx.m.general.create_anchors, !ctx.jo.validate),
                     ctx.jo.pattern.as_deref(),
+                    rec.as_ref().map(|r| &r.0),
                 )?;
                 if ctx.jo.validate && !b.unwritten.is_empty() {
-                    keyed_format(ctx, run, f, &b.unwritten, (xfer, threads))?;
+                    let rec = rec.as_ref().map(|r| &r.0);
+                    let r = keyed_format(ctx, run, f, &b.unwritten, (xfer, threads), rec)?;
+                    keyed.jobs.extend(r.jobs);
                 }
                 let what = if matches!(run.pace.format, Format::Yes | Format::Only) {
                     "format"
@@ -858,26 +878,88 @@ fn prepare_trees(ctx: &Ctx<'_>, run: &Run) -> Result<bool> {
         }
     }
     barrier();
+    if let Some((rec, cpu, started)) = rec {
+        tick(&cpu);
+        format_report(ctx, run, &rec, &cpu, started)?;
+        if ctx.jo.validate && !keyed.jobs.is_empty() {
+            dv_counters(ctx, run, &[keyed], true)?;
+        }
+    }
     Ok(matches!(
         run.pace.format,
         Format::No | Format::Yes | Format::Restart
     ))
 }
 
+/// The format's own run, as vdbench reports it: `Starting RD=format_for_RD`, its
+/// interval lines (the writes its requested operations; directories made, files created,
+/// opened and closed in their columns) and average, in the console, summary, totals and
+/// flat file.
+fn format_report(
+    ctx: &Ctx<'_>,
+    run: &Run,
+    rec: &report::Recorder,
+    cpu: &Mutex<Cpu>,
+    started: u64,
+) -> Result<()> {
+    let out = ctx.out;
+    let name = format!("format_for_{}", run.rd);
+    let (tod, _) = now_stamps();
+    let banner = format!("{tod} Starting RD={name}\n");
+    if !out.quiet {
+        emit(&format!("\n{banner}"));
+    }
+    out.append("summary.html", &format!("\n{banner}"))?;
+    out.append("totals.html", &format!("\n{banner}"))?;
+    out.log(&banner.trim_end()[13..])?;
+    let mut all = rec.finish();
+    // The machine's CPU over the format, in each of its lines.
+    let use_cpu = cpu
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .0
+        .first()
+        .copied();
+    for iv in &mut all {
+        iv.cpu = use_cpu;
+    }
+    let meas = Measured {
+        all,
+        by_sd: BTreeMap::new(),
+        by_wd: BTreeMap::new(),
+    };
+    let shown = Shown {
+        banner: &banner,
+        layout: Layout::of(run, ctx),
+        printed: 0,
+        started,
+    };
+    write_reports(ctx, run, &name, RunRate::Max, &meas, &shown)?;
+    Ok(())
+}
+
 /// Data validation's format: `files` (made at their lengths) written whole through keyed
-/// jobs on the format's threads, so the runs after know every block's key.
+/// jobs on the format's threads, so the runs after know every block's key; their report.
 fn keyed_format(
     ctx: &Ctx<'_>,
     run: &Run,
     fsd: &crate::model::Fsd,
     files: &[(std::path::PathBuf, u64)],
     (xfer, threads): (u64, usize),
-) -> Result<()> {
-    let specs = jobs::dv_format_jobs(fsd, files, (xfer, threads), ctx.jo)?;
+    rec: Option<&report::Recorder>,
+) -> Result<fathom::Report> {
+    let specs = jobs::dv_format_jobs(fsd, files, (xfer, threads), ctx.jo, run.pace.interval)?;
+    let from = rec.map_or(0, |r| r.now_interval());
     let report = crate::stop::run(fathom::Runner::new(specs))
         .map_err(|e| anyhow!("rd={} fsd={}: format: {e}", run.rd, fsd.name))?;
     if let Some(e) = report.jobs.iter().find_map(|j| j.error_text.as_ref()) {
         bail!("rd={} fsd={}: format: {e}", run.rd, fsd.name);
     }
-    Ok(())
+    // The keyed writes in the format's report, from the interval they started in.
+    if let Some(r) = rec {
+        for j in &report.jobs {
+            r.add(from, &report::intervals_of(j, run.pace.interval, 0.0));
+        }
+    }
+    Ok(report)
 }
