@@ -590,6 +590,120 @@ pub const FLAT_COLUMNS: &[&str] = &[
     "cpu_idle",
 ];
 
+/// A file-system execution's flat file columns after `tod` and `timestamp`, as vdbench
+/// 5.04.06 names and orders them (every metadata operation's pair, used or not), with a
+/// line on each for the file's comment block.
+pub const FS_FLAT_COLUMNS: &[(&str, &str)] = &[
+    ("Run", "the run's name (RD=, or format_for_RD for a format)"),
+    (
+        "Interval",
+        "interval number, or avg_F-N for the run's average",
+    ),
+    ("reqrate", "fwdrate= asked for (9999988 for max)"),
+    ("rate", "requested operations done per second"),
+    ("resp", "their mean response time, ms"),
+    ("MB/sec", "MB read and written per second"),
+    ("Read_rate", "reads per second"),
+    ("Read_resp", "mean read response time, ms"),
+    ("Write_rate", "writes per second"),
+    ("Write_resp", "mean write response time, ms"),
+    ("MB_read", "MB read per second"),
+    ("MB_write", "MB written per second"),
+    ("Xfersize", "mean bytes per read or write"),
+    ("Mkdir_rate", "directories made per second"),
+    ("Mkdir_resp", "mean mkdir time, ms"),
+    ("Rmdir_rate", "directories removed per second"),
+    ("Rmdir_resp", "mean rmdir time, ms"),
+    ("Create_rate", "files created per second"),
+    ("Create_resp", "mean create time, ms"),
+    ("Open_rate", "opens per second"),
+    ("Open_resp", "mean open time, ms"),
+    ("Close_rate", "closes per second"),
+    ("Close_resp", "mean close time, ms"),
+    ("Delete_rate", "files deleted per second"),
+    ("Delete_resp", "mean delete time, ms"),
+    ("Getattr_rate", "getattrs per second"),
+    ("Getattr_resp", "mean getattr time, ms"),
+    ("Setattr_rate", "setattrs per second"),
+    ("Setattr_resp", "mean setattr time, ms"),
+    ("Access_rate", "access calls per second"),
+    ("Access_resp", "mean access time, ms"),
+    ("Copy_rate", "copies per second"),
+    ("Copy_resp", "mean copy time, ms"),
+    ("Move_rate", "moves per second"),
+    ("Move_resp", "mean move time, ms"),
+    ("compratio", "compratio= asked for"),
+    ("dedupratio", "dedupratio= asked for (n/a without dedup)"),
+    ("cpu_used", "machine cpu busy, %"),
+    ("cpu_user", "machine cpu in user mode, %"),
+    ("cpu_kernel", "machine cpu in the kernel, %"),
+    ("cpu_wait", "machine cpu waiting for I/O, %"),
+    ("cpu_idle", "machine cpu idle, %"),
+];
+
+/// A file-system execution's flat file head, laid out as vdbench's: a comment block
+/// (`*` lines, one per column), then the column names, each right-aligned in 10 (the
+/// first line a parser reads starts with a blank, as vdbench's).
+pub fn fs_flat_head() -> String {
+    let mut h = String::from(
+        "*\n* fathom vdbench flat file: one row per interval and one per run average \
+         (Interval avg_F-N), columns separated by blanks; lines starting '*' are comments.\n*\n",
+    );
+    for (name, what) in FS_FLAT_COLUMNS {
+        h.push_str(&format!("* {name:<16}: {what}\n"));
+    }
+    h.push_str("* 'n/a'           : not known, or not one value\n* \n");
+    h.push_str(&format!("{:>12} {:>23} ", "tod", "timestamp"));
+    for (name, _) in FS_FLAT_COLUMNS {
+        h.push_str(&format!("{name:>10} "));
+    }
+    h.push('\n');
+    h
+}
+
+/// One row of a file-system execution's flat file, in vdbench's cells: the time of day
+/// in 12, the timestamp in 24, then each column in 10 and a blank (figures `%.4f`, the
+/// transfer size whole, `n/a` where nothing is known).
+pub fn fs_flat_row(tod: &str, stamp: &str, interval: &str, f: &RunFacts, iv: &Iv) -> String {
+    let r = iv.resp();
+    let (cpu, sys) = iv.cpu.unwrap_or((0.0, 0.0));
+    let secs = iv.secs;
+    let rate = |n: u64| if secs > 0.0 { n as f64 / secs } else { 0.0 };
+    let mb = |b: u64| rate(b) / mb();
+    let num = |v: f64| format!("{v:>10.4} ");
+    let mut l = format!("{tod:>12} {:>24}", format!("{stamp} "));
+    l.push_str(&format!("{:>10} {interval:>10} ", f.run));
+    for v in [
+        f.reqrate,
+        iv.rate(),
+        r[0],
+        iv.mbs(),
+        rate(iv.ios[0]),
+        r[1],
+        rate(iv.ios[1]),
+        r[2],
+        mb(iv.bytes[0]),
+        mb(iv.bytes[1]),
+    ] {
+        l.push_str(&num(v));
+    }
+    l.push_str(&format!("{:>10} ", iv.bytes_per_io()));
+    for (n, sum) in iv.meta {
+        l.push_str(&num(rate(n)));
+        l.push_str(&num(if n > 0 { sum / n as f64 / 1e6 } else { 0.0 }));
+    }
+    l.push_str(&num(f.compratio));
+    match f.dedupratio {
+        Some(d) => l.push_str(&num(d)),
+        None => l.push_str(&format!("{:>10} ", "n/a")),
+    }
+    for v in [cpu, (cpu - sys).max(0.0), sys, 0.0, (100.0 - cpu).max(0.0)] {
+        l.push_str(&num(v));
+    }
+    l.push('\n');
+    l
+}
+
 /// What the flat file says of the run beside the measured figures.
 #[derive(Debug, Clone, Default)]
 pub struct RunFacts {
@@ -613,6 +727,8 @@ pub struct RunFacts {
     pub lunsize: f64,
     /// compratio.
     pub compratio: f64,
+    /// dedupratio (None without dedup).
+    pub dedupratio: Option<f64>,
 }
 
 /// One flat file row.
@@ -789,6 +905,64 @@ mod tests {
         // The raw line's interval column is 12 wide after the time of day (5.04.07's).
         let l = line("10:00:00.000", "avg_2-8", &iv);
         assert!(l.starts_with("10:00:00.000     avg_2-8 "), "{l}");
+    }
+
+    #[test]
+    fn a_file_system_flat_row_is_vdbench_s() {
+        // vdbench 5.04.06's format_for_rd1 row (8 files of 256k in 64k writes, two
+        // directories), its cells byte for byte up to the cpu columns.
+        let mut iv = Iv {
+            secs: 1.0,
+            ios: [0, 32],
+            bytes: [0, 32 * 65536],
+            cpu: Some((17.9293, 3.5354)),
+            ..Default::default()
+        };
+        iv.sum[1] = 32.0 * 0.0519e6;
+        for (op, n, ms) in [
+            ("mkdir", 2, 2.893),
+            ("create", 8, 1.933),
+            ("open", 8, 0.3958),
+            ("close", 8, 0.0868),
+        ] {
+            iv.meta[meta_col(op).unwrap()] = (n, n as f64 * ms * 1e6);
+        }
+        let f = RunFacts {
+            run: "format_for_rd1".into(),
+            reqrate: 9_999_988.0,
+            compratio: 1.0,
+            ..Default::default()
+        };
+        let row = fs_flat_row("23:56:12.109", "11/28/2026-23:56:12-UTC", "1", &f, &iv);
+        let vdbench = concat!(
+            "23:56:12.109 11/28/2026-23:56:12-UTC format_for_rd1          1 9999988.0000    32.0000  ",
+            "   0.0519     2.0000     0.0000     0.0000    32.0000     0.0519     0.0000     2.0000  ",
+            "    65536     2.0000     2.8930     0.0000     0.0000     8.0000     1.9330     8.0000  ",
+            "   0.3958     8.0000     0.0868     0.0000     0.0000     0.0000     0.0000     0.0000  ",
+            "   0.0000     0.0000     0.0000     0.0000     0.0000     0.0000     0.0000     1.0000  ",
+            "      n/a ",
+        );
+        assert!(row.starts_with(vdbench), "{row}");
+        // Then cpu used, user, kernel, wait, idle.
+        let cpu: Vec<&str> = row[vdbench.len()..].split_whitespace().collect();
+        assert_eq!(cpu, ["17.9293", "14.3939", "3.5354", "0.0000", "82.0707"]);
+        // The head: comment lines, then the names, each right-aligned in 10 after the
+        // time of day and timestamp, as vdbench's.
+        let h = fs_flat_head();
+        let names = h.lines().last().unwrap();
+        assert!(
+            names.starts_with(
+                "         tod               timestamp        Run   Interval    reqrate "
+            ),
+            "{names}"
+        );
+        assert!(names.ends_with("   cpu_wait   cpu_idle "), "{names}");
+        assert_eq!(names.split_whitespace().count(), 2 + FS_FLAT_COLUMNS.len());
+        assert!(h
+            .lines()
+            .take_while(|l| *l != names)
+            .all(|l| l.starts_with('*')));
+        assert_eq!(row.split_whitespace().count(), 2 + FS_FLAT_COLUMNS.len());
     }
 
     #[test]

@@ -225,7 +225,7 @@ pub fn execute(
 ) -> Result<u8> {
     let place = place_of(m, o, cluster)?;
     let cl = cluster.filter(|_| !place.hosts.is_empty());
-    let out = open_output(o, &place, parm_text)?;
+    let out = open_output(o, &place, parm_text, m.sds.is_empty() && !m.fsds.is_empty())?;
     let (jo, journal_dirs) = job_opts(m, runs, o, &out)?;
     if place.rank == 0 {
         dv_maps_said(m, &jo, &out)?;
@@ -361,7 +361,7 @@ fn place_of(m: &Model, o: &ExecOpts, cluster: Option<&dyn Cluster>) -> Result<Pl
 
 /// The output folder, emptied of an earlier run's files, with the parameter file, the
 /// flat file's header and the log's first line written (rank 0 only).
-fn open_output(o: &ExecOpts, place: &Place, parm_text: &str) -> Result<Out> {
+fn open_output(o: &ExecOpts, place: &Place, parm_text: &str, fs: bool) -> Result<Out> {
     if place.rank == 0 {
         std::fs::create_dir_all(&o.out).with_context(|| format!("creating {}", o.out.display()))?;
         for f in [
@@ -394,9 +394,17 @@ fn open_output(o: &ExecOpts, place: &Place, parm_text: &str) -> Result<Out> {
             fathom_report::units::local_time(ms, c"%H:%M:%S %b %d %Y %Z")
         ),
     )?;
-    let mut flat_head = String::from("* fathom vdbench flat file: one row per interval and one per run average (Interval avg_F-N).\n");
-    flat_head.push_str(&report::FLAT_COLUMNS.join(" "));
-    flat_head.push('\n');
+    // A file-system execution's flat file has vdbench's file-system columns (vdbench
+    // takes SDs or FSDs, never both).
+    let flat_head = if fs {
+        report::fs_flat_head()
+    } else {
+        format!(
+            "* fathom vdbench flat file: one row per interval and one per run average \
+             (Interval avg_F-N).\n{}\n",
+            report::FLAT_COLUMNS.join(" ")
+        )
+    };
     out.append("flatfile.html", &flat_head)?;
     out.log(&format!(
         "fathom {} vdbench front end; output directory {}",

@@ -312,6 +312,13 @@ impl Layout {
             report::line(tod, label, iv)
         }
     }
+    fn flat_row(self, tod: &str, stamp: &str, label: &str, f: &RunFacts, iv: &Iv) -> String {
+        if self.fs {
+            report::fs_flat_row(tod, stamp, label, f, iv)
+        } else {
+            report::flat_row(tod, stamp, label, f, iv)
+        }
+    }
 }
 
 /// Machine CPU per interval (busy and system percentages), and the last reading.
@@ -610,20 +617,14 @@ fn write_reports(
             console.push_str(&l);
         }
         text.push_str(&l);
-        flat.push_str(&report::flat_row(
-            tod,
-            stamp,
-            &(i + 1).to_string(),
-            &facts,
-            iv,
-        ));
+        flat.push_str(&layout.flat_row(tod, stamp, &(i + 1).to_string(), &facts, iv));
     }
     let (label, avg) = average(&meas.all, first);
     let (tod0, stamp) = &stamps[meas.all.len()];
     let avg_line = layout.line(tod0, &label, &avg);
     text.push_str(&avg_line);
     console.push_str(&avg_line);
-    flat.push_str(&report::flat_row(tod0, stamp, &label, &facts, &avg));
+    flat.push_str(&layout.flat_row(tod0, stamp, &label, &facts, &avg));
     emit(&console);
     out.append("summary.html", &text)?;
     out.append("totals.html", &format!("{}{avg_line}", layout.header()))?;
@@ -780,6 +781,7 @@ fn facts(run: &Run, name: &str, rate: RunRate, m: &Model) -> RunFacts {
             .first()
             .and_then(|w| w.p.compratio)
             .unwrap_or(m.general.compratio),
+        dedupratio: (m.general.dedupratio > 1.0).then_some(m.general.dedupratio),
     }
 }
 
