@@ -2412,3 +2412,27 @@ fathomtest!(file_system_validation_refuses_what_it_cannot_keep, |env| {
         stderr(&o)
     );
 });
+
+fathomtest!(two_fwds_on_one_fsd_validate_without_false_errors, |env| {
+    let _turn = serial();
+    let shm = Shm::new(&env, "fsdv2");
+    let anchor = shm.0.join("anchor");
+    // A reader and a writer on the same files at once (8k writes over 4k key blocks),
+    // then a read-only run: a read never sees a write half done, and the later run
+    // checks what the writer left (vdbench 5.04.06 on this file: no errors either).
+    let text = format!(
+        "fsd=fsd1,anchor={},depth=1,width=2,files=4,size=256k\n\
+         fwd=fwdr,fsd=fsd1,operation=read,xfersize=4k,fileio=random,fileselect=random,threads=2\n\
+         fwd=fwdw,fsd=fsd1,operation=write,xfersize=8k,fileio=random,fileselect=random,threads=2\n\
+         rd=rd1,fwd=fwd*,fwdrate=max,format=yes,elapsed=2,interval=1\n\
+         rd=rd2,fwd=fwdr,fwdrate=max,format=no,elapsed=2,interval=1\n",
+        anchor.display()
+    );
+    let o = vdb_output(&env, &text, &env.path().join("o"), &["-v"]);
+    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+    let out = stdout(&o);
+    assert!(!out.contains("Data Validation error"), "{out}");
+    let n = validated(&out);
+    assert_eq!(n.len(), 3, "{out}");
+    assert!(n[1] > 1000 && n[2] > 1000, "{n:?}");
+});

@@ -1279,6 +1279,9 @@ fn io_jobs(
         if jo.validate {
             let kb = jo.key_blocks.get(&fsd_key(&fsd.name)).copied();
             dv_options(jo, kb.unwrap_or(512), &mut o);
+            // Another FWD on the FSD uses the same files: a read never sees a write
+            // half done (vdbench gives a file to one thread at a time).
+            o.push(("lockfile".into(), "readwrite".into()));
         }
         o.extend(common.iter().cloned());
         let what = format!("fwd={} fsd={}", f.name, fsd.name);
