@@ -1169,7 +1169,20 @@ pub fn dv_format_jobs(
             p.display()
         );
     } else {
-        kb
+        // The largest write of whole key blocks, no larger than xfer, that every file's
+        // length is a multiple of (vdbench's last write of a file is cut at its end).
+        let gcd = |mut a: u64, mut b: u64| {
+            while b != 0 {
+                (a, b) = (b, a % b);
+            }
+            a
+        };
+        let g = files.iter().fold(0, |g, (_, n)| gcd(g, *n));
+        let mut bs = (xfer.min(g) / kb).max(1) * kb;
+        while bs > kb && g % bs != 0 {
+            bs -= kb;
+        }
+        bs
     };
     let threads = threads.clamp(1, 256).min(files.len().max(1));
     let mut out = Vec::new();

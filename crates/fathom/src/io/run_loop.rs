@@ -128,7 +128,13 @@ impl<'a> Loop<'a> {
         };
         let dirs = match &clone.replay {
             Some(log) => log.ios().map(|n| n > 0),
-            None => [k.reads(), k.writes(), k.trims()],
+            // A write job's chained reads (vdbench's pre-reads, reads after writes) are
+            // reads of the job's: sampled too.
+            None => [
+                k.reads() || spec.control.verify_pre_read || spec.control.verify_read_after_write,
+                k.writes(),
+                k.trims(),
+            ],
         };
         let ramp = spec.ramp_time;
         let io_start = crate::clock::now();
