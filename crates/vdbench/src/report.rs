@@ -862,7 +862,7 @@ mod tests {
         let h = fs_header([true; 5]);
         assert_eq!(h.lines().count(), 3);
         assert!(h.lines().nth(1).unwrap().starts_with(&header_date()), "{h}");
-        // vdbench 5.04.06's lines, from its console (a format run: 8 creates, 2 mkdirs).
+        // vdbench 5.04.06's lines, from its console (a format run: 2 mkdirs; 8 creates, opens, closes).
         let h = fs_header([false; 5]);
         let date = header_date();
         assert_eq!(
@@ -875,21 +875,12 @@ mod tests {
                  rate   resp  rate   resp  rate   resp  rate   resp\n"
             )
         );
-        let mut iv = Iv {
-            secs: 1.0,
-            ios: [0, 32],
-            bytes: [0, 32 * 65536],
-            cpu: Some((21.5, 3.54)),
-            ..Default::default()
-        };
-        iv.sum[1] = 32.0 * 0.052e6;
-        iv.meta[meta_col("mkdir").unwrap()] = (2, 2.0 * 2.893e6);
-        iv.meta[meta_col("create").unwrap()] = (8, 8.0 * 1.933e6);
+        let iv = format_iv((21.5, 3.54));
         assert_eq!(
             fs_line("23:56:12.096", "1", &iv, [false; 5]),
             "23:56:12.096          1   32.0  0.052  21.5 3.54   0.0    0.0  0.000   32.0  0.052  \
-             0.00  2.00   2.00   65536   2.0  2.893   0.0  0.000   8.0  1.933   0.0  0.000   0.0  \
-             0.000   0.0  0.000\n"
+             0.00  2.00   2.00   65536   2.0  2.893   0.0  0.000   8.0  1.933   8.0  0.396   8.0  \
+             0.087   0.0  0.000\n"
         );
         // Too wide for its column: the decimals go (cut), then the column widens.
         assert_eq!(fit(447223.04, 6, 1), "447223");
@@ -907,15 +898,14 @@ mod tests {
         assert!(l.starts_with("10:00:00.000     avg_2-8 "), "{l}");
     }
 
-    #[test]
-    fn a_file_system_flat_row_is_vdbench_s() {
-        // vdbench 5.04.06's format_for_rd1 row (8 files of 256k in 64k writes, two
-        // directories), its cells byte for byte up to the cpu columns.
+    /// The interval of vdbench 5.04.06's format_for_rd1 (8 files of 256k in 64k writes,
+    /// two directories; its flat file's figures), with the machine's cpu.
+    fn format_iv(cpu: (f64, f64)) -> Iv {
         let mut iv = Iv {
             secs: 1.0,
             ios: [0, 32],
             bytes: [0, 32 * 65536],
-            cpu: Some((17.9293, 3.5354)),
+            cpu: Some(cpu),
             ..Default::default()
         };
         iv.sum[1] = 32.0 * 0.0519e6;
@@ -927,6 +917,14 @@ mod tests {
         ] {
             iv.meta[meta_col(op).unwrap()] = (n, n as f64 * ms * 1e6);
         }
+        iv
+    }
+
+    #[test]
+    fn a_file_system_flat_row_is_vdbench_s() {
+        // vdbench 5.04.06's format_for_rd1 row (8 files of 256k in 64k writes, two
+        // directories), its cells byte for byte up to the cpu columns.
+        let iv = format_iv((17.9293, 3.5354));
         let f = RunFacts {
             run: "format_for_rd1".into(),
             reqrate: 9_999_988.0,
