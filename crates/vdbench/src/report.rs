@@ -214,6 +214,37 @@ impl Iv {
             self.ios[0] as f64 * 100.0 / n as f64
         }
     }
+    /// Reads and writes per second, their mean response times (ms), and MB read and
+    /// written per second: `[read rate, read resp, write rate, write resp, MB read,
+    /// MB written]`.
+    pub fn dir_figures(&self) -> [f64; 6] {
+        let rate = |n: u64| {
+            if self.secs > 0.0 {
+                n as f64 / self.secs
+            } else {
+                0.0
+            }
+        };
+        let r = self.resp();
+        [
+            rate(self.ios[0]),
+            r[1],
+            rate(self.ios[1]),
+            r[2],
+            rate(self.bytes[0]) / mb(),
+            rate(self.bytes[1]) / mb(),
+        ]
+    }
+    /// Metadata operation `k` ([`META_COLS`]): per second and mean time, ms.
+    pub fn meta_figures(&self, k: usize) -> (f64, f64) {
+        let (n, sum) = self.meta[k];
+        let rate = if self.secs > 0.0 {
+            n as f64 / self.secs
+        } else {
+            0.0
+        };
+        (rate, Self::mean_of(n, sum))
+    }
     fn mean_of(n: u64, sum: f64) -> f64 {
         if n == 0 {
             0.0
@@ -508,39 +539,35 @@ pub fn fs_header(used: [bool; FS_OPTIONAL]) -> String {
 /// file it picks and closes the one it leaves, as vdbench's: those are its open and
 /// close columns).
 pub fn fs_line(tod: &str, label: &str, iv: &Iv, used: [bool; FS_OPTIONAL]) -> String {
-    let r = iv.resp();
     let (cpu, sys) = iv.cpu.unwrap_or((0.0, 0.0));
-    let secs = iv.secs;
-    let rate = |n: u64| if secs > 0.0 { n as f64 / secs } else { 0.0 };
-    let mb = |b: u64| rate(b) / mb();
+    let [rr, rresp, wr, wresp, mbr, mbw] = iv.dir_figures();
     let base = [
         iv.rate(),
-        r[0],
+        iv.resp()[0],
         cpu,
         sys,
         iv.readpct(),
-        rate(iv.ios[0]),
-        r[1],
-        rate(iv.ios[1]),
-        r[2],
-        mb(iv.bytes[0]),
-        mb(iv.bytes[1]),
+        rr,
+        rresp,
+        wr,
+        wresp,
+        mbr,
+        mbw,
         iv.mbs(),
         iv.bytes_per_io() as f64,
     ];
     let mut l = format!("{tod:<12} {label:>10}");
     let mut values = base.iter();
     for ((_, cols), meta) in fs_groups(used) {
-        let pair;
+        let pair: (f64, f64);
         let vals: Vec<f64> = match meta {
             None => cols
                 .iter()
                 .map(|_| *values.next().unwrap_or(&0.0))
                 .collect(),
             Some(k) => {
-                let (n, sum) = iv.meta[k];
-                pair = [rate(n), if n > 0 { sum / n as f64 / 1e6 } else { 0.0 }];
-                pair.to_vec()
+                pair = iv.meta_figures(k);
+                vec![pair.0, pair.1]
             }
         };
         for ((_, w, d), v) in cols.iter().zip(vals) {
@@ -665,32 +692,21 @@ pub fn fs_flat_head() -> String {
 /// in 12, the timestamp in 24, then each column in 10 and a blank (figures `%.4f`, the
 /// transfer size whole, `n/a` where nothing is known).
 pub fn fs_flat_row(tod: &str, stamp: &str, interval: &str, f: &RunFacts, iv: &Iv) -> String {
-    let r = iv.resp();
     let (cpu, sys) = iv.cpu.unwrap_or((0.0, 0.0));
-    let secs = iv.secs;
-    let rate = |n: u64| if secs > 0.0 { n as f64 / secs } else { 0.0 };
-    let mb = |b: u64| rate(b) / mb();
     let num = |v: f64| format!("{v:>10.4} ");
     let mut l = format!("{tod:>12} {:>24}", format!("{stamp} "));
     l.push_str(&format!("{:>10} {interval:>10} ", f.run));
-    for v in [
-        f.reqrate,
-        iv.rate(),
-        r[0],
-        iv.mbs(),
-        rate(iv.ios[0]),
-        r[1],
-        rate(iv.ios[1]),
-        r[2],
-        mb(iv.bytes[0]),
-        mb(iv.bytes[1]),
-    ] {
+    for v in [f.reqrate, iv.rate(), iv.resp()[0], iv.mbs()]
+        .into_iter()
+        .chain(iv.dir_figures())
+    {
         l.push_str(&num(v));
     }
     l.push_str(&format!("{:>10} ", iv.bytes_per_io()));
-    for (n, sum) in iv.meta {
-        l.push_str(&num(rate(n)));
-        l.push_str(&num(if n > 0 { sum / n as f64 / 1e6 } else { 0.0 }));
+    for k in 0..META_COLS.len() {
+        let (rate, resp) = iv.meta_figures(k);
+        l.push_str(&num(rate));
+        l.push_str(&num(resp));
     }
     l.push_str(&num(f.compratio));
     match f.dedupratio {
