@@ -2324,6 +2324,14 @@ fathomtest!(
             .read_to_string(&mut err)
             .unwrap();
         let status = child.wait().unwrap();
+        // The format (keyed writes on two threads): each of the 8 files created, opened
+        // and closed once, every thread's first open counted too.
+        let fmt = seen
+            .lines()
+            .find(|l| l.contains("avg_2-1"))
+            .unwrap_or_else(|| panic!("{seen}"));
+        let c: Vec<&str> = fmt.split_whitespace().collect();
+        assert_eq!((c[19], c[21]), ("8.0", "8.0"), "creates, opens: {fmt}");
         // rd1: the format's blocks and the run's writes validated, none in error (its
         // reads of blocks it pre-read count as reads, as vdbench's).
         let n = validated(&seen);

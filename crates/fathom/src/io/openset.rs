@@ -43,6 +43,13 @@ impl OpenSet {
         }
     }
 
+    /// Every file closed (none opened before the clock): the first I/O opens its file.
+    pub(crate) fn all_closed(&mut self) {
+        self.opened.clear();
+        self.open.fill(false);
+        self.count = 0;
+    }
+
     /// Open every closed file (a verify pass reads them all); later I/O closes the least
     /// recently used ones again down to the limit.
     pub(crate) fn open_all(

@@ -188,10 +188,14 @@ pub(crate) fn prepare(
         .map(|o| o.max(1) as usize)
         .filter(|&l| l < clone.files.len() && job.caps.metadata.is_none())
         .or(count_opens.then_some(1));
-    open_files(&mut *engine, job, clone, &opts, open_limit, cancel)?;
+    // count_opens: every file starts closed, so the first pick's open is timed and
+    // counted as every later one (vdbench counts each thread's first open too).
+    let first_open = if count_opens { Some(0) } else { open_limit };
+    open_files(&mut *engine, job, clone, &opts, first_open, cancel)?;
     let openset = open_limit.map(|limit| {
         let mut os = OpenSet::new(clone.files.len(), limit);
         if count_opens {
+            os.all_closed();
             os.timed = Some(Vec::new());
             os.per_pick = match spec.file_service {
                 (fathom_job::FileServiceKind::Sequential, 0) => u64::MAX,
