@@ -1145,8 +1145,9 @@ fn dv_fs_check(f: &crate::runs::FwdRun, jo: &JobOpts) -> Result<()> {
 }
 
 /// Data validation's format of `files` (made at their lengths): `threads` psync jobs, each
-/// writing every n-th file whole in `xfer` pieces (the key block where a file's length is
-/// not a multiple of `xfer`), every block keyed.
+/// writing every n-th file whole in `xfer` pieces (where a file's length is not a multiple
+/// of `xfer`: the largest whole number of key blocks up to `xfer` that every length is a
+/// multiple of), every block keyed.
 pub fn dv_format_jobs(
     fsd: &crate::model::Fsd,
     files: &[(std::path::PathBuf, u64)],
