@@ -489,11 +489,55 @@ fn fs_groups(used: [bool; FS_OPTIONAL]) -> Vec<(FsGroup, Option<usize>)> {
     g
 }
 
+/// `v` with `d` decimals as Java's `%.df` writes it (vdbench's cells): the shortest
+/// decimal that reads back as `v`, rounded half up (0.03125 and 0.35 give 0.0313 and
+/// 0.4 where Rust's exact-value rounding gives 0.0312 and 0.3).
+pub fn java_fixed(v: f64, d: usize) -> String {
+    if !v.is_finite() {
+        return format!("{v:.d$}");
+    }
+    // Rust's Display is the shortest round-trip decimal, never in exponent form.
+    let s = format!("{}", v.abs());
+    let (int, frac) = s.split_once('.').unwrap_or((&s, ""));
+    let mut digits: Vec<u8> = int
+        .bytes()
+        .chain(frac.bytes().chain(std::iter::repeat(b'0')).take(d))
+        .collect();
+    if frac.as_bytes().get(d).is_some_and(|c| *c >= b'5') {
+        // Carry the round up through the kept digits.
+        let mut i = digits.len();
+        loop {
+            if i == 0 {
+                digits.insert(0, b'1');
+                break;
+            }
+            i -= 1;
+            if digits[i] == b'9' {
+                digits[i] = b'0';
+            } else {
+                digits[i] += 1;
+                break;
+            }
+        }
+    }
+    let n = digits.len() - d;
+    let mut out = String::new();
+    if v.is_sign_negative() && digits.iter().any(|c| *c != b'0') {
+        out.push('-');
+    }
+    out.push_str(std::str::from_utf8(&digits[..n]).expect("digits"));
+    if d > 0 {
+        out.push('.');
+        out.push_str(std::str::from_utf8(&digits[n..]).expect("digits"));
+    }
+    out
+}
+
 /// vdbench's `%w.dF`: the value in `w` columns with `d` decimals; a value too wide loses
 /// its last decimals (cut, not rounded) until it fits, or all of them and is printed
 /// wider.
 pub fn fit(v: f64, w: usize, d: usize) -> String {
-    let mut t = format!("{:.*}", d, v + 1e-15);
+    let mut t = java_fixed(v, d);
     if d > 0 && t.len() > w {
         loop {
             t.pop();
@@ -579,42 +623,55 @@ pub fn fs_line(tod: &str, label: &str, iv: &Iv, used: [bool; FS_OPTIONAL]) -> St
     l
 }
 
-/// The flat file's column names, in order.
-pub const FLAT_COLUMNS: &[&str] = &[
-    "tod",
-    "timestamp",
-    "Run",
-    "Interval",
-    "reqrate",
-    "rate",
-    "MB/sec",
-    "bytes/io",
-    "read%",
-    "resp",
-    "read_resp",
-    "write_resp",
-    "resp_max",
-    "read_max",
-    "write_max",
-    "resp_std",
-    "read_std",
-    "write_std",
-    "xfersize",
-    "threads",
-    "rdpct",
-    "rhpct",
-    "whpct",
-    "seekpct",
-    "lunsize",
-    "version",
-    "compratio",
-    "dedupratio",
-    "queue_depth",
-    "cpu_used",
-    "cpu_user",
-    "cpu_kernel",
-    "cpu_wait",
-    "cpu_idle",
+/// A raw (SD) execution's flat file columns after `tod` and `timestamp`, as vdbench
+/// 5.04.06 names and orders them, with a line on each for the file's comment block.
+pub const FLAT_COLUMNS: &[(&str, &str)] = &[
+    ("Run", "the run's name (RD=)"),
+    (
+        "Interval",
+        "interval number, or avg_F-N for the run's average",
+    ),
+    (
+        "reqrate",
+        "iorate= asked for (9999988 for max, 9999977 for a curve's max)",
+    ),
+    ("rate", "I/Os done per second"),
+    (
+        "MB/sec",
+        "MB read and written per second (MB = 1024*1024 bytes)",
+    ),
+    ("bytes/io", "mean bytes per I/O"),
+    ("read%", "reads among the I/Os, %"),
+    ("resp", "mean response time, ms"),
+    ("read_resp", "mean read response time, ms"),
+    ("write_resp", "mean write response time, ms"),
+    ("resp_max", "longest response time, ms"),
+    ("resp_std", "standard deviation of the response times, ms"),
+    (
+        "xfersize",
+        "xfersize= asked for (its first size; n/a when the WDs differ)",
+    ),
+    ("threads", "threads asked for (-1 when the SDs differ)"),
+    ("rdpct", "rdpct= asked for (n/a when the WDs differ)"),
+    ("rhpct", "rhpct= asked for (n/a when the WDs differ)"),
+    ("whpct", "whpct= asked for (n/a when the WDs differ)"),
+    (
+        "seekpct",
+        "seekpct= asked for (n/a for eof, or when the WDs differ)",
+    ),
+    (
+        "lunsize",
+        "GB of all the run's SDs (GB = 1024*1024*1024 bytes)",
+    ),
+    ("version", "not filled (n/a), as vdbench"),
+    ("compratio", "compratio= asked for"),
+    ("dedupratio", "dedupratio= asked for (n/a without dedup)"),
+    ("queue_depth", "mean I/Os in flight"),
+    ("cpu_used", "machine cpu busy, %"),
+    ("cpu_user", "machine cpu in user mode, %"),
+    ("cpu_kernel", "machine cpu in the kernel, %"),
+    ("cpu_wait", "machine cpu waiting for I/O, %"),
+    ("cpu_idle", "machine cpu idle, %"),
 ];
 
 /// A file-system execution's flat file columns after `tod` and `timestamp`, as vdbench
@@ -668,24 +725,30 @@ pub const FS_FLAT_COLUMNS: &[(&str, &str)] = &[
     ("cpu_idle", "machine cpu idle, %"),
 ];
 
-/// A file-system execution's flat file head, laid out as vdbench's: a comment block
-/// (`*` lines, one per column), then the column names, each right-aligned in 10 (the
-/// first line a parser reads starts with a blank, as vdbench's).
-pub fn fs_flat_head() -> String {
+/// A flat file's head for these columns (vdbench's raw or file-system ones), laid out
+/// as vdbench's: a comment block (`*` lines, one per column), then the column names,
+/// each right-aligned in 10 (the first line a parser reads starts with a blank, as
+/// vdbench's).
+pub fn flat_head(columns: &[(&str, &str)]) -> String {
     let mut h = String::from(
         "*\n* fathom vdbench flat file: one row per interval and one per run average \
          (Interval avg_F-N), columns separated by blanks; lines starting '*' are comments.\n*\n",
     );
-    for (name, what) in FS_FLAT_COLUMNS {
+    for (name, what) in columns {
         h.push_str(&format!("* {name:<16}: {what}\n"));
     }
     h.push_str("* 'n/a'           : not known, or not one value\n* \n");
     h.push_str(&format!("{:>12} {:>23} ", "tod", "timestamp"));
-    for (name, _) in FS_FLAT_COLUMNS {
+    for (name, _) in columns {
         h.push_str(&format!("{name:>10} "));
     }
     h.push('\n');
     h
+}
+
+/// A file-system execution's flat file head.
+pub fn fs_flat_head() -> String {
+    flat_head(FS_FLAT_COLUMNS)
 }
 
 /// One row of a file-system execution's flat file, in vdbench's cells: the time of day
@@ -693,7 +756,7 @@ pub fn fs_flat_head() -> String {
 /// transfer size whole, `n/a` where nothing is known).
 pub fn fs_flat_row(tod: &str, stamp: &str, interval: &str, f: &RunFacts, iv: &Iv) -> String {
     let (cpu, sys) = iv.cpu.unwrap_or((0.0, 0.0));
-    let num = |v: f64| format!("{v:>10.4} ");
+    let num = |v: f64| format!("{:>10} ", java_fixed(v, 4));
     let mut l = format!("{tod:>12} {:>24}", format!("{stamp} "));
     l.push_str(&format!("{:>10} {interval:>10} ", f.run));
     for v in [f.reqrate, iv.rate(), iv.resp()[0], iv.mbs()]
@@ -720,25 +783,26 @@ pub fn fs_flat_row(tod: &str, stamp: &str, interval: &str, f: &RunFacts, iv: &Iv
     l
 }
 
-/// What the flat file says of the run beside the measured figures.
+/// What the flat file says of the run beside the measured figures (None: `n/a`, the
+/// WDs asking for different values).
 #[derive(Debug, Clone, Default)]
 pub struct RunFacts {
     /// Run name.
     pub run: String,
     /// Requested rate (vdbench's 9999988 for max, 9999977 for a curve's max run).
     pub reqrate: f64,
-    /// xfersize requested (mean).
-    pub xfersize: f64,
-    /// Threads.
-    pub threads: u32,
+    /// xfersize requested (the first size of the first WD's list).
+    pub xfersize: Option<u64>,
+    /// Threads (-1 when the SDs differ).
+    pub threads: i64,
     /// rdpct, rhpct, whpct requested.
-    pub rdpct: f64,
+    pub rdpct: Option<f64>,
     /// See rdpct.
-    pub rhpct: f64,
+    pub rhpct: Option<f64>,
     /// See rdpct.
-    pub whpct: f64,
-    /// seekpct as written.
-    pub seekpct: String,
+    pub whpct: Option<f64>,
+    /// seekpct requested (None for eof, as vdbench's -1).
+    pub seekpct: Option<f64>,
     /// GiB of all luns.
     pub lunsize: f64,
     /// compratio.
@@ -747,55 +811,41 @@ pub struct RunFacts {
     pub dedupratio: Option<f64>,
 }
 
-/// One flat file row.
+/// One row of a raw execution's flat file, in vdbench's cells: the time of day in 12,
+/// the timestamp in 24, then each column in 10 and a blank (figures `%.4f`, counts
+/// whole, `n/a` where nothing is known or the WDs differ).
 pub fn flat_row(tod: &str, stamp: &str, interval: &str, f: &RunFacts, iv: &Iv) -> String {
     let r = iv.resp();
-    let m = iv.max_ms();
-    let s = iv.std();
     let (cpu, sys) = iv.cpu.unwrap_or((0.0, 0.0));
-    let fields: Vec<String> = vec![
-        tod.to_string(),
-        stamp.to_string(),
-        f.run.clone(),
-        interval.to_string(),
-        format!("{:.1}", f.reqrate),
-        format!("{:.1}", iv.rate()),
-        format!("{:.2}", iv.mbs()),
-        iv.bytes_per_io().to_string(),
-        format!("{:.2}", iv.readpct()),
-        format!("{:.3}", r[0]),
-        format!("{:.3}", r[1]),
-        format!("{:.3}", r[2]),
-        format!("{:.3}", m[0]),
-        format!("{:.3}", m[1]),
-        format!("{:.3}", m[2]),
-        format!("{:.3}", s[0]),
-        format!("{:.3}", s[1]),
-        format!("{:.3}", s[2]),
-        format!("{:.0}", f.xfersize),
-        f.threads.to_string(),
-        format!("{:.2}", f.rdpct),
-        format!("{:.2}", f.rhpct),
-        format!("{:.2}", f.whpct),
-        if f.seekpct.is_empty() {
-            "n/a".into()
-        } else {
-            f.seekpct.clone()
-        },
-        format!("{:.3}", f.lunsize),
-        format!("fathom-{}", fathom::VERSION),
-        format!("{:.2}", f.compratio),
-        "1.00".into(),
-        format!("{:.1}", iv.queue_depth()),
-        format!("{cpu:.1}"),
-        format!("{:.1}", (cpu - sys).max(0.0)),
-        format!("{sys:.1}"),
-        "0.0".into(),
-        format!("{:.1}", (100.0 - cpu).max(0.0)),
-    ];
-    let mut line = fields.join(" ");
-    line.push('\n');
-    line
+    let num = |v: f64| format!("{:>10} ", java_fixed(v, 4));
+    let opt = |v: Option<f64>| v.map_or_else(|| format!("{:>10} ", "n/a"), num);
+    let mut l = format!("{tod:>12} {:>24}", format!("{stamp} "));
+    l.push_str(&format!("{:>10} {interval:>10} ", f.run));
+    for v in [f.reqrate, iv.rate(), iv.mbs()] {
+        l.push_str(&num(v));
+    }
+    l.push_str(&format!("{:>10} ", iv.bytes_per_io()));
+    for v in [iv.readpct(), r[0], r[1], r[2], iv.max_ms()[0], iv.std()[0]] {
+        l.push_str(&num(v));
+    }
+    match f.xfersize {
+        Some(x) => l.push_str(&format!("{x:>10} ")),
+        None => l.push_str(&format!("{:>10} ", "n/a")),
+    }
+    l.push_str(&format!("{:>10} ", f.threads));
+    for v in [f.rdpct, f.rhpct, f.whpct, f.seekpct] {
+        l.push_str(&opt(v));
+    }
+    l.push_str(&num(f.lunsize));
+    l.push_str(&format!("{:>10} ", "n/a"));
+    l.push_str(&num(f.compratio));
+    l.push_str(&opt(f.dedupratio));
+    l.push_str(&num(iv.queue_depth()));
+    for v in [cpu, (cpu - sys).max(0.0), sys, 0.0, (100.0 - cpu).max(0.0)] {
+        l.push_str(&num(v));
+    }
+    l.push('\n');
+    l
 }
 
 /// Response-time histogram of a run (histogram.html): buckets doubling from 1 µs.
@@ -980,6 +1030,92 @@ mod tests {
     }
 
     #[test]
+    fn cells_round_as_java_s_format() {
+        // Java 17's String.format("%.Nf") on these: the shortest decimal, half up.
+        assert_eq!(java_fixed(0.03125, 4), "0.0313");
+        assert_eq!(java_fixed(0.15, 1), "0.2");
+        assert_eq!(java_fixed(0.35, 1), "0.4");
+        assert_eq!(java_fixed(2.00005, 4), "2.0001");
+        assert_eq!(java_fixed(1.005, 2), "1.01");
+        assert_eq!(java_fixed(0.25, 1), "0.3");
+        assert_eq!(java_fixed(9.99995, 4), "10.0000");
+        assert_eq!(java_fixed(99.96, 1), "100.0");
+        assert_eq!(java_fixed(65536.0, 0), "65536");
+        assert_eq!(java_fixed(9_999_988.0, 4), "9999988.0000");
+        assert_eq!(java_fixed(-0.00001, 4), "0.0000");
+        assert_eq!(java_fixed(-1.25, 1), "-1.3");
+        assert_eq!(java_fixed(1e-7, 4), "0.0000");
+    }
+
+    #[test]
+    fn a_raw_flat_row_is_vdbench_s() {
+        // vdbench 5.04.06's raw columns and cells: names from Flat.java's order, doubles
+        // in %10.4f, counts in %10d, n/a where the WDs differ or nothing is known; the
+        // standard deviation over n-1 (SdStats.resptime_std).
+        let iv = Iv {
+            secs: 1.0,
+            ios: [750, 250],
+            bytes: [750 * 4096, 250 * 4096],
+            sum: [750.0 * 1e6, 250.0 * 3e6],
+            sumsq: [750.0 * 1e12, 250.0 * 9e12],
+            max: [1_000_000, 3_000_000],
+            cpu: Some((12.5, 2.5)),
+            ..Iv::default()
+        };
+        let f = RunFacts {
+            run: "rd1".into(),
+            reqrate: 9_999_988.0,
+            xfersize: Some(4096),
+            threads: 8,
+            rdpct: Some(75.0),
+            rhpct: Some(0.0),
+            whpct: Some(0.0),
+            seekpct: Some(100.0),
+            lunsize: 0.03125,
+            compratio: 1.0,
+            dedupratio: None,
+        };
+        let row = flat_row("10:00:01.000", "11/29/2026-10:00:01-UTC", "1", &f, &iv);
+        let vdbench = concat!(
+            "10:00:01.000 11/29/2026-10:00:01-UTC        rd1          1 9999988.0000  1000.0000 ",
+            "    3.9063       4096    75.0000     1.5000     1.0000     3.0000     3.0000 ",
+            "    0.8665       4096          8    75.0000     0.0000     0.0000   100.0000 ",
+            "    0.0313        n/a     1.0000        n/a     1.5000    12.5000    10.0000 ",
+            "    2.5000     0.0000    87.5000 \n",
+        );
+        assert_eq!(row, vdbench);
+        // The WDs differ: n/a in their cells; seekpct=eof is n/a too (vdbench's -1).
+        let g = RunFacts {
+            xfersize: None,
+            threads: -1,
+            rdpct: None,
+            seekpct: None,
+            ..f
+        };
+        let cells: Vec<String> = flat_row("t", "s", "avg_2-3", &g, &iv)
+            .split_whitespace()
+            .map(String::from)
+            .collect();
+        let col = |name: &str| FLAT_COLUMNS.iter().position(|c| c.0 == name).unwrap() + 2;
+        assert_eq!(cells[col("xfersize")], "n/a");
+        assert_eq!(cells[col("threads")], "-1");
+        assert_eq!(cells[col("rdpct")], "n/a");
+        assert_eq!(cells[col("seekpct")], "n/a");
+        assert_eq!(cells[col("Interval")], "avg_2-3");
+        // The head: 30 names in vdbench's order, the first line a parser reads starting
+        // with a blank.
+        let h = flat_head(FLAT_COLUMNS);
+        let names = h.lines().last().unwrap();
+        assert!(
+            names.starts_with(
+                "         tod               timestamp        Run   Interval    reqrate       rate     MB/sec   bytes/io      read%       resp  read_resp write_resp   resp_max   resp_std   xfersize    threads      rdpct      rhpct      whpct    seekpct    lunsize    version  compratio dedupratio queue_depth   cpu_used "
+            ),
+            "{names}"
+        );
+        assert_eq!(names.split_whitespace().count(), 30);
+    }
+
+    #[test]
     fn figures_from_counts() {
         let iv = Iv {
             secs: 2.0,
@@ -1012,7 +1148,7 @@ mod tests {
             },
             &iv,
         );
-        assert_eq!(f.split_whitespace().count(), FLAT_COLUMNS.len());
+        assert_eq!(f.split_whitespace().count(), 2 + FLAT_COLUMNS.len());
         let mut a = iv;
         a.add_after(&iv);
         assert_eq!(a.secs, 4.0);

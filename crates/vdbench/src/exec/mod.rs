@@ -399,11 +399,7 @@ fn open_output(o: &ExecOpts, place: &Place, parm_text: &str, fs: bool) -> Result
     let flat_head = if fs {
         report::fs_flat_head()
     } else {
-        format!(
-            "* fathom vdbench flat file: one row per interval and one per run average \
-             (Interval avg_F-N).\n{}\n",
-            report::FLAT_COLUMNS.join(" ")
-        )
+        report::flat_head(report::FLAT_COLUMNS)
     };
     out.append("flatfile.html", &flat_head)?;
     out.log(&format!(

@@ -717,33 +717,37 @@ fn sd_lun(m: &Model, sd: &str) -> String {
         .map_or_else(String::new, |s| s.lun.clone())
 }
 
+/// What the flat file says of a run, as vdbench reports it: each WD's requested
+/// xfersize (the first of its list), rdpct, rhpct, whpct and seekpct, or n/a where the
+/// WDs differ; the threads the RD asks for, or the SDs' (-1 where they differ).
 fn facts(run: &Run, name: &str, rate: RunRate, m: &Model) -> RunFacts {
-    let (xfer, rdpct, rh, wh, seek) = match run.wds.first() {
-        Some(w) => (
-            w.p.xfer.mean(),
-            w.p.rdpct,
-            w.p.rhpct,
-            w.p.whpct,
-            w.p.seek.show(),
-        ),
-        None => match run.fwds.first() {
-            Some(f) => (
-                f.p.xfer.mean(),
-                f.p.rdpct.unwrap_or(if f.p.operations[0] == "read" {
-                    100.0
-                } else {
-                    0.0
-                }),
-                0.0,
-                0.0,
-                if f.p.fileio_random {
-                    "100".into()
-                } else {
-                    "0".into()
-                },
-            ),
-            None => (0.0, 0.0, 0.0, 0.0, String::new()),
-        },
+    use crate::model::{Seek, Xfer};
+    fn same<T: PartialEq + Copy>(mut it: impl Iterator<Item = Option<T>>) -> Option<T> {
+        let first = it.next()??;
+        it.all(|v| v == Some(first)).then_some(first)
+    }
+    let first_size = |x: &Xfer| match x {
+        Xfer::Fixed(n) | Xfer::Range(n, _, _) => Some(*n),
+        Xfer::Split(v) => v.first().map(|p| p.0),
+    };
+    let seek = |s: &Seek| match s {
+        Seek::Seq => Some(0.0),
+        Seek::Eof => None,
+        Seek::Pct(p) => Some(*p),
+    };
+    let wds = &run.wds;
+    let threads = match wds.first().and_then(|w| w.p.threads) {
+        Some(t) => i64::from(t),
+        None if wds.is_empty() => run.fwds.first().map_or(1, |f| i64::from(f.p.threads)),
+        None => {
+            let mut sds = wds.iter().flat_map(|w| w.sds.iter().map(|s| s.threads));
+            let first = sds.next().map_or(-1, i64::from);
+            if sds.all(|t| i64::from(t) == first) {
+                first
+            } else {
+                -1
+            }
+        }
     };
     let mut lun = 0u64;
     let mut seen = std::collections::HashSet::new();
@@ -769,12 +773,12 @@ fn facts(run: &Run, name: &str, rate: RunRate, m: &Model) -> RunFacts {
             RunRate::Max => 9_999_988.0,
             RunRate::Curve => 9_999_977.0,
         },
-        xfersize: xfer,
-        threads: run.threads(),
-        rdpct,
-        rhpct: rh,
-        whpct: wh,
-        seekpct: seek,
+        xfersize: same(wds.iter().map(|w| first_size(&w.p.xfer))),
+        threads,
+        rdpct: same(wds.iter().map(|w| Some(w.p.rdpct))),
+        rhpct: same(wds.iter().map(|w| Some(w.p.rhpct))),
+        whpct: same(wds.iter().map(|w| Some(w.p.whpct))),
+        seekpct: same(wds.iter().map(|w| seek(&w.p.seek))),
         lunsize: lun as f64 / (1u64 << 30) as f64,
         compratio: run
             .wds
