@@ -147,6 +147,13 @@ pub struct Control {
     /// as operations (`open`, `close`) with their times, as vdbench opens a file each
     /// time it picks it. The file choice stays the job's `file_service_type`.
     pub count_opens: bool,
+    /// Library setting (no job-file option): vdbench's busy files. The clones of every
+    /// job with this set whose files are the same list (the same paths in the same
+    /// order) share them, each file used by one clone at a time: at each file change a
+    /// clone draws a file (random, or the list's next for all of them together under
+    /// `file_service_type=sequential`) until it finds a free one, waiting 200 µs after
+    /// each busy draw, which it counts (`ThreadStats::file_busy`).
+    pub file_gate: bool,
     /// Library setting (no job-file option): sysbench's `--file-fsync-freq`: `fsync=N` /
     /// `fdatasync=N` make one sync after every Nth write's completion, whatever comes
     /// next (fio decides before each I/O: in a mix it syncs again before each read that

@@ -422,6 +422,9 @@ pub struct ThreadStats {
     /// zonemode=zbd: zones whose write pointer was reset (fio's "zone resets").
     #[serde(default, skip_serializing_if = "is_zero_u64")]
     pub zone_resets: u64,
+    /// `Control::file_gate` (vdbench's FILE_BUSY): draws of a file another clone held.
+    #[serde(default, skip_serializing_if = "is_zero_u64")]
+    pub file_busy: u64,
     /// Each direction's runtime (read, write, trim) where they differ from `runtime`, as
     /// fio keeps one per direction: the verify phase counts for the reads only, the
     /// writes it checks ran before it. None: every direction ran the whole `runtime`.
@@ -718,6 +721,7 @@ impl ThreadStats {
         }
         self.total_err += o.total_err;
         self.zone_resets += o.zone_resets;
+        self.file_busy += o.file_busy;
         if self.first_error == 0 {
             self.first_error = o.first_error;
         }

@@ -1238,8 +1238,13 @@ fn built(tag: JobTag, o: &[(String, String)], what: &str) -> Result<(JobSpec, Jo
     Ok((spec, tag))
 }
 
-/// Reads and writes of `fsd`'s files: psync jobs, each thread on files of its own (every
-/// n-th; `fileio=(random,shared)`: all threads on all files).
+/// Reads and writes of `fsd`'s files, as vdbench gives a file to one thread at a time:
+/// a psync job of `threads` clones over all of them, each file used by one thread at a
+/// time across every FWD on the FSD (`Control::file_gate`). Under data validation each
+/// thread keeps files of its own (every n-th; its key map is its own while it runs, so
+/// two writers on one file would lose what the other wrote) and a lock keeps another
+/// FWD's reads off a write half done. `fileio=(random,shared)`: all threads on all files
+/// at once.
 fn io_jobs(
     f: &crate::runs::FwdRun,
     fsd: &crate::model::Fsd,
@@ -1255,15 +1260,13 @@ fn io_jobs(
             fsd.name
         );
     }
-    // vdbench gives a file to one thread at a time: each thread works on files of its
-    // own (every n-th); fileio=(random,shared) lets all threads use all files.
-    let parts: Vec<(Vec<(std::path::PathBuf, u64)>, usize)> = if f.p.fileio_shared {
-        vec![(all, threads)]
-    } else {
+    let own_files = jo.validate && !f.p.fileio_shared;
+    let parts: Vec<(Vec<(std::path::PathBuf, u64)>, usize)> = if own_files {
         if all.len() < threads {
             bail!(
-                "fwd={}: {threads} threads but fsd={} has {} files for them; \
-                 give it more files, fewer threads, or fileio=(random,shared)",
+                "fwd={}: {threads} threads but fsd={} has {} files for them under data \
+                 validation (each thread keeps files of its own); give it more files or \
+                 fewer threads",
                 f.name,
                 fsd.name,
                 all.len()
@@ -1272,6 +1275,8 @@ fn io_jobs(
         (0..threads)
             .map(|t| (all.iter().skip(t).step_by(threads).cloned().collect(), 1))
             .collect()
+    } else {
+        vec![(all, threads)]
     };
     let mut out = Vec::new();
     for (part, (files, numjobs)) in parts.into_iter().enumerate() {
@@ -1294,7 +1299,7 @@ fn io_jobs(
             let kb = jo.key_blocks.get(&fsd_key(&fsd.name)).copied();
             dv_options(jo, kb.unwrap_or(512), &mut o);
             // Another FWD on the FSD uses the same files: a read never sees a write
-            // half done (vdbench gives a file to one thread at a time).
+            // half done.
             o.push(("lockfile".into(), "readwrite".into()));
         }
         o.extend(common.iter().cloned());
@@ -1306,6 +1311,10 @@ fn io_jobs(
         // As vdbench: each time a thread picks a file it opens it (and closes the one it
         // had), counted in the open and close columns.
         job.0.control.count_opens = true;
+        // One thread on a file at a time, across every FWD on the FSD: a thread that
+        // draws a busy file waits 200 µs and draws again, counted as vdbench's
+        // FILE_BUSY (so more threads than files run, the others waiting their turn).
+        job.0.control.file_gate = !own_files && !f.p.fileio_shared;
         if rw != "read" && rw != "randread" {
             let len = files.iter().map(|(_, n)| *n).sum();
             job.0.control.dedup_units = dedup_units(jo, len, &f.p.xfer, &what)?;

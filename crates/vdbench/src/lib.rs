@@ -36,6 +36,7 @@ fathom vdbench: run vdbench parameter files as they are (no Java)
 
 usage: fathom vdbench -f PARMFILE [MORE...] [-o OUTDIR[+]] [-e SECS] [-i SECS] [-w SECS]
                       [-l [SECS]] [-v|-vr|-vw] [-j|-jr|-jn] [-s] [-c|-cy|-cn|-co] [-mb]
+                      [-r RDNAME]
                       [--ioengine=ENGINE] [var=value ...] [+ RDPARM=VALUE,...]
        fathom vdbench -t|-t1|-t2|-tf [-o OUTDIR]
        fathom vdbench parseflat -i flatfile.html [-o out.csv] [-c COL ...] [-a] [-f COL VALUE ...]
@@ -45,6 +46,8 @@ usage: fathom vdbench -f PARMFILE [MORE...] [-o OUTDIR[+]] [-e SECS] [-i SECS] [
   -o DIR      output folder (default: output); DIR+ adds a timestamp to the name
   -e/-i/-w S  override every run's elapsed=, interval=, warmup= (seconds, or 5m, 1h)
               (as in vdbench, a flag's value may be joined to it: -fparm, -e60)
+  -r RD       start at rd=RD: the RDs before it in the file are not run (vdbench 5.04.07's
+              restart of a long file from a given run)
   -l [T]      run every RD again and again: until stopped, or (T: seconds, or 30m, 2h)
               starting passes until T has gone by (loop= in the file: loop=3 passes,
               loop=2h); each pass's native results are RUN_loop=N.fathom.json
@@ -96,7 +99,9 @@ Interval lines: times in ms, MB/sec in 1024², the average line avg_F-N leaves o
 interval and the warmup. Lines are printed as each interval ends (with many hosts, by
 rank 0 when the run ends).
 
-FWD operations: read and write (files held open, each thread with files of its own);
+FWD operations: read and write (a file is one thread's at a time, across every FWD on
+the FSD: a thread drawing a busy file draws again 200 µs later, counted as FILE_BUSY in
+the run's closing Miscellaneous statistics; under -v each thread keeps files of its own);
 mkdir, rmdir, create, delete, open, close, getattr, setattr, access, copy and move on
 the FSD's tree, the FWD's threads sharing one view of it (an operation's run ends when
 nothing is left for it to do). An RD's operations=(a,b) runs them together, each with
@@ -207,6 +212,8 @@ pub struct Cli {
     pub decimal: bool,
     /// `+ key=value,...`: added to every RD (after its own parameters).
     pub rd_extras: Option<String>,
+    /// -r RDNAME: start at that RD (the ones before it are not run).
+    pub start_rd: Option<String>,
     /// var=value.
     pub vars: HashMap<String, String>,
     /// --ioengine.
@@ -346,6 +353,8 @@ pub fn parse_cli(args: &[String]) -> Result<Cli> {
                 })
             }
             "-m" if rest == "b" => c.decimal = true,
+            "-r" if rest.is_empty() => bail!("-r needs the name of the RD to start at (-r rd2)"),
+            "-r" => c.start_rd = Some(rest.to_string()),
             // vdbench's JVM count per host, its master's port and Solaris's kstat
             // report: fathom runs one process per host (MPI ranks talk over MPI), and
             // Linux has no kstat.
@@ -385,6 +394,16 @@ pub fn load(c: &Cli) -> Result<(model::Model, Vec<runs::Run>, String)> {
         parse::add_to_rds(&mut pf, x)?;
     }
     let mut m = model::Model::from_parm(&pf)?;
+    if let Some(start) = &c.start_rd {
+        let Some(at) = m.rds.iter().position(|rd| rd.name == *start) else {
+            let names: Vec<&str> = m.rds.iter().map(|rd| rd.name.as_str()).collect();
+            bail!(
+                "-r {start}: the parameter file has no rd={start} (its RDs: {})",
+                names.join(", ")
+            );
+        };
+        m.rds.drain(..at);
+    }
     if m.general.repeat.is_none() {
         m.general.repeat = c.repeat;
     }

@@ -848,6 +848,65 @@ pub fn flat_row(tod: &str, stamp: &str, interval: &str, f: &RunFacts, iv: &Iv) -
     l
 }
 
+/// vdbench's counters at the end of a file-system run (its `Miscellaneous statistics`),
+/// those fathom keeps, in vdbench's order: its name, label, and the metadata column it
+/// counts (None: counted apart).
+pub const MISC_COUNTERS: [(&str, &str, Option<&str>); 12] = [
+    ("FILE_CREATES", "Files created", Some("create")),
+    ("DIRECTORY_CREATES", "Directories created", Some("mkdir")),
+    ("FILE_DELETES", "Files deleted", Some("delete")),
+    ("DIRECTORY_DELETES", "Directories deleted", Some("rmdir")),
+    ("READ_OPENS", "Files opened for read activity", None),
+    ("WRITE_OPENS", "Files opened for write activity", None),
+    ("FILE_BUSY", "File busy", None),
+    ("GET_ATTR", "Getattr requests", None),
+    ("SET_ATTR", "Setattr requests", Some("setattr")),
+    ("FILE_CLOSES", "Close requests", Some("close")),
+    ("FILES_COPIED", "Files copied", Some("copy")),
+    ("FILES_MOVED", "Files moved", Some("move")),
+];
+
+/// vdbench's `Miscellaneous statistics` block, each line stamped `tod`: the counters
+/// not zero (`counts` in [`MISC_COUNTERS`]' order), each with its count and its count
+/// per second over the run's `intervals` of `interval_secs` (whole numbers, divided as
+/// vdbench divides them); or its one line when all are zero.
+pub fn misc_statistics(tod: &str, counts: &[u64], intervals: u64, interval_secs: u64) -> String {
+    if counts.iter().all(|c| *c == 0) {
+        return format!("{tod} Miscellaneous statistics: All counters are zero\n");
+    }
+    let mut s = format!(
+        "{tod} \n{tod} Miscellaneous statistics:\n{tod} (These statistics do not include \
+         activity between the last reported interval and shutdown.)\n"
+    );
+    for ((name, label, _), c) in MISC_COUNTERS.iter().zip(counts) {
+        if *c == 0 {
+            continue;
+        }
+        let per_sec = *c / intervals.max(1) / interval_secs.max(1);
+        let head = format!("{name:<20}{label}:");
+        s.push_str(&format!(
+            "{tod} {head:<60} {:>10} {:>10}/sec\n",
+            grouped(*c),
+            grouped(per_sec)
+        ));
+    }
+    s.push_str(&format!("{tod} \n"));
+    s
+}
+
+/// `n` with a comma between each three digits (Java's `%,d`).
+pub fn grouped(n: u64) -> String {
+    let d = n.to_string();
+    let mut out = String::new();
+    for (i, ch) in d.chars().enumerate() {
+        if i > 0 && (d.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(ch);
+    }
+    out
+}
+
 /// Response-time histogram of a run (histogram.html): buckets doubling from 1 µs.
 pub fn histogram(lat: &fathom::LatStat) -> String {
     let n = lat.count();
@@ -1027,6 +1086,40 @@ mod tests {
             .take_while(|l| *l != names)
             .all(|l| l.starts_with('*')));
         assert_eq!(row.split_whitespace().count(), 2 + FS_FLAT_COLUMNS.len());
+    }
+
+    #[test]
+    fn misc_statistics_are_vdbench_s_block() {
+        let mut counts = [0u64; MISC_COUNTERS.len()];
+        counts[4] = 31_234; // READ_OPENS
+        counts[6] = 1_502; // FILE_BUSY
+        counts[9] = 31_230; // FILE_CLOSES
+        let b = misc_statistics("10:00:05.000", &counts, 5, 1);
+        let lines: Vec<&str> = b.lines().collect();
+        assert_eq!(lines[0], "10:00:05.000 ");
+        assert_eq!(lines[1], "10:00:05.000 Miscellaneous statistics:");
+        assert!(lines[2].starts_with("10:00:05.000 (These statistics do not include"));
+        assert_eq!(
+            lines[3],
+            "10:00:05.000 READ_OPENS          Files opened for read activity:              31,234      6,246/sec"
+        );
+        assert!(lines[4].starts_with("10:00:05.000 FILE_BUSY           File busy:"));
+        assert!(
+            lines[4].ends_with("     1,502        300/sec"),
+            "{}",
+            lines[4]
+        );
+        assert!(lines[5].starts_with("10:00:05.000 FILE_CLOSES"));
+        assert_eq!(lines[6], "10:00:05.000 ");
+        assert_eq!(lines.len(), 7);
+        assert_eq!(
+            misc_statistics("t", &[0; MISC_COUNTERS.len()], 5, 1),
+            "t Miscellaneous statistics: All counters are zero\n"
+        );
+        assert_eq!(grouped(0), "0");
+        assert_eq!(grouped(999), "999");
+        assert_eq!(grouped(1000), "1,000");
+        assert_eq!(grouped(1_234_567), "1,234,567");
     }
 
     #[test]

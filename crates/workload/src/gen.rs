@@ -114,6 +114,11 @@ pub struct Params {
     /// (the first ones; an exhausted file hands its place to the next), as fio chooses
     /// among its open files. 0: all files.
     pub open_limit: usize,
+    /// vdbench's busy files: the files are shared with other threads through this gate,
+    /// each used by one thread at a time; a new file is drawn at each file change
+    /// (random, or the gate's shared sequential turn) until a free one comes up (see
+    /// [`crate::FileGate`]). The gate lists the same files in the same order.
+    pub file_gate: Option<std::sync::Arc<crate::FileGate>>,
     /// fio's `zonemode=strided`: every file walks its own zones; the zone's bytes are counted
     /// over all the files, as fio's thread counts them.
     pub zones: Option<Zones>,
@@ -257,6 +262,7 @@ impl Params {
             bs_is_seq_rand: false,
             dist_dirs: None,
             open_limit: 0,
+            file_gate: None,
             zones: None,
             stride: None,
             pass_floor: 0,
@@ -391,6 +397,8 @@ pub struct Generator {
     /// (keep_running ends a job with less than this left of its budget).
     max_bs_any: u64,
     next_file: usize,
+    /// `Params::file_gate`: the file this thread holds there.
+    gate: Option<crate::gate::GateHold>,
     /// With `open_limit`: the files I/O may go to now, and the next file to bring in.
     active: Vec<usize>,
     next_new: usize,
@@ -453,6 +461,10 @@ impl Generator {
         if p.files.is_empty() {
             return Err(WorkloadError::NoFiles);
         }
+        debug_assert!(p
+            .file_gate
+            .as_ref()
+            .is_none_or(|g| g.len() == p.files.len()));
         let k = p.rw.kind;
         let dirs = [k.reads(), k.writes(), k.trims()];
         let (gran, dirs_max_bs) = granularity(&p, dirs);
@@ -553,6 +565,7 @@ impl Generator {
             fixed_len,
             max_bs_any,
             next_file: 0,
+            gate: p.file_gate.clone().map(crate::gate::GateHold::new),
             active: Vec::new(),
             next_new: 0,
             issued_bytes: 0,
@@ -647,6 +660,11 @@ impl Generator {
     /// Start the files over: every walk from its start, or (`restart_all` false) only
     /// those exhausted or at their end. True when every walk restarted.
     fn reset_pass(&mut self, restart_all: bool) -> bool {
+        // Params::file_gate: the file drawn as the last pass ran out is left for a fresh
+        // draw, so a pick starts where the file does (not a pick begun in the old pass).
+        if self.gate.is_some() {
+            self.file_run = u32::MAX;
+        }
         let mut all = true;
         for f in &mut self.files {
             f.starts = [None; 3];
@@ -908,6 +926,10 @@ impl Generator {
         // Each file may take two tries: one that finds it exhausted, one that moves on.
         for _ in 0..2 * n {
             let fi = self.pick_file();
+            if fi == usize::MAX {
+                // The run ended while every file was busy.
+                return None;
+            }
             if self.files[fi].done {
                 self.next_file = (fi + 1) % n;
                 self.file_run = 0;
@@ -1125,6 +1147,9 @@ impl Generator {
     /// The file for the next I/O per `file_service_type`.
     fn pick_file(&mut self) -> usize {
         let n = self.files.len();
+        if self.gate.is_some() {
+            return self.pick_gated(n);
+        }
         if n == 1 {
             return 0;
         }
@@ -1142,6 +1167,66 @@ impl Generator {
             return fi;
         }
         self.next_slot(n)
+    }
+
+    /// pick_file through `Params::file_gate`: the file held, for its run of I/Os (and
+    /// while it is not exhausted); then a free one, drawn as the file service draws
+    /// (sequential: the gate's shared turn). `usize::MAX` when the wait for a free file
+    /// ran past the run's end.
+    #[cold]
+    #[inline(never)]
+    fn pick_gated(&mut self, n: usize) -> usize {
+        let (every, random) = match self.p.file_service {
+            FileService::RoundRobin(k) => (k.max(1), false),
+            FileService::Random(k) => (k.max(1), true),
+            FileService::Sequential(k) => (if k == 0 { u32::MAX } else { k }, false),
+            FileService::Dist(_) => (1, true),
+        };
+        let Some(hold) = self.gate.as_mut() else {
+            unreachable!("pick_gated without a gate")
+        };
+        if let Some(h) = hold.held {
+            if self.file_run < every && !self.files[h].done {
+                self.file_run += 1;
+                return h;
+            }
+        }
+        let rng = &mut self.rng;
+        let mut draw = |g: &crate::FileGate| {
+            if random {
+                rng.below(n as u64) as usize
+            } else {
+                g.next_in_turn()
+            }
+        };
+        let first = draw(&hold.gate);
+        match hold.switch(first, draw) {
+            Some(f) => {
+                self.file_run = 1;
+                self.next_file = f;
+                f
+            }
+            None => usize::MAX,
+        }
+    }
+
+    /// `Params::file_gate`: stop waiting for a free file at `t` (the run's end).
+    pub fn set_gate_until(&mut self, t: Option<std::time::Instant>) {
+        if let Some(h) = self.gate.as_mut() {
+            h.until = t;
+        }
+    }
+
+    /// `Params::file_gate`: draws that found their file busy (vdbench's FILE_BUSY).
+    pub fn file_busy_draws(&self) -> u64 {
+        self.gate.as_ref().map_or(0, |h| h.busy_draws)
+    }
+
+    /// `Params::file_gate`: give back the file held (the thread's work is over).
+    pub fn leave_gate(&mut self) {
+        if let Some(h) = self.gate.as_mut() {
+            h.leave();
+        }
     }
 
     /// The file service's next choice among `n` files (round robin, random or
@@ -2042,6 +2127,46 @@ mod tests {
         let ios = all(Generator::new(p.clone()).unwrap());
         let f: Vec<usize> = ios[..6].iter().map(|i| i.file).collect();
         assert_eq!(f, vec![0, 0, 1, 1, 2, 2]);
+    }
+
+    #[test]
+    fn gated_generators_share_files_one_at_a_time_and_each_pick_starts_its_file() {
+        // Two threads over 4 files of 8 blocks, time based, a file picked for 8 writes
+        // (vdbench's fileio=sequential): never both on one file, and every pick starts
+        // at the file's start. (tests/vdbench.rs counts a pick's deletes and writes
+        // through the whole job.)
+        let mut p = params(RwKind::Write, 1 << 20, 4096);
+        p.files = (0..4)
+            .map(|_| FileRegion {
+                start: 0,
+                len: 8 * 4096,
+            })
+            .collect();
+        p.time_based = true;
+        p.file_service = FileService::Random(8);
+        let gate = crate::FileGate::new(4);
+        p.file_gate = Some(gate.clone());
+        let mut a = Generator::new(p.clone()).unwrap();
+        p.seed ^= 0x55;
+        let mut b = Generator::new(p).unwrap();
+        let (mut ka, mut kb) = (0, 0);
+        for _ in 0..400 {
+            let x = a.next_io().unwrap();
+            let y = b.next_io().unwrap();
+            assert_ne!(x.file, y.file, "both on one file");
+            for (io, k) in [(x, &mut ka), (y, &mut kb)] {
+                assert_eq!(
+                    io.offset,
+                    (*k % 8) * 4096,
+                    "a pick that does not start its file"
+                );
+                *k += 1;
+            }
+        }
+        assert!(a.file_busy_draws() + b.file_busy_draws() > 0);
+        drop(a);
+        b.leave_gate();
+        assert!((0..4).all(|i| gate.try_take(i)), "every file given back");
     }
 
     #[test]

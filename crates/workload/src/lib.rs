@@ -13,6 +13,7 @@
 #![deny(missing_docs)]
 
 mod dist;
+mod gate;
 mod gen;
 mod randmap;
 pub mod replay;
@@ -21,6 +22,7 @@ mod schedule;
 mod tree;
 
 pub use dist::{Distribution, FileChooser, Permutation, Sampler, Zone};
+pub use gate::{FileGate, BUSY_WAIT};
 pub use gen::{
     concat_offset, wrap_offset, BsMix, FileRegion, FileService, Generator, IoReq, Params,
     SpanVerify, WorkloadError, Zones,

@@ -273,6 +273,9 @@ impl<'a> Loop<'a> {
             work_done: false,
         };
         lp.seed_prios();
+        // Control::file_gate: a clone waiting for a free file stops at the run's end.
+        let until = lp.deadline;
+        lp.gen.set_gate_until(until);
         lp.seed_ops();
         lp.sample_ops();
         Ok(lp)
@@ -484,6 +487,9 @@ impl<'a> Loop<'a> {
         if let Some(z) = self.zbd.take() {
             self.out.stats.zone_resets = z.resets;
         }
+        // Control::file_gate: the file held goes back for the clones still running.
+        self.out.stats.file_busy = self.gen.file_busy_draws();
+        self.gen.leave_gate();
         // A job that ended during its ramp_time keeps what it recorded, as fio reports it
         // (the ramp never ended, so nothing was set aside).
         // As fio: the last loop's end_fsync, then its verify phase.

@@ -109,6 +109,36 @@ impl Source {
         }
     }
 
+    /// The generator behind the source, to change (none for a replay or an I/O order).
+    fn generator_mut(&mut self) -> Option<&mut Generator> {
+        match self {
+            Source::Gen(g)
+            | Source::Wrapped(g, _)
+            | Source::Concat(g, _)
+            | Source::RateSteered { g, .. } => Some(g),
+            Source::Replay { .. } | Source::Ordered { .. } => None,
+        }
+    }
+
+    /// See `Generator::set_gate_until`.
+    pub(crate) fn set_gate_until(&mut self, t: Option<Instant>) {
+        if let Some(g) = self.generator_mut() {
+            g.set_gate_until(t);
+        }
+    }
+
+    /// See `Generator::file_busy_draws`.
+    pub(crate) fn file_busy_draws(&self) -> u64 {
+        self.generator().map_or(0, Generator::file_busy_draws)
+    }
+
+    /// See `Generator::leave_gate`.
+    pub(crate) fn leave_gate(&mut self) {
+        if let Some(g) = self.generator_mut() {
+            g.leave_gate();
+        }
+    }
+
     /// The loop the generator is in (a replay has one).
     pub(crate) fn loop_no(&self) -> u32 {
         self.generator().map_or(0, Generator::loop_no)

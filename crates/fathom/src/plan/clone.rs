@@ -760,6 +760,8 @@ fn generator_params(
             Some(o) if caps.metadata.is_none() => o.max(1) as usize,
             _ => 0,
         },
+        // Set for the whole run by the plan (`share_gates`).
+        file_gate: None,
         dist_dirs: spec.random_distribution_dirs.as_ref().map(|d| {
             [0, 1, 2].map(|i| {
                 d[i].as_ref()

@@ -108,6 +108,7 @@ pub fn plan_with(set: &JobSet, limits: Limits) -> Result<Plan, RunError> {
         c.index = n;
     }
     share_locks(&mut out);
+    share_gates(&mut out);
     mark_overlaps(&mut out);
     share_dedupe_set(&mut out);
     share_zones(&mut out)?;
@@ -303,6 +304,30 @@ fn share_locks(out: &mut Plan) {
                 .iter()
                 .map(|f| locks.entry(f.path.clone()).or_default().clone())
                 .collect();
+        }
+    }
+}
+
+/// Control::file_gate: one gate per list of files, shared by every clone of every job
+/// with the flag whose files are that list.
+fn share_gates(out: &mut Plan) {
+    let mut gates: std::collections::HashMap<
+        Vec<PathBuf>,
+        std::sync::Arc<fathom_workload::FileGate>,
+    > = Default::default();
+    for j in out
+        .jobs
+        .iter_mut()
+        .filter(|j| j.spec.control.file_gate && !j.caps.diskless)
+    {
+        for c in &mut j.clones {
+            let paths: Vec<PathBuf> = c.files.iter().map(|f| f.path.clone()).collect();
+            let n = paths.len();
+            let gate = gates
+                .entry(paths)
+                .or_insert_with(|| fathom_workload::FileGate::new(n))
+                .clone();
+            c.params.file_gate = Some(gate);
         }
     }
 }

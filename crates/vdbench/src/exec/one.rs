@@ -166,6 +166,9 @@ pub(super) fn one_run(
         started,
     };
     let avg = write_reports(ctx, run, name, rate, &meas, &shown)?;
+    if run.is_fs() {
+        misc_statistics(ctx, run, &meas.all, Some(&reports))?;
+    }
     write_histogram(out, &banner, &reports)?;
     let unvalidated = ctx.jo.validate && !dv_counters(ctx, run, &reports, false)?;
     write_native(out, run, name, reports)?;
@@ -941,6 +944,69 @@ fn format_report(
         started,
     };
     write_reports(ctx, run, &name, RunRate::Max, &meas, &shown)?;
+    misc_statistics(ctx, run, &meas.all, None)?;
+    Ok(())
+}
+
+/// vdbench's `Miscellaneous statistics` after a file-system run (its format's too), on
+/// the console and in the log: the operations' counts over the run's intervals (opens
+/// split by what the file was opened for: a format's and a writing FWD's for write,
+/// as vdbench's write opens are for operation=write or any rdpct=), and the draws of a
+/// busy file (`reports`: the run's jobs; None for a format).
+fn misc_statistics(
+    ctx: &Ctx<'_>,
+    run: &Run,
+    all: &[Iv],
+    reports: Option<&[fathom::Report]>,
+) -> Result<()> {
+    let col = |name: &str| report::meta_col(name).expect("a metadata column");
+    let total = |name: &str| all.iter().map(|iv| iv.meta[col(name)].0).sum::<u64>();
+    let opens = total("open");
+    let mut read_opens = 0;
+    let mut busy = 0;
+    for j in reports
+        .unwrap_or_default()
+        .iter()
+        .flat_map(|r| r.jobs.iter())
+    {
+        busy += j.stats.file_busy;
+        let tag = JobTag::of_name(&j.name);
+        let Some(f) = run.fwds.iter().find(|f| f.name == tag.wd) else {
+            continue;
+        };
+        let reads = match tag.op.as_deref() {
+            Some(op) => op == "open",
+            None => f.p.rdpct.is_none() && f.p.operations.first().is_none_or(|o| o == "read"),
+        };
+        if reads {
+            read_opens += j
+                .stats
+                .ops
+                .iter()
+                .filter(|o| o.name == "open")
+                .map(|o| o.samples.iter().map(|s| s.ios).sum::<u64>())
+                .sum::<u64>();
+        }
+    }
+    let read_opens = read_opens.min(opens);
+    let counts: Vec<u64> = report::MISC_COUNTERS
+        .iter()
+        .map(|(name, _, column)| match (*name, column) {
+            ("READ_OPENS", _) => read_opens,
+            ("WRITE_OPENS", _) => opens - read_opens,
+            ("FILE_BUSY", _) => busy,
+            ("GET_ATTR", _) => total("getattr") + total("access"),
+            (_, Some(c)) => total(c),
+            (_, None) => 0,
+        })
+        .collect();
+    let (tod, _) = now_stamps();
+    let secs = (run.pace.interval.round() as u64).max(1);
+    let block = report::misc_statistics(&tod, &counts, all.len() as u64, secs);
+    emit(&block);
+    for line in block.lines() {
+        ctx.out.log(line.get(13..).unwrap_or(""))?;
+    }
     Ok(())
 }
 
