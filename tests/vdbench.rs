@@ -2366,13 +2366,22 @@ fathomtest!(
             .unwrap();
         let status = child.wait().unwrap();
         // The format (keyed writes on two threads): each of the 8 files created, opened
-        // and closed once, every thread's first open counted too.
+        // and closed once, every thread's first open and last close counted too (as
+        // vdbench 5.04.06 counts them: 8 closes).
         let fmt = seen
             .lines()
             .find(|l| l.contains("avg_2-1"))
             .unwrap_or_else(|| panic!("{seen}"));
         let c: Vec<&str> = fmt.split_whitespace().collect();
-        assert_eq!((c[19], c[21]), ("8.0", "8.0"), "creates, opens: {fmt}");
+        assert_eq!(
+            (c[19], c[21], c[23]),
+            ("8.0", "8.0", "8.0"),
+            "creates, opens, closes: {fmt}"
+        );
+        assert!(
+            seen.contains("FILE_CLOSES         Close requests:                                   8          8/sec"),
+            "{seen}"
+        );
         // rd1: the format's blocks and the run's writes validated, none in error (its
         // reads of blocks it pre-read count as reads, as vdbench's).
         let n = validated(&seen);

@@ -855,7 +855,7 @@ impl Loop<'_> {
     /// operations with their times.
     #[cold]
     #[inline(never)]
-    fn record_opens(&mut self) {
+    pub(crate) fn record_opens(&mut self) {
         let Some(done) = self.p.openset.as_mut().and_then(|os| os.timed.as_mut()) else {
             return;
         };

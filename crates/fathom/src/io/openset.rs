@@ -50,6 +50,38 @@ impl OpenSet {
         self.count = 0;
     }
 
+    /// `Control::count_opens`: at the clone's end, close the files still open with
+    /// nothing in flight, each close timed as an operation (vdbench's threads close
+    /// their last file as the run ends, counted with the rest).
+    pub(crate) fn close_open_timed(
+        &mut self,
+        engine: &mut dyn fathom_engine::IoEngine,
+        spec: &fathom_job::JobSpec,
+    ) -> std::io::Result<()> {
+        if self.timed.is_none() {
+            return Ok(());
+        }
+        let idle: Vec<usize> = self
+            .opened
+            .iter()
+            .copied()
+            .filter(|&f| self.inflight[f] == 0)
+            .collect();
+        for f in idle {
+            if spec.fsync_on_close && self.written[f] {
+                engine.sync_file(f, false)?;
+            }
+            let t0 = crate::clock::now();
+            engine.close_file(f)?;
+            self.stamp("close", Some(t0));
+            self.open[f] = false;
+            self.opened.retain(|&x| x != f);
+            self.count -= 1;
+        }
+        self.cur = None;
+        Ok(())
+    }
+
     /// Open every closed file (a verify pass reads them all); later I/O closes the least
     /// recently used ones again down to the limit.
     pub(crate) fn open_all(

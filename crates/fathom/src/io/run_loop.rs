@@ -480,6 +480,20 @@ impl<'a> Loop<'a> {
             // them allocated for the rest of the process rather than risk a use after free.
             std::mem::forget(std::mem::take(&mut self.p.slots));
         }
+        // Control::count_opens: a clone whose work is done (a format's writes) closes its
+        // last file, timed and counted with the others, in the last interval; one the
+        // clock stopped closes it after its last interval, uncounted (as vdbench counts
+        // them: a format's eight files, eight closes; a timed run's last files' closes
+        // come after its last interval's statistics).
+        if spec.control.count_opens && self.work_done && self.out.error_text.is_none() {
+            if let Some(os) = self.p.openset.as_mut() {
+                if let Err(e) = os.close_open_timed(&mut *self.p.engine, spec) {
+                    self.out.stats.error = e.raw_os_error().unwrap_or(libc::EIO);
+                    self.out.error_text = Some(format!("closing the last file: {e}"));
+                }
+                self.record_opens();
+            }
+        }
         if spec.control.final_sample && !self.ramping {
             self.sampler
                 .finish(crate::clock::now(), &mut self.out.stats);
