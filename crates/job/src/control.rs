@@ -154,6 +154,10 @@ pub struct Control {
     /// `file_service_type=sequential`) until it finds a free one, waiting 200 µs after
     /// each busy draw, which it counts (`ThreadStats::file_busy`).
     pub file_gate: bool,
+    /// Library setting (no job-file option): a read/write mix draws each I/O's direction
+    /// on its own (vdbench's rdpct), not fio's way of keeping a direction until its share
+    /// catches up.
+    pub independent_mix: bool,
     /// Library setting (no job-file option): sysbench's `--file-fsync-freq`: `fsync=N` /
     /// `fdatasync=N` make one sync after every Nth write's completion, whatever comes
     /// next (fio decides before each I/O: in a mix it syncs again before each read that

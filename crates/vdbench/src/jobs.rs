@@ -814,6 +814,8 @@ impl Pair<'_> {
             .build()
             .map_err(|e| anyhow!("wd={} sd={}: {e}", w.name, s.name))?;
         spec.control.final_sample = true;
+        // vdbench draws each I/O's direction on its own (rdpct=).
+        spec.control.independent_mix = true;
         // stride=: the seeks seekpct= asks for skip on from the last I/O instead.
         // hotband=: the seeks follow vdbench's hot-band curve over the range. (Streams
         // make no seeks.)
@@ -1233,6 +1235,8 @@ fn built(tag: JobTag, o: &[(String, String)], what: &str) -> Result<(JobSpec, Jo
     }
     let mut spec = b.build().map_err(|e| anyhow!("{what}: {e}"))?;
     spec.control.final_sample = true;
+    // vdbench draws each I/O's direction on its own (rdpct=).
+    spec.control.independent_mix = true;
     spec.control.rate_combined = true;
     spec.control.sync_at_end_only = true;
     Ok((spec, tag))

@@ -51,6 +51,60 @@ pub struct FileRegion {
     pub len: u64,
 }
 
+/// A read/write mix's direction as fio decides it: a direction drawn (fio's Tausworthe
+/// generator, so fio's own sequence for the same seed) is kept while the I/Os issued in
+/// it are fewer than a target, set at each change of direction to the I/Os the other
+/// direction had issued times the new direction's share; once the target is reached a
+/// direction is drawn before every I/O. (So a change of direction runs until the mix
+/// catches up with its share, and the split keeps closer to rwmixread than independent
+/// draws would.)
+#[derive(Clone, Debug)]
+struct FioMix {
+    rng: crate::rng::FioTaus,
+    dir: Ddir,
+    target: u64,
+    /// I/Os issued per direction (read, write), over the whole job.
+    issued: [u64; 2],
+}
+
+impl FioMix {
+    fn new(seed: u32) -> FioMix {
+        FioMix {
+            rng: crate::rng::FioTaus::new(seed),
+            dir: Ddir::Read,
+            target: 0,
+            issued: [0; 2],
+        }
+    }
+
+    /// A new loop with the generator seeded again (randrepeat).
+    fn restart(&mut self, seed: u32) {
+        self.rng = crate::rng::FioTaus::new(seed);
+        self.target = 0;
+    }
+
+    /// The next I/O's direction for a mix with `rwmixread` percent reads.
+    fn draw(&mut self, rwmixread: u32) -> Ddir {
+        if self.issued[self.dir.index()] >= self.target {
+            let v = self.rng.between(1, 100);
+            let d = if v <= rwmixread {
+                Ddir::Read
+            } else {
+                Ddir::Write
+            };
+            if d != self.dir {
+                let share = match d {
+                    Ddir::Read => u64::from(rwmixread.min(100)),
+                    _ => 100 - u64::from(rwmixread.min(100)),
+                };
+                self.target = self.issued[self.dir.index()] * share / 100;
+            }
+            self.dir = d;
+        }
+        self.dir
+    }
+}
+
 /// Everything the generator needs for one clone, already resolved against file sizes.
 #[derive(Clone, Debug)]
 pub struct Params {
@@ -119,6 +173,11 @@ pub struct Params {
     /// (random, or the gate's shared sequential turn) until a free one comes up (see
     /// [`crate::FileGate`]). The gate lists the same files in the same order.
     pub file_gate: Option<std::sync::Arc<crate::FileGate>>,
+    /// The seed of the read/write mix's direction draws (fio's mix generator seed: see
+    /// `crate::rng::fio_seed`); None: from `seed`.
+    pub mix_seed: Option<u32>,
+    /// Each I/O's direction drawn on its own (vdbench's rdpct), not fio's mix.
+    pub independent_mix: bool,
     /// fio's `zonemode=strided`: every file walks its own zones; the zone's bytes are counted
     /// over all the files, as fio's thread counts them.
     pub zones: Option<Zones>,
@@ -263,6 +322,8 @@ impl Params {
             dist_dirs: None,
             open_limit: 0,
             file_gate: None,
+            mix_seed: None,
+            independent_mix: false,
             zones: None,
             stride: None,
             pass_floor: 0,
@@ -397,6 +458,10 @@ pub struct Generator {
     /// (keep_running ends a job with less than this left of its budget).
     max_bs_any: u64,
     next_file: usize,
+    /// A read/write mix's direction, as fio draws it (see `pick_ddir`).
+    mix: FioMix,
+    /// The next `reset_pass` is within fio's loop: the mix goes on.
+    mix_hold: bool,
     /// `Params::file_gate`: the file this thread holds there.
     gate: Option<crate::gate::GateHold>,
     /// With `open_limit`: the files I/O may go to now, and the next file to bring in.
@@ -566,6 +631,8 @@ impl Generator {
             max_bs_any,
             next_file: 0,
             gate: p.file_gate.clone().map(crate::gate::GateHold::new),
+            mix: FioMix::new(p.mix_seed.unwrap_or(p.seed as u32)),
+            mix_hold: false,
             active: Vec::new(),
             next_new: 0,
             issued_bytes: 0,
@@ -686,7 +753,22 @@ impl Generator {
         if self.p.repeat_each_pass {
             self.rng = Rng::new(self.p.seed);
         }
+        if !std::mem::take(&mut self.mix_hold) {
+            self.restart_mix();
+        }
         all
+    }
+
+    /// fio's loop start (a loop, or another round of io_size over the files): its mix
+    /// generator seeded again under randrepeat, the mix's run length cleared. (Not where
+    /// a sequential mix's direction reaches its end: fio goes on within the loop.)
+    fn restart_mix(&mut self) {
+        if self.p.repeat_each_pass {
+            self.mix
+                .restart(self.p.mix_seed.unwrap_or(self.p.seed as u32));
+        } else {
+            self.mix.target = 0;
+        }
     }
 
     /// A rate-limited read/write mix, before its next I/O: which directions are due now
@@ -704,12 +786,16 @@ impl Generator {
         let [r, w, t] = self.dirs;
         match (r, w, t) {
             (true, true, _) => {
-                let d = if self.rng.below(100) < self.p.rwmixread as u64 {
-                    Ddir::Read
+                let d = if self.p.independent_mix {
+                    if self.rng.below(100) < u64::from(self.p.rwmixread) {
+                        Ddir::Read
+                    } else {
+                        Ddir::Write
+                    }
                 } else {
-                    Ddir::Write
+                    self.mix.draw(self.p.rwmixread)
                 };
-                match self.rate_steer.take() {
+                let d = match self.rate_steer.take() {
                     None => d,
                     Some((due, write_first)) => {
                         let (other, other_share) = match d {
@@ -725,7 +811,10 @@ impl Generator {
                             first
                         }
                     }
-                }
+                };
+                // (As fio: the direction a rate sends becomes the mix's.)
+                self.mix.dir = d;
+                d
             }
             (true, false, _) => Ddir::Read,
             (false, true, false) => Ddir::Write,
@@ -887,6 +976,9 @@ impl Generator {
                     continue;
                 }
                 self.passes += 1;
+                // A sequential mix's pass within its loop is not fio's loop start: the
+                // mix goes on (io_size's rounds and loops start it again).
+                self.mix_hold = !self.p.wrap && !self.p.time_based;
                 self.reset_pass(true);
                 // A fresh pass always has a block.
                 return self.try_next();
@@ -1308,6 +1400,9 @@ impl Generator {
     }
 
     fn account(&mut self, io: IoReq) -> IoReq {
+        if io.ddir != Ddir::Trim {
+            self.mix.issued[io.ddir.index()] += 1;
+        }
         if self.dirs[1] && self.dirs[2] {
             // trimwrite: where each direction's last I/O started (see `pick_ddir`); as fio,
             // its writes count against its size, not the trims before them (so 1 MiB

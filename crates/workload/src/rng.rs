@@ -4,7 +4,9 @@
 //! through SplitMix64. It is fast (a few ns), has a 2^256−1 period and passes BigCrush.
 //! The same seed always yields the same sequence on every platform, so a job with
 //! `randrepeat=1` does the same I/O in every run. Offsets therefore differ from fio's
-//! for the same seed; counts, shares and coverage do not.
+//! for the same seed; counts, shares and coverage do not. A read/write mix's directions
+//! are the exception: [`FioTaus`] is fio's own generator, seeded as fio seeds it, so a
+//! mix makes fio's reads and writes I/O for I/O.
 
 /// SplitMix64 step: used to expand a 64-bit seed into generator state.
 pub fn splitmix64(state: &mut u64) -> u64 {
@@ -95,5 +97,88 @@ mod tests {
         for c in counts {
             assert!((9_500..10_500).contains(&c), "{counts:?}");
         }
+    }
+}
+
+/// fio's 32-bit combined Tausworthe generator (L'Ecuyer's taus88) with fio's seeding,
+/// for the draws fathom makes exactly as fio makes them (a read/write mix's direction):
+/// with the same seed it yields fio's sequence.
+#[derive(Clone, Debug)]
+pub struct FioTaus {
+    s: [u32; 3],
+}
+
+/// fio's seed schedule under randrepeat: the seed of generator `off` (fio's
+/// `FIO_RAND_*_OFF` order) of the thread numbered `thread` (from 1, in job order).
+pub fn fio_seed(rand_seed: u64, thread: u32, off: u32) -> u64 {
+    const K: u64 = 0x9e37_0001;
+    let mut seed = rand_seed;
+    for _ in 0..4 {
+        seed = seed.wrapping_mul(K);
+    }
+    for _ in 0..off {
+        seed = seed.wrapping_mul(K);
+    }
+    seed.wrapping_mul(u64::from(thread))
+        .wrapping_add(u64::from(off))
+}
+
+/// fio's index of the read/write mix generator among its seeds.
+pub const FIO_RAND_MIX_OFF: u32 = 4;
+
+impl FioTaus {
+    /// Seeded as fio seeds one (its 32-bit seed; the first draws discarded).
+    pub fn new(seed: u32) -> FioTaus {
+        // fio's LCG steps, from its fixed start value ((2^31)+(2^17)+(2^7) in C: 53),
+        // each state word kept above the generator's minimum.
+        let lcg = |x: u32| x.wrapping_mul(69069) ^ seed;
+        let at_least = |x: u32, m: u32| if x < m { x + m } else { x };
+        let s1 = at_least(lcg(53), 1);
+        let s2 = at_least(lcg(s1), 7);
+        let s3 = at_least(lcg(s2), 15);
+        let mut t = FioTaus { s: [s1, s2, s3] };
+        for _ in 0..6 {
+            t.next_u32();
+        }
+        t
+    }
+
+    /// The next 32 bits.
+    #[inline]
+    pub fn next_u32(&mut self) -> u32 {
+        fn step(s: u32, a: u32, b: u32, c: u32, d: u32) -> u32 {
+            ((s & c) << d) ^ (((s << a) ^ s) >> b)
+        }
+        let [s1, s2, s3] = &mut self.s;
+        *s1 = step(*s1, 13, 19, 0xFFFF_FFFE, 12);
+        *s2 = step(*s2, 2, 25, 0xFFFF_FFF8, 4);
+        *s3 = step(*s3, 3, 11, 0xFFFF_FFF0, 17);
+        *s1 ^ *s2 ^ *s3
+    }
+
+    /// A number from `start` to `end` inclusive, scaled from the next draw as fio scales
+    /// it (through a double).
+    pub fn between(&mut self, start: u32, end: u32) -> u32 {
+        let r = self.next_u32();
+        let span = f64::from(end - start + 1);
+        start + (span * (f64::from(r) / 4_294_967_296.0)) as u32
+    }
+}
+
+#[cfg(test)]
+mod fio_taus_tests {
+    use super::*;
+
+    #[test]
+    fn fio_s_seed_schedule_and_first_draws() {
+        // fio 3.33 with randseed=0x89 (its default), thread 1: the mix seed's low 32
+        // bits; the generator's state words stay above their minimums.
+        let s = fio_seed(0x89, 1, FIO_RAND_MIX_OFF);
+        let k: u64 = 0x9e37_0001;
+        assert_eq!(s, 0x89u64.wrapping_mul(k.wrapping_pow(8)).wrapping_add(4));
+        let mut t = FioTaus::new(s as u32);
+        let d: Vec<u32> = (0..1000).map(|_| t.between(1, 100)).collect();
+        assert!(d.iter().all(|v| (1..=100).contains(v)));
+        assert!(d.iter().filter(|v| **v <= 70).count().abs_diff(700) < 60);
     }
 }

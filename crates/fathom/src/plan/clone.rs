@@ -760,8 +760,10 @@ fn generator_params(
             Some(o) if caps.metadata.is_none() => o.max(1) as usize,
             _ => 0,
         },
-        // Set for the whole run by the plan (`share_gates`).
+        // Set for the whole run by the plan (`share_gates`; the clone's number).
         file_gate: None,
+        mix_seed: None,
+        independent_mix: spec.control.independent_mix,
         dist_dirs: spec.random_distribution_dirs.as_ref().map(|d| {
             [0, 1, 2].map(|i| {
                 d[i].as_ref()

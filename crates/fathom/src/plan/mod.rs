@@ -103,9 +103,21 @@ pub fn plan_with(set: &JobSet, limits: Limits) -> Result<Plan, RunError> {
     }
     // Number the clones of the run from 1, in job order (log file names use it).
     let mut n = 0;
-    for c in out.jobs.iter_mut().flat_map(|j| j.clones.iter_mut()) {
-        n += 1;
-        c.index = n;
+    for j in &mut out.jobs {
+        for c in &mut j.clones {
+            n += 1;
+            c.index = n;
+            // A read/write mix draws its directions from fio's generator seeded as fio
+            // seeds its thread number `n` under randrepeat: fio's own sequence.
+            if j.spec.randrepeat {
+                let seed = fathom_workload::fio_seed(
+                    j.spec.randseed,
+                    n,
+                    fathom_workload::FIO_RAND_MIX_OFF,
+                );
+                c.params.mix_seed = Some(seed as u32);
+            }
+        }
     }
     share_locks(&mut out);
     share_gates(&mut out);
