@@ -3120,7 +3120,9 @@ fn regions_shorter_than_a_block_run_on_existing_files_as_fio() {
 // seeds each thread under randrepeat, and fio's rule of keeping a direction until its
 // share catches up): the same reads and writes as fio, I/O for I/O, where fathom's own
 // draws came within a few percent (randrw rwmixread=70 over 64m: fio 11457/4927,
-// fathom 11357/5027).
+// fathom 11357/5027). Block-size ranges and splits too, where the offsets do not decide
+// a redraw (a random offset near the end that a drawn size does not fit makes fio draw
+// again: its offsets are not fio's, so such jobs differ by a few I/Os).
 #[test]
 fn a_read_write_mix_draws_fio_s_directions() {
     let Some(fio) = fio() else { return };
@@ -3157,6 +3159,33 @@ fn a_read_write_mix_draws_fio_s_directions() {
             "--direct=1",
             "--rw=randrw",
             "--size=4m",
+        ],
+        // Block sizes drawn from fio's generators too (sequential: where each I/O lands
+        // does not decide a size).
+        &[
+            "--ioengine=null",
+            "--rw=write",
+            "--bsrange=4k-16k",
+            "--size=1m",
+        ],
+        &[
+            "--ioengine=null",
+            "--rw=write",
+            "--bsrange=4k-12k",
+            "--size=1m",
+        ],
+        &[
+            "--ioengine=null",
+            "--rw=read",
+            "--bssplit=4k/50:64k/50",
+            "--size=16m",
+        ],
+        &[
+            "--ioengine=null",
+            "--rw=randrw",
+            "--bsrange=4k-16k",
+            "--size=1m",
+            "--norandommap",
         ],
     ] {
         let args: Vec<&str> = ["--name=m", "--filename=data", "--bs=4k"]

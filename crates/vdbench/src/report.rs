@@ -886,25 +886,12 @@ pub fn misc_statistics(tod: &str, counts: &[u64], intervals: u64, interval_secs:
         let head = format!("{name:<20}{label}:");
         s.push_str(&format!(
             "{tod} {head:<60} {:>10} {:>10}/sec\n",
-            grouped(*c),
-            grouped(per_sec)
+            crate::value::grouped(*c),
+            crate::value::grouped(per_sec)
         ));
     }
     s.push_str(&format!("{tod} \n"));
     s
-}
-
-/// `n` with a comma between each three digits (Java's `%,d`).
-pub fn grouped(n: u64) -> String {
-    let d = n.to_string();
-    let mut out = String::new();
-    for (i, ch) in d.chars().enumerate() {
-        if i > 0 && (d.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(ch);
-    }
-    out
 }
 
 /// Response-time histogram of a run (histogram.html): buckets doubling from 1 µs.
@@ -1116,10 +1103,6 @@ mod tests {
             misc_statistics("t", &[0; MISC_COUNTERS.len()], 5, 1),
             "t Miscellaneous statistics: All counters are zero\n"
         );
-        assert_eq!(grouped(0), "0");
-        assert_eq!(grouped(999), "999");
-        assert_eq!(grouped(1000), "1,000");
-        assert_eq!(grouped(1_234_567), "1,234,567");
     }
 
     #[test]

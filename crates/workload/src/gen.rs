@@ -51,6 +51,11 @@ pub struct FileRegion {
     pub len: u64,
 }
 
+/// fio's share of `hi` for a 32-bit draw `r`: `hi × r / 2^32` through a double.
+fn fio_share(hi: u64, r: u32) -> u64 {
+    (hi as f64 * (f64::from(r) / 4_294_967_296.0)) as u64
+}
+
 /// A read/write mix's direction as fio decides it: a direction drawn (fio's Tausworthe
 /// generator, so fio's own sequence for the same seed) is kept while the I/Os issued in
 /// it are fewer than a target, set at each change of direction to the I/Os the other
@@ -178,6 +183,10 @@ pub struct Params {
     pub mix_seed: Option<u32>,
     /// Each I/O's direction drawn on its own (vdbench's rdpct), not fio's mix.
     pub independent_mix: bool,
+    /// The seeds of the block-size draws per direction (read, write, trim), fio's
+    /// (see `crate::rng::fio_seed`): a range's or bssplit's sizes drawn as fio draws them.
+    /// None: fathom's own draws.
+    pub bs_seeds: Option<[u32; 3]>,
     /// fio's `zonemode=strided`: every file walks its own zones; the zone's bytes are counted
     /// over all the files, as fio's thread counts them.
     pub zones: Option<Zones>,
@@ -324,6 +333,7 @@ impl Params {
             file_gate: None,
             mix_seed: None,
             independent_mix: false,
+            bs_seeds: None,
             zones: None,
             stride: None,
             pass_floor: 0,
@@ -462,6 +472,8 @@ pub struct Generator {
     mix: FioMix,
     /// The next `reset_pass` is within fio's loop: the mix goes on.
     mix_hold: bool,
+    /// `Params::bs_seeds`: fio's block-size generators, per direction.
+    bs_rng: Option<[crate::rng::FioTaus; 3]>,
     /// `Params::file_gate`: the file this thread holds there.
     gate: Option<crate::gate::GateHold>,
     /// With `open_limit`: the files I/O may go to now, and the next file to bring in.
@@ -633,6 +645,7 @@ impl Generator {
             gate: p.file_gate.clone().map(crate::gate::GateHold::new),
             mix: FioMix::new(p.mix_seed.unwrap_or(p.seed as u32)),
             mix_hold: false,
+            bs_rng: p.bs_seeds.map(|s| s.map(crate::rng::FioTaus::new)),
             active: Vec::new(),
             next_new: 0,
             issued_bytes: 0,
@@ -766,6 +779,7 @@ impl Generator {
         if self.p.repeat_each_pass {
             self.mix
                 .restart(self.p.mix_seed.unwrap_or(self.p.seed as u32));
+            self.bs_rng = self.p.bs_seeds.map(|s| s.map(crate::rng::FioTaus::new));
         } else {
             self.mix.target = 0;
         }
@@ -1369,25 +1383,61 @@ impl Generator {
                 // uniform share of the largest, at most the largest (so the largest takes
                 // the draws above it: a quarter of them for 4k-16k).
                 let (lo, hi) = ((*lo).max(1), *hi);
-                (lo + self.rng.below(hi)).min(hi)
+                let share = match self.bs_draw(d) {
+                    Some(r) => fio_share(hi, r),
+                    None => self.rng.below(hi),
+                };
+                (lo + share).min(hi)
             }
             Some(BsMix::Range { lo, hi, .. }) => {
                 // fio's draw: the smallest plus a uniform share of the largest, down to a
                 // multiple of the smallest, at most the largest (so with a largest that is
                 // not a multiple of the smallest, the largest takes the draws above it).
                 let (lo, hi) = ((*lo).max(1), *hi);
-                let len = lo + self.rng.below(hi);
+                let share = match self.bs_draw(d) {
+                    Some(r) => fio_share(hi, r),
+                    None => self.rng.below(hi),
+                };
+                let len = lo + share;
                 (len - len % lo).min(hi)
             }
             Some(BsMix::Split(_)) => {
+                let first = self.split_first(d);
                 let cum = &self.split_cum[d];
-                let total = cum.last().map(|c| c.0).unwrap_or(100.0);
-                let p = self.rng.unit() * total;
-                cum.iter()
-                    .find(|c| p < c.0)
+                cum.get(first)
                     .or(cum.last())
                     .map(|c| c.1)
                     .unwrap_or(self.p.bs[d])
+            }
+        }
+    }
+
+    /// `Params::bs_seeds`: the next draw of direction `d`'s fio block-size generator.
+    #[inline]
+    fn bs_draw(&mut self, d: usize) -> Option<u32> {
+        self.bs_rng.as_mut().map(|g| g[d].next_u32())
+    }
+
+    /// A bssplit draw: the index (in `split_cum`) of the size drawn. With fio's
+    /// generator, fio's rule over whole percents (the first entry whose running share
+    /// holds the draw: `r / share <= max / 100`); otherwise a uniform draw over the
+    /// shares.
+    fn split_first(&mut self, d: usize) -> usize {
+        let whole = self.split_cum[d].iter().all(|c| c.0.fract() == 0.0);
+        let r = if whole { self.bs_draw(d) } else { None };
+        let cum = &self.split_cum[d];
+        let last = cum.len().saturating_sub(1);
+        match r {
+            Some(r) => cum
+                .iter()
+                .position(|c| {
+                    c.0 >= 1.0 && u64::from(r) / (c.0 as u64) <= u64::from(u32::MAX) / 100
+                })
+                .unwrap_or(last),
+            None => {
+                let total = cum.last().map(|c| c.0).unwrap_or(100.0);
+                let p = self.rng.unit() * total;
+                cum.iter().position(|c| p < c.0).unwrap_or(last)
             }
         }
     }
@@ -1581,11 +1631,9 @@ impl Generator {
         for _ in 0..100_000 {
             let len = match &self.p.bs_mix[d] {
                 Some(BsMix::Split(_)) => {
+                    let first = self.split_first(d);
                     let cum = &self.split_cum[d];
-                    let total = cum.last().map(|c| c.0).unwrap_or(100.0);
-                    let p = self.rng.unit() * total;
-                    let first = cum.iter().position(|c| p < c.0).unwrap_or(cum.len() - 1);
-                    match cum[first..].iter().find(|c| c.1 <= room) {
+                    match cum[first.min(cum.len() - 1)..].iter().find(|c| c.1 <= room) {
                         Some(c) => c.1,
                         None => continue,
                     }

@@ -764,6 +764,7 @@ fn generator_params(
         file_gate: None,
         mix_seed: None,
         independent_mix: spec.control.independent_mix,
+        bs_seeds: None,
         dist_dirs: spec.random_distribution_dirs.as_ref().map(|d| {
             [0, 1, 2].map(|i| {
                 d[i].as_ref()

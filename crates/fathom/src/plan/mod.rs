@@ -116,6 +116,19 @@ pub fn plan_with(set: &JobSet, limits: Limits) -> Result<Plan, RunError> {
                     fathom_workload::FIO_RAND_MIX_OFF,
                 );
                 c.params.mix_seed = Some(seed as u32);
+                // Block sizes from fio's generators too: read, write and trim each its
+                // own, as fio seeds them (a verifying job's writes share the reads' seed,
+                // trimwrite's trims the writes').
+                let s = |off| fathom_workload::fio_seed(j.spec.randseed, n, off) as u32;
+                let read = s(0);
+                let write = if j.spec.verify.kind.is_some() {
+                    read
+                } else {
+                    s(1)
+                };
+                let k = j.spec.rw.kind;
+                let trim = if k.writes() && k.trims() { write } else { s(2) };
+                c.params.bs_seeds = Some([read, write, trim]);
             }
         }
     }
