@@ -1318,7 +1318,7 @@ fn io_jobs(
         // One thread on a file at a time, across every FWD on the FSD: a thread that
         // draws a busy file waits 200 µs and draws again, counted as vdbench's
         // FILE_BUSY (so more threads than files run, the others waiting their turn).
-        job.0.control.file_gate = !own_files && !f.p.fileio_shared;
+        job.0.control.file_gate = !jo.validate && !f.p.fileio_shared;
         if rw != "read" && rw != "randread" {
             let len = files.iter().map(|(_, n)| *n).sum();
             job.0.control.dedup_units = dedup_units(jo, len, &f.p.xfer, &what)?;

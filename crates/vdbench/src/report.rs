@@ -751,36 +751,59 @@ pub fn fs_flat_head() -> String {
     flat_head(FS_FLAT_COLUMNS)
 }
 
-/// One row of a file-system execution's flat file, in vdbench's cells: the time of day
-/// in 12, the timestamp in 24, then each column in 10 and a blank (figures `%.4f`, the
-/// transfer size whole, `n/a` where nothing is known).
+/// A flat-file row as vdbench lays it out: the time of day in 12, the timestamp in 24,
+/// then each cell in 10 and a blank (figures `%.4f` rounded as Java rounds, counts and
+/// names as they are, `n/a` where nothing is known), the machine's cpu last.
+struct FlatLine(String);
+
+impl FlatLine {
+    fn start(tod: &str, stamp: &str, run: &str, interval: &str) -> FlatLine {
+        let mut l = format!("{tod:>12} {:>24}", format!("{stamp} "));
+        l.push_str(&format!("{run:>10} {interval:>10} "));
+        FlatLine(l)
+    }
+    fn text(&mut self, v: impl std::fmt::Display) {
+        self.0.push_str(&format!("{v:>10} "));
+    }
+    fn num(&mut self, v: f64) {
+        self.text(java_fixed(v, 4));
+    }
+    fn opt(&mut self, v: Option<f64>) {
+        match v {
+            Some(v) => self.num(v),
+            None => self.text("n/a"),
+        }
+    }
+    /// The cpu columns (used, user, kernel, wait, idle) and the line's end.
+    fn end(mut self, iv: &Iv) -> String {
+        let (cpu, sys) = iv.cpu.unwrap_or((0.0, 0.0));
+        for v in [cpu, (cpu - sys).max(0.0), sys, 0.0, (100.0 - cpu).max(0.0)] {
+            self.num(v);
+        }
+        self.0.push('\n');
+        self.0
+    }
+}
+
+/// One row of a file-system execution's flat file, in vdbench's cells (see [`FlatLine`];
+/// the transfer size whole).
 pub fn fs_flat_row(tod: &str, stamp: &str, interval: &str, f: &RunFacts, iv: &Iv) -> String {
-    let (cpu, sys) = iv.cpu.unwrap_or((0.0, 0.0));
-    let num = |v: f64| format!("{:>10} ", java_fixed(v, 4));
-    let mut l = format!("{tod:>12} {:>24}", format!("{stamp} "));
-    l.push_str(&format!("{:>10} {interval:>10} ", f.run));
+    let mut l = FlatLine::start(tod, stamp, &f.run, interval);
     for v in [f.reqrate, iv.rate(), iv.resp()[0], iv.mbs()]
         .into_iter()
         .chain(iv.dir_figures())
     {
-        l.push_str(&num(v));
+        l.num(v);
     }
-    l.push_str(&format!("{:>10} ", iv.bytes_per_io()));
+    l.text(iv.bytes_per_io());
     for k in 0..META_COLS.len() {
         let (rate, resp) = iv.meta_figures(k);
-        l.push_str(&num(rate));
-        l.push_str(&num(resp));
+        l.num(rate);
+        l.num(resp);
     }
-    l.push_str(&num(f.compratio));
-    match f.dedupratio {
-        Some(d) => l.push_str(&num(d)),
-        None => l.push_str(&format!("{:>10} ", "n/a")),
-    }
-    for v in [cpu, (cpu - sys).max(0.0), sys, 0.0, (100.0 - cpu).max(0.0)] {
-        l.push_str(&num(v));
-    }
-    l.push('\n');
-    l
+    l.num(f.compratio);
+    l.opt(f.dedupratio);
+    l.end(iv)
 }
 
 /// What the flat file says of the run beside the measured figures (None: `n/a`, the
@@ -811,41 +834,32 @@ pub struct RunFacts {
     pub dedupratio: Option<f64>,
 }
 
-/// One row of a raw execution's flat file, in vdbench's cells: the time of day in 12,
-/// the timestamp in 24, then each column in 10 and a blank (figures `%.4f`, counts
-/// whole, `n/a` where nothing is known or the WDs differ).
+/// One row of a raw execution's flat file, in vdbench's cells (see [`FlatLine`]; counts
+/// whole, `n/a` where the WDs differ, `version` never filled, as vdbench).
 pub fn flat_row(tod: &str, stamp: &str, interval: &str, f: &RunFacts, iv: &Iv) -> String {
     let r = iv.resp();
-    let (cpu, sys) = iv.cpu.unwrap_or((0.0, 0.0));
-    let num = |v: f64| format!("{:>10} ", java_fixed(v, 4));
-    let opt = |v: Option<f64>| v.map_or_else(|| format!("{:>10} ", "n/a"), num);
-    let mut l = format!("{tod:>12} {:>24}", format!("{stamp} "));
-    l.push_str(&format!("{:>10} {interval:>10} ", f.run));
+    let mut l = FlatLine::start(tod, stamp, &f.run, interval);
     for v in [f.reqrate, iv.rate(), iv.mbs()] {
-        l.push_str(&num(v));
+        l.num(v);
     }
-    l.push_str(&format!("{:>10} ", iv.bytes_per_io()));
+    l.text(iv.bytes_per_io());
     for v in [iv.readpct(), r[0], r[1], r[2], iv.max_ms()[0], iv.std()[0]] {
-        l.push_str(&num(v));
+        l.num(v);
     }
     match f.xfersize {
-        Some(x) => l.push_str(&format!("{x:>10} ")),
-        None => l.push_str(&format!("{:>10} ", "n/a")),
+        Some(x) => l.text(x),
+        None => l.text("n/a"),
     }
-    l.push_str(&format!("{:>10} ", f.threads));
+    l.text(f.threads);
     for v in [f.rdpct, f.rhpct, f.whpct, f.seekpct] {
-        l.push_str(&opt(v));
+        l.opt(v);
     }
-    l.push_str(&num(f.lunsize));
-    l.push_str(&format!("{:>10} ", "n/a"));
-    l.push_str(&num(f.compratio));
-    l.push_str(&opt(f.dedupratio));
-    l.push_str(&num(iv.queue_depth()));
-    for v in [cpu, (cpu - sys).max(0.0), sys, 0.0, (100.0 - cpu).max(0.0)] {
-        l.push_str(&num(v));
-    }
-    l.push('\n');
-    l
+    l.num(f.lunsize);
+    l.text("n/a");
+    l.num(f.compratio);
+    l.opt(f.dedupratio);
+    l.num(iv.queue_depth());
+    l.end(iv)
 }
 
 /// vdbench's counters at the end of a file-system run (its `Miscellaneous statistics`),

@@ -79,18 +79,11 @@ impl GateHold {
         }
     }
 
-    /// Leave the file held (if any) and take one: `first` drawn, then `draw()` after each
-    /// busy one, waiting [`BUSY_WAIT`] between draws. None when the wait ran past
-    /// `until`.
-    pub(crate) fn switch(
-        &mut self,
-        first: usize,
-        mut draw: impl FnMut(&FileGate) -> usize,
-    ) -> Option<usize> {
-        if let Some(h) = self.held.take() {
-            self.gate.release(h);
-        }
-        let mut c = first;
+    /// Leave the file held (if any) and take one: `draw()` again after each busy one,
+    /// waiting [`BUSY_WAIT`] between draws. None when the wait ran past `until`.
+    pub(crate) fn switch(&mut self, mut draw: impl FnMut(&FileGate) -> usize) -> Option<usize> {
+        self.leave();
+        let mut c = draw(&self.gate);
         loop {
             if self.gate.try_take(c) {
                 self.held = Some(c);
@@ -129,12 +122,14 @@ mod tests {
         let g = FileGate::new(2);
         let mut a = GateHold::new(g.clone());
         let mut b = GateHold::new(g.clone());
-        assert_eq!(a.switch(0, |_| 0), Some(0));
+        assert_eq!(a.switch(|_| 0), Some(0));
         // b draws 0 (busy), waits, then draws 1.
-        assert_eq!(b.switch(0, |_| 1), Some(1));
+        let mut seq = [0, 1].into_iter();
+        assert_eq!(b.switch(|_| seq.next().unwrap()), Some(1));
         assert_eq!(b.busy_draws, 1);
         // a moves on to 1 (busy: b) and then to 0 again (free: a gave it back first).
-        assert_eq!(a.switch(1, |_| 0), Some(0));
+        let mut seq = [1, 0].into_iter();
+        assert_eq!(a.switch(|_| seq.next().unwrap()), Some(0));
         assert_eq!(a.busy_draws, 1);
         drop(b);
         assert!(g.try_take(1), "dropping a hold gives its file back");
@@ -146,7 +141,7 @@ mod tests {
         assert!(g.try_take(0));
         let mut a = GateHold::new(g.clone());
         a.until = Some(Instant::now() + Duration::from_millis(5));
-        assert_eq!(a.switch(0, |_| 0), None);
+        assert_eq!(a.switch(|_| 0), None);
         assert!(a.gave_up);
         assert!(a.busy_draws >= 1);
     }

@@ -36,6 +36,20 @@ pub enum FileService {
     Dist(Distribution),
 }
 
+impl FileService {
+    /// The I/Os a file gets before the next is chosen, and whether that choice is random:
+    /// round robin and random every k, sequential until the file is exhausted (k = 0) or
+    /// for k; a distribution draws every I/O.
+    fn run(&self) -> (u32, bool) {
+        match *self {
+            FileService::RoundRobin(k) => (k.max(1), false),
+            FileService::Random(k) => (k.max(1), true),
+            FileService::Sequential(k) => (if k == 0 { u32::MAX } else { k }, false),
+            FileService::Dist(_) => (1, true),
+        }
+    }
+}
+
 impl Default for FileService {
     fn default() -> Self {
         FileService::RoundRobin(1)
@@ -470,8 +484,6 @@ pub struct Generator {
     next_file: usize,
     /// A read/write mix's direction, as fio draws it (see `pick_ddir`).
     mix: FioMix,
-    /// The next `reset_pass` is within fio's loop: the mix goes on.
-    mix_hold: bool,
     /// `Params::bs_seeds`: fio's block-size generators, per direction.
     bs_rng: Option<[crate::rng::FioTaus; 3]>,
     /// `Params::file_gate`: the file this thread holds there.
@@ -644,7 +656,6 @@ impl Generator {
             next_file: 0,
             gate: p.file_gate.clone().map(crate::gate::GateHold::new),
             mix: FioMix::new(p.mix_seed.unwrap_or(p.seed as u32)),
-            mix_hold: false,
             bs_rng: p.bs_seeds.map(|s| s.map(crate::rng::FioTaus::new)),
             active: Vec::new(),
             next_new: 0,
@@ -766,9 +777,6 @@ impl Generator {
         if self.p.repeat_each_pass {
             self.rng = Rng::new(self.p.seed);
         }
-        if !std::mem::take(&mut self.mix_hold) {
-            self.restart_mix();
-        }
         all
     }
 
@@ -876,6 +884,7 @@ impl Generator {
         if self.reset_pass(false) {
             self.passes += 1;
         }
+        self.restart_mix();
         true
     }
 
@@ -911,6 +920,7 @@ impl Generator {
             f.region.start = s;
         }
         self.reset_pass(true);
+        self.restart_mix();
         true
     }
 
@@ -990,10 +1000,12 @@ impl Generator {
                     continue;
                 }
                 self.passes += 1;
-                // A sequential mix's pass within its loop is not fio's loop start: the
-                // mix goes on (io_size's rounds and loops start it again).
-                self.mix_hold = !self.p.wrap && !self.p.time_based;
                 self.reset_pass(true);
+                // A sequential mix's pass within its loop is not fio's loop start: the
+                // mix goes on (io_size's rounds and time-based passes start it again).
+                if self.p.wrap || self.p.time_based {
+                    self.restart_mix();
+                }
                 // A fresh pass always has a block.
                 return self.try_next();
             }
@@ -1282,12 +1294,7 @@ impl Generator {
     #[cold]
     #[inline(never)]
     fn pick_gated(&mut self, n: usize) -> usize {
-        let (every, random) = match self.p.file_service {
-            FileService::RoundRobin(k) => (k.max(1), false),
-            FileService::Random(k) => (k.max(1), true),
-            FileService::Sequential(k) => (if k == 0 { u32::MAX } else { k }, false),
-            FileService::Dist(_) => (1, true),
-        };
+        let (every, random) = self.p.file_service.run();
         let Some(hold) = self.gate.as_mut() else {
             unreachable!("pick_gated without a gate")
         };
@@ -1298,15 +1305,14 @@ impl Generator {
             }
         }
         let rng = &mut self.rng;
-        let mut draw = |g: &crate::FileGate| {
+        let draw = |g: &crate::FileGate| {
             if random {
                 rng.below(n as u64) as usize
             } else {
                 g.next_in_turn()
             }
         };
-        let first = draw(&hold.gate);
-        match hold.switch(first, draw) {
+        match hold.switch(draw) {
             Some(f) => {
                 self.file_run = 1;
                 self.next_file = f;
@@ -1338,13 +1344,8 @@ impl Generator {
     /// The file service's next choice among `n` files (round robin, random or
     /// sequential, each for its run of I/Os), as an index into them.
     fn next_slot(&mut self, n: usize) -> usize {
-        let (every, random) = match self.p.file_service {
-            FileService::RoundRobin(k) => (k.max(1), false),
-            FileService::Random(k) => (k.max(1), true),
-            // Stay on a file until it is exhausted (k = 0) or for k I/Os.
-            FileService::Sequential(k) => (if k == 0 { u32::MAX } else { k }, false),
-            FileService::Dist(_) => unreachable!("a distribution has its sampler"),
-        };
+        // (A distribution has its sampler: not here.)
+        let (every, random) = self.p.file_service.run();
         if self.file_run >= every {
             self.file_run = 0;
             self.next_file = if random {

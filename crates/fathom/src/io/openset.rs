@@ -75,9 +75,10 @@ impl OpenSet {
             engine.close_file(f)?;
             self.stamp("close", Some(t0));
             self.open[f] = false;
-            self.opened.retain(|&x| x != f);
             self.count -= 1;
         }
+        let inflight = &self.inflight;
+        self.opened.retain(|&f| inflight[f] != 0);
         self.cur = None;
         Ok(())
     }

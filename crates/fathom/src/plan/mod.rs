@@ -110,16 +110,11 @@ pub fn plan_with(set: &JobSet, limits: Limits) -> Result<Plan, RunError> {
             // A read/write mix draws its directions from fio's generator seeded as fio
             // seeds its thread number `n` under randrepeat: fio's own sequence.
             if j.spec.randrepeat {
-                let seed = fathom_workload::fio_seed(
-                    j.spec.randseed,
-                    n,
-                    fathom_workload::FIO_RAND_MIX_OFF,
-                );
-                c.params.mix_seed = Some(seed as u32);
+                let s = |off| fathom_workload::fio_seed(j.spec.randseed, n, off) as u32;
+                c.params.mix_seed = Some(s(fathom_workload::FIO_RAND_MIX_OFF));
                 // Block sizes from fio's generators too: read, write and trim each its
                 // own, as fio seeds them (a verifying job's writes share the reads' seed,
                 // trimwrite's trims the writes').
-                let s = |off| fathom_workload::fio_seed(j.spec.randseed, n, off) as u32;
                 let read = s(0);
                 let write = if j.spec.verify.kind.is_some() {
                     read
