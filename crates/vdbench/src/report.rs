@@ -785,7 +785,7 @@ impl FlatLine {
     }
 }
 
-/// One row of a file-system execution's flat file, in vdbench's cells (see [`FlatLine`];
+/// One row of a file-system execution's flat file, in vdbench's cells (each in 10, figures `%.4f`;
 /// the transfer size whole).
 pub fn fs_flat_row(tod: &str, stamp: &str, interval: &str, f: &RunFacts, iv: &Iv) -> String {
     let mut l = FlatLine::start(tod, stamp, &f.run, interval);
@@ -834,7 +834,7 @@ pub struct RunFacts {
     pub dedupratio: Option<f64>,
 }
 
-/// One row of a raw execution's flat file, in vdbench's cells (see [`FlatLine`]; counts
+/// One row of a raw execution's flat file, in vdbench's cells (each in 10, figures `%.4f`; counts
 /// whole, `n/a` where the WDs differ, `version` never filled, as vdbench).
 pub fn flat_row(tod: &str, stamp: &str, interval: &str, f: &RunFacts, iv: &Iv) -> String {
     let r = iv.resp();
