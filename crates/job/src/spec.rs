@@ -315,6 +315,9 @@ pub struct JobSpec {
     pub unified_rw: u8,
     /// `random_generator=lfsr`: every block exactly once per pass is required.
     pub lfsr: bool,
+    /// `random_generator=tausworthe64`: fio's 64-bit generator for the draws fathom makes
+    /// as fio does (block sizes).
+    pub rand64: bool,
     /// `wait_for=NAME`: start only when every clone of the job named NAME has ended.
     pub wait_for: Option<String>,
     /// `file_service_type=zipf|pareto|normal`: files drawn from this distribution.
@@ -1032,6 +1035,7 @@ impl Default for JobSpec {
             sig_figs: 4,
             unified_rw: 0,
             lfsr: false,
+            rand64: false,
             wait_for: None,
             file_service_dist: None,
             rate_min: PerDir([0; 3]),

@@ -65,9 +65,10 @@ pub struct FileRegion {
     pub len: u64,
 }
 
-/// fio's share of `hi` for a 32-bit draw `r`: `hi × r / 2^32` through a double.
-fn fio_share(hi: u64, r: u32) -> u64 {
-    (hi as f64 * (f64::from(r) / 4_294_967_296.0)) as u64
+/// fio's share of `hi` for a draw `r` of a generator whose largest value is `max`:
+/// `hi × r / (max + 1)` through a double.
+fn fio_share(hi: u64, (r, max): (u64, u64)) -> u64 {
+    (hi as f64 * (r as f64 / (max as f64 + 1.0))) as u64
 }
 
 /// A read/write mix's direction as fio decides it: a direction drawn (fio's Tausworthe
@@ -200,7 +201,10 @@ pub struct Params {
     /// The seeds of the block-size draws per direction (read, write, trim), fio's
     /// (see `crate::rng::fio_seed`): a range's or bssplit's sizes drawn as fio draws them.
     /// None: fathom's own draws.
-    pub bs_seeds: Option<[u32; 3]>,
+    pub bs_seeds: Option<[u64; 3]>,
+    /// With `bs_seeds`: fio's 64-bit generator (`random_generator=tausworthe64`), seeded
+    /// with the whole seed, where fio's default takes its low 32 bits to the 32-bit one.
+    pub bs_rand64: bool,
     /// fio's `zonemode=strided`: every file walks its own zones; the zone's bytes are counted
     /// over all the files, as fio's thread counts them.
     pub zones: Option<Zones>,
@@ -348,6 +352,7 @@ impl Params {
             mix_seed: None,
             independent_mix: false,
             bs_seeds: None,
+            bs_rand64: false,
             zones: None,
             stride: None,
             pass_floor: 0,
@@ -482,10 +487,13 @@ pub struct Generator {
     /// (keep_running ends a job with less than this left of its budget).
     max_bs_any: u64,
     next_file: usize,
+    /// The file after the last one found done, and the I/Os issued by then: where fio's
+    /// round robin stands at a pass's end if no I/O came after (see `reset_pass`).
+    after_done: Option<(usize, u64)>,
     /// A read/write mix's direction, as fio draws it (see `pick_ddir`).
     mix: FioMix,
     /// `Params::bs_seeds`: fio's block-size generators, per direction.
-    bs_rng: Option<[crate::rng::FioTaus; 3]>,
+    bs_rng: Option<[crate::rng::FioRand; 3]>,
     /// `Params::file_gate`: the file this thread holds there.
     gate: Option<crate::gate::GateHold>,
     /// With `open_limit`: the files I/O may go to now, and the next file to bring in.
@@ -656,12 +664,15 @@ impl Generator {
             next_file: 0,
             gate: p.file_gate.clone().map(crate::gate::GateHold::new),
             mix: FioMix::new(p.mix_seed.unwrap_or(p.seed as u32)),
-            bs_rng: p.bs_seeds.map(|s| s.map(crate::rng::FioTaus::new)),
+            bs_rng: p
+                .bs_seeds
+                .map(|s| s.map(|s| crate::rng::FioRand::new(s, p.bs_rand64))),
             active: Vec::new(),
             next_new: 0,
             issued_bytes: 0,
             job_issued: 0,
             issued_ios: 0,
+            after_done: None,
             loop_ios: 0,
             span_ios,
             verify_reads: 0,
@@ -771,7 +782,24 @@ impl Generator {
             }
         }
         self.reset_active();
-        self.next_file = 0;
+        // As fio, whose round robin goes on past the file it tried last (the last one
+        // found done, or the last one used): `nrfiles=2` whose second file is done first
+        // starts its next pass with that one.
+        let n = self.files.len();
+        let in_turn = self.gate.is_none()
+            && self.active.is_empty()
+            && self.file_sampler.is_none()
+            && !self.p.file_service.run().1
+            && n > 1;
+        self.next_file = match (self.after_done.take(), self.last) {
+            _ if !in_turn => 0,
+            (Some((f, at)), _) if at == self.issued_ios => f,
+            (_, Some(l)) => (l.file + 1) % n,
+            _ => 0,
+        };
+        if in_turn {
+            self.file_run = 0;
+        }
         self.last = None;
         self.seq_run = 0;
         if self.p.repeat_each_pass {
@@ -787,7 +815,8 @@ impl Generator {
         if self.p.repeat_each_pass {
             self.mix
                 .restart(self.p.mix_seed.unwrap_or(self.p.seed as u32));
-            self.bs_rng = self.p.bs_seeds.map(|s| s.map(crate::rng::FioTaus::new));
+            let use64 = self.p.bs_rand64;
+            self.bs_rng = (self.p.bs_seeds).map(|s| s.map(|s| crate::rng::FioRand::new(s, use64)));
         } else {
             self.mix.target = 0;
         }
@@ -879,11 +908,13 @@ impl Generator {
                 f.done = true;
             }
         }
-        // As fio: a sequential walk that did not reach its file's end goes on from where
-        // it stopped; only exhausted files start over (and if all do, that is a new pass).
-        if self.reset_pass(false) {
-            self.passes += 1;
-        }
+        // As fio, which closes the files at a loop's end and starts each over as it opens
+        // it again: a new pass, wherever the walks stopped (`size=128k` of a 1 MiB file
+        // with loops=2 on libaio reads 0–128k twice). (Where a loop goes on from where the
+        // last stopped — the engines that complete each I/O as it is issued, whose loops
+        // share one budget — the loops are fio's passes: see `next_floor_pass`.)
+        self.reset_pass(true);
+        self.passes += 1;
         self.restart_mix();
         true
     }
@@ -970,9 +1001,8 @@ impl Generator {
                 return None;
             }
             // With later starts, or a count over the loops of a random job (its map
-            // full), the loop is over: fio's do_io ends with its files. (A sequential
-            // mix's direction at its end is not a file done in fio, which goes on with
-            // that direction elsewhere: a new pass here.) Strided zones too.
+            // full), the loop is over: fio's do_io ends with its files. Strided zones
+            // too.
             let files_done = !self.p.later_starts.is_empty()
                 || (self.span_ios > 0 && self.p.rw.kind.is_random())
                 || self.p.zones.is_some();
@@ -982,11 +1012,8 @@ impl Generator {
                 }
                 continue;
             }
-            // Otherwise another pass starts when the job wraps (io_size, time_based), or
-            // in a sequential mix (see above) while the loops allow.
-            let k = self.p.rw.kind;
-            let seq_mix = k.reads() && k.writes() && !k.is_random();
-            if self.p.wrap || self.p.time_based || (seq_mix && self.passes < self.p.loops.max(1)) {
+            // Otherwise another pass starts when the job wraps (io_size, time_based).
+            if self.p.wrap || self.p.time_based {
                 // fio's keep_running: with less than its largest block size left of the
                 // budget, a job whose files are done is done (`size=8k io_size=50k
                 // bs=4k`: six passes, 48k).
@@ -1001,11 +1028,8 @@ impl Generator {
                 }
                 self.passes += 1;
                 self.reset_pass(true);
-                // A sequential mix's pass within its loop is not fio's loop start: the
-                // mix goes on (io_size's rounds and time-based passes start it again).
-                if self.p.wrap || self.p.time_based {
-                    self.restart_mix();
-                }
+                // (fio's loop start: the mix starts again.)
+                self.restart_mix();
                 // A fresh pass always has a block.
                 return self.try_next();
             }
@@ -1031,17 +1055,9 @@ impl Generator {
             }
         }
         let n = self.files.len();
-        let random = self.p.rw.kind.is_random()
-            && (self.p.percentage_random[ddir.index()] >= 100
-                || self.rng.below(100) < self.p.percentage_random[ddir.index()] as u64);
-        // bs_is_seq_rand: the read sizes serve sequential I/O, the write sizes random I/O.
-        let len_dir = match (self.p.bs_is_seq_rand, random) {
-            (false, _) => ddir,
-            (true, false) => Ddir::Read,
-            (true, true) => Ddir::Write,
-        };
-        let mut len = self.pick_len(len_dir);
+        let (mut ddir, mut random, mut len_dir, mut len) = self.shape(ddir);
         // Each file may take two tries: one that finds it exhausted, one that moves on.
+        let mut redraw = false;
         for _ in 0..2 * n {
             let fi = self.pick_file();
             if fi == usize::MAX {
@@ -1053,6 +1069,12 @@ impl Generator {
                 self.file_run = 0;
                 continue;
             }
+            // As fio (`set_io_u_file`): after a file is found done, the next open file's
+            // I/O is made afresh — its direction (a mix draws again), randomness and size.
+            if std::mem::take(&mut redraw) {
+                let d = self.pick_ddir();
+                (ddir, random, len_dir, len) = self.shape(d);
+            }
             if let Some(z) = self.p.zones {
                 match self.zone_next(z, fi, ddir, random, len) {
                     Some(io) => return Some(io),
@@ -1060,6 +1082,7 @@ impl Generator {
                         // As fio: the file is done; the others go on.
                         self.files[fi].done = true;
                         self.retire(fi);
+                        redraw = true;
                         continue;
                     }
                 }
@@ -1073,7 +1096,14 @@ impl Generator {
                 // (vdbench's walk, one position, keeps its own end: the file is done.)
                 self.partly_random_seq(fi, ddir, len_dir, &mut len, &mut fell_back)
             } else {
-                self.seq_offset(fi, ddir, len_dir, &mut len)
+                // (The size is drawn once the walk has a place: see `shape`.)
+                match self.seq_start(fi, ddir) {
+                    Some(at) => {
+                        len = 0;
+                        self.seq_fit(fi, ddir, at, len_dir, &mut len)
+                    }
+                    None => None,
+                }
             };
             match offset {
                 // As fio with a percentage offset: an I/O past the file's end makes the
@@ -1084,6 +1114,7 @@ impl Generator {
                 {
                     self.files[fi].done = true;
                     self.retire(fi);
+                    redraw = true;
                 }
                 Some(offset) => {
                     if random || fell_back {
@@ -1120,14 +1151,37 @@ impl Generator {
                     } else if !self.restarted.contains(&fi) {
                         self.restarted.push(fi);
                     }
+                    redraw = true;
                 }
                 None => {
                     self.files[fi].done = true;
                     self.retire(fi);
+                    redraw = true;
                 }
             }
         }
         None
+    }
+
+    /// One I/O's shape once its direction is drawn: whether it is random (a partly
+    /// random pattern draws), the direction whose sizes it takes, and its size — not
+    /// drawn yet (0) for a plain sequential walk, whose size fio draws after the offset,
+    /// so a file found done there draws no size.
+    fn shape(&mut self, ddir: Ddir) -> (Ddir, bool, Ddir, u64) {
+        let random = self.p.rw.kind.is_random()
+            && (self.p.percentage_random[ddir.index()] >= 100
+                || self.rng.below(100) < self.p.percentage_random[ddir.index()] as u64);
+        // bs_is_seq_rand: the read sizes serve sequential I/O, the write sizes random I/O.
+        let len_dir = match (self.p.bs_is_seq_rand, random) {
+            (false, _) => ddir,
+            (true, false) => Ddir::Read,
+            (true, true) => Ddir::Write,
+        };
+        let plain_seq = !random
+            && self.p.zones.is_none()
+            && !(self.p.rw.kind.is_random() && !self.special_seeks && !self.p.one_position);
+        let len = if plain_seq { 0 } else { self.pick_len(len_dir) };
+        (ddir, random, len_dir, len)
     }
 
     /// How far past its region's end a block size may reach in file `fi`: with
@@ -1248,6 +1302,7 @@ impl Generator {
 
     /// An exhausted file leaves the open set; the next file not yet used takes its place.
     fn retire(&mut self, fi: usize) {
+        self.after_done = Some(((fi + 1) % self.files.len(), self.issued_ios));
         let Some(slot) = self.active.iter().position(|&f| f == fi) else {
             return;
         };
@@ -1415,8 +1470,8 @@ impl Generator {
 
     /// `Params::bs_seeds`: the next draw of direction `d`'s fio block-size generator.
     #[inline]
-    fn bs_draw(&mut self, d: usize) -> Option<u32> {
-        self.bs_rng.as_mut().map(|g| g[d].next_u32())
+    fn bs_draw(&mut self, d: usize) -> Option<(u64, u64)> {
+        self.bs_rng.as_mut().map(|g| g[d].draw())
     }
 
     /// A bssplit draw: the index (in `split_cum`) of the size drawn. With fio's
@@ -1431,9 +1486,7 @@ impl Generator {
         match r {
             Some(r) => cum
                 .iter()
-                .position(|c| {
-                    c.0 >= 1.0 && u64::from(r) / (c.0 as u64) <= u64::from(u32::MAX) / 100
-                })
+                .position(|c| c.0 >= 1.0 && r.0 / (c.0 as u64) <= r.1 / 100)
                 .unwrap_or(last),
             None => {
                 let total = cum.last().map(|c| c.0).unwrap_or(100.0);
@@ -1514,6 +1567,14 @@ impl Generator {
     /// end, one pass; a step past the file's end lands `region.start` bytes into the
     /// region (fio mixes a relative position with the absolute size there).
     fn seq_offset(&mut self, fi: usize, ddir: Ddir, len_dir: Ddir, len: &mut u64) -> Option<u64> {
+        let at = self.seq_start(fi, ddir)?;
+        self.seq_fit(fi, ddir, at, len_dir, len)
+    }
+
+    /// Where the next sequential I/O of `seq_offset` starts in the region, before its
+    /// size is known (fio draws the size after the offset: a file found done here draws
+    /// none). None: the file is done.
+    fn seq_start(&mut self, fi: usize, ddir: Ddir) -> Option<i64> {
         let stride = self.p.rw.suffix;
         let d = self.pos_index(ddir);
         let (size, end, start) = {
@@ -1568,6 +1629,26 @@ impl Generator {
         if at < 0 || at >= size {
             return None;
         }
+        Some(at)
+    }
+
+    /// The sequential I/O of `seq_offset` at `at` (from `seq_start`) with its size (0: to
+    /// be drawn here): fitted to what is left, its end the direction's new position.
+    /// None: the file is done.
+    fn seq_fit(
+        &mut self,
+        fi: usize,
+        ddir: Ddir,
+        at: i64,
+        len_dir: Ddir,
+        len: &mut u64,
+    ) -> Option<u64> {
+        let d = self.pos_index(ddir);
+        let (size, start) = {
+            let f = &self.files[fi];
+            (f.region.len as i64, f.region.start as i64)
+        };
+        let real = self.p.file_ends.get(fi).map_or(start + size, |&e| e as i64);
         // As fio: a fixed block size is not fitted to the region, only to the file (an
         // I/O that starts in the region may run past its end into the rest of a larger
         // existing file: `size=10k bs=4k` on a 1 MiB file reads 12k); a mixed size is
@@ -1577,6 +1658,15 @@ impl Generator {
         } else {
             size + self.fit_slack(fi) as i64
         };
+        if *len == 0 {
+            // Not drawn yet: drawn now to fit what is left, as fio draws it (a bssplit
+            // draw whose size does not fit takes the next one that does; none is drawn
+            // when not even the smallest fits).
+            *len = match self.fixed_len[len_dir.index()] {
+                true => self.pick_len(len_dir),
+                false => self.fit_len(len_dir, (fit - at).max(0) as u64)?,
+            };
+        }
         if at + *len as i64 > fit {
             // As fio: a mixed block size is drawn again until it fits what is left of the
             // region (the file is done when not even the smallest does).
@@ -2897,14 +2987,14 @@ mod tests {
         let mut want = vec![0];
         want.extend((0..15).map(|i| 57344 - i * 4096));
         assert_eq!(offs, want);
-        // A second loop goes on down from where the first stopped.
+        // A second loop starts the walk over, as fio's reopened file does.
         p.loops = 2;
         let offs: Vec<u64> = all(Generator::new(p).unwrap())
             .iter()
             .map(|io| io.offset)
             .collect();
         assert_eq!(offs.len(), 32);
-        assert_eq!(offs[16], 57344);
+        assert_eq!(offs[16..], offs[..16]);
     }
 
     #[test]

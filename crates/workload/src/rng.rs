@@ -165,6 +165,85 @@ impl FioTaus {
     }
 }
 
+/// fio's 64-bit combined Tausworthe generator (L'Ecuyer's taus258) with fio's seeding:
+/// the one fio draws block sizes from with `random_generator=tausworthe64`.
+#[derive(Clone, Debug)]
+pub struct FioTaus64 {
+    s: [u64; 5],
+}
+
+impl FioTaus64 {
+    /// Seeded as fio seeds one (the whole 64-bit seed; the first draws discarded).
+    pub fn new(seed: u64) -> FioTaus64 {
+        // As the 32-bit one: fio's LCG steps (its 64-bit multiplier) from the same start
+        // value, each state word kept above the generator's minimum.
+        let lcg = |x: u64| x.wrapping_mul(6_906_969_069) ^ seed;
+        let at_least = |x: u64, m: u64| if x < m { x + m } else { x };
+        let s1 = at_least(lcg(53), 1);
+        let s2 = at_least(lcg(s1), 7);
+        let s3 = at_least(lcg(s2), 15);
+        let s4 = at_least(lcg(s3), 33);
+        let s5 = at_least(lcg(s4), 49);
+        let mut t = FioTaus64 {
+            s: [s1, s2, s3, s4, s5],
+        };
+        for _ in 0..6 {
+            t.next_u64();
+        }
+        t
+    }
+
+    /// The next 64 bits (taus258's five components).
+    #[inline]
+    pub fn next_u64(&mut self) -> u64 {
+        // (shift a, shift b, mask, shift c) per component, as L'Ecuyer's table gives them.
+        const K: [(u32, u32, u64, u32); 5] = [
+            (1, 53, !1, 10),
+            (24, 50, !511, 5),
+            (3, 23, !4095, 29),
+            (5, 24, !131_071, 23),
+            (3, 33, !8_388_607, 8),
+        ];
+        let mut x = 0;
+        for (s, &(a, b, m, c)) in self.s.iter_mut().zip(&K) {
+            let v = ((*s << a) ^ *s) >> b;
+            *s = ((*s & m) << c) ^ v;
+            x ^= *s;
+        }
+        x
+    }
+}
+
+/// One of fio's generators, 32- or 64-bit (`random_generator=tausworthe64`), for draws
+/// that fio scales by its generator's largest value.
+#[derive(Clone, Debug)]
+pub enum FioRand {
+    /// taus88.
+    Taus32(FioTaus),
+    /// taus258.
+    Taus64(FioTaus64),
+}
+
+impl FioRand {
+    /// Seeded as fio seeds one: the seed's low 32 bits for the 32-bit generator.
+    pub fn new(seed: u64, use64: bool) -> FioRand {
+        if use64 {
+            FioRand::Taus64(FioTaus64::new(seed))
+        } else {
+            FioRand::Taus32(FioTaus::new(seed as u32))
+        }
+    }
+
+    /// The next draw and the generator's largest value.
+    #[inline]
+    pub fn draw(&mut self) -> (u64, u64) {
+        match self {
+            FioRand::Taus32(t) => (u64::from(t.next_u32()), u64::from(u32::MAX)),
+            FioRand::Taus64(t) => (t.next_u64(), u64::MAX),
+        }
+    }
+}
+
 #[cfg(test)]
 mod fio_taus_tests {
     use super::*;
@@ -180,5 +259,24 @@ mod fio_taus_tests {
         let d: Vec<u32> = (0..1000).map(|_| t.between(1, 100)).collect();
         assert!(d.iter().all(|v| (1..=100).contains(v)));
         assert!(d.iter().filter(|v| **v <= 70).count().abs_diff(700) < 60);
+    }
+
+    #[test]
+    fn the_64_bit_generator_keeps_its_words_above_their_minimums_and_spreads() {
+        let mut t = FioTaus64::new(fio_seed(0x89, 1, 0));
+        let mins = [1u64, 7, 15, 33, 49];
+        assert!(t.s.iter().zip(mins).all(|(&s, m)| s >= m));
+        let d: Vec<u64> = (0..4000).map(|_| t.next_u64()).collect();
+        // The top bit about half the time, no repeats in a short run.
+        let high = d.iter().filter(|v| **v >> 63 == 1).count();
+        assert!(high.abs_diff(2000) < 150, "{high}");
+        let mut u = d.clone();
+        u.sort_unstable();
+        u.dedup();
+        assert_eq!(u.len(), d.len());
+        // The same seed, the same sequence; another seed, another.
+        let mut again = FioTaus64::new(fio_seed(0x89, 1, 0));
+        assert!(d.iter().all(|&v| v == again.next_u64()));
+        assert_ne!(FioTaus64::new(7).next_u64(), FioTaus64::new(8).next_u64());
     }
 }

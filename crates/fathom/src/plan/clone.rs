@@ -577,16 +577,9 @@ fn loops_decided_elsewhere(spec: &JobSpec, caps: Caps, params: &Params) -> bool 
     caps.metadata.is_some()
         || spec.time_based
         || spec.io_size.is_some()
-        || (params.number_ios > 0 && (!params.ios_span_loops || seq_mix(spec)))
+        || (params.number_ios > 0 && !params.ios_span_loops)
         || params.pass_floor > 0
         || params.wrap
-}
-
-/// A sequential read/write mix (its direction at the end goes on elsewhere in fio, not
-/// ending the loop: a count over its loops is the generator's alone).
-fn seq_mix(spec: &JobSpec) -> bool {
-    let k = spec.rw.kind;
-    k.reads() && k.writes() && !k.is_random()
 }
 
 /// The job's size as fio has it (`size=`, at most the regions; else the regions).
@@ -713,9 +706,12 @@ fn generator_params(
         pass_weight: 1,
         job_bytes: 0,
         pass_cap: 0,
-        // As fio, which seeds its generators again at each loop when randrepeat is on (a
-        // time-based job goes round its files within one loop: no new seed).
-        repeat_each_pass: spec.randrepeat && !spec.time_based,
+        // As fio, which seeds its generators again at each loop when randrepeat is on. A
+        // time-based job over one file goes round it within one loop, and a random one
+        // starts a full file over where it is: no new seed. A sequential one over several
+        // files ends its loop when they are all done, and the next loop is seeded again.
+        repeat_each_pass: spec.randrepeat
+            && (!spec.time_based || (files.len() > 1 && !spec.rw.kind.is_random())),
         hotband: spec.control.hotband,
         one_position: spec.control.one_position,
         range_wrap: None,
@@ -765,6 +761,7 @@ fn generator_params(
         mix_seed: None,
         independent_mix: spec.control.independent_mix,
         bs_seeds: None,
+        bs_rand64: false,
         dist_dirs: spec.random_distribution_dirs.as_ref().map(|d| {
             [0, 1, 2].map(|i| {
                 d[i].as_ref()

@@ -110,8 +110,8 @@ pub fn plan_with(set: &JobSet, limits: Limits) -> Result<Plan, RunError> {
             // A read/write mix draws its directions from fio's generator seeded as fio
             // seeds its thread number `n` under randrepeat: fio's own sequence.
             if j.spec.randrepeat {
-                let s = |off| fathom_workload::fio_seed(j.spec.randseed, n, off) as u32;
-                c.params.mix_seed = Some(s(fathom_workload::FIO_RAND_MIX_OFF));
+                let s = |off| fathom_workload::fio_seed(j.spec.randseed, n, off);
+                c.params.mix_seed = Some(s(fathom_workload::FIO_RAND_MIX_OFF) as u32);
                 // Block sizes from fio's generators too: read, write and trim each its
                 // own, as fio seeds them (a verifying job's writes share the reads' seed,
                 // trimwrite's trims the writes').
@@ -124,6 +124,8 @@ pub fn plan_with(set: &JobSet, limits: Limits) -> Result<Plan, RunError> {
                 let k = j.spec.rw.kind;
                 let trim = if k.writes() && k.trims() { write } else { s(2) };
                 c.params.bs_seeds = Some([read, write, trim]);
+                // (tausworthe64: fio's 64-bit generator for them, the mix's stays 32-bit.)
+                c.params.bs_rand64 = j.spec.rand64;
             }
         }
     }

@@ -329,15 +329,18 @@ pub(super) static OPTS: &[OptDef] = &[
         category: C,
         ty: "tausworthe|lfsr|tausworthe64",
         default: "tausworthe",
-        doc: "fio's generator names, accepted: fathom draws from xoshiro256** for all of them \
-              (the same role: fast, 64-bit, seeded by randseed); lfsr's promise (every block \
-              exactly once per pass) is kept by the random map, so lfsr cannot be combined \
-              with norandommap",
+        doc: "fio's generators: a read/write mix's directions and block-size ranges and \
+              splits are drawn from fio's own Tausworthe generators, seeded as fio seeds \
+              them (tausworthe64: the 64-bit one for the sizes, as fio); random offsets \
+              come from fathom's xoshiro256**, and lfsr's promise (every block exactly \
+              once per pass) is kept by the random map, so lfsr cannot be combined with \
+              norandommap",
         flag: false,
         apply: |j, v, _| {
-            j.lfsr = match v.trim() {
-                "tausworthe" | "tausworthe64" => false,
-                "lfsr" => true,
+            (j.lfsr, j.rand64) = match v.trim() {
+                "tausworthe" => (false, false),
+                "tausworthe64" => (false, true),
+                "lfsr" => (true, false),
                 _ => return Err("use tausworthe, lfsr or tausworthe64".into()),
             };
             Ok(())
