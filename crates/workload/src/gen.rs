@@ -705,6 +705,14 @@ impl Generator {
         Ok(g)
     }
 
+    /// The ramp is over: a read/write mix counts its I/Os afresh, as fio clears its
+    /// issue counts when it starts the measured window (its generator goes on), so the
+    /// window's first direction is drawn, not owed to the ramp's run.
+    pub fn ramp_over(&mut self) {
+        self.mix.issued = [0; 2];
+        self.mix.target = 0;
+    }
+
     /// Take back an I/O handed out but not done (zonemode=zbd's sequential writer skips
     /// the part of a zone past its capacity): it does not count against the job's bytes.
     pub fn give_back(&mut self, len: u64) {
@@ -3091,6 +3099,46 @@ mod tests {
         // The band's start is hot: repeats there, with no map to stop them.
         let first = ios.iter().filter(|i| i.offset == 1 << 20).count();
         assert!(first > 100, "{first}");
+    }
+
+    #[test]
+    fn the_ramp_s_end_starts_the_mix_s_counts_afresh() {
+        // As fio at the ramp's end: the issue counts are cleared, so the next direction
+        // is drawn from the generator (which goes on), whatever run the ramp was in.
+        let mut p = params(RwKind::RandRw, 1 << 30, 4096);
+        p.rwmixread = 50;
+        // The ramp ends in a run of writes catching up with 100 reads (50 owed).
+        let owing = || {
+            let mut g = Generator::new(p.clone()).unwrap();
+            g.mix.dir = Ddir::Write;
+            g.mix.issued = [100, 10];
+            g.mix.target = 50;
+            g
+        };
+        let mut g = owing();
+        let first = |g: &Generator| {
+            let mut probe = g.mix.rng.clone();
+            if probe.between(1, 100) <= 50 {
+                Ddir::Read
+            } else {
+                Ddir::Write
+            }
+        };
+        // Without the ramp's end the run goes on, drawing nothing.
+        let mut run = owing();
+        let before = first(&run);
+        for _ in 0..40 {
+            assert_eq!(run.next_io().unwrap().ddir, Ddir::Write);
+        }
+        assert_eq!(first(&run), before);
+        // With it, the next direction is the generator's next draw; the counts restart.
+        let drawn = first(&g);
+        g.ramp_over();
+        assert_eq!(g.mix.issued, [0, 0]);
+        assert_eq!(g.next_io().unwrap().ddir, drawn);
+        // (That draw was taken: the generator moved on.)
+        let raw = |g: &Generator| g.mix.rng.clone().next_u32();
+        assert_ne!(raw(&g), raw(&run));
     }
 
     #[test]

@@ -350,6 +350,7 @@ impl Loop<'_> {
     #[cold]
     fn end_ramp(&mut self) {
         self.ramping = false;
+        self.gen.ramp_over();
         if let Some(z) = &mut self.zbd {
             z.resets = 0;
         }

@@ -97,6 +97,13 @@ impl Source {
         }
     }
 
+    /// The ramp is over (see [`Generator::ramp_over`]).
+    pub(crate) fn ramp_over(&mut self) {
+        if let Some(g) = self.generator_mut() {
+            g.ramp_over();
+        }
+    }
+
     /// The generator behind the source (none for a replay or an I/O order).
     #[inline]
     fn generator(&self) -> Option<&Generator> {
