@@ -3270,6 +3270,52 @@ fn a_mix_over_several_files_makes_fio_s_ios_in_fio_s_order() {
             ],
             usize::MAX,
         ),
+        // Random offsets: fio's block generator, seeded as fio seeds it, scaled to the
+        // blocks as fio scales it, and the random map's next free block when busy (a
+        // full file's failed draw taken too; a time-based one starts over in place).
+        (
+            &["--rw=randrw", "--size=4m", "--nrfiles=3", "--loops=2"][..],
+            usize::MAX,
+        ),
+        (
+            &[
+                "--rw=randwrite",
+                "--bsrange=4k-16k",
+                "--size=1m",
+                "--norandommap",
+                "--ioengine=null",
+            ],
+            usize::MAX,
+        ),
+        (
+            &[
+                "--rw=randwrite",
+                "--bs=2k,8k",
+                "--size=1m",
+                "--ioengine=null",
+            ],
+            usize::MAX,
+        ),
+        (
+            &[
+                "--rw=randread",
+                "--size=1m",
+                "--ioengine=null",
+                "--random_generator=tausworthe64",
+            ],
+            usize::MAX,
+        ),
+        (
+            &[
+                "--rw=randread",
+                "--size=4m",
+                "--nrfiles=2",
+                "--ioengine=null",
+                "--time_based",
+                "--runtime=300ms",
+            ],
+            5000,
+        ),
         // Sizes drawn as fio draws them: none for a file found done at its end.
         (
             &[

@@ -202,9 +202,19 @@ pub struct Params {
     /// (see `crate::rng::fio_seed`): a range's or bssplit's sizes drawn as fio draws them.
     /// None: fathom's own draws.
     pub bs_seeds: Option<[u64; 3]>,
-    /// With `bs_seeds`: fio's 64-bit generator (`random_generator=tausworthe64`), seeded
-    /// with the whole seed, where fio's default takes its low 32 bits to the 32-bit one.
-    pub bs_rand64: bool,
+    /// With `bs_seeds` or `offset_seed`: fio's 64-bit generator
+    /// (`random_generator=tausworthe64`), seeded with the whole seed, where fio's default
+    /// takes its low 32 bits to the 32-bit one.
+    pub rand64: bool,
+    /// The seed of the uniform random offsets' generator, fio's (`0xb1899bed` times the
+    /// thread's number under randrepeat): each offset is fio's draw scaled to the blocks,
+    /// as fio scales it, then the random map's next free block as fio's. None: fathom's
+    /// own draws.
+    pub offset_seed: Option<u64>,
+    /// A random file whose map is full starts over in place, as fio's time-based job's
+    /// does (its walks and map reset, then a new draw), instead of being done for the
+    /// pass.
+    pub restart_full: bool,
     /// fio's `zonemode=strided`: every file walks its own zones; the zone's bytes are counted
     /// over all the files, as fio's thread counts them.
     pub zones: Option<Zones>,
@@ -352,7 +362,9 @@ impl Params {
             mix_seed: None,
             independent_mix: false,
             bs_seeds: None,
-            bs_rand64: false,
+            rand64: false,
+            offset_seed: None,
+            restart_full: false,
             zones: None,
             stride: None,
             pass_floor: 0,
@@ -494,6 +506,8 @@ pub struct Generator {
     mix: FioMix,
     /// `Params::bs_seeds`: fio's block-size generators, per direction.
     bs_rng: Option<[crate::rng::FioRand; 3]>,
+    /// `Params::offset_seed`: fio's generator of uniform random offsets.
+    off_rng: Option<crate::rng::FioRand>,
     /// `Params::file_gate`: the file this thread holds there.
     gate: Option<crate::gate::GateHold>,
     /// With `open_limit`: the files I/O may go to now, and the next file to bring in.
@@ -666,7 +680,8 @@ impl Generator {
             mix: FioMix::new(p.mix_seed.unwrap_or(p.seed as u32)),
             bs_rng: p
                 .bs_seeds
-                .map(|s| s.map(|s| crate::rng::FioRand::new(s, p.bs_rand64))),
+                .map(|s| s.map(|s| crate::rng::FioRand::new(s, p.rand64))),
+            off_rng: p.offset_seed.map(|s| crate::rng::FioRand::new(s, p.rand64)),
             active: Vec::new(),
             next_new: 0,
             issued_bytes: 0,
@@ -823,8 +838,9 @@ impl Generator {
         if self.p.repeat_each_pass {
             self.mix
                 .restart(self.p.mix_seed.unwrap_or(self.p.seed as u32));
-            let use64 = self.p.bs_rand64;
+            let use64 = self.p.rand64;
             self.bs_rng = (self.p.bs_seeds).map(|s| s.map(|s| crate::rng::FioRand::new(s, use64)));
+            self.off_rng = (self.p.offset_seed).map(|s| crate::rng::FioRand::new(s, use64));
         } else {
             self.mix.target = 0;
         }
@@ -1146,19 +1162,7 @@ impl Generator {
                     // As fio: with a non-uniform file choice (zipf, pareto, normal) an
                     // exhausted file starts over instead of being done, so the job goes
                     // on until its bytes are done.
-                    let f = &mut self.files[fi];
-                    f.pos = [0; 3];
-                    f.starts = [None; 3];
-                    if let Some(m) = &mut f.map {
-                        m.clear();
-                    }
-                    // (fio reopens it, dropping its cache.)
-                    self.restarts = self.restarts.wrapping_add(1);
-                    if self.restarted.len() >= 64 {
-                        self.restarts_lost = true;
-                    } else if !self.restarted.contains(&fi) {
-                        self.restarted.push(fi);
-                    }
+                    self.restart_file(fi);
                     redraw = true;
                 }
                 None => {
@@ -1169,6 +1173,23 @@ impl Generator {
             }
         }
         None
+    }
+
+    /// File `fi` starts over where it is: its walks at the start, its random map empty
+    /// (fio's `fio_file_reset`), and its cache dropped as fio's reopening drops it.
+    fn restart_file(&mut self, fi: usize) {
+        let f = &mut self.files[fi];
+        f.pos = [0; 3];
+        f.starts = [None; 3];
+        if let Some(m) = &mut f.map {
+            m.clear();
+        }
+        self.restarts = self.restarts.wrapping_add(1);
+        if self.restarted.len() >= 64 {
+            self.restarts_lost = true;
+        } else if !self.restarted.contains(&fi) {
+            self.restarted.push(fi);
+        }
     }
 
     /// One I/O's shape once its direction is drawn: whether it is random (a partly
@@ -1873,6 +1894,20 @@ impl Generator {
             let off = (b * gran).min(f.region.len - len) / align * align;
             return Some(f.region.start + off);
         }
+        if f.map.as_ref().is_some_and(|m| m.is_full()) {
+            // fio draws before it finds no free block: that draw is taken. A time-based
+            // job's file (`Params::restart_full`; or any under a non-uniform file choice)
+            // then starts over in place and draws again (fio's get_next_rand_block); else
+            // the file is done.
+            if let Some(g) = &mut self.off_rng {
+                g.draw();
+            }
+            if !(self.p.restart_full || matches!(self.p.file_service, FileService::Dist(_))) {
+                return None;
+            }
+            self.restart_file(fi);
+        }
+        let f = &mut self.files[fi];
         let region = f.region;
         let slack = self.fit_slack(fi);
         // With percentage offsets a pass ends at an I/O past the file's end.
@@ -1882,7 +1917,8 @@ impl Generator {
         let off = match &mut f.map {
             None => {
                 let smallest = self.p.len_range(len_dir.index()).0;
-                self.rng.below((region.len - smallest) / align + 1) * align
+                let n = (region.len - smallest) / align + 1;
+                uniform_block(&mut self.off_rng, &mut self.rng, n) * align
             }
             Some(map) => {
                 if map.is_full() {
@@ -1895,7 +1931,8 @@ impl Generator {
                     // fixed size may take a last block that runs past the region into
                     // a larger file; a mix needs its smallest size to fit the region.)
                     let blocks = region.len / unit;
-                    let b = map.take_near(self.rng.below(blocks.max(1)))?;
+                    let want = uniform_block(&mut self.off_rng, &mut self.rng, blocks.max(1));
+                    let b = map.take_near(want)?;
                     let at = region.start + b * unit;
                     let (need, limit) = if self.fixed_len[len_dir.index()] {
                         let end = self.p.file_ends.get(fi).copied();
@@ -1909,7 +1946,7 @@ impl Generator {
                     }
                     b
                 } else {
-                    map.take_near(self.rng.below(map.len()))?
+                    map.take_near(uniform_block(&mut self.off_rng, &mut self.rng, map.len()))?
                 };
                 let off = block * unit;
                 if !ends_at_file_end && len <= region.len - off {
@@ -1947,6 +1984,19 @@ impl Generator {
             *len_out = (*len_out).min(run * unit);
         }
         Some(region.start + off)
+    }
+}
+
+/// A uniform block index below `n`: fio's draw scaled to the blocks as fio scales it
+/// (through a double) with `Params::offset_seed`, else fathom's.
+#[inline]
+fn uniform_block(fio: &mut Option<crate::rng::FioRand>, own: &mut Rng, n: u64) -> u64 {
+    match fio {
+        Some(g) => {
+            let (r, max) = g.draw();
+            (n as f64 * (r as f64 / (max as f64 + 1.0))) as u64
+        }
+        None => own.below(n),
     }
 }
 

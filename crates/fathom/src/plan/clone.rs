@@ -178,6 +178,11 @@ fn finish_clone(
     loop_passes_as_fio(spec, caps, &mut params);
     async_loops_budget(spec, caps, &mut params);
     async_pass_cap(spec, caps, &mut params);
+    // fio's time-based job starts a random file whose map is full over in place — unless
+    // a queueing engine verifies: its pass ends once it has queued the size, and the
+    // verify phase follows (the full map is that pass's end here).
+    params.restart_full = spec.time_based
+        && (completes_inline(spec, caps) || spec.verify.kind.is_none() || !spec.verify.do_verify);
     PlannedClone {
         jobnum,
         index: 0,
@@ -761,7 +766,9 @@ fn generator_params(
         mix_seed: None,
         independent_mix: spec.control.independent_mix,
         bs_seeds: None,
-        bs_rand64: false,
+        rand64: false,
+        offset_seed: None,
+        restart_full: false,
         dist_dirs: spec.random_distribution_dirs.as_ref().map(|d| {
             [0, 1, 2].map(|i| {
                 d[i].as_ref()

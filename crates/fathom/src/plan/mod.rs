@@ -125,7 +125,12 @@ pub fn plan_with(set: &JobSet, limits: Limits) -> Result<Plan, RunError> {
                 let trim = if k.writes() && k.trims() { write } else { s(2) };
                 c.params.bs_seeds = Some([read, write, trim]);
                 // (tausworthe64: fio's 64-bit generator for them, the mix's stays 32-bit.)
-                c.params.bs_rand64 = j.spec.rand64;
+                c.params.rand64 = j.spec.rand64;
+                // Uniform random offsets from fio's block generator, seeded as fio seeds
+                // it under randrepeat (whatever randseed says); lfsr keeps fathom's.
+                if !j.spec.lfsr {
+                    c.params.offset_seed = Some(0xb189_9bed_u64.wrapping_mul(u64::from(n)));
+                }
             }
         }
     }
