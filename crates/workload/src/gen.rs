@@ -1994,7 +1994,9 @@ fn uniform_block(fio: &mut Option<crate::rng::FioRand>, own: &mut Rng, n: u64) -
     match fio {
         Some(g) => {
             let (r, max) = g.draw();
-            (n as f64 * (r as f64 / (max as f64 + 1.0))) as u64
+            // (A 64-bit draw within 2^10 of the top rounds to 1.0 as a double: the last
+            // block, not one past the blocks.)
+            ((n as f64 * (r as f64 / (max as f64 + 1.0))) as u64).min(n.saturating_sub(1))
         }
         None => own.below(n),
     }
