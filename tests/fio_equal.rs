@@ -3316,6 +3316,17 @@ fn a_mix_over_several_files_makes_fio_s_ios_in_fio_s_order() {
             ],
             5000,
         ),
+        // percentage_random: fio's deciders per direction; its sequential I/Os neither
+        // check nor mark the random map.
+        (
+            &[
+                "--rw=randread",
+                "--size=4m",
+                "--percentage_random=20",
+                "--ioengine=null",
+            ],
+            usize::MAX,
+        ),
         // Sizes drawn as fio draws them: none for a file found done at its end.
         (
             &[

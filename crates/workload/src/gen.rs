@@ -215,6 +215,10 @@ pub struct Params {
     /// does (its walks and map reset, then a new draw), instead of being done for the
     /// pass.
     pub restart_full: bool,
+    /// The seed of fio's generators that decide, per direction, whether an I/O of a
+    /// partly random pattern (`percentage_random`) is random (fio seeds all three from
+    /// its FIO_RAND_SEQ_RAND_READ_OFF seed). None: fathom's own draws.
+    pub seq_rand_seed: Option<u64>,
     /// fio's `zonemode=strided`: every file walks its own zones; the zone's bytes are counted
     /// over all the files, as fio's thread counts them.
     pub zones: Option<Zones>,
@@ -365,6 +369,7 @@ impl Params {
             rand64: false,
             offset_seed: None,
             restart_full: false,
+            seq_rand_seed: None,
             zones: None,
             stride: None,
             pass_floor: 0,
@@ -508,6 +513,8 @@ pub struct Generator {
     bs_rng: Option<[crate::rng::FioRand; 3]>,
     /// `Params::offset_seed`: fio's generator of uniform random offsets.
     off_rng: Option<crate::rng::FioRand>,
+    /// `Params::seq_rand_seed`: fio's random-or-sequential deciders, per direction.
+    seq_rand: Option<[crate::rng::FioTaus; 3]>,
     /// `Params::file_gate`: the file this thread holds there.
     gate: Option<crate::gate::GateHold>,
     /// With `open_limit`: the files I/O may go to now, and the next file to bring in.
@@ -682,6 +689,9 @@ impl Generator {
                 .bs_seeds
                 .map(|s| s.map(|s| crate::rng::FioRand::new(s, p.rand64))),
             off_rng: p.offset_seed.map(|s| crate::rng::FioRand::new(s, p.rand64)),
+            seq_rand: p
+                .seq_rand_seed
+                .map(|s| [(); 3].map(|_| crate::rng::FioTaus::new(s as u32))),
             active: Vec::new(),
             next_new: 0,
             issued_bytes: 0,
@@ -841,6 +851,8 @@ impl Generator {
             let use64 = self.p.rand64;
             self.bs_rng = (self.p.bs_seeds).map(|s| s.map(|s| crate::rng::FioRand::new(s, use64)));
             self.off_rng = (self.p.offset_seed).map(|s| crate::rng::FioRand::new(s, use64));
+            self.seq_rand =
+                (self.p.seq_rand_seed).map(|s| [(); 3].map(|_| crate::rng::FioTaus::new(s as u32)));
         } else {
             self.mix.target = 0;
         }
@@ -1197,9 +1209,14 @@ impl Generator {
     /// drawn yet (0) for a plain sequential walk, whose size fio draws after the offset,
     /// so a file found done there draws no size.
     fn shape(&mut self, ddir: Ddir) -> (Ddir, bool, Ddir, u64) {
+        let pct = self.p.percentage_random[ddir.index()];
         let random = self.p.rw.kind.is_random()
-            && (self.p.percentage_random[ddir.index()] >= 100
-                || self.rng.below(100) < self.p.percentage_random[ddir.index()] as u64);
+            && (pct >= 100
+                || match &mut self.seq_rand {
+                    // fio's should_do_random: 1 to 100, random when at most the percentage.
+                    Some(g) => g[ddir.index()].between(1, 100) <= pct,
+                    None => self.rng.below(100) < u64::from(pct),
+                });
         // bs_is_seq_rand: the read sizes serve sequential I/O, the write sizes random I/O.
         let len_dir = match (self.p.bs_is_seq_rand, random) {
             (false, _) => ddir,
@@ -1719,15 +1736,9 @@ impl Generator {
         fell_back: &mut bool,
     ) -> Option<u64> {
         match self.seq_offset(fi, ddir, len_dir, len) {
-            Some(at) => {
-                let (bit, unit) = (self.map_bit, self.units[len_dir.index()]);
-                let f = &mut self.files[fi];
-                if let (Some(m), true, None) = (&mut f.map, unit == bit, self.p.zones) {
-                    let rel = at - f.region.start;
-                    m.mark(rel / bit, (rel + *len).div_ceil(bit) - rel / bit);
-                }
-                Some(at)
-            }
+            // (As fio's, whose sequential I/O here may go over busy blocks and does not
+            // mark the random map.)
+            Some(at) => Some(at),
             None => {
                 *fell_back = true;
                 self.random_offset(fi, ddir, len_dir, len)

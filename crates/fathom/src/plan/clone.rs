@@ -769,6 +769,7 @@ fn generator_params(
         rand64: false,
         offset_seed: None,
         restart_full: false,
+        seq_rand_seed: None,
         dist_dirs: spec.random_distribution_dirs.as_ref().map(|d| {
             [0, 1, 2].map(|i| {
                 d[i].as_ref()

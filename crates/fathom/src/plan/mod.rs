@@ -128,6 +128,8 @@ pub fn plan_with(set: &JobSet, limits: Limits) -> Result<Plan, RunError> {
                 c.params.rand64 = j.spec.rand64;
                 // Uniform random offsets from fio's block generator, seeded as fio seeds
                 // it under randrepeat (whatever randseed says); lfsr keeps fathom's.
+                // Whether a partly random pattern's I/O is random: fio's deciders.
+                c.params.seq_rand_seed = Some(s(FIO_RAND_SEQ_RAND_READ_OFF));
                 if !j.spec.lfsr {
                     c.params.offset_seed = Some(0xb189_9bed_u64.wrapping_mul(u64::from(n)));
                 }
@@ -142,6 +144,9 @@ pub fn plan_with(set: &JobSet, limits: Limits) -> Result<Plan, RunError> {
     merge_file_needs(&mut out);
     Ok(out)
 }
+
+/// fio's index of the seed of its random-or-sequential deciders (`percentage_random`).
+const FIO_RAND_SEQ_RAND_READ_OFF: u32 = 10;
 
 /// The files a job lays out, as the jobs after it see them (fio sets its jobs up in
 /// order, each laying out its files to its regions' ends): a later job without size=
