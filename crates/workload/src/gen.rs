@@ -1208,6 +1208,7 @@ impl Generator {
     /// random pattern draws), the direction whose sizes it takes, and its size — not
     /// drawn yet (0) for a plain sequential walk, whose size fio draws after the offset,
     /// so a file found done there draws no size.
+    #[inline]
     fn shape(&mut self, ddir: Ddir) -> (Ddir, bool, Ddir, u64) {
         let pct = self.p.percentage_random[ddir.index()];
         let random = self.p.rw.kind.is_random()
@@ -1932,9 +1933,7 @@ impl Generator {
                 uniform_block(&mut self.off_rng, &mut self.rng, n) * align
             }
             Some(map) => {
-                if map.is_full() {
-                    return None;
-                }
+                // (A full map was dealt with above.)
                 let block = if unit > map_bit {
                     // fio's map in smaller units: a draw among the region's blocks, its
                     // next free bit when busy, which may lie past them (the file done).
@@ -2000,9 +1999,10 @@ impl Generator {
 
 /// A uniform block index below `n`: fio's draw scaled to the blocks as fio scales it
 /// (through a double) with `Params::offset_seed`, else fathom's.
-#[inline]
+#[inline(always)]
 fn uniform_block(fio: &mut Option<crate::rng::FioRand>, own: &mut Rng, n: u64) -> u64 {
     match fio {
+        Some(crate::rng::FioRand::Taus32(t)) => fio_scale32(n, t.next_u32()),
         Some(g) => {
             let (r, max) = g.draw();
             // (A 64-bit draw within 2^10 of the top rounds to 1.0 as a double: the last
@@ -2010,6 +2010,18 @@ fn uniform_block(fio: &mut Option<crate::rng::FioRand>, own: &mut Rng, n: u64) -
             ((n as f64 * (r as f64 / (max as f64 + 1.0))) as u64).min(n.saturating_sub(1))
         }
         None => own.below(n),
+    }
+}
+
+/// fio's scaling of a 32-bit draw `r` to `n` blocks, `n × (r / 2^32)` through a double.
+/// Up to 2^21 blocks the product is exact in a double's 53 bits, so the integer
+/// `n × r >> 32` is the same number without the double's conversions and division.
+#[inline(always)]
+fn fio_scale32(n: u64, r: u32) -> u64 {
+    if n <= 1 << 21 {
+        (n * u64::from(r)) >> 32
+    } else {
+        (n as f64 * (f64::from(r) / 4_294_967_296.0)) as u64
     }
 }
 
@@ -2150,6 +2162,32 @@ mod tests {
         );
         p.rwmixread = 70;
         p
+    }
+
+    #[test]
+    fn fio_s_offset_scaling_in_integers_is_its_double_scaling() {
+        let double = |n: u64, r: u32| (n as f64 * (f64::from(r) / 4_294_967_296.0)) as u64;
+        let mut rng = Rng::new(7);
+        let edges = [0, 1, 2, u32::MAX / 2, u32::MAX - 1, u32::MAX];
+        for n in [
+            1,
+            2,
+            3,
+            1000,
+            262_144,
+            (1 << 21) - 1,
+            1 << 21,
+            (1 << 21) + 1,
+            1 << 40,
+        ] {
+            for &r in &edges {
+                assert_eq!(fio_scale32(n, r), double(n, r), "n={n} r={r}");
+            }
+            for _ in 0..20_000 {
+                let r = rng.next_u64() as u32;
+                assert_eq!(fio_scale32(n, r), double(n, r), "n={n} r={r}");
+            }
+        }
     }
 
     #[test]
