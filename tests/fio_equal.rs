@@ -3316,6 +3316,27 @@ fn a_mix_over_several_files_makes_fio_s_ios_in_fio_s_order() {
             ],
             5000,
         ),
+        // A random offset near the end whose bssplit size does not fit: fio's walk over
+        // the entries goes on from the same draw to one that fits (no new draw).
+        (
+            &[
+                "--rw=randwrite",
+                "--bssplit=4k/50:16k/30:64k/20",
+                "--size=8m",
+                "--norandommap",
+                "--ioengine=null",
+            ],
+            usize::MAX,
+        ),
+        (
+            &[
+                "--rw=randrw",
+                "--bssplit=4k/50:16k/30:64k/20",
+                "--size=8m",
+                "--ioengine=null",
+            ],
+            usize::MAX,
+        ),
         // percentage_random: fio's deciders per direction; its sequential I/Os neither
         // check nor mark the random map.
         (

@@ -553,6 +553,9 @@ pub struct Generator {
     file_run: u32,
     /// Split tables: cumulative percent per size, per direction.
     split_cum: [Vec<(f64, u64)>; 3],
+    /// The direction and `split_cum` index of the last bssplit size drawn: where fio's
+    /// walk over the entries goes on when that size does not fit (see `fit_len`).
+    split_drawn: Option<(usize, usize)>,
     /// `file_service_type` with a distribution: draws file indexes.
     file_sampler: Option<FileChooser>,
     /// A rate-limited read/write mix: for the next direction drawn, whether each
@@ -670,6 +673,7 @@ impl Generator {
             samplers: samplers(&p, gran),
             file_run: 0,
             split_cum,
+            split_drawn: None,
             rate_steer: None,
             file_sampler: match &p.file_service {
                 FileService::Dist(d) => Some(FileChooser::new(d, p.files.len() as u64)),
@@ -1506,6 +1510,7 @@ impl Generator {
             }
             Some(BsMix::Split(_)) => {
                 let first = self.split_first(d);
+                self.split_drawn = Some((d, first));
                 let cum = &self.split_cum[d];
                 cum.get(first)
                     .or(cum.last())
@@ -1711,13 +1716,13 @@ impl Generator {
             // when not even the smallest fits).
             *len = match self.fixed_len[len_dir.index()] {
                 true => self.pick_len(len_dir),
-                false => self.fit_len(len_dir, (fit - at).max(0) as u64)?,
+                false => self.fit_len(len_dir, (fit - at).max(0) as u64, false)?,
             };
         }
         if at + *len as i64 > fit {
             // As fio: a mixed block size is drawn again until it fits what is left of the
             // region (the file is done when not even the smallest does).
-            *len = self.fit_len(len_dir, (fit - at) as u64)?;
+            *len = self.fit_len(len_dir, (fit - at) as u64, true)?;
         }
         let f = &mut self.files[fi];
         f.pos[d] = (at + *len as i64) as u64;
@@ -1750,8 +1755,14 @@ impl Generator {
     /// A block size for `ddir` of at most `room` bytes, drawn as fio draws one near a
     /// region's end: a bssplit entry that does not fit gives way to the next one in the
     /// list that does, a range is drawn again. None when no size of the mix fits.
-    fn fit_len(&mut self, ddir: Ddir, room: u64) -> Option<u64> {
+    fn fit_len(&mut self, ddir: Ddir, room: u64, drawn: bool) -> Option<u64> {
         let d = ddir.index();
+        // A bssplit size drawn for this I/O that does not fit: fio's walk goes on from
+        // that entry with the same draw before it draws again.
+        let mut prior = match self.split_drawn.take() {
+            Some((pd, i)) if drawn && pd == d => Some(i),
+            _ => None,
+        };
         let smallest = match &self.p.bs_mix[d] {
             None => return None,
             Some(BsMix::Range { lo, .. }) => *lo,
@@ -1763,7 +1774,10 @@ impl Generator {
         for _ in 0..100_000 {
             let len = match &self.p.bs_mix[d] {
                 Some(BsMix::Split(_)) => {
-                    let first = self.split_first(d);
+                    let first = match prior.take() {
+                        Some(i) => i,
+                        None => self.split_first(d),
+                    };
                     let cum = &self.split_cum[d];
                     match cum[first.min(cum.len() - 1)..].iter().find(|c| c.1 <= room) {
                         Some(c) => c.1,
@@ -1870,7 +1884,7 @@ impl Generator {
                         }
                         let room = f.region.len + self.fit_slack(fi) - next;
                         if len > room {
-                            *len_out = self.fit_len(len_dir, room)?;
+                            *len_out = self.fit_len(len_dir, room, true)?;
                         }
                         if at + *len_out > real {
                             return None;
@@ -1892,7 +1906,7 @@ impl Generator {
         };
         if self.files[fi].region.len < len {
             // A drawn size larger than the whole region: one that fits.
-            *len_out = self.fit_len(len_dir, self.files[fi].region.len)?;
+            *len_out = self.fit_len(len_dir, self.files[fi].region.len, true)?;
         }
         let len = *len_out;
         let f = &mut self.files[fi];
@@ -1979,7 +1993,7 @@ impl Generator {
             }
         }
         if len > room {
-            *len_out = self.fit_len(len_dir, room).unwrap_or(room);
+            *len_out = self.fit_len(len_dir, room, true).unwrap_or(room);
         }
         // An I/O past the file's end (checked before the random map shortens it, as
         // fio's order is) makes the file done.
