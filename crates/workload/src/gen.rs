@@ -167,6 +167,14 @@ pub struct Params {
     pub seed: u64,
     /// Track touched blocks so every block is hit once per pass (fio's random map).
     pub randommap: bool,
+    /// fio's lfsr (`random_generator=lfsr`) and its seed: the blocks a random I/O starts
+    /// at come from fio's LFSR over the map's blocks, in fio's order. None: `offset_seed`
+    /// or fathom's draws.
+    pub lfsr_seed: Option<u64>,
+    /// With `randommap`: fio's lfsr, which starts an I/O at each block once a pass but
+    /// keeps no map of the blocks I/Os cover, so a larger I/O is not cut where it meets
+    /// one taken before (mixed sizes overlap as in fio).
+    pub starts_only: bool,
     /// Block-size mixes per direction (None: the fixed `bs`).
     pub bs_mix: [Option<BsMix>; 3],
     /// Alignment of random offsets per direction (0: the block size).
@@ -353,6 +361,8 @@ impl Params {
             wrap: false,
             seed,
             randommap: true,
+            starts_only: false,
+            lfsr_seed: None,
             bs_mix: [None, None, None],
             blockalign: [0; 3],
             dist: Distribution::Random,
@@ -642,7 +652,13 @@ impl Generator {
             }
             // With zones the map covers one zone (fio sizes it by zonerange).
             let mapped = p.zones.map_or(r.len, |z| z.range);
-            let map = use_map.then(|| RandomMap::new((mapped / map_bit).max(1)));
+            let map = use_map.then(|| {
+                let m = RandomMap::new((mapped / map_bit).max(1));
+                match p.lfsr_seed {
+                    Some(seed) if map_bit == gran && p.map_unit == 0 => m.with_lfsr(seed),
+                    _ => m,
+                }
+            });
             files.push(FileState {
                 region: *r,
                 done: false,
@@ -1256,7 +1272,7 @@ impl Generator {
         fi: usize,
         ddir: Ddir,
         random: bool,
-        len: u64,
+        mut len: u64,
     ) -> Option<IoReq> {
         let d = ddir.index();
         let gran = self.gran;
@@ -1299,13 +1315,28 @@ impl Generator {
         let rel = if random {
             // A block of the whole zone, as fio draws it: one past the region's length
             // or the file's end ends the file (below), so a zone cut by the file's end
-            // ends the walk at its first draw past it.
-            let blocks = (z.range.saturating_sub(len) / gran + 1).max(1);
-            let b = match &mut f.map {
-                Some(m) => m.take_near(self.rng.below(blocks.min(m.len())))?,
-                None => self.rng.below(blocks),
-            };
-            b * gran
+            // ends the walk at its first draw past it. fio's draw over the zone's blocks
+            // (its last_block: the zone's range in blocks, whatever the size); with the
+            // map, its next free block when busy, and the I/O cut where it meets a taken
+            // block or the zone's end (fio's mark_random_map; past the zone's end fio's
+            // map reads memory beyond its last word, so how much of such an I/O fio
+            // keeps is not a rule to copy).
+            let blocks = (z.range / gran).max(1);
+            match &mut f.map {
+                Some(m) => {
+                    let want = match m.lfsr() {
+                        Some(l) => l.next_block()?,
+                        None => uniform_block(&mut self.off_rng, &mut self.rng, blocks),
+                    };
+                    let b = m.take_near(want.min(m.len() - 1))?;
+                    if len > gran && !self.p.starts_only {
+                        let run = 1 + m.take_run(b + 1, len.div_ceil(gran) - 1);
+                        len = len.min(run * gran);
+                    }
+                    b * gran
+                }
+                None => uniform_block(&mut self.off_rng, &mut self.rng, blocks) * gran,
+            }
         } else {
             // Where the last I/O in this direction ended, within the zone; a stride
             // (`read:4k`) steps from there.
@@ -1970,12 +2001,16 @@ impl Generator {
                     }
                     b
                 } else {
-                    map.take_near(uniform_block(&mut self.off_rng, &mut self.rng, map.len()))?
+                    let want = match map.lfsr() {
+                        Some(l) => l.next_block()?,
+                        None => uniform_block(&mut self.off_rng, &mut self.rng, map.len()),
+                    };
+                    map.take_near(want)?
                 };
                 let off = block * unit;
                 if !ends_at_file_end && len <= region.len - off {
                     // One block (the common case) needs no division and no more of the map.
-                    if len > unit {
+                    if len > unit && !self.p.starts_only {
                         let run = 1 + map.take_run(block + 1, len.div_ceil(unit) - 1);
                         *len_out = len.min(run * unit);
                     }
@@ -2002,7 +2037,7 @@ impl Generator {
         {
             return None;
         }
-        if let Some(map) = &mut self.files[fi].map {
+        if let Some(map) = (self.files[fi].map.as_mut()).filter(|_| !self.p.starts_only) {
             let blocks = len_out.div_ceil(unit);
             let run = 1 + map.take_run(off / unit + 1, blocks.saturating_sub(1));
             *len_out = (*len_out).min(run * unit);

@@ -8,6 +8,9 @@ pub struct RandomMap {
     words: Vec<u64>,
     n: u64,
     used: u64,
+    /// fio's lfsr over the blocks (`random_generator=lfsr`), seeded again as the map is
+    /// cleared (fio resets both at a file's reset).
+    lfsr: Option<crate::rng::FioLfsr>,
 }
 
 impl RandomMap {
@@ -17,7 +20,19 @@ impl RandomMap {
             words: vec![0; n.div_ceil(64) as usize],
             n,
             used: 0,
+            lfsr: None,
         }
+    }
+    /// Draw the blocks from fio's lfsr over the map's blocks, seeded with `seed` (none
+    /// when fio would refuse that seed: the draws are then the caller's).
+    pub fn with_lfsr(mut self, seed: u64) -> RandomMap {
+        self.lfsr = crate::rng::FioLfsr::new(self.n, seed);
+        self
+    }
+    /// The map's lfsr, if it has one.
+    #[inline]
+    pub fn lfsr(&mut self) -> Option<&mut crate::rng::FioLfsr> {
+        self.lfsr.as_mut()
     }
     /// Number of blocks.
     pub fn len(&self) -> u64 {
@@ -35,6 +50,9 @@ impl RandomMap {
     pub fn clear(&mut self) {
         self.words.iter_mut().for_each(|w| *w = 0);
         self.used = 0;
+        if let Some(l) = &mut self.lfsr {
+            l.reset();
+        }
     }
     /// Take the free blocks from `from` on, up to `max` of them, stopping at the first
     /// taken block or the end; returns how many were taken.

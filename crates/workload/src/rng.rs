@@ -244,9 +244,169 @@ impl FioRand {
     }
 }
 
+/// The taps of a maximal-length Galois LFSR of each width from 3 to 63 bits (the
+/// published table of maximal-length taps fio uses), by width.
+const LFSR_TAPS: [&[u8]; 64] = [
+    &[],
+    &[],
+    &[],
+    &[3, 2],
+    &[4, 3],
+    &[5, 3],
+    &[6, 5],
+    &[7, 6],
+    &[8, 6, 5, 4],
+    &[9, 5],
+    &[10, 7],
+    &[11, 9],
+    &[12, 6, 4, 1],
+    &[13, 4, 3, 1],
+    &[14, 5, 3, 1],
+    &[15, 14],
+    &[16, 15, 13, 4],
+    &[17, 14],
+    &[18, 11],
+    &[19, 6, 2, 1],
+    &[20, 17],
+    &[21, 19],
+    &[22, 21],
+    &[23, 18],
+    &[24, 23, 22, 17],
+    &[25, 22],
+    &[26, 6, 2, 1],
+    &[27, 5, 2, 1],
+    &[28, 25],
+    &[29, 27],
+    &[30, 6, 4, 1],
+    &[31, 28],
+    &[32, 31, 29, 1],
+    &[33, 20],
+    &[34, 27, 2, 1],
+    &[35, 33],
+    &[36, 25],
+    &[37, 5, 4, 3, 2, 1],
+    &[38, 6, 5, 1],
+    &[39, 35],
+    &[40, 38, 21, 19],
+    &[41, 38],
+    &[42, 41, 20, 19],
+    &[43, 42, 38, 37],
+    &[44, 43, 18, 17],
+    &[45, 44, 42, 41],
+    &[46, 45, 26, 25],
+    &[47, 42],
+    &[48, 47, 21, 20],
+    &[49, 40],
+    &[50, 49, 24, 23],
+    &[51, 50, 36, 35],
+    &[52, 49],
+    &[53, 52, 38, 37],
+    &[54, 53, 18, 17],
+    &[55, 31],
+    &[56, 55, 35, 34],
+    &[57, 50],
+    &[58, 39],
+    &[59, 58, 38, 37],
+    &[60, 59],
+    &[61, 60, 46, 45],
+    &[62, 61, 6, 5],
+    &[63, 62],
+];
+
+/// fio's `random_generator=lfsr` over `n` blocks: each of `0..n` once a cycle, in fio's
+/// order for the same seed. The register is the narrowest of the table wider than `n`
+/// (values past `n - 1` are stepped over); each step shifts right with the top bit set
+/// and, when the bit shifted out was 0, flips the taps. The first value after seeding
+/// takes two steps, later ones (a reset included) one, as fio's spin-free LFSR does.
+#[derive(Clone, Debug)]
+pub struct FioLfsr {
+    xormask: u64,
+    top: u64,
+    max: u64,
+    seed: u64,
+    state: u64,
+    given: u64,
+    fresh: bool,
+}
+
+impl FioLfsr {
+    /// One over `n` blocks seeded with `seed`; None when no register fits `n` or the
+    /// seed leaves the register all ones (fio refuses both).
+    pub fn new(n: u64, seed: u64) -> Option<FioLfsr> {
+        let width = (3..64).find(|&w| (1u64 << w) > n)?;
+        let taps = LFSR_TAPS[width];
+        let xormask = taps.iter().fold(0u64, |m, &t| m | 1 << (t - 1));
+        let top = 1u64 << (taps[0] - 1);
+        let mut l = FioLfsr {
+            xormask,
+            top,
+            max: n.checked_sub(1)?,
+            seed,
+            state: 0,
+            given: 0,
+            fresh: true,
+        };
+        l.reset().then_some(l)
+    }
+
+    /// Back to the seed, as fio's reset at a file's open (false: an all-ones register).
+    pub fn reset(&mut self) -> bool {
+        let mask = (self.top << 1) - 1;
+        self.given = 0;
+        self.state = self.seed & mask;
+        self.state != mask
+    }
+
+    #[inline]
+    fn step(&mut self) {
+        let v = self.state;
+        let flip = if v & 1 == 0 { self.xormask } else { 0 };
+        self.state = ((v >> 1) | self.top) ^ flip;
+    }
+
+    /// The next block, or None once every block was given since the last reset.
+    #[inline]
+    pub fn next_block(&mut self) -> Option<u64> {
+        if self.given > self.max {
+            return None;
+        }
+        self.given += 1;
+        loop {
+            if std::mem::take(&mut self.fresh) {
+                self.step();
+            }
+            self.step();
+            if self.state <= self.max {
+                return Some(self.state);
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod fio_taus_tests {
     use super::*;
+
+    #[test]
+    fn lfsr_gives_every_block_once_a_cycle_and_again_after_a_reset() {
+        for n in [5u64, 8, 100, 2048, 3000] {
+            let mut l = FioLfsr::new(n, 0xb189_9bed).unwrap();
+            let mut seen = vec![false; n as usize];
+            for _ in 0..n {
+                let b = l.next_block().unwrap();
+                assert!(!seen[b as usize], "n={n}: {b} twice");
+                seen[b as usize] = true;
+            }
+            assert_eq!(l.next_block(), None, "n={n}");
+            assert!(l.reset());
+            let again: Vec<u64> = (0..n).map(|_| l.next_block().unwrap()).collect();
+            let mut sorted = again.clone();
+            sorted.sort_unstable();
+            assert_eq!(sorted, (0..n).collect::<Vec<_>>(), "n={n}");
+        }
+        // The register all ones is refused, as fio refuses it.
+        assert!(FioLfsr::new(100, 0x7f).is_none());
+    }
 
     #[test]
     fn fio_s_seed_schedule_and_first_draws() {

@@ -738,6 +738,8 @@ fn generator_params(
         seed,
         // lfsr promises each block once per pass: fathom keeps it with the map.
         randommap: !spec.norandommap || spec.lfsr,
+        starts_only: spec.lfsr,
+        lfsr_seed: None,
         bs_mix: [0, 1, 2].map(|i| {
             if !spec.bssplit[i].is_empty() {
                 Some(BsMix::Split(aligned_split(

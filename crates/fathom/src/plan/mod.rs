@@ -127,11 +127,15 @@ pub fn plan_with(set: &JobSet, limits: Limits) -> Result<Plan, RunError> {
                 // (tausworthe64: fio's 64-bit generator for them, the mix's stays 32-bit.)
                 c.params.rand64 = j.spec.rand64;
                 // Uniform random offsets from fio's block generator, seeded as fio seeds
-                // it under randrepeat (whatever randseed says); lfsr keeps fathom's.
+                // it under randrepeat (whatever randseed says).
                 // Whether a partly random pattern's I/O is random: fio's deciders.
                 c.params.seq_rand_seed = Some(s(FIO_RAND_SEQ_RAND_READ_OFF));
-                if !j.spec.lfsr {
-                    c.params.offset_seed = Some(0xb189_9bed_u64.wrapping_mul(u64::from(n)));
+                // (lfsr: fio's LFSR over each file's blocks, from the same seed.)
+                let block_seed = 0xb189_9bed_u64.wrapping_mul(u64::from(n));
+                if j.spec.lfsr {
+                    c.params.lfsr_seed = Some(block_seed);
+                } else {
+                    c.params.offset_seed = Some(block_seed);
                 }
             }
         }

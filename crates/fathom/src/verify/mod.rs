@@ -295,22 +295,18 @@ pub(crate) struct Verifier {
 }
 
 /// A write of `len` bytes at unit `i` in a file's table of unchecked writes: it starts
-/// there and replaces the writes that started inside it. When the table is finer than the
-/// chunks (`chunk` bytes: holes, blockalign or unaligned sizes put writes off each other's
-/// grid), an earlier write reaching into this one had a chunk torn, its header kept and
-/// its data overwritten: it is dropped too, as fio drops an overlapped write from its
-/// list. (On one grid every chunk is whole, and an earlier write keeps its other chunks,
-/// each checked against its last generation.) `longest`: the longest write noted so far,
-/// in units (how far back to look).
-fn note_write(p: &mut [u32], i: usize, len: u64, (unit, chunk): (u64, u64), longest: &mut usize) {
+/// there and replaces every earlier write it overlaps, as fio's history of written
+/// blocks (its tree by offset) drops each entry a new write overlaps, whole: the writes
+/// that started inside it, and one that started before it and reaches into it (that
+/// one's other blocks are not read back, as in fio). `longest`: the longest write noted
+/// so far, in units (how far back to look).
+fn note_write(p: &mut [u32], i: usize, len: u64, unit: u64, longest: &mut usize) {
     let n = len.div_ceil(unit) as usize;
     let end = (i + n).min(p.len());
-    if unit < chunk {
-        let from = i.saturating_sub(*longest);
-        for (j, run) in p[from..i].iter_mut().enumerate() {
-            if *run > 0 && from + j + *run as usize > i {
-                *run = 0;
-            }
+    let from = i.saturating_sub(*longest);
+    for (j, run) in p[from..i].iter_mut().enumerate() {
+        if *run > 0 && from + j + *run as usize > i {
+            *run = 0;
         }
     }
     *longest = (*longest).max(end - i);
@@ -625,12 +621,11 @@ impl Verifier {
             self.fill_chunk(b, off, g, now);
         }
         if let Some(i) = self.index(file, offset) {
-            let grid = (self.unit, self.interval);
             note_write(
                 &mut self.pending[file],
                 i,
                 buf.len() as u64,
-                grid,
+                self.unit,
                 &mut self.longest,
             );
         }
@@ -648,13 +643,7 @@ impl Verifier {
         let mut longest = 0;
         for (file, offset, len) in writes {
             if let Some(i) = self.index(file, offset) {
-                note_write(
-                    &mut pending[file],
-                    i,
-                    len,
-                    (self.unit, self.interval),
-                    &mut longest,
-                );
+                note_write(&mut pending[file], i, len, self.unit, &mut longest);
             }
         }
         let mut out = Vec::new();

@@ -329,12 +329,13 @@ pub(super) static OPTS: &[OptDef] = &[
         category: C,
         ty: "tausworthe|lfsr|tausworthe64",
         default: "tausworthe",
-        doc: "fio's generators: a read/write mix's directions and block-size ranges and \
-              splits are drawn from fio's own Tausworthe generators, seeded as fio seeds \
-              them (tausworthe64: the 64-bit one for the sizes, as fio); random offsets \
-              come from fathom's xoshiro256**, and lfsr's promise (every block exactly \
-              once per pass) is kept by the random map, so lfsr cannot be combined with \
-              norandommap",
+        doc: "fio's generators: a read/write mix's directions, block-size ranges and \
+              splits and uniform random offsets are drawn from fio's own Tausworthe \
+              generators, seeded as fio seeds them (tausworthe64: the 64-bit one, as \
+              fio), so a job makes fio's I/Os. lfsr's promise (an I/O starts at every \
+              block exactly once per pass, without a map of what I/Os cover, so mixed \
+              sizes overlap as in fio's) is kept with a map of the starts, its order of \
+              blocks fathom's own; norandommap changes nothing with lfsr, as in fio",
         flag: false,
         apply: |j, v, _| {
             (j.lfsr, j.rand64) = match v.trim() {
