@@ -3397,6 +3397,18 @@ fn a_mix_over_several_files_makes_fio_s_ios_in_fio_s_order() {
             ],
             usize::MAX,
         ),
+        // A file found done (its map full) draws no size, as fio's: the next file's
+        // I/O takes the draw.
+        (
+            &[
+                "--rw=randwrite",
+                "--bssplit=4k/50:64k/50",
+                "--size=8m",
+                "--nrfiles=4",
+                "--ioengine=null",
+            ],
+            usize::MAX,
+        ),
         // random_generator=lfsr: fio's LFSR over each file's blocks, seeded as fio's.
         (
             &[

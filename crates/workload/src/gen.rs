@@ -1145,6 +1145,7 @@ impl Generator {
             }
             let mut fell_back = false;
             let offset = if random && self.special_seeks {
+                let len = self.ensure_len(len_dir, &mut len);
                 self.special_offset(fi, ddir, len)
             } else if random {
                 self.random_offset(fi, ddir, len_dir, &mut len)
@@ -1226,8 +1227,8 @@ impl Generator {
 
     /// One I/O's shape once its direction is drawn: whether it is random (a partly
     /// random pattern draws), the direction whose sizes it takes, and its size — not
-    /// drawn yet (0) for a plain sequential walk, whose size fio draws after the offset,
-    /// so a file found done there draws no size.
+    /// drawn yet (0) but in strided zones: fio draws the size after the offset, so a
+    /// file found done draws none.
     #[inline]
     fn shape(&mut self, ddir: Ddir) -> (Ddir, bool, Ddir, u64) {
         let pct = self.p.percentage_random[ddir.index()];
@@ -1244,10 +1245,13 @@ impl Generator {
             (true, false) => Ddir::Read,
             (true, true) => Ddir::Write,
         };
-        let plain_seq = !random
-            && self.p.zones.is_none()
-            && !(self.p.rw.kind.is_random() && !self.special_seeks && !self.p.one_position);
-        let len = if plain_seq { 0 } else { self.pick_len(len_dir) };
+        // Strided zones draw the size with the direction; elsewhere it is drawn once the
+        // place is found (`ensure_len`), as fio draws it, so a file found done draws
+        // none.
+        let len = match self.p.zones {
+            Some(_) => self.pick_len(len_dir),
+            None => 0,
+        };
         (ddir, random, len_dir, len)
     }
 
@@ -1824,6 +1828,26 @@ impl Generator {
         Some(smallest)
     }
 
+    /// An I/O's size, drawn now if it was not yet (0: see `shape`).
+    #[inline]
+    fn ensure_len(&mut self, len_dir: Ddir, len: &mut u64) -> u64 {
+        if *len == 0 {
+            *len = self.pick_len(len_dir);
+        }
+        *len
+    }
+
+    /// A drawn size larger than file `fi`'s whole region gives way to one that fits
+    /// (None: none does).
+    #[inline]
+    fn fit_region(&mut self, fi: usize, len_dir: Ddir, len: &mut u64) -> Option<()> {
+        let room = self.files[fi].region.len;
+        if *len > room {
+            *len = self.fit_len(len_dir, room, true)?;
+        }
+        Some(())
+    }
+
     /// vdbench's seeks: on the hot-band curve, or a stride on from the last I/O.
     #[cold]
     #[inline(never)]
@@ -1886,12 +1910,13 @@ impl Generator {
         len_dir: Ddir,
         len_out: &mut u64,
     ) -> Option<u64> {
-        let len = *len_out;
+        // (The size is drawn once the place is found, as fio draws it: `ensure_len`.)
         // `randread:N`: a new random offset only every N I/Os; sequential in between.
         let n = self.p.rw.suffix.max(0) as u64;
         if n > 1 {
             if let Some(l) = self.last {
                 if self.seq_run % n != 0 && self.p.sequencer_identical {
+                    let len = self.ensure_len(len_dir, len_out);
                     let f = &self.files[fi];
                     if l.file == fi && l.offset - f.region.start + len <= f.region.len {
                         self.seq_run += 1;
@@ -1913,7 +1938,9 @@ impl Generator {
                         if next >= f.region.len {
                             return None;
                         }
-                        let room = f.region.len + self.fit_slack(fi) - next;
+                        let region_len = f.region.len;
+                        let len = self.ensure_len(len_dir, len_out);
+                        let room = region_len + self.fit_slack(fi) - next;
                         if len > room {
                             *len_out = self.fit_len(len_dir, room, true)?;
                         }
@@ -1935,16 +1962,16 @@ impl Generator {
             0 => unit,
             a => a,
         };
-        if self.files[fi].region.len < len {
-            // A drawn size larger than the whole region: one that fits.
-            *len_out = self.fit_len(len_dir, self.files[fi].region.len, true)?;
-        }
-        let len = *len_out;
-        let f = &mut self.files[fi];
         let si = match self.p.dist_dirs {
             Some(_) => fi * 3 + ddir.index(),
             None => fi,
         };
+        if self.samplers[si].is_some() {
+            self.ensure_len(len_dir, len_out);
+            self.fit_region(fi, len_dir, len_out)?;
+        }
+        let len = *len_out;
+        let f = &mut self.files[fi];
         if let Some(s) = &self.samplers[si] {
             // Non-uniform: a block from the distribution, moved down until the I/O fits.
             let b = s.sample(&mut self.rng);
@@ -1964,6 +1991,9 @@ impl Generator {
             }
             self.restart_file(fi);
         }
+        self.ensure_len(len_dir, len_out);
+        self.fit_region(fi, len_dir, len_out)?;
+        let len = *len_out;
         let f = &mut self.files[fi];
         let region = f.region;
         let slack = self.fit_slack(fi);
