@@ -3409,6 +3409,82 @@ fn a_mix_over_several_files_makes_fio_s_ios_in_fio_s_order() {
             ],
             usize::MAX,
         ),
+        // A partly random walk: a sequential turn that does not fit short of the file's
+        // end makes the file done (a random place only at the end: fathom read on,
+        // 1024 reads where fio makes 742), and that place is not marked in the map.
+        (
+            &[
+                "--rw=randread",
+                "--percentage_random=50",
+                "--size=4m",
+                "--nrfiles=3",
+                "--ioengine=null",
+            ],
+            usize::MAX,
+        ),
+        (
+            &[
+                "--rw=randrw",
+                "--percentage_random=50",
+                "--size=4m",
+                "--ioengine=null",
+            ],
+            usize::MAX,
+        ),
+        // randread:N: fio's count of turns goes on over files, files found done and
+        // passes; a sequential turn at the end takes an unmarked random place.
+        (
+            &[
+                "--rw=randwrite:3",
+                "--bssplit=4k/50:64k/50",
+                "--size=4m",
+                "--nrfiles=3",
+                "--ioengine=null",
+            ],
+            usize::MAX,
+        ),
+        (
+            &[
+                "--rw=randread:4",
+                "--bsrange=4k-16k",
+                "--size=4m",
+                "--ioengine=null",
+            ],
+            usize::MAX,
+        ),
+        (
+            &[
+                "--rw=randread:3",
+                "--size=1m",
+                "--loops=3",
+                "--ioengine=null",
+            ],
+            usize::MAX,
+        ),
+        // Time-based: a walk over one file wraps at its end; files done end a pass,
+        // and the next is seeded again.
+        (
+            &[
+                "--rw=randread:4",
+                "--size=1m",
+                "--ioengine=null",
+                "--time_based",
+                "--runtime=300ms",
+            ],
+            5000,
+        ),
+        (
+            &[
+                "--rw=randread",
+                "--percentage_random=50",
+                "--size=4m",
+                "--nrfiles=3",
+                "--ioengine=null",
+                "--time_based",
+                "--runtime=300ms",
+            ],
+            5000,
+        ),
         // random_generator=lfsr: fio's LFSR over each file's blocks, seeded as fio's.
         (
             &[

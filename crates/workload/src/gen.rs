@@ -553,8 +553,12 @@ pub struct Generator {
     restarts: u32,
     restarted: Vec<usize>,
     restarts_lost: bool,
-    /// I/Os since the last new random offset (for `randread:N`).
+    /// I/Os tried so far (for `randread:N`: every N-th random, the first included).
     seq_run: u64,
+    /// In this I/O's making, a sequential try found its file done: as fio's I/O unit
+    /// keeps the flag that try set, the random place the I/O then takes in another file
+    /// is not marked in the map.
+    busy_ok: bool,
     last: Option<IoReq>,
     dirs: [bool; 3],
     /// Per file: offset distribution sampler (non-uniform distributions only).
@@ -737,6 +741,7 @@ impl Generator {
             restarted: Vec::new(),
             restarts_lost: false,
             seq_run: 0,
+            busy_ok: false,
             last: None,
             dirs,
             zone_bytes: 0,
@@ -854,7 +859,6 @@ impl Generator {
             self.file_run = 0;
         }
         self.last = None;
-        self.seq_run = 0;
         if self.p.repeat_each_pass {
             self.rng = Rng::new(self.p.seed);
         }
@@ -1111,6 +1115,7 @@ impl Generator {
             }
         }
         let n = self.files.len();
+        self.busy_ok = false;
         let (mut ddir, mut random, mut len_dir, mut len) = self.shape(ddir);
         // Each file may take two tries: one that finds it exhausted, one that moves on.
         let mut redraw = false;
@@ -1148,7 +1153,7 @@ impl Generator {
                 let len = self.ensure_len(len_dir, &mut len);
                 self.special_offset(fi, ddir, len)
             } else if random {
-                self.random_offset(fi, ddir, len_dir, &mut len)
+                self.random_offset(fi, ddir, len_dir, &mut len, true)
             } else if self.p.rw.kind.is_random() && !self.special_seeks && !self.p.one_position {
                 // (vdbench's walk, one position, keeps its own end: the file is done.)
                 self.partly_random_seq(fi, ddir, len_dir, &mut len, &mut fell_back)
@@ -1217,6 +1222,11 @@ impl Generator {
         if let Some(m) = &mut f.map {
             m.clear();
         }
+        self.cache_dropped(fi);
+    }
+
+    /// File `fi` goes back to its start where fio drops its cache (see `cache_epoch`).
+    fn cache_dropped(&mut self, fi: usize) {
         self.restarts = self.restarts.wrapping_add(1);
         if self.restarted.len() >= 64 {
             self.restarts_lost = true;
@@ -1776,15 +1786,29 @@ impl Generator {
         len: &mut u64,
         fell_back: &mut bool,
     ) -> Option<u64> {
-        match self.seq_offset(fi, ddir, len_dir, len) {
-            // (As fio's, whose sequential I/O here may go over busy blocks and does not
-            // mark the random map.)
-            Some(at) => Some(at),
-            None => {
-                *fell_back = true;
-                self.random_offset(fi, ddir, len_dir, len)
-            }
+        // As fio: a random block instead only where the walk has reached the file's end
+        // (fio's sequential offset fails there); short of it, a block that does not fit
+        // makes the file done (`nrfiles=3 size=4m`: files of 1398101 bytes end their walk
+        // 1365 bytes short of their end, and are done there).
+        // A time-based job's walk over one file goes back to the region's start at its
+        // end instead (fio's, over one file only).
+        let one_file = self.files.len() == 1;
+        let d = self.pos_index(ddir);
+        let f = &mut self.files[fi];
+        let real = (self.p.file_ends.get(fi)).map_or(f.region.start + f.region.len, |&e| e);
+        if self.p.time_based && one_file && f.pos[d] >= f.region.len {
+            f.pos[d] = 0;
+            self.cache_dropped(fi);
+        } else if f.region.start + f.pos[d] >= real {
+            // (fio's random block there is found in the map but not marked: the I/O
+            // counts as sequential.)
+            *fell_back = true;
+            return self.random_offset(fi, ddir, len_dir, len, false);
         }
+        // (As fio's, whose sequential I/O here may go over busy blocks and does not mark
+        // the random map.)
+        self.busy_ok = true;
+        self.seq_offset(fi, ddir, len_dir, len)
     }
 
     /// A block size for `ddir` of at most `room` bytes, drawn as fio draws one near a
@@ -1909,50 +1933,71 @@ impl Generator {
         ddir: Ddir,
         len_dir: Ddir,
         len_out: &mut u64,
+        mark: bool,
     ) -> Option<u64> {
-        // (The size is drawn once the place is found, as fio draws it: `ensure_len`.)
+        // (The size is drawn once the place is found, as fio draws it: `ensure_len`.
+        // `mark`: the I/O takes its blocks in the random map; else it only looks there.)
         // `randread:N`: a new random offset only every N I/Os; sequential in between.
+        // fio's count of turns is the thread's: the job's first I/O is random, and every
+        // I/O tried counts, in whatever file, one found done included, over passes.
         let n = self.p.rw.suffix.max(0) as u64;
+        let mut mark = mark && !self.busy_ok;
         if n > 1 {
-            if let Some(l) = self.last {
-                if self.seq_run % n != 0 && self.p.sequencer_identical {
-                    let len = self.ensure_len(len_dir, len_out);
-                    let f = &self.files[fi];
+            let seq_turn = self.seq_run % n != 0;
+            self.seq_run += 1;
+            self.busy_ok |= seq_turn;
+            if seq_turn && self.p.sequencer_identical {
+                let len = self.ensure_len(len_dir, len_out);
+                let f = &self.files[fi];
+                if let Some(l) = self.last {
                     if l.file == fi && l.offset - f.region.start + len <= f.region.len {
-                        self.seq_run += 1;
                         return Some(l.offset);
                     }
-                } else if self.seq_run % n != 0 {
-                    // As fio: on from where this direction's last I/O in the file ended;
-                    // at or past the file's end a random offset instead; a step past
-                    // the region ends the file (fio's `randread:4 size=1m` on a larger
-                    // file stops at its first run that reaches 1 MiB). A mix of block
-                    // sizes is drawn again until one fits the region's rest (the file
-                    // done when not even the smallest does), as fio draws it.
-                    let f = &self.files[fi];
-                    let next = f.pos[self.pos_index(ddir)];
-                    let at = f.region.start + next;
-                    let end = self.p.file_ends.get(fi).copied();
-                    let real = end.unwrap_or(f.region.start + f.region.len);
-                    if at < real {
-                        if next >= f.region.len {
-                            return None;
-                        }
-                        let region_len = f.region.len;
-                        let len = self.ensure_len(len_dir, len_out);
-                        let room = region_len + self.fit_slack(fi) - next;
-                        if len > room {
-                            *len_out = self.fit_len(len_dir, room, true)?;
-                        }
-                        if at + *len_out > real {
-                            return None;
-                        }
-                        self.seq_run += 1;
-                        return Some(at);
+                }
+            } else if seq_turn {
+                // As fio: on from where this direction's last I/O in the file ended; at
+                // or past the file's end a random place instead (found in the map, not
+                // marked in it: the I/O counts as sequential); a step past the region
+                // ends the file (fio's `randread:4 size=1m` on a larger file stops at its
+                // first run that reaches 1 MiB). A mix of block sizes is drawn again
+                // until one fits the region's rest (the file done when not even the
+                // smallest does), as fio draws it. A time-based job's walk over one file
+                // goes back to the region's start at its end.
+                let d = self.pos_index(ddir);
+                let one_file = self.files.len() == 1;
+                if self.p.time_based
+                    && one_file
+                    && self.files[fi].pos[d] >= self.files[fi].region.len
+                {
+                    self.files[fi].pos[d] = 0;
+                    self.cache_dropped(fi);
+                }
+                let f = &self.files[fi];
+                let next = f.pos[d];
+                let at = f.region.start + next;
+                let end = self.p.file_ends.get(fi).copied();
+                let real = end.unwrap_or(f.region.start + f.region.len);
+                if at >= real {
+                    mark = false;
+                } else {
+                    if next >= f.region.len {
+                        return None;
                     }
+                    let room = f.region.len + self.fit_slack(fi) - next;
+                    // (No size is drawn where not even the smallest fits: fio's test.)
+                    if *len_out == 0 && self.p.len_range(len_dir.index()).0 > room {
+                        return None;
+                    }
+                    let len = self.ensure_len(len_dir, len_out);
+                    if len > room {
+                        *len_out = self.fit_len(len_dir, room, true)?;
+                    }
+                    if at + *len_out > real {
+                        return None;
+                    }
+                    return Some(at);
                 }
             }
-            self.seq_run = 1;
         }
         let gran = self.gran;
         // The direction's own block (fio's draws and marks: a mix's larger direction in
@@ -2017,7 +2062,10 @@ impl Generator {
                     // a larger file; a mix needs its smallest size to fit the region.)
                     let blocks = region.len / unit;
                     let want = uniform_block(&mut self.off_rng, &mut self.rng, blocks.max(1));
-                    let b = map.take_near(want)?;
+                    let b = match mark {
+                        true => map.take_near(want)?,
+                        false => map.free_near(want)?,
+                    };
                     let at = region.start + b * unit;
                     let (need, limit) = if self.fixed_len[len_dir.index()] {
                         let end = self.p.file_ends.get(fi).copied();
@@ -2035,12 +2083,15 @@ impl Generator {
                         Some(l) => l.next_block()?,
                         None => uniform_block(&mut self.off_rng, &mut self.rng, map.len()),
                     };
-                    map.take_near(want)?
+                    match mark {
+                        true => map.take_near(want)?,
+                        false => map.free_near(want)?,
+                    }
                 };
                 let off = block * unit;
                 if !ends_at_file_end && len <= region.len - off {
                     // One block (the common case) needs no division and no more of the map.
-                    if len > unit && !self.p.starts_only {
+                    if len > unit && mark && !self.p.starts_only {
                         let run = 1 + map.take_run(block + 1, len.div_ceil(unit) - 1);
                         *len_out = len.min(run * unit);
                     }
@@ -2067,7 +2118,8 @@ impl Generator {
         {
             return None;
         }
-        if let Some(map) = (self.files[fi].map.as_mut()).filter(|_| !self.p.starts_only) {
+        let marks = mark && !self.p.starts_only;
+        if let Some(map) = (self.files[fi].map.as_mut()).filter(|_| marks) {
             let blocks = len_out.div_ceil(unit);
             let run = 1 + map.take_run(off / unit + 1, blocks.saturating_sub(1));
             *len_out = (*len_out).min(run * unit);

@@ -84,7 +84,17 @@ impl RandomMap {
 
     /// Take block `want` if free, else the next free block after it (wrapping).
     /// Returns None when the map is full.
+    #[inline]
     pub fn take_near(&mut self, want: u64) -> Option<u64> {
+        let idx = self.free_near(want)?;
+        self.words[(idx / 64) as usize] |= 1 << (idx % 64);
+        self.used += 1;
+        Some(idx)
+    }
+
+    /// Block `want` if free, else the next free block after it (wrapping), left free.
+    /// None when the map is full.
+    pub fn free_near(&self, want: u64) -> Option<u64> {
         if self.is_full() {
             return None;
         }
@@ -99,8 +109,6 @@ impl RandomMap {
                 let bit = free.trailing_zeros() as u64;
                 let idx = wi as u64 * 64 + bit;
                 if idx < self.n {
-                    self.words[wi] |= 1 << bit;
-                    self.used += 1;
                     return Some(idx);
                 }
             }

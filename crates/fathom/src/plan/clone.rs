@@ -712,11 +712,13 @@ fn generator_params(
         job_bytes: 0,
         pass_cap: 0,
         // As fio, which seeds its generators again at each loop when randrepeat is on. A
-        // time-based job over one file goes round it within one loop, and a random one
-        // starts a full file over where it is: no new seed. A sequential one over several
-        // files ends its loop when they are all done, and the next loop is seeded again.
+        // time-based sequential job over one file goes round it within one loop: no new
+        // seed. One over several files ends its loop when they are all done, and the next
+        // loop is seeded again; so does a random one whose files are done (a partly
+        // random walk that does not fit a file's end; a random one with its map starts a
+        // full file over where it is, without a new seed).
         repeat_each_pass: spec.randrepeat
-            && (!spec.time_based || (files.len() > 1 && !spec.rw.kind.is_random())),
+            && (!spec.time_based || files.len() > 1 || spec.rw.kind.is_random()),
         hotband: spec.control.hotband,
         one_position: spec.control.one_position,
         range_wrap: None,
