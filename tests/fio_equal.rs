@@ -1230,6 +1230,30 @@ fn strided_zones_go_on_past_the_region_in_a_larger_file_as_fio() {
     }
 }
 
+/// filesize= ranges: each file's size is fio's draw (its file-size generator, seeded as
+/// fio seeds each thread), and a file that exists with a size in the range keeps it
+/// (fathom drew sizes of its own: 892 writes where fio makes 733).
+#[test]
+fn file_size_ranges_draw_fio_s_sizes() {
+    for job in [
+        "--name=s --filename=data --filesize=2m-8m --rw=randwrite --nrfiles=3",
+        "--name=s --directory=. --filesize=1m-3m --nrfiles=4 --rw=write --numjobs=2",
+        "--name=a --directory=. --filesize=100k-900k --nrfiles=3 --rw=read \
+         --name=b --filesize=1m-2m --rw=write",
+    ] {
+        let args: Vec<&str> = job.split_whitespace().collect();
+        compare(&args, false);
+    }
+    // An existing file of 1 MiB in a range of 512k-2m keeps its size: 256 reads.
+    let args = [
+        "--name=s",
+        "--filename=data",
+        "--filesize=512k-2m",
+        "--rw=read",
+    ];
+    compare_on(&args, false, Some(1 << 20));
+}
+
 /// Random writes without the map overlap: fio's history of writes drops every earlier
 /// write a new one overlaps, whole, and the verify phase reads back what is left (fathom
 /// kept a write that began before a later one and read it in its place: 167 reads where

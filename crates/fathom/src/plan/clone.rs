@@ -12,7 +12,7 @@ use fathom_workload::{
 use std::path::{Path, PathBuf};
 
 pub(crate) fn plan_clone(
-    ji: usize,
+    (ji, thread): (usize, u32),
     spec: &JobSpec,
     jobnum: u32,
     caps: Caps,
@@ -56,7 +56,7 @@ pub(crate) fn plan_clone(
     let nfiles = paths.len() as u64;
     let min_bs = smallest_bs(spec);
     let seed = clone_seed(spec, ji, jobnum, r);
-    let mut size_rng = fathom_workload::Rng::new(seed ^ 0x5eed);
+    let mut size_rng = SizeDraws::new(spec, thread, seed);
 
     let mut files = Vec::with_capacity(paths.len());
     // Each file's real end (its existing size, or where its layout ends): strided zones
@@ -900,6 +900,41 @@ struct FileCtx<'a> {
     min_bs: u64,
 }
 
+/// The sizes drawn from a `filesize=` range, file by file: fio's draws under randrepeat
+/// (its file-size generator, seeded as fio seeds the job's thread `thread`), else
+/// fathom's.
+pub(crate) enum SizeDraws {
+    Fio(fathom_workload::FioRand),
+    Own(fathom_workload::Rng),
+}
+
+impl SizeDraws {
+    fn new(spec: &JobSpec, thread: u32, seed: u64) -> SizeDraws {
+        /// fio's index of the file-size generator among its seeds.
+        const FIO_RAND_FILE_SIZE_OFF: u32 = 7;
+        if spec.randrepeat {
+            let s = fathom_workload::fio_seed(spec.randseed, thread, FIO_RAND_FILE_SIZE_OFF);
+            SizeDraws::Fio(fathom_workload::FioRand::new(s, spec.rand64))
+        } else {
+            SizeDraws::Own(fathom_workload::Rng::new(seed ^ 0x5eed))
+        }
+    }
+
+    /// A size from `lo` up to (not including) `hi`, down to a multiple of `min_bs`, as
+    /// fio scales its draw (through a double).
+    fn draw(&mut self, lo: u64, hi: u64, min_bs: u64) -> u64 {
+        let span = hi - lo;
+        let v = match self {
+            SizeDraws::Fio(g) => {
+                let (r, max) = g.draw();
+                lo + (span as f64 * (r as f64 / (max as f64 + 1.0))) as u64
+            }
+            SizeDraws::Own(g) => lo + g.below(span.max(1)),
+        };
+        v - v % min_bs.max(1)
+    }
+}
+
 /// The `nth` file's I/O region (or, in IOR's segmented layout, its regions) by fio's rules,
 /// and where the file ends (None for segments): its size, the share of size=, offset and
 /// offset_increment (continued across ranks for a shared file), file_append, fill_device.
@@ -907,7 +942,7 @@ fn one_file(
     c: &FileCtx,
     path: PathBuf,
     nth: u64,
-    size_rng: &mut fathom_workload::Rng,
+    size_rng: &mut SizeDraws,
 ) -> Result<OneFile, RunError> {
     let FileCtx {
         spec,
@@ -1044,7 +1079,7 @@ fn file_sizes(
     c: &FileCtx,
     path: &Path,
     nth: u64,
-    size_rng: &mut fathom_workload::Rng,
+    size_rng: &mut SizeDraws,
 ) -> Result<Sizes, RunError> {
     let FileCtx {
         spec,
@@ -1077,12 +1112,12 @@ fn file_sizes(
     // The file's nominal size: filesize (a draw from its range), or size split
     // over the files. Percentages of offset and offset_increment take the existing
     // file's size, or this one.
-    let drawn = spec.filesize.map(|(lo, hi)| {
-        if hi > lo {
-            (lo + size_rng.below(hi - lo + 1)) / min_bs * min_bs
-        } else {
-            lo
-        }
+    // As fio: a file that exists with a size in the range keeps it; another takes a
+    // size drawn from the range (fio's draw, from its generator under randrepeat).
+    let drawn = spec.filesize.map(|(lo, hi)| match existing {
+        Some(e) if (lo..=hi).contains(&e) && !limits.parse_only => e,
+        _ if hi > lo => size_rng.draw(lo, hi, min_bs),
+        _ => lo,
     });
     let split = match spec.size {
         Some(SizeSpec::Bytes(b)) => {

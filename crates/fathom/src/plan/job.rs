@@ -359,7 +359,7 @@ fn check_memory(
 }
 
 pub(crate) fn plan_job(
-    ji: usize,
+    (ji, first_thread): (usize, u32),
     spec: &JobSpec,
     groupid: u32,
     phase: u32,
@@ -400,7 +400,13 @@ pub(crate) fn plan_job(
     for jobnum in 0..spec.numjobs {
         let clone = match &replay {
             Some(r) => super::replay::replay_clone(ji, spec, jobnum, &r.logs[jobnum as usize]),
-            None => plan_clone(ji, spec, jobnum, caps, (limits, &mut *warnings, &seen))?,
+            None => plan_clone(
+                (ji, first_thread + jobnum),
+                spec,
+                jobnum,
+                caps,
+                (limits, &mut *warnings, &seen),
+            )?,
         };
         if shared && replay.is_none() {
             super::note_made_clone(&clone, false, seen.to_mut());

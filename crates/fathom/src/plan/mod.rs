@@ -65,7 +65,17 @@ pub fn plan_with(set: &JobSet, limits: Limits) -> Result<Plan, RunError> {
         if ji > 0 && spec.stonewall {
             phase += 1;
         }
-        let job = plan_job(ji, spec, groupid, phase, limits, &mut out.warnings, &made)?;
+        // (fio numbers its threads from 1 in job order: the clones before this job's.)
+        let first_thread = 1 + out.jobs.iter().map(|j| j.clones.len() as u32).sum::<u32>();
+        let job = plan_job(
+            (ji, first_thread),
+            spec,
+            groupid,
+            phase,
+            limits,
+            &mut out.warnings,
+            &made,
+        )?;
         if !limits.allow_destructive && !limits.parse_only {
             guard_job(&job)?;
         }

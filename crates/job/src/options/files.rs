@@ -94,7 +94,9 @@ pub(super) static OPTS: &[OptDef] = &[
         category: C,
         ty: "size range",
         default: "size/nrfiles",
-        doc: "Size of each file (the I/O region is the file from offset); a range lo-hi picks a size per file; size= still bounds the I/O",
+        doc: "Size of each file (the I/O region is the file from offset); a range lo-hi \
+              gives each file fio's draw from it (a file that exists with a size in the \
+              range keeps it); size= still bounds the I/O",
         flag: false,
         apply: |j, v, c| {
             j.filesize = Some(parse_range(v, |x| size(x, c))?);
