@@ -3509,6 +3509,30 @@ fn a_mix_over_several_files_makes_fio_s_ios_in_fio_s_order() {
             ],
             5000,
         ),
+        // A random file service: fio's picks (the first I/O's file drawn too, a done
+        // file drawn again), each file for its run of I/Os.
+        (
+            &[
+                "--rw=randrw",
+                "--bsrange=4k-16k",
+                "--size=8m",
+                "--nrfiles=4",
+                "--file_service_type=random:4",
+                "--ioengine=null",
+            ],
+            usize::MAX,
+        ),
+        (
+            &[
+                "--rw=write",
+                "--size=4m",
+                "--nrfiles=4",
+                "--file_service_type=random",
+                "--loops=2",
+                "--ioengine=null",
+            ],
+            usize::MAX,
+        ),
         // random_generator=lfsr: fio's LFSR over each file's blocks, seeded as fio's.
         (
             &[

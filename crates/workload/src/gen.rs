@@ -227,6 +227,10 @@ pub struct Params {
     /// partly random pattern (`percentage_random`) is random (fio seeds all three from
     /// its FIO_RAND_SEQ_RAND_READ_OFF seed). None: fathom's own draws.
     pub seq_rand_seed: Option<u64>,
+    /// The seed of fio's generator of the files a random file service
+    /// (`file_service_type=random`) picks: fio's picks, a done file drawn again. None:
+    /// fathom's own.
+    pub file_seed: Option<u64>,
     /// fio's `zonemode=strided`: every file walks its own zones; the zone's bytes are counted
     /// over all the files, as fio's thread counts them.
     pub zones: Option<Zones>,
@@ -380,6 +384,7 @@ impl Params {
             offset_seed: None,
             restart_full: false,
             seq_rand_seed: None,
+            file_seed: None,
             zones: None,
             stride: None,
             pass_floor: 0,
@@ -525,6 +530,10 @@ pub struct Generator {
     off_rng: Option<crate::rng::FioRand>,
     /// `Params::seq_rand_seed`: fio's random-or-sequential deciders, per direction.
     seq_rand: Option<[crate::rng::FioTaus; 3]>,
+    /// `Params::file_seed`: fio's generator of random file picks.
+    file_rng: Option<crate::rng::FioRand>,
+    /// With `file_rng`: a file was picked (fio's first I/O draws one).
+    picked: bool,
     /// `Params::file_gate`: the file this thread holds there.
     gate: Option<crate::gate::GateHold>,
     /// With `open_limit`: the files I/O may go to now, and the next file to bring in.
@@ -713,6 +722,8 @@ impl Generator {
                 .bs_seeds
                 .map(|s| s.map(|s| crate::rng::FioRand::new(s, p.rand64))),
             off_rng: p.offset_seed.map(|s| crate::rng::FioRand::new(s, p.rand64)),
+            file_rng: p.file_seed.map(|s| crate::rng::FioRand::new(s, p.rand64)),
+            picked: false,
             seq_rand: p
                 .seq_rand_seed
                 .map(|s| [(); 3].map(|_| crate::rng::FioTaus::new(s as u32))),
@@ -859,6 +870,8 @@ impl Generator {
             self.file_run = 0;
         }
         self.last = None;
+        // (fio closes the files: the next I/O draws its file afresh.)
+        self.picked = false;
         if self.p.repeat_each_pass {
             self.rng = Rng::new(self.p.seed);
         }
@@ -875,6 +888,7 @@ impl Generator {
             let use64 = self.p.rand64;
             self.bs_rng = (self.p.bs_seeds).map(|s| s.map(|s| crate::rng::FioRand::new(s, use64)));
             self.off_rng = (self.p.offset_seed).map(|s| crate::rng::FioRand::new(s, use64));
+            self.file_rng = (self.p.file_seed).map(|s| crate::rng::FioRand::new(s, use64));
             self.seq_rand =
                 (self.p.seq_rand_seed).map(|s| [(); 3].map(|_| crate::rng::FioTaus::new(s as u32)));
         } else {
@@ -1497,6 +1511,31 @@ impl Generator {
     fn next_slot(&mut self, n: usize) -> usize {
         // (A distribution has its sampler: not here.)
         let (every, random) = self.p.file_service.run();
+        if random && n == self.files.len() {
+            if let Some(g) = &mut self.file_rng {
+                // As fio: a file drawn for `every` I/Os, the first one included; a new
+                // draw when its run is over or it is done, a done file drawn again.
+                let cur = self.next_file % n;
+                if self.picked && self.file_run < every && !self.files[cur].done {
+                    self.file_run += 1;
+                    return cur;
+                }
+                if self.files.iter().all(|f| f.done) {
+                    return cur;
+                }
+                let fi = loop {
+                    let (r, max) = g.draw();
+                    let f = ((n as f64 * (r as f64 / (max as f64 + 1.0))) as usize).min(n - 1);
+                    if !self.files[f].done {
+                        break f;
+                    }
+                };
+                self.picked = true;
+                self.file_run = 1;
+                self.next_file = fi;
+                return fi;
+            }
+        }
         if self.file_run >= every {
             self.file_run = 0;
             self.next_file = if random {

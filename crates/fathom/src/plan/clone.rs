@@ -742,6 +742,7 @@ fn generator_params(
         randommap: !spec.norandommap || spec.lfsr,
         starts_only: spec.lfsr,
         lfsr_seed: None,
+        file_seed: None,
         bs_mix: [0, 1, 2].map(|i| {
             if !spec.bssplit[i].is_empty() {
                 Some(BsMix::Split(aligned_split(
