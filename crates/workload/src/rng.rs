@@ -389,7 +389,7 @@ mod fio_taus_tests {
 
     #[test]
     fn lfsr_gives_every_block_once_a_cycle_and_again_after_a_reset() {
-        for n in [5u64, 8, 100, 2048, 3000] {
+        for n in [1u64, 2, 3, 5, 8, 100, 2048, 3000] {
             let mut l = FioLfsr::new(n, 0xb189_9bed).unwrap();
             let mut seen = vec![false; n as usize];
             for _ in 0..n {
