@@ -3533,6 +3533,30 @@ fn a_mix_over_several_files_makes_fio_s_ios_in_fio_s_order() {
             ],
             usize::MAX,
         ),
+        // random_distribution=zoned (fio's examples/rand-zones.fio): fio's zone draws,
+        // then its uniform draw within the zone.
+        (
+            &[
+                "--rw=randread",
+                "--norandommap",
+                "--random_distribution=zoned:50/5:30/15:20/",
+                "--size=8m",
+                "--nrfiles=2",
+                "--ioengine=null",
+            ],
+            usize::MAX,
+        ),
+        (
+            &[
+                "--rw=randwrite",
+                "--norandommap",
+                "--bsrange=4k-16k",
+                "--random_distribution=zoned:60/10:40/90",
+                "--size=8m",
+                "--ioengine=null",
+            ],
+            usize::MAX,
+        ),
         // random_generator=lfsr: fio's LFSR over each file's blocks, seeded as fio's.
         (
             &[

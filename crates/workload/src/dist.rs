@@ -112,6 +112,9 @@ pub struct Sampler {
     zipf: Option<ZipfSampler>,
     /// For zoned: cumulative pct and [start, end) block ranges.
     zones: Vec<(f64, u64, u64)>,
+    /// For zoned in whole percents adding up to 100: fio's table of where each of its
+    /// draws from 1 to 100 goes, (start, end) in percent of the region (see `fio_zone`).
+    fio_zones: Vec<(u8, u8)>,
 }
 
 impl Sampler {
@@ -150,7 +153,18 @@ impl Sampler {
             perm: Permutation::new(n, seed ^ 0xC0FF_EE00),
             zipf,
             zones,
+            fio_zones: match dist {
+                Distribution::Zoned(z) => fio_zone_table(z),
+                _ => Vec::new(),
+            },
         }
+    }
+
+    /// fio's zone for its draw `v` (1 to 100) of a `zoned` distribution in whole
+    /// percents: (start, end) in percent of the region. None: not such a distribution.
+    pub fn fio_zone(&self, v: u32) -> Option<(u64, u64)> {
+        let &(a, b) = self.fio_zones.get((v as usize).checked_sub(1)?)?;
+        Some((u64::from(a), u64::from(b)))
     }
 
     fn shift(&self, rank: u64, center: f64) -> u64 {
@@ -193,6 +207,25 @@ impl Sampler {
             }
         }
     }
+}
+
+/// fio's table for `zoned`: for each hundredth of the accesses (in the zones' order),
+/// the zone's start and end in percent of the region. Empty unless every share and size
+/// is a whole percent and the shares add up to 100.
+fn fio_zone_table(zones: &[Zone]) -> Vec<(u8, u8)> {
+    let whole = |x: f64| x.fract() == 0.0 && (0.0..=100.0).contains(&x);
+    let pcts: f64 = zones.iter().map(|z| z.pct).sum();
+    if pcts != 100.0 || !zones.iter().all(|z| whole(z.pct) && whole(z.size)) {
+        return Vec::new();
+    }
+    let mut out = Vec::with_capacity(100);
+    let mut start = 0u32;
+    for z in zones {
+        let end = (start + z.size as u32).min(100);
+        out.extend(std::iter::repeat_n((start as u8, end as u8), z.pct as usize));
+        start = end;
+    }
+    out
 }
 
 /// fio's ranges per file in a non-uniform file choice (its `FIO_FSERVICE_SHIFT`).

@@ -231,6 +231,10 @@ pub struct Params {
     /// (`file_service_type=random`) picks: fio's picks, a done file drawn again. None:
     /// fathom's own.
     pub file_seed: Option<u64>,
+    /// The seed of fio's generator of a `zoned` distribution's zone draws (each I/O's
+    /// zone, then fio's uniform draw within it from `offset_seed`'s generator). None:
+    /// fathom's own.
+    pub zone_seed: Option<u64>,
     /// fio's `zonemode=strided`: every file walks its own zones; the zone's bytes are counted
     /// over all the files, as fio's thread counts them.
     pub zones: Option<Zones>,
@@ -385,6 +389,7 @@ impl Params {
             restart_full: false,
             seq_rand_seed: None,
             file_seed: None,
+            zone_seed: None,
             zones: None,
             stride: None,
             pass_floor: 0,
@@ -534,6 +539,8 @@ pub struct Generator {
     file_rng: Option<crate::rng::FioRand>,
     /// With `file_rng`: a file was picked (fio's first I/O draws one).
     picked: bool,
+    /// `Params::zone_seed`: fio's zone draws.
+    zone_rng: Option<crate::rng::FioTaus>,
     /// `Params::file_gate`: the file this thread holds there.
     gate: Option<crate::gate::GateHold>,
     /// With `open_limit`: the files I/O may go to now, and the next file to bring in.
@@ -724,6 +731,7 @@ impl Generator {
             off_rng: p.offset_seed.map(|s| crate::rng::FioRand::new(s, p.rand64)),
             file_rng: p.file_seed.map(|s| crate::rng::FioRand::new(s, p.rand64)),
             picked: false,
+            zone_rng: p.zone_seed.map(|s| crate::rng::FioTaus::new(s as u32)),
             seq_rand: p
                 .seq_rand_seed
                 .map(|s| [(); 3].map(|_| crate::rng::FioTaus::new(s as u32))),
@@ -889,6 +897,7 @@ impl Generator {
             self.bs_rng = (self.p.bs_seeds).map(|s| s.map(|s| crate::rng::FioRand::new(s, use64)));
             self.off_rng = (self.p.offset_seed).map(|s| crate::rng::FioRand::new(s, use64));
             self.file_rng = (self.p.file_seed).map(|s| crate::rng::FioRand::new(s, use64));
+            self.zone_rng = (self.p.zone_seed).map(|s| crate::rng::FioTaus::new(s as u32));
             self.seq_rand =
                 (self.p.seq_rand_seed).map(|s| [(); 3].map(|_| crate::rng::FioTaus::new(s as u32)));
         } else {
@@ -2058,9 +2067,24 @@ impl Generator {
         let f = &mut self.files[fi];
         if let Some(s) = &self.samplers[si] {
             // Non-uniform: a block from the distribution, moved down until the I/O fits.
-            let b = s.sample(&mut self.rng);
-            let off = (b * gran).min(f.region.len - len) / align * align;
-            return Some(f.region.start + off);
+            // A zoned one in whole percents draws as fio: its zone (1 to 100 through the
+            // zone table), then fio's uniform draw over the zone's share of the region's
+            // blocks, from the zone's start.
+            let fio_zone = match &mut self.zone_rng {
+                Some(z) => s.fio_zone(z.between(1, 100)),
+                None => None,
+            };
+            let off = match fio_zone {
+                Some((lo, hi)) => {
+                    let blocks = f.region.len / align;
+                    let n = blocks * (hi - lo) / 100;
+                    let b = lo * blocks / 100
+                        + uniform_block(&mut self.off_rng, &mut self.rng, n.max(1));
+                    (b * align).min(f.region.len - len)
+                }
+                None => (s.sample(&mut self.rng) * gran).min(f.region.len - len),
+            };
+            return Some(f.region.start + off / align * align);
         }
         if f.map.as_ref().is_some_and(|m| m.is_full()) {
             // fio draws before it finds no free block: that draw is taken. A time-based

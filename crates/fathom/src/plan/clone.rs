@@ -743,6 +743,7 @@ fn generator_params(
         starts_only: spec.lfsr,
         lfsr_seed: None,
         file_seed: None,
+        zone_seed: None,
         bs_mix: [0, 1, 2].map(|i| {
             if !spec.bssplit[i].is_empty() {
                 Some(BsMix::Split(aligned_split(

@@ -142,6 +142,8 @@ pub fn plan_with(set: &JobSet, limits: Limits) -> Result<Plan, RunError> {
                 c.params.seq_rand_seed = Some(s(FIO_RAND_SEQ_RAND_READ_OFF));
                 // A random file service's picks: fio's FIO_RAND_FILE_OFF generator.
                 c.params.file_seed = Some(s(5));
+                // A zoned distribution's zone draws: fio's FIO_RAND_ZONE_OFF generator.
+                c.params.zone_seed = Some(s(16));
                 // (lfsr: fio's LFSR over each file's blocks, from the same seed.)
                 let block_seed = 0xb189_9bed_u64.wrapping_mul(u64::from(n));
                 if j.spec.lfsr {
