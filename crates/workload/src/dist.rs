@@ -222,7 +222,10 @@ fn fio_zone_table(zones: &[Zone]) -> Vec<(u8, u8)> {
     let mut start = 0u32;
     for z in zones {
         let end = (start + z.size as u32).min(100);
-        out.extend(std::iter::repeat_n((start as u8, end as u8), z.pct as usize));
+        out.extend(std::iter::repeat_n(
+            (start as u8, end as u8),
+            z.pct as usize,
+        ));
         start = end;
     }
     out
