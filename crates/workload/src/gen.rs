@@ -1533,8 +1533,7 @@ impl Generator {
                     return cur;
                 }
                 let fi = loop {
-                    let (r, max) = g.draw();
-                    let f = ((n as f64 * (r as f64 / (max as f64 + 1.0))) as usize).min(n - 1);
+                    let f = (g.scaled(n as u64) as usize).min(n - 1);
                     if !self.files[f].done {
                         break f;
                     }
@@ -2197,12 +2196,9 @@ impl Generator {
 fn uniform_block(fio: &mut Option<crate::rng::FioRand>, own: &mut Rng, n: u64) -> u64 {
     match fio {
         Some(crate::rng::FioRand::Taus32(t)) => fio_scale32(n, t.next_u32()),
-        Some(g) => {
-            let (r, max) = g.draw();
-            // (A 64-bit draw within 2^10 of the top rounds to 1.0 as a double: the last
-            // block, not one past the blocks.)
-            ((n as f64 * (r as f64 / (max as f64 + 1.0))) as u64).min(n.saturating_sub(1))
-        }
+        // (A 64-bit draw within 2^10 of the top rounds to 1.0 as a double: the last
+        // block, not one past the blocks.)
+        Some(g) => g.scaled(n).min(n.saturating_sub(1)),
         None => own.below(n),
     }
 }

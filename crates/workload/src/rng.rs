@@ -234,6 +234,14 @@ impl FioRand {
         }
     }
 
+    /// The next draw scaled to `0..n` as fio scales its draws: `n × r / (max + 1)`
+    /// through a double (so a 64-bit draw near the top may round up to `n`).
+    #[inline]
+    pub fn scaled(&mut self, n: u64) -> u64 {
+        let (r, max) = self.draw();
+        (n as f64 * (r as f64 / (max as f64 + 1.0))) as u64
+    }
+
     /// The next draw and the generator's largest value.
     #[inline]
     pub fn draw(&mut self) -> (u64, u64) {

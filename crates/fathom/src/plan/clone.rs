@@ -927,10 +927,7 @@ impl SizeDraws {
     fn draw(&mut self, lo: u64, hi: u64, min_bs: u64) -> u64 {
         let span = hi - lo;
         let v = match self {
-            SizeDraws::Fio(g) => {
-                let (r, max) = g.draw();
-                lo + (span as f64 * (r as f64 / (max as f64 + 1.0))) as u64
-            }
+            SizeDraws::Fio(g) => lo + g.scaled(span),
             SizeDraws::Own(g) => lo + g.below(span.max(1)),
         };
         v - v % min_bs.max(1)
