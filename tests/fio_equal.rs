@@ -3665,3 +3665,78 @@ fn a_mix_over_several_files_makes_fio_s_ios_in_fio_s_order() {
         }
     }
 }
+
+/// zipf, pareto and normal offsets are fio's, I/O for I/O: fio's generators of them (its
+/// zipf approximation, its pareto power, its bell of twelve draws), seeded per file as
+/// fio seeds them (the hash of the file's name as fio spells it, times the thread
+/// number; with randseed=, the block generator's seed), ranks scattered by fio's hash
+/// and turned by its first draw or the center; a skewed file choice likewise (fathom drew
+/// its own places with the same shape). zoned_abs draws fio's zone and then its uniform
+/// block in it. And randseed= makes fio's draws go on through the loops (randrepeat off
+/// once the seeds are made), where fathom started each loop's draws over.
+#[test]
+fn skewed_and_zoned_distributions_draw_fio_s_offsets_io_for_io() {
+    let Some(fio) = fio() else { return };
+    for extra in [
+        &["--rw=randread", "--random_distribution=zipf:1.2"][..],
+        &["--rw=randread", "--random_distribution=zipf:0.8:0.3"],
+        &["--rw=randread", "--random_distribution=pareto:0.3"],
+        &["--rw=randwrite", "--random_distribution=normal:10"],
+        &["--rw=randread", "--random_distribution=normal:20:0.2"],
+        &[
+            "--rw=randrw",
+            "--bssplit=4k/50:16k/30:64k/20",
+            "--random_distribution=zipf:1.2",
+        ],
+        &[
+            "--rw=randread",
+            "--nrfiles=3",
+            "--size=6m",
+            "--random_distribution=pareto:0.2",
+            "--file_service_type=zipf:1.1",
+        ],
+        &["--rw=read", "--nrfiles=4", "--file_service_type=normal:20"],
+        &[
+            "--rw=randread",
+            "--directory=./",
+            "--random_distribution=zipf:1.1",
+        ],
+        &[
+            "--rw=randread",
+            "--norandommap",
+            "--randseed=42",
+            "--random_distribution=zipf:1.2",
+        ],
+        &[
+            "--rw=randread",
+            "--random_distribution=zoned_abs:60/1m:30/1m:10/2m",
+        ],
+        &[
+            "--rw=randread",
+            "--loops=2",
+            "--random_distribution=zipf:1.2",
+        ],
+        &["--rw=randrw", "--size=1m", "--loops=2", "--randseed=42"],
+    ] {
+        let args: Vec<&str> = [
+            "--name=m",
+            "--bs=4k",
+            "--size=4m",
+            "--ioengine=null",
+            "--write_iolog=io.log",
+        ]
+        .iter()
+        .chain(extra)
+        .copied()
+        .collect();
+        let (env, fdir, adir) = side_by_side();
+        fio_quiet(&fio, &fdir, &args);
+        fathom_quiet(&env, &adir, &args);
+        let (f, a) = (iolog_ios(&fdir, "io.log"), iolog_ios(&adir, "io.log"));
+        assert!(f.len() > 200, "{args:?}: fio {}", f.len());
+        assert_eq!(f.len(), a.len(), "{args:?}: I/Os, fio then fathom");
+        if let Some(i) = (0..f.len()).find(|&i| f[i] != a[i]) {
+            panic!("{args:?}: I/O {i}: fio {:?}, fathom {:?}", f[i], a[i]);
+        }
+    }
+}

@@ -158,6 +158,9 @@ pub struct JobSpec {
     pub randrepeat: bool,
     /// `randseed` (default 0x89).
     pub randseed: u64,
+    /// `randseed` was given: fio then seeds a skewed distribution of offsets from its
+    /// block generator's seed rather than from the file's name.
+    pub randseed_set: bool,
     /// `fsync=N`: fsync after every N writes (0 = off).
     pub fsync: u32,
     /// `fdatasync=N`.
@@ -472,10 +475,10 @@ pub enum RandomDist {
     /// Uniform.
     #[default]
     Random,
-    /// `zipf:theta[:center]`.
-    Zipf(f64, f64),
-    /// `pareto:h[:center]`.
-    Pareto(f64, f64),
+    /// `zipf:theta[:center]` (no center: fio's random turn).
+    Zipf(f64, Option<f64>),
+    /// `pareto:h[:center]` (no center: fio's random turn).
+    Pareto(f64, Option<f64>),
     /// `normal:dev[:center]` (also `gauss`).
     Normal(f64, f64),
     /// zoned:pct/range%:... — (percent of I/O, percent of the region).
@@ -961,6 +964,7 @@ impl Default for JobSpec {
             new_group: false,
             randrepeat: true,
             randseed: 0x89,
+            randseed_set: false,
             fsync: 0,
             fdatasync: 0,
             sync_file_range: None,

@@ -1,12 +1,12 @@
 //! Random offset distributions (fio's `random_distribution`).
 //!
-//! Each distribution draws a block index in `[0, n)`. Skewed distributions (zipf, pareto)
-//! draw a *rank* (0 = hottest) and then spread ranks over the file with a fixed
-//! pseudo-random permutation, so hot blocks are not all at the start of the file (fio
-//! hashes ranks for the same reason). `center` (0..1) moves the hot spot: the rank (or
-//! the normal distribution's mean) is shifted by `center × n`, wrapping around.
+//! The skewed distributions (zipf, pareto, normal) draw as fio 3.33 draws them, from fio's
+//! own generators seeded as fio seeds them ([`FioSkew`]): a *rank* (0 = hottest) over the
+//! file's ranges, spread over the file by fio's multiplicative hash, turned by a random
+//! offset (zipf, pareto) or by `center`. `zoned` and `zoned_abs` pick a zone by its share
+//! and draw uniformly within it.
 
-use crate::rng::Rng;
+use crate::rng::{FioTaus, Rng};
 
 /// One zone of a `zoned` / `zoned_abs` distribution.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -27,15 +27,15 @@ pub enum Distribution {
     Zipf {
         /// Exponent.
         theta: f64,
-        /// Hot-spot position (0..1).
-        center: f64,
+        /// Hot-spot position (0..1); None: where fio's first draw puts it, as fio.
+        center: Option<f64>,
     },
     /// Pareto with shape h (0 < h < 1): h of the accesses go to 1−h of the blocks.
     Pareto {
         /// Shape.
         h: f64,
-        /// Hot-spot position (0..1).
-        center: f64,
+        /// Hot-spot position (0..1); None: where fio's first draw puts it, as fio.
+        center: Option<f64>,
     },
     /// fio's "normal": the mean of twelve uniform draws plus a uniform deviation of up to
     /// ±`dev`/2 percent of the region, scattered over the region as fio hashes it.
@@ -57,74 +57,251 @@ impl Distribution {
     pub fn is_uniform(&self) -> bool {
         matches!(self, Distribution::Random)
     }
+
+    /// True for zipf, pareto and normal (drawn by [`FioSkew`]).
+    pub fn is_skewed(&self) -> bool {
+        matches!(
+            self,
+            Distribution::Zipf { .. } | Distribution::Pareto { .. } | Distribution::Normal { .. }
+        )
+    }
 }
 
-/// A bijection on `[0, n)`: a keyed mixing function on the smallest power-of-two domain
-/// that holds n, applied repeatedly until the value falls inside `[0, n)` (cycle walking).
+/// fio's cap on the terms of its zipf normalising sum (`zetan`).
+const ZIPF_MAX_TERMS: u64 = 10_000_000;
+
+/// The multiplier of fio's 64-bit hash, which scatters the ranks over the file.
+const GOLDEN_RATIO_64: u64 = 0x61C8_8646_80B5_83EB;
+
+/// fio's draw of a skewed distribution (its `zipf_next`, `pareto_next`, `gauss_next`):
+/// with fio's seed (a file's: `jhash(name) × thread number` under randrepeat) it yields
+/// fio's sequence of ranges, I/O for I/O.
+///
+/// - zipf: Gray et al.'s approximation as fio computes it (its normalising sum over at
+///   most ten million terms);
+/// - pareto: `(n − 1) · u^(ln h / ln(1−h))`;
+/// - normal: the mean of twelve uniform draws over `[0, n]` (rounded up) moved by a
+///   uniform deviation of ±dev/2 percent of n, halved until it stays inside;
+///
+/// then, unless the hash is off (a file choice), the rank times fio's golden-ratio
+/// multiplier; then turned: zipf and pareto by fio's first draw (or `center × n`), normal
+/// by `(center − ½) × n` in fio's 32-bit arithmetic; modulo n.
 #[derive(Clone, Debug)]
-pub struct Permutation {
-    n: u64,
-    bits: u32,
-    key: u64,
+pub struct FioSkew {
+    law: Law,
+    nranges: u64,
+    rand: FioTaus,
+    rand_off: u64,
+    hash: bool,
 }
 
-impl Permutation {
-    /// A permutation of `[0, n)` chosen by `key`.
-    pub fn new(n: u64, key: u64) -> Permutation {
-        let bits = 64 - n.max(2).saturating_sub(1).leading_zeros();
-        Permutation {
-            n,
-            bits: bits.max(1),
-            key,
-        }
-    }
-    fn mix(&self, mut x: u64) -> u64 {
-        let mask = if self.bits >= 64 {
-            u64::MAX
-        } else {
-            (1u64 << self.bits) - 1
+#[derive(Clone, Debug)]
+enum Law {
+    Zipf { theta: f64, zeta2: f64, zetan: f64 },
+    Pareto { pow: f64 },
+    Gauss { stddev: u32 },
+}
+
+impl FioSkew {
+    /// fio's generator of `dist` over `nranges` ranges (at least 1) from `seed`; `hash`:
+    /// scatter the ranks (offsets; a file choice does not). None: not a skewed
+    /// distribution.
+    pub fn new(dist: &Distribution, nranges: u64, seed: u32, hash: bool) -> Option<FioSkew> {
+        let n = nranges.max(1);
+        let mut rand = FioTaus::new(seed);
+        // zipf and pareto: fio's first draw is the turn, unless a center replaces it.
+        let mut turn = |center: Option<f64>| {
+            let first = u64::from(rand.next_u32());
+            match center {
+                Some(c) => (n as f64 * c) as u64,
+                None => first,
+            }
         };
-        // Each step is invertible on `bits`-bit integers: xor with a key, multiply by an
-        // odd constant, xorshift right.
-        for r in 0..3u64 {
-            x ^= self.key.wrapping_add(r.wrapping_mul(0x9E37_79B9_7F4A_7C15)) & mask;
-            x = x.wrapping_mul(0xBF58_476D_1CE4_E5B9 | 1) & mask;
-            x ^= x >> (self.bits / 2).max(1);
-        }
-        x & mask
+        let (law, rand_off) = match *dist {
+            Distribution::Zipf { theta, center } => {
+                let zetan = (0..n.min(ZIPF_MAX_TERMS))
+                    .fold(0.0, |z, i| z + (1.0 / (i + 1) as f64).powf(theta));
+                let zeta2 = 1.0f64.powf(theta) + 0.5f64.powf(theta);
+                (
+                    Law::Zipf {
+                        theta,
+                        zeta2,
+                        zetan,
+                    },
+                    turn(center),
+                )
+            }
+            Distribution::Pareto { h, center } => (
+                Law::Pareto {
+                    pow: h.ln() / (1.0 - h).ln(),
+                },
+                turn(center),
+            ),
+            Distribution::Normal { dev, center } => {
+                let mut stddev = 0u32;
+                if dev != 0.0 {
+                    stddev = ((n as f64 * dev) / 100.0).ceil() as u32;
+                    if u64::from(stddev) > n / 2 {
+                        stddev = (n / 2) as u32;
+                    }
+                }
+                // (fio keeps this turn in 32 bits: a negative one wraps there.)
+                let off = (n as f64 * (center - 0.5)) as i64 as u32;
+                (Law::Gauss { stddev }, u64::from(off))
+            }
+            _ => return None,
+        };
+        Some(FioSkew {
+            law,
+            nranges: n,
+            rand,
+            rand_off,
+            hash,
+        })
     }
-    /// The image of `i` (< n).
-    pub fn apply(&self, i: u64) -> u64 {
-        let mut x = self.mix(i);
-        while x >= self.n {
-            x = self.mix(x);
-        }
-        x
+
+    /// The next range, below the number of ranges.
+    pub fn draw(&mut self) -> u64 {
+        let n = self.nranges;
+        let unit = |r: u32| f64::from(r) / f64::from(u32::MAX);
+        let v = match self.law {
+            Law::Zipf {
+                theta,
+                zeta2,
+                zetan,
+            } => {
+                let alpha = 1.0 / (1.0 - theta);
+                let eta = (1.0 - (2.0 / n as f64).powf(1.0 - theta)) / (1.0 - zeta2 / zetan);
+                let u = unit(self.rand.next_u32());
+                let z = u * zetan;
+                let rank = if z < 1.0 {
+                    1
+                } else if z < 1.0 + 0.5f64.powf(theta) {
+                    2
+                } else {
+                    1 + (n as f64 * (eta * u - eta + 1.0).powf(alpha)) as u64
+                };
+                rank - 1
+            }
+            Law::Pareto { pow } => ((n - 1) as f64 * unit(self.rand.next_u32()).powf(pow)) as u64,
+            Law::Gauss { stddev } => {
+                let mut sum = (0..12).fold(0u64, |s, _| {
+                    s.wrapping_add(u64::from(self.rand.next_u32()) % (n + 1))
+                });
+                sum = sum.div_ceil(12);
+                if stddev != 0 {
+                    let r = f64::from(self.rand.next_u32());
+                    let vr = (f64::from(stddev) * (r / 4_294_967_296.0)) as i32;
+                    let mut dev = vr.wrapping_sub((stddev / 2) as i32);
+                    // (fio's sum is unsigned: a deviation below 0 wraps, and is halved.)
+                    while (dev as i64 as u64).wrapping_add(sum) >= n && dev != 0 {
+                        dev /= 2;
+                    }
+                    sum = sum.wrapping_add(dev as i64 as u64);
+                }
+                sum
+            }
+        };
+        let v = match self.hash {
+            true => v.wrapping_mul(GOLDEN_RATIO_64),
+            false => v,
+        };
+        v.wrapping_add(self.rand_off) % n
     }
 }
 
-/// Draws block indices from a distribution.
+/// fio's `jhash` of a file name (Bob Jenkins' hash as fio 3.33 computes it, which adds
+/// one byte, not one word, of each 12-byte block before the last): the seed of a file's
+/// skewed distribution is this times the thread number.
+pub fn fio_jhash(key: &[u8]) -> u32 {
+    let rol = |w: u32, s: u32| w.rotate_left(s);
+    let len = key.len() as u32;
+    let (mut a, mut b, mut c) = {
+        let v = 0x61C8_8647u32.wrapping_add(len);
+        (v, v, v)
+    };
+    let mut k = key;
+    while k.len() > 12 {
+        a = a.wrapping_add(u32::from(k[0]));
+        b = b.wrapping_add(u32::from(k[4]));
+        c = c.wrapping_add(u32::from(k[8]));
+        a = a.wrapping_sub(c);
+        a ^= rol(c, 4);
+        c = c.wrapping_add(b);
+        b = b.wrapping_sub(a);
+        b ^= rol(a, 6);
+        a = a.wrapping_add(c);
+        c = c.wrapping_sub(b);
+        c ^= rol(b, 8);
+        b = b.wrapping_add(a);
+        a = a.wrapping_sub(c);
+        a ^= rol(c, 16);
+        c = c.wrapping_add(b);
+        b = b.wrapping_sub(a);
+        b ^= rol(a, 19);
+        a = a.wrapping_add(c);
+        c = c.wrapping_sub(b);
+        c ^= rol(b, 4);
+        b = b.wrapping_add(a);
+        k = &k[12..];
+    }
+    if k.is_empty() {
+        return c;
+    }
+    let byte = |i: usize, shift: u32| k.get(i).map_or(0, |&x| u32::from(x) << shift);
+    c = c
+        .wrapping_add(byte(11, 24))
+        .wrapping_add(byte(10, 16))
+        .wrapping_add(byte(9, 8))
+        .wrapping_add(byte(8, 0));
+    b = b
+        .wrapping_add(byte(7, 24))
+        .wrapping_add(byte(6, 16))
+        .wrapping_add(byte(5, 8))
+        .wrapping_add(byte(4, 0));
+    a = a
+        .wrapping_add(byte(3, 24))
+        .wrapping_add(byte(2, 16))
+        .wrapping_add(byte(1, 8))
+        .wrapping_add(byte(0, 0));
+    c ^= b;
+    c = c.wrapping_sub(rol(b, 14));
+    a ^= c;
+    a = a.wrapping_sub(rol(c, 11));
+    b ^= a;
+    b = b.wrapping_sub(rol(a, 25));
+    c ^= b;
+    c = c.wrapping_sub(rol(b, 16));
+    a ^= c;
+    a = a.wrapping_sub(rol(c, 4));
+    b ^= a;
+    b = b.wrapping_sub(rol(a, 14));
+    c ^= b;
+    c = c.wrapping_sub(rol(b, 24));
+    c
+}
+
+/// Draws places from a distribution for one file: a skewed one's range (fio's
+/// [`FioSkew`]), or a zoned one's block.
 #[derive(Clone, Debug)]
 pub struct Sampler {
     dist: Distribution,
     n: u64,
-    perm: Permutation,
-    zipf: Option<ZipfSampler>,
+    skew: Option<FioSkew>,
     /// For zoned: cumulative pct and [start, end) block ranges.
     zones: Vec<(f64, u64, u64)>,
     /// For zoned in whole percents adding up to 100: fio's table of where each of its
-    /// draws from 1 to 100 goes, (start, end) in percent of the region (see `fio_zone`).
-    fio_zones: Vec<(u8, u8)>,
+    /// draws from 1 to 100 goes, (start, end) in percent of the region, or in bytes for
+    /// zoned_abs (see `fio_zone`).
+    fio_zones: Vec<(u64, u64)>,
 }
 
 impl Sampler {
-    /// A sampler over `n` blocks of `block` bytes (block size matters for zoned_abs).
-    pub fn new(dist: &Distribution, n: u64, block: u64, seed: u64) -> Sampler {
+    /// A sampler over `n` blocks of `block` bytes (block size matters for zoned_abs); a
+    /// skewed distribution draws over `nranges` ranges (fio's: the file's size in its
+    /// smallest block size) from fio's generator seeded with `seed`.
+    pub fn new(dist: &Distribution, n: u64, block: u64, (nranges, seed): (u64, u32)) -> Sampler {
         let n = n.max(1);
-        let zipf = match dist {
-            Distribution::Zipf { theta, .. } => Some(ZipfSampler::new(n, *theta)),
-            _ => None,
-        };
         let mut zones = Vec::new();
         let mk = |zs: &[Zone], abs: bool| {
             let mut out = Vec::new();
@@ -150,50 +327,37 @@ impl Sampler {
         Sampler {
             dist: dist.clone(),
             n,
-            perm: Permutation::new(n, seed ^ 0xC0FF_EE00),
-            zipf,
+            skew: FioSkew::new(dist, nranges, seed, true),
             zones,
             fio_zones: match dist {
-                Distribution::Zoned(z) => fio_zone_table(z),
+                Distribution::Zoned(z) => fio_zone_table(z, false),
+                Distribution::ZonedAbs(z) => fio_zone_table(z, true),
                 _ => Vec::new(),
             },
         }
     }
 
-    /// fio's zone for its draw `v` (1 to 100) of a `zoned` distribution in whole
-    /// percents: (start, end) in percent of the region. None: not such a distribution.
+    /// fio's zone for its draw `v` (1 to 100) of a zoned distribution in whole
+    /// percents: (start, end) in percent of the region (`zoned`) or in bytes
+    /// (`zoned_abs`, [`Sampler::zones_in_bytes`]). None: not such a distribution.
     pub fn fio_zone(&self, v: u32) -> Option<(u64, u64)> {
-        let &(a, b) = self.fio_zones.get((v as usize).checked_sub(1)?)?;
-        Some((u64::from(a), u64::from(b)))
+        self.fio_zones.get((v as usize).checked_sub(1)?).copied()
     }
 
-    fn shift(&self, rank: u64, center: f64) -> u64 {
-        let off = (center.clamp(0.0, 1.0) * self.n as f64) as u64;
-        (rank + off) % self.n
+    /// The zones of [`Sampler::fio_zone`] are in bytes (`zoned_abs`).
+    pub fn zones_in_bytes(&self) -> bool {
+        matches!(self.dist, Distribution::ZonedAbs(_))
     }
 
-    /// The next block index in `[0, n)`.
+    /// A skewed distribution's next range (fio places it at range × blockalign). None:
+    /// a zoned one (see [`Sampler::sample`]).
+    pub fn next_range(&mut self) -> Option<u64> {
+        self.skew.as_mut().map(FioSkew::draw)
+    }
+
+    /// A zoned distribution's (or a uniform one's) next block index in `[0, n)`.
     pub fn sample(&self, rng: &mut Rng) -> u64 {
         match &self.dist {
-            Distribution::Random => rng.below(self.n),
-            Distribution::Zipf { center, .. } => {
-                let rank = self.zipf.as_ref().expect("zipf sampler").sample(rng) - 1;
-                self.perm.apply(self.shift(rank, *center))
-            }
-            Distribution::Pareto { h, center } => {
-                // Inverse transform of fio's power law: rank = n · u^(ln h / ln(1−h)).
-                let u = rng.unit();
-                let pow = h.ln() / (1.0 - h).ln();
-                let rank = ((self.n as f64) * u.powf(pow)) as u64;
-                self.perm.apply(self.shift(rank.min(self.n - 1), *center))
-            }
-            Distribution::Normal { dev, center } => {
-                // fio's bell (see `fio_gauss`), its values scattered over the file as fio
-                // hashes them, then turned by the center as fio turns them.
-                let v = fio_gauss(self.n, *dev, rng).min(self.n - 1);
-                let off = (self.n as f64 * (center - 0.5)) as i128;
-                (self.perm.apply(v) as i128 + off).rem_euclid(self.n as i128) as u64
-            }
             Distribution::Zoned(_) | Distribution::ZonedAbs(_) => {
                 let total = self.zones.last().map(|z| z.0).unwrap_or(100.0);
                 let p = rng.unit() * total;
@@ -205,27 +369,29 @@ impl Sampler {
                     .expect("at least one zone");
                 z.1 + rng.below((z.2 - z.1).max(1))
             }
+            _ => rng.below(self.n),
         }
     }
 }
 
-/// fio's table for `zoned`: for each hundredth of the accesses (in the zones' order),
-/// the zone's start and end in percent of the region. Empty unless every share and size
-/// is a whole percent and the shares add up to 100.
-fn fio_zone_table(zones: &[Zone]) -> Vec<(u8, u8)> {
+/// fio's table for `zoned` and `zoned_abs`: for each hundredth of the accesses (in the
+/// zones' order), the zone's start and end, in percent of the region (`zoned`) or in
+/// bytes (`zoned_abs`). Empty unless every share (and a `zoned` size) is a whole percent
+/// and the shares add up to 100.
+fn fio_zone_table(zones: &[Zone], abs: bool) -> Vec<(u64, u64)> {
     let whole = |x: f64| x.fract() == 0.0 && (0.0..=100.0).contains(&x);
     let pcts: f64 = zones.iter().map(|z| z.pct).sum();
-    if pcts != 100.0 || !zones.iter().all(|z| whole(z.pct) && whole(z.size)) {
+    if pcts != 100.0 || !zones.iter().all(|z| whole(z.pct) && (abs || whole(z.size))) {
         return Vec::new();
     }
     let mut out = Vec::with_capacity(100);
-    let mut start = 0u32;
+    let mut start = 0u64;
     for z in zones {
-        let end = (start + z.size as u32).min(100);
-        out.extend(std::iter::repeat_n(
-            (start as u8, end as u8),
-            z.pct as usize,
-        ));
+        let end = match abs {
+            true => start + z.size as u64,
+            false => (start + z.size as u64).min(100),
+        };
+        out.extend(std::iter::repeat_n((start, end), z.pct as usize));
         start = end;
     }
     out
@@ -235,145 +401,49 @@ fn fio_zone_table(zones: &[Zone]) -> Vec<(u8, u8)> {
 const FILE_RANGE_SHIFT: u32 = 10;
 
 /// The file choice of `file_service_type=zipf|pareto|normal`, drawn as fio 3.33 draws it:
-/// the distribution over 1024 ranges per file, ranks not hashed, and the file whose ranges
-/// the draw falls in. So zipf:1.1 over 8 files sends 86% of the I/Os to the hottest file
-/// (zipf over the ranges, not over the files, which would give 40%), and normal is fio's
-/// sum of twelve uniform draws plus a uniform deviation of ±dev/2 percent. The hottest
-/// file is the first (fio turns it by a random offset unless a center is given; `center`
-/// moves it here as there).
+/// fio's generator ([`FioSkew`], seeded as fio seeds its file picks) over 1024 ranges per
+/// file, ranks not hashed, and the file whose ranges the draw falls in. So zipf:1.1 over
+/// 8 files sends 86% of the I/Os to the hottest file (zipf over the ranges, not over the
+/// files, which would give 40%), and normal is fio's sum of twelve uniform draws plus a
+/// uniform deviation of ±dev/2 percent. zipf and pareto turn the hottest file by fio's
+/// first draw unless a center places it; normal's is the middle one unless a center
+/// moves it.
 #[derive(Clone, Debug)]
 pub struct FileChooser {
     dist: Distribution,
-    ranges: u64,
-    off: i128,
-    zipf: Option<ZipfSampler>,
+    files: u64,
+    skew: FioSkew,
 }
 
 impl FileChooser {
-    /// The chooser among `files` files (≥ 1).
-    pub fn new(dist: &Distribution, files: u64) -> FileChooser {
-        let ranges = files.max(1) << FILE_RANGE_SHIFT;
-        let (zipf, off) = match *dist {
-            Distribution::Zipf { theta, center } => (
-                Some(ZipfSampler::new(ranges, theta)),
-                (ranges as f64 * center) as i128,
-            ),
-            Distribution::Pareto { center, .. } => (None, (ranges as f64 * center) as i128),
-            Distribution::Normal { center, .. } => (None, (ranges as f64 * (center - 0.5)) as i128),
-            _ => (None, 0),
-        };
-        FileChooser {
+    /// The chooser among `files` files (≥ 1), from fio's seed of its file picks. None:
+    /// not a skewed distribution.
+    pub fn new(dist: &Distribution, files: u64, seed: u32) -> Option<FileChooser> {
+        let files = files.max(1);
+        Some(FileChooser {
             dist: dist.clone(),
-            ranges,
-            off,
-            zipf,
+            files,
+            skew: FioSkew::new(dist, files << FILE_RANGE_SHIFT, seed, false)?,
+        })
+    }
+
+    /// Start over from `seed` (fio seeds its file picks again at each loop under
+    /// randrepeat).
+    pub fn reseed(&mut self, seed: u32) {
+        if let Some(c) = FileChooser::new(&self.dist, self.files, seed) {
+            *self = c;
         }
     }
 
     /// The next file, an index below the number of files.
-    pub fn sample(&self, rng: &mut Rng) -> u64 {
-        let n = self.ranges;
-        let v = match self.dist {
-            Distribution::Zipf { .. } => self.zipf.as_ref().expect("zipf sampler").sample(rng) - 1,
-            Distribution::Pareto { h, .. } => {
-                let pow = h.ln() / (1.0 - h).ln();
-                ((n - 1) as f64 * rng.unit().powf(pow)) as u64
-            }
-            Distribution::Normal { dev, .. } => fio_gauss(n, dev, rng),
-            _ => rng.below(n),
-        };
-        ((v as i128 + self.off).rem_euclid(n as i128) as u64) >> FILE_RANGE_SHIFT
-    }
-}
-
-/// fio's "normal" draw over `[0, n]`: the mean of twelve uniform draws (a bell around
-/// n/2 with a deviation of n/12), moved by a uniform deviation of up to ±dev/2 percent of
-/// n (halved until it stays inside). So `normal:50` is a bell, not nearly uniform.
-fn fio_gauss(n: u64, dev: f64, rng: &mut Rng) -> u64 {
-    let mut sum: u64 = (0..12).map(|_| rng.below(n + 1)).sum();
-    sum = sum.div_ceil(12);
-    let sd = ((n as f64 * dev) / 100.0).ceil().min((n / 2) as f64) as i64;
-    if sd > 0 {
-        let mut d = (sd as f64 * rng.unit()) as i64 - sd / 2;
-        while d + sum as i64 >= n as i64 || d + (sum as i64) < 0 {
-            d /= 2;
-        }
-        sum = (sum as i64 + d) as u64;
-    }
-    sum
-}
-
-/// Zipf sampling by rejection inversion (Hörmann & Derflinger, 1996): O(1) per draw for
-/// any n. Returns ranks in `[1, n]`.
-#[derive(Clone, Debug)]
-struct ZipfSampler {
-    n: f64,
-    s: f64,
-    h_x1: f64,
-    h_n: f64,
-    s_check: f64,
-}
-
-impl ZipfSampler {
-    fn new(n: u64, s: f64) -> ZipfSampler {
-        let n = n as f64;
-        let mut z = ZipfSampler {
-            n,
-            s,
-            h_x1: 0.0,
-            h_n: 0.0,
-            s_check: 0.0,
-        };
-        z.h_x1 = z.h(1.5) - 1.0;
-        z.h_n = z.h(n + 0.5);
-        z.s_check = 2.0 - z.h_inv(z.h(2.5) - (2.0f64).powf(-s));
-        z
-    }
-    /// H(x) = ∫ x^-s: (x^(1−s) − 1)/(1−s), or ln x at s = 1.
-    fn h(&self, x: f64) -> f64 {
-        let e = 1.0 - self.s;
-        if e.abs() < 1e-12 {
-            x.ln()
-        } else {
-            (x.powf(e) - 1.0) / e
-        }
-    }
-    fn h_inv(&self, x: f64) -> f64 {
-        let e = 1.0 - self.s;
-        if e.abs() < 1e-12 {
-            x.exp()
-        } else {
-            (1.0 + x * e).powf(1.0 / e)
-        }
-    }
-    fn sample(&self, rng: &mut Rng) -> u64 {
-        loop {
-            let u = self.h_n + rng.unit() * (self.h_x1 - self.h_n);
-            let x = self.h_inv(u);
-            let k = (x + 0.5).floor().clamp(1.0, self.n);
-            if k - x <= self.s_check || u >= self.h(k + 0.5) - k.powf(-self.s) {
-                return k as u64;
-            }
-        }
+    pub fn sample(&mut self) -> u64 {
+        self.skew.draw() >> FILE_RANGE_SHIFT
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn permutation_is_a_bijection() {
-        for n in [1u64, 2, 7, 1000, 4097] {
-            let p = Permutation::new(n, 99);
-            let mut seen = vec![false; n as usize];
-            for i in 0..n {
-                let v = p.apply(i) as usize;
-                assert!(!seen[v], "n={n}");
-                seen[v] = true;
-            }
-        }
-    }
 
     /// Chi-square statistic of observed counts against expected probabilities.
     fn chi2(obs: &[u64], exp_p: &[f64]) -> f64 {
@@ -389,25 +459,73 @@ mod tests {
     }
 
     #[test]
-    fn zipf_ranks_follow_the_zipf_pmf() {
-        // Ranks (before the permutation) against 1/k^θ, chi-square with 49 dof: the
-        // 99.9% critical value is about 85.
-        let n = 50u64;
-        let z = ZipfSampler::new(n, 1.2);
-        let mut rng = Rng::new(7);
-        let mut counts = vec![0u64; n as usize];
-        for _ in 0..200_000 {
-            counts[(z.sample(&mut rng) - 1) as usize] += 1;
+    fn zipf_is_fios_approximation() {
+        // fio's draw gives rank 1 to a share 1/ζ(n) of the draws and rank 2 to 2^-θ/ζ(n)
+        // exactly (ζ(n) = Σ k^-θ), and spreads the ranks over the file by its hash.
+        let n = 1000u64;
+        let theta = 1.2;
+        let dist = Distribution::Zipf {
+            theta,
+            center: Some(0.0),
+        };
+        let mut z = FioSkew::new(&dist, n, 77, true).unwrap();
+        let mut hits = vec![0u64; n as usize];
+        let draws = 200_000;
+        for _ in 0..draws {
+            hits[z.draw() as usize] += 1;
         }
-        let norm: f64 = (1..=n).map(|k| (k as f64).powf(-1.2)).sum();
-        let p: Vec<f64> = (1..=n).map(|k| (k as f64).powf(-1.2) / norm).collect();
-        let x = chi2(&counts, &p);
-        assert!(x < 85.0, "chi2 {x}");
+        let zeta: f64 = (1..=n).map(|k| (k as f64).powf(-theta)).sum();
+        // Rank 1 is range 0 (0 hashed is 0, the center puts no turn); rank 2 is where
+        // fio's multiplier sends 1.
+        let r2 = (GOLDEN_RATIO_64 % n) as usize;
+        let p1 = hits[0] as f64 / draws as f64;
+        let p2 = hits[r2] as f64 / draws as f64;
+        assert!((p1 - 1.0 / zeta).abs() < 0.005, "{p1} vs {}", 1.0 / zeta);
+        assert!(
+            (p2 - 0.5f64.powf(theta) / zeta).abs() < 0.005,
+            "{p2} vs {}",
+            0.5f64.powf(theta) / zeta
+        );
+        // Without a center, fio's first draw turns the whole file.
+        let dist = Distribution::Zipf {
+            theta,
+            center: None,
+        };
+        let mut turned = FioSkew::new(&dist, n, 77, true).unwrap();
+        let off = u64::from(FioTaus::new(77).next_u32()) % n;
+        let mut c = vec![0u64; n as usize];
+        for _ in 0..20_000 {
+            c[turned.draw() as usize] += 1;
+        }
+        let hottest = (0..n as usize).max_by_key(|&i| c[i]).unwrap() as u64;
+        assert_eq!(hottest, off);
+    }
+
+    #[test]
+    fn file_names_hash_as_fio() {
+        // (That fio's zipf offsets come out I/O for I/O, which needs this hash, is
+        // tested side by side with fio: tests/fio_equal.rs.) An empty name is the start
+        // value, fio's 32-bit golden ratio.
+        assert_eq!(fio_jhash(b""), 0x61C8_8647);
+        // Each length takes its own path through the last block and the 12-byte loop.
+        let names: Vec<Vec<u8>> = (0..40).map(|n| vec![b'a'; n]).collect();
+        let hashes: std::collections::HashSet<u32> = names.iter().map(|n| fio_jhash(n)).collect();
+        assert_eq!(hashes.len(), 40);
+        // fio adds only the first byte of each 4 in a block before the last: names that
+        // differ elsewhere there hash alike, as in fio.
+        assert_eq!(
+            fio_jhash(b"abcdefghijklmnop"),
+            fio_jhash(b"aXXXeXXXiXXXmnop")
+        );
+        assert_ne!(
+            fio_jhash(b"abcdefghijklmnop"),
+            fio_jhash(b"abcdefghijklmnoq")
+        );
     }
 
     #[test]
     fn uniform_is_uniform() {
-        let s = Sampler::new(&Distribution::Random, 20, 4096, 1);
+        let s = Sampler::new(&Distribution::Random, 20, 4096, (20, 1));
         let mut rng = Rng::new(3);
         let mut c = vec![0u64; 20];
         for _ in 0..100_000 {
@@ -423,11 +541,11 @@ mod tests {
         // normal:10 puts 24.8% of the I/Os on the hottest tenth of the blocks touched and
         // 87.4% on the hottest half; normal:50 19.7% and 78.6%, touching 868 blocks.
         for (dev, top10, top50, touched) in [(10.0, 0.248, 0.874, 553), (50.0, 0.197, 0.786, 868)] {
-            let s = Sampler::new(&Distribution::Normal { dev, center: 0.5 }, 1024, 4096, 1);
-            let mut rng = Rng::new(5);
+            let dist = Distribution::Normal { dev, center: 0.5 };
+            let mut s = FioSkew::new(&dist, 1024, 5, true).unwrap();
             let mut c = vec![0u32; 1024];
             for _ in 0..16384 {
-                c[s.sample(&mut rng) as usize] += 1;
+                c[s.draw() as usize] += 1;
             }
             let mut hot: Vec<(u32, usize)> = c.iter().enumerate().map(|(i, &n)| (n, i)).collect();
             hot.sort_by(|a, b| b.cmp(a));
@@ -455,22 +573,19 @@ mod tests {
 
     #[test]
     fn pareto_puts_h_of_accesses_on_1_minus_h_of_ranks() {
-        // fio's pareto:0.2 → 80% of accesses hit 20% of the blocks (the 80/20 rule).
+        // fio's pareto:0.2 → 80% of the draws fall on 20% of the ranks (the 80/20 rule;
+        // fio's hash then sends some ranks to the same block, so its blocks are hotter
+        // still: 87% on the hottest fifth here).
         let n = 10_000u64;
-        let s = Sampler::new(
-            &Distribution::Pareto {
-                h: 0.2,
-                center: 0.0,
-            },
-            n,
-            4096,
-            1,
-        );
-        let mut rng = Rng::new(9);
+        let dist = Distribution::Pareto {
+            h: 0.2,
+            center: None,
+        };
+        let mut s = FioSkew::new(&dist, n, 9, false).unwrap();
         let mut hits = vec![0u64; n as usize];
         let draws = 200_000;
         for _ in 0..draws {
-            hits[s.sample(&mut rng) as usize] += 1;
+            hits[s.draw() as usize] += 1;
         }
         hits.sort_unstable_by(|a, b| b.cmp(a));
         let top20: u64 = hits[..(n / 5) as usize].iter().sum();
@@ -494,7 +609,7 @@ mod tests {
                 size: 70.0,
             },
         ];
-        let s = Sampler::new(&Distribution::Zoned(zones), 1000, 4096, 1);
+        let s = Sampler::new(&Distribution::Zoned(zones), 1000, 4096, (1000, 1));
         let mut rng = Rng::new(11);
         let mut z = [0u64; 3];
         for _ in 0..100_000 {
@@ -525,9 +640,32 @@ mod tests {
                 size: 4096.0 * 90.0,
             },
         ];
-        let s = Sampler::new(&Distribution::ZonedAbs(zones), 100, 4096, 1);
+        let s = Sampler::new(&Distribution::ZonedAbs(zones), 100, 4096, (100, 1));
         let mut rng = Rng::new(1);
         let low = (0..10_000).filter(|_| s.sample(&mut rng) < 10).count();
         assert!((4_800..5_200).contains(&low), "{low}");
+    }
+
+    #[test]
+    fn a_zipf_file_choice_sends_most_to_one_file() {
+        // fio 3.33: file_service_type=zipf:1.1 over 8 files sends 86% of the I/Os to the
+        // hottest file (zipf over 8192 ranges, not hashed).
+        let dist = Distribution::Zipf {
+            theta: 1.1,
+            center: Some(0.0),
+        };
+        let mut c = FileChooser::new(&dist, 8, 3).unwrap();
+        let mut files = [0u32; 8];
+        for _ in 0..20_000 {
+            files[c.sample() as usize] += 1;
+        }
+        let top = *files.iter().max().unwrap() as f64 / 20_000.0;
+        assert!((0.83..0.89).contains(&top), "{files:?}");
+        // Seeded again, it starts over.
+        c.reseed(3);
+        let mut fresh = FileChooser::new(&dist, 8, 3).unwrap();
+        let again: Vec<u64> = (0..50).map(|_| c.sample()).collect();
+        let want: Vec<u64> = (0..50).map(|_| fresh.sample()).collect();
+        assert_eq!(again, want);
     }
 }

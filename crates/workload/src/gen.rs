@@ -235,6 +235,10 @@ pub struct Params {
     /// zone, then fio's uniform draw within it from `offset_seed`'s generator). None:
     /// fathom's own.
     pub zone_seed: Option<u64>,
+    /// Per file region: the seed of fio's generator of a skewed distribution (zipf,
+    /// pareto, normal) over that file, as fio seeds it under randrepeat (the `jhash` of
+    /// its file name times the thread number). Empty: seeds from `seed`.
+    pub skew_seeds: Vec<u32>,
     /// fio's `zonemode=strided`: every file walks its own zones; the zone's bytes are counted
     /// over all the files, as fio's thread counts them.
     pub zones: Option<Zones>,
@@ -390,6 +394,7 @@ impl Params {
             seq_rand_seed: None,
             file_seed: None,
             zone_seed: None,
+            skew_seeds: Vec::new(),
             zones: None,
             stride: None,
             pass_floor: 0,
@@ -712,7 +717,9 @@ impl Generator {
             split_drawn: None,
             rate_steer: None,
             file_sampler: match &p.file_service {
-                FileService::Dist(d) => Some(FileChooser::new(d, p.files.len() as u64)),
+                FileService::Dist(d) => {
+                    FileChooser::new(d, p.files.len() as u64, file_pick_seed(&p))
+                }
                 _ => None,
             },
             rng: Rng::new(p.seed),
@@ -898,6 +905,10 @@ impl Generator {
             self.off_rng = (self.p.offset_seed).map(|s| crate::rng::FioRand::new(s, use64));
             self.file_rng = (self.p.file_seed).map(|s| crate::rng::FioRand::new(s, use64));
             self.zone_rng = (self.p.zone_seed).map(|s| crate::rng::FioTaus::new(s as u32));
+            let seed = file_pick_seed(&self.p);
+            if let Some(c) = &mut self.file_sampler {
+                c.reseed(seed);
+            }
             self.seq_rand =
                 (self.p.seq_rand_seed).map(|s| [(); 3].map(|_| crate::rng::FioTaus::new(s as u32)));
         } else {
@@ -1448,9 +1459,16 @@ impl Generator {
         if !self.active.is_empty() {
             return self.pick_active();
         }
-        if let Some(sampler) = &self.file_sampler {
-            // The drawn file, or the next one still open when it is exhausted.
-            let first = sampler.sample(&mut self.rng) as usize % n;
+        if let Some(sampler) = &mut self.file_sampler {
+            // The drawn file; a done one is drawn again, as fio draws (after many tries,
+            // the next one not done).
+            let mut first = sampler.sample() as usize % n;
+            for _ in 0..10_000 {
+                if !self.files[first].done {
+                    break;
+                }
+                first = sampler.sample() as usize % n;
+            }
             let fi = (0..n)
                 .map(|k| (first + k) % n)
                 .find(|&f| !self.files[f].done)
@@ -1560,8 +1578,8 @@ impl Generator {
     /// pick_file among the open files (`open_limit`): the same services over the open set.
     fn pick_active(&mut self) -> usize {
         let m = self.active.len();
-        let slot = match &self.file_sampler {
-            Some(sampler) => sampler.sample(&mut self.rng) as usize % m,
+        let slot = match &mut self.file_sampler {
+            Some(sampler) => sampler.sample() as usize % m,
             None => self.next_slot(m),
         };
         self.next_file = slot;
@@ -2058,6 +2076,23 @@ impl Generator {
             Some(_) => fi * 3 + ddir.index(),
             None => fi,
         };
+        if let Some(b) = self.samplers[si].as_mut().and_then(Sampler::next_range) {
+            // A skewed distribution: fio's range, at range × blockalign in the region. As
+            // fio, a place past the region, or where not even the smallest size fits
+            // before its end, ends the file; a drawn size that does not fit gives way to
+            // one that does.
+            let f = &self.files[fi];
+            let off = b.checked_mul(align).filter(|&o| o < f.region.len)?;
+            let room = f.region.len + self.fit_slack(fi) - off;
+            if *len_out == 0 && self.p.len_range(len_dir.index()).0 > room {
+                return None;
+            }
+            let len = self.ensure_len(len_dir, len_out);
+            if len > room {
+                *len_out = self.fit_len(len_dir, room, true)?;
+            }
+            return Some(self.files[fi].region.start + off);
+        }
         if self.samplers[si].is_some() {
             self.ensure_len(len_dir, len_out);
             self.fit_region(fi, len_dir, len_out)?;
@@ -2065,15 +2100,32 @@ impl Generator {
         let len = *len_out;
         let f = &mut self.files[fi];
         if let Some(s) = &self.samplers[si] {
-            // Non-uniform: a block from the distribution, moved down until the I/O fits.
-            // A zoned one in whole percents draws as fio: its zone (1 to 100 through the
-            // zone table), then fio's uniform draw over the zone's share of the region's
+            // Zoned: a block from the zone drawn, moved down until the I/O fits. A zoned
+            // one in whole percents draws as fio: its zone (1 to 100 through the zone
+            // table), then fio's uniform draw over the zone's share of the region's
             // blocks, from the zone's start.
             let fio_zone = match &mut self.zone_rng {
                 Some(z) => s.fio_zone(z.between(1, 100)),
                 None => None,
             };
             let off = match fio_zone {
+                Some((lo, hi)) if s.zones_in_bytes() => {
+                    // zoned_abs: the zone's blocks (its bytes in blockalign units); a zone
+                    // that ends past the region's blocks ends the job, as fio's ("zoned_abs
+                    // sizes exceed file size").
+                    let real = self.p.file_ends.get(fi).copied();
+                    let size = f
+                        .region
+                        .len
+                        .min(real.map_or(u64::MAX, |e| e.saturating_sub(f.region.start)));
+                    let (first, end) = (lo / align, hi / align);
+                    if end > size / align {
+                        return None;
+                    }
+                    let b = first
+                        + uniform_block(&mut self.off_rng, &mut self.rng, (end - first).max(1));
+                    (b * align).min(f.region.len - len)
+                }
                 Some((lo, hi)) => {
                     let blocks = f.region.len / align;
                     let n = blocks * (hi - lo) / 100;
@@ -2248,8 +2300,6 @@ fn granularity(p: &Params, dirs: [bool; 3]) -> (u64, u64) {
     (gran, max_bs)
 }
 
-/// One sampler per file (None for a uniform distribution), or per file and direction
-/// with per-direction zones.
 /// vdbench's hot-band access curve: (cache size in decimal megabytes, the share of
 /// accesses that fall within it), the cache-hit curve vdbench's hot band draws from.
 /// Between two points the size grows linearly with the share.
@@ -2311,27 +2361,51 @@ pub fn hotband_record(u: f64, band: u64, len: u64, write: bool) -> Option<u64> {
     Some(rec % records)
 }
 
+/// One sampler per file (None for a uniform distribution), or per file and direction
+/// with per-direction zones.
 fn samplers(p: &Params, gran: u64) -> Vec<Option<Sampler>> {
     let dists: Vec<&Distribution> = match &p.dist_dirs {
         Some(d) => d.iter().collect(),
         None => vec![&p.dist],
     };
+    // fio's ranges of a skewed distribution: the file's size (its region, at most the
+    // file) in the smaller of the read and write minimum block sizes, rounded up.
+    let range = match (p.len_range(0).0, p.len_range(1).0) {
+        (0, 0) => gran,
+        (0, x) | (x, 0) => x,
+        (r, w) => r.min(w),
+    };
     p.files
         .iter()
         .enumerate()
         .flat_map(|(i, r)| {
+            let real = p.file_ends.get(i).copied().unwrap_or(r.start + r.len);
+            let nranges = r.len.min(real).div_ceil(range.max(1));
+            let seed = match p.skew_seeds.get(i) {
+                Some(&s) => s,
+                None => crate::rng::splitmix64(&mut (p.seed ^ (i as u64) << 32)) as u32,
+            };
             dists.iter().enumerate().map(move |(d, dist)| {
                 (!dist.is_uniform()).then(|| {
                     Sampler::new(
                         dist,
                         r.len / gran,
                         gran,
-                        p.seed ^ (i as u64) << 32 ^ (d as u64) << 60,
+                        (nranges, seed.wrapping_add(d as u32)),
                     )
                 })
             })
         })
         .collect()
+}
+
+/// The seed of the file choice of a skewed `file_service_type`: fio's (`file_seed`),
+/// else one from the clone's seed.
+fn file_pick_seed(p: &Params) -> u32 {
+    match p.file_seed {
+        Some(s) => s as u32,
+        None => crate::rng::splitmix64(&mut (p.seed ^ 0xF11E)) as u32,
+    }
 }
 
 #[cfg(test)]
@@ -2716,7 +2790,7 @@ mod tests {
         p.randommap = false;
         p.file_service = FileService::Dist(Distribution::Zipf {
             theta: 1.1,
-            center: 0.0,
+            center: Some(0.0),
         });
         let mut g = Generator::new(p.clone()).unwrap();
         let mut hits = [0u32; 8];
@@ -2757,17 +2831,18 @@ mod tests {
     #[test]
     fn fio_s_normal_file_choice_is_its_bell_over_the_files() {
         // normal:10 over 8 files, fio 3.33: 0 5 166 862 872 141 2 0 of 2048.
-        let c = FileChooser::new(
+        let mut c = FileChooser::new(
             &Distribution::Normal {
                 dev: 10.0,
                 center: 0.5,
             },
             8,
-        );
-        let mut rng = Rng::new(7);
+            7,
+        )
+        .unwrap();
         let mut hits = [0u32; 8];
         for _ in 0..60_000 {
-            hits[c.sample(&mut rng) as usize] += 1;
+            hits[c.sample() as usize] += 1;
         }
         let share: Vec<f64> = hits.iter().map(|&h| h as f64 / 60_000.0).collect();
         let fio = [0, 5, 166, 862, 872, 141, 2, 0].map(|x| x as f64 / 2048.0);
@@ -2781,7 +2856,7 @@ mod tests {
         let mut p = params(RwKind::RandRead, 1 << 20, 4096);
         p.dist = Distribution::Zipf {
             theta: 1.2,
-            center: 0.0,
+            center: Some(0.0),
         };
         let ios = all(Generator::new(p).unwrap());
         assert_eq!(ios.len(), 256, "the byte budget still ends the job");

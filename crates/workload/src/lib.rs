@@ -21,7 +21,7 @@ mod rng;
 mod schedule;
 mod tree;
 
-pub use dist::{Distribution, FileChooser, Permutation, Sampler, Zone};
+pub use dist::{fio_jhash, Distribution, FileChooser, FioSkew, Sampler, Zone};
 pub use gate::{FileGate, BUSY_WAIT};
 pub use gen::{
     concat_offset, wrap_offset, BsMix, FileRegion, FileService, Generator, IoReq, Params,

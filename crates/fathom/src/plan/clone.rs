@@ -105,6 +105,19 @@ pub(crate) fn plan_clone(
         None => spec,
     };
     let mut params = generator_params(spec, caps, limits, (&files, file_ends), (seed, min_bs))?;
+    // A skewed distribution under randrepeat draws from fio's generator per file, seeded
+    // as fio seeds it: the hash of the file's name as fio spells it, times the thread;
+    // with randseed given, fio's block generator's seed (its FIO_RANDSEED times the
+    // thread) for every file.
+    if spec.randrepeat && params.dist.is_skewed() {
+        params.skew_seeds = (files.iter())
+            .map(|f| match spec.randseed_set {
+                true => 0xb189_9bed_u32.wrapping_mul(thread),
+                false => fathom_workload::fio_jhash(fio_name(&f.path, dir).as_bytes())
+                    .wrapping_mul(thread),
+            })
+            .collect();
+    }
     // With io_size the loops and the passes after them are decided one by one, as fio's
     // keep_running does, each pass after the first from the later starts (`size=4m
     // offset=25% loops=2 io_size=8m` on a new file: 4 MiB, 3 MiB, 3 MiB). A random pass
@@ -151,6 +164,24 @@ pub(crate) fn plan_clone(
         );
         if !notes.contains(&note) {
             notes.push(note);
+        }
+    }
+    // zoned_abs zones that end past a file's region: fio's job ends at its first draw in
+    // such a zone ("zoned_abs sizes exceed file size"), and so does fathom's; say so.
+    if let Distribution::ZonedAbs(z) = &params.dist {
+        let end = z.iter().map(|z| z.size as u64).sum::<u64>();
+        if let Some(f) = files.iter().find(|f| f.region.len < end) {
+            let note = format!(
+                "{}: random_distribution=zoned_abs zones end at {end} bytes, past the {} \
+                 bytes of {}: as in fio, the job ends at its first I/O drawn there \
+                 (fio: \"zoned_abs sizes exceed file size\")",
+                spec.name,
+                f.region.len,
+                f.path.display()
+            );
+            if !notes.contains(&note) {
+                notes.push(note);
+            }
         }
     }
     Ok(finish_clone(spec, caps, jobnum, files, params))
@@ -717,7 +748,10 @@ fn generator_params(
         // loop is seeded again; so does a random one whose files are done (a partly
         // random walk that does not fit a file's end; a random one with its map starts a
         // full file over where it is, without a new seed).
+        // (randseed= turns fio's randrepeat off once its seeds are made: its draws then
+        // go on through the loops.)
         repeat_each_pass: spec.randrepeat
+            && !spec.randseed_set
             && (!spec.time_based || files.len() > 1 || spec.rw.kind.is_random()),
         hotband: spec.control.hotband,
         one_position: spec.control.one_position,
@@ -744,6 +778,7 @@ fn generator_params(
         lfsr_seed: None,
         file_seed: None,
         zone_seed: None,
+        skew_seeds: Vec::new(),
         bs_mix: [0, 1, 2].map(|i| {
             if !spec.bssplit[i].is_empty() {
                 Some(BsMix::Split(aligned_split(
@@ -1447,6 +1482,15 @@ pub fn expand_filename_format_rank(
     }
     out.push_str(rest);
     out
+}
+
+/// A file's name as fio spells it: `directory/name` as given (`dir/` gives `dir//name`),
+/// or the name alone.
+fn fio_name(path: &Path, dir: Option<&str>) -> String {
+    match dir.and_then(|d| Some((d, path.strip_prefix(d).ok()?))) {
+        Some((d, rest)) => format!("{d}/{}", rest.display()),
+        None => path.display().to_string(),
+    }
 }
 
 pub(crate) fn join_dir(dir: Option<&str>, name: &str) -> PathBuf {

@@ -30,16 +30,17 @@ pub(crate) fn distribution(v: &str, c: &Ctx) -> Result<RandomDist, String> {
     } else {
         rest.split(':').collect()
     };
-    let center = |i: usize| -> Result<f64, String> {
+    // (Not given: None, which fio reads as "turn by my first draw" for zipf and pareto.)
+    let center = |i: usize| -> Result<Option<f64>, String> {
         match args.get(i) {
             Some(x) => {
                 let c = float(x)?;
                 if !(0.0..=1.0).contains(&c) {
                     return Err("center must be in [0, 1]".into());
                 }
-                Ok(c)
+                Ok(Some(c))
             }
-            None => Ok(0.0),
+            None => Ok(None),
         }
     };
     Ok(match kind {
@@ -63,10 +64,7 @@ pub(crate) fn distribution(v: &str, c: &Ctx) -> Result<RandomDist, String> {
             if !(0.0..100.0).contains(&d) {
                 return Err("normal deviation is a percent in [0, 100)".into());
             }
-            let ctr = match args.get(1) {
-                Some(_) => center(1)?,
-                None => 0.5,
-            };
+            let ctr = center(1)?.unwrap_or(0.5);
             RandomDist::Normal(d, ctr)
         }
         "zoned" | "zoned_abs" => {
@@ -161,7 +159,7 @@ pub(crate) fn bssplit_dir(v: &str, c: &Ctx) -> Result<Vec<(u64, f64)>, String> {
 pub(super) static OPTS: &[OptDef] = &[
     OptDef { name: "softrandommap", aliases: &[], category: P, ty: "flag", default: "0", doc: "When the random map would not fit (more than half the machine's memory), run without one (as norandommap) instead of refusing the job", flag: true, apply: |j, v, _| { j.softrandommap = parse_bool(v)?; Ok(()) } },
     OptDef { name: "norandommap", aliases: &[], category: P, ty: "flag", default: "0", doc: "Do not track touched blocks: random I/O may hit a block twice in a pass", flag: true, apply: |j, v, _| { j.norandommap = parse_bool(v)?; Ok(()) } },
-    OptDef { name: "random_distribution", aliases: &[], category: P, ty: "distribution", default: "random", doc: "random, zipf:θ, pareto:h, normal:dev (each with :center), zoned:pct/range%:..., zoned_abs:pct/size:...; as fio 3.33 draws them: the hot blocks of zipf, pareto and normal are scattered over the file (fio hashes them; center turns them round), and normal is fio's bell (the mean of twelve uniform draws plus up to ±dev/2 percent), so normal:50 is still a bell; zoned in whole percents takes fio's own draws (its zone, then its uniform place in the zone), so a job makes fio's I/Os", flag: false, apply: |j, v, c| {
+    OptDef { name: "random_distribution", aliases: &[], category: P, ty: "distribution", default: "random", doc: "random, zipf:θ, pareto:h, normal:dev (each with :center), zoned:pct/range%:..., zoned_abs:pct/size:...; drawn with fio 3.33's own generators, so a job makes fio's I/Os, offset for offset: zipf (fio's approximation), pareto and normal (fio's bell: the mean of twelve uniform draws plus up to ±dev/2 percent, so normal:50 is still a bell) over the file's ranges in its smallest block size, seeded per file as fio seeds them (its name's hash times the thread number; with randseed=, fio's block seed), the hot ranks scattered by fio's hash and turned by fio's first draw (zipf, pareto) unless :center places them; zoned and zoned_abs in whole percents take fio's zone draw, then its uniform place in the zone; zoned_abs zones past the file's end end the job at the first draw there, as fio's", flag: false, apply: |j, v, c| {
         let (kind, rest) = v.split_once(':').unwrap_or((v, ""));
         if matches!(kind, "zoned" | "zoned_abs") && rest.contains(',') {
             // Zones per direction, as bssplit: read, write, trim; a blank list is uniform.
@@ -196,7 +194,7 @@ pub(super) static OPTS: &[OptDef] = &[
     OptDef { name: "zone_reset_frequency", aliases: &[], category: P, ty: "float (0-1)", default: "0", doc: "zonemode=zbd: the share of writes (above zone_reset_threshold) that reset their zone first: 1 in 1/frequency", flag: false, apply: |j, v, _| { j.control.zbd.reset_frequency = unit_float(v)?; Ok(()) } },
     OptDef { name: "percentage_random", aliases: &[], category: P, ty: "int list R,W,T (%)", default: "100", doc: "Percent of I/Os at random offsets in a random pattern; the rest continue sequentially", flag: false, apply: |j, v, c| { for (i, p) in split_rwt_numeric(v, c.dialect).0.iter().enumerate() { if let Some(p) = p { j.percentage_random.0[i] = int_in(p, 0, 100)?; } } Ok(()) } },
     OptDef { name: "rw_sequencer", aliases: &[], category: P, ty: "sequential|identical", default: "sequential", doc: "With rw=randread:N: continue sequentially or repeat the same offset between random ones", flag: false, apply: |j, v, _| { j.rw_sequencer_identical = match v { "sequential" => false, "identical" => true, _ => return Err("use sequential or identical".into()) }; Ok(()) } },
-    OptDef { name: "file_service_type", aliases: &[], category: P, ty: "random|roundrobin|sequential[:N]|zipf:θ|pareto:h|normal:dev", default: "roundrobin", doc: "Which file each I/O goes to: switching every N I/Os, or drawn from a distribution as fio draws it (over 1024 ranges per file: zipf:1.1 sends 86% of the I/Os to one file of 8; normal is fio's bell; the hottest file is the first unless :center moves it, where fio places it by a random offset); with a distribution an exhausted file starts over, as in fio, so the job does all its bytes", flag: false, apply: |j, v, c| {
+    OptDef { name: "file_service_type", aliases: &[], category: P, ty: "random|roundrobin|sequential[:N]|zipf:θ|pareto:h|normal:dev", default: "roundrobin", doc: "Which file each I/O goes to: switching every N I/Os, or drawn from a distribution with fio's own generator and seed, so the files are fio's, I/O for I/O (over 1024 ranges per file: zipf:1.1 sends 86% of the I/Os to one file of 8; normal is fio's bell around the middle file; zipf and pareto turn the hottest place by fio's first draw unless :center places it); with a distribution an exhausted file starts over, as in fio, so the job does all its bytes", flag: false, apply: |j, v, c| {
         j.file_service_dist = None;
         let (k, n) = v.split_once(':').unwrap_or((v, ""));
         if matches!(k, "zipf" | "pareto" | "normal" | "gauss") {
@@ -441,11 +439,11 @@ mod tests {
     fn distributions_parse_as_fio() {
         assert_eq!(
             distribution("zipf:1.2", &c()),
-            Ok(RandomDist::Zipf(1.2, 0.0))
+            Ok(RandomDist::Zipf(1.2, None))
         );
         assert_eq!(
             distribution("pareto:0.3:0.5", &c()),
-            Ok(RandomDist::Pareto(0.3, 0.5))
+            Ok(RandomDist::Pareto(0.3, Some(0.5)))
         );
         assert_eq!(
             distribution("normal:10", &c()),

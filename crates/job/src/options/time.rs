@@ -496,10 +496,11 @@ pub(super) static OPTS: &[OptDef] = &[
         category: C,
         ty: "int",
         default: "0x89",
-        doc: "The seed of the random generators",
+        doc: "The seed of the random generators; as in fio, giving it turns randrepeat's fresh start of the draws at each loop off (the draws go on through the loops) and seeds a skewed random_distribution from fio's block seed instead of the file's name",
         flag: false,
         apply: |j, v, _| {
             j.randseed = int(v)?;
+            j.randseed_set = true;
             Ok(())
         },
     },
