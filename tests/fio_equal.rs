@@ -3740,3 +3740,73 @@ fn skewed_and_zoned_distributions_draw_fio_s_offsets_io_for_io() {
         }
     }
 }
+
+/// Every line of a write_iolog but its time, the file by its name: the I/Os, syncs,
+/// opens and closes in order.
+fn iolog_lines(dir: &std::path::Path, log: &str) -> Vec<String> {
+    let text = std::fs::read_to_string(dir.join(log)).unwrap();
+    text.lines()
+        .skip(1)
+        .filter_map(|l| {
+            let w: Vec<&str> = l.split_whitespace().collect();
+            let name = w.get(1)?.rsplit('/').next()?;
+            Some(format!("{name} {}", w[2..].join(" ")))
+        })
+        .collect()
+}
+
+/// A write_iolog is fio's line for line (times aside): a verifying job's reads back are
+/// in it (fathom left them out: a replay of its log did less than the job), in fio's
+/// order — a random job with the random map reads its writes back in the order it made
+/// them, as fio's list of them (fathom read them in offset order: sequentially where fio
+/// reads randomly) — each file is opened at its first I/O and closed when found done, at
+/// a loop's end and before the verify phase (fathom opened them all at the start and
+/// closed them at the end), and a sync carries the offset of the I/O before it, as fio's.
+#[test]
+fn a_write_iolog_is_fio_s_line_for_line() {
+    let Some(fio) = fio() else { return };
+    for extra in [
+        &["--rw=randwrite", "--verify=crc32c", "--loops=2"][..],
+        &["--rw=randwrite", "--verify=md5", "--nrfiles=3"],
+        &[
+            "--rw=randwrite",
+            "--verify=crc32c",
+            "--random_distribution=zipf:1.2",
+        ],
+        &["--rw=write", "--fsync=8"],
+        &["--rw=randwrite", "--fdatasync=4"],
+        &["--rw=rw", "--nrfiles=2", "--file_service_type=sequential"],
+        &["--rw=randread", "--nrfiles=4", "--file_service_type=random"],
+        &["--rw=randread", "--nrfiles=2", "--openfiles=1"],
+        &[
+            "--rw=randread",
+            "--loops=2",
+            "--ioengine=libaio",
+            "--iodepth=4",
+        ],
+    ] {
+        let args: Vec<&str> = [
+            "--name=m",
+            "--bs=4k",
+            "--size=1m",
+            "--ioengine=psync",
+            "--write_iolog=io.log",
+        ]
+        .iter()
+        .chain(extra)
+        .copied()
+        .collect();
+        let (env, fdir, adir) = side_by_side();
+        fio_quiet(&fio, &fdir, &args);
+        fathom_quiet(&env, &adir, &args);
+        let (f, a) = (iolog_lines(&fdir, "io.log"), iolog_lines(&adir, "io.log"));
+        assert!(f.len() > 200, "{args:?}: fio {}", f.len());
+        if let Some(i) = (0..f.len().max(a.len())).find(|&i| f.get(i) != a.get(i)) {
+            panic!(
+                "{args:?}: line {i}: fio {:?}, fathom {:?}",
+                f.get(i),
+                a.get(i)
+            );
+        }
+    }
+}

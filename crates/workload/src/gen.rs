@@ -586,6 +586,8 @@ pub struct Generator {
     samplers: Vec<Option<Sampler>>,
     /// I/Os issued to the current file since the last switch.
     file_run: u32,
+    /// Files found done so far (see [`Generator::retired`]).
+    retired: u32,
     /// Split tables: cumulative percent per size, per direction.
     split_cum: [Vec<(f64, u64)>; 3],
     /// The direction and `split_cum` index of the last bssplit size drawn: where fio's
@@ -713,6 +715,7 @@ impl Generator {
         let mut g = Generator {
             samplers: samplers(&p, gran),
             file_run: 0,
+            retired: 0,
             split_cum,
             split_drawn: None,
             rate_steer: None,
@@ -810,6 +813,17 @@ impl Generator {
     /// Passes over the files so far, this one included (from 1).
     pub fn passes(&self) -> u32 {
         self.passes
+    }
+
+    /// Changes each time a file is found done in a pass (fio closes it then): see
+    /// [`Generator::is_done`] for which.
+    pub fn retired(&self) -> u32 {
+        self.retired
+    }
+
+    /// File `fi` is done for this pass.
+    pub fn is_done(&self, fi: usize) -> bool {
+        self.files.get(fi).is_some_and(|f| f.done)
     }
 
     /// A time-based sequential mix over one file ends its pass where a direction
@@ -1432,6 +1446,7 @@ impl Generator {
 
     /// An exhausted file leaves the open set; the next file not yet used takes its place.
     fn retire(&mut self, fi: usize) {
+        self.retired = self.retired.wrapping_add(1);
         self.after_done = Some(((fi + 1) % self.files.len(), self.issued_ios));
         let Some(slot) = self.active.iter().position(|&f| f == fi) else {
             return;

@@ -720,6 +720,9 @@ impl Loop<'_> {
         }
         let io = self.p.slots[si].unit(si, &self.clone.files);
         if let Some(w) = &mut self.wlog {
+            w.pass(self.gen.pass_no());
+            let gen = &self.gen;
+            w.retired(gen.retired(), |fi| gen.is_done(fi));
             w.io(req.file, req.ddir, req.offset, req.len);
         }
         self.out.stats.issued[req.ddir.index()] += 1;

@@ -17,7 +17,7 @@ use crate::pace::latency_target::{LatTarget, LtEvent};
 use crate::pace::{MinRate, Thinker};
 use crate::plan::{PlannedClone, PlannedJob};
 use crate::record::outcome::CloneOutcome;
-use crate::verify::readback::{verify_chunks, Backlog, ReadBack, STOP_TOLERATED};
+use crate::verify::readback::{verify_chunks, Backlog, ReadBack, VerifyLog, STOP_TOLERATED};
 use fathom_engine::OpenOptions;
 use fathom_stats::CpuUsage;
 use fathom_workload::replay::ReplayCursor;
@@ -360,10 +360,13 @@ impl<'a> Loop<'a> {
         if self.verify_each_loop || self.verify_each_pass {
             // fio reopens the files for its verify phase: their cache is dropped.
             self.drop_all_cache();
-            let v = self.p.verifier.as_ref().expect("verifying");
-            let batch: Vec<(usize, u64, u64)> = (0..self.clone.files.len())
-                .flat_map(|fi| v.unchecked(fi).into_iter().map(move |(o, n)| (fi, o, n)))
-                .collect();
+            let v = self.p.verifier.as_mut().expect("verifying");
+            let batch = v.unchecked_all();
+            v.clear_order();
+            // (fio closes the files before the verify phase; its reads open them again.)
+            if let Some(w) = &mut self.wlog {
+                w.close_all();
+            }
             // Those waiting for a backlog check are among them.
             self.backlog.chunks.clear();
             let t = crate::clock::now();
@@ -436,12 +439,18 @@ impl<'a> Loop<'a> {
             .expect("a backlog needs a verifier");
         let mut bufs: Vec<&mut fathom_engine::AlignedBuf> =
             self.p.slots.iter_mut().map(|s| &mut s.buf).collect();
-        // (Checks during the ramp are not logged, as the ramp's I/O is not.)
+        // (Checks during the ramp are not in the latency logs, as the ramp's I/O is not;
+        // write_iolog has every I/O.)
         let log = if self.ramping {
             None
         } else {
             self.iolog.take().map(std::cell::RefCell::new)
         };
+        if let Some(w) = &mut self.wlog {
+            let gen = &self.gen;
+            w.retired(gen.retired(), |fi| gen.is_done(fi));
+        }
+        let wlog = self.wlog.take().map(std::cell::RefCell::new);
         if let Err((errno, text)) = verify_chunks(
             &mut *self.p.engine,
             &mut bufs,
@@ -451,7 +460,10 @@ impl<'a> Loop<'a> {
                 known: true,
                 spec,
                 stop: self.cancel,
-                log: log.as_ref().map(|l| (l, self.measure_start)),
+                log: VerifyLog {
+                    lat: log.as_ref().map(|l| (l, self.measure_start)),
+                    iolog: wlog.as_ref(),
+                },
             },
             &batch,
             &mut self.out.stats,
@@ -464,6 +476,7 @@ impl<'a> Loop<'a> {
         if let Some(l) = log {
             self.iolog = Some(l.into_inner());
         }
+        self.wlog = wlog.map(std::cell::RefCell::into_inner);
         for &(file, offset, _) in &batch {
             vf.checked(file, offset);
         }
@@ -536,16 +549,26 @@ impl<'a> Loop<'a> {
             let mut bufs: Vec<&mut fathom_engine::AlignedBuf> =
                 self.p.slots.iter_mut().map(|s| &mut s.buf).collect();
             let log = self.iolog.take().map(std::cell::RefCell::new);
+            // (fio closes the files before its verify phase; its reads open them again.)
+            let wlog = self.wlog.take().map(|mut w| {
+                w.close_all();
+                std::cell::RefCell::new(w)
+            });
+            let logs = VerifyLog {
+                lat: log.as_ref().map(|l| (l, self.measure_start)),
+                iolog: wlog.as_ref(),
+            };
             crate::verify::readback::after_run(
                 v,
                 (self.clone, spec),
                 (&mut *self.p.engine, &mut bufs),
                 (self.p.openset.as_mut(), &self.p.opts),
-                (can_read, log.as_ref().map(|l| (l, self.measure_start))),
+                (can_read, logs),
                 cancel,
                 out,
             );
             self.iolog = log.map(std::cell::RefCell::into_inner);
+            self.wlog = wlog.map(std::cell::RefCell::into_inner);
             if can_read && crate::verify::readback::reads_back(spec) {
                 self.verify_time += t.elapsed();
             }

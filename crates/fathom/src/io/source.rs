@@ -151,6 +151,16 @@ impl Source {
         self.generator().map_or(0, Generator::loop_no)
     }
 
+    /// Changes each time a file is found done (see `Generator::retired`).
+    pub(crate) fn retired(&self) -> u32 {
+        self.generator().map_or(0, Generator::retired)
+    }
+
+    /// File `fi` is done for this pass.
+    pub(crate) fn is_done(&self, fi: usize) -> bool {
+        self.generator().is_some_and(|g| g.is_done(fi))
+    }
+
     /// The pass the generator is in (a replay has one).
     pub(crate) fn pass_no(&self) -> u32 {
         self.generator().map_or(1, Generator::passes)

@@ -4,7 +4,7 @@
 //! ```text
 //! fio version 3 iolog
 //! 0 /mnt/a.0.0 add
-//! 0 /mnt/a.0.0 open
+//! 17 /mnt/a.0.0 open
 //! 17 /mnt/a.0.0 write 8192 4096
 //! ...
 //! 90211 /mnt/a.0.0 close
@@ -26,24 +26,83 @@ pub(crate) struct IologWriter {
     start: Instant,
     names: Vec<String>,
     text: String,
+    /// Per file: an `open` line stands without its `close` yet.
+    open: Vec<bool>,
+    /// The generator's pass of the last I/O (a new one closes the files first).
+    pass: u32,
+    /// The generator's count of files found done, as last seen.
+    retired: u32,
+    /// The offset of the last I/O logged (fio's sync line carries its I/O unit's last
+    /// offset: at depth 1, this).
+    last_offset: u64,
 }
 
 impl IologWriter {
-    /// For a clone's files, opened now.
+    /// For a clone's files: each `add`ed now, `open`ed at its first I/O (as fio opens
+    /// them).
     pub(crate) fn new(path: &str, files: &[crate::plan::PlannedFile]) -> IologWriter {
         let names: Vec<String> = files.iter().map(|f| f.path.display().to_string()).collect();
         let mut text = String::from("fio version 3 iolog\n");
         for n in &names {
             text.push_str(&format!("0 {n} add\n"));
         }
-        for n in &names {
-            text.push_str(&format!("0 {n} open\n"));
-        }
         IologWriter {
             path: PathBuf::from(path),
             start: Instant::now(),
+            open: vec![false; names.len()],
             names,
             text,
+            pass: 1,
+            retired: 0,
+            last_offset: 0,
+        }
+    }
+
+    /// The generator's pass of the next I/O: a new pass (fio's next loop) closes the
+    /// open files first, as fio's loop does; its I/Os open them again.
+    #[inline]
+    pub(crate) fn pass(&mut self, pass: u32) {
+        if pass != self.pass {
+            self.pass = pass;
+            self.close_all();
+        }
+    }
+
+    /// Files found done since the last look (`retired`: the generator's count): those
+    /// open are closed now, as fio closes a file it finds done.
+    #[inline]
+    pub(crate) fn retired(&mut self, retired: u32, is_done: impl Fn(usize) -> bool) {
+        if retired == self.retired {
+            return;
+        }
+        self.retired = retired;
+        let t = self.now_us();
+        for (i, (n, open)) in self.names.iter().zip(&mut self.open).enumerate() {
+            if *open && is_done(i) {
+                *open = false;
+                self.text.push_str(&format!("{t} {n} close\n"));
+            }
+        }
+    }
+
+    /// `close` for every open file (fio closes them all at a loop's end and before its
+    /// verify phase).
+    pub(crate) fn close_all(&mut self) {
+        let t = self.now_us();
+        for (n, open) in self.names.iter().zip(&mut self.open) {
+            if std::mem::take(open) {
+                self.text.push_str(&format!("{t} {n} close\n"));
+            }
+        }
+    }
+
+    /// `open` for a file about to take an I/O, when it is not open.
+    #[inline]
+    fn opened(&mut self, file: usize, t: u128) {
+        if !self.open[file] {
+            self.open[file] = true;
+            self.text
+                .push_str(&format!("{t} {} open\n", self.names[file]));
         }
     }
 
@@ -61,6 +120,8 @@ impl IologWriter {
             Ddir::Trim => "trim",
         };
         let t = self.now_us();
+        self.opened(file, t);
+        self.last_offset = offset;
         let _ = writeln!(self.text, "{t} {} {what} {offset} {len}", self.names[file]);
     }
 
@@ -68,8 +129,10 @@ impl IologWriter {
     pub(crate) fn sync(&mut self, file: usize, data_only: bool) {
         use std::fmt::Write as _;
         let t = self.now_us();
+        self.opened(file, t);
         let what = if data_only { "datasync" } else { "sync" };
-        let _ = writeln!(self.text, "{t} {} {what} 0 0", self.names[file]);
+        let at = self.last_offset;
+        let _ = writeln!(self.text, "{t} {} {what} {at} 0", self.names[file]);
     }
 
     /// A sync_file_range of `file` from `offset`, as fio logs one (length 0; fio's own
@@ -84,12 +147,9 @@ impl IologWriter {
         );
     }
 
-    /// Close the files and append the block to the log.
+    /// Close the open files and append the block to the log.
     pub(crate) fn finish(mut self) -> std::io::Result<()> {
-        let t = self.now_us();
-        for n in &self.names {
-            self.text.push_str(&format!("{t} {n} close\n"));
-        }
+        self.close_all();
         let mut f = std::fs::OpenOptions::new()
             .create(true)
             .append(true)

@@ -292,6 +292,10 @@ pub(crate) struct Verifier {
     pending: Vec<Vec<u32>>,
     /// The longest write noted in `pending`, in units.
     longest: usize,
+    /// A random job with the random map: every write (file, offset) in the order it was
+    /// made, which is the order fio reads them back in (its history is then a list, not
+    /// a tree by offset). None: read back in offset order.
+    order: Option<Vec<(u32, u64)>>,
 }
 
 /// A write of `len` bytes at unit `i` in a file's table of unchecked writes: it starts
@@ -367,6 +371,7 @@ impl Verifier {
             shared: false,
             base: Vec::new(),
             longest: 0,
+            order: None,
         })
     }
 
@@ -628,6 +633,49 @@ impl Verifier {
                 self.unit,
                 &mut self.longest,
             );
+            if let Some(o) = &mut self.order {
+                o.push((file as u32, offset));
+            }
+        }
+    }
+
+    /// Read the writes back in the order they were made (a random job with the random
+    /// map, as fio's list of them), not in offset order.
+    pub(crate) fn keep_write_order(&mut self) {
+        self.order = Some(Vec::new());
+    }
+
+    /// Every file's unchecked writes (file, offset, length) as fio reads them back: in
+    /// the order they were made with [`Verifier::keep_write_order`] (each once), else
+    /// file by file in offset order (trimmed chunks among them).
+    pub(crate) fn unchecked_all(&self) -> Vec<(usize, u64, u64)> {
+        let by_offset = || {
+            (0..self.pending.len())
+                .flat_map(|fi| self.unchecked(fi).into_iter().map(move |(o, n)| (fi, o, n)))
+                .collect()
+        };
+        let Some(order) = &self.order else {
+            return by_offset();
+        };
+        if self.trimmed.iter().any(|t| t.contains(&true)) {
+            return by_offset();
+        }
+        let mut seen = std::collections::HashSet::with_capacity(order.len());
+        order
+            .iter()
+            .filter_map(|&(f, off)| {
+                let fi = f as usize;
+                let i = self.index(fi, off)?;
+                let n = self.pending[fi][i];
+                (n > 0 && seen.insert((f, off))).then(|| (fi, off, u64::from(n) * self.unit))
+            })
+            .collect()
+    }
+
+    /// A pass's writes were all read back: the next pass's order starts afresh.
+    pub(crate) fn clear_order(&mut self) {
+        if let Some(o) = &mut self.order {
+            o.clear();
         }
     }
 

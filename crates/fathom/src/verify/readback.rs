@@ -228,6 +228,9 @@ pub(crate) fn read_and_check(
                 tag: s as u64,
                 ioprio: 0,
             };
+            if let Some(w) = rb.log.iolog {
+                w.borrow_mut().io(file, Ddir::Read, offset, len);
+            }
             let t0 = crate::clock::now();
             // SAFETY: the buffer holds at least `len` bytes (a block is at most the largest
             // block size), is aligned for the files' open mode, and no other I/O uses it.
@@ -371,7 +374,7 @@ fn checked(
         ));
     }
     st.record_io_deferred(0, len, slat, total.saturating_sub(slat.unwrap_or(0)));
-    if let Some((log, origin)) = log {
+    if let Some((log, origin)) = log.lat {
         let before = slat.unwrap_or(0);
         log.borrow_mut().events.push(crate::record::logs::LogEvent {
             t_ns: crate::clock::now()
@@ -434,10 +437,17 @@ pub(crate) struct ReadBack<'a> {
 }
 
 /// The clone's logs for the verify reads (see [`ReadBack::log`]).
-pub(crate) type VerifyLog<'a> = Option<(
-    &'a std::cell::RefCell<crate::record::logs::IoLog>,
-    std::time::Instant,
-)>;
+#[derive(Clone, Copy, Default)]
+pub(crate) struct VerifyLog<'a> {
+    /// The latency and rate logs, and when the measurement started.
+    pub(crate) lat: Option<(
+        &'a std::cell::RefCell<crate::record::logs::IoLog>,
+        std::time::Instant,
+    )>,
+    /// write_iolog: each read back is a read there, logged as it is issued (fio's
+    /// verify reads are I/Os of the job, which its replay repeats).
+    pub(crate) iolog: Option<&'a std::cell::RefCell<crate::record::iolog::IologWriter>>,
+}
 
 /// A chunk for a verify_async thread: (file, offset, expected generation, data, the
 /// index of the read it came in).
@@ -602,6 +612,13 @@ pub(crate) fn verifier_for(
         v.import(maps, &file_paths(clone));
     }
     v.io_data = spec.io_data.clone();
+    // fio keeps a random job's writes in a list when it has the random map (none of
+    // them can overlap another in a pass), and reads them back in that order: as
+    // randomly as they were written. Otherwise its tree reads them back by offset.
+    let p = &clone.params;
+    if spec.rw.kind.is_random() && p.randommap && !spec.lfsr && p.dist.is_uniform() {
+        v.keep_write_order();
+    }
     stats.verify = Some(fathom_stats::VerifyStats {
         kind: kind.name().to_string(),
         ..Default::default()
@@ -756,9 +773,7 @@ fn pass_reads(
             .map(|io| (io.file, io.offset, io.len))
             .collect()
     } else {
-        files
-            .flat_map(|fi| v.unchecked(fi).into_iter().map(move |(o, n)| (fi, o, n)))
-            .collect()
+        v.unchecked_all()
     }
 }
 
