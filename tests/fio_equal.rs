@@ -3761,7 +3761,8 @@ fn iolog_lines(dir: &std::path::Path, log: &str) -> Vec<String> {
 /// them, as fio's list of them (fathom read them in offset order: sequentially where fio
 /// reads randomly) — each file is opened at its first I/O and closed when found done, at
 /// a loop's end and before the verify phase (fathom opened them all at the start and
-/// closed them at the end), and a sync carries the offset of the I/O before it, as fio's.
+/// closed them at the end), a sync carries the offset of the I/O before it, as fio's,
+/// and over several files a sync takes its file's turn.
 #[test]
 fn a_write_iolog_is_fio_s_line_for_line() {
     let Some(fio) = fio() else { return };
@@ -3775,6 +3776,21 @@ fn a_write_iolog_is_fio_s_line_for_line() {
         ],
         &["--rw=write", "--fsync=8"],
         &["--rw=randwrite", "--fdatasync=4"],
+        // Over several files a sync takes the file service's turn: the next I/O goes to
+        // the file after it (fathom kept the turn for the I/O: other files and offsets).
+        &["--rw=randwrite", "--fdatasync=4", "--nrfiles=2"],
+        &[
+            "--rw=randrw",
+            "--fsync=5",
+            "--nrfiles=4",
+            "--file_service_type=random",
+        ],
+        &[
+            "--rw=write",
+            "--fsync=4",
+            "--nrfiles=2",
+            "--file_service_type=roundrobin:3",
+        ],
         &["--rw=rw", "--nrfiles=2", "--file_service_type=sequential"],
         &["--rw=randread", "--nrfiles=4", "--file_service_type=random"],
         &["--rw=randread", "--nrfiles=2", "--openfiles=1"],

@@ -1462,6 +1462,27 @@ impl Generator {
         }
     }
 
+    /// The turn of the file service that a sync takes (fsync=N and the like, over
+    /// several files): fio's I/O unit picks its file before it finds a sync due, so the
+    /// sync goes to the file whose turn it was and the next I/O to the one after. None:
+    /// one file, or a service that does not go by turns here (a gate, openfiles).
+    pub fn sync_turn(&mut self) -> Option<usize> {
+        let n = self.files.len();
+        if n < 2 || self.gate.is_some() || !self.active.is_empty() {
+            return None;
+        }
+        for _ in 0..n {
+            let fi = self.pick_file();
+            if !self.files[fi].done {
+                return Some(fi);
+            }
+            // (As try_next: a done file passes its turn on.)
+            self.next_file = (fi + 1) % n;
+            self.file_run = 0;
+        }
+        None
+    }
+
     /// The file for the next I/O per `file_service_type`.
     fn pick_file(&mut self) -> usize {
         let n = self.files.len();

@@ -126,6 +126,9 @@ impl Loop<'_> {
         } {
             Some(r) => Some(r),
             None => {
+                if self.sync_cadence && !self.syncs.decided && self.clone.files.len() > 1 {
+                    self.sync_on_its_turn();
+                }
                 let next = self.gen.next_io(&mut self.syncs.due);
                 if self.turns
                     && (self.gen.loop_no() != self.cur_loop
@@ -140,6 +143,13 @@ impl Loop<'_> {
             }
         };
         let Some(req) = next else {
+            // A sync that took its turn (`sync_on_its_turn`) before an I/O that did not
+            // come: fio's job had its bytes and asked for no unit (where it does ask,
+            // `sync_at_end` decides, as before).
+            if !self.gen.is_replay() && !self.syncs.due.is_empty() {
+                self.syncs.due.clear();
+                self.syncs.decided = false;
+            }
             if let Some(err) = self.sync_at_end() {
                 fail(&mut self.out, err.0, err.1);
             }
@@ -483,6 +493,36 @@ impl Loop<'_> {
         }
         self.syncs.last_file = file;
         self.sync_decision(file)
+    }
+
+    /// Over several files, a sync due now (fsync=N, fdatasync=N) takes the file
+    /// service's turn, as fio's I/O unit picks its file before it finds the sync due: the
+    /// sync goes to that file and the next I/O to the one after (fathom synced the next
+    /// I/O's file and kept the turn for the I/O: `randwrite fdatasync=4 nrfiles=2` then
+    /// wrote other files, at other offsets, than fio). Decided here, before the I/O is
+    /// drawn; within a pass only (a pass's start is `sync_before`'s).
+    #[cold]
+    #[inline(never)]
+    fn sync_on_its_turn(&mut self) {
+        if self.syncs.last_was_sync
+            || self.gen.pass_no() != self.syncs.pass_no
+            || self.spec.control.sync_per_nth_write
+        {
+            return;
+        }
+        let writes = self.out.stats.issued[Ddir::Write.index()];
+        if !matches!(
+            due_after(self.spec, writes),
+            Some(Due::Fsync | Due::Fdatasync)
+        ) {
+            return;
+        }
+        let Some(file) = self.gen.sync_turn() else {
+            return;
+        };
+        self.syncs.decided = true;
+        self.syncs.last_file = file;
+        let _ = self.sync_decision(file);
     }
 
     /// The syncs queued in `due`, issued now (logged first). None: done.

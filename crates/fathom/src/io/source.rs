@@ -151,6 +151,11 @@ impl Source {
         self.generator().map_or(0, Generator::loop_no)
     }
 
+    /// The file service's turn a sync takes (see `Generator::sync_turn`).
+    pub(crate) fn sync_turn(&mut self) -> Option<usize> {
+        self.generator_mut().and_then(Generator::sync_turn)
+    }
+
     /// Changes each time a file is found done (see `Generator::retired`).
     pub(crate) fn retired(&self) -> u32 {
         self.generator().map_or(0, Generator::retired)
