@@ -3794,6 +3794,29 @@ fn a_write_iolog_is_fio_s_line_for_line() {
         &["--rw=rw", "--nrfiles=2", "--file_service_type=sequential"],
         &["--rw=randread", "--nrfiles=4", "--file_service_type=random"],
         &["--rw=randread", "--nrfiles=2", "--openfiles=1"],
+        // A drawn file service under openfiles: fio's draws over all the files, a file
+        // not open opened while fewer than the limit are, else drawn again (fathom drew
+        // among the first files only); a file a distribution starts over is closed and
+        // opened again.
+        &[
+            "--rw=read",
+            "--nrfiles=4",
+            "--openfiles=2",
+            "--file_service_type=random",
+        ],
+        &[
+            "--rw=randwrite",
+            "--nrfiles=5",
+            "--openfiles=3",
+            "--file_service_type=random:4",
+        ],
+        &[
+            "--rw=read",
+            "--nrfiles=6",
+            "--openfiles=2",
+            "--file_service_type=normal:20",
+        ],
+        &["--rw=read", "--nrfiles=4", "--file_service_type=normal:20"],
         &[
             "--rw=randread",
             "--loops=2",

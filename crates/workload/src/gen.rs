@@ -588,6 +588,12 @@ pub struct Generator {
     file_run: u32,
     /// Files found done so far (see [`Generator::retired`]).
     retired: u32,
+    /// Under `open_limit` with a drawn file service: the files open now, in the order
+    /// fio's draws opened them (see `pick_open_as_fio`).
+    fio_open: Vec<usize>,
+    /// Files a non-uniform file choice closed to start over while the last I/O was
+    /// made.
+    reopened: Vec<usize>,
     /// Split tables: cumulative percent per size, per direction.
     split_cum: [Vec<(f64, u64)>; 3],
     /// The direction and `split_cum` index of the last bssplit size drawn: where fio's
@@ -716,6 +722,8 @@ impl Generator {
             samplers: samplers(&p, gran),
             file_run: 0,
             retired: 0,
+            fio_open: Vec::new(),
+            reopened: Vec::new(),
             split_cum,
             split_drawn: None,
             rate_steer: None,
@@ -821,9 +829,10 @@ impl Generator {
         self.retired
     }
 
-    /// File `fi` is done for this pass.
+    /// File `fi` is done for this pass, or was closed to start over (a non-uniform
+    /// file choice) while the last I/O was made.
     pub fn is_done(&self, fi: usize) -> bool {
-        self.files.get(fi).is_some_and(|f| f.done)
+        self.files.get(fi).is_some_and(|f| f.done) || self.reopened.contains(&fi)
     }
 
     /// A time-based sequential mix over one file ends its pass where a direction
@@ -1065,6 +1074,9 @@ impl Generator {
 
     /// The next I/O, or None when the job's work is done (bytes, loops, number_ios).
     pub fn next_io(&mut self) -> Option<IoReq> {
+        if !self.reopened.is_empty() {
+            self.reopened.clear();
+        }
         loop {
             if self.p.job_bytes > 0 && !self.p.time_based && self.job_issued >= self.p.job_bytes {
                 return None;
@@ -1247,8 +1259,12 @@ impl Generator {
                 None if matches!(self.p.file_service, FileService::Dist(_)) => {
                     // As fio: with a non-uniform file choice (zipf, pareto, normal) an
                     // exhausted file starts over instead of being done, so the job goes
-                    // on until its bytes are done.
+                    // on until its bytes are done. fio closes it (it is drawn and opened
+                    // again like any other).
                     self.restart_file(fi);
+                    self.fio_open.retain(|&f| f != fi);
+                    self.reopened.push(fi);
+                    self.retired = self.retired.wrapping_add(1);
                     redraw = true;
                 }
                 None => {
@@ -1433,8 +1449,10 @@ impl Generator {
         Some(self.account(io))
     }
 
-    /// With `open_limit`: the first files are the open ones.
+    /// With `open_limit`: the first files are the open ones (a drawn service opens
+    /// them as it draws them: `fio_open`).
     fn reset_active(&mut self) {
+        self.fio_open.clear();
         let n = self.files.len();
         let lim = self.p.open_limit;
         if lim == 0 || lim >= n {
@@ -1447,6 +1465,7 @@ impl Generator {
     /// An exhausted file leaves the open set; the next file not yet used takes its place.
     fn retire(&mut self, fi: usize) {
         self.retired = self.retired.wrapping_add(1);
+        self.fio_open.retain(|&f| f != fi);
         self.after_done = Some(((fi + 1) % self.files.len(), self.issued_ios));
         let Some(slot) = self.active.iter().position(|&f| f == fi) else {
             return;
@@ -1613,6 +1632,9 @@ impl Generator {
 
     /// pick_file among the open files (`open_limit`): the same services over the open set.
     fn pick_active(&mut self) -> usize {
+        if let Some(f) = self.pick_open_as_fio() {
+            return f;
+        }
         let m = self.active.len();
         let slot = match &mut self.file_sampler {
             Some(sampler) => sampler.sample() as usize % m,
@@ -1620,6 +1642,56 @@ impl Generator {
         };
         self.next_file = slot;
         self.active[slot]
+    }
+
+    /// A drawn file service (random with fio's generator, or a distribution) under
+    /// `open_limit`, as fio draws it: among all the files; a done one drawn again; one
+    /// not open is opened while fewer than the limit are, else drawn again (fio's unit
+    /// waits and draws anew); a random:N run stays on its file. None: not such a
+    /// service.
+    fn pick_open_as_fio(&mut self) -> Option<usize> {
+        let n = self.files.len();
+        let (every, random) = self.p.file_service.run();
+        let by_dist = self.file_sampler.is_some();
+        if !(by_dist || (random && self.file_rng.is_some())) {
+            return None;
+        }
+        let cur = self.next_file % n;
+        if !by_dist
+            && self.picked
+            && self.file_run < every
+            && !self.files[cur].done
+            && self.fio_open.contains(&cur)
+        {
+            self.file_run += 1;
+            return Some(cur);
+        }
+        if self.files.iter().all(|f| f.done) {
+            return Some(cur);
+        }
+        let limit = self.p.open_limit;
+        let mut fi = cur;
+        for _ in 0..1_000_000 {
+            fi = match (&mut self.file_sampler, &mut self.file_rng) {
+                (Some(s), _) => s.sample() as usize % n,
+                (None, Some(g)) => (g.scaled(n as u64) as usize).min(n - 1),
+                (None, None) => return None,
+            };
+            if self.files[fi].done {
+                continue;
+            }
+            if self.fio_open.contains(&fi) {
+                break;
+            }
+            if self.fio_open.len() < limit {
+                self.fio_open.push(fi);
+                break;
+            }
+        }
+        self.picked = true;
+        self.file_run = 1;
+        self.next_file = fi;
+        Some(fi)
     }
 
     /// The length of the next I/O in direction `ddir`.
