@@ -3775,6 +3775,9 @@ fn a_write_iolog_is_fio_s_line_for_line() {
             "--random_distribution=zipf:1.2",
         ],
         &["--rw=write", "--fsync=8"],
+        // end_fsync's and fsync_on_close's syncs are lines of the log too.
+        &["--rw=write", "--end_fsync=1"],
+        &["--rw=write", "--fsync_on_close=1", "--nrfiles=2"],
         &["--rw=randwrite", "--fdatasync=4"],
         // Over several files a sync takes the file service's turn: the next I/O goes to
         // the file after it (fathom kept the turn for the I/O: other files and offsets).

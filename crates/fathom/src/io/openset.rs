@@ -255,7 +255,10 @@ pub(crate) fn end_fsync(
     clone: &crate::plan::PlannedClone,
     spec: &fathom_job::JobSpec,
     opts: &fathom_engine::OpenOptions,
-    out: &mut crate::record::outcome::CloneOutcome,
+    (out, mut wlog): (
+        &mut crate::record::outcome::CloneOutcome,
+        Option<&mut crate::record::iolog::IologWriter>,
+    ),
 ) {
     for fi in 0..clone.files.len() {
         if let Some(os) = openset {
@@ -269,6 +272,10 @@ pub(crate) fn end_fsync(
                     return;
                 }
             }
+        }
+        // (write_iolog: a sync line, as fio's end_fsync/fsync_on_close unit makes one.)
+        if let Some(w) = wlog.as_deref_mut() {
+            w.sync(fi, false);
         }
         if let Err(e) = engine.sync_file(fi, false) {
             out.stats.error = e.raw_os_error().unwrap_or(libc::EIO);

@@ -349,7 +349,7 @@ impl<'a> Loop<'a> {
                 self.clone,
                 self.spec,
                 &self.p.opts,
-                &mut self.out,
+                (&mut self.out, self.wlog.as_mut()),
             );
             self.now = crate::clock::now();
             if self.out.error_text.is_some() {
@@ -527,7 +527,7 @@ impl<'a> Loop<'a> {
                 self.clone,
                 spec,
                 &self.p.opts,
-                &mut self.out,
+                (&mut self.out, self.wlog.as_mut()),
             );
         }
         if self.p.verifier.is_some() && crate::verify::readback::reads_back(spec) {
