@@ -480,6 +480,7 @@ impl<'a> Loop<'a> {
         for &(file, offset, _) in &batch {
             vf.checked(file, offset);
         }
+        vf.prune_order();
         self.now = crate::clock::now();
     }
 

@@ -296,6 +296,8 @@ pub(crate) struct Verifier {
     /// made, which is the order fio reads them back in (its history is then a list, not
     /// a tree by offset). None: read back in offset order.
     order: Option<Vec<(u32, u64)>>,
+    /// The order's length after it last forgot its checked writes (`prune_order`).
+    order_kept: usize,
 }
 
 /// A write of `len` bytes at unit `i` in a file's table of unchecked writes: it starts
@@ -372,6 +374,7 @@ impl Verifier {
             base: Vec::new(),
             longest: 0,
             order: None,
+            order_kept: 0,
         })
     }
 
@@ -677,6 +680,23 @@ impl Verifier {
         if let Some(o) = &mut self.order {
             o.clear();
         }
+    }
+
+    /// After checks in the run (verify_backlog): the order forgets the writes checked,
+    /// once it has doubled since it last did, so it holds about what is left to check
+    /// (as fio's list drops what it verified), at a cost spread over the writes.
+    pub(crate) fn prune_order(&mut self) {
+        let Some(mut o) = self.order.take() else {
+            return;
+        };
+        if o.len() >= 2 * self.order_kept + 1024 {
+            o.retain(|&(f, off)| {
+                let fi = f as usize;
+                self.index(fi, off).is_some_and(|i| self.pending[fi][i] > 0)
+            });
+            self.order_kept = o.len();
+        }
+        self.order = Some(o);
     }
 
     /// verify_only without a saved state: the blocks a writing job's dry run would have
@@ -1380,5 +1400,33 @@ mod tests {
             v.written(0).collect::<Vec<_>>(),
             vec![4096, 5120, 6144, 7168]
         );
+    }
+
+    #[test]
+    fn writes_read_back_in_write_order_and_checked_ones_are_forgotten() {
+        let mut v = verifier(VerifyKind::Crc32c);
+        v.keep_write_order();
+        let mut buf = vec![0u8; 4096];
+        // 256 blocks written in a scattered order.
+        let order: Vec<u64> = (0..256u64).map(|i| (i * 97 % 256) * 4096).collect();
+        for &off in &order {
+            v.fill(0, off, &mut buf);
+        }
+        let back: Vec<u64> = v.unchecked_all().iter().map(|x| x.1).collect();
+        assert_eq!(back, order, "in the order written");
+        // Checked (verify_backlog) writes leave the order once it has grown enough.
+        for &off in &order[..200] {
+            v.checked(0, off);
+        }
+        for _ in 0..20 {
+            for &off in &order[200..] {
+                v.fill(0, off, &mut buf);
+            }
+        }
+        v.prune_order();
+        let kept = v.order.as_ref().map_or(0, Vec::len);
+        assert_eq!(kept, 56 * 21, "the 200 checked writes gone");
+        let back: Vec<u64> = v.unchecked_all().iter().map(|x| x.1).collect();
+        assert_eq!(back, order[200..].to_vec());
     }
 }

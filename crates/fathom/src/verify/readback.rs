@@ -614,9 +614,15 @@ pub(crate) fn verifier_for(
     v.io_data = spec.io_data.clone();
     // fio keeps a random job's writes in a list when it has the random map (none of
     // them can overlap another in a pass), and reads them back in that order: as
-    // randomly as they were written. Otherwise its tree reads them back by offset.
+    // randomly as they were written. Otherwise its tree reads them back by offset. (A
+    // time-based job has no verify phase to order: it keeps no list.)
     let p = &clone.params;
-    if spec.rw.kind.is_random() && p.randommap && !spec.lfsr && p.dist.is_uniform() {
+    if spec.rw.kind.is_random()
+        && p.randommap
+        && !spec.lfsr
+        && p.dist.is_uniform()
+        && !spec.time_based
+    {
         v.keep_write_order();
     }
     stats.verify = Some(fathom_stats::VerifyStats {
