@@ -337,6 +337,11 @@ fn size_like_options_match_fio() {
         ),
         ("--rw=read --filename=data --size=4m", Some(EIGHT_MIB)),
         ("--rw=read --filename=data --offset=3m", Some(EIGHT_MIB)),
+        // A byte offset after a percentage leaves the percentage in force (fio's rule).
+        (
+            "--rw=read --filename=data --offset=50% --offset=0",
+            Some(EIGHT_MIB),
+        ),
         (
             "--rw=randread --filename=data --size=2m --numjobs=3 --offset_increment=2m",
             Some(EIGHT_MIB),
@@ -3843,6 +3848,115 @@ fn a_write_iolog_is_fio_s_line_for_line() {
         fathom_quiet(&env, &adir, &args);
         let (f, a) = (iolog_lines(&fdir, "io.log"), iolog_lines(&adir, "io.log"));
         assert!(f.len() > 200, "{args:?}: fio {}", f.len());
+        if let Some(i) = (0..f.len().max(a.len())).find(|&i| f.get(i) != a.get(i)) {
+            panic!(
+                "{args:?}: line {i}: fio {:?}, fathom {:?}",
+                f.get(i),
+                a.get(i)
+            );
+        }
+    }
+}
+
+/// Strided zones walk fio's zones through wraps and loops, line for line in the
+/// write_iolog. A percentage offset is taken of the file as it is when the walk wraps
+/// at the file's end: fio's first pass over a new file starts at 0 (the file was empty
+/// when the offset was taken), an existing file's first pass where the percentage of
+/// its old size puts it, and every wrap and later loop where the percentage of the
+/// laid-out file does (fathom went round from the first pass's start, and ended its
+/// first loop at the file's end: `offset=10% zonesize=8k zoneskip=24k loops=2` read 79
+/// blocks where fio read 46). A loop starts the zones over at the region's first zone
+/// with a whole zone's bytes, wherever the last loop's bytes ended (fathom went on from
+/// the zone where it stopped).
+#[test]
+fn strided_zones_walk_fio_s_zones_through_wraps_and_loops() {
+    let Some(fio) = fio() else { return };
+    for (existing, extra) in [
+        (false, &["--rw=read", "--offset=25%", "--loops=3"][..]),
+        (true, &["--rw=read", "--offset=25%", "--loops=3"]),
+        (
+            false,
+            &["--rw=write", "--offset=25%", "--loops=2", "--verify=crc32c"],
+        ),
+        (true, &["--rw=randwrite", "--offset=25%", "--loops=3"]),
+        (
+            false,
+            &[
+                "--rw=randread",
+                "--offset=10%",
+                "--zonesize=8k",
+                "--zoneskip=24k",
+                "--loops=2",
+            ],
+        ),
+        (
+            true,
+            &[
+                "--rw=rw",
+                "--offset=25%",
+                "--zonesize=12k",
+                "--zonerange=16k",
+                "--zoneskip=8k",
+                "--loops=2",
+            ],
+        ),
+        (
+            true,
+            &["--rw=randrw", "--offset=50%", "--size=200k", "--loops=2"],
+        ),
+        (false, &["--rw=write", "--offset=25%", "--io_size=600k"]),
+        (
+            false,
+            &[
+                "--rw=randread",
+                "--ioengine=libaio",
+                "--iodepth=4",
+                "--loops=3",
+            ],
+        ),
+        // A loop ended by its bytes in the middle of a zone: the next starts over.
+        (
+            false,
+            &[
+                "--rw=read",
+                "--size=248k",
+                "--filesize=256k",
+                "--zoneskip=8k",
+                "--ioengine=libaio",
+                "--loops=3",
+            ],
+        ),
+    ] {
+        let args: Vec<&str> = [
+            "--name=z",
+            "--bs=4k",
+            "--size=256k",
+            "--ioengine=psync",
+            "--zonemode=strided",
+            "--zonesize=16k",
+            "--zoneskip=16k",
+            "--write_iolog=io.log",
+        ]
+        .iter()
+        .chain(extra)
+        .copied()
+        .collect();
+        let (env, fdir, adir) = side_by_side();
+        if existing {
+            // The file as fio lays it out for the job, before the job's run.
+            let mut lay: Vec<&str> = args
+                .iter()
+                .filter(|a| !a.starts_with("--write_iolog"))
+                .copied()
+                .collect();
+            lay.push("--create_only=1");
+            fio_quiet(&fio, &fdir, &lay);
+            fio_quiet(&fio, &adir, &lay);
+        }
+        fio_quiet(&fio, &fdir, &args);
+        fathom_quiet(&env, &adir, &args);
+        let (f, a) = (iolog_lines(&fdir, "io.log"), iolog_lines(&adir, "io.log"));
+        assert!(f.len() > 40, "{args:?}: fio {}", f.len());
         if let Some(i) = (0..f.len().max(a.len())).find(|&i| f.get(i) != a.get(i)) {
             panic!(
                 "{args:?}: line {i}: fio {:?}, fathom {:?}",

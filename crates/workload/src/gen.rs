@@ -1025,6 +1025,10 @@ impl Generator {
                 f.done = true;
             }
         }
+        // Strided zones start over at the region's first zone, a whole zone's bytes in
+        // it, as fio's do at a loop (wherever the last loop's bytes ended it).
+        self.files.iter_mut().for_each(|f| f.zone_start = 0);
+        self.zone_bytes = 0;
         // As fio, which closes the files at a loop's end and starts each over as it opens
         // it again: a new pass, wherever the walks stopped (`size=128k` of a 1 MiB file
         // with loops=2 on libaio reads 0–128k twice). (Where a loop goes on from where the
@@ -1109,9 +1113,8 @@ impl Generator {
                     return Some(io);
                 }
             }
-            // Every file is exhausted in this pass (or the pass has its bytes). Strided zones: their walk reaching the
-            // file's end ends fio's loop, and the next starts at the region's first zone
-            // (a loop ended by its bytes goes on from the zone where it stopped).
+            // Every file is exhausted in this pass (or the pass has its bytes). Strided
+            // zones start over at the region's first zone (as at a loop: `next_loop`).
             self.files.iter_mut().for_each(|f| f.zone_start = 0);
             self.zone_bytes = 0;
             if self.p.pass_floor > 0 {
@@ -1375,10 +1378,20 @@ impl Generator {
             self.zone_bytes = 0;
             f.zone_start += z.range + z.skip;
             if f.zone_start >= z.end {
+                // Round from the region's start, which fio takes again there: a
+                // percentage offset of the file as it is now (its later start, where the
+                // first pass began before the layout grew the file).
                 f.zone_start = 0;
+                if let Some(&s) = self.p.later_starts.get(fi) {
+                    f.region.start = s;
+                }
             }
             f.pos[d] = f.zone_start;
         }
+        let z = Zones {
+            end: end.saturating_sub(f.region.start.saturating_sub(first.start)),
+            ..z
+        };
         let zs = f.zone_start;
         // (A new pass or loop may have put the walk back before the zone.)
         if f.pos[d] >= zs + z.range || f.pos[d] < zs {

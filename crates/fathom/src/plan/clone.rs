@@ -554,16 +554,18 @@ fn loop_passes_as_fio(spec: &JobSpec, caps: Caps, params: &mut Params) {
     }
     // With percentage offsets a walk that reaches its file's end ends the loop, as the
     // generator's later starts have it; only one that never does (random without the
-    // map, a backward walk) runs on to the budget. (Strided zones with a percentage
-    // offset end their first loop at the file's end in fio, and wrap in later ones:
-    // kept as they were.)
+    // map, a backward walk, strided zones, which go round from the region's later start
+    // as fio's take the percentage of the laid-out file again there) runs on to the
+    // budget.
     // A backward walk whose blocks are no longer than its step never reaches the end
     // either: it wraps to the region's top each time it passes the start.
     let backward_no_end = !k.is_random()
         && spec.rw.suffix < 0
         && params.zones.is_none()
         && (0..3).all(|d| params.len_range(d).1 <= spec.rw.suffix.unsigned_abs());
-    let no_end = (k.is_random() && !params.randommap && params.zones.is_none()) || backward_no_end;
+    let no_end = (k.is_random() && !params.randommap && params.zones.is_none())
+        || backward_no_end
+        || params.zones.is_some();
     // (file_append's later start is the file's end: the later loops find nothing, as
     // fio's, so its first loop's walk is the job's.)
     if !params.later_starts.is_empty() && !no_end && !spec.control.file_append {

@@ -162,10 +162,23 @@ pub(super) static OPTS: &[OptDef] = &[
         category: C,
         ty: "size or %",
         default: "0",
-        doc: "Start of the I/O region in each file (a percentage is of the file as it is: 0 for a file not made yet, as fio)",
+        doc: "Start of the I/O region in each file (a percentage is of the file as it is: 0 for a file not made yet, as fio); a byte offset given after a percentage (a job's after its [global]'s) leaves the percentage in force, as in fio",
         flag: false,
         apply: |j, v, c| {
-            j.offset = size_or_percent(v, c)?;
+            let new = size_or_percent(v, c)?;
+            if let (crate::words::SizeSpec::Percent(p), crate::words::SizeSpec::Bytes(_)) =
+                (j.offset, new)
+            {
+                if p > 0.0 {
+                    // fio keeps its percentage (its byte offset is used only without
+                    // one): `offset=50%` then `offset=0` starts at the middle.
+                    j.notes.push(format!(
+                        "offset={v} leaves the earlier offset={p}% in force, as fio does                          (a byte offset counts only without a percentage)"
+                    ));
+                    return Ok(());
+                }
+            }
+            j.offset = new;
             Ok(())
         },
     },

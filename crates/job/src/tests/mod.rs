@@ -108,6 +108,32 @@ fn per_direction_block_sizes() {
 }
 
 #[test]
+fn a_byte_offset_after_a_percentage_leaves_the_percentage_as_fio() {
+    // fio keeps its percentage when a byte offset follows it (`offset=50%` then
+    // `offset=0` reads the second half), in a section or after its [global].
+    let j = job("[global]\noffset=50%\n[a]\noffset=0\n");
+    assert_eq!(j.offset, SizeSpec::Percent(50.0));
+    assert!(
+        j.notes.iter().any(|n| n.contains("offset=50% in force")),
+        "{:?}",
+        j.notes
+    );
+    // A later percentage, or a byte offset after a byte offset, replaces it.
+    assert_eq!(
+        job("[a]\noffset=50%\noffset=25%\n").offset,
+        SizeSpec::Percent(25.0)
+    );
+    assert_eq!(
+        job("[a]\noffset=8k\noffset=4k\n").offset,
+        SizeSpec::Bytes(4096)
+    );
+    assert_eq!(
+        job("[a]\noffset=4k\noffset=10%\n").offset,
+        SizeSpec::Percent(10.0)
+    );
+}
+
+#[test]
 fn sizes_percentages_ranges_and_times() {
     let j = job("[a]\nsize=20%\noffset=50%\nfilesize=1m-512k\nruntime=2m\nramp_time=500ms\nstartdelay=1-3\n");
     assert_eq!(j.size, Some(SizeSpec::Percent(20.0)));
