@@ -829,6 +829,17 @@ impl Generator {
         self.retired
     }
 
+    /// The job's or this loop's budget is spent: the next draw ends the loop, as fio's
+    /// do_io stops there without asking for another I/O (so a verify_backlog check that
+    /// would come due then is the verify phase's instead).
+    pub fn budget_spent(&self) -> bool {
+        !self.p.time_based
+            && ((self.p.job_bytes > 0 && self.job_issued >= self.p.job_bytes)
+                || (self.span_ios > 0 && self.issued_ios + self.verify_reads >= self.span_ios)
+                || (self.p.number_ios > 0 && self.loop_ios >= self.p.number_ios)
+                || self.issued_bytes >= self.p.io_bytes)
+    }
+
     /// File `fi` is done for this pass, or was closed to start over (a non-uniform
     /// file choice) while the last I/O was made.
     pub fn is_done(&self, fi: usize) -> bool {

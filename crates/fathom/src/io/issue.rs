@@ -27,7 +27,9 @@ impl Loop<'_> {
             && !self.free.is_empty()
             && !self.draining
             && !self.quiesce
-            && !self.backlog.due
+            && !self
+                .backlog
+                .wants(|| self.held.is_none() && self.gen.budget_spent())
             && self
                 .lt
                 .as_ref()
@@ -757,6 +759,8 @@ impl Loop<'_> {
                     return false;
                 }
             }
+            // verify_backlog: fio logs a write for its check as it issues it.
+            self.backlog.issued(req.file, req.offset, req.len);
         }
         let io = self.p.slots[si].unit(si, &self.clone.files);
         if let Some(w) = &mut self.wlog {

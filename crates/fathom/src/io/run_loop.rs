@@ -409,12 +409,7 @@ impl<'a> Loop<'a> {
 
     /// verify_backlog: every write of the batch has completed; check them now.
     fn verify_backlog(&mut self) {
-        self.backlog.due = false;
-        let spec = self.spec;
-        let mut batch = std::mem::take(&mut self.backlog.chunks);
-        if spec.verify.backlog_batch > 0 && (spec.verify.backlog_batch as usize) < batch.len() {
-            batch.drain(..batch.len() - spec.verify.backlog_batch as usize);
-        }
+        let batch = self.backlog.take();
         self.check_now(batch);
     }
 

@@ -161,6 +161,12 @@ impl Source {
         self.generator().map_or(0, Generator::retired)
     }
 
+    /// The job's or this loop's budget is spent (see `Generator::budget_spent`); a
+    /// replay's never is.
+    pub(crate) fn budget_spent(&self) -> bool {
+        self.generator().is_some_and(Generator::budget_spent)
+    }
+
     /// File `fi` is done for this pass.
     pub(crate) fn is_done(&self, fi: usize) -> bool {
         self.generator().is_some_and(|g| g.is_done(fi))

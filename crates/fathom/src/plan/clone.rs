@@ -673,8 +673,13 @@ fn number_ios_budget(spec: &JobSpec, params: &mut Params) {
     };
     // (A pass floor here is io_size's, whose passes are the job's loops: the count is
     // over them all, with the verify phases' reads, whatever `loops` says.)
+    // (verify_backlog's reads come within the loop, so they count in one loop too:
+    // `randwrite number_ios=40 verify_backlog=16` writes 24 and reads 16 of them back,
+    // then the verify phase reads the other 8.)
+    let v = &spec.verify;
+    let inline_reads = v.do_verify && v.kind.is_some() && k.writes() && !v.only && v.backlog > 0;
     if params.number_ios == 0
-        || (params.loops < 2 && params.pass_floor == 0)
+        || (params.loops < 2 && params.pass_floor == 0 && !inline_reads)
         || spec.time_based
         || k.trims()
     {
@@ -682,7 +687,6 @@ fn number_ios_budget(spec: &JobSpec, params: &mut Params) {
     }
     params.number_ios = params.number_ios.saturating_mul(u64::from(loops));
     params.ios_span_loops = true;
-    let v = &spec.verify;
     params.span_verify = if !(v.do_verify && v.kind.is_some() && k.writes()) || v.only {
         SpanVerify::None
     } else if v.backlog > 0 {

@@ -6,10 +6,18 @@ use fathom_engine::{AlignedBuf, IoUnit, Queued};
 use fathom_job::Ddir;
 use fathom_stats::ThreadStats;
 
-/// verify_backlog: completed writes waiting for a check, and whether one is due.
+/// verify_backlog as fio keeps it: the writes issued and not yet checked (fio's io_hist:
+/// logged as each write is issued), and fio's rule for when to read some back — at the
+/// next I/O, once their number is a multiple of verify_backlog and the I/O completed last
+/// was not a read, a batch of verify_backlog_batch (default verify_backlog) is taken, the
+/// oldest first (or, where writes replace each other, the lowest offsets first, fio's
+/// tree), one a turn until the batch is done; those left wait for the next batch or the
+/// verify phase.
 #[derive(Default)]
 pub(crate) struct Backlog {
     pub(crate) chunks: Vec<(usize, u64, u64)>,
+    /// A batch is being taken: the issue loop stops and, once nothing is in flight, the
+    /// run loop checks it (`take`).
     pub(crate) due: bool,
     /// fio keeps a job's writes in a tree by offset unless the job has its random map (a
     /// sequential job, norandommap, a non-uniform distribution, lfsr): a write over one
@@ -17,16 +25,81 @@ pub(crate) struct Backlog {
     /// the newer one is read back (`randwrite norandommap verify_backlog=4` over 64
     /// blocks reads back about 61 of its 64 writes, as fio's).
     pub(crate) replaces: bool,
+    /// verify_backlog (0: none).
+    every: u64,
+    /// The batch's size.
+    batch: u64,
+    /// What is left of the batch being taken (fio's verify_batch).
+    batch_left: u64,
+    /// The last I/O completed was a read (fio's last_ddir): no new batch then.
+    pub(crate) last_read: bool,
 }
 
 impl Backlog {
     /// The backlog of a clone with these generator parameters, as fio keeps it.
     pub(crate) fn for_clone(spec: &fathom_job::JobSpec, p: &fathom_workload::Params) -> Backlog {
         let listed = spec.rw.kind.is_random() && p.randommap && !spec.lfsr && p.uniform_offsets();
+        let every = spec.verify.backlog;
+        let batch = match spec.verify.backlog_batch {
+            0 => every,
+            b => b,
+        };
         Backlog {
             replaces: !listed,
+            every,
+            batch,
             ..Backlog::default()
         }
+    }
+
+    /// A write issued: it waits for its check (over any it replaces).
+    pub(crate) fn issued(&mut self, file: usize, offset: u64, len: u64) {
+        if self.every == 0 {
+            return;
+        }
+        if self.replaces {
+            let end = offset + len;
+            self.chunks
+                .retain(|&(f, o, n)| f != file || o >= end || o + n <= offset);
+        }
+        self.chunks.push((file, offset, len));
+    }
+
+    /// fio's check at each I/O it is about to issue: true when writes are to be read
+    /// back first (then `due` stays set until they are taken). `spent`: the job asks
+    /// for no more I/O (its loop's budget is spent), so fio starts no batch: the
+    /// verify phase reads them.
+    #[inline]
+    pub(crate) fn wants(&mut self, spent: impl FnOnce() -> bool) -> bool {
+        if self.due {
+            return true;
+        }
+        if self.every == 0 || self.chunks.is_empty() {
+            return false;
+        }
+        if self.batch_left == 0 {
+            if self.last_read || self.chunks.len() as u64 % self.every != 0 || spent() {
+                return false;
+            }
+            self.batch_left = self.batch;
+        }
+        self.due = true;
+        true
+    }
+
+    /// The writes to read back now (fio takes them one a turn until its batch is done
+    /// or no write waits): the oldest, or the lowest offsets where writes replace each
+    /// other.
+    pub(crate) fn take(&mut self) -> Vec<(usize, u64, u64)> {
+        self.due = false;
+        if self.replaces {
+            self.chunks.sort_unstable_by_key(|&(f, o, _)| (f, o));
+        }
+        let n = (self.batch_left as usize).min(self.chunks.len());
+        self.batch_left -= n as u64;
+        // (The reads complete before the next I/O is issued: fio's last_ddir is a read.)
+        self.last_read = n > 0 || self.last_read;
+        self.chunks.drain(..n).collect()
     }
 }
 
@@ -48,18 +121,9 @@ pub(crate) fn after_io(
         j.ack(file, gens, v.interval)
             .map_err(|e| (libc::EIO, format!("verify_journal: {e}")))?;
     }
-    if ddir == Ddir::Write && spec.verify.backlog > 0 {
-        if backlog.replaces {
-            let end = offset + len;
-            backlog
-                .chunks
-                .retain(|&(f, o, n)| f != file || o >= end || o + n <= offset);
-        }
-        backlog.chunks.push((file, offset, len));
-        if backlog.chunks.len() as u64 >= spec.verify.backlog {
-            backlog.due = true;
-        }
-    } else if ddir == Ddir::Trim {
+    // (A write joined the backlog as it was issued: `Backlog::issued`.)
+    backlog.last_read = ddir == Ddir::Read;
+    if ddir == Ddir::Trim {
         v.trimmed(file, offset, len);
     } else if ddir == Ddir::Read && !k.writes() && !spec.control.verify_mixed_reads {
         let data = &data[..len as usize];
