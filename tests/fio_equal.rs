@@ -3865,6 +3865,26 @@ fn a_write_iolog_is_fio_s_line_for_line() {
         // early (`bs=4k,8k`: 51 writes of 8k over 1 MiB); after the verify phase fio goes
         // on with another pass while the job has moved less than its size.
         &["--rw=randwrite", "--bs=4k,8k", "--verify=md5"],
+        // A sequential mix that verifies with io_size: each pass read back, the reads in
+        // the budget, more passes while short of it, later ones from a percentage
+        // offset's later start (fathom wrapped through one pass and verified at the end).
+        &["--rw=rw", "--size=128k", "--io_size=1m", "--verify=crc32c"],
+        &[
+            "--rw=rw",
+            "--size=128k",
+            "--io_size=1m",
+            "--offset=10%",
+            "--verify=crc32c",
+        ],
+        // A pass over files whose size is not a multiple of the block moves the whole
+        // blocks each file holds (fathom counted the files' bytes: one pass fewer).
+        &[
+            "--rw=write",
+            "--size=64k",
+            "--nrfiles=3",
+            "--io_size=1m",
+            "--verify=crc32c",
+        ],
         // number_ios counts verify_backlog's reads in one loop too (fathom wrote 40 and
         // read 40 where fio writes 24 and reads 24).
         &[

@@ -1817,7 +1817,9 @@ impl Generator {
         }
         // Only the pass-by-pass mode counts a pass's new places (trimwrite's trims not
         // counted, as above): nothing more per I/O elsewhere.
-        let counted = self.p.pass_floor > 0 && !(self.dirs[1] && io.ddir == Ddir::Trim);
+        // (A job that writes counts its writes' places alone: its verify phase reads
+        // those back, not the places a mix read or trimwrite trimmed.)
+        let counted = self.p.pass_floor > 0 && (io.ddir == Ddir::Write || !self.dirs[1]);
         if counted && !self.files[io.file].wrapped {
             self.pass_unique += io.len;
         }

@@ -127,7 +127,7 @@ pub(crate) fn plan_clone(
     // time-based job keeps the first regions, as do those with trims.
     if later_starts.iter().any(Option::is_some) && !spec.time_based {
         let k = spec.rw.kind;
-        let verifies = pass_verifies(spec);
+        let verifies = pass_verifies(spec) || seq_mix_verifies(spec);
         let by_pass = spec.io_size.is_none()
             || (!k.trims()
                 && params.number_ios == 0
@@ -403,13 +403,14 @@ fn pass_bytes(spec: &JobSpec, params: &Params, size_cap: u64, total: u64) -> u64
         .iter()
         .enumerate()
         .map(|(i, r)| {
+            // The region's blocks, the last one reaching past the region where the file
+            // holds it; where it does not, the whole blocks the file holds (fio issues
+            // no I/O past a file's end: `size=64k nrfiles=3 bs=4k` moves 5 blocks of
+            // each 21845-byte file a pass, 60k, and io_size=1m with verify makes nine
+            // such passes, written and read back, where 64k a pass made eight).
             let whole = r.len.div_ceil(lo) * lo;
             let end = params.file_ends.get(i).copied().unwrap_or(r.start + r.len);
-            if r.start + whole <= end {
-                whole
-            } else {
-                r.len
-            }
+            whole.min(end.saturating_sub(r.start) / lo * lo)
         })
         .sum()
 }
@@ -441,9 +442,15 @@ fn io_size_passes(spec: &JobSpec, params: &mut Params, pass: u64) {
     if seq_mixed {
         // fio ends a sequential mix's pass when either direction reaches the end, so its
         // length varies: the generator decides after each pass, as fio does, with the
-        // whole job's budget io_size × loops. In one loop the job wraps (fio's too).
-        if params.loops >= 2 && params.number_ios == 0 {
+        // whole job's budget io_size × loops. In one loop the job wraps (fio's too),
+        // unless it verifies: then each pass is read back (its writes), the reads
+        // counted in the budget, and another pass follows while the job is short of it
+        // (`rw size=128k io_size=1m verify=crc32c`: four passes, each verified, where
+        // fathom wrapped through one and verified at the end).
+        let verifies = seq_mix_verifies(spec);
+        if (params.loops >= 2 || verifies) && params.number_ios == 0 {
             params.pass_floor = limit;
+            params.pass_weight = 1 + verifies as u64;
             params.io_bytes = limit.saturating_mul(params.loops as u64);
             params.wrap = false;
         }
@@ -491,6 +498,19 @@ fn io_size_passes(spec: &JobSpec, params: &mut Params, pass: u64) {
     params.io_bytes = pass;
     params.wrap = false;
     params.loops = params.loops.max(rounds.min(u32::MAX as u64) as u32);
+}
+
+/// A sequential read/write mix that reads each pass's writes back to verify them (fio's
+/// verify phase after each of its passes).
+fn seq_mix_verifies(spec: &JobSpec) -> bool {
+    let (k, v) = (spec.rw.kind, &spec.verify);
+    k.reads()
+        && k.writes()
+        && !k.is_random()
+        && v.do_verify
+        && v.kind.is_some()
+        && !v.only
+        && !v.experimental
 }
 
 /// A writing job that reads each pass back to verify it (not verify_only, not
