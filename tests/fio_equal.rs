@@ -4028,3 +4028,73 @@ fn strided_zones_walk_fio_s_zones_through_wraps_and_loops() {
         }
     }
 }
+
+/// io_size above the size for a random walk that never ends by itself (norandommap, or a
+/// skewed distribution, for which fio keeps no random map): on a synchronous engine one
+/// pass to io_size × loops (fathom made a pass of the size each, a third of the I/O with
+/// zipf and loops=3), on a queueing one passes of the size (a writer's: io_size), loops
+/// first, while short of io_size (fathom made three passes of io_size without the map).
+#[test]
+fn endless_random_walks_with_io_size_make_fio_s_passes() {
+    let Some(fio) = fio() else { return };
+    for extra in [
+        &[
+            "--rw=randread",
+            "--random_distribution=zipf:1.2",
+            "--loops=3",
+        ][..],
+        &[
+            "--rw=randwrite",
+            "--random_distribution=zoned:50/10:50/90",
+            "--loops=2",
+        ],
+        &["--rw=randread", "--norandommap", "--loops=3"],
+        &[
+            "--rw=randread",
+            "--norandommap",
+            "--loops=3",
+            "--ioengine=libaio",
+            "--iodepth=4",
+        ],
+        &[
+            "--rw=randwrite",
+            "--random_distribution=pareto:0.5",
+            "--loops=2",
+            "--ioengine=libaio",
+        ],
+        &[
+            "--rw=randrw",
+            "--random_distribution=zipf:1.1",
+            "--loops=3",
+            "--ioengine=libaio",
+            "--iodepth=4",
+        ],
+    ] {
+        let args: Vec<&str> = [
+            "--name=e",
+            "--bs=4k",
+            "--size=128k",
+            "--io_size=1m",
+            "--ioengine=psync",
+            "--write_iolog=io.log",
+        ]
+        .iter()
+        .chain(extra)
+        .copied()
+        .collect();
+        let (env, fdir, adir) = side_by_side();
+        fio_quiet(&fio, &fdir, &args);
+        fathom_quiet(&env, &adir, &args);
+        let (f, a) = (iolog_lines(&fdir, "io.log"), iolog_lines(&adir, "io.log"));
+        assert!(f.len() > 200, "{args:?}: fio {}", f.len());
+        if let Some(i) = (0..f.len().max(a.len())).find(|&i| f.get(i) != a.get(i)) {
+            panic!(
+                "{args:?}: line {i} of {} and {}: fio {:?}, fathom {:?}",
+                f.len(),
+                a.len(),
+                f.get(i),
+                a.get(i)
+            );
+        }
+    }
+}

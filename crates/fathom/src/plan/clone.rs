@@ -206,6 +206,7 @@ fn finish_clone(
     files: Vec<PlannedFile>,
     mut params: Params,
 ) -> PlannedClone {
+    endless_random_io_size(spec, caps, &mut params);
     loop_passes_as_fio(spec, caps, &mut params);
     async_loops_budget(spec, caps, &mut params);
     async_pass_cap(spec, caps, &mut params);
@@ -543,6 +544,60 @@ fn io_size_budget(spec: &JobSpec, params: &mut Params, pass: u64) {
     params.pass_floor = io;
     params.io_bytes = io.saturating_mul(u64::from(params.loops));
     params.wrap = false;
+}
+
+/// io_size above the size for a random walk that never ends by itself — no random map
+/// (norandommap), or a skewed distribution (fio keeps no map for zipf, pareto, normal,
+/// zoned) — as fio's do_io runs it. On an engine that completes each I/O as it is
+/// issued, one pass to the job's budget of io_size × loops: `randread zipf:1.2 size=128k
+/// io_size=1m loops=3` reads 768 blocks in one pass where fathom read 256 in eight. On a
+/// queueing engine each pass ends once it has queued the size (a writer's: io_size),
+/// and passes follow, loops first, while the job is short of io_size:
+/// `randread norandommap` as above on libaio reads eight passes of 32 blocks, where
+/// fathom read 768. (Not with verify, number_ios or trims: their passes are decided
+/// elsewhere.)
+fn endless_random_io_size(spec: &JobSpec, caps: Caps, params: &mut Params) {
+    let k = spec.rw.kind;
+    let Some(io) = spec.io_size else { return };
+    let endless = k.is_random()
+        && !spec.lfsr
+        && (!params.randommap || !params.uniform_offsets())
+        && params.zones.is_none();
+    let size = job_size(spec, params);
+    if !endless
+        || spec.time_based
+        || size == 0
+        || io <= size
+        || params.number_ios > 0
+        || k.trims()
+        || (spec.verify.do_verify && spec.verify.kind.is_some())
+        || caps.metadata.is_some()
+        || params.pass_floor > 0
+    {
+        return;
+    }
+    let loops = spec.loops.max(1);
+    if completes_inline(spec, caps) {
+        params.loops = 1;
+        params.io_bytes = io.saturating_mul(u64::from(loops));
+        params.wrap = true;
+        return;
+    }
+    // (fio's allowance for random overwrites without the map — a skewed distribution
+    // has none — lets a writer's pass run to io_size.)
+    let pass = if k.writes() { io } else { size };
+    let max_bs = (0..3)
+        .map(|d| params.len_range(d).1)
+        .max()
+        .unwrap_or(1)
+        .max(1);
+    let mut rounds = 1u64;
+    while pass * rounds < io && io - pass * rounds >= max_bs {
+        rounds += 1;
+    }
+    params.io_bytes = pass;
+    params.wrap = false;
+    params.loops = (u64::from(loops).max(rounds)).min(u64::from(u32::MAX)) as u32;
 }
 
 /// Loops on an engine that completes each I/O as it is issued (sync, psync, the vector
