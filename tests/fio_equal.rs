@@ -3885,6 +3885,15 @@ fn a_write_iolog_is_fio_s_line_for_line() {
             "--io_size=1m",
             "--verify=crc32c",
         ],
+        // A batch due as a pass ends, short of fio's issue limit ((io_size or size) ×
+        // loops in writes): a backlog check, not the verify phase.
+        &[
+            "--rw=write",
+            "--size=256k",
+            "--io_size=512k",
+            "--verify=crc32c",
+            "--verify_backlog=16",
+        ],
         // number_ios counts verify_backlog's reads in one loop too (fathom wrote 40 and
         // read 40 where fio writes 24 and reads 24).
         &[

@@ -297,6 +297,11 @@ pub struct Params {
     /// I/O that would reach past its end (`file_ends`), as fio's is; the loop ends with
     /// its files. Empty: every loop as the first.
     pub later_starts: Vec<u64>,
+    /// fio's limit on the bytes a job issues ((io_size or size) × loops; a writing job's
+    /// writes, a reading job's reads, a mix's both): where the job's I/O has reached it,
+    /// fio's do_io stops without asking for another I/O (see [`Generator::budget_spent`]).
+    /// 0: the job's own bytes (io_bytes, in its last loop).
+    pub issue_limit: u64,
 }
 
 /// When a job's verify reads count against its `number_ios` (see
@@ -408,6 +413,7 @@ impl Params {
             concat: None,
             file_ends: Vec::new(),
             later_starts: Vec::new(),
+            issue_limit: 0,
         }
     }
 }
@@ -829,15 +835,20 @@ impl Generator {
         self.retired
     }
 
-    /// The job's or this loop's budget is spent: the next draw ends the loop, as fio's
-    /// do_io stops there without asking for another I/O (so a verify_backlog check that
-    /// would come due then is the verify phase's instead).
+    /// The job's budget is spent (its bytes or its count, in its last loop): the next
+    /// draw ends the job, as fio's do_io stops there without asking for another I/O (so
+    /// a verify_backlog check that would come due then is the verify phase's instead).
     pub fn budget_spent(&self) -> bool {
+        let last_loop = self.p.pass_floor > 0 || self.loop_no + 1 >= self.p.loops.max(1);
+        let bytes_spent = match self.p.issue_limit {
+            0 => last_loop && self.issued_bytes >= self.p.io_bytes,
+            l => self.job_issued >= l,
+        };
         !self.p.time_based
             && ((self.p.job_bytes > 0 && self.job_issued >= self.p.job_bytes)
                 || (self.span_ios > 0 && self.issued_ios + self.verify_reads >= self.span_ios)
-                || (self.p.number_ios > 0 && self.loop_ios >= self.p.number_ios)
-                || self.issued_bytes >= self.p.io_bytes)
+                || (last_loop && self.p.number_ios > 0 && self.loop_ios >= self.p.number_ios)
+                || bytes_spent)
     }
 
     /// File `fi` is done for this pass, or was closed to start over (a non-uniform
