@@ -380,6 +380,16 @@ fn verification_reads_count_as_fio_s() {
             false,
         ),
         ("--rw=randwrite --verify=crc32c --numjobs=2", false),
+        // No backlog reads where fio logs no writes for them: do_verify=0, and
+        // experimental_verify (it replays every write at the end).
+        (
+            "--rw=write --verify=crc32c --verify_backlog=16 --do_verify=0",
+            false,
+        ),
+        (
+            "--rw=randwrite --verify=crc32c --verify_backlog=16 --experimental_verify=1",
+            false,
+        ),
     ] {
         let mut args = vec!["--name=v", "--ioengine=psync", "--bs=4k", "--size=4m"];
         args.extend(case.split(' '));

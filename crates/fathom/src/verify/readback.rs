@@ -39,7 +39,13 @@ impl Backlog {
     /// The backlog of a clone with these generator parameters, as fio keeps it.
     pub(crate) fn for_clone(spec: &fathom_job::JobSpec, p: &fathom_workload::Params) -> Backlog {
         let listed = spec.rw.kind.is_random() && p.randommap && !spec.lfsr && p.uniform_offsets();
-        let every = spec.verify.backlog;
+        // fio logs writes for their check only when it verifies them in this job, and
+        // not for experimental_verify (which replays every write at the end): without
+        // that, verify_backlog reads nothing (`do_verify=0 verify_backlog=16` read the
+        // file back as it went; fio reads nothing).
+        let v = &spec.verify;
+        let logged = v.do_verify && v.kind.is_some() && !v.experimental && spec.rw.kind.writes();
+        let every = if logged { v.backlog } else { 0 };
         let batch = match spec.verify.backlog_batch {
             0 => every,
             b => b,
@@ -906,7 +912,7 @@ pub(crate) fn verify_pass(
         fail(out, libc::EILSEQ, format!("{first}{more}"));
     } else if vs.blocks == 0
         && out.error_text.is_none()
-        && (pass || spec.verify.backlog > 0)
+        && (pass || (spec.verify.backlog > 0 && spec.verify.do_verify))
         && can_read
         && !stop.load(std::sync::atomic::Ordering::Relaxed)
     {
