@@ -3770,6 +3770,22 @@ fn iolog_lines(dir: &std::path::Path, log: &str) -> Vec<String> {
         .collect()
 }
 
+/// The `io.log` fio wrote in `fdir` (more than `min` lines) and fathom's in `adir` are
+/// alike line for line, times aside.
+fn iologs_alike(fdir: &std::path::Path, adir: &std::path::Path, args: &[&str], min: usize) {
+    let (f, a) = (iolog_lines(fdir, "io.log"), iolog_lines(adir, "io.log"));
+    assert!(f.len() > min, "{args:?}: fio {}", f.len());
+    if let Some(i) = (0..f.len().max(a.len())).find(|&i| f.get(i) != a.get(i)) {
+        panic!(
+            "{args:?}: line {i} of {} and {}: fio {:?}, fathom {:?}",
+            f.len(),
+            a.len(),
+            f.get(i),
+            a.get(i)
+        );
+    }
+}
+
 /// A write_iolog is fio's line for line (times aside): a verifying job's reads back are
 /// in it (fathom left them out: a replay of its log did less than the job), in fio's
 /// order — a random job with the random map reads its writes back in the order it made
@@ -3927,15 +3943,7 @@ fn a_write_iolog_is_fio_s_line_for_line() {
         let (env, fdir, adir) = side_by_side();
         fio_quiet(&fio, &fdir, &args);
         fathom_quiet(&env, &adir, &args);
-        let (f, a) = (iolog_lines(&fdir, "io.log"), iolog_lines(&adir, "io.log"));
-        assert!(f.len() > 40, "{args:?}: fio {}", f.len());
-        if let Some(i) = (0..f.len().max(a.len())).find(|&i| f.get(i) != a.get(i)) {
-            panic!(
-                "{args:?}: line {i}: fio {:?}, fathom {:?}",
-                f.get(i),
-                a.get(i)
-            );
-        }
+        iologs_alike(&fdir, &adir, &args, 40);
     }
 }
 
@@ -4036,15 +4044,7 @@ fn strided_zones_walk_fio_s_zones_through_wraps_and_loops() {
         }
         fio_quiet(&fio, &fdir, &args);
         fathom_quiet(&env, &adir, &args);
-        let (f, a) = (iolog_lines(&fdir, "io.log"), iolog_lines(&adir, "io.log"));
-        assert!(f.len() > 40, "{args:?}: fio {}", f.len());
-        if let Some(i) = (0..f.len().max(a.len())).find(|&i| f.get(i) != a.get(i)) {
-            panic!(
-                "{args:?}: line {i}: fio {:?}, fathom {:?}",
-                f.get(i),
-                a.get(i)
-            );
-        }
+        iologs_alike(&fdir, &adir, &args, 40);
     }
 }
 
@@ -4104,16 +4104,6 @@ fn endless_random_walks_with_io_size_make_fio_s_passes() {
         let (env, fdir, adir) = side_by_side();
         fio_quiet(&fio, &fdir, &args);
         fathom_quiet(&env, &adir, &args);
-        let (f, a) = (iolog_lines(&fdir, "io.log"), iolog_lines(&adir, "io.log"));
-        assert!(f.len() > 200, "{args:?}: fio {}", f.len());
-        if let Some(i) = (0..f.len().max(a.len())).find(|&i| f.get(i) != a.get(i)) {
-            panic!(
-                "{args:?}: line {i} of {} and {}: fio {:?}, fathom {:?}",
-                f.len(),
-                a.len(),
-                f.get(i),
-                a.get(i)
-            );
-        }
+        iologs_alike(&fdir, &adir, &args, 200);
     }
 }

@@ -161,7 +161,7 @@ impl Source {
         self.generator().map_or(0, Generator::retired)
     }
 
-    /// The job's or this loop's budget is spent (see `Generator::budget_spent`); a
+    /// The job's budget is spent (see `Generator::budget_spent`); a
     /// replay's never is.
     pub(crate) fn budget_spent(&self) -> bool {
         self.generator().is_some_and(Generator::budget_spent)

@@ -73,7 +73,7 @@ impl Backlog {
 
     /// fio's check at each I/O it is about to issue: true when writes are to be read
     /// back first (then `due` stays set until they are taken). `spent`: the job asks
-    /// for no more I/O (its loop's budget is spent), so fio starts no batch: the
+    /// for no more I/O (fio's issue limit is reached), so fio starts no batch: the
     /// verify phase reads them.
     #[inline]
     pub(crate) fn wants(&mut self, spent: impl FnOnce() -> bool) -> bool {
