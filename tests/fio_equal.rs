@@ -4048,6 +4048,45 @@ fn strided_zones_walk_fio_s_zones_through_wraps_and_loops() {
     }
 }
 
+/// A sequential mix with a percentage offset on a new file: its first loop runs from 0
+/// (the file had no size to take the share of) until its reads reach the file's end, 14
+/// blocks of 8k in a 64k file, and the loops after it, from the share of the laid-out
+/// file, have what is left of size × loops, as fio counts its issued bytes across loops
+/// (fathom cut each loop at size: 8 blocks, three times).
+#[test]
+fn a_sequential_mix_with_a_percentage_offset_shares_its_budget_across_loops() {
+    let Some(fio) = fio() else { return };
+    for extra in [
+        &["--offset=10%", "--loops=3"][..],
+        &["--offset=50%", "--loops=2", "--verify=crc32c"],
+        &["--offset=30%", "--loops=5", "--rwmixread=80"],
+        &["--offset=10%", "--loops=3", "--rw=rw:16k", "--nrfiles=2"],
+        &[
+            "--offset=20%",
+            "--loops=3",
+            "--rw=readwrite",
+            "--percentage_random=50",
+        ],
+    ] {
+        let args: Vec<&str> = [
+            "--name=m",
+            "--rw=rw",
+            "--bs=8k",
+            "--size=64k",
+            "--ioengine=psync",
+            "--write_iolog=io.log",
+        ]
+        .iter()
+        .chain(extra)
+        .copied()
+        .collect();
+        let (env, fdir, adir) = side_by_side();
+        fio_quiet(&fio, &fdir, &args);
+        fathom_quiet(&env, &adir, &args);
+        iologs_alike(&fdir, &adir, &args, 15);
+    }
+}
+
 /// io_size above the size for a random walk that never ends by itself (norandommap, or a
 /// skewed distribution, for which fio keeps no random map): on a synchronous engine one
 /// pass to io_size × loops (fathom made a pass of the size each, a third of the I/O with

@@ -642,25 +642,11 @@ fn loop_passes_as_fio(spec: &JobSpec, caps: Caps, params: &mut Params) {
     {
         return;
     }
-    // With percentage offsets a walk that reaches its file's end ends the loop, as the
-    // generator's later starts have it; only one that never does (random without the
-    // map, a backward walk, strided zones, which go round from the region's later start
-    // as fio's take the percentage of the laid-out file again there) runs on to the
-    // budget.
-    // A backward walk whose blocks are no longer than its step never reaches the end
-    // either: it wraps to the region's top each time it passes the start.
-    let backward_no_end = !k.is_random()
-        && spec.rw.suffix < 0
-        && params.zones.is_none()
-        && (0..3).all(|d| params.len_range(d).1 <= spec.rw.suffix.unsigned_abs());
-    let no_end = (k.is_random() && !params.randommap && params.zones.is_none())
-        || backward_no_end
-        || params.zones.is_some();
-    // (file_append's later start is the file's end: the later loops find nothing, as
-    // fio's, so its first loop's walk is the job's.)
-    if !params.later_starts.is_empty() && !no_end && !spec.control.file_append {
-        return;
-    }
+    // With percentage offsets on a new file (later starts) the budget spans the loops
+    // too: a walk ends its loop at its file's end, and what one loop did counts against
+    // the next, as fio's issued bytes do. `rw bs=8k size=64k offset=10% loops=3` on a
+    // new file reads 8 blocks and writes 6 in the first loop (from 0, the reads run to
+    // the file's end), then 10 from 8k and none in the third (fathom did 8 each loop).
     let pass = params.io_bytes;
     params.io_bytes = pass.saturating_mul(u64::from(params.loops));
     if holes_verified {
