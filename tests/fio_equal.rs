@@ -4052,7 +4052,8 @@ fn strided_zones_walk_fio_s_zones_through_wraps_and_loops() {
 /// (the file had no size to take the share of) until its reads reach the file's end, 14
 /// blocks of 8k in a 64k file, and the loops after it, from the share of the laid-out
 /// file, have what is left of size × loops, as fio counts its issued bytes across loops
-/// (fathom cut each loop at size: 8 blocks, three times).
+/// (fathom cut each loop at size: 8 blocks, three times). With io_size and number_ios
+/// the passes after the first start there too, number_ios counting over them all.
 #[test]
 fn a_sequential_mix_with_a_percentage_offset_shares_its_budget_across_loops() {
     let Some(fio) = fio() else { return };
@@ -4066,6 +4067,23 @@ fn a_sequential_mix_with_a_percentage_offset_shares_its_budget_across_loops() {
             "--loops=3",
             "--rw=readwrite",
             "--percentage_random=50",
+        ],
+        // With io_size and number_ios: io_size's passes from the later start, the count
+        // over them all (fathom kept the first loop's start then).
+        &["--offset=10%", "--io_size=300k", "--number_ios=20"],
+        &[
+            "--offset=10%",
+            "--io_size=300k",
+            "--number_ios=30",
+            "--loops=2",
+        ],
+        &[
+            "--offset=10%",
+            "--io_size=300k",
+            "--number_ios=30",
+            "--rw=randwrite",
+            "--verify=md5",
+            "--loops=2",
         ],
     ] {
         let args: Vec<&str> = [

@@ -129,9 +129,7 @@ pub(crate) fn plan_clone(
         let k = spec.rw.kind;
         let verifies = pass_verifies(spec) || seq_mix_verifies(spec);
         let by_pass = spec.io_size.is_none()
-            || (!k.trims()
-                && params.number_ios == 0
-                && (verifies || !(spec.verify.do_verify && spec.verify.kind.is_some())));
+            || (!k.trims() && (verifies || !(spec.verify.do_verify && spec.verify.kind.is_some())));
         if by_pass {
             params.later_starts = later_starts
                 .iter()
@@ -145,6 +143,10 @@ pub(crate) fn plan_clone(
                 params.pass_weight = 1 + u64::from(verifies);
                 params.io_bytes = limit.saturating_mul(u64::from(loops));
                 params.wrap = false;
+                // number_ios counts over these passes, as over io_size's others.
+                if !params.ios_span_loops {
+                    number_ios_budget(spec, &mut params);
+                }
             }
         }
     }
