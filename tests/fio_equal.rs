@@ -4105,6 +4105,42 @@ fn a_sequential_mix_with_a_percentage_offset_shares_its_budget_across_loops() {
     }
 }
 
+/// A random mix (randrw) that verifies, with io_size above its size: each pass ends where
+/// the random map is full and its writes are read back, the reads counted in io_size,
+/// and another pass follows while the job is short of it, as fio's keep_running (`randrw
+/// size=128k io_size=1m verify=md5`: fio 294 I/Os; fathom went on through the passes
+/// unverified and read back once at the end, 273).
+#[test]
+fn a_verifying_random_mix_with_io_size_makes_fio_s_passes() {
+    let Some(fio) = fio() else { return };
+    for extra in [
+        &["--size=128k", "--bs=4k", "--io_size=1m", "--verify=md5"][..],
+        &["--io_size=300k", "--loops=2"],
+        &["--io_size=300k", "--bs=4k,8k", "--offset=10%"],
+        &["--io_size=300k", "--ioengine=libaio", "--iodepth=4"],
+        &["--io_size=300k", "--nrfiles=2", "--rwmixread=80"],
+        &["--io_size=300k", "--number_ios=25"],
+    ] {
+        let args: Vec<&str> = [
+            "--name=r",
+            "--rw=randrw",
+            "--bs=8k",
+            "--size=64k",
+            "--ioengine=psync",
+            "--verify=crc32c",
+            "--write_iolog=io.log",
+        ]
+        .iter()
+        .chain(extra)
+        .copied()
+        .collect();
+        let (env, fdir, adir) = side_by_side();
+        fio_quiet(&fio, &fdir, &args);
+        fathom_quiet(&env, &adir, &args);
+        iologs_alike(&fdir, &adir, &args, 25);
+    }
+}
+
 /// io_size above the size for a random walk that never ends by itself (norandommap, or a
 /// skewed distribution, for which fio keeps no random map): on a synchronous engine one
 /// pass to io_size × loops (fathom made a pass of the size each, a third of the I/O with

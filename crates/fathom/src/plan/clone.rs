@@ -127,7 +127,7 @@ pub(crate) fn plan_clone(
     // time-based job keeps the first regions, as do those with trims.
     if later_starts.iter().any(Option::is_some) && !spec.time_based {
         let k = spec.rw.kind;
-        let verifies = pass_verifies(spec) || seq_mix_verifies(spec);
+        let verifies = pass_verifies(spec) || mix_verifies(spec);
         let by_pass = spec.io_size.is_none()
             || (!k.trims() && (verifies || !(spec.verify.do_verify && spec.verify.kind.is_some())));
         if by_pass {
@@ -454,7 +454,7 @@ fn io_size_passes(spec: &JobSpec, params: &mut Params, pass: u64) {
         // counted in the budget, and another pass follows while the job is short of it
         // (`rw size=128k io_size=1m verify=crc32c`: four passes, each verified, where
         // fathom wrapped through one and verified at the end).
-        let verifies = seq_mix_verifies(spec);
+        let verifies = mix_verifies(spec);
         if (params.loops >= 2 || verifies) && params.number_ios == 0 {
             params.pass_floor = limit;
             params.pass_weight = 1 + verifies as u64;
@@ -463,7 +463,7 @@ fn io_size_passes(spec: &JobSpec, params: &mut Params, pass: u64) {
         }
         return;
     }
-    let verifies = pass_verifies(spec);
+    let verifies = pass_verifies(spec) || mix_verifies(spec);
     let trims_too = k.writes() && k.trims();
     if (spec.rw.suffix != 0 || params.zones.is_some()) && params.number_ios == 0 {
         // A walk with holes moves less than its region in a pass (`rw=write:8k bs=4k
@@ -478,9 +478,14 @@ fn io_size_passes(spec: &JobSpec, params: &mut Params, pass: u64) {
         return;
     }
     let (lo, hi) = params.len_range(if k.writes() { 1 } else { 0 });
-    if k.is_random() && params.randommap && (lo != hi || params.map_unit != lo) {
+    if k.is_random()
+        && params.randommap
+        && (lo != hi || params.map_unit != lo || mix_verifies(spec))
+    {
         // A random pass over a map in smaller units than its blocks, or with mixed
-        // sizes, moves as much as its draws make it (`bs=2k,8k rw=randwrite size=10k`:
+        // sizes, or a verifying mix (its reads back are its writes, however many the
+        // mix made: `randrw size=128k io_size=1m verify=md5`), moves as much as its
+        // draws make it (`bs=2k,8k rw=randwrite size=10k`:
         // each 8k write at a 2k place, two or three a pass): its passes are decided one
         // by one as fio's keep_running does, as above, where a pass counted as the
         // region's size made too many or too few.
@@ -507,17 +512,11 @@ fn io_size_passes(spec: &JobSpec, params: &mut Params, pass: u64) {
     params.loops = params.loops.max(rounds.min(u32::MAX as u64) as u32);
 }
 
-/// A sequential read/write mix that reads each pass's writes back to verify them (fio's
-/// verify phase after each of its passes).
-fn seq_mix_verifies(spec: &JobSpec) -> bool {
+/// A read/write mix, sequential or random, that reads each pass's writes back to verify
+/// them (fio's verify phase after each of its passes).
+fn mix_verifies(spec: &JobSpec) -> bool {
     let (k, v) = (spec.rw.kind, &spec.verify);
-    k.reads()
-        && k.writes()
-        && !k.is_random()
-        && v.do_verify
-        && v.kind.is_some()
-        && !v.only
-        && !v.experimental
+    k.reads() && k.writes() && v.do_verify && v.kind.is_some() && !v.only && !v.experimental
 }
 
 /// A writing job that reads each pass back to verify it (not verify_only, not
