@@ -563,6 +563,71 @@ fn a_mix_syncs_before_each_io_until_the_next_write_as_fio() {
     assert_eq!(v["jobs"][0]["write"]["total_ios"], writes);
 }
 
+/// fsync=N at depth on libaio, and at a loop's turn: fio decides each sync by whether the
+/// last unit it handled was a sync, and on libaio (which makes the sync at once) it
+/// handles a completion only once its queue is full, one at a time; so at depth fewer
+/// reads after the Nth write get a sync of their own (`rw bs=4k size=64k loops=3 fsync=4
+/// iodepth=4`: 9 fsyncs, fathom made 12). A sync at a new loop's start comes after the
+/// files' close and open, and a synchronous engine's sync at a pass's end before its
+/// verify phase. The write_iolog is fio's line for line (syncs' offsets aside: at depth
+/// fio's is whatever its unit held before).
+#[test]
+fn syncs_at_depth_and_at_a_loop_s_turn_are_fio_s() {
+    let Some(fio) = fio() else { return };
+    for extra in [
+        &["--rw=rw", "--loops=3", "--ioengine=libaio", "--iodepth=4"][..],
+        &["--rw=rw", "--loops=3", "--ioengine=libaio", "--iodepth=2"],
+        &[
+            "--rw=write",
+            "--loops=2",
+            "--ioengine=libaio",
+            "--iodepth=4",
+        ],
+        &["--rw=write", "--loops=3", "--ioengine=psync"],
+        &["--rw=rw", "--loops=3", "--ioengine=psync"],
+        &[
+            "--rw=write",
+            "--loops=2",
+            "--ioengine=psync",
+            "--verify=md5",
+        ],
+        &[
+            "--rw=write",
+            "--loops=2",
+            "--ioengine=libaio",
+            "--iodepth=4",
+            "--verify=md5",
+        ],
+    ] {
+        let args: Vec<&str> = [
+            "--name=s",
+            "--bs=4k",
+            "--size=64k",
+            "--fsync=4",
+            "--write_iolog=io.log",
+        ]
+        .iter()
+        .chain(extra)
+        .copied()
+        .collect();
+        let (env, fdir, adir) = side_by_side();
+        let f = fio_json(&fio, &fdir, &args);
+        let a = fathom_json(&env, &adir, &args);
+        let syncs = |v: &Value| v["jobs"][0]["sync"]["total_ios"].clone();
+        assert_eq!(syncs(&f), syncs(&a), "{args:?}: fsyncs");
+        let ops = |dir: &std::path::Path| -> Vec<String> {
+            iolog_lines(dir, "io.log")
+                .into_iter()
+                .map(|l| match l.rsplit_once(" sync ") {
+                    Some((head, _)) => format!("{head} sync"),
+                    None => l,
+                })
+                .collect()
+        };
+        assert_eq!(ops(&fdir), ops(&adir), "{args:?}");
+    }
+}
+
 #[test]
 fn number_ios_does_not_end_a_time_based_job() {
     let env = Env::new();

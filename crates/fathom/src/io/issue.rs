@@ -380,6 +380,22 @@ impl Loop<'_> {
     /// files are made anew ([`Loop::turn_loop`]).
     #[cold]
     fn turn_loop_at(&mut self, req: IoReq) -> Option<IoReq> {
+        // A synchronous engine's fio asks once more at the old pass's end, before its
+        // verify phase and the files' close: a sync due then comes first (fathom made it
+        // after the pass's reads back).
+        let l = self.gen.pass_no();
+        if self.sync_cadence && !self.job.caps.is_async && l != self.syncs.pass_no {
+            let failed = match self.sync_decision(self.syncs.last_file) {
+                Some(err) => Some(err),
+                None => self.issue_due(),
+            };
+            self.syncs.pass_no = l;
+            self.syncs.new_pass();
+            if let Some(err) = failed {
+                fail(&mut self.out, err.0, err.1);
+                self.stopping = true;
+            }
+        }
         self.new_loop = self.gen.loop_no() != self.cur_loop;
         self.cur_loop = self.gen.loop_no();
         self.cur_pass = self.gen.pass_no();
@@ -491,7 +507,7 @@ impl Loop<'_> {
                 }
             }
             self.syncs.pass_no = l;
-            self.syncs.last_was_sync = false;
+            self.syncs.new_pass();
         }
         self.syncs.last_file = file;
         self.sync_decision(file)
@@ -619,6 +635,12 @@ impl Loop<'_> {
     /// write_iolog: the syncs about to be issued.
     fn log_syncs(&mut self) {
         if let Some(w) = &mut self.wlog {
+            // A sync decided in a new pass comes after the files' close and open, as
+            // fio's at a loop's start (one made at the old pass's end comes before).
+            let pass = self.gen.pass_no();
+            if self.syncs.pass_no == pass {
+                w.pass(pass);
+            }
             for &(f, data_only) in &self.syncs.due {
                 w.sync(f, data_only);
             }
@@ -810,6 +832,9 @@ impl Loop<'_> {
                 }
             }
             Ok(Queued::Queued) => {
+                if self.sync_cadence {
+                    self.syncs.io_queued();
+                }
                 if self.thinker.t.on_issue {
                     self.thinker.count();
                 }
@@ -997,7 +1022,7 @@ impl Loop<'_> {
         if self.zbd.is_some() {
             self.zbd_done(&req);
         }
-        self.syncs.last_was_sync = false;
+        self.syncs.io_completed();
         if req.ddir == Ddir::Write {
             self.wrote = true;
             if self.sync_cadence {

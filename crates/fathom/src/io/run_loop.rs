@@ -227,6 +227,8 @@ impl<'a> Loop<'a> {
             min_rate: MinRate::new(spec, io_start),
             syncs: SyncState {
                 ranges: vec![None; clone.files.len()],
+                fio_queue: (job.caps.is_async && spec.ioengine == "libaio")
+                    .then(|| crate::io::sync::FioQueue::new(depth)),
                 ..Default::default()
             },
             // (A replay makes the log's syncs only: fio's replay decides no cadence.)
