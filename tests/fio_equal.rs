@@ -4170,6 +4170,53 @@ fn a_sequential_mix_with_a_percentage_offset_shares_its_budget_across_loops() {
     }
 }
 
+/// A sequential mix with io_size above its size on a queueing engine: each pass ends once
+/// it has queued the size and the next starts the files over, as fio's do_io (fathom
+/// wrapped each direction at the file's end in one pass, as a synchronous engine's fio
+/// does).
+#[test]
+fn an_asynchronous_sequential_mix_with_io_size_starts_over_at_its_size() {
+    let Some(fio) = fio() else { return };
+    for extra in [
+        &[][..],
+        &["--fsync=4"],
+        &["--bs=4k,8k", "--rwmixread=30"],
+        &["--nrfiles=2"],
+        &["--ioengine=io_uring", "--iodepth=1"],
+        &["--rw=readwrite", "--percentage_random=30"],
+    ] {
+        let args: Vec<&str> = [
+            "--name=q",
+            "--rw=rw",
+            "--bs=4k",
+            "--size=64k",
+            "--io_size=300k",
+            "--ioengine=libaio",
+            "--iodepth=4",
+            "--write_iolog=io.log",
+        ]
+        .iter()
+        .chain(extra)
+        .copied()
+        .collect();
+        let (env, fdir, adir) = side_by_side();
+        fio_quiet(&fio, &fdir, &args);
+        fathom_quiet(&env, &adir, &args);
+        let ops = |dir: &std::path::Path| -> Vec<String> {
+            iolog_lines(dir, "io.log")
+                .into_iter()
+                .map(|l| match l.rsplit_once(" sync ") {
+                    Some((head, _)) => format!("{head} sync"),
+                    None => l,
+                })
+                .collect()
+        };
+        let (f, a) = (ops(&fdir), ops(&adir));
+        assert!(f.len() > 50, "{args:?}: fio {}", f.len());
+        assert_eq!(f, a, "{args:?}");
+    }
+}
+
 /// A random mix (randrw) that verifies, with io_size above its size: each pass ends where
 /// the random map is full and its writes are read back, the reads counted in io_size,
 /// and another pass follows while the job is short of it, as fio's keep_running (`randrw

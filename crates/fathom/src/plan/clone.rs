@@ -434,7 +434,7 @@ fn pass_bytes(spec: &JobSpec, params: &Params, size_cap: u64, total: u64) -> u64
 /// and experimental_verify (which replays every write at the end) are left as they are.
 /// A sequential mix with loops, whose passes vary in length, is decided pass by pass in
 /// the generator (`Params::pass_floor`).
-fn io_size_passes(spec: &JobSpec, params: &mut Params, pass: u64) {
+fn io_size_passes(spec: &JobSpec, params: &mut Params, pass: u64, inline: bool) {
     let k = spec.rw.kind;
     // (Strided zones whatever io_size is: a random walk's draw past the file's end in a
     // zone the file's end cuts ends the pass, and fio's keep_running goes on with another
@@ -453,9 +453,12 @@ fn io_size_passes(spec: &JobSpec, params: &mut Params, pass: u64) {
         // unless it verifies: then each pass is read back (its writes), the reads
         // counted in the budget, and another pass follows while the job is short of it
         // (`rw size=128k io_size=1m verify=crc32c`: four passes, each verified, where
-        // fathom wrapped through one and verified at the end).
+        // fathom wrapped through one and verified at the end). On a queueing engine a
+        // pass also ends once it has queued the size (see `async_pass_cap`): `rw
+        // size=64k io_size=300k ioengine=libaio iodepth=4` starts the file over after
+        // 16 blocks, as fio (fathom wrapped each direction at the file's end).
         let verifies = mix_verifies(spec);
-        if (params.loops >= 2 || verifies) && params.number_ios == 0 {
+        if (params.loops >= 2 || verifies || !inline) && params.number_ios == 0 {
             params.pass_floor = limit;
             params.pass_weight = 1 + verifies as u64;
             params.io_bytes = limit.saturating_mul(params.loops as u64);
@@ -940,7 +943,7 @@ fn generator_params(
     params.map_unit = fio_map_unit(spec, &params);
     params.randommap = random_map_fits(spec, limits, files, min_bs, params.randommap)?;
     let pass = pass_bytes(spec, &params, size_cap, total);
-    io_size_passes(spec, &mut params, pass);
+    io_size_passes(spec, &mut params, pass, completes_inline(spec, caps));
     io_size_budget(spec, &mut params, size_cap);
     number_ios_budget(spec, &mut params);
     // Check now, before anything is created, that every region holds a block (without
