@@ -3637,6 +3637,19 @@ fn a_mix_over_several_files_makes_fio_s_ios_in_fio_s_order() {
             ],
             usize::MAX,
         ),
+        // At the file's end fio's place comes first, then a size that fits there (fathom
+        // moved a drawn 12k write down to end at the file's end).
+        (
+            &[
+                "--rw=randwrite",
+                "--bsrange=4k-16k",
+                "--random_distribution=zoned:50/10:50/90",
+                "--size=128k",
+                "--loops=5",
+                "--ioengine=null",
+            ],
+            usize::MAX,
+        ),
         // random_generator=lfsr: fio's LFSR over each file's blocks, seeded as fio's.
         (
             &[

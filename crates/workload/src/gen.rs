@@ -2248,12 +2248,12 @@ impl Generator {
             // Zoned: a block from the zone drawn, moved down until the I/O fits. A zoned
             // one in whole percents draws as fio: its zone (1 to 100 through the zone
             // table), then fio's uniform draw over the zone's share of the region's
-            // blocks, from the zone's start.
+            // blocks, from the zone's start, and then the size fits the place.
             let fio_zone = match &mut self.zone_rng {
                 Some(z) => s.fio_zone(z.between(1, 100)),
                 None => None,
             };
-            let off = match fio_zone {
+            let (off, fio_drawn) = match fio_zone {
                 Some((lo, hi)) if s.zones_in_bytes() => {
                     // zoned_abs: the zone's blocks (its bytes in blockalign units); a zone
                     // that ends past the region's blocks ends the job, as fio's ("zoned_abs
@@ -2269,18 +2269,35 @@ impl Generator {
                     }
                     let b = first
                         + uniform_block(&mut self.off_rng, &mut self.rng, (end - first).max(1));
-                    (b * align).min(f.region.len - len)
+                    (b * align, true)
                 }
                 Some((lo, hi)) => {
                     let blocks = f.region.len / align;
                     let n = blocks * (hi - lo) / 100;
                     let b = lo * blocks / 100
                         + uniform_block(&mut self.off_rng, &mut self.rng, n.max(1));
-                    (b * align).min(f.region.len - len)
+                    (b * align, true)
                 }
-                None => (s.sample(&mut self.rng) * gran).min(f.region.len - len),
+                None => (
+                    (s.sample(&mut self.rng) * gran).min(f.region.len - len),
+                    false,
+                ),
             };
-            return Some(f.region.start + off / align * align);
+            if !fio_drawn {
+                return Some(f.region.start + off / align * align);
+            }
+            // fio's place first, then a size that fits before the region's end: a drawn
+            // size that does not gives way to one that does (`bsrange=4k-16k` at the
+            // last 4k of the file: a 4k write there, where fathom moved a 12k one down).
+            let region_len = f.region.len;
+            if off >= region_len {
+                return None;
+            }
+            let room = region_len + self.fit_slack(fi) - off;
+            if len > room {
+                *len_out = self.fit_len(len_dir, room, true)?;
+            }
+            return Some(self.files[fi].region.start + off);
         }
         if f.map.as_ref().is_some_and(|m| m.is_full()) {
             // fio draws before it finds no free block: that draw is taken. A time-based
