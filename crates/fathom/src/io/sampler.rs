@@ -93,15 +93,20 @@ impl<'a> Sampler<'a> {
     }
 
     /// At the job's end with `final_sample`: the last, partial interval too (when it
-    /// lasted at least a millisecond).
+    /// lasted at least a millisecond, or did anything: a format on tmpfs that ends within
+    /// a millisecond of its last sample, or of its start, has its last opens and closes
+    /// there, which vdbench's line counts).
     pub(crate) fn finish(&mut self, now: Instant, st: &mut ThreadStats) {
-        if now.duration_since(self.last_at) >= Duration::from_millis(1) {
+        let moved = (0..3).any(|d| st.dirs[d].ios != self.last_ios[d])
+            || self.ops.as_ref().is_some_and(|o| o.pending(st));
+        if moved || now.duration_since(self.last_at) >= Duration::from_millis(1) {
             self.sample(now, st);
         }
     }
 
     pub(crate) fn sample(&mut self, now: Instant, st: &mut ThreadStats) {
-        let len_ms = now.duration_since(self.last_at).as_millis() as u64;
+        // Samples count whole milliseconds: a last piece under one counts one.
+        let len_ms = (now.duration_since(self.last_at).as_millis() as u64).max(1);
         let t_ms = now.duration_since(self.start).as_millis() as u64;
         // The operations beside the I/O first: a reader that sees the directions'
         // sample of this interval finds theirs too.

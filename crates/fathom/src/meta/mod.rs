@@ -412,6 +412,10 @@ impl OpSampler {
             share_ops: false,
         }
     }
+    /// Operations done since the last sample (an unsampled last piece holds some).
+    pub(crate) fn pending(&self, st: &ThreadStats) -> bool {
+        st.ops.iter().zip(&self.last).any(|(o, l)| o.ops != l.0)
+    }
     pub(crate) fn saw(&mut self, k: usize, ns: u64) {
         if let Some(m) = self.iv_max.get_mut(k) {
             *m = (*m).max(ns);
