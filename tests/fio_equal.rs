@@ -615,16 +615,11 @@ fn syncs_at_depth_and_at_a_loop_s_turn_are_fio_s() {
         let a = fathom_json(&env, &adir, &args);
         let syncs = |v: &Value| v["jobs"][0]["sync"]["total_ios"].clone();
         assert_eq!(syncs(&f), syncs(&a), "{args:?}: fsyncs");
-        let ops = |dir: &std::path::Path| -> Vec<String> {
-            iolog_lines(dir, "io.log")
-                .into_iter()
-                .map(|l| match l.rsplit_once(" sync ") {
-                    Some((head, _)) => format!("{head} sync"),
-                    None => l,
-                })
-                .collect()
-        };
-        assert_eq!(ops(&fdir), ops(&adir), "{args:?}");
+        assert_eq!(
+            iolog_syncs_aside(&fdir),
+            iolog_syncs_aside(&adir),
+            "{args:?}"
+        );
     }
 }
 
@@ -3848,6 +3843,28 @@ fn iolog_lines(dir: &std::path::Path, log: &str) -> Vec<String> {
         .collect()
 }
 
+/// fio and fathom run the job `base` + `extra` (which write `io.log`) side by side, and
+/// their logs are alike line for line, fio's with more than `min` lines.
+fn iolog_side_by_side(fio: &std::path::Path, base: &[&str], extra: &[&str], min: usize) {
+    let args: Vec<&str> = base.iter().chain(extra).copied().collect();
+    let (env, fdir, adir) = side_by_side();
+    fio_quiet(fio, &fdir, &args);
+    fathom_quiet(&env, &adir, &args);
+    iologs_alike(&fdir, &adir, &args, min);
+}
+
+/// `io.log`'s lines in `dir` with each sync's offset left out (at depth fio's is whatever
+/// its unit held before).
+fn iolog_syncs_aside(dir: &std::path::Path) -> Vec<String> {
+    iolog_lines(dir, "io.log")
+        .into_iter()
+        .map(|l| match l.rsplit_once(" sync ") {
+            Some((head, _)) => format!("{head} sync"),
+            None => l,
+        })
+        .collect()
+}
+
 /// The `io.log` fio wrote in `fdir` (more than `min` lines) and fathom's in `adir` are
 /// alike line for line, times aside.
 fn iologs_alike(fdir: &std::path::Path, adir: &std::path::Path, args: &[&str], min: usize) {
@@ -4007,21 +4024,18 @@ fn a_write_iolog_is_fio_s_line_for_line() {
             "--number_ios=40",
         ],
     ] {
-        let args: Vec<&str> = [
-            "--name=m",
-            "--bs=4k",
-            "--size=1m",
-            "--ioengine=psync",
-            "--write_iolog=io.log",
-        ]
-        .iter()
-        .chain(extra)
-        .copied()
-        .collect();
-        let (env, fdir, adir) = side_by_side();
-        fio_quiet(&fio, &fdir, &args);
-        fathom_quiet(&env, &adir, &args);
-        iologs_alike(&fdir, &adir, &args, 40);
+        iolog_side_by_side(
+            &fio,
+            &[
+                "--name=m",
+                "--bs=4k",
+                "--size=1m",
+                "--ioengine=psync",
+                "--write_iolog=io.log",
+            ],
+            extra,
+            40,
+        );
     }
 }
 
@@ -4164,22 +4178,19 @@ fn a_sequential_mix_with_a_percentage_offset_shares_its_budget_across_loops() {
             "--loops=2",
         ],
     ] {
-        let args: Vec<&str> = [
-            "--name=m",
-            "--rw=rw",
-            "--bs=8k",
-            "--size=64k",
-            "--ioengine=psync",
-            "--write_iolog=io.log",
-        ]
-        .iter()
-        .chain(extra)
-        .copied()
-        .collect();
-        let (env, fdir, adir) = side_by_side();
-        fio_quiet(&fio, &fdir, &args);
-        fathom_quiet(&env, &adir, &args);
-        iologs_alike(&fdir, &adir, &args, 15);
+        iolog_side_by_side(
+            &fio,
+            &[
+                "--name=m",
+                "--rw=rw",
+                "--bs=8k",
+                "--size=64k",
+                "--ioengine=psync",
+                "--write_iolog=io.log",
+            ],
+            extra,
+            15,
+        );
     }
 }
 
@@ -4215,16 +4226,7 @@ fn an_asynchronous_sequential_mix_with_io_size_starts_over_at_its_size() {
         let (env, fdir, adir) = side_by_side();
         fio_quiet(&fio, &fdir, &args);
         fathom_quiet(&env, &adir, &args);
-        let ops = |dir: &std::path::Path| -> Vec<String> {
-            iolog_lines(dir, "io.log")
-                .into_iter()
-                .map(|l| match l.rsplit_once(" sync ") {
-                    Some((head, _)) => format!("{head} sync"),
-                    None => l,
-                })
-                .collect()
-        };
-        let (f, a) = (ops(&fdir), ops(&adir));
+        let (f, a) = (iolog_syncs_aside(&fdir), iolog_syncs_aside(&adir));
         assert!(f.len() > 50, "{args:?}: fio {}", f.len());
         assert_eq!(f, a, "{args:?}");
     }
@@ -4246,23 +4248,20 @@ fn a_verifying_random_mix_with_io_size_makes_fio_s_passes() {
         &["--io_size=300k", "--nrfiles=2", "--rwmixread=80"],
         &["--io_size=300k", "--number_ios=25"],
     ] {
-        let args: Vec<&str> = [
-            "--name=r",
-            "--rw=randrw",
-            "--bs=8k",
-            "--size=64k",
-            "--ioengine=psync",
-            "--verify=crc32c",
-            "--write_iolog=io.log",
-        ]
-        .iter()
-        .chain(extra)
-        .copied()
-        .collect();
-        let (env, fdir, adir) = side_by_side();
-        fio_quiet(&fio, &fdir, &args);
-        fathom_quiet(&env, &adir, &args);
-        iologs_alike(&fdir, &adir, &args, 25);
+        iolog_side_by_side(
+            &fio,
+            &[
+                "--name=r",
+                "--rw=randrw",
+                "--bs=8k",
+                "--size=64k",
+                "--ioengine=psync",
+                "--verify=crc32c",
+                "--write_iolog=io.log",
+            ],
+            extra,
+            25,
+        );
     }
 }
 
@@ -4307,21 +4306,18 @@ fn endless_random_walks_with_io_size_make_fio_s_passes() {
             "--iodepth=4",
         ],
     ] {
-        let args: Vec<&str> = [
-            "--name=e",
-            "--bs=4k",
-            "--size=128k",
-            "--io_size=1m",
-            "--ioengine=psync",
-            "--write_iolog=io.log",
-        ]
-        .iter()
-        .chain(extra)
-        .copied()
-        .collect();
-        let (env, fdir, adir) = side_by_side();
-        fio_quiet(&fio, &fdir, &args);
-        fathom_quiet(&env, &adir, &args);
-        iologs_alike(&fdir, &adir, &args, 200);
+        iolog_side_by_side(
+            &fio,
+            &[
+                "--name=e",
+                "--bs=4k",
+                "--size=128k",
+                "--io_size=1m",
+                "--ioengine=psync",
+                "--write_iolog=io.log",
+            ],
+            extra,
+            200,
+        );
     }
 }
