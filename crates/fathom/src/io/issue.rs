@@ -383,15 +383,8 @@ impl Loop<'_> {
         // A synchronous engine's fio asks once more at the old pass's end, before its
         // verify phase and the files' close: a sync due then comes first (fathom made it
         // after the pass's reads back).
-        let l = self.gen.pass_no();
-        if self.sync_cadence && !self.job.caps.is_async && l != self.syncs.pass_no {
-            let failed = match self.sync_decision(self.syncs.last_file) {
-                Some(err) => Some(err),
-                None => self.issue_due(),
-            };
-            self.syncs.pass_no = l;
-            self.syncs.new_pass();
-            if let Some(err) = failed {
+        if self.sync_cadence && !self.job.caps.is_async {
+            if let Some(err) = self.sync_pass_turn() {
                 fail(&mut self.out, err.0, err.1);
                 self.stopping = true;
             }
@@ -496,21 +489,30 @@ impl Loop<'_> {
         // size each pass of one): a new one starts with no sync behind it. Before it, a
         // synchronous engine's fio asks once more at the old pass's end (its byte count
         // spans the passes, so it is not done yet; the next offset is what fails).
-        let l = self.gen.pass_no();
-        if l != self.syncs.pass_no {
-            if !self.job.caps.is_async {
-                if let Some(err) = self.sync_decision(self.syncs.last_file) {
-                    return Some(err);
-                }
-                if let Some(err) = self.issue_due() {
-                    return Some(err);
-                }
-            }
-            self.syncs.pass_no = l;
-            self.syncs.new_pass();
+        if let Some(err) = self.sync_pass_turn() {
+            return Some(err);
         }
         self.syncs.last_file = file;
         self.sync_decision(file)
+    }
+
+    /// The sync cadence's turn to a new pass, once: a synchronous engine's sync due at
+    /// the old pass's end is made first; then the new pass starts with no sync behind it.
+    fn sync_pass_turn(&mut self) -> Option<(i32, String)> {
+        let l = self.gen.pass_no();
+        if l == self.syncs.pass_no {
+            return None;
+        }
+        let mut failed = None;
+        if !self.job.caps.is_async {
+            failed = match self.sync_decision(self.syncs.last_file) {
+                Some(err) => Some(err),
+                None => self.issue_due(),
+            };
+        }
+        self.syncs.pass_no = l;
+        self.syncs.new_pass();
+        failed
     }
 
     /// Over several files, a sync due now (fsync=N, fdatasync=N) takes the file

@@ -209,7 +209,9 @@ fn finish_clone(
     mut params: Params,
 ) -> PlannedClone {
     endless_random_io_size(spec, caps, &mut params);
-    if !spec.time_based && !k_trims(spec) {
+    // (A job with trims — trimwrite's count with its writes — has no issue limit here:
+    // fio's is not modelled for it.)
+    if !spec.time_based && !spec.rw.kind.trims() {
         let per_loop = spec.io_size.unwrap_or_else(|| job_size(spec, &params));
         params.issue_limit = per_loop.saturating_mul(u64::from(spec.loops.max(1)));
     }
@@ -483,7 +485,7 @@ fn io_size_passes(spec: &JobSpec, params: &mut Params, pass: u64, inline: bool) 
     let (lo, hi) = params.len_range(if k.writes() { 1 } else { 0 });
     if k.is_random()
         && params.randommap
-        && (lo != hi || params.map_unit != lo || mix_verifies(spec))
+        && (lo != hi || params.map_unit != lo || (verifies && k.reads()))
     {
         // A random pass over a map in smaller units than its blocks, or with mixed
         // sizes, or a verifying mix (its reads back are its writes, however many the
@@ -505,11 +507,7 @@ fn io_size_passes(spec: &JobSpec, params: &mut Params, pass: u64, inline: bool) 
         // then io_size × loops) the passes are whole.
         return;
     }
-    let max_bs = params.len_range(1).1.max(1);
-    let mut rounds = 1u64;
-    while per_pass * rounds < limit && limit - per_pass * rounds >= max_bs {
-        rounds += 1;
-    }
+    let rounds = passes_to(limit, per_pass, params.len_range(1).1.max(1));
     params.io_bytes = pass;
     params.wrap = false;
     params.loops = params.loops.max(rounds.min(u32::MAX as u64) as u32);
@@ -554,10 +552,14 @@ fn io_size_budget(spec: &JobSpec, params: &mut Params, pass: u64) {
     params.wrap = false;
 }
 
-/// A job with trims (trimwrite's trims count with its writes): fio's issue limit is
-/// not modelled for it.
-fn k_trims(spec: &JobSpec) -> bool {
-    spec.rw.kind.trims()
+/// How many passes of `per_pass` bytes fio's keep_running makes toward `limit`: another
+/// while the job is short of it by at least `max_bs`.
+fn passes_to(limit: u64, per_pass: u64, max_bs: u64) -> u64 {
+    let mut rounds = 1u64;
+    while per_pass * rounds < limit && limit - per_pass * rounds >= max_bs {
+        rounds += 1;
+    }
+    rounds
 }
 
 /// io_size above the size for a random walk that never ends by itself — no random map
@@ -605,10 +607,7 @@ fn endless_random_io_size(spec: &JobSpec, caps: Caps, params: &mut Params) {
         .max()
         .unwrap_or(1)
         .max(1);
-    let mut rounds = 1u64;
-    while pass * rounds < io && io - pass * rounds >= max_bs {
-        rounds += 1;
-    }
+    let rounds = passes_to(io, pass, max_bs);
     params.io_bytes = pass;
     params.wrap = false;
     params.loops = (u64::from(loops).max(rounds)).min(u64::from(u32::MAX)) as u32;
