@@ -383,7 +383,7 @@ impl Loop<'_> {
         // A synchronous engine's fio asks once more at the old pass's end, before its
         // verify phase and the files' close: a sync due then comes first (fathom made it
         // after the pass's reads back).
-        if self.sync_cadence && !self.job.caps.is_async {
+        if self.sync_cadence && self.completes_inline() {
             if let Some(err) = self.sync_pass_turn() {
                 fail(&mut self.out, err.0, err.1);
                 self.stopping = true;
@@ -496,6 +496,13 @@ impl Loop<'_> {
         self.sync_decision(file)
     }
 
+    /// The engine completes each I/O as it is queued (the synchronous ones; null at
+    /// depth 1, which fio runs as a synchronous engine): fio's sync cadence then asks once
+    /// more at a pass's end and at the job's.
+    pub(super) fn completes_inline(&self) -> bool {
+        crate::plan::completes_inline(self.spec, self.job.caps)
+    }
+
     /// The sync cadence's turn to a new pass, once: a synchronous engine's sync due at
     /// the old pass's end is made first; then the new pass starts with no sync behind it.
     fn sync_pass_turn(&mut self) -> Option<(i32, String)> {
@@ -504,7 +511,7 @@ impl Loop<'_> {
             return None;
         }
         let mut failed = None;
-        if !self.job.caps.is_async {
+        if self.completes_inline() {
             failed = match self.sync_decision(self.syncs.last_file) {
                 Some(err) => Some(err),
                 None => self.issue_due(),
@@ -560,9 +567,22 @@ impl Loop<'_> {
     #[cold]
     #[inline(never)]
     fn sync_at_end(&mut self) -> Option<(i32, String)> {
-        if !self.sync_cadence || self.job.caps.is_async || self.gen.is_replay() {
+        if !self.sync_cadence || !self.completes_inline() || self.gen.is_replay() {
             return None;
         }
+        if !self.short_of_budget() {
+            return None;
+        }
+        if let Some(err) = self.sync_decision(self.syncs.last_file) {
+            return Some(err);
+        }
+        self.issue_due()
+    }
+
+    /// The job ran out with its byte and I/O counts over all loops short of fio's limits
+    /// (holes, sizes not a multiple of the block): fio asks once more for an I/O and finds
+    /// the files done.
+    pub(super) fn short_of_budget(&self) -> bool {
         let p = &self.clone.params;
         let loops = u64::from(p.loops.max(1));
         let d = &self.out.stats.dirs;
@@ -589,13 +609,7 @@ impl Loop<'_> {
             true => p.number_ios,
             false => p.number_ios.saturating_mul(loops),
         };
-        if bytes >= io_size.saturating_mul(loops) || (p.number_ios > 0 && ios >= ios_limit) {
-            return None;
-        }
-        if let Some(err) = self.sync_decision(self.syncs.last_file) {
-            return Some(err);
-        }
-        self.issue_due()
+        bytes < io_size.saturating_mul(loops) && (p.number_ios == 0 || ios < ios_limit)
     }
 
     /// fio's choice of a sync before an I/O to `file`.

@@ -275,7 +275,7 @@ pub(crate) fn end_fsync(
         }
         // (write_iolog: a sync line, as fio's end_fsync/fsync_on_close unit makes one.)
         if let Some(w) = wlog.as_deref_mut() {
-            w.sync(fi, false);
+            w.sync_reopened(fi);
         }
         if let Err(e) = engine.sync_file(fi, false) {
             out.stats.error = e.raw_os_error().unwrap_or(libc::EIO);

@@ -156,7 +156,7 @@ impl<'a> Loop<'a> {
         let sync_each_pass = (spec.end_fsync || spec.fsync_on_close)
             && !spec.control.sync_at_end_only
             && k.writes()
-            && !job.caps.diskless
+            && job.caps.metadata.is_none()
             && clone.replay.is_none()
             && !(spec.time_based && (clone.files.len() == 1 || k.is_random()));
         let p_verifies_each_pass = p.verifier.is_some()
@@ -345,6 +345,14 @@ impl<'a> Loop<'a> {
         // As fio: its loop's end syncs the files (end_fsync, fsync_on_close) before the
         // loop's verify phase.
         if self.sync_each_pass && self.wrote && self.out.error_text.is_none() {
+            // An engine that completes each I/O as it is queued: fio asked once more for an
+            // I/O, found the files done and closed them; its end_fsync opens each again
+            // for the sync and closes it (the log shows it).
+            if self.completes_inline() {
+                if let Some(w) = &mut self.wlog {
+                    w.close_all();
+                }
+            }
             end_fsync(
                 &mut *self.p.engine,
                 self.p.openset.as_ref(),
@@ -519,6 +527,13 @@ impl<'a> Loop<'a> {
         // (the ramp never ended, so nothing was set aside).
         // As fio: the last loop's end_fsync, then its verify phase.
         if self.wrote && (spec.end_fsync || spec.fsync_on_close) && self.out.error_text.is_none() {
+            // (Short of its budget, fio asked once more and closed the files it found
+            // done first, as at a loop's end.)
+            if self.completes_inline() && !self.gen.is_replay() && self.short_of_budget() {
+                if let Some(w) = &mut self.wlog {
+                    w.close_all();
+                }
+            }
             end_fsync(
                 &mut *self.p.engine,
                 self.p.openset.as_ref(),

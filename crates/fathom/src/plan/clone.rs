@@ -682,7 +682,7 @@ fn async_loops_budget(spec: &JobSpec, caps: Caps, params: &mut Params) {
 
 /// The engine completes each I/O as it is issued (sync, psync, the vector ones, mmap;
 /// null at depth 1): fio's do_io counts no bytes of a loop's own then.
-fn completes_inline(spec: &JobSpec, caps: Caps) -> bool {
+pub(crate) fn completes_inline(spec: &JobSpec, caps: Caps) -> bool {
     !caps.is_async || (spec.ioengine == "null" && spec.iodepth <= 1)
 }
 

@@ -10,6 +10,7 @@ pub use limits::nofile_soft;
 pub use replay::merge_blktraces_only;
 pub use types::*;
 
+pub(crate) use clone::completes_inline;
 pub(crate) use job::gcd;
 use job::*;
 use limits::*;

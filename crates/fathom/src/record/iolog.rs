@@ -135,6 +135,19 @@ impl IologWriter {
         let _ = writeln!(self.text, "{t} {} {what} {at} 0", self.names[file]);
     }
 
+    /// An end_fsync's (or fsync_on_close's) sync of a file: one closed in the log is
+    /// opened for it and closed again, as fio's end of a loop does.
+    pub(crate) fn sync_reopened(&mut self, file: usize) {
+        let was_open = self.open[file];
+        self.sync(file, false);
+        if !was_open {
+            let t = self.now_us();
+            self.open[file] = false;
+            self.text
+                .push_str(&format!("{t} {} close\n", self.names[file]));
+        }
+    }
+
     /// A sync_file_range of `file` from `offset`, as fio logs one (length 0; fio's own
     /// replay skips these lines, and so does fathom's).
     pub(crate) fn range_sync(&mut self, file: usize, offset: u64) {
