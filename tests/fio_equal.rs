@@ -875,6 +875,27 @@ fn io_size_with_holes_makes_fios_passes() {
             vec!["--rw=write:16k", "--size=1m", "--verify=md5"],
             [156, 156],
         ),
+        // number_ios stops those passes where fio's count (the reads in it) does, not
+        // after the first (fathom made one pass of 4 writes and their reads).
+        (
+            vec![
+                "--rw=write:8k",
+                "--size=200k",
+                "--filesize=40k",
+                "--number_ios=12",
+                "--verify=crc32c",
+            ],
+            [8, 8],
+        ),
+        (
+            vec![
+                "--rw=write:8k",
+                "--size=1m",
+                "--verify=md5",
+                "--number_ios=250",
+            ],
+            [164, 164],
+        ),
         // Files done end each loop, and each loop is verified, on any engine.
         (
             vec![

@@ -640,8 +640,14 @@ fn loop_passes_as_fio(spec: &JobSpec, caps: Caps, params: &mut Params) {
         || (k.is_random() && params.randommap && params.map_unit > 0);
     let holes_verified = short_pass && pass_verifies(spec);
     let sync_loops = inline && params.loops >= 2;
+    // (A number_ios of one loop's own stops the passes of a walk with holes where fio's
+    // count does — number_ios × loops over them all, the verify reads in it — and not
+    // before: `rw=write:8k bs=4k size=200k filesize=40k number_ios=20 verify=crc32c`
+    // makes two passes of 4 writes, each read back, where fathom made one.)
+    let own_count = params.number_ios > 0 && !params.ios_span_loops;
     if !(sync_loops || (holes_verified && (inline || params.loops == 1)))
-        || loops_decided_elsewhere(spec, caps, params)
+        || decided_by_another_rule(spec, caps, params)
+        || (own_count && !holes_verified)
     {
         return;
     }
@@ -655,6 +661,9 @@ fn loop_passes_as_fio(spec: &JobSpec, caps: Caps, params: &mut Params) {
     if holes_verified {
         params.pass_floor = pass;
         params.pass_weight = 2;
+        if own_count {
+            number_ios_budget(spec, params);
+        }
     } else {
         // The generator's fio passes, one a loop; a floor of one byte makes no passes
         // after the loops (without io_size fio's keep_running stops once the files are
@@ -691,10 +700,14 @@ pub(crate) fn completes_inline(spec: &JobSpec, caps: Caps) -> bool {
 /// above leave it. (A number_ios counted over the loops is not theirs: fio stops at that
 /// count or at the budget, whichever comes first.)
 fn loops_decided_elsewhere(spec: &JobSpec, caps: Caps, params: &Params) -> bool {
+    decided_by_another_rule(spec, caps, params) || (params.number_ios > 0 && !params.ios_span_loops)
+}
+
+/// As [`loops_decided_elsewhere`], a number_ios of each loop aside.
+fn decided_by_another_rule(spec: &JobSpec, caps: Caps, params: &Params) -> bool {
     caps.metadata.is_some()
         || spec.time_based
         || spec.io_size.is_some()
-        || (params.number_ios > 0 && !params.ios_span_loops)
         || params.pass_floor > 0
         || params.wrap
 }
