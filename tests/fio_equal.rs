@@ -3217,6 +3217,85 @@ fn random_passes_io_size_and_number_ios_count_as_fio() {
     }
 }
 
+/// number_ios with io_size's passes over a walk that does not end at the file's end by
+/// itself (holes, strided zones) or a sequential mix: fio's passes go on until io_size
+/// (× loops) or the count of number_ios × loops (verify reads in it) is reached,
+/// whichever comes first. fathom made one pass whenever number_ios was set (`rw=write
+/// zonemode=strided zonesize=16k zoneskip=8k io_size=1m number_ios=20`: 11 writes
+/// where fio makes 20). The write_iolog is fio's line for line.
+#[test]
+fn number_ios_with_io_size_passes_counts_as_fio() {
+    let Some(fio) = fio() else { return };
+    let strided = |more: &[&'static str]| {
+        let z = [
+            "--rw=write",
+            "--zonemode=strided",
+            "--zonesize=16k",
+            "--zoneskip=8k",
+        ];
+        [&z[..], more].concat()
+    };
+    let cases: Vec<Vec<&str>> = vec![
+        strided(&["--io_size=1m", "--number_ios=20"]),
+        strided(&["--io_size=1m", "--number_ios=20", "--ioengine=libaio"]),
+        strided(&[
+            "--io_size=1m",
+            "--number_ios=20",
+            "--fsync=5",
+            "--ioengine=null",
+        ]),
+        strided(&["--io_size=300k", "--number_ios=40"]),
+        vec![
+            "--rw=write:8k",
+            "--io_size=300k",
+            "--number_ios=30",
+            "--verify=md5",
+        ],
+        vec![
+            "--rw=write:8k",
+            "--io_size=300k",
+            "--number_ios=30",
+            "--loops=2",
+        ],
+        vec![
+            "--rw=write:8k",
+            "--io_size=300k",
+            "--number_ios=30",
+            "--ioengine=libaio",
+            "--iodepth=4",
+        ],
+        vec![
+            "--rw=read:16k",
+            "--io_size=300k",
+            "--number_ios=30",
+            "--loops=2",
+        ],
+        vec!["--rw=rw", "--io_size=1m", "--number_ios=50", "--verify=md5"],
+        vec![
+            "--rw=rw",
+            "--io_size=1m",
+            "--number_ios=50",
+            "--ioengine=libaio",
+            "--iodepth=4",
+        ],
+        vec![
+            "--rw=rw",
+            "--io_size=300k",
+            "--number_ios=80",
+            "--loops=2",
+            "--verify=crc32c",
+        ],
+    ];
+    for extra in &cases {
+        iolog_side_by_side(
+            &fio,
+            &["--name=n", "--bs=8k", "--size=128k", "--write_iolog=io.log"],
+            extra,
+            15,
+        );
+    }
+}
+
 // A random pass over a map in smaller units than its blocks moves what its draws make it
 // (`bs=2k,8k rw=randwrite size=13k`: two or three 8k writes a pass), so io_size's passes
 // are decided one by one as fio's keep_running does: passes until the job is within a

@@ -460,7 +460,7 @@ fn io_size_passes(spec: &JobSpec, params: &mut Params, pass: u64, inline: bool) 
         // size=64k io_size=300k ioengine=libaio iodepth=4` starts the file over after
         // 16 blocks, as fio (fathom wrapped each direction at the file's end).
         let verifies = mix_verifies(spec);
-        if (params.loops >= 2 || verifies || !inline) && params.number_ios == 0 {
+        if params.loops >= 2 || verifies || !inline {
             params.pass_floor = limit;
             params.pass_weight = 1 + verifies as u64;
             params.io_bytes = limit.saturating_mul(params.loops as u64);
@@ -470,7 +470,7 @@ fn io_size_passes(spec: &JobSpec, params: &mut Params, pass: u64, inline: bool) 
     }
     let verifies = pass_verifies(spec) || mix_verifies(spec);
     let trims_too = k.writes() && k.trims();
-    if (spec.rw.suffix != 0 || params.zones.is_some()) && params.number_ios == 0 {
+    if spec.rw.suffix != 0 || params.zones.is_some() {
         // A walk with holes moves less than its region in a pass (`rw=write:8k bs=4k
         // size=256k`: 22 blocks), or goes round the file until the budget is spent (as
         // strided zones do): its passes are decided one by one as fio's keep_running
