@@ -3296,6 +3296,47 @@ fn number_ios_with_io_size_passes_counts_as_fio() {
     }
 }
 
+/// allrandrepeat is an option of its own (fathom took it for randrepeat): with it every
+/// one of fio's generators is seeded from the thread's number alone — the mix's
+/// directions and the block sizes change, the offsets stay — and a job with
+/// randrepeat=0 is repeatable all the same; allrandrepeat=0 is fio's default (fathom
+/// turned randrepeat off with it). The write_iolog is fio's line for line.
+#[test]
+fn allrandrepeat_seeds_as_fio() {
+    let Some(fio) = fio() else { return };
+    for extra in [
+        &["--allrandrepeat=1"][..],
+        &["--allrandrepeat=0"],
+        &["--allrandrepeat=1", "--randrepeat=0"],
+        &["--allrandrepeat=1", "--randrepeat=0", "--loops=2"],
+        &["--allrandrepeat=1", "--rw=randwrite", "--bsrange=4k-16k"],
+        &[
+            "--allrandrepeat=1",
+            "--randrepeat=0",
+            "--filesize=16k-64k",
+            "--nrfiles=3",
+        ],
+        &[
+            "--allrandrepeat=1",
+            "--randrepeat=0",
+            "--random_distribution=zoned:50/10:50/90",
+        ],
+    ] {
+        iolog_side_by_side(
+            &fio,
+            &[
+                "--name=a",
+                "--rw=randrw",
+                "--bs=4k,8k",
+                "--size=200k",
+                "--write_iolog=io.log",
+            ],
+            extra,
+            15,
+        );
+    }
+}
+
 // A random pass over a map in smaller units than its blocks moves what its draws make it
 // (`bs=2k,8k rw=randwrite size=13k`: two or three 8k writes a pass), so io_size's passes
 // are decided one by one as fio's keep_running does: passes until the job is within a

@@ -156,6 +156,10 @@ pub struct JobSpec {
     pub new_group: bool,
     /// `randrepeat` (default true).
     pub randrepeat: bool,
+    /// `allrandrepeat` (default false): every one of fio's generators seeded from the
+    /// thread's number alone (fio's `0xb1899bed` × thread + the generator's index), not
+    /// from randseed.
+    pub allrandrepeat: bool,
     /// `randseed` (default 0x89).
     pub randseed: u64,
     /// `randseed` was given: fio then seeds a skewed distribution of offsets from its
@@ -963,6 +967,7 @@ impl Default for JobSpec {
             stonewall: false,
             new_group: false,
             randrepeat: true,
+            allrandrepeat: false,
             randseed: 0x89,
             randseed_set: false,
             fsync: 0,

@@ -28,6 +28,8 @@ pub use gen::{
     SpanVerify, WorkloadError, Zones,
 };
 pub use randmap::RandomMap;
-pub use rng::{fio_seed, splitmix64, FioLfsr, FioRand, FioTaus, FioTaus64, Rng, FIO_RAND_MIX_OFF};
+pub use rng::{
+    fio_all_seed, fio_seed, splitmix64, FioLfsr, FioRand, FioTaus, FioTaus64, Rng, FIO_RAND_MIX_OFF,
+};
 pub use schedule::{RateProcess, RateSpec, Schedule};
 pub use tree::{OpMix, Tree, TREE_MAX_ENTRIES};

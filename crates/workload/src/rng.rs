@@ -123,6 +123,14 @@ pub fn fio_seed(rand_seed: u64, thread: u32, off: u32) -> u64 {
         .wrapping_add(u64::from(off))
 }
 
+/// fio's seed schedule under allrandrepeat: every generator's seed from the thread's
+/// number alone (`0xb1899bed` × thread + the generator's index), randseed not used.
+pub fn fio_all_seed(thread: u32, off: u32) -> u64 {
+    0xb189_9bed_u64
+        .wrapping_mul(u64::from(thread))
+        .wrapping_add(u64::from(off))
+}
+
 /// fio's index of the read/write mix generator among its seeds.
 pub const FIO_RAND_MIX_OFF: u32 = 4;
 

@@ -109,11 +109,15 @@ pub(crate) fn plan_clone(
     // as fio seeds it: the hash of the file's name as fio spells it, times the thread;
     // with randseed given, fio's block generator's seed (its FIO_RANDSEED times the
     // thread) for every file.
-    if spec.randrepeat && params.dist.is_skewed() {
+    // (allrandrepeat without randrepeat: the block generator's seed, fio's own.)
+    if (spec.randrepeat || spec.allrandrepeat) && params.dist.is_skewed() {
         params.skew_seeds = (files.iter())
-            .map(|f| match spec.randseed_set {
-                true => 0xb189_9bed_u32.wrapping_mul(thread),
-                false => fathom_workload::fio_jhash(fio_name(&f.path, dir).as_bytes())
+            .map(|f| match (spec.randrepeat, spec.randseed_set) {
+                (false, _) => {
+                    fathom_workload::fio_all_seed(thread, super::FIO_RAND_BLOCK_OFF) as u32
+                }
+                (true, true) => 0xb189_9bed_u32.wrapping_mul(thread),
+                (true, false) => fathom_workload::fio_jhash(fio_name(&f.path, dir).as_bytes())
                     .wrapping_mul(thread),
             })
             .collect();
@@ -367,7 +371,7 @@ fn clone_paths(
 fn clone_seed(spec: &JobSpec, ji: usize, jobnum: u32, r: u32) -> u64 {
     let mut seed_state =
         spec.randseed ^ ((ji as u64) << 40) ^ ((jobnum as u64) << 20) ^ ((r as u64) << 52);
-    if !spec.randrepeat {
+    if !spec.randrepeat && !spec.allrandrepeat {
         seed_state ^= std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map(|d| d.as_nanos() as u64)
@@ -1048,8 +1052,11 @@ impl SizeDraws {
     fn new(spec: &JobSpec, thread: u32, seed: u64) -> SizeDraws {
         /// fio's index of the file-size generator among its seeds.
         const FIO_RAND_FILE_SIZE_OFF: u32 = 7;
-        if spec.randrepeat {
-            let s = fathom_workload::fio_seed(spec.randseed, thread, FIO_RAND_FILE_SIZE_OFF);
+        if spec.randrepeat || spec.allrandrepeat {
+            let s = match spec.allrandrepeat {
+                true => fathom_workload::fio_all_seed(thread, FIO_RAND_FILE_SIZE_OFF),
+                false => fathom_workload::fio_seed(spec.randseed, thread, FIO_RAND_FILE_SIZE_OFF),
+            };
             SizeDraws::Fio(fathom_workload::FioRand::new(s, spec.rand64))
         } else {
             SizeDraws::Own(fathom_workload::Rng::new(seed ^ 0x5eed))

@@ -120,8 +120,11 @@ pub fn plan_with(set: &JobSet, limits: Limits) -> Result<Plan, RunError> {
             c.index = n;
             // A read/write mix draws its directions from fio's generator seeded as fio
             // seeds its thread number `n` under randrepeat: fio's own sequence.
-            if j.spec.randrepeat {
-                let s = |off| fathom_workload::fio_seed(j.spec.randseed, n, off);
+            if j.spec.randrepeat || j.spec.allrandrepeat {
+                let s = |off| match j.spec.allrandrepeat {
+                    true => fathom_workload::fio_all_seed(n, off),
+                    false => fathom_workload::fio_seed(j.spec.randseed, n, off),
+                };
                 c.params.mix_seed = Some(s(fathom_workload::FIO_RAND_MIX_OFF) as u32);
                 // Block sizes from fio's generators too: read, write and trim each its
                 // own, as fio seeds them (a verifying job's writes share the reads' seed,
@@ -146,7 +149,12 @@ pub fn plan_with(set: &JobSet, limits: Limits) -> Result<Plan, RunError> {
                 // A zoned distribution's zone draws: fio's FIO_RAND_ZONE_OFF generator.
                 c.params.zone_seed = Some(s(16));
                 // (lfsr: fio's LFSR over each file's blocks, from the same seed.)
-                let block_seed = 0xb189_9bed_u64.wrapping_mul(u64::from(n));
+                // (allrandrepeat without randrepeat: the block generator's seed is one of
+                // all the others, its index added.)
+                let block_seed = match j.spec.randrepeat {
+                    true => 0xb189_9bed_u64.wrapping_mul(u64::from(n)),
+                    false => s(FIO_RAND_BLOCK_OFF),
+                };
                 if j.spec.lfsr {
                     c.params.lfsr_seed = Some(block_seed);
                 } else {
@@ -166,6 +174,9 @@ pub fn plan_with(set: &JobSet, limits: Limits) -> Result<Plan, RunError> {
 
 /// fio's index of the seed of its random-or-sequential deciders (`percentage_random`).
 const FIO_RAND_SEQ_RAND_READ_OFF: u32 = 10;
+
+/// fio's index of the seed of its random offsets' generator.
+pub(crate) const FIO_RAND_BLOCK_OFF: u32 = 6;
 
 /// The files a job lays out, as the jobs after it see them (fio sets its jobs up in
 /// order, each laying out its files to its regions' ends): a later job without size=

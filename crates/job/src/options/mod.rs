@@ -83,11 +83,6 @@ pub fn fio_name(typed: &str) -> &str {
         ("iodepth_batch_submit", "iodepth_batch"),
         ("log_window_value", "log_max_value"),
     ];
-    // fathom's aliases that are options of their own in fio.
-    const OWN: &[&str] = &["allrandrepeat"];
-    if OWN.contains(&typed) {
-        return typed;
-    }
     match find(typed) {
         Some(d) => FIO
             .iter()

@@ -312,7 +312,7 @@ pub(super) static OPTS: &[OptDef] = &[
     },
     OptDef {
         name: "randrepeat",
-        aliases: &["allrandrepeat"],
+        aliases: &[],
         category: C,
         ty: "bool",
         default: "1",
@@ -320,6 +320,24 @@ pub(super) static OPTS: &[OptDef] = &[
         flag: false,
         apply: |j, v, _| {
             j.randrepeat = parse_bool(v)?;
+            Ok(())
+        },
+    },
+    OptDef {
+        name: "allrandrepeat",
+        aliases: &[],
+        category: C,
+        ty: "bool",
+        default: "0",
+        doc: "Seed every one of fio's generators from the thread's number alone, as fio \
+              does (0xb1899bed times the thread, plus the generator's index): repeatable \
+              even with randrepeat=0, whose seeds would come from the system; randseed \
+              is then not used for them. With randrepeat=1 (the default) the random \
+              offsets are seeded as without it; the other generators (the mix's \
+              directions, block sizes, file service, zones) change",
+        flag: false,
+        apply: |j, v, _| {
+            j.allrandrepeat = parse_bool(v)?;
             Ok(())
         },
     },
