@@ -3337,6 +3337,35 @@ fn allrandrepeat_seeds_as_fio() {
     }
 }
 
+/// blockalign above the smallest block over a region that is not a multiple of it: fio
+/// counts its places as the region in blockalign units (`blockalign=8k` over 21845
+/// bytes: 0 and 8k), fathom counted one more and read at 16k. The write_iolog is fio's
+/// line for line.
+#[test]
+fn blockalign_places_over_a_partial_region_are_fio_s() {
+    let Some(fio) = fio() else { return };
+    for extra in [
+        &["--bssplit=4k/50:16k/50", "--nrfiles=3"][..],
+        &["--bs=4k", "--nrfiles=3", "--rw=randwrite"],
+        &["--bs=4k", "--size=60k"],
+        &["--bs=4k", "--size=61k", "--norandommap"],
+        &["--bsrange=4k-16k", "--size=61k", "--rw=randrw"],
+    ] {
+        iolog_side_by_side(
+            &fio,
+            &[
+                "--name=b",
+                "--rw=randread",
+                "--size=64k",
+                "--blockalign=8k",
+                "--write_iolog=io.log",
+            ],
+            extra,
+            7,
+        );
+    }
+}
+
 // A random pass over a map in smaller units than its blocks moves what its draws make it
 // (`bs=2k,8k rw=randwrite size=13k`: two or three 8k writes a pass), so io_size's passes
 // are decided one by one as fio's keep_running does: passes until the job is within a

@@ -2324,8 +2324,14 @@ impl Generator {
         let f = &mut self.files[fi];
         let off = match &mut f.map {
             None => {
+                // fio's count of places: the region in blockalign units, less what the
+                // smallest block reaches past its alignment (`blockalign=8k` over a
+                // 21845-byte file: 2 places, where fathom counted 3 and read at 16k).
                 let smallest = self.p.len_range(len_dir.index()).0;
-                let n = (region.len - smallest) / align + 1;
+                let n = match smallest > align {
+                    true => (region.len - smallest) / align + 1,
+                    false => region.len / align,
+                };
                 uniform_block(&mut self.off_rng, &mut self.rng, n) * align
             }
             Some(map) => {
