@@ -3366,6 +3366,26 @@ fn blockalign_places_over_a_partial_region_are_fio_s() {
     }
 }
 
+/// A random pattern's count suffix is read as fio's atoi reads it: `randwrite:8k` takes
+/// a new random offset every 8 I/Os (fathom read 8192: one random offset, then
+/// sequential writes). The write_iolog is fio's line for line.
+#[test]
+fn a_random_pattern_s_count_with_a_unit_is_fio_s() {
+    let Some(fio) = fio() else { return };
+    for extra in [
+        &["--rw=randwrite:8k"][..],
+        &["--rw=randrw:16k"],
+        &["--rw=randread:4k", "--nrfiles=2"],
+    ] {
+        iolog_side_by_side(
+            &fio,
+            &["--name=c", "--bs=4k", "--size=200k", "--write_iolog=io.log"],
+            extra,
+            40,
+        );
+    }
+}
+
 // A random pass over a map in smaller units than its blocks moves what its draws make it
 // (`bs=2k,8k rw=randwrite size=13k`: two or three 8k writes a pass), so io_size's passes
 // are decided one by one as fio's keep_running does: passes until the job is within a

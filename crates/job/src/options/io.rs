@@ -29,8 +29,22 @@ fn rw(v: &str, c: &super::Ctx) -> Result<Rw, String> {
         }
     };
     let suffix = match suffix {
-        Some(n) if kind.is_random() => i64::try_from(super::int(n)?)
-            .map_err(|_| format!("'{n}': too many I/Os per random offset"))?,
+        // fio reads a random pattern's count as C's atoi does: its leading digits, a unit
+        // after them dropped (`randwrite:8k` takes a new offset every 8 I/Os, not 8192).
+        Some(n) if kind.is_random() => {
+            let t = n.trim_start();
+            let t = t.strip_prefix('+').unwrap_or(t);
+            let digits = t.len() - t.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+            if digits == 0 {
+                return Err(format!(
+                    "'{n}': a random pattern's suffix is a count of I/Os per random offset \
+                     (randread:8)"
+                ));
+            }
+            t[..digits]
+                .parse::<i64>()
+                .map_err(|_| format!("'{n}': too many I/Os per random offset"))?
+        }
         // A negative stride moves back: `read:-8k` with `bs=4k` reads backwards.
         Some(n) => {
             let (sign, mag) = n.strip_prefix('-').map_or((1, n), |m| (-1, m));
@@ -50,7 +64,7 @@ pub(super) static OPTS: &[OptDef] = &[
         category: C,
         ty: "pattern[:N]",
         default: "read",
-        doc: "I/O pattern; :N adds N bytes of holes after each sequential I/O (negative N moves back: read:-8k with bs=4k reads backwards) or takes a new random offset every N I/Os",
+        doc: "I/O pattern; :N adds N bytes of holes after each sequential I/O (negative N moves back: read:-8k with bs=4k reads backwards) or takes a new random offset every N I/Os (N read as fio reads it: its leading digits, so randwrite:8k is every 8)",
         flag: false,
         apply: |j, v, c| {
             j.rw = rw(v, c)?;
@@ -312,6 +326,10 @@ mod tests {
             })
         );
         assert_eq!(rw("read:-8k", &c).unwrap().suffix, -8192);
+        // (A random pattern's count as fio's atoi reads it: the unit dropped.)
+        assert_eq!(rw("randwrite:8k", &c).unwrap().suffix, 8);
+        assert_eq!(rw("randread:16", &c).unwrap().suffix, 16);
+        assert!(rw("randread:k", &c).is_err());
         assert!(rw("randread:-8", &c).is_err());
         assert_eq!(rw("readwrite", &c).unwrap().kind, RwKind::ReadWrite);
         assert!(rw("randomread", &c).is_err());
