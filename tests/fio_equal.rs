@@ -3368,7 +3368,8 @@ fn blockalign_places_over_a_partial_region_are_fio_s() {
 
 /// A random pattern's count suffix is read as fio's atoi reads it: `randwrite:8k` takes
 /// a new random offset every 8 I/Os (fathom read 8192: one random offset, then
-/// sequential writes). The write_iolog is fio's line for line.
+/// sequential writes); with percentage_random, as fio's. The write_iolog is fio's line
+/// for line.
 #[test]
 fn a_random_pattern_s_count_with_a_unit_is_fio_s() {
     let Some(fio) = fio() else { return };
@@ -3376,12 +3377,28 @@ fn a_random_pattern_s_count_with_a_unit_is_fio_s() {
         &["--rw=randwrite:8k"][..],
         &["--rw=randrw:16k"],
         &["--rw=randread:4k", "--nrfiles=2"],
+        // With percentage_random only the I/O that takes a new offset asks the decider
+        // (fathom asked at every I/O, and stepped its sequential ones by the count as
+        // if it were holes: writes at 16386, 20484, ...).
+        &["--rw=randwrite:2", "--percentage_random=30"],
+        &["--rw=randwrite:8k", "--percentage_random=50"],
+        &["--rw=randrw:3", "--percentage_random=60"],
+        &[
+            "--rw=randread:2",
+            "--percentage_random=40",
+            "--rw_sequencer=identical",
+        ],
+        &[
+            "--rw=randwrite:2",
+            "--bsrange=4k-16k",
+            "--percentage_random=40",
+        ],
     ] {
         iolog_side_by_side(
             &fio,
             &["--name=c", "--bs=4k", "--size=200k", "--write_iolog=io.log"],
             extra,
-            40,
+            20,
         );
     }
 }

@@ -1331,13 +1331,25 @@ impl Generator {
     #[inline]
     fn shape(&mut self, ddir: Ddir) -> (Ddir, bool, Ddir, u64) {
         let pct = self.p.percentage_random[ddir.index()];
+        // `randread:N` with percentage_random: as fio, only the I/O that takes a new
+        // offset (every Nth) asks the decider; the others go on sequentially (see
+        // `random_offset`), and a turn the decider makes sequential counts as well.
+        let n = match self.p.rw.kind.is_random() && pct < 100 {
+            true => self.p.rw.suffix.max(0) as u64,
+            false => 0,
+        };
+        let run_turn = n > 1 && self.seq_run % n != 0;
         let random = self.p.rw.kind.is_random()
             && (pct >= 100
+                || run_turn
                 || match &mut self.seq_rand {
                     // fio's should_do_random: 1 to 100, random when at most the percentage.
                     Some(g) => g[ddir.index()].between(1, 100) <= pct,
                     None => self.rng.below(100) < u64::from(pct),
                 });
+        if n > 1 && !random {
+            self.seq_run += 1;
+        }
         // bs_is_seq_rand: the read sizes serve sequential I/O, the write sizes random I/O.
         let len_dir = match (self.p.bs_is_seq_rand, random) {
             (false, _) => ddir,
@@ -1882,7 +1894,12 @@ impl Generator {
     /// size is known (fio draws the size after the offset: a file found done here draws
     /// none). None: the file is done.
     fn seq_start(&mut self, fi: usize, ddir: Ddir) -> Option<i64> {
-        let stride = self.p.rw.suffix;
+        // (A random pattern's `:N` is a run length, not a stride: `randwrite:2
+        // percentage_random=30` steps its sequential I/Os by their size alone.)
+        let stride = match self.p.rw.kind.is_random() {
+            true => 0,
+            false => self.p.rw.suffix,
+        };
         let d = self.pos_index(ddir);
         let (size, end, start) = {
             let f = &self.files[fi];
