@@ -3286,14 +3286,13 @@ fn number_ios_with_io_size_passes_counts_as_fio() {
             "--verify=crc32c",
         ],
     ];
-    for extra in &cases {
-        iolog_side_by_side(
-            &fio,
-            &["--name=n", "--bs=8k", "--size=128k", "--write_iolog=io.log"],
-            extra,
-            15,
-        );
-    }
+    let cases: Vec<&[&str]> = cases.iter().map(Vec::as_slice).collect();
+    iolog_cases(
+        &fio,
+        &["--name=n", "--bs=8k", "--size=128k", "--write_iolog=io.log"],
+        &cases,
+        15,
+    );
 }
 
 /// allrandrepeat is an option of its own (fathom took it for randrepeat): with it every
@@ -3304,37 +3303,35 @@ fn number_ios_with_io_size_passes_counts_as_fio() {
 #[test]
 fn allrandrepeat_seeds_as_fio() {
     let Some(fio) = fio() else { return };
-    for extra in [
-        &["--allrandrepeat=1"][..],
-        &["--allrandrepeat=0"],
-        &["--allrandrepeat=1", "--randrepeat=0"],
-        &["--allrandrepeat=1", "--randrepeat=0", "--loops=2"],
-        &["--allrandrepeat=1", "--rw=randwrite", "--bsrange=4k-16k"],
+    iolog_cases(
+        &fio,
         &[
-            "--allrandrepeat=1",
-            "--randrepeat=0",
-            "--filesize=16k-64k",
-            "--nrfiles=3",
+            "--name=a",
+            "--rw=randrw",
+            "--bs=4k,8k",
+            "--size=200k",
+            "--write_iolog=io.log",
         ],
         &[
-            "--allrandrepeat=1",
-            "--randrepeat=0",
-            "--random_distribution=zoned:50/10:50/90",
-        ],
-    ] {
-        iolog_side_by_side(
-            &fio,
+            &["--allrandrepeat=1"][..],
+            &["--allrandrepeat=0"],
+            &["--allrandrepeat=1", "--randrepeat=0"],
+            &["--allrandrepeat=1", "--randrepeat=0", "--loops=2"],
+            &["--allrandrepeat=1", "--rw=randwrite", "--bsrange=4k-16k"],
             &[
-                "--name=a",
-                "--rw=randrw",
-                "--bs=4k,8k",
-                "--size=200k",
-                "--write_iolog=io.log",
+                "--allrandrepeat=1",
+                "--randrepeat=0",
+                "--filesize=16k-64k",
+                "--nrfiles=3",
             ],
-            extra,
-            15,
-        );
-    }
+            &[
+                "--allrandrepeat=1",
+                "--randrepeat=0",
+                "--random_distribution=zoned:50/10:50/90",
+            ],
+        ],
+        15,
+    );
 }
 
 /// blockalign above the smallest block over a region that is not a multiple of it: fio
@@ -3344,26 +3341,24 @@ fn allrandrepeat_seeds_as_fio() {
 #[test]
 fn blockalign_places_over_a_partial_region_are_fio_s() {
     let Some(fio) = fio() else { return };
-    for extra in [
-        &["--bssplit=4k/50:16k/50", "--nrfiles=3"][..],
-        &["--bs=4k", "--nrfiles=3", "--rw=randwrite"],
-        &["--bs=4k", "--size=60k"],
-        &["--bs=4k", "--size=61k", "--norandommap"],
-        &["--bsrange=4k-16k", "--size=61k", "--rw=randrw"],
-    ] {
-        iolog_side_by_side(
-            &fio,
-            &[
-                "--name=b",
-                "--rw=randread",
-                "--size=64k",
-                "--blockalign=8k",
-                "--write_iolog=io.log",
-            ],
-            extra,
-            7,
-        );
-    }
+    iolog_cases(
+        &fio,
+        &[
+            "--name=b",
+            "--rw=randread",
+            "--size=64k",
+            "--blockalign=8k",
+            "--write_iolog=io.log",
+        ],
+        &[
+            &["--bssplit=4k/50:16k/50", "--nrfiles=3"][..],
+            &["--bs=4k", "--nrfiles=3", "--rw=randwrite"],
+            &["--bs=4k", "--size=60k"],
+            &["--bs=4k", "--size=61k", "--norandommap"],
+            &["--bsrange=4k-16k", "--size=61k", "--rw=randrw"],
+        ],
+        7,
+    );
 }
 
 /// A random pattern's count suffix is read as fio's atoi reads it: `randwrite:8k` takes
@@ -3373,34 +3368,32 @@ fn blockalign_places_over_a_partial_region_are_fio_s() {
 #[test]
 fn a_random_pattern_s_count_with_a_unit_is_fio_s() {
     let Some(fio) = fio() else { return };
-    for extra in [
-        &["--rw=randwrite:8k"][..],
-        &["--rw=randrw:16k"],
-        &["--rw=randread:4k", "--nrfiles=2"],
-        // With percentage_random only the I/O that takes a new offset asks the decider
-        // (fathom asked at every I/O, and stepped its sequential ones by the count as
-        // if it were holes: writes at 16386, 20484, ...).
-        &["--rw=randwrite:2", "--percentage_random=30"],
-        &["--rw=randwrite:8k", "--percentage_random=50"],
-        &["--rw=randrw:3", "--percentage_random=60"],
+    iolog_cases(
+        &fio,
+        &["--name=c", "--bs=4k", "--size=200k", "--write_iolog=io.log"],
         &[
-            "--rw=randread:2",
-            "--percentage_random=40",
-            "--rw_sequencer=identical",
+            &["--rw=randwrite:8k"][..],
+            &["--rw=randrw:16k"],
+            &["--rw=randread:4k", "--nrfiles=2"],
+            // With percentage_random only the I/O that takes a new offset asks the decider
+            // (fathom asked at every I/O, and stepped its sequential ones by the count as
+            // if it were holes: writes at 16386, 20484, ...).
+            &["--rw=randwrite:2", "--percentage_random=30"],
+            &["--rw=randwrite:8k", "--percentage_random=50"],
+            &["--rw=randrw:3", "--percentage_random=60"],
+            &[
+                "--rw=randread:2",
+                "--percentage_random=40",
+                "--rw_sequencer=identical",
+            ],
+            &[
+                "--rw=randwrite:2",
+                "--bsrange=4k-16k",
+                "--percentage_random=40",
+            ],
         ],
-        &[
-            "--rw=randwrite:2",
-            "--bsrange=4k-16k",
-            "--percentage_random=40",
-        ],
-    ] {
-        iolog_side_by_side(
-            &fio,
-            &["--name=c", "--bs=4k", "--size=200k", "--write_iolog=io.log"],
-            extra,
-            20,
-        );
-    }
+        20,
+    );
 }
 
 // A random pass over a map in smaller units than its blocks moves what its draws make it
@@ -4062,6 +4055,13 @@ fn iolog_side_by_side(fio: &std::path::Path, base: &[&str], extra: &[&str], min:
     fio_quiet(fio, &fdir, &args);
     fathom_quiet(&env, &adir, &args);
     iologs_alike(&fdir, &adir, &args, min);
+}
+
+/// `iolog_side_by_side` for each of `cases` (the extra arguments of one job each).
+fn iolog_cases(fio: &std::path::Path, base: &[&str], cases: &[&[&str]], min: usize) {
+    for extra in cases {
+        iolog_side_by_side(fio, base, extra, min);
+    }
 }
 
 /// `io.log`'s lines in `dir` with each sync's offset left out (at depth fio's is whatever
