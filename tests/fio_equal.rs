@@ -4448,6 +4448,44 @@ fn end_fsync_at_each_loop_s_end_is_fio_s() {
     }
 }
 
+/// A job whose size is more than its files hold (`size=200k nrfiles=2 filesize=48k`):
+/// fio's size is what the files hold, so a job that wrote them whole asks for nothing
+/// more and makes no sync after its last write; fathom counted it short of size=200k
+/// and made one (a sync fio does not make, on every engine that completes inline).
+#[test]
+fn no_sync_after_the_last_write_when_the_files_are_whole() {
+    let Some(fio) = fio() else { return };
+    iolog_cases(
+        &fio,
+        &["--name=w", "--size=200k", "--write_iolog=io.log"],
+        &[
+            &[
+                "--rw=randwrite",
+                "--bs=8k",
+                "--nrfiles=2",
+                "--filesize=48k",
+                "--fsync=3",
+            ],
+            &[
+                "--rw=randwrite",
+                "--bs=8k",
+                "--nrfiles=2",
+                "--filesize=48k",
+                "--fsync=3",
+                "--ioengine=null",
+            ],
+            &["--rw=write", "--bs=4k", "--filesize=64k", "--fsync=4"],
+            &[
+                "--rw=randwrite",
+                "--bs=4k",
+                "--filesize=64k",
+                "--fdatasync=4",
+            ],
+        ],
+        15,
+    );
+}
+
 /// A sequential mix with io_size above its size on a queueing engine: each pass ends once
 /// it has queued the size and the next starts the files over, as fio's do_io (fathom
 /// wrapped each direction at the file's end in one pass, as a synchronous engine's fio

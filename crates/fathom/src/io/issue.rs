@@ -595,9 +595,12 @@ impl Loop<'_> {
         };
         let ios: u64 = d.iter().map(|d| d.ios).sum();
         // fio's limit: io_size (else size, else what the files give) times the loops.
+        // (fio's size is at most what the files hold: `size=200k nrfiles=2
+        // filesize=48k` is 96k, so a job that wrote them whole asks for nothing more.)
+        let regions: u64 = p.files.iter().map(|f| f.len).sum();
         let size = match self.spec.size {
-            Some(fathom_job::SizeSpec::Bytes(b)) if b > 0 => b,
-            _ => p.files.iter().map(|f| f.len).sum(),
+            Some(fathom_job::SizeSpec::Bytes(b)) if b > 0 => b.min(regions),
+            _ => regions,
         };
         let io_size = match (self.spec.io_size, self.spec.io_size_percent) {
             (Some(b), _) if b > 0 => b,
