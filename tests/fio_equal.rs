@@ -4064,6 +4064,17 @@ fn iolog_cases(fio: &std::path::Path, base: &[&str], cases: &[&[&str]], min: usi
     }
 }
 
+/// `args` run in both tools: their `io.log`s (more than `min` lines) alike, syncs'
+/// offsets aside.
+fn iologs_alike_syncs_aside(fio: &std::path::Path, args: &[&str], min: usize) {
+    let (env, fdir, adir) = side_by_side();
+    fio_quiet(fio, &fdir, args);
+    fathom_quiet(&env, &adir, args);
+    let (f, a) = (iolog_syncs_aside(&fdir), iolog_syncs_aside(&adir));
+    assert!(f.len() > min, "{args:?}: fio {}", f.len());
+    assert_eq!(f, a, "{args:?}");
+}
+
 /// `io.log`'s lines in `dir` with each sync's offset left out (at depth fio's is whatever
 /// its unit held before).
 fn iolog_syncs_aside(dir: &std::path::Path) -> Vec<String> {
@@ -4437,13 +4448,8 @@ fn end_fsync_at_each_loop_s_end_is_fio_s() {
                 "--write_iolog=io.log",
             ];
             let args: Vec<&str> = base.iter().chain(extra).copied().collect();
-            let (env, fdir, adir) = side_by_side();
-            fio_quiet(&fio, &fdir, &args);
-            fathom_quiet(&env, &adir, &args);
             // (A sync's offset aside: past a partial block fio's is the offset it tried.)
-            let (f, a) = (iolog_syncs_aside(&fdir), iolog_syncs_aside(&adir));
-            assert!(f.len() > 30, "{args:?}: fio {}", f.len());
-            assert_eq!(f, a, "{args:?}");
+            iologs_alike_syncs_aside(&fio, &args, 30);
         }
     }
 }
@@ -4515,12 +4521,7 @@ fn an_asynchronous_sequential_mix_with_io_size_starts_over_at_its_size() {
         .chain(extra)
         .copied()
         .collect();
-        let (env, fdir, adir) = side_by_side();
-        fio_quiet(&fio, &fdir, &args);
-        fathom_quiet(&env, &adir, &args);
-        let (f, a) = (iolog_syncs_aside(&fdir), iolog_syncs_aside(&adir));
-        assert!(f.len() > 50, "{args:?}: fio {}", f.len());
-        assert_eq!(f, a, "{args:?}");
+        iologs_alike_syncs_aside(&fio, &args, 50);
     }
 }
 

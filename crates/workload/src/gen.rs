@@ -1331,25 +1331,7 @@ impl Generator {
     #[inline]
     fn shape(&mut self, ddir: Ddir) -> (Ddir, bool, Ddir, u64) {
         let pct = self.p.percentage_random[ddir.index()];
-        // `randread:N` with percentage_random: as fio, only the I/O that takes a new
-        // offset (every Nth) asks the decider; the others go on sequentially (see
-        // `random_offset`), and a turn the decider makes sequential counts as well.
-        let n = match self.p.rw.kind.is_random() && pct < 100 {
-            true => self.p.rw.suffix.max(0) as u64,
-            false => 0,
-        };
-        let run_turn = n > 1 && self.seq_run % n != 0;
-        let random = self.p.rw.kind.is_random()
-            && (pct >= 100
-                || run_turn
-                || match &mut self.seq_rand {
-                    // fio's should_do_random: 1 to 100, random when at most the percentage.
-                    Some(g) => g[ddir.index()].between(1, 100) <= pct,
-                    None => self.rng.below(100) < u64::from(pct),
-                });
-        if n > 1 && !random {
-            self.seq_run += 1;
-        }
+        let random = self.p.rw.kind.is_random() && (pct >= 100 || self.decide_random(ddir, pct));
         // bs_is_seq_rand: the read sizes serve sequential I/O, the write sizes random I/O.
         let len_dir = match (self.p.bs_is_seq_rand, random) {
             (false, _) => ddir,
@@ -1364,6 +1346,25 @@ impl Generator {
             None => 0,
         };
         (ddir, random, len_dir, len)
+    }
+
+    /// A partly random pattern's choice for this I/O (fio's should_do_random: 1 to 100,
+    /// random when at most the percentage). With `randread:N`, as fio, only the I/O that
+    /// takes a new offset (every Nth) asks; the others go on sequentially (see
+    /// `random_offset`), and a turn the decider makes sequential counts as well.
+    fn decide_random(&mut self, ddir: Ddir, pct: u32) -> bool {
+        let n = self.p.rw.suffix.max(0) as u64;
+        if n > 1 && self.seq_run % n != 0 {
+            return true;
+        }
+        let random = match &mut self.seq_rand {
+            Some(g) => g[ddir.index()].between(1, 100) <= pct,
+            None => self.rng.below(100) < u64::from(pct),
+        };
+        if n > 1 && !random {
+            self.seq_run += 1;
+        }
+        random
     }
 
     /// How far past its region's end a block size may reach in file `fi`: with

@@ -345,22 +345,7 @@ impl<'a> Loop<'a> {
         // As fio: its loop's end syncs the files (end_fsync, fsync_on_close) before the
         // loop's verify phase.
         if self.sync_each_pass && self.wrote && self.out.error_text.is_none() {
-            // An engine that completes each I/O as it is queued: fio asked once more for an
-            // I/O, found the files done and closed them; its end_fsync opens each again
-            // for the sync and closes it (the log shows it).
-            if self.completes_inline() {
-                if let Some(w) = &mut self.wlog {
-                    w.close_all();
-                }
-            }
-            end_fsync(
-                &mut *self.p.engine,
-                self.p.openset.as_ref(),
-                self.clone,
-                self.spec,
-                &self.p.opts,
-                (&mut self.out, self.wlog.as_mut()),
-            );
+            self.end_fsync_files(self.completes_inline());
             self.now = crate::clock::now();
             if self.out.error_text.is_some() {
                 self.stopping = true;
@@ -415,6 +400,25 @@ impl<'a> Loop<'a> {
             return;
         }
         self.now = crate::clock::now();
+    }
+
+    /// end_fsync / fsync_on_close at a loop's or the job's end. `found_done`: fio asked
+    /// once more for an I/O, found the files done and closed them, so its sync opens
+    /// each again and closes it (the write_iolog shows it).
+    fn end_fsync_files(&mut self, found_done: bool) {
+        if found_done {
+            if let Some(w) = &mut self.wlog {
+                w.close_all();
+            }
+        }
+        end_fsync(
+            &mut *self.p.engine,
+            self.p.openset.as_ref(),
+            self.clone,
+            self.spec,
+            &self.p.opts,
+            (&mut self.out, self.wlog.as_mut()),
+        );
     }
 
     /// verify_backlog: every write of the batch has completed; check them now.
@@ -527,21 +531,11 @@ impl<'a> Loop<'a> {
         // (the ramp never ended, so nothing was set aside).
         // As fio: the last loop's end_fsync, then its verify phase.
         if self.wrote && (spec.end_fsync || spec.fsync_on_close) && self.out.error_text.is_none() {
-            // (Short of its budget, fio asked once more and closed the files it found
-            // done first, as at a loop's end.)
-            if self.completes_inline() && !self.gen.is_replay() && self.short_of_budget() {
-                if let Some(w) = &mut self.wlog {
-                    w.close_all();
-                }
-            }
-            end_fsync(
-                &mut *self.p.engine,
-                self.p.openset.as_ref(),
-                self.clone,
-                spec,
-                &self.p.opts,
-                (&mut self.out, self.wlog.as_mut()),
-            );
+            // (Short of its budget, fio asked once more and found the files done first,
+            // as at a loop's end.)
+            let found_done =
+                self.completes_inline() && !self.gen.is_replay() && self.short_of_budget();
+            self.end_fsync_files(found_done);
         }
         if self.p.verifier.is_some() && crate::verify::readback::reads_back(spec) {
             self.drop_all_cache();
